@@ -1,0 +1,80 @@
+/**
+ * Shared plumbing for activities: throttled heartbeats that carry progress + checkpoint, resume details from
+ * the previous attempt, cancellation checks, and the mapping of user errors to non-retryable failures.
+ * Works outside Temporal too (benchmarks call activity functions directly): then heartbeats are no-ops.
+ */
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { ConfigError } from '../src/config/load';
+import type { HeartbeatProgress } from '../workflows/types';
+
+/** Bad input that retrying cannot fix: surfaces as a non-retryable failure with this message. */
+export class UserInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UserInputError';
+  }
+}
+
+function currentContext(): Context | null {
+  try {
+    return Context.current();
+  } catch {
+    return null;
+  }
+}
+
+/** Heartbeat details the previous attempt of this activity left (undefined on a first attempt). */
+export function previousCheckpoint<T extends Record<string, unknown>>(): (HeartbeatProgress & { checkpoint?: T }) | undefined {
+  const ctx = currentContext();
+  return ctx?.info.heartbeatDetails as (HeartbeatProgress & { checkpoint?: T }) | undefined;
+}
+
+export function attemptNumber(): number {
+  return currentContext()?.info.attempt ?? 1;
+}
+
+/** Throws the cancellation reason when the workflow cancelled this activity (needs recent heartbeats). */
+export function throwIfCancelled(): void {
+  const ctx = currentContext();
+  if (ctx?.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? new Error('cancelled');
+}
+
+export interface Heartbeater {
+  /** Report progress; heartbeats at most every `everyMs` unless `force`. */
+  beat(done: number, checkpoint?: Record<string, unknown>, force?: boolean): void;
+  setTotal(total: number): void;
+  readonly step: string;
+}
+
+export function heartbeater(step: string, total: number, startDone = 0, unit = 'records', everyMs = 1000): Heartbeater {
+  const ctx = currentContext();
+  const attemptStartedAt = new Date().toISOString();
+  let last = 0;
+  let tot = total;
+  return {
+    step,
+    setTotal(t) { tot = t; },
+    beat(done, checkpoint, force = false) {
+      if (!ctx) return;
+      const now = Date.now();
+      if (!force && now - last < everyMs) return;
+      last = now;
+      const details: HeartbeatProgress = { step, done, total: tot, unit, attemptStartedAt, doneAtAttemptStart: startDone, checkpoint };
+      ctx.heartbeat(details);
+      throwIfCancelled();
+    },
+  };
+}
+
+/** Run an activity body; configuration and input errors become non-retryable failures with a clear message. */
+export async function asActivity<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof UserInputError || err instanceof ConfigError) {
+      throw ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: true });
+    }
+    throw err;
+  }
+}

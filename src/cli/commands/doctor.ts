@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import { resolveConfig, type GlobalFlags } from '../options';
+import { connectClient } from '../../temporal/client';
+import { resultDirs } from '../../config/load';
+import type { DoctorQueueResult } from '../../../workflows';
+
+/** Queues with no poller right now, according to the server. */
+async function pollerCounts(client: Awaited<ReturnType<typeof connectClient>>['client'], namespace: string, queue: string): Promise<number> {
+  const res = await client.workflowService.describeTaskQueue({ namespace, taskQueue: { name: queue }, taskQueueType: 2 /* ACTIVITY */ });
+  return res.pollers?.length ?? 0;
+}
+
+export function registerDoctorCommand(program: Command): void {
+  program
+    .command('doctor')
+    .description('check the environment through a real workflow round trip on both task queues')
+    .option('--timeout <seconds>', 'how long to wait for a worker on each queue', '15')
+    .action(async (opts: { timeout: string }, cmd: Command) => {
+      const { config } = resolveConfig(cmd.optsWithGlobals<GlobalFlags>());
+      const rows: [string, boolean, string][] = [];
+      const { client, connection } = await connectClient(config);
+      try {
+        rows.push(['temporal reachable', true, `${config.temporal.address} namespace ${config.temporal.namespace}`]);
+        const queues = [config.temporal.queues.cpu, config.temporal.queues.gpu];
+        const withPollers: string[] = [];
+        for (const q of queues) {
+          const n = await pollerCounts(client, config.temporal.namespace, q);
+          rows.push([`worker on ${q}`, n > 0, n > 0 ? `${n} poller(s)` : `no worker is polling ${q} — start one with \`phase5 worker --queues ${q}\``]);
+          if (n > 0) withPollers.push(q);
+        }
+        if (withPollers.length) {
+          const handle = await client.workflow.start('doctorWorkflow', {
+            workflowId: `phase5-doctor-${Date.now()}`,
+            taskQueue: withPollers[0],
+            args: [{ queues: withPollers, resultsDir: resultDirs(config).root, pickupTimeout: `${Number(opts.timeout)}s` }],
+            workflowExecutionTimeout: '5m',
+          });
+          const results = (await handle.result()) as DoctorQueueResult[];
+          for (const r of results) {
+            if (r.error) rows.push([`round trip ${r.queue}`, false, r.error]);
+            for (const c of r.report?.checks ?? []) rows.push([`${r.queue}: ${c.name}`, c.ok, c.detail]);
+          }
+        }
+      } finally {
+        await connection.close();
+      }
+      const w = Math.max(...rows.map((r) => r[0].length));
+      for (const [name, ok, detail] of rows) console.log(`${ok ? ' ok  ' : 'FAIL '} ${name.padEnd(w)}  ${detail}`);
+      const failed = rows.filter((r) => !r[1]).length;
+      console.log(failed ? `\n${failed} check(s) failed` : '\nall checks passed');
+      if (failed) process.exitCode = 1;
+    });
+}

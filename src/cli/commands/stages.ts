@@ -1,0 +1,94 @@
+import type { Command } from 'commander';
+import { forcedStages, resolveConfig, runOptions, type GlobalFlags, type StageFlags } from '../options';
+import { connectClient, startOrAttach } from '../../temporal/client';
+import { watchWorkflow } from '../watch';
+import { runWorkflowId, stageWorkflowId, type Phase5Input, type StageInput } from '../../../workflows/types';
+import type { StageName } from '../../config/schema';
+import { collectSecrets } from '../secrets';
+
+const STAGE_WORKFLOW: Record<StageName, string> = {
+  build: 'buildWorkflow',
+  export: 'exportWorkflow',
+  infer: 'inferWorkflow',
+  analyze: 'analyzeWorkflow',
+};
+
+function uiLink(address: string, uiPort: number, namespace: string, workflowId: string): string {
+  const host = address.slice(0, address.lastIndexOf(':')) || '127.0.0.1';
+  return `http://${host}:${uiPort}/namespaces/${namespace}/workflows/${encodeURIComponent(workflowId)}`;
+}
+
+type Flags = GlobalFlags & StageFlags & { detach?: boolean };
+
+async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<void> {
+  const flags = cmd.optsWithGlobals<Flags>();
+  const { config } = resolveConfig(flags, flags);
+  const options = runOptions(flags, config);
+  const run = config.run_name;
+  const { client, connection } = await connectClient(config);
+  try {
+    const forced = forcedStages(flags);
+    const workflowId = stage === 'run' ? runWorkflowId(run) : stageWorkflowId(run, stage);
+    const type = stage === 'run' ? 'phase5Workflow' : STAGE_WORKFLOW[stage];
+    const args: [Phase5Input] | [StageInput] =
+      stage === 'run' ? [{ run, config, options, forceStages: forced }] : [{ run, config, options, force: forced.includes(stage) }];
+    const { handle, outcome } = await startOrAttach(client, type, workflowId, args, {
+      force: forced.length > 0,
+      taskQueue: config.temporal.queues.cpu,
+      forbiddenValues: collectSecrets(config),
+    });
+    const link = uiLink(config.temporal.address, config.temporal.ui_port, config.temporal.namespace, workflowId);
+    if (outcome === 'started') console.error(`started ${workflowId} — watch it at ${link}`);
+    else if (outcome === 'attached-running') console.error(`attached to the running ${workflowId} (started earlier) — ${link}`);
+    else console.error(`${workflowId} already finished; showing its result (use --force to run it again) — ${link}`);
+    if (flags.detach && outcome !== 'finished-before') {
+      console.log(workflowId);
+      return;
+    }
+    const result = await watchWorkflow<Record<string, unknown>>(client, handle, run);
+    console.log(JSON.stringify({ workflowId, result }, null, 2));
+  } finally {
+    await connection.close();
+  }
+}
+
+function stageCommand(program: Command, name: StageName | 'run', description: string): Command {
+  return program
+    .command(name)
+    .description(description)
+    .option('--force', 'redo outputs even when they are up to date')
+    .option('--detach', 'start (or find) the workflow, print its id and return without waiting')
+    .action(async (_opts, cmd: Command) => startAndFollow(cmd, name));
+}
+
+export function registerStageCommands(program: Command): void {
+  stageCommand(program, 'build', 'build corpus.jsonl from OpenITI, embed it and index it (usearch)')
+    .option('--max-sentences <n>', 'corpus size cap')
+    .option('--corpus-path <file>', 'corpus JSONL (default <results>/phase5/corpus.jsonl)')
+    .option('--index-path <file>', 'index file (default <results>/phase5/index.usearch)')
+    .option('--openiti-root <dir>', 'OpenITI root (env OPENITI_ROOT)');
+  stageCommand(program, 'export', 'retrieve top-k sentences for every OCR line → inference_input.jsonl')
+    .option('--limit <n>', 'max samples per dataset')
+    .option('--datasets <keys...>', 'subset of dataset keys')
+    .option('--top-k <n>', 'sentences to retrieve per sample')
+    .option('--min-score <s>', 'minimum cosine similarity')
+    .option('--corpus-path <file>', 'corpus JSONL')
+    .option('--index-path <file>', 'index file');
+  stageCommand(program, 'infer', 'correct every OCR line with the LLM: RAG condition and zero-shot baseline')
+    .option('--phase2-dir <dir>', 'existing zero-shot results; skips the baseline condition')
+    .option('--import <file>', 'import a corrections.jsonl produced elsewhere (validated line by line)');
+  stageCommand(program, 'analyze', 'CER/WER, comparison vs the baseline, retrieval and error analysis, report')
+    .option('--datasets <keys...>', 'subset of dataset keys')
+    .option('--phase2-dir <dir>', 'zero-shot baseline results directory')
+    .option('--no-error-analysis', 'skip error_changes.json');
+  stageCommand(program, 'run', 'all four stages for a config (re-running attaches or reports the finished run)')
+    .option('--force-stage <stages...>', 'redo these stages (build, export, infer, analyze)')
+    .option('--limit <n>', 'max samples per dataset')
+    .option('--datasets <keys...>', 'subset of dataset keys')
+    .option('--top-k <n>', 'sentences to retrieve per sample')
+    .option('--min-score <s>', 'minimum cosine similarity')
+    .option('--max-sentences <n>', 'corpus size cap')
+    .option('--phase2-dir <dir>', 'existing zero-shot results')
+    .option('--openiti-root <dir>', 'OpenITI root (env OPENITI_ROOT)')
+    .option('--no-error-analysis', 'skip error_changes.json');
+}

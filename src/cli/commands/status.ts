@@ -1,0 +1,29 @@
+import type { Command } from 'commander';
+import { resolveConfig, type GlobalFlags } from '../options';
+import { connectClient, workflowStatus } from '../../temporal/client';
+import { describeStatus } from '../watch';
+import { stageWorkflowId } from '../../../workflows/types';
+
+export function registerStatusCommand(program: Command): void {
+  program
+    .command('status')
+    .description('stage, done/total, rate and ETA of a workflow (e.g. phase5-default or phase5-default-export)')
+    .argument('<workflowId>', 'workflow id')
+    .option('--json', 'print the raw status as JSON')
+    .action(async (workflowId: string, opts: { json?: boolean }, cmd: Command) => {
+      const { config } = resolveConfig(cmd.optsWithGlobals<GlobalFlags>());
+      const { client, connection } = await connectClient(config);
+      try {
+        const view = await workflowStatus(client, workflowId);
+        const stage = view.progress?.workflow === 'phase5Workflow' ? view.progress.stage : null;
+        const child = stage && stage !== 'doctor' ? await workflowStatus(client, stageWorkflowId(config.run_name, stage)).catch(() => null) : null;
+        if (opts.json) console.log(JSON.stringify({ workflow: view, currentStage: child }, null, 2));
+        else {
+          console.log(describeStatus(view));
+          if (child) console.log(`  ${describeStatus(child)}`);
+        }
+      } finally {
+        await connection.close();
+      }
+    });
+}

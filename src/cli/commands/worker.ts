@@ -1,0 +1,22 @@
+import type { Command } from 'commander';
+import { resolveConfig, UsageError, type GlobalFlags } from '../options';
+import { connectClient } from '../../temporal/client';
+import { runWorkers } from '../../temporal/worker';
+
+export function registerWorkerCommand(program: Command): void {
+  program
+    .command('worker')
+    .description('serve task queues (CPU, GPU or both) until SIGINT/SIGTERM; run more on other machines to scale out')
+    .option('--queues <list>', 'comma-separated task queues (default: both queues of the config)')
+    .action(async (opts: { queues?: string }, cmd: Command) => {
+      const { config } = resolveConfig(cmd.optsWithGlobals<GlobalFlags>());
+      const known = [config.temporal.queues.cpu, config.temporal.queues.gpu];
+      const queues = opts.queues ? opts.queues.split(',').map((q) => q.trim()).filter(Boolean) : known;
+      if (queues.length === 0) throw new UsageError('--queues: give at least one task queue');
+      // Fail fast with the one-line message when the server is down.
+      const { connection } = await connectClient(config);
+      await connection.close();
+      console.error(`worker: serving ${queues.join(', ')} at ${config.temporal.address} (Ctrl-C to stop)`);
+      await runWorkers({ config, queues });
+    });
+}

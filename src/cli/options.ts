@@ -1,0 +1,100 @@
+/**
+ * CLI flags → (validated config, run options). Flags that correspond to config keys are merged into the
+ * config and the result is validated again, so `--top-k -3` fails exactly like a bad config value.
+ */
+import { ConfigError, DEFAULT_CONFIG, formatIssues, loadConfig } from '../config/load';
+import { ConfigSchema, type Config, type StageName, STAGES } from '../config/schema';
+import type { RunOptions } from '../../workflows/types';
+
+export interface GlobalFlags {
+  config?: string;
+  address?: string;
+  namespace?: string;
+  resultsDir?: string;
+  run?: string;
+  verbose?: boolean;
+  openitiRoot?: string;
+}
+
+export interface StageFlags {
+  limit?: string;
+  datasets?: string[];
+  force?: boolean;
+  forceStage?: string[];
+  noErrorAnalysis?: boolean;
+  /** commander's negated form of --no-error-analysis */
+  errorAnalysis?: boolean;
+  topK?: string;
+  minScore?: string;
+  maxSentences?: string;
+  corpusPath?: string;
+  indexPath?: string;
+  phase2Dir?: string;
+  import?: string;
+}
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+function num(flag: string, v: string | undefined, integer: boolean): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new UsageError(`${flag} expects ${integer ? 'an integer' : 'a number'}, got "${v}"`);
+  return n;
+}
+
+/** Load the config named by --config and apply flag overrides; validates the merged result. */
+export function resolveConfig(global: GlobalFlags, stage: StageFlags = {}): { config: Config; file: string } {
+  const { config, file } = loadConfig(global.config ?? DEFAULT_CONFIG);
+  const merged: Config = structuredClone(config);
+  if (global.address) merged.temporal.address = global.address;
+  if (global.namespace) merged.temporal.namespace = global.namespace;
+  if (global.resultsDir) merged.paths.results_dir = global.resultsDir;
+  if (global.run) merged.run_name = global.run;
+  if (global.openitiRoot) merged.data.openiti_root = global.openitiRoot;
+  const topK = num('--top-k', stage.topK, true);
+  if (topK !== undefined) {
+    merged.phase5.retrieval.top_k = topK;
+    merged.rag.top_k = topK;
+  }
+  const minScore = num('--min-score', stage.minScore, false);
+  if (minScore !== undefined) merged.phase5.retrieval.min_score = minScore;
+  const maxSentences = num('--max-sentences', stage.maxSentences, true);
+  if (maxSentences !== undefined) merged.phase5.corpus.max_sentences = maxSentences;
+  if (stage.noErrorAnalysis || stage.errorAnalysis === false) merged.phase5.analyze_errors = false;
+  const check = ConfigSchema.safeParse(merged);
+  if (!check.success) throw new ConfigError(`${file} (with command-line overrides)`, formatIssues(check.error, merged));
+  return { config: check.data, file };
+}
+
+export function runOptions(stage: StageFlags, config: Config): RunOptions {
+  const limit = num('--limit', stage.limit, true);
+  if (limit !== undefined && limit <= 0) throw new UsageError(`--limit must be a positive integer, got ${limit}`);
+  const datasets = stage.datasets?.flatMap((d) => d.split(',')).map((d) => d.trim()).filter(Boolean);
+  if (datasets) {
+    const unknown = datasets.filter((d) => !(d in config.datasets));
+    if (unknown.length) {
+      throw new UsageError(`unknown dataset${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} — the config declares: ${Object.keys(config.datasets).join(', ') || '(none)'}`);
+    }
+  }
+  const opts: RunOptions = {};
+  if (limit !== undefined) opts.limit = limit;
+  if (datasets?.length) opts.datasets = datasets;
+  if (stage.corpusPath) opts.corpusPath = stage.corpusPath;
+  if (stage.indexPath) opts.indexPath = stage.indexPath;
+  if (stage.phase2Dir) opts.phase2Dir = stage.phase2Dir;
+  if (stage.noErrorAnalysis || stage.errorAnalysis === false) opts.noErrorAnalysis = true;
+  if (stage.import) opts.importFile = stage.import;
+  return opts;
+}
+
+export function forcedStages(stage: StageFlags): StageName[] {
+  if (stage.force) return [...STAGES];
+  const list = (stage.forceStage ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  for (const s of list) if (!STAGES.includes(s as StageName)) throw new UsageError(`--force-stage: unknown stage "${s}" (stages: ${STAGES.join(', ')})`);
+  return list as StageName[];
+}

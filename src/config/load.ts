@@ -1,0 +1,121 @@
+/**
+ * Load, validate and resolve a config file. Errors name the file, the key path, and expected vs got.
+ * Relative paths inside a config resolve against the project root (the folder holding package.json),
+ * so the same config works whatever the current directory.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import YAML, { YAMLParseError } from 'yaml';
+import { z } from 'zod';
+import { ConfigSchema, type Config } from './schema';
+
+export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const DEFAULT_CONFIG = path.join(PROJECT_ROOT, 'configs', 'config.yaml');
+
+export class ConfigError extends Error {
+  constructor(readonly file: string, readonly problems: string[]) {
+    super(`invalid config ${file}:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function describeValue(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  if (typeof v === 'object') return 'a mapping';
+  return `${typeof v} ${JSON.stringify(v)}`;
+}
+
+function valueAt(raw: unknown, keyPath: PropertyKey[]): unknown {
+  let cur: unknown = raw;
+  for (const k of keyPath) {
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<PropertyKey, unknown>)[k];
+  }
+  return cur;
+}
+
+/** One line per zod issue: `key.path: expected …, got …`. */
+export function formatIssues(error: z.ZodError, raw: unknown): string[] {
+  return error.issues.map((issue) => {
+    const keyPath = issue.path.map(String).join('.') || '(top level)';
+    if (issue.code === 'unrecognized_keys') {
+      const where = issue.path.length ? `${keyPath}: ` : '';
+      return `${where}unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `"${k}"`).join(', ')} (not part of the schema; check the spelling)`;
+    }
+    const got = describeValue(valueAt(raw, issue.path));
+    return `${keyPath}: ${issue.message} (got ${got})`;
+  });
+}
+
+export interface LoadOptions {
+  /** Environment to read overrides from (tests pass their own). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface LoadedConfig {
+  config: Config;
+  file: string;
+}
+
+/** Parse and validate a config object (already read from YAML). */
+export function parseConfig(raw: unknown, file: string, opts: LoadOptions = {}): Config {
+  const env = opts.env ?? process.env;
+  const result = ConfigSchema.safeParse(raw ?? {});
+  if (!result.success) throw new ConfigError(file, formatIssues(result.error, raw));
+  const config = result.data;
+  // Environment overrides documented in the README (CLI flags override these in turn).
+  if (env.OPENITI_ROOT) config.data.openiti_root = env.OPENITI_ROOT;
+  if (env.TEMPORAL_ADDRESS) config.temporal.address = env.TEMPORAL_ADDRESS;
+  if (env.TEMPORAL_NAMESPACE) config.temporal.namespace = env.TEMPORAL_NAMESPACE;
+  checkConsistency(config, file);
+  return config;
+}
+
+/** Rules that span keys (zod checks one key at a time). */
+function checkConsistency(config: Config, file: string): void {
+  const problems: string[] = [];
+  const c = config.phase5.corpus;
+  if (c.min_char_len > c.max_char_len) problems.push(`phase5.corpus.min_char_len: must be ≤ max_char_len (${c.max_char_len}), got ${c.min_char_len}`);
+  const total = c.eras.reduce((s, e) => s + e.fraction, 0);
+  if (Math.abs(total - 1) > 1e-6) problems.push(`phase5.corpus.eras: fractions must sum to 1, got ${Number(total.toFixed(6))}`);
+  c.eras.forEach((e, i) => {
+    if (e.from >= e.to) problems.push(`phase5.corpus.eras.${i}: from (${e.from}) must be < to (${e.to})`);
+  });
+  if (problems.length) throw new ConfigError(file, problems);
+}
+
+export function loadConfig(file = DEFAULT_CONFIG, opts: LoadOptions = {}): LoadedConfig {
+  const abs = path.resolve(file);
+  if (!existsSync(abs)) throw new ConfigError(abs, [`file not found`]);
+  let raw: unknown;
+  try {
+    raw = YAML.parse(readFileSync(abs, 'utf8'));
+  } catch (err) {
+    if (err instanceof YAMLParseError) {
+      const pos = err.linePos?.[0];
+      throw new ConfigError(abs, [`YAML syntax error${pos ? ` at line ${pos.line}, column ${pos.col}` : ''}: ${err.message.split('\n')[0]}`]);
+    }
+    throw err;
+  }
+  return { config: parseConfig(raw, abs, opts), file: abs };
+}
+
+/** Resolve a path from a config against the project root. */
+export function resolvePath(p: string): string {
+  return path.isAbsolute(p) ? p : path.resolve(PROJECT_ROOT, p);
+}
+
+/** Where each condition's results live. */
+export function resultDirs(config: Config): { root: string; phase5: string; phase2: string } {
+  const root = resolvePath(config.paths.results_dir);
+  return { root, phase5: path.join(root, 'phase5'), phase2: path.join(root, 'phase2') };
+}
+
+export function metadataPath(config: Config): string {
+  return config.data.openiti_metadata
+    ? resolvePath(config.data.openiti_metadata)
+    : path.join(resolvePath(config.data.openiti_root), 'metadata', 'OpenITI_metadata_2023-1-8.csv');
+}

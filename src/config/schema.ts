@@ -1,0 +1,216 @@
+/**
+ * The one config schema: types, defaults and validation for configs/*.yaml. Every object is strict, so a
+ * misspelt key is an error rather than a silently ignored setting. Secrets never live here: the config
+ * names the environment variable that holds an API key (`infer.openai.api_key_env`).
+ */
+import { z } from 'zod';
+
+const positiveInt = z.number().int().positive();
+const nonNegInt = z.number().int().nonnegative();
+const unitInterval = z.number().min(0).max(1);
+/** Durations as Temporal accepts them: "30s", "5m", "2h", or milliseconds. */
+const duration = z.union([z.string().regex(/^\d+(\.\d+)?\s*(ms|s|m|h|d)$/, 'a duration like "30s", "5m" or "2h"'), nonNegInt]);
+
+export const EraSchema = z.strictObject({
+  name: z.string().min(1),
+  /** Inclusive lower bound (hijri year). */
+  from: z.number().int(),
+  /** Exclusive upper bound (hijri year). */
+  to: z.number().int(),
+  fraction: unitInterval,
+});
+
+export const DEFAULT_ERAS = [
+  { name: '0-300', from: 0, to: 300, fraction: 0.1 },
+  { name: '300-600', from: 300, to: 600, fraction: 0.3 },
+  { name: '600-900', from: 600, to: 900, fraction: 0.3 },
+  { name: '900+', from: 900, to: 100000, fraction: 0.3 },
+];
+
+const CorpusSchema = z.strictObject({
+  max_sentences: positiveInt.default(200000),
+  min_char_len: positiveInt.default(30),
+  max_char_len: positiveInt.default(300),
+  status_filter: z.enum(['pri', 'sec', 'all']).default('pri'),
+  seed: z.number().int().default(42),
+  eras: z.array(EraSchema).min(1).default(DEFAULT_ERAS),
+  /** Most sentences any one file may contribute, as a share of its era's quota (keeps prolific authors in check). */
+  per_file_cap: z.number().positive().max(1).default(0.05),
+  /** Glob-style version-URI patterns held out of the corpus (e.g. the OCR books' own sources). */
+  exclude: z.array(z.string().min(1)).default([]),
+  dedup_across_corpus: z.boolean().default(true),
+});
+
+const IndexSchema = z.strictObject({
+  /** FlatIP = exact search (spec default); HNSW for large corpora. "IVFFlat" is accepted as an alias of HNSW. */
+  type: z.enum(['FlatIP', 'HNSW', 'IVFFlat']).default('FlatIP'),
+  batch_size: positiveInt.default(256),
+  connectivity: positiveInt.default(16),
+  expansion_add: positiveInt.default(128),
+  expansion_search: positiveInt.default(64),
+  dtype: z.enum(['f32', 'f16', 'i8']).default('f32'),
+});
+
+const RetrievalSchema = z.strictObject({
+  top_k: positiveInt.default(3),
+  min_score: unitInterval.default(0),
+  format_style: z.enum(['numbered_arabic', 'plain']).default('numbered_arabic'),
+  /** Characters each retrieved sentence is cut to in the prompt (spec §5.2). */
+  max_chars_per_sentence: positiveInt.default(150),
+});
+
+const ExportSchema = z.strictObject({
+  /** Records per shard: large datasets fan out into shards that several workers process in parallel. */
+  shard_size: positiveInt.default(2000),
+  /** Queries embedded per batch. */
+  query_batch_size: positiveInt.default(64),
+  /** Checkpoint (fsync + heartbeat) every N records. */
+  checkpoint_every: positiveInt.default(64),
+});
+
+export const Phase5Schema = z.strictObject({
+  corpus: CorpusSchema.prefault({}),
+  index: IndexSchema.prefault({}),
+  retrieval: RetrievalSchema.prefault({}),
+  export: ExportSchema.prefault({}),
+  analyze_errors: z.boolean().default(true),
+  max_retries: nonNegInt.default(2),
+});
+
+const EmbeddingSchema = z.strictObject({
+  /** HF-layout directory: model.onnx (or onnx/model.onnx) + tokenizer.json. Relative to the project root. */
+  model_dir: z.string().min(1).default('models/multilingual-e5-small'),
+  query_prefix: z.string().default('query: '),
+  passage_prefix: z.string().default('passage: '),
+  pooling: z.enum(['mean', 'cls']).default('mean'),
+  normalize: z.boolean().default(true),
+  max_length: positiveInt.default(128),
+  batch_size: positiveInt.default(32),
+  threads: positiveInt.default(2),
+});
+
+export const RagSchema = z.strictObject({
+  /** Model id recorded in manifests and metrics (spec §4.3 / §10.1). */
+  embedding_model: z.string().min(1).default('intfloat/multilingual-e5-small'),
+  embedding: EmbeddingSchema.prefault({}),
+  top_k: positiveInt.default(3),
+});
+
+const DatasetSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('paired_dir'),
+    path: z.string().min(1),
+    gt_suffix: z.string().min(1).default('.gt.txt'),
+    ocr_suffix: z.string().min(1).default('.png.rec.txt'),
+    /** Version-URI glob of this dataset's source book in OpenITI (for the leakage line of the report). */
+    source_pattern: z.string().optional(),
+  }),
+  z.strictObject({
+    type: z.literal('jsonl'),
+    path: z.string().min(1),
+    source_pattern: z.string().optional(),
+  }),
+]);
+
+const LocalLlmSchema = z.strictObject({
+  model_path: z.string().min(1).default('models/smollm2-135m-instruct/SmolLM2-135M-Instruct.Q4_1.gguf'),
+  threads: positiveInt.default(2),
+  context_size: positiveInt.default(2048),
+  max_tokens: positiveInt.default(256),
+  gpu: z.boolean().default(false),
+});
+
+const OpenAiLlmSchema = z.strictObject({
+  base_url: z.string().url().default('http://127.0.0.1:8000/v1'),
+  model: z.string().min(1).default('Qwen/Qwen3-4B-Instruct-2507'),
+  /** Name of the environment variable that holds the API key (the key itself never goes in a config). */
+  api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').default('OPENAI_API_KEY'),
+  concurrency: positiveInt.default(8),
+  timeout_s: z.number().positive().default(120),
+  max_tokens: positiveInt.default(512),
+  max_retries: nonNegInt.default(4),
+});
+
+const InferSchema = z.strictObject({
+  backend: z.enum(['local', 'openai']).default('local'),
+  temperature: z.number().min(0).max(2).default(0),
+  local: LocalLlmSchema.prefault({}),
+  openai: OpenAiLlmSchema.prefault({}),
+  /** Which conditions the infer stage produces: the RAG condition and/or the zero-shot baseline. */
+  conditions: z.array(z.enum(['rag', 'zero_shot'])).min(1).default(['rag', 'zero_shot']),
+});
+
+const AnalysisSchema = z.strictObject({
+  bootstrap_iterations: positiveInt.default(1000),
+  bootstrap_seed: z.number().int().default(42),
+  normalization: z
+    .strictObject({
+      remove_diacritics: z.boolean().default(true),
+      remove_tatweel: z.boolean().default(true),
+      unify_alef: z.boolean().default(true),
+      unify_yaa: z.boolean().default(true),
+      unify_taa_marbuta: z.boolean().default(true),
+    })
+    .prefault({}),
+});
+
+const StageSchema = z.strictObject({
+  queue: z.enum(['cpu', 'gpu']),
+  start_to_close: duration,
+});
+
+const TemporalSchema = z.strictObject({
+  address: z.string().min(1).default('127.0.0.1:7233'),
+  namespace: z.string().min(1).default('default'),
+  ui_port: z.number().int().min(1).max(65535).default(8233),
+  /** SQLite file of the embedded dev server (relative to the project root). */
+  db_file: z.string().min(1).default('data/temporal/temporal.db'),
+  queues: z.strictObject({ cpu: z.string().min(1).default('phase5-cpu'), gpu: z.string().min(1).default('phase5-gpu') }).prefault({}),
+  concurrency: z.strictObject({ cpu: positiveInt.default(2), gpu: positiveInt.default(1) }).prefault({}),
+  heartbeat_timeout: duration.default('2m'),
+  retry: z
+    .strictObject({
+      maximum_attempts: positiveInt.default(5),
+      initial_interval: duration.default('2s'),
+      backoff_coefficient: z.number().min(1).default(2),
+      maximum_interval: duration.default('1m'),
+    })
+    .prefault({}),
+  stages: z
+    .strictObject({
+      build: StageSchema.default({ queue: 'cpu', start_to_close: '12h' }),
+      export: StageSchema.default({ queue: 'cpu', start_to_close: '6h' }),
+      infer: StageSchema.default({ queue: 'gpu', start_to_close: '24h' }),
+      analyze: StageSchema.default({ queue: 'cpu', start_to_close: '1h' }),
+    })
+    .prefault({}),
+});
+
+export const ConfigSchema = z.strictObject({
+  /** Default run name; workflow ids derive from it (`phase5-<run>-<stage>`). */
+  run_name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-"').default('default'),
+  paths: z
+    .strictObject({
+      /** Root of all results: phase5 outputs in <results_dir>/phase5, the baseline in <results_dir>/phase2. */
+      results_dir: z.string().min(1).default('results'),
+    })
+    .prefault({}),
+  data: z
+    .strictObject({
+      openiti_root: z.string().min(1).default('../shared/data/openiti'),
+      /** Defaults to <openiti_root>/metadata/OpenITI_metadata_2023-1-8.csv. */
+      openiti_metadata: z.string().min(1).optional(),
+    })
+    .prefault({}),
+  phase5: Phase5Schema.prefault({}),
+  rag: RagSchema.prefault({}),
+  datasets: z.record(z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-"'), DatasetSchema).default({}),
+  infer: InferSchema.prefault({}),
+  analysis: AnalysisSchema.prefault({}),
+  temporal: TemporalSchema.prefault({}),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type DatasetConfig = Config['datasets'][string];
+export type StageName = 'build' | 'export' | 'infer' | 'analyze';
+export const STAGES: StageName[] = ['build', 'export', 'infer', 'analyze'];

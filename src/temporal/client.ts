@@ -1,0 +1,124 @@
+/**
+ * Client helpers for the CLI: connect with a one-line error when Temporal is down, start a workflow or
+ * attach to the one already running under the same id, and read progress (workflow query + the last
+ * heartbeat of the running activity) for `phase5 status`.
+ */
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { Config } from '../config/schema';
+import type { HeartbeatProgress, Progress } from '../../workflows/types';
+import { portOpen, splitAddress, UserFacingError } from './server';
+
+export function unreachableMessage(address: string): string {
+  return `cannot reach Temporal at ${address} — start it with \`phase5 server start\``;
+}
+
+export async function connectClient(config: Config): Promise<{ client: Client; connection: Connection }> {
+  const address = config.temporal.address;
+  const { host, port } = splitAddress(address);
+  if (!(await portOpen(host, port, 1500))) throw new UserFacingError(unreachableMessage(address));
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: 5000 });
+  } catch {
+    throw new UserFacingError(unreachableMessage(address));
+  }
+  return { client: new Client({ connection, namespace: config.temporal.namespace }), connection };
+}
+
+export type AttachOutcome = 'started' | 'attached-running' | 'finished-before';
+
+export interface StartOrAttachOptions {
+  /** Start a new execution even when one already finished successfully under this id. */
+  force?: boolean;
+  taskQueue: string;
+  /** Values that must never reach history (secrets) — checked before starting. */
+  forbiddenValues?: string[];
+}
+
+/**
+ * Start `workflowType` under `workflowId`, or attach: a running execution is attached to; a completed one is
+ * reported (its result returned) unless `force`; a failed, cancelled or terminated one is started again — its
+ * activities resume from their checkpoints on disk.
+ */
+export async function startOrAttach<T>(
+  client: Client,
+  workflowType: string,
+  workflowId: string,
+  args: unknown[],
+  opts: StartOrAttachOptions,
+): Promise<{ handle: WorkflowHandle; outcome: AttachOutcome }> {
+  const serialized = JSON.stringify(args);
+  for (const secret of opts.forbiddenValues ?? []) {
+    if (secret && serialized.includes(secret)) throw new UserFacingError('refusing to start: a secret value would be written into the workflow input');
+  }
+  try {
+    const desc = await client.workflow.getHandle(workflowId).describe();
+    if (desc.status.name === 'RUNNING') return { handle: client.workflow.getHandle(workflowId, desc.runId), outcome: 'attached-running' };
+    if (desc.status.name === 'COMPLETED' && !opts.force) return { handle: client.workflow.getHandle(workflowId, desc.runId), outcome: 'finished-before' };
+  } catch (err) {
+    if (!(err instanceof WorkflowNotFoundError)) throw err;
+  }
+  try {
+    const handle = await client.workflow.start(workflowType, {
+      workflowId,
+      taskQueue: opts.taskQueue,
+      args,
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    });
+    return { handle, outcome: 'started' };
+  } catch (err) {
+    // Lost a race with another CLI starting the same id: attach to theirs.
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return { handle: client.workflow.getHandle(workflowId), outcome: 'attached-running' };
+    throw err;
+  }
+}
+
+export interface StatusView {
+  workflowId: string;
+  status: string;
+  progress: Progress | null;
+  activity: { type: string; attempt: number; heartbeat: HeartbeatProgress | null; lastFailure?: string } | null;
+  /** Items per second over the current attempt, when known. */
+  rate: number | null;
+  etaSeconds: number | null;
+}
+
+export async function workflowStatus(client: Client, workflowId: string): Promise<StatusView> {
+  const handle = client.workflow.getHandle(workflowId);
+  let desc;
+  try {
+    desc = await handle.describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) throw new UserFacingError(`no workflow with id ${workflowId}`);
+    throw err;
+  }
+  let progress: Progress | null = null;
+  try {
+    progress = await handle.query<Progress>('progress');
+  } catch {
+    progress = null; // no worker to answer the query, or a workflow without one
+  }
+  const pending = desc.raw.pendingActivities?.[0];
+  let activity: StatusView['activity'] = null;
+  let rate: number | null = null;
+  let eta: number | null = null;
+  if (pending) {
+    const payload = pending.heartbeatDetails?.payloads?.[0];
+    const hb = payload ? (defaultPayloadConverter.fromPayload(payload) as HeartbeatProgress) : null;
+    activity = {
+      type: pending.activityType?.name ?? '?',
+      attempt: pending.attempt ?? 1,
+      heartbeat: hb,
+      lastFailure: pending.lastFailure?.message ?? undefined,
+    };
+    if (hb?.attemptStartedAt) {
+      const secs = (Date.now() - Date.parse(hb.attemptStartedAt)) / 1000;
+      if (secs > 0 && hb.done > hb.doneAtAttemptStart) {
+        rate = (hb.done - hb.doneAtAttemptStart) / secs;
+        eta = hb.total > hb.done ? (hb.total - hb.done) / rate : 0;
+      }
+    }
+  }
+  return { workflowId, status: desc.status.name, progress, activity, rate, etaSeconds: eta };
+}

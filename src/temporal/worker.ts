@@ -1,0 +1,80 @@
+/**
+ * One worker process serving the CPU queue, the GPU queue, or both. Workflow code is bundled once and
+ * shared; activity concurrency per queue comes from the config. SIGINT/SIGTERM shut down gracefully:
+ * polling stops, running activities get a grace period to checkpoint (their outputs are resumable anyway).
+ */
+import path from 'node:path';
+import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import * as activities from '../../activities';
+import { PROJECT_ROOT } from '../config/load';
+import type { Config } from '../config/schema';
+import { logger } from '../util/log';
+
+export const WORKFLOWS_PATH = path.join(PROJECT_ROOT, 'workflows', 'index.ts');
+
+let bundlePromise: Promise<WorkflowBundleWithSourceMap> | undefined;
+/** Bundle the workflow code once per process (webpack, a few seconds). */
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundlePromise ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietBundlerLogger });
+  return bundlePromise;
+}
+
+const quietBundlerLogger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (m: string, meta?: unknown) => logger.warn({ meta }, m),
+  error: (m: string, meta?: unknown) => logger.error({ meta }, m),
+};
+
+export function queueKind(config: Config, queue: string): 'cpu' | 'gpu' {
+  if (queue === config.temporal.queues.gpu) return 'gpu';
+  if (queue === config.temporal.queues.cpu) return 'cpu';
+  return queue.includes('gpu') ? 'gpu' : 'cpu';
+}
+
+let runtimeInstalled = false;
+
+export interface WorkerOptions {
+  config: Config;
+  queues: string[];
+  /** Seconds running activities get to finish after a shutdown signal. */
+  shutdownGraceSeconds?: number;
+}
+
+export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection }> {
+  if (!runtimeInstalled) {
+    Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'] });
+    runtimeInstalled = true;
+  }
+  const { config } = opts;
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const bundle = await workflowBundle();
+  const workers = await Promise.all(
+    opts.queues.map((taskQueue) =>
+      Worker.create({
+        connection,
+        namespace: config.temporal.namespace,
+        taskQueue,
+        workflowBundle: bundle,
+        activities,
+        maxConcurrentActivityTaskExecutions: config.temporal.concurrency[queueKind(config, taskQueue)],
+        shutdownGraceTime: `${opts.shutdownGraceSeconds ?? 10}s`,
+      }),
+    ),
+  );
+  return { workers, connection };
+}
+
+/** Run until a shutdown signal; resolves after a clean shutdown. */
+export async function runWorkers(opts: WorkerOptions): Promise<void> {
+  const { workers, connection } = await createWorkers(opts);
+  logger.info({ queues: opts.queues, address: opts.config.temporal.address, pid: process.pid }, `worker polling ${opts.queues.join(', ')}`);
+  try {
+    await Promise.all(workers.map((w) => w.run()));
+  } finally {
+    await connection.close();
+    logger.info('worker stopped');
+  }
+}

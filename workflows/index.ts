@@ -1,0 +1,241 @@
+/**
+ * Workflows: orchestration only (deterministic, no I/O). Each stage is its own workflow with a stable id
+ * (`phase5-<run>-<stage>`), so the CLI can start a single stage or the whole study, and re-running a
+ * command attaches to the running (or finished) workflow instead of starting a duplicate.
+ * Activities are routed to the CPU or GPU task queue named in the config, per stage.
+ */
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  defineQuery,
+  executeChild,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  TimeoutFailure,
+  workflowInfo,
+  type ActivityOptions,
+} from '@temporalio/workflow';
+import type { Duration } from '@temporalio/common';
+import type * as activities from '../activities';
+import {
+  stageWorkflowId,
+  type Config,
+  type DoctorReport,
+  type Phase5Input,
+  type Progress,
+  type StageInput,
+  type StageName,
+  type StageState,
+} from './types';
+
+export const progressQuery = defineQuery<Progress>('progress');
+
+const ALL_STAGES: StageName[] = ['build', 'export', 'infer', 'analyze'];
+
+function nowIso(): string {
+  return new Date().toISOString(); // deterministic inside workflows (replayed from history)
+}
+
+/** Progress state every workflow exposes through the `progress` query. */
+function trackProgress(stage: Progress['stage']): Progress {
+  const p: Progress = {
+    workflow: workflowInfo().workflowType,
+    stage,
+    step: 'starting',
+    done: 0,
+    total: 0,
+    unit: 'steps',
+    startedAt: nowIso(),
+    updatedAt: nowIso(),
+    stages: {},
+    results: {},
+  };
+  setHandler(progressQuery, () => p);
+  return p;
+}
+
+function setStep(p: Progress, step: string, done: number, total: number, unit = 'steps'): void {
+  Object.assign(p, { step, done, total, unit, updatedAt: nowIso() });
+}
+
+/** Activity options for one stage, from the config (queue, timeouts, retry policy). */
+function stageOptions(config: Config, stage: StageName): ActivityOptions {
+  const t = config.temporal;
+  const s = t.stages[stage];
+  return {
+    taskQueue: t.queues[s.queue],
+    startToCloseTimeout: s.start_to_close as Duration,
+    heartbeatTimeout: t.heartbeat_timeout as Duration,
+    retry: {
+      maximumAttempts: t.retry.maximum_attempts,
+      initialInterval: t.retry.initial_interval as Duration,
+      backoffCoefficient: t.retry.backoff_coefficient,
+      maximumInterval: t.retry.maximum_interval as Duration,
+      // Bad input and bad config do not get better by retrying.
+      nonRetryableErrorTypes: ['UserInputError', 'ConfigError'],
+    },
+  };
+}
+
+function stageActivities(config: Config, stage: StageName) {
+  return proxyActivities<typeof activities>(stageOptions(config, stage));
+}
+
+// ---- stage workflows ---------------------------------------------------------------------------------------
+
+export async function buildWorkflow(input: StageInput): Promise<Record<string, unknown>> {
+  const p = trackProgress('build');
+  const acts = stageActivities(input.config, 'build');
+  setStep(p, 'corpus', 0, 2);
+  const corpus = await acts.buildCorpus(input);
+  p.results.corpus = corpus;
+  setStep(p, 'embed+index', 1, 2);
+  const index = await acts.buildIndex(input);
+  p.results.index = index;
+  setStep(p, 'done', 2, 2);
+  return { corpus, index };
+}
+
+export async function exportWorkflow(input: StageInput): Promise<Record<string, unknown>> {
+  const p = trackProgress('export');
+  const acts = stageActivities(input.config, 'export');
+  setStep(p, 'plan', 0, 1);
+  const plan = await acts.planExport(input);
+  p.results.plan = { datasets: plan.datasets.map((d) => ({ dataset: d.dataset, samples: d.samples, shards: d.shards.length })) };
+  const shards = plan.datasets.flatMap((d) => d.shards);
+  let finished = 0;
+  setStep(p, 'shards', 0, shards.length, 'shards');
+  // Shards fan out to every worker polling the export queue; merged afterwards in a fixed order.
+  const results = await Promise.all(
+    shards.map(async (shard) => {
+      const r = await acts.exportShard({ input, shard });
+      finished++;
+      setStep(p, 'shards', finished, shards.length, 'shards');
+      return r;
+    }),
+  );
+  setStep(p, 'merge', shards.length, shards.length, 'shards');
+  const merged = await acts.mergeExport({ input, plan });
+  p.results.merged = merged;
+  setStep(p, 'done', shards.length, shards.length, 'shards');
+  return { plan: p.results.plan, shards: results.length, fallbacks: results.reduce((s, r) => s + r.fallbacks, 0), merged };
+}
+
+export async function inferWorkflow(input: StageInput): Promise<Record<string, unknown>> {
+  const p = trackProgress('infer');
+  const acts = stageActivities(input.config, 'infer');
+  if (input.options.importFile) {
+    setStep(p, 'import', 0, 1);
+    const imported = await acts.importCorrections(input);
+    setStep(p, 'done', 1, 1);
+    return { imported };
+  }
+  const conditions = input.config.infer.conditions.filter((c) => !(c === 'zero_shot' && input.options.phase2Dir));
+  const out: Record<string, unknown> = {};
+  let i = 0;
+  for (const condition of conditions) {
+    setStep(p, `infer:${condition}`, i, conditions.length, 'conditions');
+    out[condition] = await acts.inferCondition({ input, condition });
+    p.results[condition] = out[condition];
+    i++;
+  }
+  setStep(p, 'done', i, conditions.length, 'conditions');
+  return out;
+}
+
+export async function analyzeWorkflow(input: StageInput): Promise<Record<string, unknown>> {
+  const p = trackProgress('analyze');
+  const acts = stageActivities(input.config, 'analyze');
+  setStep(p, 'analyze', 0, 1);
+  const result = await acts.analyzeResults(input);
+  setStep(p, 'done', 1, 1);
+  return result;
+}
+
+const STAGE_WORKFLOWS = {
+  build: buildWorkflow,
+  export: exportWorkflow,
+  infer: inferWorkflow,
+  analyze: analyzeWorkflow,
+} as const;
+
+/** The whole study: build → export → infer → analyze, each stage a child workflow with its own id. */
+export async function phase5Workflow(input: Phase5Input): Promise<Record<string, unknown>> {
+  const p = trackProgress(null);
+  const wanted = new Set(input.stages ?? ALL_STAGES);
+  const forced = new Set(input.forceStages ?? []);
+  for (const s of ALL_STAGES) p.stages[s] = wanted.has(s) ? 'pending' : 'skipped';
+  const results: Record<string, unknown> = {};
+  let i = 0;
+  for (const stage of ALL_STAGES) {
+    if (!wanted.has(stage)) continue;
+    p.stage = stage;
+    p.stages[stage] = 'running';
+    setStep(p, stage, i, wanted.size, 'stages');
+    const childInput: StageInput = { run: input.run, config: input.config, options: input.options, force: forced.has(stage) };
+    try {
+      results[stage] = await executeChild(STAGE_WORKFLOWS[stage], {
+        workflowId: stageWorkflowId(input.run, stage),
+        args: [childInput],
+      });
+    } catch (err) {
+      p.stages[stage] = isCancellation(err) ? 'pending' : 'failed';
+      throw err;
+    }
+    p.stages[stage] = 'done';
+    p.results[stage] = results[stage];
+    i++;
+  }
+  p.stage = null;
+  setStep(p, 'done', i, wanted.size, 'stages');
+  return results;
+}
+
+// ---- doctor ------------------------------------------------------------------------------------------------
+
+export interface DoctorInput {
+  queues: string[];
+  resultsDir: string;
+  /** How long to wait for a worker to pick up the check on each queue. */
+  pickupTimeout: Duration;
+}
+
+export interface DoctorQueueResult {
+  queue: string;
+  ok: boolean;
+  report?: DoctorReport;
+  error?: string;
+}
+
+/** A real round trip: one environment check activity on each task queue. */
+export async function doctorWorkflow(input: DoctorInput): Promise<DoctorQueueResult[]> {
+  const p = trackProgress('doctor');
+  setStep(p, 'checks', 0, input.queues.length, 'queues');
+  let done = 0;
+  return Promise.all(
+    input.queues.map(async (queue): Promise<DoctorQueueResult> => {
+      const acts = proxyActivities<typeof activities>({
+        taskQueue: queue,
+        scheduleToStartTimeout: input.pickupTimeout,
+        startToCloseTimeout: '2m',
+        retry: { maximumAttempts: 1 },
+      });
+      try {
+        const report = await acts.checkEnvironment({ queue, resultsDir: input.resultsDir });
+        return { queue, ok: report.checks.every((c) => c.ok), report };
+      } catch (err) {
+        if (err instanceof ActivityFailure && err.cause instanceof TimeoutFailure) {
+          return { queue, ok: false, error: `no worker picked up the check within ${String(input.pickupTimeout)} (is a worker polling ${queue}?)` };
+        }
+        if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) {
+          return { queue, ok: false, error: err.cause.message };
+        }
+        throw err;
+      } finally {
+        done++;
+        setStep(p, 'checks', done, input.queues.length, 'queues');
+      }
+    }),
+  );
+}
