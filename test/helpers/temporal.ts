@@ -1,0 +1,23 @@
+import path from 'node:path';
+import { existsSync } from 'node:fs';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { REPO_ROOT } from './shared-data';
+import { resolveTemporalCli } from '../../src/temporal/server';
+
+/** A real local Temporal server from the CLI that setup installed — nothing is downloaded at test time. */
+let runtimeReady = false;
+export async function createLocalEnv(): Promise<TestWorkflowEnvironment> {
+  if (!runtimeReady) {
+    // Expected activity failures in tests would otherwise print SDK warnings with stacks.
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+    runtimeReady = true;
+  }
+  const cli = resolveTemporalCli();
+  if (!existsSync(cli) && !cli.includes('/')) throw new Error('Temporal CLI missing: run npm run setup');
+  return TestWorkflowEnvironment.createLocal({
+    server: { executable: { type: 'existing-path', path: cli }, extraArgs: ['--log-level', 'error'] },
+  });
+}
+
+export const WORKFLOWS = path.join(REPO_ROOT, 'workflows', 'index.ts');

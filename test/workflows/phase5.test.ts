@@ -1,0 +1,144 @@
+import { expect } from 'chai';
+import os from 'node:os';
+import path from 'node:path';
+import { mkdtempSync } from 'node:fs';
+import { Worker } from '@temporalio/worker';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { WorkflowFailedError } from '@temporalio/client';
+import { createLocalEnv } from '../helpers/temporal';
+import { workflowBundle } from '../../src/temporal/worker';
+import { parseConfig } from '../../src/config/load';
+import { checkEnvironment } from '../../activities/doctor';
+import type { DoctorQueueResult } from '../../workflows';
+import type { Phase5Input, Progress, StageInput } from '../../workflows/types';
+
+describe('workflows (real local Temporal server)', function () {
+  this.timeout(120000);
+  let env: TestWorkflowEnvironment;
+
+  before(async () => {
+    env = await createLocalEnv();
+    await workflowBundle();
+  });
+  after(async () => {
+    await env?.teardown();
+  });
+
+  async function withWorkers<T>(queues: Record<string, object>, fn: () => Promise<T>): Promise<T> {
+    const bundle = await workflowBundle();
+    const workers = await Promise.all(
+      Object.entries(queues).map(([taskQueue, activities]) =>
+        Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities }),
+      ),
+    );
+    const runs = workers.map((w) => w.run());
+    try {
+      return await fn();
+    } finally {
+      workers.forEach((w) => w.shutdown());
+      await Promise.all(runs);
+    }
+  }
+
+  it('doctorWorkflow does a real activity round trip on each queue and names a queue without a worker', async () => {
+    const resultsDir = mkdtempSync(path.join(os.tmpdir(), 'doctor-'));
+    const res = await withWorkers({ 'test-cpu': { checkEnvironment } }, () =>
+      env.client.workflow.execute('doctorWorkflow', {
+        taskQueue: 'test-cpu',
+        workflowId: `doctor-${Date.now()}`,
+        args: [{ queues: ['test-cpu', 'test-nobody'], resultsDir, pickupTimeout: '2s' }],
+      }),
+    ) as DoctorQueueResult[];
+    const cpu = res.find((r) => r.queue === 'test-cpu')!;
+    expect(cpu.report?.pid).to.equal(process.pid);
+    expect(cpu.report?.checks.map((c) => c.name)).to.include.members(['results dir writable', 'onnxruntime-node', 'usearch']);
+    expect(cpu.report?.checks.find((c) => c.name === 'results dir writable')?.ok).to.equal(true);
+    const none = res.find((r) => r.queue === 'test-nobody')!;
+    expect(none.ok).to.equal(false);
+    expect(none.error).to.contain('test-nobody');
+  });
+
+  // Orchestration only: plain-object activities record where and in which order stages ran.
+  function recordingActivities(queue: string, calls: string[]) {
+    const rec = (name: string, result: unknown = {}) => async (arg: { force?: boolean; input?: StageInput } & Partial<StageInput>) => {
+      const input = (arg.input ?? arg) as StageInput;
+      calls.push(`${queue}:${name}${input.force ? '!' : ''}`);
+      return result;
+    };
+    return {
+      buildCorpus: rec('buildCorpus', { sentences: 10 }),
+      buildIndex: rec('buildIndex', { vectors: 10 }),
+      planExport: rec('planExport', {
+        datasets: [
+          { dataset: 'A', samples: 3, shards: [{ dataset: 'A', index: 0, start: 0, end: 2 }, { dataset: 'A', index: 1, start: 2, end: 3 }] },
+          { dataset: 'B', samples: 1, shards: [{ dataset: 'B', index: 0, start: 0, end: 1 }] },
+        ],
+      }),
+      exportShard: rec('exportShard', { records: 1, fallbacks: 0 }),
+      mergeExport: rec('mergeExport', { records: 4 }),
+      inferCondition: async (arg: { input: StageInput; condition: string }) => {
+        calls.push(`${queue}:infer:${arg.condition}`);
+        return { written: 4 };
+      },
+      importCorrections: rec('importCorrections'),
+      analyzeResults: rec('analyzeResults', { datasets: 2 }),
+    };
+  }
+
+  it('phase5Workflow runs build → export → infer → analyze on the queues the config names', async () => {
+    const config = parseConfig({ temporal: { queues: { cpu: 'wf-cpu', gpu: 'wf-gpu' } } }, 'test', { env: {} });
+    const calls: string[] = [];
+    const input: Phase5Input = { run: `t${Date.now()}`, config, options: {}, forceStages: ['export'] };
+    let progress: Progress | undefined;
+    const result = await withWorkers({ 'wf-cpu': recordingActivities('cpu', calls), 'wf-gpu': recordingActivities('gpu', calls) }, async () => {
+      const r = await env.client.workflow.execute('phase5Workflow', { taskQueue: 'wf-cpu', workflowId: `phase5-${input.run}`, args: [input] });
+      progress = await env.client.workflow.getHandle(`phase5-${input.run}`).query<Progress>('progress');
+      return r;
+    });
+    expect(Object.keys(result as object)).to.deep.equal(['build', 'export', 'infer', 'analyze']);
+    const order = calls.map((c) => c.replace(/!$/, ''));
+    expect(order.slice(0, 3)).to.deep.equal(['cpu:buildCorpus', 'cpu:buildIndex', 'cpu:planExport']);
+    expect(order.filter((c) => c === 'cpu:exportShard')).to.have.length(3);
+    expect(order.slice(6)).to.deep.equal(['cpu:mergeExport', 'gpu:infer:rag', 'gpu:infer:zero_shot', 'cpu:analyzeResults']);
+    expect(calls.filter((c) => c.endsWith('!')).every((c) => /planExport|exportShard|mergeExport/.test(c))).to.equal(true);
+    // Each stage ran as its own child workflow with an id derived from the run name.
+    const child = await env.client.workflow.getHandle(`phase5-${input.run}-export`).describe();
+    expect(child.status.name).to.equal('COMPLETED');
+    expect(progress?.stages).to.deep.equal({ build: 'done', export: 'done', infer: 'done', analyze: 'done' });
+  });
+
+  it('skips stages not asked for and the baseline when --phase2-dir is given', async () => {
+    const config = parseConfig({ temporal: { queues: { cpu: 'wf2-cpu', gpu: 'wf2-gpu' } } }, 'test', { env: {} });
+    const calls: string[] = [];
+    const input: Phase5Input = { run: `s${Date.now()}`, config, options: { phase2Dir: '/tmp/p2' }, stages: ['infer', 'analyze'] };
+    await withWorkers({ 'wf2-cpu': recordingActivities('cpu', calls), 'wf2-gpu': recordingActivities('gpu', calls) }, () =>
+      env.client.workflow.execute('phase5Workflow', { taskQueue: 'wf2-cpu', workflowId: `phase5-${input.run}`, args: [input] }),
+    );
+    expect(calls).to.deep.equal(['gpu:infer:rag', 'cpu:analyzeResults']);
+  });
+
+  it('a non-retryable input error fails the stage with its message instead of retrying forever', async () => {
+    const config = parseConfig({ temporal: { queues: { cpu: 'wf3-cpu', gpu: 'wf3-gpu' } } }, 'test', { env: {} });
+    const { ApplicationFailure } = await import('@temporalio/common');
+    let attempts = 0;
+    const acts = {
+      ...recordingActivities('cpu', []),
+      buildCorpus: async () => {
+        attempts++;
+        throw ApplicationFailure.create({ type: 'UserInputError', message: 'no metadata file at /nowhere', nonRetryable: true });
+      },
+    };
+    const input: StageInput = { run: `e${Date.now()}`, config, options: {}, force: false };
+    try {
+      await withWorkers({ 'wf3-cpu': acts }, () =>
+        env.client.workflow.execute('buildWorkflow', { taskQueue: 'wf3-cpu', workflowId: `phase5-${input.run}-build`, args: [input] }),
+      );
+      expect.fail('should fail');
+    } catch (err) {
+      expect(err).to.be.instanceOf(WorkflowFailedError);
+      const msg = String((err as WorkflowFailedError).cause?.cause?.message ?? (err as Error).message);
+      expect(msg).to.contain('no metadata file at /nowhere');
+    }
+    expect(attempts).to.equal(1);
+  });
+});
