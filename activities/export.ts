@@ -1,6 +1,271 @@
+/**
+ * Export stage (CPU queue): for every OCR line of every dataset, retrieve the top-k corpus sentences and
+ * write an inference_input.jsonl record (spec §7.4 + retrieval_sources + prompt_version).
+ *
+ * planExport splits each dataset into shards; exportShard (any number of workers, any machines) writes one
+ * shard file, resuming inside it after a crash: the shard file is the durable cursor (whole lines, fsync'd
+ * at checkpoints; a torn last line is cut on resume), so a killed worker leaves no gap and no duplicate.
+ * mergeExport concatenates the shards in plan order into inference_input.jsonl (atomic rename).
+ */
+import { createReadStream, existsSync, mkdirSync, openSync, closeSync, writeSync, fsyncSync, renameSync, rmSync, readFileSync } from 'node:fs';
+import readline from 'node:readline';
+import path from 'node:path';
+import { resolvePath, resultDirs } from '../src/config/load';
+import type { Config } from '../src/config/schema';
+import { loadDataset, type DatasetSpec, type OcrSample } from '../src/datasets';
+import { JsonlAppender, readJson, recoverJsonl, writeJsonAtomic } from '../src/io/jsonl';
+import { RAG_PROMPT_VERSION, ZERO_SHOT_PROMPT_VERSION } from '../src/prompts';
+import { isArabicText } from '../src/text/arabic';
+import { sha256Text } from '../src/util/hash';
+import { childLogger } from '../src/util/log';
 import type { StageInput } from '../workflows/types';
-export interface ExportShard { dataset: string; index: number; start: number; end: number }
-export interface ExportPlan { datasets: { dataset: string; samples: number; shards: ExportShard[] }[] }
-export async function planExport(_input: StageInput): Promise<ExportPlan> { throw new Error('export stage: wiring in progress'); }
-export async function exportShard(_a: { input: StageInput; shard: ExportShard }): Promise<{ records: number; fallbacks: number }> { throw new Error('wiring'); }
-export async function mergeExport(_a: { input: StageInput; plan: ExportPlan }): Promise<Record<string, unknown>> { throw new Error('wiring'); }
+import { stagePaths } from './build';
+import { openRetriever, type ExportRetriever } from './retriever';
+import { asActivity, heartbeater, previousCheckpoint, UserInputError } from './support';
+
+const log = childLogger('export');
+
+export interface ExportShard {
+  dataset: string;
+  index: number;
+  /** Sample range [start, end) in the dataset's deterministic order. */
+  start: number;
+  end: number;
+  /** Settings fingerprint: a finished shard is reused only when it matches. */
+  fingerprint: string;
+}
+
+export interface ExportPlan {
+  fingerprint: string;
+  datasets: { dataset: string; samples: number; shards: ExportShard[] }[];
+}
+
+export interface InferenceInputRecord {
+  sample_id: string;
+  dataset: string;
+  ocr_text: string;
+  gt_text: string;
+  prompt_type: 'rag' | 'zero_shot_fallback';
+  prompt_version: string;
+  retrieval_context: string;
+  retrieved_k: number;
+  retrieval_scores: number[];
+  retrieval_sources: { source_uri: string; idx: number; date: number }[];
+}
+
+function exportDir(config: Config): string {
+  return path.join(resultDirs(config).phase5, 'export');
+}
+function shardFile(config: Config, shard: Pick<ExportShard, 'dataset' | 'index'>): string {
+  return path.join(exportDir(config), shard.dataset, `shard-${String(shard.index).padStart(5, '0')}.jsonl`);
+}
+const doneFile = (f: string) => `${f}.done.json`;
+
+export function datasetSpec(config: Config, key: string): DatasetSpec {
+  const d = config.datasets[key];
+  if (!d) throw new UserInputError(`unknown dataset "${key}" — the config declares: ${Object.keys(config.datasets).join(', ') || '(none)'}`);
+  return d.type === 'paired_dir'
+    ? { key, type: 'paired_dir', path: resolvePath(d.path), gtSuffix: d.gt_suffix, ocrSuffix: d.ocr_suffix }
+    : { key, type: 'jsonl', path: resolvePath(d.path) };
+}
+
+export function selectedDatasets(config: Config, options: StageInput['options']): string[] {
+  const keys = options.datasets?.length ? options.datasets : Object.keys(config.datasets);
+  if (keys.length === 0) throw new UserInputError('no datasets: declare some under `datasets:` in the config');
+  return keys;
+}
+
+async function loadSamples(config: Config, key: string, limit?: number): Promise<OcrSample[]> {
+  const spec = datasetSpec(config, key);
+  if (!existsSync(spec.path)) throw new UserInputError(`dataset ${key}: ${spec.path} not found`);
+  return (await loadDataset(spec, { limit })).samples;
+}
+
+export async function planExport(input: StageInput): Promise<ExportPlan> {
+  return asActivity(async () => {
+    const { config, options } = input;
+    const paths = stagePaths(config, options);
+    const manifestFile = paths.index.replace(/\.usearch$/, '') + '.manifest.json';
+    const manifestPath = existsSync(manifestFile) ? manifestFile : `${paths.index}.manifest.json`;
+    if (!existsSync(paths.index) || !existsSync(manifestPath)) {
+      throw new UserInputError(`no index at ${paths.index} — run \`phase5 build\` first`);
+    }
+    const r = config.phase5.retrieval;
+    const fingerprint = sha256Text(
+      JSON.stringify({
+        manifest: readFileSync(manifestPath, 'utf8'),
+        top_k: r.top_k,
+        min_score: r.min_score,
+        format_style: r.format_style,
+        max_chars: r.max_chars_per_sentence,
+        limit: options.limit ?? null,
+        datasets: selectedDatasets(config, options).map((k) => config.datasets[k]),
+        shard_size: config.phase5.export.shard_size,
+      }),
+    ).slice(0, 16);
+    const plan: ExportPlan = { fingerprint, datasets: [] };
+    for (const key of selectedDatasets(config, options)) {
+      const samples = await loadSamples(config, key, options.limit);
+      if (input.force) rmSync(path.join(exportDir(config), key), { recursive: true, force: true });
+      const size = config.phase5.export.shard_size;
+      const shards: ExportShard[] = [];
+      for (let start = 0, i = 0; start < samples.length; start += size, i++) {
+        shards.push({ dataset: key, index: i, start, end: Math.min(samples.length, start + size), fingerprint });
+      }
+      plan.datasets.push({ dataset: key, samples: samples.length, shards });
+    }
+    mkdirSync(exportDir(config), { recursive: true });
+    writeJsonAtomic(path.join(exportDir(config), 'plan.json'), plan);
+    return plan;
+  });
+}
+
+/** The record for one sample; lines with no Arabic (or empty) get the zero-shot fallback, no retrieval. */
+export function fallbackRecord(s: OcrSample): InferenceInputRecord {
+  return {
+    sample_id: s.sample_id,
+    dataset: s.dataset,
+    ocr_text: s.ocr_text,
+    gt_text: s.gt_text,
+    prompt_type: 'zero_shot_fallback',
+    prompt_version: ZERO_SHOT_PROMPT_VERSION,
+    retrieval_context: '',
+    retrieved_k: 0,
+    retrieval_scores: [],
+    retrieval_sources: [],
+  };
+}
+
+/** Write the records of `samples[from..]` to `out`, retrieving in batches. Shared by the activity and benchmarks. */
+export async function writeShardRecords(
+  samples: OcrSample[],
+  from: number,
+  out: JsonlAppender,
+  retriever: ExportRetriever,
+  config: Config,
+  onCheckpoint: (records: number) => void,
+): Promise<number> {
+  const r = config.phase5.retrieval;
+  const batch = config.phase5.export.query_batch_size;
+  const every = config.phase5.export.checkpoint_every;
+  let fallbacks = 0;
+  let sinceCheckpoint = 0;
+  for (let i = from; i < samples.length; i += batch) {
+    const slice = samples.slice(i, i + batch);
+    const queryable = slice.filter((s) => s.ocr_text.trim() !== '' && isArabicText(s.ocr_text));
+    const hits = queryable.length ? await retriever.retrieveMany(queryable.map((s) => s.ocr_text), r.top_k, r.min_score) : [];
+    const byId = new Map(queryable.map((s, j) => [s.sample_id, hits[j]]));
+    for (const s of slice) {
+      const chunks = byId.get(s.sample_id) ?? [];
+      if (chunks.length === 0) {
+        out.write(fallbackRecord(s));
+        fallbacks++;
+      } else {
+        const rec: InferenceInputRecord = {
+          sample_id: s.sample_id,
+          dataset: s.dataset,
+          ocr_text: s.ocr_text,
+          gt_text: s.gt_text,
+          prompt_type: 'rag',
+          prompt_version: RAG_PROMPT_VERSION,
+          retrieval_context: retriever.formatForPrompt(chunks, r.format_style),
+          retrieved_k: chunks.length,
+          retrieval_scores: chunks.map((c) => Number(c.score.toFixed(6))),
+          retrieval_sources: chunks.map((c) => ({ source_uri: c.source_uri, idx: c.idx, date: c.date })),
+        };
+        out.write(rec);
+      }
+      sinceCheckpoint++;
+      if (sinceCheckpoint >= every) {
+        onCheckpoint(out.checkpoint());
+        sinceCheckpoint = 0;
+      }
+    }
+  }
+  onCheckpoint(out.checkpoint());
+  return fallbacks;
+}
+
+export async function exportShard(args: { input: StageInput; shard: ExportShard }) {
+  return asActivity(async () => {
+    const { input, shard } = args;
+    const { config, options } = input;
+    const file = shardFile(config, shard);
+    const total = shard.end - shard.start;
+    if (existsSync(doneFile(file))) {
+      const done = await readJson<{ fingerprint: string; records: number; fallbacks: number }>(doneFile(file));
+      if (done.fingerprint === shard.fingerprint && done.records === total) return { records: total, fallbacks: done.fallbacks, reused: true };
+      rmSync(doneFile(file));
+      rmSync(file, { force: true }); // made with other settings: redo
+    }
+    mkdirSync(path.dirname(file), { recursive: true });
+    const recovered = recoverJsonl(file);
+    if (recovered.truncatedBytes > 0) log.warn({ file, truncatedBytes: recovered.truncatedBytes }, 'cut a torn last line left by a crash');
+    if (recovered.records > total) throw new Error(`${file} has ${recovered.records} records, more than the shard's ${total}: delete it or use --force`);
+    const prev = previousCheckpoint<{ records: number }>();
+    if (prev?.checkpoint && prev.checkpoint.records > recovered.records) {
+      log.warn({ heartbeat: prev.checkpoint.records, file: recovered.records }, 'last heartbeat was ahead of the fsync’d file; resuming from the file');
+    }
+    if (recovered.records > 0) log.info({ shard: `${shard.dataset}#${shard.index}`, resumeAt: recovered.records, total }, 'resuming shard');
+    const samples = (await loadSamples(config, shard.dataset, options.limit)).slice(shard.start, shard.end);
+    if (samples.length !== total) throw new Error(`dataset ${shard.dataset} changed since the export was planned (${samples.length} vs ${total} samples in shard ${shard.index})`);
+    const retriever = await openRetriever(config, stagePaths(config, options));
+    const hb = heartbeater(`${shard.dataset}#${shard.index}`, total, recovered.records);
+    hb.beat(recovered.records, { records: recovered.records }, true);
+    const out = new JsonlAppender(file, recovered.records);
+    let fallbacks: number;
+    try {
+      fallbacks = await writeShardRecords(samples, recovered.records, out, retriever, config, (n) => hb.beat(n, { records: n }));
+    } finally {
+      out.close();
+    }
+    // Count fallbacks over the whole shard (a resumed attempt only saw part of it).
+    const all = await countFallbacks(file);
+    writeJsonAtomic(doneFile(file), { fingerprint: shard.fingerprint, records: total, fallbacks: all });
+    log.info({ shard: `${shard.dataset}#${shard.index}`, records: total, fallbacks: all, newFallbacks: fallbacks }, 'shard done');
+    return { records: total, fallbacks: all, reused: false };
+  });
+}
+
+async function countFallbacks(file: string): Promise<number> {
+  let n = 0;
+  const rl = readline.createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  for await (const line of rl) if (line.includes('"prompt_type":"zero_shot_fallback"')) n++;
+  return n;
+}
+
+export async function mergeExport(args: { input: StageInput; plan: ExportPlan }) {
+  return asActivity(async () => {
+    const { config } = args.input;
+    const target = path.join(resultDirs(config).phase5, 'inference_input.jsonl');
+    const tmp = `${target}.tmp-${process.pid}`;
+    mkdirSync(path.dirname(target), { recursive: true });
+    const fd = openSync(tmp, 'w');
+    const byDataset: Record<string, number> = {};
+    let records = 0;
+    try {
+      for (const d of args.plan.datasets) {
+        let n = 0;
+        for (const shard of d.shards) {
+          const file = shardFile(config, shard);
+          if (!existsSync(doneFile(file))) throw new Error(`shard ${shard.dataset}#${shard.index} is not finished (${file})`);
+          const rl = readline.createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+          for await (const line of rl) {
+            if (!line.trim()) continue;
+            writeSync(fd, line + '\n');
+            n++;
+          }
+        }
+        if (n !== d.samples) throw new Error(`dataset ${d.dataset}: merged ${n} records, expected ${d.samples}`);
+        byDataset[d.dataset] = n;
+        records += n;
+      }
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, target);
+    log.info({ target, records, byDataset }, `inference_input.jsonl: ${records} records`);
+    return { path: target, records, byDataset };
+  });
+}

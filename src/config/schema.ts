@@ -34,8 +34,8 @@ const CorpusSchema = z.strictObject({
   status_filter: z.enum(['pri', 'sec', 'all']).default('pri'),
   seed: z.number().int().default(42),
   eras: z.array(EraSchema).min(1).default(DEFAULT_ERAS),
-  /** Most sentences any one file may contribute, as a share of its era's quota (keeps prolific authors in check). */
-  per_file_cap: z.number().positive().max(1).default(0.05),
+  /** Optional hard cap on sentences from any one file, on top of the author-balanced allocation (null = none). */
+  max_per_file: positiveInt.nullable().default(null),
   /** Glob-style version-URI patterns held out of the corpus (e.g. the OCR books' own sources). */
   exclude: z.array(z.string().min(1)).default([]),
   dedup_across_corpus: z.boolean().default(true),

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { resolveConfig, UsageError, type GlobalFlags } from '../options';
 import { connectClient } from '../../temporal/client';
-import { runWorkers } from '../../temporal/worker';
 
 export function registerWorkerCommand(program: Command): void {
   program
@@ -17,6 +16,7 @@ export function registerWorkerCommand(program: Command): void {
       const { connection } = await connectClient(config);
       await connection.close();
       console.error(`worker: serving ${queues.join(', ')} at ${config.temporal.address} (Ctrl-C to stop)`);
+      const { runWorkers } = await import('../../temporal/worker'); // heavy: native modules, webpack
       await runWorkers({ config, queues });
     });
 }
