@@ -44,6 +44,7 @@ export async function analyzeOptions(config: Config, options: StageInput['option
     datasetInfo,
     bootstrap: { iterations: config.analysis.bootstrap_iterations, seed: config.analysis.bootstrap_seed },
     normalization: { ...config.analysis.normalization },
+    collapseWhitespace: config.analysis.collapse_whitespace,
     eras: config.phase5.corpus.eras.map((e) => ({ name: e.name, from: e.from, to: e.to })),
   };
 }

@@ -147,7 +147,8 @@ async function ensureAsset(asset) {
 
 // ---- 3. browser for the report test ----------------------------------------------------------------------
 function ensureBrowser() {
-  if (existsSync('/usr/bin/chromium')) return;
+  // chromium renders report.html in the browser test; DejaVu covers Latin + Arabic glyphs for the charts.
+  if (existsSync('/usr/bin/chromium') && existsSync('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf')) return;
   if (CHECK_ONLY) return;
   if (process.getuid?.() !== 0 || !onPath('apt-get')) {
     log('chromium not installed and not root: the report browser test will be skipped (apt-get install chromium)');
@@ -157,7 +158,7 @@ function ensureBrowser() {
   log('installing Debian chromium for the report browser test…');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   let r = run('apt-get', ['update', '-qq'], { env });
-  if (r.ok) r = run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium'], { env });
+  if (r.ok) r = run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium', 'fonts-dejavu-core'], { env });
   if (!r.ok) { log(`could not install chromium (browser test will be skipped): ${r.out.slice(-500)}`); return; }
   done.push(`chromium from Debian (${((Date.now() - t) / 1000).toFixed(1)} s)`);
 }

@@ -4,6 +4,7 @@
  * names the environment variable that holds an API key (`infer.openai.api_key_env`).
  */
 import { z } from 'zod';
+import { DEFAULT_ERAS } from '../openiti/sampling';
 
 const positiveInt = z.number().int().positive();
 const nonNegInt = z.number().int().nonnegative();
@@ -20,12 +21,6 @@ export const EraSchema = z.strictObject({
   fraction: unitInterval,
 });
 
-export const DEFAULT_ERAS = [
-  { name: '0-300', from: 0, to: 300, fraction: 0.1 },
-  { name: '300-600', from: 300, to: 600, fraction: 0.3 },
-  { name: '600-900', from: 600, to: 900, fraction: 0.3 },
-  { name: '900+', from: 900, to: 100000, fraction: 0.3 },
-];
 
 const CorpusSchema = z.strictObject({
   max_sentences: positiveInt.default(200000),
@@ -33,7 +28,7 @@ const CorpusSchema = z.strictObject({
   max_char_len: positiveInt.default(300),
   status_filter: z.enum(['pri', 'sec', 'all']).default('pri'),
   seed: z.number().int().default(42),
-  eras: z.array(EraSchema).min(1).default(DEFAULT_ERAS),
+  eras: z.array(EraSchema).min(1).default(() => DEFAULT_ERAS.map((e) => ({ ...e }))),
   /** Optional hard cap on sentences from any one file, on top of the author-balanced allocation (null = none). */
   max_per_file: positiveInt.nullable().default(null),
   /** Glob-style version-URI patterns held out of the corpus (e.g. the OCR books' own sources). */
@@ -141,6 +136,8 @@ const InferSchema = z.strictObject({
 });
 
 const AnalysisSchema = z.strictObject({
+  /** Collapse whitespace runs before scoring (the metric definition); false = trim only, as the OCR_GS README figures. */
+  collapse_whitespace: z.boolean().default(true),
   bootstrap_iterations: positiveInt.default(1000),
   bootstrap_seed: z.number().int().default(42),
   normalization: z

@@ -136,7 +136,8 @@ describe('workflows (real local Temporal server)', function () {
       expect.fail('should fail');
     } catch (err) {
       expect(err).to.be.instanceOf(WorkflowFailedError);
-      const msg = String((err as WorkflowFailedError).cause?.cause?.message ?? (err as Error).message);
+      const activityFailure = (err as WorkflowFailedError).cause as (Error & { cause?: Error }) | undefined;
+      const msg = String(activityFailure?.cause?.message ?? (err as Error).message);
       expect(msg).to.contain('no metadata file at /nowhere');
     }
     expect(attempts).to.equal(1);

@@ -1,0 +1,236 @@
+/**
+ * The analyze stage: read the inference inputs and both conditions' corrections, score every line, and
+ * write the per-dataset and aggregated documents of spec §9/§10 (plus the report). Pure core: no Temporal
+ * import; the activity wraps `analyzeStudy` and heartbeats through `onProgress`.
+ *
+ * Determinism: `generated_at` is the newest input file's mtime (never the wall clock), datasets are
+ * processed in code-unit order, lines in file order, numbers rounded to fixed decimals, and the bootstrap
+ * PRNG is seeded per dataset — so two runs on the same inputs write byte-identical files. Only
+ * `phase5.log`, an append-only journal, grows on every run.
+ */
+import { appendFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { writeJsonAtomic, writeJsonlAtomic } from '../src/io/jsonl';
+import { childLogger } from '../src/util/log';
+import { createProgress } from '../src/util/progress';
+import { DEFAULT_ERAS, cmpStr, round, sourceMatcher } from './format';
+import { loadStudyInputs, type AnalysisInputRecord, type Loaded } from './inputs';
+import { DEFAULT_ARABIC_NORMALIZATION, type ArabicNormalization } from './metrics';
+import { renderReport } from './report';
+import { scoreDataset, type ScoredDataset } from './score';
+import { aggregateDocuments, datasetDocuments, type DatasetDocuments, type ResolvedMeta, type SectionContext } from './sections';
+import type { AnalysisSummary, AnalyzeOptions, DatasetSummary } from './types';
+
+const log = childLogger('analyze');
+
+export const DEFAULT_BOOTSTRAP = { iterations: 1000, seed: 42 } as const;
+
+function mostFrequent(m: Map<string, number>): string | null {
+  let best: string | null = null;
+  let bestN = -1;
+  for (const k of [...m.keys()].sort(cmpStr)) {
+    const n = m.get(k)!;
+    if (n > bestN) { best = k; bestN = n; }
+  }
+  return best;
+}
+
+function resolveNormalization(n: AnalyzeOptions['normalization']): ArabicNormalization | null {
+  if (n === null || n?.enabled === false) return null;
+  const { enabled: _enabled, ...rest } = n ?? {};
+  return { ...DEFAULT_ARABIC_NORMALIZATION, ...rest };
+}
+
+/** Run the analysis; returns a small summary (per dataset CER/WER/Δ and the files written). */
+export async function analyzeStudy(opts: AnalyzeOptions): Promise<AnalysisSummary> {
+  const phase5Dir = path.resolve(opts.phase5Dir);
+  const inputs = await loadStudyInputs({ phase5Dir, phase2Dir: opts.phase2Dir ?? null, datasets: opts.datasets, log });
+  const warnings = [...inputs.warnings];
+  const errorAnalysis = opts.errorAnalysis ?? true;
+  const normalization = resolveNormalization(opts.normalization);
+  const collapseWhitespace = opts.collapseWhitespace ?? true;
+  const eras = opts.eras ?? DEFAULT_ERAS;
+  const bootstrap = {
+    iterations: opts.bootstrap?.iterations ?? DEFAULT_BOOTSTRAP.iterations,
+    seed: opts.bootstrap?.seed ?? DEFAULT_BOOTSTRAP.seed,
+  };
+  const generatedAt = opts.generatedAt ?? inputs.newestInputIso;
+
+  const total = inputs.datasets.reduce((a, d) => a + inputs.phase5.byDataset.get(d)!.length, 0);
+  const progress = createProgress({ label: 'analyze', total, mode: opts.progress });
+  let done = 0;
+  const tick = () => {
+    done++;
+    progress.tick();
+    if (opts.onProgress && (done % 256 === 0 || done === total)) opts.onProgress(done, total);
+  };
+
+  // ---- score every dataset
+  const scored: ScoredDataset[] = [];
+  try {
+    for (const ds of inputs.datasets) {
+      const info = opts.datasetInfo?.[ds];
+      const p2 = inputs.phase2?.byDataset.get(ds);
+      const inp = inputs.inferenceInput?.byDataset.get(ds);
+      const byId = <T extends { sample_id: string }>(l: Array<Loaded<T>> | undefined) =>
+        l ? new Map(l.map((x) => [x.record.sample_id, x])) : null;
+      if (inputs.phase2 && !p2) warnings.push(`${ds}: no Phase 2 lines for this dataset; comparison figures are null`);
+      scored.push(
+        scoreDataset(ds, inputs.phase5.byDataset.get(ds)!, byId(p2), byId<AnalysisInputRecord>(inp), {
+          collapseWhitespace,
+          normalization,
+          errorAnalysis,
+          topK: opts.meta?.top_k,
+          eras,
+          isSourceBook: info?.sourcePattern ? sourceMatcher(info.sourcePattern) : null,
+        }, tick),
+      );
+    }
+  } finally {
+    progress.stop();
+  }
+
+  // ---- meta defaults from the records
+  const models = new Map<string, number>();
+  const versions = new Map<string, number>();
+  for (const s of scored) {
+    for (const [k, v] of s.models) models.set(k, (models.get(k) ?? 0) + v);
+    for (const [k, v] of s.promptVersions) versions.set(k, (versions.get(k) ?? 0) + v);
+  }
+  const meta: ResolvedMeta = {
+    model: opts.meta?.model ?? mostFrequent(models),
+    embedding_model: opts.meta?.embedding_model ?? null,
+    top_k: opts.meta?.top_k ?? null,
+    corpus_size: opts.meta?.corpus_size ?? null,
+    prompt_version: opts.meta?.prompt_version ?? mostFrequent(versions),
+  };
+  if (models.size > 1) warnings.push(`Phase 5 corrections come from ${models.size} models: ${[...models.keys()].sort(cmpStr).join(', ')}`);
+  const ctx: SectionContext = {
+    generatedAt,
+    meta,
+    bootstrap,
+    normalization,
+    collapseWhitespace,
+    topConfusions: opts.topConfusions ?? 20,
+    eras,
+    errorAnalysis,
+  };
+
+  // ---- write per-dataset documents
+  const files: string[] = [];
+  const write = (rel: string, value: unknown) => {
+    writeJsonAtomic(path.join(phase5Dir, rel), value);
+    files.push(rel);
+  };
+  const docs: DatasetDocuments[] = [];
+  for (const s of scored) {
+    const ds = s.dataset;
+    const d = datasetDocuments(s, ctx, opts.datasetInfo?.[ds]);
+    docs.push(d);
+    mkdirSync(path.join(phase5Dir, ds), { recursive: true });
+    writeJsonlAtomic(path.join(phase5Dir, ds, 'corrections.jsonl'), inputs.phase5.byDataset.get(ds)!.map((x) => x.raw));
+    files.push(`${ds}/corrections.jsonl`);
+    write(`${ds}/metrics.json`, d.metrics);
+    write(`${ds}/comparison_vs_phase2.json`, d.comparison);
+    write(`${ds}/retrieval_analysis.json`, d.retrieval);
+    if (d.errorChanges) write(`${ds}/error_changes.json`, d.errorChanges);
+    else removeStale(path.join(phase5Dir, ds, 'error_changes.json'));
+    const dg = d.digest;
+    if (dg.all.gold_mismatch_n > 0) warnings.push(`${ds}: ${dg.all.gold_mismatch_n} sample(s) have a different gold text in Phase 2 or inference_input; Phase 5's gold was used`);
+    if (dg.all.no_input_n > 0 && inputs.inferenceInput) warnings.push(`${ds}: ${dg.all.no_input_n} sample(s) missing from inference_input.jsonl`);
+    if (s.alignmentSkipped > 0) warnings.push(`${ds}: ${s.alignmentSkipped} line(s) too long to align for error_changes (scored, not in error_changes)`);
+  }
+
+  // ---- aggregates
+  const agg = aggregateDocuments(scored, docs, ctx);
+  write('metrics.json', agg.metrics);
+  write('comparison.json', agg.comparison);
+  if (agg.errorChanges) write('error_changes.json', agg.errorChanges);
+  else removeStale(path.join(phase5Dir, 'error_changes.json'));
+
+  // ---- summary
+  const datasets: DatasetSummary[] = docs.map((d) => {
+    const g = d.digest;
+    const p2 = g.hasBaseline ? g.cmp.p2_ce / Math.max(1, g.cmp.ref_chars) : null;
+    const p2w = g.hasBaseline ? g.cmp.p2_we / Math.max(1, g.cmp.ref_words) : null;
+    const p5 = g.cmp.ref_chars > 0 ? g.cmp.p5_ce / g.cmp.ref_chars : null;
+    const p5w = g.cmp.ref_words > 0 ? g.cmp.p5_we / g.cmp.ref_words : null;
+    return {
+      dataset: g.dataset,
+      num_samples: g.all.n,
+      n_paired: g.cmp.paired,
+      ocr_cer: round(g.cmp.ref_chars > 0 ? g.cmp.ocr_ce / g.cmp.ref_chars : null),
+      ocr_wer: round(g.cmp.ref_words > 0 ? g.cmp.ocr_we / g.cmp.ref_words : null),
+      phase2_cer: round(p2),
+      phase2_wer: round(p2w),
+      phase5_cer: round(p5),
+      phase5_wer: round(p5w),
+      delta_cer: round(p2 !== null && p5 !== null ? p5 - p2 : null),
+      delta_wer: round(p2w !== null && p5w !== null ? p5w - p2w : null),
+      delta_cer_ci95: g.bootstrap.delta_cer?.ci95 ?? null,
+      significant: g.bootstrap.delta_cer?.significant ?? null,
+      failures_phase5: g.all.p5_fail_n,
+      failures_phase2: g.all.p2_fail_n,
+      help_rate: round(g.all.n > 0 ? g.all.p5_help / g.all.n : null),
+      harm_rate: round(g.all.n > 0 ? g.all.p5_harm / g.all.n : null),
+      avg_top1_score: g.avgTop1,
+      leakage: g.leakage.statement,
+      interpretation: g.interpretation,
+    };
+  });
+  const c = agg.cmp;
+  const op2 = agg.hasBaseline && c.ref_chars > 0 ? c.p2_ce / c.ref_chars : null;
+  const op5 = c.ref_chars > 0 ? c.p5_ce / c.ref_chars : null;
+  const summary: AnalysisSummary = {
+    generated_at: generatedAt,
+    phase5_dir: phase5Dir,
+    datasets,
+    overall: {
+      num_samples: agg.all.n,
+      n_paired: c.paired,
+      ocr_cer: round(c.ref_chars > 0 ? c.ocr_ce / c.ref_chars : null),
+      phase2_cer: round(op2),
+      phase5_cer: round(op5),
+      delta_cer: round(op2 !== null && op5 !== null ? op5 - op2 : null),
+      delta_cer_ci95: agg.boot.delta_cer?.ci95 ?? null,
+      interpretation: agg.interpretation,
+    },
+    files: [],
+    warnings,
+  };
+
+  // ---- report
+  if (opts.report !== false) {
+    const r = await renderReport(phase5Dir, typeof opts.report === 'object' ? opts.report : {});
+    files.push(...r.files);
+  }
+  summary.files = [...new Set(files)].sort(cmpStr);
+
+  // ---- journal
+  if (opts.logFile !== false) appendJournal(opts.logFile ?? path.join(phase5Dir, 'phase5.log'), summary, errorAnalysis);
+  log.info({ datasets: datasets.length, samples: agg.all.n, delta_cer: summary.overall.delta_cer }, 'analysis written');
+  return summary;
+}
+
+/** An output of an earlier run that this run does not produce would contradict the new figures. */
+function removeStale(file: string): void {
+  if (!existsSync(file)) return;
+  rmSync(file);
+  log.info({ file }, 'removed stale output of an earlier run');
+}
+
+function appendJournal(file: string, s: AnalysisSummary, errorAnalysis: boolean): void {
+  const fmt = (x: number | null) => (x === null ? 'n/a' : x.toFixed(4));
+  const lines = [
+    `${new Date().toISOString()} analyze: ${s.datasets.length} dataset(s), ${s.overall.num_samples} samples, inputs as of ${s.generated_at}${errorAnalysis ? '' : ' (error analysis off)'}`,
+    ...s.datasets.map(
+      (d) =>
+        `  ${d.dataset}: n=${d.num_samples} paired=${d.n_paired} CER ocr=${fmt(d.ocr_cer)} phase2=${fmt(d.phase2_cer)} phase5=${fmt(d.phase5_cer)} ΔCER=${fmt(d.delta_cer)}` +
+        `${d.delta_cer_ci95 ? ` [${fmt(d.delta_cer_ci95[0])}, ${fmt(d.delta_cer_ci95[1])}]` : ''} failures=${d.failures_phase5}; ${d.leakage}`,
+    ),
+    `  overall: ${s.overall.interpretation}`,
+    ...s.warnings.map((w) => `  warning: ${w}`),
+  ];
+  mkdirSync(path.dirname(file), { recursive: true });
+  appendFileSync(file, lines.join('\n') + '\n');
+}

@@ -1,0 +1,240 @@
+/**
+ * Per-line scoring of one dataset: raw OCR, the Phase 2 zero-shot correction and the Phase 5 RAG correction,
+ * each against the gold line, plus what the line's retrieval looked like. Produces plain rows that
+ * become an Arquero table (analysis/sections.ts) and, optionally, the character-level error changes.
+ *
+ * Failed corrections (an `error`, or an empty output for a non-empty OCR line) are scored as identity:
+ * corrected = OCR text. They are counted, never dropped.
+ */
+import type { CorrectionRecord } from '../src/llm/records';
+import { isFailed } from '../src/llm/records';
+import { anchorOps, compareErrors, ERROR_CATEGORIES, ErrorChangeAccumulator } from './error-changes';
+import { eraOf, ocrCerBand, parseDate, scoreBucket, type Era } from './format';
+import type { AnalysisInputRecord, Loaded } from './inputs';
+import { prepareText, scoreDistances, scorePair, scorePrepared, type ArabicNormalization } from './metrics';
+
+export type FailureKind = 'error' | 'empty_output';
+
+/** Why a correction counts as failed (null = usable). */
+export function failureKind(r: Pick<CorrectionRecord, 'error' | 'corrected_text' | 'ocr_text'>): FailureKind | null {
+  if (isFailed(r)) return 'error';
+  if (r.corrected_text.trim() === '' && r.ocr_text.trim() !== '') return 'empty_output';
+  return null;
+}
+
+export interface ScoredLine {
+  /** Position in the Phase 5 file (stable order). */
+  idx: number;
+  sample_id: string;
+  prompt_type: string;
+  ref_chars: number;
+  ref_words: number;
+  ocr_ce: number;
+  ocr_we: number;
+  p5_ce: number;
+  p5_we: number;
+  /** Character substitutions / deletions / insertions of each alignment. */
+  ocr_cs: number;
+  ocr_cd: number;
+  ocr_ci: number;
+  p5_cs: number;
+  p5_cd: number;
+  p5_ci: number;
+  p2_cs: number;
+  p2_cd: number;
+  p2_ci: number;
+  p5_failed: boolean;
+  p5_failure: FailureKind | null;
+  has_p2: boolean;
+  /** 0 when there is no Phase 2 line (filter on has_p2). */
+  p2_ce: number;
+  p2_we: number;
+  p2_failed: boolean;
+  p2_failure: FailureKind | null;
+  /** Normalised (secondary) counts; 0 when normalisation is off. */
+  n_ref_chars: number;
+  n_ref_words: number;
+  n_ocr_ce: number;
+  n_ocr_we: number;
+  n_p5_ce: number;
+  n_p5_we: number;
+  n_p2_ce: number;
+  n_p2_we: number;
+  ocr_band: string;
+  has_input: boolean;
+  has_retrieval: boolean;
+  top1: number | null;
+  top3_mean: number | null;
+  topk_mean: number | null;
+  bucket: string | null;
+  top1_source: string | null;
+  top1_era: string | null;
+  /** Top-1 / any retrieved source matches the dataset's source pattern (null: no pattern or no retrieval). */
+  leak_top1: boolean | null;
+  leak_any: boolean | null;
+  /** Gold text differs between the Phase 5 and Phase 2 (or inference input) records of this sample. */
+  gold_mismatch: boolean;
+}
+
+export interface ScoreOptions {
+  collapseWhitespace: boolean;
+  normalization: Partial<ArabicNormalization> | null;
+  errorAnalysis: boolean;
+  /** top_k for the "top-k" mean score; defaults to all scores of the line. */
+  topK?: number;
+  eras: readonly Era[];
+  isSourceBook: ((uri: string) => boolean) | null;
+}
+
+export interface ScoredDataset {
+  dataset: string;
+  rows: ScoredLine[];
+  /** Character error changes (OCR → correction), null when error analysis is off. */
+  p5Changes: ErrorChangeAccumulator | null;
+  p2Changes: ErrorChangeAccumulator | null;
+  /** Per line: [fixed, introduced] per ERROR_CATEGORIES entry for Phase 5 (null when error analysis is off). */
+  p5LineCategories: Int32Array[] | null;
+  models: Map<string, number>;
+  promptVersions: Map<string, number>;
+  /** Lines whose alignment was refused as too large (scored, but left out of error changes). */
+  alignmentSkipped: number;
+}
+
+const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+
+export function scoreDataset(
+  dataset: string,
+  phase5: Array<Loaded<CorrectionRecord>>,
+  phase2: Map<string, Loaded<CorrectionRecord>> | null,
+  inputs: Map<string, Loaded<AnalysisInputRecord>> | null,
+  opts: ScoreOptions,
+  onLine?: () => void,
+): ScoredDataset {
+  const base = { collapseWhitespace: opts.collapseWhitespace };
+  const norm = opts.normalization ? { collapseWhitespace: opts.collapseWhitespace, normalization: opts.normalization } : null;
+  const p5Changes = opts.errorAnalysis ? new ErrorChangeAccumulator() : null;
+  const p2Changes = opts.errorAnalysis && phase2 ? new ErrorChangeAccumulator() : null;
+  const p5LineCategories: Int32Array[] | null = opts.errorAnalysis ? [] : null;
+  const catIndex = new Map<string, number>(ERROR_CATEGORIES.map((c, i) => [c, i]));
+  const models = new Map<string, number>();
+  const promptVersions = new Map<string, number>();
+  let alignmentSkipped = 0;
+  const rows: ScoredLine[] = [];
+
+  phase5.forEach(({ record: r }, idx) => {
+    models.set(r.model, (models.get(r.model) ?? 0) + 1);
+    promptVersions.set(r.prompt_version, (promptVersions.get(r.prompt_version) ?? 0) + 1);
+    const gold = r.gt_text;
+    const p5Failure = failureKind(r);
+    const p5Hyp = p5Failure ? r.ocr_text : r.corrected_text;
+    const p2rec = phase2?.get(r.sample_id)?.record ?? null;
+    const p2Failure = p2rec ? failureKind(p2rec) : null;
+    const p2Hyp = p2rec ? (p2Failure ? p2rec.ocr_text : p2rec.corrected_text) : null;
+    const input = inputs?.get(r.sample_id)?.record ?? null;
+
+    // One character alignment per condition serves CER and the error analysis. A failed correction is
+    // scored as the OCR text, so it reuses the OCR alignment.
+    const g = prepareText(gold, base);
+    const o = prepareText(r.ocr_text, base);
+    const withOps = p5Changes !== null;
+    let ocrA: ReturnType<typeof scorePrepared>;
+    let p5A: ReturnType<typeof scorePrepared>;
+    let p2A: ReturnType<typeof scorePrepared> | null = null;
+    let aligned = withOps;
+    try {
+      ocrA = scorePrepared(g, o, withOps);
+      p5A = p5Failure ? ocrA : scorePrepared(g, prepareText(p5Hyp, base), withOps);
+      if (p2Hyp !== null) p2A = p2Failure && p2rec!.ocr_text === r.ocr_text ? ocrA : scorePrepared(g, prepareText(p2Hyp, base), withOps);
+    } catch (err) {
+      // A runaway output too long to align with back-pointers: score it by distance only.
+      if (!(err instanceof RangeError)) throw err;
+      aligned = false;
+      alignmentSkipped++;
+      ocrA = { score: scorePair(gold, r.ocr_text, base) };
+      p5A = { score: scorePair(gold, p5Hyp, base) };
+      p2A = p2Hyp !== null ? { score: scorePair(gold, p2Hyp, base) } : null;
+    }
+    const ocr = ocrA.score;
+    const p5 = p5A.score;
+    const p2 = p2A?.score ?? null;
+    const nOcr = norm ? scoreDistances(gold, r.ocr_text, norm) : null;
+    const nP5 = norm ? (p5Failure ? nOcr : scoreDistances(gold, p5Hyp, norm)) : null;
+    const nP2 = norm && p2Hyp !== null ? scoreDistances(gold, p2Hyp, norm) : null;
+
+    const goldMismatch =
+      (p2rec !== null && prepareText(p2rec.gt_text, base) !== g) ||
+      (input !== null && prepareText(input.gt_text, base) !== g);
+
+    if (p5Changes && p5LineCategories) {
+      const cats = new Int32Array(ERROR_CATEGORIES.length * 2);
+      if (aligned) {
+        const before = anchorOps(g, o, ocrA.ops!);
+        const c5 = p5A === ocrA ? compareErrors(before, before) : compareErrors(before, anchorOps(g, prepareText(p5Hyp, base), p5A.ops!));
+        p5Changes.add(c5);
+        for (const e of c5.fixed) cats[catIndex.get(e.category)! * 2]++;
+        for (const e of c5.introduced) cats[catIndex.get(e.category)! * 2 + 1]++;
+        if (p2Changes && p2A && p2Hyp !== null) {
+          p2Changes.add(p2A === ocrA ? compareErrors(before, before) : compareErrors(before, anchorOps(g, prepareText(p2Hyp, base), p2A.ops!)));
+        }
+      }
+      p5LineCategories.push(cats);
+    }
+
+    const scores = input?.retrieval_scores ?? [];
+    const sources = input?.retrieval_sources ?? [];
+    const hasRetrieval = scores.length > 0;
+    const top1 = hasRetrieval ? scores[0] : null;
+    const k = opts.topK ?? scores.length;
+    const topSource = hasRetrieval && sources.length > 0 ? sources[0] : null;
+    const match = opts.isSourceBook;
+    rows.push({
+      idx,
+      sample_id: r.sample_id,
+      prompt_type: r.prompt_type,
+      ref_chars: ocr.refChars,
+      ref_words: ocr.refWords,
+      ocr_ce: ocr.charEdits,
+      ocr_we: ocr.wordEdits,
+      p5_ce: p5.charEdits,
+      p5_we: p5.wordEdits,
+      ocr_cs: ocr.char.substitutions,
+      ocr_cd: ocr.char.deletions,
+      ocr_ci: ocr.char.insertions,
+      p5_cs: p5.char.substitutions,
+      p5_cd: p5.char.deletions,
+      p5_ci: p5.char.insertions,
+      p2_cs: p2?.char.substitutions ?? 0,
+      p2_cd: p2?.char.deletions ?? 0,
+      p2_ci: p2?.char.insertions ?? 0,
+      p5_failed: p5Failure !== null,
+      p5_failure: p5Failure,
+      has_p2: p2 !== null,
+      p2_ce: p2?.charEdits ?? 0,
+      p2_we: p2?.wordEdits ?? 0,
+      p2_failed: p2Failure !== null,
+      p2_failure: p2Failure,
+      n_ref_chars: nOcr?.refChars ?? 0,
+      n_ref_words: nOcr?.refWords ?? 0,
+      n_ocr_ce: nOcr?.charEdits ?? 0,
+      n_ocr_we: nOcr?.wordEdits ?? 0,
+      n_p5_ce: nP5?.charEdits ?? 0,
+      n_p5_we: nP5?.wordEdits ?? 0,
+      n_p2_ce: nP2?.charEdits ?? 0,
+      n_p2_we: nP2?.wordEdits ?? 0,
+      ocr_band: ocrCerBand(ocr.charEdits, ocr.refChars),
+      has_input: input !== null,
+      has_retrieval: hasRetrieval,
+      top1,
+      top3_mean: hasRetrieval ? mean(scores.slice(0, 3)) : null,
+      topk_mean: hasRetrieval ? mean(scores.slice(0, Math.max(1, k))) : null,
+      bucket: top1 !== null ? scoreBucket(top1) : null,
+      top1_source: topSource?.source_uri ?? null,
+      top1_era: hasRetrieval ? eraOf(parseDate(topSource?.date), opts.eras) : null,
+      leak_top1: match && hasRetrieval ? (topSource ? match(topSource.source_uri) : false) : null,
+      leak_any: match && hasRetrieval ? sources.some((s) => match(s.source_uri)) : null,
+      gold_mismatch: goldMismatch,
+    });
+    onLine?.();
+  });
+  return { dataset, rows, p5Changes, p2Changes, p5LineCategories, models, promptVersions, alignmentSkipped };
+}

@@ -1,0 +1,691 @@
+/**
+ * The per-dataset output documents (metrics.json, comparison_vs_phase2.json, error_changes.json,
+ * retrieval_analysis.json) and the aggregated ones, built from the scored lines with Arquero.
+ *
+ * Sets of lines:
+ * - metrics.json uses every Phase 5 line of the dataset;
+ * - comparisons (comparison_vs_phase2.json, ΔCER by bucket / half / band) use the lines that have both a
+ *   Phase 5 and a Phase 2 line (all lines when no baseline exists at all; Phase 2 figures are then null).
+ */
+import * as aq from 'arquero';
+import { bootstrapRates, seedFor, type BootstrapResult } from './bootstrap';
+import { EDIT_TYPES, ERROR_CATEGORIES, ErrorChangeAccumulator, type ChangeCounts } from './error-changes';
+import { OCR_CER_BANDS, SCORE_BUCKETS, UNKNOWN_ERA, ratio, round, spearman, type Era } from './format';
+import type { ArabicNormalization } from './metrics';
+import type { ScoredDataset, ScoredLine } from './score';
+import type { DatasetInfo } from './types';
+
+const { op } = aq;
+type Table = ReturnType<typeof aq.from>;
+
+/** Study meta after defaults were resolved from the records. */
+export interface ResolvedMeta {
+  model: string | null;
+  embedding_model: string | null;
+  top_k: number | null;
+  corpus_size: number | null;
+  prompt_version: string | null;
+}
+
+export interface SectionContext {
+  generatedAt: string;
+  meta: ResolvedMeta;
+  bootstrap: { iterations: number; seed: number };
+  normalization: ArabicNormalization | null;
+  collapseWhitespace: boolean;
+  topConfusions: number;
+  eras: readonly Era[];
+  errorAnalysis: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Table and sums
+// ---------------------------------------------------------------------------------------------
+
+/** The per-line table with the derived 0/1 and per-line rate columns used by every rollup. */
+export function samplesTable(rows: Array<ScoredLine & { dataset?: string; stratum?: number }>): Table {
+  // String expressions (not arrow functions): Arquero parses function source, and transpilers rewrite it.
+  return aq.from(rows).derive({
+    paired: 'd => d.has_p2 ? 1 : 0',
+    p5_help: 'd => d.p5_ce < d.ocr_ce ? 1 : 0',
+    p5_harm: 'd => d.p5_ce > d.ocr_ce ? 1 : 0',
+    p2_help: 'd => d.has_p2 && d.p2_ce < d.ocr_ce ? 1 : 0',
+    p2_harm: 'd => d.has_p2 && d.p2_ce > d.ocr_ce ? 1 : 0',
+    p5_better: 'd => d.has_p2 && d.p5_ce < d.p2_ce ? 1 : 0',
+    p5_worse: 'd => d.has_p2 && d.p5_ce > d.p2_ce ? 1 : 0',
+    p5_fail_n: 'd => d.p5_failed ? 1 : 0',
+    p2_fail_n: 'd => d.p2_failed ? 1 : 0',
+    p5_fail_error: "d => d.p5_failure === 'error' ? 1 : 0",
+    p5_fail_empty: "d => d.p5_failure === 'empty_output' ? 1 : 0",
+    p2_fail_error: "d => d.p2_failure === 'error' ? 1 : 0",
+    p2_fail_empty: "d => d.p2_failure === 'empty_output' ? 1 : 0",
+    fallback_n: "d => d.prompt_type === 'zero_shot_fallback' ? 1 : 0",
+    empty_ref: 'd => d.ref_chars === 0 ? 1 : 0',
+    gold_mismatch_n: 'd => d.gold_mismatch ? 1 : 0',
+    no_input_n: 'd => d.has_input ? 0 : 1',
+    ocr_line_cer: 'd => d.ref_chars > 0 ? d.ocr_ce / d.ref_chars : null',
+    p5_line_cer: 'd => d.ref_chars > 0 ? d.p5_ce / d.ref_chars : null',
+    p2_line_cer: 'd => d.has_p2 && d.ref_chars > 0 ? d.p2_ce / d.ref_chars : null',
+    ocr_line_wer: 'd => d.ref_words > 0 ? d.ocr_we / d.ref_words : null',
+    p5_line_wer: 'd => d.ref_words > 0 ? d.p5_we / d.ref_words : null',
+    p2_line_wer: 'd => d.has_p2 && d.ref_words > 0 ? d.p2_we / d.ref_words : null',
+  });
+}
+
+const SUM_COLS = [
+  'ref_chars', 'ref_words', 'ocr_ce', 'ocr_we', 'p5_ce', 'p5_we', 'p2_ce', 'p2_we',
+  'ocr_cs', 'ocr_cd', 'ocr_ci', 'p5_cs', 'p5_cd', 'p5_ci', 'p2_cs', 'p2_cd', 'p2_ci',
+  'n_ref_chars', 'n_ref_words', 'n_ocr_ce', 'n_ocr_we', 'n_p5_ce', 'n_p5_we', 'n_p2_ce', 'n_p2_we',
+  'paired', 'p5_help', 'p5_harm', 'p2_help', 'p2_harm', 'p5_better', 'p5_worse',
+  'p5_fail_n', 'p2_fail_n', 'p5_fail_error', 'p5_fail_empty', 'p2_fail_error', 'p2_fail_empty',
+  'fallback_n', 'empty_ref', 'gold_mismatch_n', 'no_input_n',
+] as const;
+const MEAN_COLS = ['ocr_line_cer', 'p5_line_cer', 'p2_line_cer', 'ocr_line_wer', 'p5_line_wer', 'p2_line_wer', 'top1', 'top3_mean', 'topk_mean'] as const;
+
+type SumCol = (typeof SUM_COLS)[number];
+type MeanCol = (typeof MEAN_COLS)[number];
+export type Sums = Record<SumCol, number> & Record<MeanCol, number | null> & { n: number; median_top1: number | null };
+
+const ROLLUP: Record<string, unknown> = {
+  n: op.count(),
+  ...Object.fromEntries(SUM_COLS.map((c) => [c, op.sum(c)])),
+  ...Object.fromEntries(MEAN_COLS.map((c) => [c, op.mean(c)])),
+  median_top1: op.median('top1'),
+};
+
+function cleanSums(o: Record<string, unknown>): Sums {
+  const out: Record<string, number | null> = { n: Number(o.n ?? 0) };
+  for (const c of SUM_COLS) out[c] = typeof o[c] === 'number' && Number.isFinite(o[c]) ? (o[c] as number) : 0;
+  for (const c of [...MEAN_COLS, 'median_top1']) out[c] = typeof o[c] === 'number' && Number.isFinite(o[c]) ? (o[c] as number) : null;
+  return out as Sums;
+}
+
+/** Sums over a whole table. */
+export function sums(t: Table): Sums {
+  return cleanSums(t.rollup(ROLLUP as never).objects()[0] as Record<string, unknown>);
+}
+
+/** Sums per value of `key`, for the given labels in the given order (missing labels get empty sums). */
+export function sumsBy(t: Table, key: string, labels: readonly string[]): Array<[string, Sums]> {
+  const got = new Map<string, Sums>();
+  for (const o of t.groupby(key).rollup(ROLLUP as never).objects() as Array<Record<string, unknown>>) {
+    got.set(String(o[key]), cleanSums(o));
+  }
+  return labels.map((l) => [l, got.get(l) ?? cleanSums({ n: 0 })]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Blocks
+// ---------------------------------------------------------------------------------------------
+
+type Cond = 'ocr' | 'p5' | 'p2';
+
+/** Full rate block of one condition (metrics.json `corrected` / `ocr_baseline`). */
+export function conditionBlock(s: Sums, c: Cond) {
+  return {
+    cer: round(ratio(s[`${c}_ce`], s.ref_chars)),
+    wer: round(ratio(s[`${c}_we`], s.ref_words)),
+    cer_mean_per_line: round(s[`${c}_line_cer`]),
+    wer_mean_per_line: round(s[`${c}_line_wer`]),
+    char_edits: s[`${c}_ce`],
+    ref_chars: s.ref_chars,
+    word_edits: s[`${c}_we`],
+    ref_words: s.ref_words,
+    substitutions: s[`${c}_cs`],
+    deletions: s[`${c}_cd`],
+    insertions: s[`${c}_ci`],
+  };
+}
+
+function cerWer(s: Sums, c: Cond) {
+  return { cer: round(ratio(s[`${c}_ce`], s.ref_chars)), wer: round(ratio(s[`${c}_we`], s.ref_words)) };
+}
+
+function normCerWer(s: Sums, c: Cond) {
+  return { cer: round(ratio(s[`n_${c}_ce`], s.n_ref_chars)), wer: round(ratio(s[`n_${c}_we`], s.n_ref_words)) };
+}
+
+/** CER-by-group figures: Phase 2 / Phase 5 on the comparison set, improvement = Phase 2 − Phase 5. */
+function groupStats(s: Sums, hasBaseline: boolean) {
+  const p5 = ratio(s.p5_ce, s.ref_chars);
+  const p2 = hasBaseline ? ratio(s.p2_ce, s.ref_chars) : null;
+  const ocr = ratio(s.ocr_ce, s.ref_chars);
+  return {
+    n_samples: s.n,
+    mean_top1_score: round(s.top1),
+    ocr_cer: round(ocr),
+    phase2_cer: round(p2),
+    phase5_cer: round(p5),
+    delta_cer: round(p2 !== null && p5 !== null ? p5 - p2 : null),
+    cer_improvement: round(p2 !== null && p5 !== null ? p2 - p5 : null),
+    cer_improvement_vs_ocr: round(ocr !== null && p5 !== null ? ocr - p5 : null),
+    phase5_help_rate: round(ratio(s.p5_help, s.n)),
+    phase5_harm_rate: round(ratio(s.p5_harm, s.n)),
+    phase2_help_rate: hasBaseline ? round(ratio(s.p2_help, s.n)) : null,
+    phase2_harm_rate: hasBaseline ? round(ratio(s.p2_harm, s.n)) : null,
+  };
+}
+
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+const signed = (x: number, d = 4) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(d)}`;
+
+/** One sentence in the spec's style ("CER reduced by 20.2% vs Phase 2.") with the bootstrap interval. */
+export function interpretation(p2: number | null, p5: number | null, ci: [number, number] | null, significant: boolean | null): string {
+  if (p2 === null || p5 === null) return 'No Phase 2 baseline for these samples, so no comparison was made.';
+  const ciText = ci
+    ? ` (ΔCER ${signed(p5 - p2)}, 95% CI [${signed(ci[0])}, ${signed(ci[1])}]${significant ? '' : ', not significant'})`
+    : '';
+  if (p2 === 0) return p5 === 0 ? `CER is 0 in both conditions${ciText}.` : `CER rose from 0 to ${pct(p5)} vs Phase 2${ciText}.`;
+  const rel = ((p5 - p2) / p2) * 100;
+  if (Math.abs(rel) < 0.05) return `CER unchanged vs Phase 2${ciText}.`;
+  return `CER ${rel < 0 ? 'reduced' : 'increased'} by ${Math.abs(rel).toFixed(1)}% vs Phase 2${ciText}.`;
+}
+
+function deltaBlock(base: { cer: number | null; wer: number | null }, cur: { cer: number | null; wer: number | null }) {
+  const abs = (a: number | null, b: number | null) => (a === null || b === null ? null : b - a);
+  const rel = (a: number | null, b: number | null) => (a === null || b === null || a === 0 ? null : ((b - a) / a) * 100);
+  return {
+    cer_absolute: round(abs(base.cer, cur.cer)),
+    wer_absolute: round(abs(base.wer, cur.wer)),
+    cer_relative_pct: round(rel(base.cer, cur.cer), 2),
+    wer_relative_pct: round(rel(base.wer, cur.wer), 2),
+  };
+}
+
+function ciOf(b: BootstrapResult, name: string): [number, number] | null {
+  const c = b.rates[name]?.ci95;
+  return c ? [round(c[0])!, round(c[1])!] : null;
+}
+
+function deltaCi(b: BootstrapResult, name: string) {
+  const d = b.deltas[name];
+  return {
+    estimate: round(d.estimate),
+    ci95: d.ci95 ? ([round(d.ci95[0])!, round(d.ci95[1])!] as [number, number]) : null,
+    p_value: round(d.p_value, 4),
+    significant: d.significant,
+  };
+}
+
+/** Bootstrap CER and WER of OCR / Phase 2 / Phase 5 on the comparison set (same resamples for both). */
+function bootstrapBlock(t: Table, hasBaseline: boolean, iterations: number, seed: number, strata?: ArrayLike<number>) {
+  const arr = (c: string) => t.array(c) as ArrayLike<number>;
+  const run = (ref: string, suffix: 'ce' | 'we') => {
+    const series: Record<string, ArrayLike<number>> = { ocr: arr(`ocr_${suffix}`), phase5: arr(`p5_${suffix}`) };
+    const deltas: Record<string, [string, string]> = { phase5_vs_ocr: ['ocr', 'phase5'] };
+    if (hasBaseline) {
+      series.phase2 = arr(`p2_${suffix}`);
+      deltas.phase5_vs_phase2 = ['phase2', 'phase5'];
+      deltas.phase2_vs_ocr = ['ocr', 'phase2'];
+    }
+    return bootstrapRates(arr(ref), series, deltas, { iterations, seed, strata });
+  };
+  const c = run('ref_chars', 'ce');
+  const w = run('ref_words', 'we');
+  return {
+    method: 'paired percentile bootstrap over lines (resampled with replacement; all conditions on the same resample)',
+    iterations: c.iterations,
+    seed: c.seed,
+    stratified_by_dataset: strata !== undefined,
+    delta_cer: hasBaseline ? deltaCi(c, 'phase5_vs_phase2') : null,
+    delta_wer: hasBaseline ? deltaCi(w, 'phase5_vs_phase2') : null,
+    delta_cer_phase5_vs_ocr: deltaCi(c, 'phase5_vs_ocr'),
+    delta_cer_phase2_vs_ocr: hasBaseline ? deltaCi(c, 'phase2_vs_ocr') : null,
+    cer_ci95: { ocr: ciOf(c, 'ocr'), phase2: hasBaseline ? ciOf(c, 'phase2') : null, phase5: ciOf(c, 'phase5') },
+    wer_ci95: { ocr: ciOf(w, 'ocr'), phase2: hasBaseline ? ciOf(w, 'phase2') : null, phase5: ciOf(w, 'phase5') },
+  };
+}
+
+function changesBlock(acc: ErrorChangeAccumulator, top: number) {
+  const withRates = (c: ChangeCounts) => ({
+    ...c,
+    net_error_change: c.corrected_errors - c.ocr_errors,
+    fix_rate: round(ratio(c.fixed, c.ocr_errors)),
+  });
+  return {
+    lines: acc.lines,
+    lines_with_ocr_errors: acc.linesWithOcrErrors,
+    totals: withRates(acc.totals),
+    by_edit_type: Object.fromEntries(EDIT_TYPES.map((t) => [t, withRates(acc.byType[t])])),
+    by_category: Object.fromEntries(ERROR_CATEGORIES.map((c) => [c, withRates(acc.byCategory[c])])),
+    top_confusions: {
+      fixed: acc.topConfusions('fixed', top),
+      introduced: acc.topConfusions('introduced', top),
+      unchanged: acc.topConfusions('unchanged', top),
+    },
+  };
+}
+
+function normalizationLabel(n: ArabicNormalization): string {
+  const parts: string[] = [];
+  if (n.remove_diacritics) parts.push('diacritics removed');
+  if (n.remove_tatweel) parts.push('tatweel removed');
+  if (n.unify_alef) parts.push('أ إ آ ٱ → ا');
+  if (n.unify_yaa) parts.push('ى → ي');
+  if (n.unify_taa_marbuta) parts.push('ة → ه');
+  return `SECONDARY metrics after Arabic normalisation (${parts.join('; ') || 'no rule enabled'}); the primary figures are unnormalised`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-dataset documents
+// ---------------------------------------------------------------------------------------------
+
+export interface DatasetDocuments {
+  metrics: Record<string, unknown>;
+  comparison: Record<string, unknown>;
+  errorChanges: Record<string, unknown> | null;
+  retrieval: Record<string, unknown>;
+  /** Everything the summary and the aggregate need. */
+  digest: DatasetDigest;
+}
+
+export interface DatasetDigest {
+  dataset: string;
+  all: Sums;
+  cmp: Sums;
+  hasBaseline: boolean;
+  bootstrap: ReturnType<typeof bootstrapBlock>;
+  interpretation: string;
+  leakage: ReturnType<typeof leakageBlock>;
+  avgTop1: number | null;
+}
+
+export function leakageBlock(info: DatasetInfo | undefined, withRetrieval: number, top1Matches: number | null, anyMatches: number | null) {
+  const excluded = info ? info.excluded : null;
+  const pattern = info?.sourcePattern ?? null;
+  let statement: string;
+  if (!info) {
+    statement = 'No source-book information configured for this dataset; leakage not checked.';
+  } else if (pattern === null) {
+    statement = `Source book ${excluded ? 'excluded from' : 'NOT excluded from'} the corpus per config; no source pattern known, so retrieved sources were not checked.`;
+  } else if (withRetrieval === 0) {
+    statement = `Source book ${excluded ? 'excluded from' : 'NOT excluded from'} the corpus per config; no retrievals to check against ${pattern}.`;
+  } else if (excluded) {
+    statement =
+      top1Matches === 0 && anyMatches === 0
+        ? `Source book excluded from the corpus; none of ${withRetrieval} retrievals came from it (pattern ${pattern}).`
+        : `Source book excluded from the corpus per config, yet ${top1Matches}/${withRetrieval} top-1 hits (${anyMatches} within top-k) match ${pattern}: check the exclusion.`;
+  } else {
+    statement =
+      top1Matches === 0 && anyMatches === 0
+        ? `Source book NOT excluded from the corpus, but none of ${withRetrieval} retrievals came from it (pattern ${pattern}).`
+        : `LEAKAGE: source book NOT excluded from the corpus; ${top1Matches}/${withRetrieval} top-1 hits (${pct((top1Matches ?? 0) / withRetrieval)}; ${anyMatches} within top-k) come from it (pattern ${pattern}), so results for this dataset may be inflated.`;
+  }
+  return {
+    source_excluded_by_config: excluded,
+    source_pattern: pattern,
+    samples_with_retrieval: withRetrieval,
+    top1_source_matches: top1Matches,
+    topk_source_matches: anyMatches,
+    top1_match_rate: top1Matches === null ? null : round(ratio(top1Matches, withRetrieval)),
+    statement,
+  };
+}
+
+const HIST_WIDTH = 0.025;
+
+function scoreHistogram(scores: number[]) {
+  const counts = new Map<number, number>();
+  for (const s of scores) {
+    const b = Math.floor(s / HIST_WIDTH + 1e-9);
+    counts.set(b, (counts.get(b) ?? 0) + 1);
+  }
+  const keys = [...counts.keys()].sort((a, b) => a - b);
+  const bins: Array<{ from: number; to: number; count: number }> = [];
+  if (keys.length > 0) {
+    for (let b = keys[0]; b <= keys[keys.length - 1]; b++) {
+      bins.push({ from: round(b * HIST_WIDTH, 6)!, to: round((b + 1) * HIST_WIDTH, 6)!, count: counts.get(b) ?? 0 });
+    }
+  }
+  return { bin_width: HIST_WIDTH, of: 'top-1 score', bins };
+}
+
+export function datasetDocuments(scored: ScoredDataset, ctx: SectionContext, info: DatasetInfo | undefined): DatasetDocuments {
+  const ds = scored.dataset;
+  const t = samplesTable(scored.rows);
+  const all = sums(t);
+  const hasBaseline = all.paired > 0;
+  const cmpT = hasBaseline ? t.filter('d => d.has_p2') : t;
+  const cmp = hasBaseline ? sums(cmpT) : all;
+  const seed = seedFor(ctx.bootstrap.seed, ds);
+  const boot = bootstrapBlock(cmpT, hasBaseline, ctx.bootstrap.iterations, seed);
+
+  // ---- metrics.json (spec §10.1 + counts)
+  const counts = {
+    samples: all.n,
+    by_prompt_type: { rag: all.n - all.fallback_n, zero_shot_fallback: all.fallback_n },
+    with_retrieval: t.filter('d => d.has_retrieval').numRows(),
+    without_inference_input: all.no_input_n,
+    empty_reference: all.empty_ref,
+    gold_mismatch_with_other_inputs: all.gold_mismatch_n,
+    alignment_skipped: scored.alignmentSkipped,
+  };
+  const failures = {
+    total: all.p5_fail_n,
+    error: all.p5_fail_error,
+    empty_output: all.p5_fail_empty,
+    rate: round(ratio(all.p5_fail_n, all.n)),
+    scored_as: 'identity (corrected = OCR text)',
+  };
+  const lineEffects = {
+    helped: all.p5_help,
+    harmed: all.p5_harm,
+    unchanged: all.n - all.p5_help - all.p5_harm,
+    help_rate: round(ratio(all.p5_help, all.n)),
+    harm_rate: round(ratio(all.p5_harm, all.n)),
+    definition: 'per line, Phase 5 character edits vs the raw OCR line: fewer = helped, more = harmed',
+  };
+  const metrics = {
+    meta: {
+      phase: 'phase5',
+      dataset: ds,
+      model: ctx.meta.model,
+      prompt_type: 'rag',
+      prompt_version: ctx.meta.prompt_version,
+      embedding_model: ctx.meta.embedding_model,
+      top_k: ctx.meta.top_k,
+      corpus_size: ctx.meta.corpus_size,
+      generated_at: ctx.generatedAt,
+      num_samples: all.n,
+    },
+    corrected: conditionBlock(all, 'p5'),
+    ocr_baseline: conditionBlock(all, 'ocr'),
+    line_effects: lineEffects,
+    counts,
+    failures,
+    normalized: ctx.normalization
+      ? { label: normalizationLabel(ctx.normalization), settings: ctx.normalization, corrected: normCerWer(all, 'p5'), ocr_baseline: normCerWer(all, 'ocr') }
+      : null,
+    scoring: scoringNote(ctx),
+  };
+
+  // ---- comparison_vs_phase2.json (spec §10.3 + extras)
+  const p2cw = hasBaseline ? cerWer(cmp, 'p2') : null;
+  const p5cw = cerWer(cmp, 'p5');
+  const interp = interpretation(p2cw?.cer ?? null, p5cw.cer, boot.delta_cer?.ci95 ?? null, boot.delta_cer?.significant ?? null);
+  const comparison = {
+    meta: {
+      comparison: 'phase5_vs_phase2',
+      dataset: ds,
+      generated_at: ctx.generatedAt,
+      n_paired: cmp.paired,
+      phase5_samples: all.n,
+      phase5_without_phase2: all.n - all.paired,
+    },
+    phase2_baseline: p2cw,
+    phase5_corrected: p5cw,
+    delta: p2cw ? deltaBlock(p2cw, p5cw) : null,
+    interpretation: interp,
+    ocr_baseline: cerWer(cmp, 'ocr'),
+    bootstrap: boot,
+    failures: {
+      phase5: cmp.p5_fail_n,
+      phase2: hasBaseline ? cmp.p2_fail_n : null,
+      phase2_error: hasBaseline ? cmp.p2_fail_error : null,
+      phase2_empty_output: hasBaseline ? cmp.p2_fail_empty : null,
+      scored_as: 'identity (corrected = OCR text)',
+    },
+    line_effects: {
+      phase5_better_than_phase2: hasBaseline ? cmp.p5_better : null,
+      phase5_worse_than_phase2: hasBaseline ? cmp.p5_worse : null,
+      tied: hasBaseline ? cmp.n - cmp.p5_better - cmp.p5_worse : null,
+      phase5_help_rate: round(ratio(cmp.p5_help, cmp.n)),
+      phase5_harm_rate: round(ratio(cmp.p5_harm, cmp.n)),
+      phase2_help_rate: hasBaseline ? round(ratio(cmp.p2_help, cmp.n)) : null,
+      phase2_harm_rate: hasBaseline ? round(ratio(cmp.p2_harm, cmp.n)) : null,
+      definition: 'help/harm: per line, fewer/more character edits than the raw OCR line',
+    },
+    by_ocr_cer_band: Object.fromEntries(sumsBy(cmpT, 'ocr_band', OCR_CER_BANDS).map(([b, s]) => [b, groupStats(s, hasBaseline)])),
+    normalized: ctx.normalization
+      ? (() => {
+          const a = hasBaseline ? normCerWer(cmp, 'p2') : null;
+          const b = normCerWer(cmp, 'p5');
+          return { label: normalizationLabel(ctx.normalization), phase2_baseline: a, phase5_corrected: b, delta: a ? deltaBlock(a, b) : null };
+        })()
+      : null,
+  };
+
+  // ---- retrieval_analysis.json (spec §10.2 + extras)
+  const rAll = t.filter('d => d.has_retrieval');
+  const rCmp = cmpT.filter('d => d.has_retrieval').orderby('top1', 'idx');
+  const nR = rCmp.numRows();
+  const half = Math.floor(nR / 2);
+  const quarter = Math.floor(nR / 4);
+  const part = (from: number, to: number) => rCmp.slice(from, to);
+  const catBlock = (sub: Table) => {
+    if (!scored.p5LineCategories) return null;
+    const tot = new Int32Array(ERROR_CATEGORIES.length * 2);
+    for (const i of Array.from(sub.array('idx') as ArrayLike<number>)) {
+      const c = scored.p5LineCategories[i];
+      for (let k = 0; k < tot.length; k++) tot[k] += c[k];
+    }
+    return Object.fromEntries(
+      ERROR_CATEGORIES.map((c, k) => [c, { fixed: tot[2 * k], introduced: tot[2 * k + 1], net_fixed: tot[2 * k] - tot[2 * k + 1] }]),
+    );
+  };
+  const halfStats = (sub: Table) => ({ ...groupStats(sums(sub), hasBaseline), by_error_category: catBlock(sub) });
+  const allScores = (rAll.array('top1') as ArrayLike<number>);
+  const rs = sums(rAll);
+  const corrRows = rCmp.filter('d => d.ref_chars > 0');
+  const xs = Array.from(corrRows.array('top1') as ArrayLike<number>);
+  const imp = hasBaseline
+    ? (corrRows.derive({ v: 'd => (d.p2_ce - d.p5_ce) / d.ref_chars' }).array('v') as ArrayLike<number>)
+    : (corrRows.derive({ v: 'd => (d.ocr_ce - d.p5_ce) / d.ref_chars' }).array('v') as ArrayLike<number>);
+  const eraLabels = [...ctx.eras.map((e) => e.name), UNKNOWN_ERA];
+  const eraCounts = Object.fromEntries(sumsBy(rAll, 'top1_era', eraLabels).map(([e, s]) => [e, s.n]));
+  const nRetr = rAll.numRows();
+  const leakTop1 = info?.sourcePattern ? rAll.filter('d => d.leak_top1').numRows() : null;
+  const leakAny = info?.sourcePattern ? rAll.filter('d => d.leak_any').numRows() : null;
+  const leakage = leakageBlock(info, nRetr, leakTop1, leakAny);
+  const retrieval = {
+    meta: {
+      dataset: ds,
+      top_k: ctx.meta.top_k,
+      embedding_model: ctx.meta.embedding_model,
+      generated_at: ctx.generatedAt,
+      num_samples: all.n,
+      samples_without_inference_input: all.no_input_n,
+    },
+    retrieval_stats: {
+      samples_with_any_retrieval: nRetr,
+      samples_zero_results: all.n - nRetr,
+      avg_top1_score: round(rs.top1),
+      avg_top3_score: round(rs.top3_mean),
+      avg_topk_score: round(rs.topk_mean),
+      median_top1_score: round(rs.median_top1),
+      score_distribution: Object.fromEntries(sumsBy(rAll, 'bucket', SCORE_BUCKETS).map(([b, s]) => [b, s.n])),
+    },
+    retrieval_by_error_type: {
+      note: 'Correlation between retrieval score and per-sample CER improvement',
+      split: {
+        by: 'top-1 retrieval score',
+        set: hasBaseline ? 'samples with retrieval and a Phase 2 line' : 'samples with retrieval (no Phase 2 baseline)',
+        n_samples: nR,
+        median_top1_score: round(sums(rCmp).median_top1),
+        improvement: 'cer_improvement = Phase 2 CER − Phase 5 CER on the group (positive = RAG helped); delta_cer = −cer_improvement',
+      },
+      high_score_samples: halfStats(part(nR - half, nR)),
+      low_score_samples: halfStats(part(0, half)),
+      top_quartile: halfStats(part(nR - quarter, nR)),
+      bottom_quartile: halfStats(part(0, quarter)),
+      by_score_bucket: Object.fromEntries(sumsBy(rCmp, 'bucket', SCORE_BUCKETS).map(([b, s]) => [b, groupStats(s, hasBaseline)])),
+      correlation: {
+        of: hasBaseline ? 'top-1 score vs per-line CER improvement over Phase 2' : 'top-1 score vs per-line CER improvement over raw OCR',
+        n: xs.length,
+        spearman: round(spearman(xs, Array.from(imp)), 4),
+      },
+    },
+    corpus_date_distribution: Object.fromEntries(ctx.eras.map((e) => [e.name, round(ratio(eraCounts[e.name], nRetr), 4) ?? 0])),
+    corpus_date_counts: eraCounts,
+    score_histogram: scoreHistogram(Array.from(allScores)),
+    leakage,
+  };
+
+  // ---- error_changes.json
+  const errorChanges = scored.p5Changes
+    ? errorChangesDocument({ dataset: ds }, all.n, scored.alignmentSkipped, scored.p5Changes, scored.p2Changes, ctx)
+    : null;
+
+  return {
+    metrics,
+    comparison,
+    errorChanges,
+    retrieval,
+    digest: { dataset: ds, all, cmp, hasBaseline, bootstrap: boot, interpretation: interp, leakage, avgTop1: round(rs.top1) },
+  };
+}
+
+function errorChangesDocument(
+  head: Record<string, unknown>,
+  n: number,
+  skipped: number,
+  p5: ErrorChangeAccumulator,
+  p2: ErrorChangeAccumulator | null,
+  ctx: SectionContext,
+) {
+  return {
+    meta: {
+      ...head,
+      generated_at: ctx.generatedAt,
+      num_samples: n,
+      alignment:
+        'character Levenshtein alignment of OCR→gold and corrected→gold (scoring form); errors anchored on gold positions and compared per line as multisets',
+      kinds: 'fixed = OCR error absent after correction; introduced = error only after correction; unchanged = in both',
+      confusion_fields: 'ref = gold character, hyp = output character ("" = none)',
+      failed_lines: 'scored as identity (corrected = OCR text), so they contribute unchanged errors only',
+      alignment_skipped: skipped,
+    },
+    phase5: changesBlock(p5, ctx.topConfusions),
+    phase2: p2 ? changesBlock(p2, ctx.topConfusions) : null,
+  };
+}
+
+export function scoringNote(ctx: Pick<SectionContext, 'collapseWhitespace'>) {
+  return {
+    cer: 'Levenshtein distance over Unicode code points, summed over lines / summed gold characters',
+    wer: 'Levenshtein distance over whitespace tokens, summed over lines / summed gold words',
+    text_preparation: ctx.collapseWhitespace ? 'trimmed; whitespace runs collapsed to one space' : 'trimmed only',
+    mean_per_line: 'mean of per-line rates over lines with a non-empty gold text',
+    failed_lines: 'corrections with an error or an empty output are scored as identity (corrected = OCR text) and counted under failures',
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Aggregates
+// ---------------------------------------------------------------------------------------------
+
+export function aggregateDocuments(
+  scoredAll: ScoredDataset[],
+  docs: DatasetDocuments[],
+  ctx: SectionContext,
+) {
+  const rows = scoredAll.flatMap((s, k) => s.rows.map((r) => ({ ...r, dataset: s.dataset, stratum: k })));
+  const t = samplesTable(rows);
+  const all = sums(t);
+  const hasBaseline = all.paired > 0;
+  const cmpT = hasBaseline ? t.filter('d => d.has_p2') : t;
+  const cmp = hasBaseline ? sums(cmpT) : all;
+  const boot = bootstrapBlock(cmpT, hasBaseline, ctx.bootstrap.iterations, seedFor(ctx.bootstrap.seed, '*overall*'), cmpT.array('stratum') as ArrayLike<number>);
+  const p2cw = hasBaseline ? cerWer(cmp, 'p2') : null;
+  const p5cw = cerWer(cmp, 'p5');
+  const interp = interpretation(p2cw?.cer ?? null, p5cw.cer, boot.delta_cer?.ci95 ?? null, boot.delta_cer?.significant ?? null);
+  const names = docs.map((d) => d.digest.dataset);
+
+  const metrics = {
+    meta: {
+      phase: 'phase5',
+      model: ctx.meta.model,
+      prompt_type: 'rag',
+      prompt_version: ctx.meta.prompt_version,
+      embedding_model: ctx.meta.embedding_model,
+      top_k: ctx.meta.top_k,
+      corpus_size: ctx.meta.corpus_size,
+      generated_at: ctx.generatedAt,
+      num_samples: all.n,
+      datasets: names,
+    },
+    overall: {
+      corrected: conditionBlock(all, 'p5'),
+      ocr_baseline: conditionBlock(all, 'ocr'),
+      failures: { total: all.p5_fail_n, error: all.p5_fail_error, empty_output: all.p5_fail_empty, rate: round(ratio(all.p5_fail_n, all.n)), scored_as: 'identity (corrected = OCR text)' },
+      line_effects: { help_rate: round(ratio(all.p5_help, all.n)), harm_rate: round(ratio(all.p5_harm, all.n)) },
+      normalized: ctx.normalization ? { corrected: normCerWer(all, 'p5'), ocr_baseline: normCerWer(all, 'ocr') } : null,
+    },
+    datasets: Object.fromEntries(
+      docs.map((d) => {
+        const s = d.digest.all;
+        return [
+          d.digest.dataset,
+          {
+            num_samples: s.n,
+            corrected: cerWer(s, 'p5'),
+            ocr_baseline: cerWer(s, 'ocr'),
+            failures: s.p5_fail_n,
+            help_rate: round(ratio(s.p5_help, s.n)),
+            harm_rate: round(ratio(s.p5_harm, s.n)),
+            avg_top1_score: d.digest.avgTop1,
+            leakage: d.digest.leakage.statement,
+          },
+        ];
+      }),
+    ),
+    normalization: ctx.normalization ? { label: normalizationLabel(ctx.normalization), settings: ctx.normalization } : null,
+    scoring: scoringNote(ctx),
+  };
+
+  const comparison = {
+    meta: {
+      comparison: 'phase5_vs_phase2',
+      generated_at: ctx.generatedAt,
+      datasets: names,
+      n_paired: cmp.paired,
+      aggregation: 'micro: summed edits over summed gold length across datasets; bootstrap resamples lines within each dataset',
+    },
+    overall: {
+      phase2_baseline: p2cw,
+      phase5_corrected: p5cw,
+      delta: p2cw ? deltaBlock(p2cw, p5cw) : null,
+      interpretation: interp,
+      ocr_baseline: cerWer(cmp, 'ocr'),
+      bootstrap: boot,
+      line_effects: {
+        phase5_better_than_phase2: hasBaseline ? cmp.p5_better : null,
+        phase5_worse_than_phase2: hasBaseline ? cmp.p5_worse : null,
+        phase5_help_rate: round(ratio(cmp.p5_help, cmp.n)),
+        phase5_harm_rate: round(ratio(cmp.p5_harm, cmp.n)),
+        phase2_help_rate: hasBaseline ? round(ratio(cmp.p2_help, cmp.n)) : null,
+        phase2_harm_rate: hasBaseline ? round(ratio(cmp.p2_harm, cmp.n)) : null,
+      },
+      by_ocr_cer_band: Object.fromEntries(sumsBy(cmpT, 'ocr_band', OCR_CER_BANDS).map(([b, s]) => [b, groupStats(s, hasBaseline)])),
+    },
+    datasets: Object.fromEntries(
+      docs.map((d) => {
+        const c = d.comparison as { phase2_baseline: unknown; phase5_corrected: unknown; delta: unknown; interpretation: string; meta: { n_paired: number } };
+        return [
+          d.digest.dataset,
+          {
+            n_paired: c.meta.n_paired,
+            phase2_baseline: c.phase2_baseline,
+            phase5_corrected: c.phase5_corrected,
+            delta: c.delta,
+            delta_cer_ci95: d.digest.bootstrap.delta_cer?.ci95 ?? null,
+            significant: d.digest.bootstrap.delta_cer?.significant ?? null,
+            interpretation: c.interpretation,
+          },
+        ];
+      }),
+    ),
+  };
+  // All-datasets error changes (beyond the spec's per-dataset files): merged accumulators.
+  let errorChanges: Record<string, unknown> | null = null;
+  if (ctx.errorAnalysis && scoredAll.every((s) => s.p5Changes)) {
+    const p5 = new ErrorChangeAccumulator();
+    const withP2 = scoredAll.filter((s) => s.p2Changes);
+    const p2 = withP2.length > 0 ? new ErrorChangeAccumulator() : null;
+    for (const s of scoredAll) p5.merge(s.p5Changes!);
+    for (const s of withP2) p2!.merge(s.p2Changes!);
+    const skipped = scoredAll.reduce((a, s) => a + s.alignmentSkipped, 0);
+    errorChanges = errorChangesDocument({ datasets: names }, all.n, skipped, p5, p2, ctx);
+  }
+  return { metrics, comparison, errorChanges, all, cmp, hasBaseline, boot, interpretation: interp };
+}

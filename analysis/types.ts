@@ -1,0 +1,109 @@
+/**
+ * Public option and result types of the analyze stage (plain objects: they cross the Temporal boundary).
+ */
+import type { Era } from './format';
+import type { ArabicNormalization } from './metrics';
+
+/** Study-level facts from the config, recorded in every output's meta (spec §10.1). */
+export interface StudyMeta {
+  /** LLM id; default: the most frequent `model` among the Phase 5 records. */
+  model?: string;
+  embedding_model?: string;
+  top_k?: number;
+  corpus_size?: number;
+  /** Default: the most frequent `prompt_version` among the Phase 5 records. */
+  prompt_version?: string;
+}
+
+/** What the caller knows about a dataset's source book (for the leakage line). */
+export interface DatasetInfo {
+  /** True when the dataset's source book was held out of the corpus by config. */
+  excluded: boolean;
+  /** Version-URI glob of the source book in OpenITI (config `source_pattern`), e.g. "0276IbnQutayba.Adab*". */
+  sourcePattern?: string;
+}
+
+export type NormalizationOptions = Partial<ArabicNormalization> & {
+  /** false (or `normalization: null`) turns the secondary normalised metrics off. Default true. */
+  enabled?: boolean;
+};
+
+export interface RenderReportOptions {
+  /** Also write charts/*.png next to the SVGs (default true). */
+  png?: boolean;
+  /** Report title. */
+  title?: string;
+}
+
+export interface AnalyzeOptions {
+  phase5Dir: string;
+  /** Directory holding the Phase 2 zero-shot corrections.jsonl (or per-dataset splits); null = none. */
+  phase2Dir?: string | null;
+  /** Subset of dataset keys (default: every dataset in the Phase 5 corrections). */
+  datasets?: string[];
+  /** Write error_changes.json (default true; `--no-error-analysis` sets false). */
+  errorAnalysis?: boolean;
+  meta?: StudyMeta;
+  datasetInfo?: Record<string, DatasetInfo>;
+  bootstrap?: { iterations?: number; seed?: number };
+  normalization?: NormalizationOptions | null;
+  /** Collapse inner whitespace runs before scoring (default true; false = trim only). */
+  collapseWhitespace?: boolean;
+  /** Eras for the date distribution of top-1 hits (default 0-300 / 300-600 / 600-900 / 900+ AH). */
+  eras?: Era[];
+  /** Confusions listed per kind in error_changes.json (default 20). */
+  topConfusions?: number;
+  /** Render report.md / report.html / charts after the JSON files (default true). */
+  report?: boolean | RenderReportOptions;
+  /** Override the `generated_at` stamp (default: mtime of the newest input file, ISO). */
+  generatedAt?: string;
+  /** Append a summary to this log (default `<phase5Dir>/phase5.log`; false = no log file). */
+  logFile?: string | false;
+  /** Called as lines are scored (activities heartbeat with it). */
+  onProgress?: (done: number, total: number) => void;
+  /** Progress display (default: bar in a TTY, log lines otherwise). */
+  progress?: 'bar' | 'log' | 'silent';
+}
+
+export interface DatasetSummary {
+  dataset: string;
+  num_samples: number;
+  /** Samples that also have a Phase 2 line (the comparison set). */
+  n_paired: number;
+  ocr_cer: number | null;
+  ocr_wer: number | null;
+  phase2_cer: number | null;
+  phase2_wer: number | null;
+  phase5_cer: number | null;
+  phase5_wer: number | null;
+  delta_cer: number | null;
+  delta_wer: number | null;
+  delta_cer_ci95: [number, number] | null;
+  significant: boolean | null;
+  failures_phase5: number;
+  failures_phase2: number;
+  help_rate: number | null;
+  harm_rate: number | null;
+  avg_top1_score: number | null;
+  leakage: string;
+  interpretation: string;
+}
+
+export interface AnalysisSummary {
+  generated_at: string;
+  phase5_dir: string;
+  datasets: DatasetSummary[];
+  overall: {
+    num_samples: number;
+    n_paired: number;
+    ocr_cer: number | null;
+    phase2_cer: number | null;
+    phase5_cer: number | null;
+    delta_cer: number | null;
+    delta_cer_ci95: [number, number] | null;
+    interpretation: string;
+  };
+  /** Files written, relative to phase5Dir, sorted. */
+  files: string[];
+  warnings: string[];
+}

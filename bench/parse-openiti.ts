@@ -1,0 +1,113 @@
+/**
+ * OpenITI corpus builder benchmark (run: `npx tsx bench/parse-openiti.ts [openitiRoot]`).
+ *
+ * 1. parse+filter throughput on one core: every text file the metadata lists (all statuses) through the
+ *    same per-file path a build uses (stream, parse, Arabic filter, length filter, within-file dedup);
+ *    MB/s by wall clock and by CPU time (the CPU figure is the fairer one on a shared machine).
+ * 2. peak RSS (process.resourceUsage().maxRSS) of the largest build the slice allows: all statuses,
+ *    maxSentences above the eligible total, so every eligible sentence is written.
+ * Each measurement runs in a fresh child process, so one does not inflate the other's peak RSS.
+ * Targets (printed, not asserted): ≥ 50 MB/s, ≤ 1 GB.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildCorpus, scanEligible } from '../src/openiti/corpus';
+import { readMetadata, resolveTextPath } from '../src/openiti/metadata';
+import { forEachLine } from '../src/openiti/parse';
+
+const here = fileURLToPath(import.meta.url);
+const defaultRoot = path.resolve(path.dirname(here), '..', '..', 'shared', 'data', 'openiti');
+const MB = 1e6;
+
+async function childParse(root: string): Promise<void> {
+  const metaPath = path.join(root, 'metadata', 'OpenITI_metadata_2023-1-8.csv');
+  const { rows } = await readMetadata(metaPath);
+  const files = rows
+    .map((r) => resolveTextPath(root, path.dirname(metaPath), r.localPath))
+    .flatMap((r) => (r.ok ? [r.file] : []));
+  const run = async () => {
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    let bytes = 0;
+    let eligible = 0;
+    for (const f of files) {
+      const s = await scanEligible(f, { minCharLen: 30, maxCharLen: 300 }, () => {});
+      bytes += s.bytes;
+      eligible += s.eligible;
+    }
+    const wall = (performance.now() - t0) / 1000;
+    const cu = process.cpuUsage(cpu0);
+    return { files: files.length, bytes, eligible, wall, cpu: (cu.user + cu.system) / 1e6 };
+  };
+  await run(); // warm-up: JIT and page cache
+  const r = await run();
+  // Reference ceiling on this machine: read + UTF-8 check + decode + split into lines, nothing else.
+  const cpu0 = process.cpuUsage();
+  let lines = 0;
+  for (const f of files) await forEachLine(f, () => void lines++);
+  const cu = process.cpuUsage(cpu0);
+  console.log(JSON.stringify({ kind: 'parse', ...r, lines, decodeCpu: (cu.user + cu.system) / 1e6, maxRssKB: process.resourceUsage().maxRSS }));
+}
+
+async function childBuild(root: string): Promise<void> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'openiti-bench-'));
+  try {
+    const t0 = performance.now();
+    const s = await buildCorpus({ openitiRoot: root, outPath: path.join(dir, 'corpus.jsonl'), maxSentences: 50_000_000, statusFilter: 'all', progressMode: 'silent' });
+    const wall = (performance.now() - t0) / 1000;
+    console.log(
+      JSON.stringify({
+        kind: 'build',
+        written: s.totalWritten,
+        eligible: s.sentences.eligible,
+        duplicateAcrossCorpus: s.sentences.duplicateAcrossCorpus,
+        bytesParsed: s.bytesParsed,
+        files: s.files.parsed,
+        wall,
+        countMs: s.durationMs.count,
+        selectMs: s.durationMs.select,
+        maxRssKB: process.resourceUsage().maxRSS,
+      }),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function runChild(kind: string, root: string): Record<string, number> {
+  const r = spawnSync(process.execPath, [...process.execArgv, here, '--child', kind, root], {
+    encoding: 'utf8',
+    env: { ...process.env, PHASE5_LOG_LEVEL: 'error' },
+    maxBuffer: 1 << 26,
+  });
+  if (r.status !== 0) throw new Error(`bench child ${kind} failed (${r.status}):\n${r.stderr}`);
+  const line = r.stdout.trim().split('\n').at(-1)!;
+  return JSON.parse(line);
+}
+
+const args = process.argv.slice(2);
+if (args[0] === '--child') {
+  if (args[1] === 'parse') await childParse(args[2]);
+  else await childBuild(args[2]);
+} else {
+  const root = path.resolve(args[0] ?? defaultRoot);
+  const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  console.log(`OpenITI builder benchmark — root ${root}`);
+  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, load average ${load} (CPU-time MB/s is the fairer figure when the machine is shared)`);
+  const p = runChild('parse', root);
+  const mbs = p.bytes / MB;
+  console.log(
+    `parse+filter (1 core): ${p.files} files, ${mbs.toFixed(1)} MB, ${p.eligible} eligible sentences — ` +
+      `${(mbs / p.wall).toFixed(1)} MB/s wall (${p.wall.toFixed(2)} s), ${(mbs / p.cpu).toFixed(1)} MB/s per CPU-second (${p.cpu.toFixed(2)} s CPU)  [target ≥ 50 MB/s]`,
+  );
+  console.log(`  reference on this machine: read + decode + split only (${p.lines} lines) runs at ${(mbs / p.decodeCpu).toFixed(1)} MB/s per CPU-second`);
+  const b = runChild('build', root);
+  console.log(
+    `largest build (all statuses, every eligible sentence): ${b.written} written of ${b.eligible} eligible (${b.duplicateAcrossCorpus} cross-corpus duplicates dropped), ` +
+      `${b.files} files, 2 × ${(b.bytesParsed / MB).toFixed(1)} MB read in ${b.wall.toFixed(1)} s (count ${(b.countMs / 1000).toFixed(1)} s, select ${(b.selectMs / 1000).toFixed(1)} s)`,
+  );
+  console.log(`peak RSS of that build: ${(b.maxRssKB / 1024).toFixed(0)} MB  [target ≤ 1024 MB]   (parse-only run: ${(p.maxRssKB / 1024).toFixed(0)} MB)`);
+}

@@ -1,0 +1,202 @@
+/**
+ * OpenAI-compatible chat-completions backend (vLLM, llama.cpp server, Ollama, OpenRouter, OpenAI).
+ *
+ * Uses the `openai` SDK for the protocol (request shape, auth header, typed errors, timeouts) with its own
+ * retries disabled (`maxRetries: 0`): the loop here retries instead, so each failure is classified and
+ * recorded with its reason, HTTP status, message and attempt count, and so Retry-After and jitter follow
+ * one documented policy. The API key is read from an environment variable named in the options and is
+ * redacted from every message this module produces.
+ */
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { childLogger } from '../util/log';
+import { Semaphore } from './pool';
+import { AbortedError, DEFAULT_RETRY_POLICY, backoffDelay, classifyStatus, parseRetryAfter, sleep, type RetryPolicy } from './retry';
+import { LlmError, type ChatMessage, type CompletionOptions, type CompletionResult, type LlmBackend } from './types';
+
+export interface OpenAiBackendOptions {
+  /** e.g. `http://127.0.0.1:8000/v1` (vLLM), `http://127.0.0.1:11434/v1` (Ollama), `https://openrouter.ai/api/v1`. */
+  baseUrl: string;
+  model: string;
+  /** Name of the environment variable holding the API key (the key itself never goes in config or logs). */
+  apiKeyEnv?: string;
+  /** Default 0 (deterministic correction). */
+  temperature?: number;
+  /** Default 512. */
+  maxTokens?: number;
+  /** Parallel requests (default 4). */
+  concurrency?: number;
+  /** Per-attempt timeout in ms (default 120 000). */
+  timeoutMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Extra request-body fields, e.g. `{ chat_template_kwargs: { enable_thinking: false } }`, `seed`, `top_p`. */
+  extraBody?: Record<string, unknown>;
+  /** Extra headers (e.g. OpenRouter's `HTTP-Referer`). */
+  headers?: Record<string, string>;
+  /** Environment to read `apiKeyEnv` from (default `process.env`; tests pass their own). */
+  env?: Record<string, string | undefined>;
+  /** Randomness for the backoff jitter (tests make it deterministic). */
+  random?: () => number;
+}
+
+const log = childLogger('llm-http');
+
+export class OpenAiCompatibleBackend implements LlmBackend {
+  readonly id: string;
+  readonly model: string;
+  readonly concurrency: number;
+  private readonly client: OpenAI;
+  private readonly apiKey: string | null;
+  private readonly policy: RetryPolicy;
+  private readonly temperature: number;
+  private readonly maxTokens: number;
+  private readonly timeoutMs: number;
+  private readonly slots: Semaphore;
+
+  constructor(private readonly opts: OpenAiBackendOptions) {
+    if (!opts.baseUrl) throw new Error('openai backend: "baseUrl" is required');
+    if (!opts.model) throw new Error('openai backend: "model" is required');
+    const env = opts.env ?? process.env;
+    if (opts.apiKeyEnv) {
+      const key = env[opts.apiKeyEnv];
+      if (!key) throw new Error(`openai backend: environment variable ${opts.apiKeyEnv} (apiKeyEnv) is not set or empty`);
+      this.apiKey = key;
+    } else {
+      this.apiKey = null;
+    }
+    this.model = opts.model;
+    this.id = `openai:${opts.baseUrl}`;
+    this.concurrency = opts.concurrency ?? 4;
+    if (!(Number.isInteger(this.concurrency) && this.concurrency >= 1)) throw new Error(`openai backend: concurrency must be an integer >= 1, got ${opts.concurrency}`);
+    this.policy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
+    this.temperature = opts.temperature ?? 0;
+    this.maxTokens = opts.maxTokens ?? 512;
+    this.timeoutMs = opts.timeoutMs ?? 120_000;
+    this.slots = new Semaphore(this.concurrency);
+    this.client = new OpenAI({
+      baseURL: opts.baseUrl,
+      // Local servers (vLLM without --api-key, Ollama, llama.cpp) accept any bearer token; the SDK needs one.
+      apiKey: this.apiKey ?? 'no-key',
+      maxRetries: 0,
+      timeout: this.timeoutMs,
+      defaultHeaders: opts.headers,
+    });
+  }
+
+  /** Replace the API key (and any bearer token) in a message. */
+  redact(text: string): string {
+    let out = text.replace(/(Bearer\s+)[^\s"',]+/gi, '$1[REDACTED]');
+    if (this.apiKey && this.apiKey.length >= 4) out = out.split(this.apiKey).join('[REDACTED]');
+    return out;
+  }
+
+  async complete(messages: ChatMessage[], opts: CompletionOptions = {}): Promise<CompletionResult> {
+    const release = await this.slots.acquire();
+    try {
+      return await this.completeWithRetries(messages, opts);
+    } finally {
+      release();
+    }
+  }
+
+  private async completeWithRetries(messages: ChatMessage[], opts: CompletionOptions): Promise<CompletionResult> {
+    const body = {
+      ...this.opts.extraBody,
+      model: this.model,
+      messages,
+      temperature: this.temperature,
+      max_tokens: opts.maxTokens ?? this.maxTokens,
+    };
+    let attempts = 0;
+    let transientRetries = 0;
+    let invalidRetries = 0;
+    for (;;) {
+      attempts++;
+      const started = performance.now();
+      let failure: { err: LlmError; retryable: boolean; retryAfterMs: number | null; invalid: boolean };
+      // A per-attempt signal linked to the caller's: the SDK adds an abort listener to the signal it gets and
+      // never removes it, so passing a long-lived signal (the runner's) would leak one listener per request.
+      const attemptAbort = new AbortController();
+      const forward = () => attemptAbort.abort();
+      if (opts.signal?.aborted) attemptAbort.abort();
+      opts.signal?.addEventListener('abort', forward, { once: true });
+      try {
+        const completion = (await this.client.chat.completions.create(body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, { signal: attemptAbort.signal })) as unknown;
+        const latencyMs = performance.now() - started;
+        const parsed = this.readCompletion(completion, attempts);
+        if (parsed instanceof LlmError) {
+          failure = { err: parsed, retryable: true, retryAfterMs: null, invalid: true };
+        } else {
+          return { ...parsed, latencyMs: Math.round(latencyMs), attempts };
+        }
+      } catch (err) {
+        failure = this.classify(err, attempts, opts.signal);
+      } finally {
+        opts.signal?.removeEventListener('abort', forward);
+      }
+      const { err } = failure;
+      const budgetLeft = failure.invalid ? invalidRetries < this.policy.invalidRetries : transientRetries < this.policy.maxRetries;
+      if (!failure.retryable || !budgetLeft) throw err;
+      if (failure.invalid) invalidRetries++;
+      else transientRetries++;
+      const retryNo = transientRetries + invalidRetries;
+      const backoff = backoffDelay(retryNo, this.policy, this.opts.random);
+      // Honour the server's Retry-After (capped), never waiting less than it asks.
+      const wait = failure.retryAfterMs !== null ? Math.min(this.policy.maxRetryAfterMs, Math.max(failure.retryAfterMs, 0)) : backoff;
+      log.debug({ reason: err.reason, status: err.status, attempt: attempts, waitMs: wait }, `retrying after ${err.reason}`);
+      try {
+        await sleep(wait, opts.signal);
+      } catch (e) {
+        if (e instanceof AbortedError) throw new LlmError('aborted', `aborted while waiting to retry (last failure: ${err.message})`, err.status, attempts);
+        throw e;
+      }
+    }
+  }
+
+  /** Validate the response shape; an LlmError means invalid/empty (retried a couple of times). */
+  private readCompletion(completion: unknown, attempts: number): Omit<CompletionResult, 'latencyMs' | 'attempts'> | LlmError {
+    if (typeof completion !== 'object' || completion === null) {
+      const preview = typeof completion === 'string' ? `: ${JSON.stringify(completion.slice(0, 120))}` : '';
+      return new LlmError('invalid_response', this.redact(`response is not a JSON object${preview}`), 200, attempts);
+    }
+    const c = completion as { choices?: { message?: { content?: unknown } }[]; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } };
+    if (!Array.isArray(c.choices) || c.choices.length === 0) {
+      return new LlmError('invalid_response', 'response has no "choices"', 200, attempts);
+    }
+    const content = c.choices[0]?.message?.content;
+    if (content !== null && content !== undefined && typeof content !== 'string') {
+      return new LlmError('invalid_response', `choices[0].message.content is ${typeof content}, expected a string`, 200, attempts);
+    }
+    if (!content || !content.trim()) {
+      return new LlmError('empty_content', 'choices[0].message.content is empty', 200, attempts);
+    }
+    const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+    return { text: content, promptTokens: num(c.usage?.prompt_tokens), completionTokens: num(c.usage?.completion_tokens) };
+  }
+
+  private classify(err: unknown, attempts: number, signal?: AbortSignal): { err: LlmError; retryable: boolean; retryAfterMs: number | null; invalid: boolean } {
+    const mk = (reason: LlmError['reason'], message: string, status: number | null, retryable: boolean, retryAfterMs: number | null = null, invalid = false) => ({
+      err: new LlmError(reason, this.redact(message), status, attempts),
+      retryable,
+      retryAfterMs,
+      invalid,
+    });
+    if (err instanceof APIUserAbortError || signal?.aborted) return mk('aborted', 'request aborted by the caller', null, false);
+    if (err instanceof APIConnectionTimeoutError) return mk('timeout', `no response within ${this.timeoutMs} ms`, null, true);
+    if (err instanceof APIConnectionError) {
+      const cause = (err as { cause?: { message?: string; code?: string; cause?: { code?: string } } }).cause;
+      const code = cause?.code ?? cause?.cause?.code;
+      return mk('connection', `connection error${code ? ` (${code})` : ''}: ${cause?.message ?? err.message}`, null, true);
+    }
+    if (err instanceof APIError && typeof err.status === 'number') {
+      const { reason, retryable } = classifyStatus(err.status);
+      return mk(reason, `HTTP ${err.status}: ${err.message.replace(/^\d{3}\s+/, "")}`, err.status, retryable, parseRetryAfter(err.headers));
+    }
+    // The SDK parses JSON bodies itself, so a malformed body surfaces as a SyntaxError.
+    if (err instanceof SyntaxError) return mk('invalid_response', `invalid JSON in response: ${err.message}`, 200, true, null, true);
+    return mk('unexpected', err instanceof Error ? `${err.name}: ${err.message}` : String(err), null, false);
+  }
+
+  async close(): Promise<void> {
+    // The SDK holds no resources beyond fetch's shared keep-alive pool.
+  }
+}

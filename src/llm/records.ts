@@ -1,0 +1,200 @@
+/**
+ * Record shapes of the infer stage and their validation (zod):
+ *  - `inference_input.jsonl` lines (written by export, read by the runner);
+ *  - `corrections.jsonl` lines (written by the runner, or produced elsewhere and imported).
+ */
+import { z } from 'zod';
+import { readJsonl } from '../io/jsonl';
+import type { FailureInfo } from './types';
+
+export const PROMPT_TYPES = ['rag', 'zero_shot_fallback', 'zero_shot'] as const;
+
+/** One line of inference_input.jsonl (spec §7.4). Extra keys are allowed and ignored. */
+export const InferenceInputSchema = z.object({
+  sample_id: z.string().min(1),
+  dataset: z.string().min(1),
+  ocr_text: z.string(),
+  gt_text: z.string(),
+  prompt_type: z.string().optional(),
+  retrieval_context: z.string().nullish(),
+  retrieved_k: z.number().int().nonnegative().nullish(),
+  retrieval_scores: z.array(z.number()).nullish(),
+});
+export type InferenceInputRecord = z.infer<typeof InferenceInputSchema>;
+
+export const FailureInfoSchema = z.object({
+  reason: z.string().min(1),
+  status: z.number().int().nullable(),
+  message: z.string(),
+  attempts: z.number().int().nonnegative(),
+});
+
+/** One line of corrections.jsonl, in the key order the runner writes. */
+export interface CorrectionRecord {
+  sample_id: string;
+  dataset: string;
+  prompt_type: (typeof PROMPT_TYPES)[number];
+  prompt_version: string;
+  model: string;
+  ocr_text: string;
+  gt_text: string;
+  corrected_text: string;
+  raw_output: string;
+  latency_ms: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  /** null on success; our failure object (reason from FailureReason), or a plain string from an imported file. */
+  error: (Omit<FailureInfo, 'reason'> & { reason: string }) | string | null;
+}
+
+const count = z.number().int().nonnegative().nullable();
+
+/**
+ * Accepts what the runner writes and what another tool may have written: `raw_output`, `latency_ms`,
+ * token counts and `error` may be missing (they default to corrected_text / null). Unknown keys are allowed
+ * and dropped by `toCorrectionRecord`.
+ */
+export const CorrectionRecordSchema = z.object({
+  sample_id: z.string().min(1),
+  dataset: z.string().min(1),
+  prompt_type: z.enum(PROMPT_TYPES),
+  prompt_version: z.string().min(1),
+  model: z.string().min(1),
+  ocr_text: z.string(),
+  gt_text: z.string(),
+  corrected_text: z.string(),
+  raw_output: z.string().optional(),
+  latency_ms: z.number().nonnegative().nullable().optional(),
+  prompt_tokens: count.optional(),
+  completion_tokens: count.optional(),
+  error: z.union([FailureInfoSchema, z.string(), z.null()]).optional(),
+});
+
+export const CORRECTION_KEYS = [
+  'sample_id', 'dataset', 'prompt_type', 'prompt_version', 'model', 'ocr_text', 'gt_text',
+  'corrected_text', 'raw_output', 'latency_ms', 'prompt_tokens', 'completion_tokens', 'error',
+] as const;
+
+/** Canonical record (key order of CORRECTION_KEYS, defaults filled in, unknown keys dropped). */
+export function toCorrectionRecord(v: z.infer<typeof CorrectionRecordSchema>): CorrectionRecord {
+  return {
+    sample_id: v.sample_id,
+    dataset: v.dataset,
+    prompt_type: v.prompt_type,
+    prompt_version: v.prompt_version,
+    model: v.model,
+    ocr_text: v.ocr_text,
+    gt_text: v.gt_text,
+    corrected_text: v.corrected_text,
+    raw_output: v.raw_output ?? v.corrected_text,
+    latency_ms: v.latency_ms ?? null,
+    prompt_tokens: v.prompt_tokens ?? null,
+    completion_tokens: v.completion_tokens ?? null,
+    // An empty string means "no error" in some writers.
+    error: v.error === '' ? null : (v.error ?? null),
+  };
+}
+
+/** True when the record is a recorded failure (not a correction). */
+export function isFailed(r: Pick<CorrectionRecord, 'error'>): boolean {
+  return r.error !== null && r.error !== undefined && r.error !== '';
+}
+
+/** "field: message; field2: message" from a zod error — names every bad field. */
+export function describeZodError(err: z.ZodError): string {
+  return err.issues.map((i) => `${i.path.length ? i.path.join('.') : '(record)'}: ${i.message}`).join('; ');
+}
+
+export interface LineProblem {
+  line: number;
+  message: string;
+}
+
+export interface CorrectionsValidation {
+  file: string;
+  /** Non-blank lines read. */
+  lines: number;
+  /** Valid, canonical records in file order (the first occurrence of each sample_id). */
+  records: CorrectionRecord[];
+  /** Rejected lines with their 1-based line numbers. */
+  invalid: LineProblem[];
+  /** Lines whose sample_id appeared earlier (rejected; the earlier line is kept). */
+  duplicates: LineProblem[];
+  /** Records that carry an error (kept; counted for the summary). */
+  failed: number;
+  byDataset: Record<string, number>;
+  byPromptType: Record<string, number>;
+  /** Keys present in the file that are not part of the schema (dropped from `records`). */
+  extraKeys: string[];
+  /** No invalid and no duplicate line. */
+  ok: boolean;
+}
+
+/**
+ * Validate every line of a corrections.jsonl produced elsewhere (`phase5 infer --import FILE`). Never throws
+ * on bad content: malformed lines are listed with their line numbers so the caller can reject the file
+ * (or copy only the valid records into place).
+ */
+export async function validateCorrectionsFile(file: string): Promise<CorrectionsValidation> {
+  const { createReadStream } = await import('node:fs');
+  const readline = (await import('node:readline')).default;
+  const out: CorrectionsValidation = { file, lines: 0, records: [], invalid: [], duplicates: [], failed: 0, byDataset: {}, byPromptType: {}, extraKeys: [], ok: true };
+  const firstLine = new Map<string, number>();
+  const extra = new Set<string>();
+  const known = new Set<string>(CORRECTION_KEYS);
+  // Our own line loop (not readJsonl), so one bad line does not stop the scan.
+  const rl = readline.createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let line = 0;
+  for await (const text of rl) {
+    line++;
+    if (!text.trim()) continue;
+    out.lines++;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      out.invalid.push({ line, message: `invalid JSON (${(err as Error).message})` });
+      continue;
+    }
+    const parsed = CorrectionRecordSchema.safeParse(value);
+    if (!parsed.success) {
+      out.invalid.push({ line, message: describeZodError(parsed.error) });
+      continue;
+    }
+    for (const k of Object.keys(value as object)) if (!known.has(k)) extra.add(k);
+    const rec = toCorrectionRecord(parsed.data);
+    const seenAt = firstLine.get(rec.sample_id);
+    if (seenAt !== undefined) {
+      out.duplicates.push({ line, message: `duplicate sample_id "${rec.sample_id}" (first at line ${seenAt})` });
+      continue;
+    }
+    firstLine.set(rec.sample_id, line);
+    out.records.push(rec);
+    if (isFailed(rec)) out.failed++;
+    out.byDataset[rec.dataset] = (out.byDataset[rec.dataset] ?? 0) + 1;
+    out.byPromptType[rec.prompt_type] = (out.byPromptType[rec.prompt_type] ?? 0) + 1;
+  }
+  out.extraKeys = [...extra].sort();
+  out.ok = out.invalid.length === 0 && out.duplicates.length === 0;
+  return out;
+}
+
+/** A short multi-line report of a validation ("file:line: message" for the first `max` problems). */
+export function formatValidation(v: CorrectionsValidation, max = 20): string {
+  const lines = [`${v.file}: ${v.lines} line(s), ${v.records.length} valid record(s), ${v.invalid.length} invalid, ${v.duplicates.length} duplicate, ${v.failed} with error`];
+  const problems = [...v.invalid, ...v.duplicates].sort((a, b) => a.line - b.line);
+  for (const p of problems.slice(0, max)) lines.push(`  ${v.file}:${p.line}: ${p.message}`);
+  if (problems.length > max) lines.push(`  … and ${problems.length - max} more`);
+  return lines.join('\n');
+}
+
+/** Read inference_input.jsonl, validating each line; a bad line throws with file:line and the bad fields. */
+export async function readInferenceInput(file: string): Promise<InferenceInputRecord[]> {
+  const out: InferenceInputRecord[] = [];
+  for await (const { value, line } of readJsonl(file)) {
+    const parsed = InferenceInputSchema.safeParse(value);
+    if (!parsed.success) throw new Error(`${file}:${line}: invalid inference input record: ${describeZodError(parsed.error)}`);
+    out.push(parsed.data);
+  }
+  return out;
+}

@@ -1,0 +1,333 @@
+/**
+ * The correction runner: inference_input records → prompts → backend → corrections.jsonl.
+ *
+ * Resumable and deduplicated by sample_id: on start the output is recovered (a torn last line is cut),
+ * the sample_ids already in it are skipped, and new records are appended with `JsonlAppender`,
+ * checkpointed (fsync) every `checkpointEvery` records or `checkpointMs`. Failed calls are written too
+ * (`corrected_text: ""`, `error: {reason, status, message, attempts}`) so a run always finishes; a later
+ * run with `retryFailed` removes them from the file and tries those samples again. Records are written in
+ * input order whatever the concurrency (a small reorder buffer), so outputs are reproducible.
+ */
+import { setMaxListeners } from 'node:events';
+import { createReadStream } from 'node:fs';
+import readline from 'node:readline';
+import { JsonlAppender, recoverJsonl, writeFileAtomic } from '../io/jsonl';
+import { childLogger } from '../util/log';
+import { createProgress } from '../util/progress';
+import { buildPrompt } from '../prompts/builder';
+import { cleanOutput } from './clean';
+import { runPool } from './pool';
+import { InferenceInputSchema, describeZodError, readInferenceInput, type CorrectionRecord, type InferenceInputRecord } from './records';
+import { LlmError, type FailureInfo, type LlmBackend } from './types';
+
+export type Condition = 'rag' | 'zero_shot';
+
+export interface RunCorrectionsOptions {
+  /** inference_input.jsonl, or the records themselves. */
+  inputPath: string | readonly InferenceInputRecord[];
+  /** corrections.jsonl (created or resumed). */
+  outputPath: string;
+  backend: LlmBackend;
+  /** `rag` (Phase 5: p5v1 with the record's retrieval_context) or `zero_shot` (Phase 2 baseline, v1). */
+  condition: Condition;
+  /** Parallel calls (default: the backend's own concurrency). */
+  concurrency?: number;
+  /** Max tokens per answer (default: the backend's). */
+  maxTokens?: number;
+  /** Only these datasets (default: all in the input). */
+  datasets?: readonly string[];
+  /** Attempt at most this many new samples in this run (after skipping the ones already done). */
+  limit?: number;
+  /** Remove failed records of the selected samples from the output and try them again. */
+  retryFailed?: boolean;
+  /** Stop early (activity cancellation): no new calls start; finished ones are written and checkpointed. */
+  signal?: AbortSignal;
+  /** Called after each written record and at start/end: (done incl. existing, total incl. existing). */
+  onProgress?: (done: number, total: number) => void;
+  /** Checkpoint (write + fsync) every N records (default 100) … */
+  checkpointEvery?: number;
+  /** … or every N ms (default 2000), whichever comes first. A crash loses at most that much work. */
+  checkpointMs?: number;
+  /** Give up (throw) after this many consecutive failures — a dead server or wrong model (default 20; 0 = never). */
+  maxConsecutiveFailures?: number;
+  /** Progress display (default: bar in a TTY, log lines otherwise). */
+  progress?: 'bar' | 'log' | 'silent';
+}
+
+export interface RunCorrectionsSummary {
+  outputPath: string;
+  condition: Condition;
+  backend: string;
+  model: string;
+  /** Input records after the dataset filter. */
+  inputRecords: number;
+  /** Input records whose sample_id appeared earlier in the input (skipped). */
+  duplicateInput: number;
+  /** Samples already in the output (skipped). */
+  skippedExisting: number;
+  /** Failed records removed from the output to be retried (`retryFailed`). */
+  retriedFailed: number;
+  /** Records appended in this run (successes + recorded failures). */
+  written: number;
+  succeeded: number;
+  failed: number;
+  failuresByReason: Record<string, number>;
+  promptTypes: Record<string, number>;
+  promptTokens: number;
+  completionTokens: number;
+  elapsedMs: number;
+  /** Samples still missing from the output (limit reached, aborted, or gave up). */
+  remaining: number;
+  aborted: boolean;
+}
+
+export class RunCorrectionsError extends Error {
+  constructor(message: string, readonly summary: RunCorrectionsSummary) {
+    super(message);
+    this.name = 'RunCorrectionsError';
+  }
+}
+
+const log = childLogger('infer');
+
+interface ExistingOutput {
+  /** Records in the output after recovery. */
+  records: number;
+  ids: Set<string>;
+  failedIds: Set<string>;
+  duplicates: number;
+  /** model → first line, prompt_type → first line (to refuse mixing runs in one file). */
+  models: Map<string, number>;
+  promptTypes: Map<string, number>;
+}
+
+async function scanOutput(file: string): Promise<ExistingOutput> {
+  const recovered = recoverJsonl(file);
+  if (recovered.truncatedBytes > 0) log.warn({ file, truncatedBytes: recovered.truncatedBytes }, 'cut a partial last line (interrupted write) before resuming');
+  const res: ExistingOutput = { records: recovered.records, ids: new Set(), failedIds: new Set(), duplicates: 0, models: new Map(), promptTypes: new Map() };
+  if (recovered.records === 0) return res;
+  const rl = readline.createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let line = 0;
+  for await (const text of rl) {
+    line++;
+    if (!text.trim()) continue;
+    let v: { sample_id?: unknown; error?: unknown; model?: unknown; prompt_type?: unknown };
+    try {
+      v = JSON.parse(text);
+    } catch (err) {
+      throw new Error(`${file}:${line}: invalid JSON in existing output (${(err as Error).message}); fix or remove the line to resume`);
+    }
+    if (typeof v?.sample_id !== 'string' || !v.sample_id) throw new Error(`${file}:${line}: existing output record has no string "sample_id"`);
+    if (res.ids.has(v.sample_id)) res.duplicates++;
+    res.ids.add(v.sample_id);
+    if (v.error !== null && v.error !== undefined && v.error !== '') res.failedIds.add(v.sample_id);
+    if (typeof v.model === 'string' && !res.models.has(v.model)) res.models.set(v.model, line);
+    if (typeof v.prompt_type === 'string' && !res.promptTypes.has(v.prompt_type)) res.promptTypes.set(v.prompt_type, line);
+  }
+  return res;
+}
+
+/** Rewrite the output without the failed records of `ids` (atomic: temp file + rename). Returns how many were removed. */
+async function dropFailed(file: string, ids: Set<string>): Promise<number> {
+  const kept: string[] = [];
+  let removed = 0;
+  const rl = readline.createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  for await (const text of rl) {
+    if (!text.trim()) continue;
+    const v = JSON.parse(text) as { sample_id: string; error?: unknown };
+    if (ids.has(v.sample_id) && v.error !== null && v.error !== undefined && v.error !== '') removed++;
+    else kept.push(text + '\n');
+  }
+  if (removed > 0) writeFileAtomic(file, kept.join(''));
+  return removed;
+}
+
+function failureOf(err: unknown): FailureInfo {
+  if (err instanceof LlmError) return err.toInfo();
+  return { reason: 'unexpected', status: null, message: err instanceof Error ? `${err.name}: ${err.message}` : String(err), attempts: 1 };
+}
+
+export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCorrectionsSummary> {
+  const started = Date.now();
+  const { backend, condition, outputPath } = opts;
+  if (condition !== 'rag' && condition !== 'zero_shot') throw new Error(`runCorrections: condition must be "rag" or "zero_shot", got "${condition}"`);
+  const concurrency = opts.concurrency ?? backend.concurrency;
+  const checkpointEvery = opts.checkpointEvery ?? 100;
+  const checkpointMs = opts.checkpointMs ?? 2000;
+  const maxConsecutive = opts.maxConsecutiveFailures ?? 20;
+
+  // 1. Input: validated records, filtered by dataset, deduplicated by sample_id.
+  let input: InferenceInputRecord[];
+  if (typeof opts.inputPath === 'string') {
+    input = await readInferenceInput(opts.inputPath);
+  } else {
+    input = opts.inputPath.map((r, i) => {
+      const parsed = InferenceInputSchema.safeParse(r);
+      if (!parsed.success) throw new Error(`input record #${i + 1}: ${describeZodError(parsed.error)}`);
+      return parsed.data;
+    });
+  }
+  if (opts.datasets) {
+    const wanted = new Set(opts.datasets);
+    input = input.filter((r) => wanted.has(r.dataset));
+  }
+  const seenInput = new Set<string>();
+  let duplicateInput = 0;
+  const unique: InferenceInputRecord[] = [];
+  for (const r of input) {
+    if (seenInput.has(r.sample_id)) duplicateInput++;
+    else {
+      seenInput.add(r.sample_id);
+      unique.push(r);
+    }
+  }
+  if (duplicateInput > 0) log.warn({ duplicateInput }, `input has ${duplicateInput} duplicate sample_id(s); only the first of each is used`);
+
+  // 2. Existing output: recover, optionally drop failures to retry, then skip what is done.
+  let existing = await scanOutput(outputPath);
+  let retriedFailed = 0;
+  if (opts.retryFailed) {
+    const toRetry = new Set([...existing.failedIds].filter((id) => seenInput.has(id)));
+    if (toRetry.size > 0) {
+      retriedFailed = await dropFailed(outputPath, toRetry);
+      existing = await scanOutput(outputPath);
+      log.info({ retriedFailed }, `removed ${retriedFailed} failed record(s) to retry them`);
+    }
+  }
+  // A resumed file must stay one experiment: same model, same condition.
+  for (const [model, line] of existing.models) {
+    if (model !== backend.model) {
+      throw new Error(`${outputPath}:${line}: existing output was produced by model "${model}", this run uses "${backend.model}"; use another output path or remove the file to start over`);
+    }
+  }
+  const allowedTypes = condition === 'rag' ? ['rag', 'zero_shot_fallback'] : ['zero_shot'];
+  for (const [type, line] of existing.promptTypes) {
+    if (!allowedTypes.includes(type)) {
+      throw new Error(`${outputPath}:${line}: existing output holds prompt_type "${type}", which does not belong to condition "${condition}"; use another output path`);
+    }
+  }
+  if (existing.duplicates > 0) log.warn({ file: outputPath, duplicates: existing.duplicates }, 'existing output has duplicate sample_ids');
+  const skippedExisting = unique.filter((r) => existing.ids.has(r.sample_id)).length;
+  const notDone = unique.filter((r) => !existing.ids.has(r.sample_id));
+  const pending = opts.limit !== undefined ? notDone.slice(0, Math.max(0, opts.limit)) : notDone;
+
+  const summary: RunCorrectionsSummary = {
+    outputPath, condition, backend: backend.id, model: backend.model,
+    inputRecords: input.length, duplicateInput, skippedExisting, retriedFailed,
+    written: 0, succeeded: 0, failed: 0, failuresByReason: {}, promptTypes: {},
+    promptTokens: 0, completionTokens: 0, elapsedMs: 0, remaining: notDone.length, aborted: false,
+  };
+  const total = skippedExisting + pending.length;
+  opts.onProgress?.(skippedExisting, total);
+  if (pending.length === 0) {
+    summary.elapsedMs = Date.now() - started;
+    log.info({ ...summary }, `nothing to do: all ${skippedExisting} sample(s) already in ${outputPath}`);
+    return summary;
+  }
+
+  // 3. Run: pool of calls; results go through a reorder buffer so the file follows input order.
+  const appender = new JsonlAppender(outputPath, existing.records);
+  const progress = createProgress({ label: `infer ${condition}`, total, start: skippedExisting, mode: opts.progress });
+  const stop = new AbortController();
+  // One short-lived listener per in-flight call is expected here; lift Node's leak warning accordingly.
+  setMaxListeners(Math.max(10, concurrency * 2 + 10), stop.signal);
+  const onOuterAbort = () => stop.abort();
+  opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  if (opts.signal?.aborted) stop.abort();
+
+  const buffer = new Map<number, CorrectionRecord | null>();
+  let nextToWrite = 0;
+  let sinceCheckpoint = 0;
+  let lastCheckpoint = Date.now();
+  let consecutiveFailures = 0;
+  // (cast: assigned inside a callback, so TS must not narrow it to `null` here)
+  let gaveUp = null as string | null;
+
+  const flushBuffer = (force: boolean) => {
+    while (buffer.has(nextToWrite) || (force && nextToWrite < pending.length)) {
+      const rec = buffer.get(nextToWrite);
+      buffer.delete(nextToWrite);
+      nextToWrite++;
+      if (!rec) continue; // aborted or never started: not written, so a resume picks it up
+      appender.write(rec);
+      summary.written++;
+      sinceCheckpoint++;
+      progress.tick();
+      opts.onProgress?.(skippedExisting + summary.written, total);
+    }
+    if (sinceCheckpoint > 0 && (force || sinceCheckpoint >= checkpointEvery || Date.now() - lastCheckpoint >= checkpointMs)) {
+      appender.checkpoint();
+      sinceCheckpoint = 0;
+      lastCheckpoint = Date.now();
+    }
+  };
+
+  const work = async (r: InferenceInputRecord): Promise<CorrectionRecord | null> => {
+    const prompt = buildPrompt(condition, r.ocr_text, r.retrieval_context);
+    const base = {
+      sample_id: r.sample_id, dataset: r.dataset, prompt_type: prompt.promptType, prompt_version: prompt.promptVersion,
+      model: backend.model, ocr_text: r.ocr_text, gt_text: r.gt_text,
+    };
+    const t0 = Date.now();
+    try {
+      const res = await backend.complete(prompt.messages, { maxTokens: opts.maxTokens, signal: stop.signal });
+      consecutiveFailures = 0;
+      summary.succeeded++;
+      summary.promptTokens += res.promptTokens ?? 0;
+      summary.completionTokens += res.completionTokens ?? 0;
+      summary.promptTypes[prompt.promptType] = (summary.promptTypes[prompt.promptType] ?? 0) + 1;
+      return {
+        ...base,
+        corrected_text: cleanOutput(res.text, { source: r.ocr_text }),
+        raw_output: res.text,
+        latency_ms: res.latencyMs,
+        prompt_tokens: res.promptTokens,
+        completion_tokens: res.completionTokens,
+        error: null,
+      };
+    } catch (err) {
+      const info = failureOf(err);
+      if (info.reason === 'aborted' && stop.signal.aborted) return null;
+      summary.failed++;
+      summary.failuresByReason[info.reason] = (summary.failuresByReason[info.reason] ?? 0) + 1;
+      summary.promptTypes[prompt.promptType] = (summary.promptTypes[prompt.promptType] ?? 0) + 1;
+      consecutiveFailures++;
+      if (maxConsecutive > 0 && consecutiveFailures >= maxConsecutive && !gaveUp) {
+        gaveUp = `${consecutiveFailures} consecutive failures (last: ${info.reason}${info.status ? ` HTTP ${info.status}` : ''}: ${info.message})`;
+        stop.abort();
+      }
+      return {
+        ...base, corrected_text: '', raw_output: '', latency_ms: Date.now() - t0,
+        prompt_tokens: null, completion_tokens: null, error: info,
+      };
+    }
+  };
+
+  try {
+    await runPool(pending, concurrency, work, {
+      signal: stop.signal,
+      onResult: (rec, i) => {
+        buffer.set(i, rec);
+        flushBuffer(false);
+      },
+    });
+  } finally {
+    flushBuffer(true);
+    appender.close();
+    progress.stop();
+    opts.signal?.removeEventListener('abort', onOuterAbort);
+  }
+
+  summary.remaining = notDone.length - summary.written;
+  summary.aborted = stop.signal.aborted && !gaveUp;
+  summary.elapsedMs = Date.now() - started;
+  opts.onProgress?.(skippedExisting + summary.written, total);
+  if (gaveUp) {
+    log.error({ ...summary }, `infer ${condition}: giving up after ${gaveUp}`);
+    throw new RunCorrectionsError(`infer ${condition}: giving up after ${gaveUp}; ${summary.written} record(s) written to ${outputPath} (rerun with retryFailed to retry failures)`, summary);
+  }
+  const msg = `infer ${condition}: wrote ${summary.written} record(s) (${summary.failed} failed), skipped ${skippedExisting} existing`;
+  if (summary.failed > 0) log.warn({ ...summary }, msg);
+  else log.info({ ...summary }, msg);
+  return summary;
+}

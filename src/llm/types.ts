@@ -1,0 +1,82 @@
+import type { ChatMessage } from '../prompts/builder';
+
+export type { ChatMessage };
+
+export interface CompletionOptions {
+  /** Overrides the backend's default max tokens for this call. */
+  maxTokens?: number;
+  /** Cancels the call (and any pending retry wait). */
+  signal?: AbortSignal;
+}
+
+export interface CompletionResult {
+  /** The model's text exactly as returned (clean it with `cleanOutput`). */
+  text: string;
+  /** From the server's `usage` (HTTP) or the tokenizer (local); null when the server does not report it. */
+  promptTokens: number | null;
+  completionTokens: number | null;
+  /** Duration of the successful attempt in ms. */
+  latencyMs: number;
+  /** Attempts made, 1 when the first one succeeded. */
+  attempts: number;
+  /** Local backend only: ms until the first generated token (≈ prompt evaluation time). */
+  firstTokenMs?: number;
+}
+
+/** Two implementations: `OpenAiCompatibleBackend` (HTTP) and `LlamaCppBackend` (local GGUF). */
+export interface LlmBackend {
+  /** e.g. `openai:http://127.0.0.1:8000/v1` or `llama.cpp:models/x.gguf`. */
+  readonly id: string;
+  /** Model name recorded in corrections.jsonl. */
+  readonly model: string;
+  /** Parallel requests this backend is set up for (the runner's default concurrency). */
+  readonly concurrency: number;
+  complete(messages: ChatMessage[], opts?: CompletionOptions): Promise<CompletionResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * Why a call failed, as recorded in corrections.jsonl `error.reason`:
+ * - `rate_limited` (HTTP 429), `server_error` (5xx, 408, 409, 425) — retried;
+ * - `timeout`, `connection` (refused/reset/DNS) — retried;
+ * - `invalid_response` (not JSON / no choices), `empty_content` — retried a couple of times;
+ * - `client_error` (other 4xx) — not retried;
+ * - `aborted` (the caller cancelled), `local_error` (node-llama-cpp), `unexpected` (a bug) — not retried.
+ */
+export type FailureReason =
+  | 'rate_limited'
+  | 'server_error'
+  | 'timeout'
+  | 'connection'
+  | 'invalid_response'
+  | 'empty_content'
+  | 'client_error'
+  | 'aborted'
+  | 'local_error'
+  | 'unexpected';
+
+/** The `error` object written to corrections.jsonl for a failed sample. */
+export interface FailureInfo {
+  reason: FailureReason;
+  /** HTTP status of the last attempt, when there was one. */
+  status: number | null;
+  /** Human-readable detail of the last attempt (API keys redacted). */
+  message: string;
+  attempts: number;
+}
+
+export class LlmError extends Error {
+  constructor(
+    readonly reason: FailureReason,
+    message: string,
+    readonly status: number | null = null,
+    readonly attempts = 1,
+  ) {
+    super(message);
+    this.name = 'LlmError';
+  }
+
+  toInfo(): FailureInfo {
+    return { reason: this.reason, status: this.status, message: this.message, attempts: this.attempts };
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Prompt builder for the correction conditions of the study.
+ *
+ * - Phase 5 RAG prompt `p5v1`: the system prompt is the primary spec §5.1 `RAG_SYSTEM_V1`, verbatim
+ *   (including its two "\n\n" around the retrieval context).
+ * - Phase 2 zero-shot prompt `v1`: the primary spec does not quote it. OURS: written in the same voice as
+ *   `p5v1`, i.e. its first and last sentences without the retrieval part.
+ *
+ * Messages are `[{role:'system', content}, {role:'user', content: ocr_text}]` in both cases.
+ */
+
+export type ChatRole = 'system' | 'user' | 'assistant';
+export interface ChatMessage {
+  role: ChatRole;
+  content: string;
+}
+
+/** `rag`: the p5v1 prompt with context; `zero_shot_fallback`: RAG condition with no context; `zero_shot`: Phase 2. */
+export type PromptType = 'rag' | 'zero_shot_fallback' | 'zero_shot';
+export type PromptVersion = 'p5v1' | 'v1';
+
+export interface BuiltPrompt {
+  messages: ChatMessage[];
+  promptType: PromptType;
+  promptVersion: PromptVersion;
+}
+
+export const RAG_PROMPT_VERSION = 'p5v1' as const;
+export const ZERO_SHOT_PROMPT_VERSION = 'v1' as const;
+/** Placeholder in RAG_SYSTEM_V1 (Python str.format field in the spec). */
+export const RETRIEVAL_CONTEXT_PLACEHOLDER = '{retrieval_context}';
+
+/** Primary spec §5.1, verbatim. */
+export const RAG_SYSTEM_V1: string =
+  'أنت مصحح نصوص عربية متخصص. ' +
+  'فيما يلي نصوص عربية صحيحة مشابهة للنص المراد تصحيحه، استخدمها كمرجع:\n\n' +
+  '{retrieval_context}\n\n' +
+  'صحح النص التالي مستعيناً بهذه النصوص المرجعية. ' +
+  'أعد النص المصحح فقط بدون أي شرح أو تعليق إضافي.';
+
+/** Phase 2 zero-shot system prompt v1 — ours (the spec does not quote Phase 2's text). */
+export const ZERO_SHOT_SYSTEM_V1: string =
+  'أنت مصحح نصوص عربية متخصص. ' +
+  'صحح النص التالي. ' +
+  'أعد النص المصحح فقط بدون أي شرح أو تعليق إضافي.';
+
+/** Phase 2 baseline: zero-shot correction prompt (`zero_shot`, `v1`). */
+export function buildZeroShot(ocrText: string): BuiltPrompt {
+  return {
+    messages: [
+      { role: 'system', content: ZERO_SHOT_SYSTEM_V1 },
+      { role: 'user', content: ocrText },
+    ],
+    promptType: 'zero_shot',
+    promptVersion: ZERO_SHOT_PROMPT_VERSION,
+  };
+}
+
+/**
+ * Phase 5: RAG prompt with the retrieved sentences in the system message (`rag`, `p5v1`). An empty or
+ * whitespace-only context (no retrieval results) falls back to the zero-shot prompt and says so
+ * (`zero_shot_fallback`, `v1`), as spec §8 does. The context is inserted as given (not trimmed).
+ */
+export function buildRag(ocrText: string, retrievalContext: string | null | undefined): BuiltPrompt {
+  if (!retrievalContext || !retrievalContext.trim()) {
+    return { ...buildZeroShot(ocrText), promptType: 'zero_shot_fallback' };
+  }
+  // A replacer function, so "$&"-like sequences in the context are not interpreted.
+  const system = RAG_SYSTEM_V1.replace(RETRIEVAL_CONTEXT_PLACEHOLDER, () => retrievalContext);
+  return {
+    messages: [
+      { role: 'system', content: system },
+      { role: 'user', content: ocrText },
+    ],
+    promptType: 'rag',
+    promptVersion: RAG_PROMPT_VERSION,
+  };
+}
+
+/** The prompt for one condition of the study: `rag` (Phase 5) or `zero_shot` (Phase 2). */
+export function buildPrompt(condition: 'rag' | 'zero_shot', ocrText: string, retrievalContext?: string | null): BuiltPrompt {
+  return condition === 'rag' ? buildRag(ocrText, retrievalContext) : buildZeroShot(ocrText);
+}
