@@ -12,7 +12,11 @@ import { buildCorpus as buildCorpusFiles, CorpusBuildError, type CorpusBuildSumm
 import { sha256File } from '../src/util/hash';
 import { childLogger } from '../src/util/log';
 import type { StageInput } from '../workflows/types';
-import { asActivity, heartbeater, UserInputError } from './support';
+import { asActivity, currentSignal, heartbeater, previousCheckpoint, UserInputError } from './support';
+import { RAGRetriever } from '../src/index/retriever';
+import { IndexMismatchError } from '../src/index/errors';
+import { ModelDirError } from '../src/embed/model-dir';
+import { retrieverConfig } from './retriever';
 
 const log = childLogger('build');
 
@@ -102,6 +106,39 @@ export async function buildCorpus(input: StageInput) {
   });
 }
 
-export async function buildIndex(_input: StageInput): Promise<Record<string, unknown>> {
-  throw new Error('build stage: wiring in progress');
+export async function buildIndex(input: StageInput) {
+  return asActivity(async () => {
+    const { config, options, force } = input;
+    const paths = stagePaths(config, options);
+    if (!existsSync(paths.corpus)) throw new UserInputError(`no corpus at ${paths.corpus} — the corpus step of \`phase5 build\` makes it`);
+    const retriever = await RAGRetriever.open(retrieverConfig(config, paths), { loadIndex: false });
+    try {
+      if (retriever.disabledReason?.startsWith('embedding model unavailable')) throw new UserInputError(retriever.disabledReason);
+      const prev = previousCheckpoint<{ rowsEmbedded: number }>();
+      if (prev?.checkpoint) log.info({ rowsEmbedded: prev.checkpoint.rowsEmbedded }, 'resuming the embedding from the last checkpoint');
+      const hb = heartbeater('embed', 0, prev?.checkpoint?.rowsEmbedded ?? 0, 'sentences');
+      const manifest = await retriever.buildIndex(paths.corpus, paths.index, {
+        force,
+        batchSize: config.phase5.index.batch_size,
+        showProgress: false,
+        signal: currentSignal(),
+        onBatch: (r) => {
+          hb.setTotal(r.totalRows);
+          hb.beat(r.rowsEmbedded, { rowsEmbedded: r.rowsEmbedded }, true);
+        },
+      });
+      return {
+        indexPath: paths.index,
+        vectors: manifest.corpus.count,
+        dims: manifest.model.dims,
+        model: manifest.model.id,
+        indexType: manifest.index.type,
+      };
+    } catch (err) {
+      if (err instanceof IndexMismatchError || err instanceof ModelDirError) throw new UserInputError(err.message);
+      throw err;
+    } finally {
+      await retriever.close();
+    }
+  });
 }

@@ -21,6 +21,7 @@ import { childLogger } from '../src/util/log';
 import type { StageInput } from '../workflows/types';
 import { stagePaths } from './build';
 import { openRetriever, type ExportRetriever } from './retriever';
+import { indexFiles } from '../src/index/manifest';
 import { asActivity, heartbeater, previousCheckpoint, UserInputError } from './support';
 
 const log = childLogger('export');
@@ -50,7 +51,7 @@ export interface InferenceInputRecord {
   retrieval_context: string;
   retrieved_k: number;
   retrieval_scores: number[];
-  retrieval_sources: { source_uri: string; idx: number; date: number }[];
+  retrieval_sources: { source_uri: string; idx: number; date: number | null }[];
 }
 
 function exportDir(config: Config): string {
@@ -85,8 +86,7 @@ export async function planExport(input: StageInput): Promise<ExportPlan> {
   return asActivity(async () => {
     const { config, options } = input;
     const paths = stagePaths(config, options);
-    const manifestFile = paths.index.replace(/\.usearch$/, '') + '.manifest.json';
-    const manifestPath = existsSync(manifestFile) ? manifestFile : `${paths.index}.manifest.json`;
+    const manifestPath = indexFiles(paths.index).manifest;
     if (!existsSync(paths.index) || !existsSync(manifestPath)) {
       throw new UserInputError(`no index at ${paths.index} — run \`phase5 build\` first`);
     }

@@ -8,7 +8,6 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { resolvePath, resultDirs } from '../src/config/load';
 import type { Config } from '../src/config/schema';
-import { Context } from '@temporalio/activity';
 import {
   createBackend,
   formatValidation,
@@ -22,7 +21,7 @@ import {
 import { writeJsonlAtomic } from '../src/io/jsonl';
 import { childLogger } from '../src/util/log';
 import type { StageInput } from '../workflows/types';
-import { asActivity, heartbeater, UserInputError } from './support';
+import { asActivity, currentSignal, heartbeater, UserInputError } from './support';
 
 const log = childLogger('infer');
 
@@ -58,14 +57,6 @@ export function conditionPaths(config: Config, condition: Condition, phase2Dir?:
   const input = path.join(dirs.phase5, 'inference_input.jsonl');
   const outDir = condition === 'rag' ? dirs.phase5 : phase2Dir ? resolvePath(phase2Dir) : dirs.phase2;
   return { input, output: path.join(outDir, 'corrections.jsonl') };
-}
-
-function currentSignal(): AbortSignal | undefined {
-  try {
-    return Context.current().cancellationSignal;
-  } catch {
-    return undefined;
-  }
 }
 
 export async function inferCondition(args: { input: StageInput; condition: Condition }) {

@@ -34,6 +34,11 @@ export function attemptNumber(): number {
   return currentContext()?.info.attempt ?? 1;
 }
 
+/** The activity's cancellation signal (undefined outside Temporal). */
+export function currentSignal(): AbortSignal | undefined {
+  return currentContext()?.cancellationSignal;
+}
+
 /** Throws the cancellation reason when the workflow cancelled this activity (needs recent heartbeats). */
 export function throwIfCancelled(): void {
   const ctx = currentContext();

@@ -13,6 +13,7 @@ import { registerDoctorCommand } from './commands/doctor';
 import { registerStageCommands } from './commands/stages';
 import { registerStatusCommand } from './commands/status';
 import { registerLocalCommands } from './commands/local';
+import { registerDemoCommand } from './commands/demo';
 
 export function buildProgram(): Command {
   const program = new Command('phase5')
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerStageCommands(program);
   registerStatusCommand(program);
   registerLocalCommands(program);
+  registerDemoCommand(program);
   // Every subcommand reports usage errors through exitOverride as well.
   for (const cmd of program.commands) {
     cmd.exitOverride();

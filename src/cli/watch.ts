@@ -34,7 +34,8 @@ export async function watchWorkflow<T>(client: Client, handle: WorkflowHandle, r
   let bar: Bar | null = null;
   let barKey = '';
   const tty = process.stderr.isTTY && !process.env.CI;
-  let lastLine = '';
+  let lastKey = '';
+  let lastPrinted = 0;
   try {
     while (!settled) {
       await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, opts.intervalMs ?? 1000))]);
@@ -59,10 +60,12 @@ export async function watchWorkflow<T>(client: Client, handle: WorkflowHandle, r
         }
         bar?.update(hb.done);
       } else {
-        const line = describeStatus(view);
-        if (line !== lastLine) {
-          console.error(line);
-          lastLine = line;
+        // Log mode: a line when the position changes, else every 15 s (rate and ETA drift every poll).
+        const key = `${view.status}|${view.progress?.step}|${view.progress?.done}|${hb?.step}|${hb?.done}|${view.activity?.attempt}`;
+        if (key !== lastKey || Date.now() - lastPrinted > 15000) {
+          console.error(describeStatus(view));
+          lastKey = key;
+          lastPrinted = Date.now();
         }
       }
     }

@@ -1,0 +1,84 @@
+/**
+ * The retriever a worker uses for export, opened once per process and reused across shards (loading the
+ * model and index is the slow part). Reopened when the index on disk changes (a rebuild).
+ */
+import { statSync } from 'node:fs';
+import { resolvePath } from '../src/config/load';
+import type { Config } from '../src/config/schema';
+import type { EmbedderOptions } from '../src/embed/embedder';
+import { formatForPrompt, RAGRetriever, type FormatStyle, type RetrievedChunk, type RetrieverConfig } from '../src/index/retriever';
+import { indexFiles, type IndexParams } from '../src/index/manifest';
+import type { StagePaths } from './build';
+
+/** What export needs from a retriever (the options pipeline of src/retrieval wraps the same two methods). */
+export interface ExportRetriever {
+  retrieveMany(queries: readonly string[], k: number, minScore: number): Promise<RetrievedChunk[][]>;
+  formatForPrompt(chunks: readonly RetrievedChunk[], style: FormatStyle): string;
+}
+
+export function embedderOptions(config: Config): EmbedderOptions {
+  const e = config.rag.embedding;
+  return {
+    modelDir: resolvePath(e.model_dir),
+    modelId: config.rag.embedding_model,
+    queryPrefix: e.query_prefix,
+    passagePrefix: e.passage_prefix,
+    pooling: e.pooling,
+    normalize: e.normalize,
+    maxLength: e.max_length,
+    batchSize: e.batch_size,
+    threads: e.threads,
+  };
+}
+
+export function indexParams(config: Config): Partial<IndexParams> {
+  const i = config.phase5.index;
+  return {
+    type: i.type === 'FlatIP' ? 'exact' : 'hnsw',
+    storage: i.dtype,
+    connectivity: i.connectivity,
+    expansionAdd: i.expansion_add,
+    expansionSearch: i.expansion_search,
+  };
+}
+
+export function retrieverConfig(config: Config, paths: StagePaths): RetrieverConfig {
+  const r = config.phase5.retrieval;
+  return {
+    indexPath: paths.index,
+    corpusPath: paths.corpus,
+    embedding: embedderOptions(config),
+    index: indexParams(config),
+    topK: r.top_k,
+    minScore: r.min_score,
+    formatStyle: r.format_style,
+    maxChunkChars: r.max_chars_per_sentence,
+    threads: config.rag.embedding.threads,
+  };
+}
+
+const cache = new Map<string, { stamp: string; retriever: Promise<RAGRetriever> }>();
+
+export async function openRetriever(config: Config, paths: StagePaths): Promise<ExportRetriever> {
+  const rc = retrieverConfig(config, paths);
+  const key = JSON.stringify({ index: rc.indexPath, embedding: rc.embedding, params: rc.index });
+  const manifest = indexFiles(paths.index).manifest;
+  const stamp = String(statSync(manifest).mtimeMs);
+  let hit = cache.get(key);
+  if (!hit || hit.stamp !== stamp) {
+    if (hit) void hit.retriever.then((r) => r.close()).catch(() => undefined);
+    const retriever = RAGRetriever.open(rc).then((r) => {
+      if (!r.enabled) throw new Error(`retrieval is disabled: ${r.disabledReason}`);
+      return r;
+    });
+    retriever.catch(() => cache.delete(key));
+    hit = { stamp, retriever };
+    cache.set(key, hit);
+  }
+  const retriever = await hit.retriever;
+  const maxChars = config.phase5.retrieval.max_chars_per_sentence;
+  return {
+    retrieveMany: (q, k, min) => retriever.retrieveMany(q, k, min),
+    formatForPrompt: (chunks, style) => formatForPrompt(chunks, style, maxChars),
+  };
+}
