@@ -62,7 +62,7 @@ export async function analyzeResults(input: StageInput) {
         hb.setTotal(total);
         hb.beat(done);
       },
-    });
+    }).finally(() => hb.stop());
     return {
       phase5Dir: summary.phase5_dir,
       report: path.join(summary.phase5_dir, 'report.html'),

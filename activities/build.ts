@@ -99,6 +99,8 @@ export async function buildCorpus(input: StageInput) {
     } catch (err) {
       if (err instanceof CorpusBuildError) throw new UserInputError(err.message);
       throw err;
+    } finally {
+      hb.stop();
     }
     writeJsonAtomic(recordFile, { settings, summary } satisfies CorpusRecord);
     for (const e of summary.eras) log.info({ era: e.name, target: e.target, written: e.written }, `era ${e.name}: ${e.written} sentences (target ${e.target})`);
@@ -111,12 +113,15 @@ export async function buildIndex(input: StageInput) {
     const { config, options, force } = input;
     const paths = stagePaths(config, options);
     if (!existsSync(paths.corpus)) throw new UserInputError(`no corpus at ${paths.corpus} — the corpus step of \`phase5 build\` makes it`);
-    const retriever = await RAGRetriever.open(retrieverConfig(config, paths), { loadIndex: false });
+    const prev = previousCheckpoint<{ rowsEmbedded: number }>();
+    if (prev?.checkpoint) log.info({ rowsEmbedded: prev.checkpoint.rowsEmbedded }, 'resuming the embedding from the last checkpoint');
+    const hb = heartbeater('embed', 0, prev?.checkpoint?.rowsEmbedded ?? 0, 'sentences');
+    const retriever = await RAGRetriever.open(retrieverConfig(config, paths), { loadIndex: false }).catch((err) => {
+      hb.stop();
+      throw err;
+    });
     try {
       if (retriever.disabledReason?.startsWith('embedding model unavailable')) throw new UserInputError(retriever.disabledReason);
-      const prev = previousCheckpoint<{ rowsEmbedded: number }>();
-      if (prev?.checkpoint) log.info({ rowsEmbedded: prev.checkpoint.rowsEmbedded }, 'resuming the embedding from the last checkpoint');
-      const hb = heartbeater('embed', 0, prev?.checkpoint?.rowsEmbedded ?? 0, 'sentences');
       const manifest = await retriever.buildIndex(paths.corpus, paths.index, {
         force,
         batchSize: config.phase5.index.batch_size,
@@ -138,6 +143,7 @@ export async function buildIndex(input: StageInput) {
       if (err instanceof IndexMismatchError || err instanceof ModelDirError) throw new UserInputError(err.message);
       throw err;
     } finally {
+      hb.stop();
       await retriever.close();
     }
   });

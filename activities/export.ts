@@ -207,17 +207,21 @@ export async function exportShard(args: { input: StageInput; shard: ExportShard 
       log.warn({ heartbeat: prev.checkpoint.records, file: recovered.records }, 'last heartbeat was ahead of the fsync’d file; resuming from the file');
     }
     if (recovered.records > 0) log.info({ shard: `${shard.dataset}#${shard.index}`, resumeAt: recovered.records, total }, 'resuming shard');
-    const samples = (await loadSamples(config, shard.dataset, options.limit)).slice(shard.start, shard.end);
-    if (samples.length !== total) throw new Error(`dataset ${shard.dataset} changed since the export was planned (${samples.length} vs ${total} samples in shard ${shard.index})`);
-    const retriever = await openRetriever(config, stagePaths(config, options));
     const hb = heartbeater(`${shard.dataset}#${shard.index}`, total, recovered.records);
-    hb.beat(recovered.records, { records: recovered.records }, true);
-    const out = new JsonlAppender(file, recovered.records);
     let fallbacks: number;
     try {
-      fallbacks = await writeShardRecords(samples, recovered.records, out, retriever, config, (n) => hb.beat(n, { records: n }));
+      hb.beat(recovered.records, { records: recovered.records }, true);
+      const samples = (await loadSamples(config, shard.dataset, options.limit)).slice(shard.start, shard.end);
+      if (samples.length !== total) throw new Error(`dataset ${shard.dataset} changed since the export was planned (${samples.length} vs ${total} samples in shard ${shard.index})`);
+      const retriever = await openRetriever(config, stagePaths(config, options));
+      const out = new JsonlAppender(file, recovered.records);
+      try {
+        fallbacks = await writeShardRecords(samples, recovered.records, out, retriever, config, (n) => hb.beat(n, { records: n }));
+      } finally {
+        out.close();
+      }
     } finally {
-      out.close();
+      hb.stop();
     }
     // Count fallbacks over the whole shard (a resumed attempt only saw part of it).
     const all = await countFallbacks(file);

@@ -66,8 +66,11 @@ export async function inferCondition(args: { input: StageInput; condition: Condi
     if (!existsSync(input)) throw new UserInputError(`no ${input} — run \`phase5 export\` first`);
     mkdirSync(path.dirname(output), { recursive: true });
     if (args.input.force && existsSync(output)) writeJsonlAtomic(output, []);
-    const backend = await createBackend(backendConfig(config));
     const hb = heartbeater(`infer:${args.condition}`, 0, 0, 'samples');
+    const backend = await createBackend(backendConfig(config)).catch((err) => {
+      hb.stop();
+      throw err;
+    });
     let summary: RunCorrectionsSummary;
     try {
       summary = await runCorrections({
@@ -90,6 +93,7 @@ export async function inferCondition(args: { input: StageInput; condition: Condi
       }
       throw err;
     } finally {
+      hb.stop();
       await backend.close();
     }
     log.info({ condition: args.condition, output, written: summary.written, failed: summary.failed }, `infer ${args.condition}: ${summary.written} written, ${summary.failed} failed, ${summary.skippedExisting} already done`);

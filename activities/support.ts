@@ -49,25 +49,40 @@ export interface Heartbeater {
   /** Report progress; heartbeats at most every `everyMs` unless `force`. */
   beat(done: number, checkpoint?: Record<string, unknown>, force?: boolean): void;
   setTotal(total: number): void;
+  /** Stop the keep-alive timer (call in `finally`). */
+  stop(): void;
   readonly step: string;
 }
 
+/**
+ * Progress heartbeats for one step. Besides explicit beats, a keep-alive timer re-sends the last details at a
+ * third of the heartbeat timeout, so slow phases without progress (loading a model, building an HNSW graph)
+ * never look like a dead worker — a timed-out heartbeat would start a second attempt on the same files.
+ */
 export function heartbeater(step: string, total: number, startDone = 0, unit = 'records', everyMs = 1000): Heartbeater {
   const ctx = currentContext();
   const attemptStartedAt = new Date().toISOString();
   let last = 0;
   let tot = total;
+  let details: HeartbeatProgress = { step, done: startDone, total, unit, attemptStartedAt, doneAtAttemptStart: startDone };
+  const timeoutMs = ctx?.info.heartbeatTimeoutMs ?? 0;
+  const keepAlive = ctx && timeoutMs > 0 ? setInterval(() => ctx.heartbeat(details), Math.max(500, Math.floor(timeoutMs / 3))) : null;
+  keepAlive?.unref();
+  if (ctx) ctx.heartbeat(details);
   return {
     step,
     setTotal(t) { tot = t; },
     beat(done, checkpoint, force = false) {
+      details = { step, done, total: tot, unit, attemptStartedAt, doneAtAttemptStart: startDone, checkpoint: checkpoint ?? details.checkpoint };
       if (!ctx) return;
       const now = Date.now();
       if (!force && now - last < everyMs) return;
       last = now;
-      const details: HeartbeatProgress = { step, done, total: tot, unit, attemptStartedAt, doneAtAttemptStart: startDone, checkpoint };
       ctx.heartbeat(details);
       throwIfCancelled();
+    },
+    stop() {
+      if (keepAlive) clearInterval(keepAlive);
     },
   };
 }

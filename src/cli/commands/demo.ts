@@ -43,7 +43,7 @@ export function registerDemoCommand(program: Command): void {
   program
     .command('demo')
     .description('run the demo study end to end (starts Temporal and a worker as needed; leaves the server running)')
-    .option('--limit <n>', 'OCR lines per dataset', '10')
+    .option('--limit <n>', 'OCR lines per dataset', '6')
     .option('--force', 'run the demo again even if it finished before')
     .action(async (opts: { limit: string; force?: boolean }, cmd: Command) => {
       const flags = cmd.optsWithGlobals<GlobalFlags & { limit: string; force?: boolean }>();
