@@ -3,6 +3,7 @@ import { resolveConfig, runOptions, type GlobalFlags, type StageFlags } from '..
 
 /** Commands that work on local files without Temporal: report, retrieve, eval-retrieval. */
 export function registerLocalCommands(program: Command): void {
+  registerRetrieveCommand(program);
   program
     .command('report')
     .description('regenerate metrics, comparisons and report.md/html from existing results (no Temporal, no inference)')
@@ -28,6 +29,44 @@ export function registerLocalCommands(program: Command): void {
       }
       for (const w of summary.warnings) console.error(`warning: ${w}`);
       console.log(`${summary.files.length} files written in ${summary.phase5_dir} (${((Date.now() - t) / 1000).toFixed(1)} s); report: ${summary.phase5_dir}/report.html`);
+    });
+}
+
+export function registerRetrieveCommand(program: Command): void {
+  program
+    .command('retrieve')
+    .description('print the corpus sentences most similar to a text (score, source_uri, text) — to inspect the index')
+    .argument('<text>', 'query text (an OCR line)')
+    .option('--k <n>', 'number of hits', '5')
+    .option('--min-score <s>', 'minimum cosine similarity', '0')
+    .option('--corpus-path <file>', 'corpus JSONL the index was built from')
+    .option('--index-path <file>', 'index file')
+    .option('--json', 'print JSON')
+    .action(async (text: string, opts: { k: string; minScore: string; json?: boolean }, cmd: Command) => {
+      const flags = cmd.optsWithGlobals<GlobalFlags & StageFlags>();
+      const { config } = resolveConfig(flags, {});
+      const k = Number(opts.k);
+      const minScore = Number(opts.minScore);
+      const { UsageError } = await import('../options');
+      if (!Number.isInteger(k) || k < 1) throw new UsageError(`--k must be a positive integer, got "${opts.k}"`);
+      if (!Number.isFinite(minScore) || minScore < 0 || minScore > 1) throw new UsageError(`--min-score must be a number in [0, 1], got "${opts.minScore}"`);
+      const { stagePaths } = await import('../../../activities/build');
+      const { retrieverConfig } = await import('../../../activities/retriever');
+      const { RAGRetriever } = await import('../../index/retriever');
+      const { UserFacingError } = await import('../../temporal/server');
+      const paths = stagePaths(config, runOptions(flags, config));
+      const retriever = await RAGRetriever.open(retrieverConfig(config, paths)).catch((err: Error) => {
+        throw new UserFacingError(err.message);
+      });
+      try {
+        if (!retriever.enabled) throw new UserFacingError(retriever.disabledReason ?? 'retrieval is disabled');
+        const hits = await retriever.retrieve(text, k, minScore);
+        if (opts.json) console.log(JSON.stringify(hits, null, 2));
+        else if (hits.length === 0) console.log('(no hits: the text is empty, not Arabic, or every score is below --min-score)');
+        else for (const h of hits) console.log(`${h.rank}. ${h.score.toFixed(4)}  ${h.source_uri}  ${h.text}`);
+      } finally {
+        await retriever.close();
+      }
     });
 }
 
