@@ -22,6 +22,8 @@ import type { StageInput } from '../workflows/types';
 import { stagePaths } from './build';
 import { openRetriever, type ExportRetriever } from './retriever';
 import { indexFiles } from '../src/index/manifest';
+import { IndexCorruptError, IndexMismatchError, IndexMissingError } from '../src/index/errors';
+import { ModelDirError } from '../src/embed/model-dir';
 import { asActivity, heartbeater, previousCheckpoint, UserInputError } from './support';
 
 const log = childLogger('export');
@@ -213,7 +215,13 @@ export async function exportShard(args: { input: StageInput; shard: ExportShard 
       hb.beat(recovered.records, { records: recovered.records }, true);
       const samples = (await loadSamples(config, shard.dataset, options.limit)).slice(shard.start, shard.end);
       if (samples.length !== total) throw new Error(`dataset ${shard.dataset} changed since the export was planned (${samples.length} vs ${total} samples in shard ${shard.index})`);
-      const retriever = await openRetriever(config, stagePaths(config, options));
+      const retriever = await openRetriever(config, stagePaths(config, options)).catch((err: unknown) => {
+        // A stale, damaged or missing index (or model) does not get better by retrying; the message names the fix.
+        if (err instanceof IndexMismatchError || err instanceof IndexCorruptError || err instanceof IndexMissingError || err instanceof ModelDirError) {
+          throw new UserInputError(err.message);
+        }
+        throw err;
+      });
       const out = new JsonlAppender(file, recovered.records);
       try {
         fallbacks = await writeShardRecords(samples, recovered.records, out, retriever, config, (n) => hb.beat(n, { records: n }));

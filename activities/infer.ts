@@ -18,7 +18,7 @@ import {
   type Condition,
   type RunCorrectionsSummary,
 } from '../src/llm';
-import { writeJsonlAtomic } from '../src/io/jsonl';
+import { JsonlParseError, writeJsonlAtomic } from '../src/io/jsonl';
 import { childLogger } from '../src/util/log';
 import type { StageInput } from '../workflows/types';
 import { asActivity, currentSignal, heartbeater, UserInputError } from './support';
@@ -87,6 +87,8 @@ export async function inferCondition(args: { input: StageInput; condition: Condi
         },
       });
     } catch (err) {
+      // A malformed inference_input.jsonl line (file:line in the message) does not get better by retrying.
+      if (err instanceof JsonlParseError) throw new UserInputError(err.message);
       if (err instanceof RunCorrectionsError) {
         // A dead endpoint or wrong model: every call failing. Retrying the activity later may help (server back).
         throw new Error(`${err.message} (${JSON.stringify(err.summary.failuresByReason)})`);

@@ -9,6 +9,7 @@ import type { EmbedderOptions } from '../src/embed/embedder';
 import { formatForPrompt, RAGRetriever, type FormatStyle, type RetrievedChunk, type RetrieverConfig } from '../src/index/retriever';
 import { indexFiles, type IndexParams } from '../src/index/manifest';
 import type { StagePaths } from './build';
+import { UserInputError } from './support';
 
 /** What export needs from a retriever (the options pipeline of src/retrieval wraps the same two methods). */
 export interface ExportRetriever {
@@ -68,7 +69,8 @@ export async function openRetriever(config: Config, paths: StagePaths): Promise<
   if (!hit || hit.stamp !== stamp) {
     if (hit) void hit.retriever.then((r) => r.close()).catch(() => undefined);
     const retriever = RAGRetriever.open(rc).then((r) => {
-      if (!r.enabled) throw new Error(`retrieval is disabled: ${r.disabledReason}`);
+      // Missing model or index: input the user must fix (retrying cannot), so not retryable.
+      if (!r.enabled) throw new UserInputError(`retrieval is disabled: ${r.disabledReason}`);
       return r;
     });
     retriever.catch(() => cache.delete(key));

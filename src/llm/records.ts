@@ -4,7 +4,7 @@
  *  - `corrections.jsonl` lines (written by the runner, or produced elsewhere and imported).
  */
 import { z } from 'zod';
-import { readJsonl } from '../io/jsonl';
+import { JsonlParseError, readJsonl } from '../io/jsonl';
 import type { FailureInfo } from './types';
 
 export const PROMPT_TYPES = ['rag', 'zero_shot_fallback', 'zero_shot'] as const;
@@ -193,7 +193,7 @@ export async function readInferenceInput(file: string): Promise<InferenceInputRe
   const out: InferenceInputRecord[] = [];
   for await (const { value, line } of readJsonl(file)) {
     const parsed = InferenceInputSchema.safeParse(value);
-    if (!parsed.success) throw new Error(`${file}:${line}: invalid inference input record: ${describeZodError(parsed.error)}`);
+    if (!parsed.success) throw new JsonlParseError(file, line, `invalid inference input record: ${describeZodError(parsed.error)}`);
     out.push(parsed.data);
   }
   return out;

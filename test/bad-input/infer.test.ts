@@ -1,0 +1,260 @@
+/**
+ * Bad-input suite — infer stage (`activities/infer.ts` inferCondition / importCorrections called directly)
+ * against the in-test fake OpenAI server (test/llm/fake-openai-server.ts), `infer.backend: openai`.
+ *
+ * Cases:
+ *   - LLM HTTP 500              → a recorded error {reason: server_error, status: 500}; the run continues
+ *   - LLM HTTP 429              → a recorded error {reason: rate_limited, status: 429}
+ *   - LLM timeout               → a recorded error {reason: timeout}
+ *   - LLM invalid JSON          → a recorded error {reason: invalid_response}
+ *   - LLM empty content         → a recorded error {reason: empty_content}
+ *   - re-run after recorded errors → the output is a valid resume point: a re-run skips every sample and
+ *                                 leaves the file as it was; a forced re-run with the server healthy
+ *                                 writes a complete, error-free output
+ *   - corrections.jsonl with a torn last line → the resumed run cuts it (logged) and redoes that sample only
+ *   - infer with no inference_input.jsonl → non-retryable "no …/inference_input.jsonl — run `phase5 export` first"
+ *   - inference_input.jsonl with a torn last line → non-retryable "file:line: invalid JSON"; cut, the same call runs
+ *   - corrections import with malformed lines → non-retryable, every bad line by number; without them the
+ *                                 import succeeds
+ *   - API key variable not set  → fails naming the variable (no key in the message)
+ *   - GGUF model missing        → non-retryable, names the file and infer.local.model_path
+ */
+import { expect } from 'chai';
+import { copyFileSync, readFileSync, truncateSync, writeFileSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { importCorrections, inferCondition } from '../../activities/infer';
+import type { CorrectionRecord } from '../../src/llm/records';
+import { recoverJsonl } from '../../src/io/jsonl';
+import { FIXTURES } from '../helpers/shared-data';
+import { startFakeServer, echo, type FakeResponse, type FakeServer } from '../llm/fake-openai-server';
+import { failsWithLogs, makeConfig, stageInput, tmpDir, withLogs } from './helpers';
+
+const KEY_ENV = 'PHASE5_BAD_INPUT_KEY';
+
+const CASES: Record<string, FakeResponse> = {
+  'case-500': { status: 500, json: { error: { message: 'internal error' } } },
+  'case-429': { status: 429, headers: { 'retry-after': '0' }, json: { error: { message: 'slow down' } } },
+  'case-timeout': { delayMs: 2500, content: 'too late' },
+  'case-invalid': { raw: '{"choices": [{"message": ' },
+  'case-empty': { content: '' },
+};
+const IDS = ['ok-1', ...Object.keys(CASES), 'ok-2'];
+
+function inputRecord(id: string) {
+  return {
+    sample_id: id,
+    dataset: 'd',
+    ocr_text: id,
+    gt_text: id,
+    prompt_type: 'rag',
+    prompt_version: 'p5v1',
+    retrieval_context: 'نصوص مرجعية صحيحة:\n1. قال أبو عثمان',
+    retrieved_k: 1,
+    retrieval_scores: [0.9],
+    retrieval_sources: [],
+  };
+}
+
+const jsonl = (records: unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
+const readCorrections = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as CorrectionRecord);
+
+describe('bad-input suite', function () {
+  this.timeout(60000);
+  let server: FakeServer;
+  let healthy = false;
+  const previousKey = process.env[KEY_ENV];
+
+  before(async () => {
+    process.env[KEY_ENV] = 'test-key-bad-input';
+    server = await startFakeServer((req) => {
+      const user = req.body.messages?.find((m) => m.role === 'user')?.content ?? '';
+      return (!healthy && CASES[user]) || echo(req);
+    });
+  });
+  after(async () => {
+    await server?.close();
+    if (previousKey === undefined) delete process.env[KEY_ENV];
+    else process.env[KEY_ENV] = previousKey;
+  });
+
+  /** A results dir with inference_input.jsonl and a config for the fake server. */
+  function study(prefix: string, records = IDS.map(inputRecord)) {
+    const results = tmpDir(prefix);
+    mkdirSync(path.join(results, 'phase5'), { recursive: true });
+    const inputFile = path.join(results, 'phase5', 'inference_input.jsonl');
+    writeFileSync(inputFile, jsonl(records));
+    const config = makeConfig(results, {
+      infer: {
+        backend: 'openai',
+        conditions: ['rag'],
+        openai: { base_url: server.url, model: 'fake-model', api_key_env: KEY_ENV, max_retries: 0, timeout_s: 0.5, concurrency: 8 },
+      },
+    });
+    return { results, inputFile, output: path.join(results, 'phase5', 'corrections.jsonl'), config };
+  }
+
+  describe('infer', () => {
+    describe('LLM failures, one run', () => {
+      let s: ReturnType<typeof study>;
+      let result: Awaited<ReturnType<typeof inferCondition>>;
+      let byId: Map<string, CorrectionRecord>;
+      const errorOf = (id: string) => byId.get(id)!.error as { reason: string; status: number | null; message: string; attempts: number };
+
+      before(async () => {
+        healthy = false;
+        s = study('llm-errors');
+        result = (await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }))).result;
+        byId = new Map(readCorrections(s.output).map((r) => [r.sample_id, r]));
+      });
+
+      it('LLM HTTP 500', () => {
+        expect(errorOf('case-500')).to.include({ reason: 'server_error', status: 500 });
+        expect(errorOf('case-500').message).to.match(/^HTTP 500: /);
+        expect(byId.get('case-500')!.corrected_text).to.equal('');
+        // The run went on: every sample has a record, the healthy ones corrected.
+        expect(result).to.include({ written: IDS.length, succeeded: 2, failed: 5 });
+        expect(readCorrections(s.output).map((r) => r.sample_id)).to.deep.equal(IDS);
+        expect(byId.get('ok-2')).to.include({ corrected_text: 'ok-2', error: null });
+      });
+
+      it('LLM HTTP 429', () => {
+        expect(errorOf('case-429')).to.include({ reason: 'rate_limited', status: 429 });
+        expect(result.failuresByReason).to.deep.equal({ server_error: 1, rate_limited: 1, timeout: 1, invalid_response: 1, empty_content: 1 });
+      });
+
+      it('LLM timeout', () => {
+        expect(errorOf('case-timeout')).to.include({ reason: 'timeout', status: null });
+        expect(errorOf('case-timeout').message).to.equal('no response within 500 ms');
+      });
+
+      it('LLM invalid JSON', () => {
+        expect(errorOf('case-invalid').reason).to.equal('invalid_response');
+        expect(errorOf('case-invalid').message).to.match(/invalid JSON in response/);
+        expect(errorOf('case-invalid').attempts).to.equal(3); // retried twice, then recorded
+      });
+
+      it('LLM empty content', () => {
+        expect(errorOf('case-empty')).to.include({ reason: 'empty_content', status: 200 });
+        expect(errorOf('case-empty').message).to.equal('choices[0].message.content is empty');
+      });
+
+      it('re-run after recorded errors', async () => {
+        const before = readFileSync(s.output, 'utf8');
+        healthy = true;
+        try {
+          const again = await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }));
+          expect(again.result).to.include({ written: 0, skippedExisting: IDS.length });
+          expect(readFileSync(s.output, 'utf8')).to.equal(before);
+          const forced = await withLogs(() => inferCondition({ input: stageInput(s.config, {}, true), condition: 'rag' }));
+          expect(forced.result).to.include({ written: IDS.length, succeeded: IDS.length, failed: 0 });
+          const recs = readCorrections(s.output);
+          expect(recs.map((r) => r.sample_id)).to.deep.equal(IDS);
+          expect(recs.every((r) => r.error === null && r.corrected_text === r.sample_id)).to.equal(true);
+        } finally {
+          healthy = false;
+        }
+      });
+    });
+
+    it('corrections.jsonl with a torn last line', async () => {
+      healthy = true;
+      try {
+        const s = study('torn-output');
+        await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }));
+        const complete = readFileSync(s.output, 'utf8');
+        truncateSync(s.output, Buffer.byteLength(complete) - 20); // a crash in the middle of the last line
+        const { result, logs } = await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }));
+        expect(logs.some((l) => /cut a partial last line/.test(l.msg) && l.truncatedBytes === Buffer.byteLength(complete.split('\n').at(-2)!) + 1 - 20)).to.equal(true);
+        expect(result).to.include({ written: 1, skippedExisting: IDS.length - 1 });
+        const ids = readCorrections(s.output).map((r) => r.sample_id);
+        expect(ids).to.deep.equal(IDS); // complete, no duplicate
+      } finally {
+        healthy = false;
+      }
+    });
+
+    it('infer with no inference_input.jsonl', async () => {
+      const results = tmpDir('no-input');
+      const { config } = study('unused');
+      const cfg = { ...config, paths: { results_dir: results } };
+      await failsWithLogs(
+        () => inferCondition({ input: stageInput(cfg), condition: 'rag' }),
+        new RegExp(`no ${path.join(results, 'phase5', 'inference_input.jsonl')} — run \`phase5 export\` first`),
+      );
+      mkdirSync(path.join(results, 'phase5'), { recursive: true });
+      writeFileSync(path.join(results, 'phase5', 'inference_input.jsonl'), jsonl(['ok-1', 'ok-2'].map(inputRecord)));
+      healthy = true;
+      try {
+        const { result } = await withLogs(() => inferCondition({ input: stageInput(cfg), condition: 'rag' }));
+        expect(result).to.include({ written: 2, failed: 0 });
+      } finally {
+        healthy = false;
+      }
+    });
+
+    it('inference_input.jsonl with a torn last line', async () => {
+      const s = study('torn-input', ['ok-1', 'ok-2', 'ok-3'].map(inputRecord));
+      const full = readFileSync(s.inputFile, 'utf8');
+      truncateSync(s.inputFile, Buffer.byteLength(full) - 30);
+      await failsWithLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }), new RegExp(`${s.inputFile}:3: invalid JSON`));
+      // Nothing was written that a later run would trip over; with the torn line cut the same call runs.
+      expect(recoverJsonl(s.output).records).to.equal(0);
+      recoverJsonl(s.inputFile);
+      healthy = true;
+      try {
+        const { result } = await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }));
+        expect(result).to.include({ written: 2, failed: 0 });
+      } finally {
+        healthy = false;
+      }
+    });
+
+    it('corrections import with malformed lines', async () => {
+      const s = study('import');
+      const file = path.join(s.results, 'import.jsonl');
+      copyFileSync(path.join(FIXTURES, 'llm', 'corrections-import.jsonl'), file);
+      const { message } = await failsWithLogs(
+        () => importCorrections(stageInput(s.config, { importFile: file })),
+        /^import rejected — /,
+        new RegExp(`${file}:3: invalid JSON`),
+        new RegExp(`${file}:6: prompt_type: `),
+        new RegExp(`${file}:7: duplicate sample_id "OCR_GS-Jahiz.Hayawan/000000" \\(first at line 1\\)`),
+      );
+      // Drop exactly the lines the message names: the import then goes through.
+      const badLines = new Set([...message.matchAll(/\.jsonl:(\d+): /g)].map((m) => Number(m[1])));
+      expect(badLines.size).to.be.greaterThan(2);
+      const kept = readFileSync(file, 'utf8').split('\n').filter((_, i) => !badLines.has(i + 1));
+      writeFileSync(file, kept.join('\n'));
+      const { result } = await withLogs(() => importCorrections(stageInput(s.config, { importFile: file })));
+      expect(result.imported).to.equal(kept.filter((l) => l.trim()).length);
+      expect(readCorrections(result.output)).to.have.length(result.imported);
+    });
+
+    it('API key variable not set', async () => {
+      const s = study('no-key');
+      const cfg = { ...s.config, infer: { ...s.config.infer, openai: { ...s.config.infer.openai, api_key_env: 'PHASE5_BAD_INPUT_UNSET_KEY' } } };
+      delete process.env.PHASE5_BAD_INPUT_UNSET_KEY;
+      const requestsBefore = server.requests.length;
+      let err: Error | undefined;
+      try {
+        await inferCondition({ input: stageInput(cfg), condition: 'rag' });
+      } catch (e) {
+        err = e as Error;
+      }
+      expect(err?.message).to.match(/environment variable PHASE5_BAD_INPUT_UNSET_KEY \(apiKeyEnv\) is not set or empty/);
+      expect(server.requests.length, 'no request went out without a key').to.equal(requestsBefore);
+      expect(recoverJsonl(s.output).records).to.equal(0);
+    });
+
+    it('GGUF model missing', async () => {
+      const s = study('no-gguf');
+      const gguf = path.join(s.results, 'missing.gguf');
+      const cfg = { ...s.config, infer: { ...s.config.infer, backend: 'local' as const, local: { ...s.config.infer.local, model_path: gguf } } };
+      await failsWithLogs(() => inferCondition({ input: stageInput(cfg), condition: 'rag' }), new RegExp(`GGUF model not found: ${gguf} \\(infer\\.local\\.model_path`));
+    });
+  });
+});
