@@ -53,7 +53,8 @@ export interface InferenceInputRecord {
   retrieval_context: string;
   retrieved_k: number;
   retrieval_scores: number[];
-  retrieval_sources: { source_uri: string; idx: number; date: number | null }[];
+  /** source_uri + corpus idx (+ source line when the corpus records it) per hit, for citations. */
+  retrieval_sources: { source_uri: string; idx: number; date: number | null; line?: number | null }[];
 }
 
 function exportDir(config: Config): string {
@@ -96,10 +97,7 @@ export async function planExport(input: StageInput): Promise<ExportPlan> {
     const fingerprint = sha256Text(
       JSON.stringify({
         manifest: readFileSync(manifestPath, 'utf8'),
-        top_k: r.top_k,
-        min_score: r.min_score,
-        format_style: r.format_style,
-        max_chars: r.max_chars_per_sentence,
+        retrieval: r, // every retrieval option (top_k, min_score, format, pipeline options) changes the output
         limit: options.limit ?? null,
         datasets: selectedDatasets(config, options).map((k) => config.datasets[k]),
         shard_size: config.phase5.export.shard_size,
@@ -173,7 +171,7 @@ export async function writeShardRecords(
           retrieval_context: retriever.formatForPrompt(chunks, r.format_style),
           retrieved_k: chunks.length,
           retrieval_scores: chunks.map((c) => Number(c.score.toFixed(6))),
-          retrieval_sources: chunks.map((c) => ({ source_uri: c.source_uri, idx: c.idx, date: c.date })),
+          retrieval_sources: chunks.map((c) => ({ source_uri: c.source_uri, idx: c.idx, date: c.date, ...(c.line != null ? { line: c.line } : {}) })),
         };
         out.write(rec);
       }

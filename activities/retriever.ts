@@ -6,15 +6,21 @@ import { statSync } from 'node:fs';
 import { resolvePath } from '../src/config/load';
 import type { Config } from '../src/config/schema';
 import type { EmbedderOptions } from '../src/embed/embedder';
-import { formatForPrompt, RAGRetriever, type FormatStyle, type RetrievedChunk, type RetrieverConfig } from '../src/index/retriever';
+import { RAGRetriever, type FormatStyle, type RetrievedChunk, type RetrieverConfig } from '../src/index/retriever';
 import { indexFiles, type IndexParams } from '../src/index/manifest';
 import type { StagePaths } from './build';
 import { UserInputError } from './support';
+import { createRetrievalPipeline } from '../src/retrieval';
+import { childLogger } from '../src/util/log';
 
-/** What export needs from a retriever (the options pipeline of src/retrieval wraps the same two methods). */
+const log = childLogger('retriever');
+
+/** What export needs: the retriever wrapped in the options pipeline of src/retrieval (identity when all are off). */
 export interface ExportRetriever {
-  retrieveMany(queries: readonly string[], k: number, minScore: number): Promise<RetrievedChunk[][]>;
+  retrieveMany(queries: readonly string[], k: number, minScore: number): Promise<(RetrievedChunk & { line?: number | null })[][]>;
   formatForPrompt(chunks: readonly RetrievedChunk[], style: FormatStyle): string;
+  /** Changes whenever the options change the output (part of the export fingerprint). */
+  readonly fingerprint: string;
 }
 
 export function embedderOptions(config: Config): EmbedderOptions {
@@ -58,29 +64,38 @@ export function retrieverConfig(config: Config, paths: StagePaths): RetrieverCon
   };
 }
 
-const cache = new Map<string, { stamp: string; retriever: Promise<RAGRetriever> }>();
+const cache = new Map<string, { stamp: string; retriever: Promise<ExportRetriever & { close(): Promise<void> }> }>();
 
 export async function openRetriever(config: Config, paths: StagePaths): Promise<ExportRetriever> {
   const rc = retrieverConfig(config, paths);
-  const key = JSON.stringify({ index: rc.indexPath, embedding: rc.embedding, params: rc.index });
+  const options = config.phase5.retrieval;
+  const key = JSON.stringify({ index: rc.indexPath, embedding: rc.embedding, params: rc.index, options });
   const manifest = indexFiles(paths.index).manifest;
   const stamp = String(statSync(manifest).mtimeMs);
   let hit = cache.get(key);
   if (!hit || hit.stamp !== stamp) {
     if (hit) void hit.retriever.then((r) => r.close()).catch(() => undefined);
-    const retriever = RAGRetriever.open(rc).then((r) => {
+    const retriever = RAGRetriever.open(rc).then(async (r) => {
       // Missing model or index: input the user must fix (retrying cannot), so not retryable.
       if (!r.enabled) throw new UserInputError(`retrieval is disabled: ${r.disabledReason}`);
-      return r;
+      const pipeline = await createRetrievalPipeline(r, options, {
+        openitiRoot: resolvePath(config.data.openiti_root),
+        maxChunkChars: options.max_chars_per_sentence,
+      });
+      if (pipeline.rerankStatus) log.info({ rerank: pipeline.rerankStatus }, 'reranker');
+      return {
+        retrieveMany: (q: readonly string[], k: number, min: number) => pipeline.retrieveMany(q, k, min),
+        formatForPrompt: (chunks: readonly RetrievedChunk[], style: FormatStyle) => pipeline.formatForPrompt(chunks, style),
+        fingerprint: pipeline.fingerprint,
+        close: async () => {
+          await pipeline.close();
+          await r.close();
+        },
+      };
     });
     retriever.catch(() => cache.delete(key));
     hit = { stamp, retriever };
     cache.set(key, hit);
   }
-  const retriever = await hit.retriever;
-  const maxChars = config.phase5.retrieval.max_chars_per_sentence;
-  return {
-    retrieveMany: (q, k, min) => retriever.retrieveMany(q, k, min),
-    formatForPrompt: (chunks, style) => formatForPrompt(chunks, style, maxChars),
-  };
+  return hit.retriever;
 }

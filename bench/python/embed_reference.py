@@ -4,6 +4,8 @@ Mirrors src/embed/embedder.ts (same truncation, length-sorted batches, mean/CLS 
 TypeScript embedder can be checked for equality and compared for speed.
 
   python embed_reference.py bench   --model-dir D --sentences S.json --threads 2 --batch-size 32 [--prefix P]
+      → {"pipeline_s", "session_s", "tokenize_s"} for one run (after a warm-up)
+  python embed_reference.py serve   --model-dir D --threads 2 --batch-size 32 [--prefix P]   (stdin: JSON text arrays)
   python embed_reference.py embed   --model-dir D --sentences S.json --out V.f32 [--prefix P]
   python embed_reference.py tokenize --model-dir D --sentences S.json --max-length N --out ids.json
 """
@@ -78,11 +80,18 @@ class Reference:
             v = (h * mf).sum(1) / np.maximum(mf.sum(1), 1)
         return v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
 
-    def embed(self, texts, batch_size):
+    def embed(self, texts, batch_size, timings=None):
+        t0 = time.perf_counter()
         ids = self.tokenize(texts)
+        if timings is not None:
+            timings["tokenize_s"] += time.perf_counter() - t0
         res = None
         for rows, feeds, m in self.batches(ids, batch_size):
-            v = self.pool(self.run(feeds), m)
+            t0 = time.perf_counter()
+            h = self.run(feeds)
+            if timings is not None:
+                timings["session_s"] += time.perf_counter() - t0
+            v = self.pool(h, m)
             if res is None:
                 res = np.zeros((len(texts), v.shape[1]), dtype=np.float32)
             res[rows] = v
@@ -91,17 +100,30 @@ class Reference:
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("mode", choices=["bench", "embed", "tokenize"])
+    ap.add_argument("mode", choices=["bench", "serve", "embed", "tokenize"])
     ap.add_argument("--model-dir", required=True)
-    ap.add_argument("--sentences", required=True, help="JSON array of strings")
+    ap.add_argument("--sentences", help="JSON array of strings (not for serve)")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--batch-size", type=int, default=32)
     ap.add_argument("--max-length", type=int, default=256)
     ap.add_argument("--pooling", default="mean")
     ap.add_argument("--prefix", default="")
-    ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--out")
     a = ap.parse_args()
+    if a.mode == "serve":
+        # One request per stdin line: a JSON array of texts; one reply line with the timings of embedding
+        # them (lets the caller interleave its own runs with ours under the same machine load).
+        ref = Reference(a.model_dir, a.threads, a.max_length, a.pooling)
+        ref.embed([a.prefix + "warm up"] * a.batch_size, a.batch_size)
+        print(json.dumps({"ready": True, "ort_version": ort.__version__}), flush=True)
+        for line in sys.stdin:
+            texts = [a.prefix + s for s in json.loads(line)]
+            timings = {"tokenize_s": 0.0, "session_s": 0.0}
+            t0 = time.perf_counter()
+            ref.embed(texts, a.batch_size, timings)
+            print(json.dumps({"pipeline_s": time.perf_counter() - t0, **timings}), flush=True)
+        return
+
     texts = [a.prefix + s for s in json.load(open(a.sentences, encoding="utf-8"))]
 
     if a.mode == "tokenize":
@@ -114,19 +136,14 @@ def main():
         ref.embed(texts, a.batch_size).astype("<f4").tofile(a.out)
         return
 
-    # bench: full pipeline (tokenize + batch + run + pool) and session-only time, best of rounds
+    # bench: one full pipeline run (tokenize + batch + run + pool), with the session and tokenizer time
+    # inside it accumulated separately
     ref.embed(texts[: 2 * a.batch_size], a.batch_size)  # warm-up
-    full, session = [], []
-    for _ in range(a.rounds):
-        t0 = time.perf_counter()
-        ref.embed(texts, a.batch_size)
-        full.append(time.perf_counter() - t0)
-        prepared = ref.batches(ref.tokenize(texts), a.batch_size)
-        t0 = time.perf_counter()
-        for _, feeds, _ in prepared:
-            ref.run(feeds)
-        session.append(time.perf_counter() - t0)
-    print(json.dumps({"n": len(texts), "pipeline_s": full, "session_s": session, "ort_version": ort.__version__}))
+    timings = {"tokenize_s": 0.0, "session_s": 0.0}
+    t0 = time.perf_counter()
+    ref.embed(texts, a.batch_size, timings)
+    total = time.perf_counter() - t0
+    print(json.dumps({"n": len(texts), "pipeline_s": total, **timings, "ort_version": ort.__version__}))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { DEFAULT_ERAS } from '../openiti/sampling';
+import { RetrievalPipelineSchema } from '../retrieval/config';
 
 const positiveInt = z.number().int().positive();
 const nonNegInt = z.number().int().nonnegative();
@@ -46,13 +47,16 @@ const IndexSchema = z.strictObject({
   dtype: z.enum(['f32', 'f16', 'i8']).default('f32'),
 });
 
-const RetrievalSchema = z.strictObject({
-  top_k: positiveInt.default(3),
-  min_score: unitInterval.default(0),
-  format_style: z.enum(['numbered_arabic', 'plain']).default('numbered_arabic'),
-  /** Characters each retrieved sentence is cut to in the prompt (spec §5.2). */
-  max_chars_per_sentence: positiveInt.default(150),
-});
+/** Spec §11 retrieval keys + the retriever options of the companion specs (all off by default, src/retrieval). */
+const RetrievalSchema = z
+  .strictObject({
+    top_k: positiveInt.default(3),
+    min_score: unitInterval.default(0),
+    format_style: z.enum(['numbered_arabic', 'plain']).default('numbered_arabic'),
+    /** Characters each retrieved sentence is cut to in the prompt (spec §5.2). */
+    max_chars_per_sentence: positiveInt.default(150),
+  })
+  .extend(RetrievalPipelineSchema.shape);
 
 const ExportSchema = z.strictObject({
   /** Records per shard: large datasets fan out into shards that several workers process in parallel. */

@@ -4,6 +4,7 @@ import { resolveConfig, runOptions, type GlobalFlags, type StageFlags } from '..
 /** Commands that work on local files without Temporal: report, retrieve, eval-retrieval. */
 export function registerLocalCommands(program: Command): void {
   registerRetrieveCommand(program);
+  registerEvalRetrievalCommand(program);
   program
     .command('report')
     .description('regenerate metrics, comparisons and report.md/html from existing results (no Temporal, no inference)')
@@ -67,6 +68,46 @@ export function registerRetrieveCommand(program: Command): void {
       } finally {
         await retriever.close();
       }
+    });
+}
+
+export function registerEvalRetrievalCommand(program: Command): void {
+  program
+    .command('eval-retrieval')
+    .description('retrieval quality on the real golden set (OCR_GS lines located in their OpenITI sources): recall@k, MRR, precision@k per configuration')
+    .option('--out <dir>', 'output folder (default <results>/eval-retrieval)')
+    .option('--ocr-gs-root <dir>', 'OCR_GS folder with book_* subfolders', '../shared/data/ocr-gs')
+    .option('--openiti-root <dir>', 'OpenITI root (default: data.openiti_root)')
+    .option('--models <list>', 'embedding models to compare: e5-small, minilm-l6', 'e5-small,minilm-l6')
+    .option('--max-queries <n>', 'evaluate only the first N evaluable lines')
+    .action(async (opts: { out?: string; ocrGsRoot: string; models: string; maxQueries?: string }, cmd: Command) => {
+      const flags = cmd.optsWithGlobals<GlobalFlags>();
+      const { config } = resolveConfig(flags);
+      const path = (await import('node:path')).default;
+      const { existsSync } = await import('node:fs');
+      const { resolvePath, resultDirs, PROJECT_ROOT } = await import('../../config/load');
+      const { defaultEvalConfigs, defaultEvalModels, describeEvalSummary, evalRetrieval } = await import('../../eval/eval-retrieval');
+      const { UserFacingError } = await import('../../temporal/server');
+      const { UsageError } = await import('../options');
+      const openitiRoot = resolvePath(config.data.openiti_root);
+      const ocrGsRoot = resolvePath(opts.ocrGsRoot);
+      for (const [what, dir] of [['OpenITI root', openitiRoot], ['OCR_GS folder', ocrGsRoot]] as const) {
+        if (!existsSync(dir)) throw new UserFacingError(`${what} not found: ${dir}`);
+      }
+      const wanted = opts.models.split(',').map((m) => m.trim());
+      const models = defaultEvalModels(PROJECT_ROOT).filter((m) => wanted.includes(m.name));
+      if (models.length !== wanted.length) throw new UsageError(`--models: choose from ${defaultEvalModels(PROJECT_ROOT).map((m) => m.name).join(', ')}`);
+      const maxQueries = opts.maxQueries === undefined ? undefined : Number(opts.maxQueries);
+      if (maxQueries !== undefined && !(Number.isInteger(maxQueries) && maxQueries > 0)) throw new UsageError(`--max-queries must be a positive integer, got "${opts.maxQueries}"`);
+      const summary = await evalRetrieval({
+        openitiRoot,
+        ocrGsRoot,
+        outDir: opts.out ? resolvePath(opts.out) : path.join(resultDirs(config).root, 'eval-retrieval'),
+        models,
+        configs: defaultEvalConfigs(models),
+        maxQueries,
+      });
+      console.log(describeEvalSummary(summary));
     });
 }
 

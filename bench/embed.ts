@@ -1,0 +1,154 @@
+/**
+ * Embedding throughput: ours (tokenizers.js + onnxruntime-node, src/embed) vs the Python reference
+ * (HF `tokenizers` + onnxruntime + numpy, bench/python/embed_reference.py) on the same real OpenITI
+ * sentences, same model, same threads, batch size and truncation. Also reports our session-only time
+ * (onnxruntime runs alone, tokenization and pooling excluded) to show the pipeline overhead.
+ *
+ *   npx tsx bench/embed.ts [--n 5000] [--threads 2] [--batch-size 32] [--chunks 10]
+ *                          [--models all-MiniLM-L6-v2,multilingual-e5-small]
+ *
+ * Method: the sentences are cut into chunks; for every chunk both sides embed it back to back (the order
+ * alternates), with the Python reference kept running as a server so no start-up is timed. Load from other
+ * processes then hits both sides alike; totals are summed over chunks and the median per-chunk ratio is
+ * shown as well. The Python venv is created on first use (bench/venv.ts).
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import readline from 'node:readline';
+import { parseArgs } from 'node:util';
+import * as ort from 'onnxruntime-node';
+import { Embedder } from '../src/embed/embedder';
+import { MODEL_FILE_CANDIDATES } from '../src/embed/model-dir';
+import { OPENITI_ROOT, REPO_ROOT } from '../test/helpers/shared-data';
+import { sampleOpenitiSentences } from '../test/index/openiti-sample';
+import { ensureBenchVenv } from './venv';
+
+const { values: a } = parseArgs({
+  options: {
+    n: { type: 'string', default: '5000' },
+    threads: { type: 'string', default: '2' },
+    'batch-size': { type: 'string', default: '32' },
+    chunks: { type: 'string', default: '10' },
+    models: { type: 'string', default: 'all-MiniLM-L6-v2,multilingual-e5-small' },
+  },
+});
+const N = Number(a.n);
+const T = Number(a.threads);
+const B = Number(a['batch-size']);
+const CHUNKS = Number(a.chunks);
+
+if (!existsSync(OPENITI_ROOT)) {
+  console.error(`OpenITI data not found at ${OPENITI_ROOT} (set SHARED_DATA)`);
+  process.exit(2);
+}
+const cache = path.join(REPO_ROOT, 'data', 'cache', 'bench');
+mkdirSync(cache, { recursive: true });
+const sentences = sampleOpenitiSentences(OPENITI_ROOT, N);
+const py = ensureBenchVenv();
+const refScript = path.join(REPO_ROOT, 'bench', 'python', 'embed_reference.py');
+
+interface PyTimings {
+  pipeline_s: number;
+  session_s: number;
+  tokenize_s: number;
+}
+
+/** The Python reference as a long-lived process: one JSON array of texts in, one timing line out. */
+async function startReference(dir: string, maxLength: number, prefix: string) {
+  const child = spawn(py, [refScript, 'serve', '--model-dir', dir, '--threads', String(T), '--batch-size', String(B), '--max-length', String(maxLength), '--prefix', prefix], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = readline.createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  const next = async () => {
+    const r = await lines.next();
+    if (r.done) throw new Error('python reference exited');
+    return JSON.parse(r.value) as Record<string, unknown>;
+  };
+  const hello = await next();
+  return {
+    ortVersion: String(hello.ort_version),
+    async embed(texts: string[]): Promise<PyTimings> {
+      child.stdin!.write(JSON.stringify(texts) + '\n');
+      return (await next()) as unknown as PyTimings;
+    },
+    stop() {
+      child.stdin!.end();
+    },
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+
+console.log(`embedding benchmark: ${N} OpenITI sentences (mean ${(sentences.reduce((s, x) => s + x.length, 0) / N).toFixed(0)} chars) in ${CHUNKS} interleaved chunks, ${T} threads, batch ${B}, ${os.cpus().length} CPUs, load avg ${os.loadavg()[0].toFixed(1)}`);
+
+for (const name of a.models!.split(',')) {
+  const dir = path.join(REPO_ROOT, 'models', name);
+  if (!MODEL_FILE_CANDIDATES.some((c) => existsSync(path.join(dir, c)))) {
+    console.log(`\n${name}: no model file in ${dir} — skipped`);
+    continue;
+  }
+  const emb = await Embedder.load({ modelDir: dir, threads: T, batchSize: B });
+  const { passagePrefix, maxLength } = emb.settings;
+  const tokens = emb.tokenize(sentences, 'passage').reduce((s, t) => s + t.length, 0) / N;
+  await emb.embedPassages(sentences.slice(0, 2 * B)); // warm-up
+  const ref = await startReference(dir, maxLength, passagePrefix);
+
+  const ours = { total: 0, session: 0, tokenize: 0 };
+  const pyT = { total: 0, session: 0, tokenize: 0 };
+  const ratios: number[] = [];
+  const size = Math.ceil(N / CHUNKS);
+  for (let c = 0; c < CHUNKS; c++) {
+    const chunk = sentences.slice(c * size, (c + 1) * size);
+    if (!chunk.length) break;
+    const runOurs = async () => {
+      const timings = { tokenizeMs: 0, sessionMs: 0 };
+      const t0 = performance.now();
+      await emb.embedPassages(chunk, { timings });
+      const total = (performance.now() - t0) / 1000;
+      ours.total += total;
+      ours.session += timings.sessionMs / 1000;
+      ours.tokenize += timings.tokenizeMs / 1000;
+      return total;
+    };
+    const runPy = async () => {
+      const r = await ref.embed(chunk);
+      pyT.total += r.pipeline_s;
+      pyT.session += r.session_s;
+      pyT.tokenize += r.tokenize_s;
+      return r.pipeline_s;
+    };
+    let o: number, p: number;
+    if (c % 2 === 0) {
+      o = await runOurs();
+      p = await runPy();
+    } else {
+      p = await runPy();
+      o = await runOurs();
+    }
+    ratios.push(p / o);
+  }
+  ref.stop();
+
+  // Same vectors? (first 200 sentences)
+  const sub = sentences.slice(0, 200);
+  const subFile = path.join(cache, 'embed-check.json');
+  const vecFile = path.join(cache, 'embed-check.f32');
+  writeFileSync(subFile, JSON.stringify(sub));
+  execFileSync(py, [refScript, 'embed', '--model-dir', dir, '--sentences', subFile, '--threads', String(T), '--batch-size', String(B), '--max-length', String(maxLength), '--prefix', passagePrefix, '--out', vecFile]);
+  const b = readFileSync(vecFile);
+  const refVecs = new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
+  const mine = await emb.embedPassages(sub);
+  let maxDiff = 0;
+  for (let i = 0; i < mine.length; i++) maxDiff = Math.max(maxDiff, Math.abs(mine[i] - refVecs[i]));
+  await emb.dispose();
+
+  const rate = (s: number) => (N / s).toFixed(1);
+  console.log(`\n${name} (${emb.files.modelFile.replace(REPO_ROOT + '/', '')}; ${tokens.toFixed(1)} tokens/sentence; max ${maxLength}; prefix ${JSON.stringify(passagePrefix)}; onnxruntime node ${ort.env.versions.node} / python ${ref.ortVersion})`);
+  console.log(`  ours   pipeline: ${rate(ours.total)} sent/s  (session ${ours.session.toFixed(1)} s, tokenize ${ours.tokenize.toFixed(2)} s, batching+pooling ${(ours.total - ours.session - ours.tokenize).toFixed(2)} s)`);
+  console.log(`  python pipeline: ${rate(pyT.total)} sent/s  (session ${pyT.session.toFixed(1)} s, tokenize ${pyT.tokenize.toFixed(2)} s, batching+pooling ${(pyT.total - pyT.session - pyT.tokenize).toFixed(2)} s)`);
+  const ratio = pyT.total / ours.total;
+  console.log(`  ours / python: ${ratio.toFixed(2)}× (median per chunk ${median(ratios).toFixed(2)}×)  (target ≥ 1.0×: ${ratio >= 1 ? 'PASS' : 'FAIL'})`);
+  const share = ours.session / ours.total;
+  console.log(`  ours raw session: ${rate(ours.session)} sent/s; pipeline = ${(100 * share).toFixed(1)} % of raw session speed  (target ≥ 90 %: ${share >= 0.9 ? 'PASS' : 'FAIL'})`);
+  console.log(`  max |ours − python| over 200 sentences: ${maxDiff.toExponential(2)}`);
+}

@@ -1,0 +1,284 @@
+/**
+ * What does running the export stage as a Temporal workflow cost, against calling the same activity
+ * functions directly?
+ *
+ *   npx tsx bench/temporal-overhead.ts [--model minilm|e5] [--sentences 2000] [--limit N] [--reps 2]
+ *                                      [--shard-size N] [--concurrency 1]
+ *
+ * 1. Builds (once, reused while its settings match) a small corpus + index from the shared OpenITI slice in
+ *    data/cache/bench/temporal-overhead-<model>-<sentences>/ with buildCorpus/buildIndex.
+ * 2. Starts a real local Temporal server (TestWorkflowEnvironment.createLocal, the CLI that setup installed)
+ *    and one Worker on a unique queue with the real activities and the real workflow bundle.
+ * 3. Exports every OCR_GS line of the five books (5,092; `--limit` caps lines per book) with the same index:
+ *    (a) `exportWorkflow` on that server and (b) planExport → exportShard per shard → mergeExport called
+ *    directly, in plan order. Each run writes into a fresh results dir; the sides alternate (W D, D W, …)
+ *    after an untimed warm-up of both (model + index load, JIT, workflow bundle/worker caches).
+ * 4. Prints wall time, lines/s, overhead % (min and median) and checks that every run's
+ *    inference_input.jsonl is byte-identical. On a shared machine wall time is noisy, so each run also
+ *    records the CPU time of this process (activities + the SDK's core threads), of the Temporal server
+ *    process, and how busy the whole machine was: the CPU overhead is the steadier figure.
+ *
+ * Activity concurrency on the worker defaults to 1 so both sides run the shards one after another (the same
+ * work; only the orchestration differs). `--concurrency 2` shows the default worker setting instead.
+ * Speed targets (≤ 5 % overhead) are printed, never asserted.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+// Before the project's modules load: their loggers read the level at import time.
+process.env.PHASE5_LOG_LEVEL ??= 'warn';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SHARED = process.env.SHARED_DATA ?? path.resolve(REPO, '..', 'shared', 'data');
+const OPENITI = path.join(SHARED, 'openiti');
+const OCR_GS = path.join(SHARED, 'ocr-gs');
+const BOOKS = ['IbnAthir.Kamil', 'IbnFaqihHamadhani.Buldan', 'IbnQutayba.Adab', 'Jahiz.Hayawan', 'Yacqubi.Tarikh'];
+
+const arg = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+};
+const MODEL = arg('--model', 'minilm');
+const SENTENCES = Number(arg('--sentences', '2000'));
+const LIMIT = process.argv.includes('--limit') ? Number(arg('--limit', '0')) : undefined;
+const REPS = Math.max(2, Number(arg('--reps', '2')));
+const SHARD_SIZE = process.argv.includes('--shard-size') ? Number(arg('--shard-size', '2000')) : undefined;
+const CONCURRENCY = Number(arg('--concurrency', '1'));
+
+const MODELS: Record<string, { id: string; dir: string; query_prefix: string; passage_prefix: string }> = {
+  minilm: { id: 'sentence-transformers/all-MiniLM-L6-v2', dir: 'models/all-MiniLM-L6-v2', query_prefix: '', passage_prefix: '' },
+  e5: { id: 'intfloat/multilingual-e5-small', dir: 'models/multilingual-e5-small', query_prefix: 'query: ', passage_prefix: 'passage: ' },
+};
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const pct = (a: number, b: number) => `${(((a - b) / b) * 100).toFixed(2)} %`;
+
+// ---- CPU accounting from /proc (Linux); zeros elsewhere
+const CLK_TCK = 100;
+function procCpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / CLK_TCK; // utime + stime
+  } catch {
+    return 0;
+  }
+}
+/** The Temporal dev server that createLocal started: our child process named temporal. */
+function temporalServerPid(): number | null {
+  if (!existsSync('/proc')) return null;
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+    } catch {
+      continue; // exited meanwhile
+    }
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid === process.pid && comm.startsWith('temporal')) return Number(d);
+  }
+  return null;
+}
+/** [busy, total] jiffies of the whole machine. */
+function machineJiffies(): [number, number] {
+  try {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const idle = f[3] + (f[4] ?? 0);
+    const total = f.reduce((a, b) => a + b, 0);
+    return [total - idle, total];
+  } catch {
+    return [0, 1];
+  }
+}
+
+async function main(): Promise<void> {
+  for (const dir of [OPENITI, OCR_GS]) {
+    if (!existsSync(dir)) {
+      console.log(`shared data not found at ${dir} (set SHARED_DATA) — nothing to measure`);
+      return;
+    }
+  }
+  const model = MODELS[MODEL];
+  if (!model) throw new Error(`--model must be one of ${Object.keys(MODELS).join(', ')}`);
+  if (!existsSync(path.join(REPO, model.dir, 'tokenizer.json'))) throw new Error(`model ${model.dir} not found: run npm run setup`);
+
+  const { parseConfig } = await import('../src/config/load');
+  const { buildCorpus, buildIndex, stagePaths } = await import('../activities/build');
+  const { planExport, exportShard, mergeExport } = await import('../activities/export');
+  const activities = await import('../activities');
+  const { workflowBundle } = await import('../src/temporal/worker');
+  const { createLocalEnv } = await import('../test/helpers/temporal');
+  const { Worker } = await import('@temporalio/worker');
+  const { sha256File } = await import('../src/util/hash');
+  type StageInput = import('../workflows/types').StageInput;
+
+  const tag = `${process.pid}-${Date.now()}`;
+  const queues = { cpu: `bench-overhead-cpu-${tag}`, gpu: `bench-overhead-gpu-${tag}` };
+  const configFor = (resultsDir: string) =>
+    parseConfig(
+      {
+        paths: { results_dir: resultsDir },
+        data: { openiti_root: OPENITI },
+        phase5: { corpus: { max_sentences: SENTENCES }, ...(SHARD_SIZE ? { export: { shard_size: SHARD_SIZE } } : {}) },
+        rag: {
+          embedding_model: model.id,
+          embedding: { model_dir: model.dir, query_prefix: model.query_prefix, passage_prefix: model.passage_prefix },
+        },
+        datasets: Object.fromEntries(
+          BOOKS.map((b) => [`OCR_GS-${b}`, { type: 'paired_dir', path: path.join(OCR_GS, `book_${b}`) }]),
+        ),
+        temporal: { queues, concurrency: { cpu: CONCURRENCY, gpu: 1 } },
+      },
+      'bench/temporal-overhead',
+      { env: {} },
+    );
+
+  // ---- 1. the shared index (built once; buildCorpus/buildIndex reuse it while the settings match)
+  const indexDir = path.join(REPO, 'data', 'cache', 'bench', `temporal-overhead-${MODEL}-${SENTENCES}`);
+  const buildInput: StageInput = { run: 'bench', config: configFor(indexDir), options: {}, force: false };
+  let t = performance.now();
+  const corpus = await buildCorpus(buildInput);
+  const index = await buildIndex(buildInput);
+  const paths = stagePaths(buildInput.config, {});
+  console.log(
+    `index: ${index.vectors} sentences of OpenITI (${corpus.reused ? 'reused' : 'built'}), ${index.model} (${index.dims} d, ${index.indexType}), ` +
+      `${((performance.now() - t) / 1000).toFixed(1)} s — ${paths.index}`,
+  );
+
+  // ---- 2. Temporal server + worker with the real activities and workflow bundle
+  t = performance.now();
+  const env = await createLocalEnv();
+  const bundle = await workflowBundle();
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: queues.cpu,
+    workflowBundle: bundle,
+    activities,
+    maxConcurrentActivityTaskExecutions: CONCURRENCY,
+  });
+  const running = worker.run();
+  console.log(`temporal: local server + worker ready in ${((performance.now() - t) / 1000).toFixed(1)} s (not counted below)`);
+
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'temporal-overhead-'));
+  let runNo = 0;
+  const freshInput = (limit: number | undefined): StageInput => ({
+    run: `bench-${tag}-${runNo}`,
+    config: configFor(path.join(scratch, `run-${runNo++}`)),
+    options: { corpusPath: paths.corpus, indexPath: paths.index, limit },
+    force: false,
+  });
+  const output = (input: StageInput) => path.join(input.config.paths.results_dir, 'phase5', 'inference_input.jsonl');
+
+  async function direct(input: StageInput): Promise<number> {
+    const plan = await planExport(input);
+    for (const shard of plan.datasets.flatMap((d) => d.shards)) await exportShard({ input, shard });
+    return (await mergeExport({ input, plan })).records;
+  }
+  async function viaWorkflow(input: StageInput): Promise<number> {
+    const r = (await env.client.workflow.execute('exportWorkflow', {
+      taskQueue: queues.cpu,
+      workflowId: `phase5-${input.run}-export`,
+      args: [input],
+    })) as { merged: { records: number } };
+    return r.merged.records;
+  }
+  const sides = { workflow: viaWorkflow, direct } as const;
+  type Side = keyof typeof sides;
+
+  try {
+    // ---- 3. untimed warm-up of both paths (model + index load, worker/workflow caches)
+    t = performance.now();
+    for (const side of ['direct', 'workflow'] as Side[]) await sides[side](freshInput(50));
+    console.log(`warm-up (50 lines per book on each side): ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+    const serverPid = temporalServerPid();
+    interface Sample { wall: number; cpu: number; server: number; busy: number }
+    const samples: Record<Side, Sample[]> = { workflow: [], direct: [] };
+    const hashes = new Map<string, string[]>();
+    let lines = 0;
+    let shards = 0;
+    console.log(
+      `\n| run | side | lines | shards | wall s | lines/s | CPU s (this process) | CPU s (Temporal server) | machine busy |` +
+        `\n|---:|---|---:|---:|---:|---:|---:|---:|---:|`,
+    );
+    for (let rep = 0; rep < REPS; rep++) {
+      const order: Side[] = rep % 2 === 0 ? ['workflow', 'direct'] : ['direct', 'workflow'];
+      for (const side of order) {
+        const input = freshInput(LIMIT);
+        const cpu0 = process.cpuUsage();
+        const server0 = serverPid ? procCpuSeconds(serverPid) : 0;
+        const [busy0, total0] = machineJiffies();
+        const t0 = performance.now();
+        const n = await sides[side](input);
+        const wall = (performance.now() - t0) / 1000;
+        const c = process.cpuUsage(cpu0);
+        const [busy1, total1] = machineJiffies();
+        const sample: Sample = {
+          wall,
+          cpu: (c.user + c.system) / 1e6,
+          server: serverPid ? procCpuSeconds(serverPid) - server0 : 0,
+          busy: (busy1 - busy0) / Math.max(1, total1 - total0),
+        };
+        samples[side].push(sample);
+        lines = n;
+        shards = JSON.parse(readFileSync(path.join(input.config.paths.results_dir, 'phase5', 'export', 'plan.json'), 'utf8')).datasets
+          .reduce((acc: number, d: { shards: unknown[] }) => acc + d.shards.length, 0);
+        const h = await sha256File(output(input));
+        hashes.set(h, [...(hashes.get(h) ?? []), `${side}#${rep + 1}`]);
+        console.log(
+          `| ${rep + 1} | ${side} | ${n} | ${shards} | ${wall.toFixed(2)} | ${(n / wall).toFixed(1)} | ${sample.cpu.toFixed(1)} | ` +
+            `${serverPid ? sample.server.toFixed(2) : 'n/a'} | ${(sample.busy * 100).toFixed(0)} % |`,
+        );
+        rmSync(input.config.paths.results_dir, { recursive: true, force: true });
+      }
+    }
+
+    // ---- 4. summary
+    console.log(
+      `\n## Export of ${lines} OCR_GS lines (${shards} shards of ≤ ${configFor('x').phase5.export.shard_size}), ` +
+        `${index.vectors}-sentence ${MODEL} index, worker concurrency ${CONCURRENCY}, ${REPS} runs per side, ${os.cpus().length} cores, ` +
+        `load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')}`,
+    );
+    console.log(
+      '| side | wall min s | wall median s | lines/s (min) | lines/s (median) | CPU median s (process + server) |\n|---|---:|---:|---:|---:|---:|',
+    );
+    const wall = (side: Side) => samples[side].map((x) => x.wall);
+    const cpu = (side: Side) => samples[side].map((x) => x.cpu + x.server);
+    for (const side of ['workflow', 'direct'] as Side[]) {
+      const xs = wall(side);
+      console.log(
+        `| ${side} | ${Math.min(...xs).toFixed(2)} | ${median(xs).toFixed(2)} | ${(lines / Math.min(...xs)).toFixed(1)} | ` +
+          `${(lines / median(xs)).toFixed(1)} | ${median(cpu(side)).toFixed(1)} |`,
+      );
+    }
+    console.log(
+      `\nTemporal overhead, wall time: ${pct(Math.min(...wall('workflow')), Math.min(...wall('direct')))} (min vs min), ` +
+        `${pct(median(wall('workflow')), median(wall('direct')))} (median vs median); target ≤ 5 %`,
+    );
+    console.log(`Temporal overhead, CPU time (this process + server): ${pct(median(cpu('workflow')), median(cpu('direct')))} (median vs median)`);
+    console.log(
+      hashes.size === 1
+        ? `inference_input.jsonl: byte-identical across all ${2 * REPS} runs (sha256 ${[...hashes.keys()][0].slice(0, 16)}…)`
+        : `inference_input.jsonl DIFFERS between runs: ${[...hashes].map(([h, r]) => `${h.slice(0, 12)}: ${r.join(', ')}`).join('; ')}`,
+    );
+    if (hashes.size !== 1) process.exitCode = 1;
+  } finally {
+    worker.shutdown();
+    await running;
+    await env.teardown();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

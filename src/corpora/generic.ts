@@ -1,0 +1,266 @@
+/**
+ * Generic corpora besides OpenITI: JSONL records (`text` + metadata) and folders of .txt / .md files,
+ * chunked by tokens with overlap and heading hints (spec 002: 900 / 180), written in the corpus.jsonl
+ * schema the index reads — `{text, source_uri, date, char_len, idx}` first, then chunk fields
+ * (`chunk`, `char_start`, `char_end`, `tokens`, `heading`, `sha256`) and the selected metadata.
+ *
+ * Output is deterministic (sources in the given order, files sorted, stable JSON), so the corpus sha256
+ * changes exactly when the content or the chunking changes; the index manifest records that hash, so
+ * `RAGRetriever.buildIndex` re-embeds on a content change and skips the work otherwise (spec 002
+ * "re-index on hash change"). Chunks whose normalised text repeats an earlier chunk (SHA-256) are
+ * dropped and counted (spec 002 "avoid re-embedding"). Bad input is counted with file:line examples.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { TextTokenizer } from '../embed/tokenizer';
+import { JsonlAppender } from '../io/jsonl';
+import { codePointLength } from '../openiti/parse';
+import { dedupText } from '../retrieval/text';
+import { sha256File } from '../util/hash';
+import { childLogger } from '../util/log';
+import { chunkText, type ChunkOptions } from './chunk';
+
+const log = childLogger('corpora');
+
+export interface JsonlSource {
+  type: 'jsonl';
+  path: string;
+  /** Field holding the text (default "text"). */
+  text_field?: string;
+  /** Field naming the record in source_uri (`<file>#<id>`; default: the line number). */
+  id_field?: string | null;
+  /** Integer field copied to `date` (default "date" when present; else null). */
+  date_field?: string | null;
+  /** Extra fields copied to every chunk of the record (default none). */
+  metadata_fields?: string[];
+}
+
+export interface FolderSource {
+  type: 'folder';
+  path: string;
+  /** File name endings to read (default .txt, .md). */
+  extensions?: string[];
+  recursive?: boolean;
+}
+
+export type GenericSource = JsonlSource | FolderSource;
+
+export interface GenericCorpusOptions {
+  sources: GenericSource[];
+  outPath: string;
+  chunk?: { size?: number; overlap?: number; sentence_bias?: number; heading_pattern?: string | null };
+  /** tokenizer.json whose tokens chunk_size counts (default: whitespace words). */
+  tokenizerFile?: string | null;
+  /** Drop chunks whose normalised text repeats an earlier one (default true). */
+  dedup?: boolean;
+  /** What a bad JSONL line does: skip and count (default) or fail. */
+  onBadLine?: 'skip' | 'fail';
+}
+
+export type GenericProblem = 'bad_line' | 'empty_text' | 'unreadable' | 'not_utf8';
+
+export interface GenericCorpusSummary {
+  outPath: string;
+  corpusSha256: string;
+  records: number;
+  documents: number;
+  chunks: number;
+  duplicates: number;
+  problems: Record<GenericProblem, number>;
+  examples: Partial<Record<GenericProblem, string[]>>;
+  chunking: { size: number; overlap: number; unit: 'words' | 'tokenizer' };
+}
+
+export class GenericCorpusError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GenericCorpusError';
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function listFiles(root: string, exts: string[], recursive: boolean): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        if (recursive) walk(p);
+      } else if (e.isFile() && exts.some((x) => e.name.toLowerCase().endsWith(x.toLowerCase()))) out.push(p);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+interface Doc {
+  uri: string;
+  text: string;
+  date: number | null;
+  meta: Record<string, unknown>;
+}
+
+export async function buildGenericCorpus(opts: GenericCorpusOptions): Promise<GenericCorpusSummary> {
+  if (!opts.sources?.length) throw new GenericCorpusError('generic corpus: no sources given');
+  const size = opts.chunk?.size ?? 900;
+  const overlap = opts.chunk?.overlap ?? 180;
+  const tokenizer = opts.tokenizerFile ? TextTokenizer.load(opts.tokenizerFile) : null;
+  const specials = tokenizer ? tokenizer.prefixSpecials + tokenizer.suffixSpecials : 0;
+  const cache = new Map<string, number>();
+  const countTokens = tokenizer
+    ? (w: string) => {
+        let n = cache.get(w);
+        if (n === undefined) {
+          n = Math.max(1, tokenizer.tokens(w).length - specials);
+          if (cache.size < 200_000) cache.set(w, n);
+        }
+        return n;
+      }
+    : undefined;
+  const chunkOpts: ChunkOptions = {
+    size,
+    overlap,
+    countTokens,
+    sentenceBias: opts.chunk?.sentence_bias,
+    headingPattern: opts.chunk?.heading_pattern === null ? null : opts.chunk?.heading_pattern ? new RegExp(opts.chunk.heading_pattern) : undefined,
+  };
+  chunkText('', chunkOpts); // validates size/overlap before any output
+
+  const problems: Record<GenericProblem, number> = { bad_line: 0, empty_text: 0, unreadable: 0, not_utf8: 0 };
+  const examples: Partial<Record<GenericProblem, string[]>> = {};
+  const problem = (kind: GenericProblem, where: string) => {
+    problems[kind]++;
+    const list = (examples[kind] ??= []);
+    if (list.length < 10) list.push(where);
+    if (problems[kind] <= 20) log.warn({ kind, where }, `generic corpus: ${kind} — skipped`);
+  };
+
+  const out = path.resolve(opts.outPath);
+  const tmp = `${out}.tmp-${process.pid}`;
+  rmSync(tmp, { force: true });
+  const writer = new JsonlAppender(tmp);
+  const seen = new Set<string>();
+  let idx = 0;
+  let documents = 0;
+  let chunks = 0;
+  let duplicates = 0;
+
+  const emit = (doc: Doc) => {
+    documents++;
+    chunkText(doc.text, chunkOpts).forEach((c, i) => {
+      chunks++;
+      const norm = dedupText(c.text);
+      if (!norm) {
+        problem('empty_text', `${doc.uri} chunk ${i} (no letters or digits)`);
+        return;
+      }
+      const digest = createHash('sha256').update(norm, 'utf8').digest('hex');
+      if (opts.dedup ?? true) {
+        if (seen.has(digest)) {
+          duplicates++;
+          return;
+        }
+        seen.add(digest);
+      }
+      writer.write({
+        text: c.text,
+        source_uri: doc.uri,
+        date: doc.date,
+        char_len: codePointLength(c.text),
+        idx: idx++,
+        chunk: i,
+        char_start: c.char_start,
+        char_end: c.char_end,
+        tokens: c.tokens,
+        heading: c.heading,
+        sha256: digest,
+        ...doc.meta,
+      });
+    });
+  };
+
+  try {
+    for (const src of opts.sources) {
+      const root = path.resolve(src.path);
+      if (!existsSync(root)) throw new GenericCorpusError(`generic corpus: source ${root} does not exist`);
+      if (src.type === 'folder') {
+        if (!statSync(root).isDirectory()) throw new GenericCorpusError(`generic corpus: folder source ${root} is not a directory`);
+        const base = path.basename(root);
+        for (const file of listFiles(root, src.extensions ?? ['.txt', '.md'], src.recursive ?? true)) {
+          let text: string;
+          try {
+            text = utf8.decode(readFileSync(file)).replace(/^\ufeff/, '');
+          } catch (err) {
+            problem((err as NodeJS.ErrnoException).code ? 'unreadable' : 'not_utf8', file);
+            continue;
+          }
+          if (!text.trim()) {
+            problem('empty_text', file);
+            continue;
+          }
+          emit({ uri: `${base}/${path.relative(root, file).split(path.sep).join('/')}`, text, date: null, meta: {} });
+        }
+      } else if (src.type === 'jsonl') {
+        const textField = src.text_field ?? 'text';
+        const name = path.basename(root);
+        const lines = readFileSync(root, 'utf8').split('\n');
+        lines.forEach((raw, i) => {
+          const where = `${root}:${i + 1}`;
+          if (!raw.trim()) return;
+          let rec: Record<string, unknown>;
+          try {
+            rec = JSON.parse(raw);
+            if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) throw new Error('not an object');
+          } catch (err) {
+            if (opts.onBadLine === 'fail') throw new GenericCorpusError(`${where}: not a JSON object (${(err as Error).message})`);
+            problem('bad_line', `${where}: not a JSON object`);
+            return;
+          }
+          const text = rec[textField];
+          if (typeof text !== 'string') {
+            if (opts.onBadLine === 'fail') throw new GenericCorpusError(`${where}: field "${textField}" must be a string`);
+            problem('bad_line', `${where}: field "${textField}" missing or not a string`);
+            return;
+          }
+          if (!text.trim()) {
+            problem('empty_text', where);
+            return;
+          }
+          const id = src.id_field ? rec[src.id_field] : undefined;
+          const dateField = src.date_field === undefined ? 'date' : src.date_field;
+          const date = dateField && Number.isInteger(rec[dateField]) ? (rec[dateField] as number) : null;
+          const meta: Record<string, unknown> = {};
+          for (const f of src.metadata_fields ?? []) if (f in rec && !['text', 'source_uri', 'date', 'char_len', 'idx'].includes(f)) meta[f] = rec[f];
+          emit({ uri: `${name}#${id !== undefined && id !== null && id !== '' ? String(id) : i + 1}`, text, date, meta });
+        });
+      } else {
+        throw new GenericCorpusError(`generic corpus: unknown source type ${JSON.stringify((src as { type: unknown }).type)} (expected "jsonl" or "folder")`);
+      }
+    }
+  } catch (err) {
+    writer.close();
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  writer.close();
+  if (idx === 0) {
+    rmSync(tmp, { force: true });
+    throw new GenericCorpusError(`generic corpus: no text found in ${opts.sources.map((s) => s.path).join(', ')} (problems: ${JSON.stringify(problems)})`);
+  }
+  renameSync(tmp, out);
+  const summary: GenericCorpusSummary = {
+    outPath: out,
+    corpusSha256: await sha256File(out),
+    records: idx,
+    documents,
+    chunks,
+    duplicates,
+    problems,
+    examples,
+    chunking: { size, overlap, unit: tokenizer ? 'tokenizer' : 'words' },
+  };
+  log.info({ out, records: idx, documents, duplicates, problems }, `generic corpus: wrote ${idx} chunks`);
+  return summary;
+}

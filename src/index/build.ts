@@ -1,0 +1,279 @@
+/**
+ * Building an index in two resumable steps:
+ *
+ * 1. `embedCorpusToVectors` embeds corpus.jsonl in order and appends float32 rows to a partial file,
+ *    fsync'd after every chunk. The file is the durable cursor (rows = size / (4·dims)), so a killed build
+ *    resumes at the first row not on disk; `onBatch({rowsEmbedded})` is where an activity heartbeats.
+ *    A sidecar `<vectors>.meta.json` records the model and corpus the rows belong to, so a partial file
+ *    from another model or corpus is never resumed.
+ * 2. `buildIndexFromVectors` turns the finished rows into the index file, the ordered sentence list and
+ *    the manifest (written last: a manifest means a complete index).
+ */
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { normalizeRows, type Embedder, type EmbedderIdentity } from '../embed/embedder';
+import { JsonlAppender, readJson, writeJsonAtomic } from '../io/jsonl';
+import { sha256File } from '../util/hash';
+import { childLogger } from '../util/log';
+import { createProgress, type ProgressOptions } from '../util/progress';
+import { countJsonlRecords, readCorpusForIndex } from './corpus-file';
+import { indexFiles, modelSection, resolveIndexParams, TOOL_VERSION, type IndexManifest, type IndexParams } from './manifest';
+import { Index, USEARCH_VERSION } from './usearch';
+import { matrixFileBytes, matrixHeader, readFloatRows, recoverPartialVectors, writeFloats } from './vector-files';
+import { usearchMetric, usearchScalar } from './vector-index';
+
+const log = childLogger('index');
+
+export interface BatchReport {
+  rowsEmbedded: number;
+  totalRows: number;
+}
+
+export interface EmbedCorpusOptions {
+  corpusPath: string;
+  /** Partial vectors file (headerless float32 rows in corpus order). */
+  vectorsPath: string;
+  embedder: Embedder;
+  /** Rows per durable step; sorted by length inside it (default: 16 × the embedder's batch size). */
+  chunkRows?: number;
+  /**
+   * Row the caller believes is next (e.g. from the last heartbeat). The file is the source of truth: when
+   * it holds more rows they are kept, when it holds fewer (lost writes) it resumes from the file.
+   */
+  startRow?: number;
+  /** Discard an existing partial file and start from row 0. */
+  restart?: boolean;
+  /** Called after each chunk is durably on disk. */
+  onBatch?: (r: BatchReport) => void | Promise<void>;
+  onProgress?: (done: number, total: number) => void;
+  /** Progress display (default: bar in a TTY, log lines otherwise). */
+  progressMode?: ProgressOptions['mode'];
+  signal?: AbortSignal;
+}
+
+export interface EmbedCorpusResult {
+  rows: number;
+  totalRows: number;
+  dims: number;
+  resumedFrom: number;
+  corpusSha256: string;
+  seconds: number;
+}
+
+interface PartialMeta {
+  model: ReturnType<typeof modelSection>;
+  corpus_sha256: string;
+}
+
+function metaPath(vectorsPath: string): string {
+  return `${vectorsPath}.meta.json`;
+}
+
+export async function embedCorpusToVectors(opts: EmbedCorpusOptions): Promise<EmbedCorpusResult> {
+  const started = Date.now();
+  const { corpusPath, vectorsPath, embedder } = opts;
+  if (!existsSync(corpusPath)) throw new Error(`corpus ${corpusPath} does not exist — build the corpus first (phase5 build)`);
+  const dims = embedder.dims;
+  const [corpusSha256, totalRows] = await Promise.all([sha256File(corpusPath), countJsonlRecords(corpusPath)]);
+  const meta: PartialMeta = { model: modelSection(embedder.identity), corpus_sha256: corpusSha256 };
+
+  if (opts.restart) {
+    rmSync(vectorsPath, { force: true });
+    rmSync(metaPath(vectorsPath), { force: true });
+  }
+  if (existsSync(vectorsPath)) {
+    const old = existsSync(metaPath(vectorsPath)) ? await readJson<PartialMeta>(metaPath(vectorsPath)) : null;
+    const why = !old
+      ? `it has no ${path.basename(metaPath(vectorsPath))}`
+      : old.corpus_sha256 !== meta.corpus_sha256
+        ? 'the corpus changed since'
+        : JSON.stringify(old.model) !== JSON.stringify(meta.model)
+          ? `it was embedded with another model or settings (${old.model.id} ${old.model.sha256.slice(0, 12)}…)`
+          : null;
+    if (why) throw new Error(`partial vectors ${vectorsPath} cannot be resumed: ${why} — delete it or rebuild with \`phase5 build --force\``);
+  } else {
+    mkdirSync(path.dirname(vectorsPath), { recursive: true });
+    writeJsonAtomic(metaPath(vectorsPath), meta);
+  }
+
+  const recovered = recoverPartialVectors(vectorsPath, dims);
+  if (recovered.truncatedBytes) log.warn({ file: vectorsPath, bytes: recovered.truncatedBytes }, 'cut a partial trailing vector row (interrupted write)');
+  let rows = recovered.rows;
+  if (rows > totalRows) {
+    throw new Error(`partial vectors ${vectorsPath} has ${rows} rows but corpus ${corpusPath} has only ${totalRows} records — delete it or rebuild with --force`);
+  }
+  if (opts.startRow !== undefined && opts.startRow !== rows) {
+    log.info({ file: vectorsPath, startRow: opts.startRow, rowsOnDisk: rows }, 'resuming from the rows on disk, not the reported start row');
+  }
+  const resumedFrom = rows;
+  if (rows > 0) log.info({ file: vectorsPath, rows, totalRows }, 'resuming embedding');
+
+  const chunkRows = opts.chunkRows ?? embedder.settings.batchSize * 16;
+  const progress = createProgress({ label: 'embed corpus', total: totalRows, start: rows, mode: opts.progressMode });
+  const fd = openSync(vectorsPath, 'a');
+  try {
+    let pending: string[] = [];
+    const flush = async () => {
+      if (!pending.length) return;
+      opts.signal?.throwIfAborted();
+      const vecs = await embedder.embedPassages(pending);
+      writeFloats(fd, vecs);
+      fsyncSync(fd);
+      rows += pending.length;
+      pending = [];
+      progress.update(rows);
+      opts.onProgress?.(rows, totalRows);
+      await opts.onBatch?.({ rowsEmbedded: rows, totalRows });
+    };
+    for await (const s of readCorpusForIndex(corpusPath, rows)) {
+      pending.push(s.text);
+      if (pending.length >= chunkRows) await flush();
+    }
+    await flush();
+  } finally {
+    closeSync(fd);
+    progress.stop();
+  }
+  if (rows !== totalRows) throw new Error(`embedded ${rows} rows but corpus ${corpusPath} has ${totalRows} records`);
+  const seconds = (Date.now() - started) / 1000;
+  log.info({ rows, resumedFrom, seconds: Number(seconds.toFixed(1)), perSecond: Number(((rows - resumedFrom) / Math.max(seconds, 1e-3)).toFixed(1)) }, 'corpus embedded');
+  return { rows, totalRows, dims, resumedFrom, corpusSha256, seconds };
+}
+
+export interface BuildIndexOptions {
+  corpusPath: string;
+  vectorsPath: string;
+  /** `<dir>/index.usearch`; sidecars are derived from it (see manifest.ts). */
+  indexPath: string;
+  /** Identity of the embedder that produced the vectors (Embedder#identity). */
+  model: EmbedderIdentity;
+  index?: Partial<IndexParams>;
+  /** Corpus hash when already known (saves re-reading the file). */
+  corpusSha256?: string;
+  /** Threads for HNSW construction (default: all cores). */
+  threads?: number;
+  /** Keep the partial vectors after a successful build (default false: they are deleted). */
+  keepVectors?: boolean;
+  onProgress?: (done: number, total: number) => void;
+  progressMode?: ProgressOptions['mode'];
+  signal?: AbortSignal;
+}
+
+const ROWS_PER_STEP = 8192;
+
+export async function buildIndexFromVectors(opts: BuildIndexOptions): Promise<IndexManifest> {
+  const params = resolveIndexParams(opts.index);
+  const files = indexFiles(opts.indexPath);
+  const dims = opts.model.dims;
+  const [corpusSha256, count] = await Promise.all([opts.corpusSha256 ?? sha256File(opts.corpusPath), countJsonlRecords(opts.corpusPath)]);
+  if (!existsSync(opts.vectorsPath)) throw new Error(`vectors file ${opts.vectorsPath} does not exist — run the embedding step first`);
+  const vecBytes = statSync(opts.vectorsPath).size;
+  if (vecBytes !== count * dims * 4) {
+    throw new Error(`vectors file ${opts.vectorsPath} holds ${vecBytes / (4 * dims)} rows of ${dims} floats but corpus ${opts.corpusPath} has ${count} records — finish (resume) the embedding first`);
+  }
+  mkdirSync(path.dirname(files.index), { recursive: true });
+  // An old manifest must not vouch for files that are about to be replaced.
+  if (existsSync(files.manifest)) unlinkSync(files.manifest);
+
+  const tmpSuffix = `.tmp-${process.pid}`;
+  // Ordered sentence list.
+  const sentTmp = files.sentences + tmpSuffix;
+  const out = new JsonlAppender(sentTmp, 0);
+  let n = 0;
+  try {
+    for await (const s of readCorpusForIndex(opts.corpusPath)) {
+      out.write({ idx: s.idx, text: s.text, source_uri: s.source_uri, date: s.date });
+      n++;
+    }
+  } finally {
+    out.close();
+  }
+  if (n !== count) throw new Error(`corpus ${opts.corpusPath} changed while building (${n} records, expected ${count})`);
+
+  const progress = createProgress({ label: params.type === 'hnsw' ? 'build HNSW index' : 'write vector matrix', total: count, mode: opts.progressMode });
+  const idxTmp = files.index + tmpSuffix;
+  const vfd = openSync(opts.vectorsPath, 'r');
+  try {
+    if (params.type === 'exact') {
+      const fd = openSync(idxTmp, 'w');
+      try {
+        writeSync(fd, matrixHeader(count, dims));
+        for (let start = 0; start < count; start += ROWS_PER_STEP) {
+          opts.signal?.throwIfAborted();
+          const rows = Math.min(ROWS_PER_STEP, count - start);
+          writeFloats(fd, normalizeRows(readFloatRows(vfd, dims, start, rows), rows));
+          progress.update(start + rows);
+          opts.onProgress?.(start + rows, count);
+        }
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    } else {
+      const index = new Index({
+        dimensions: dims,
+        metric: usearchMetric(params.storage),
+        quantization: usearchScalar(params.storage),
+        connectivity: params.connectivity,
+        expansion_add: params.expansionAdd,
+        expansion_search: params.expansionSearch,
+        multi: false,
+      });
+      const threads = opts.threads ?? os.availableParallelism();
+      for (let start = 0; start < count; start += ROWS_PER_STEP) {
+        opts.signal?.throwIfAborted();
+        const rows = Math.min(ROWS_PER_STEP, count - start);
+        const keys = new BigUint64Array(rows);
+        for (let i = 0; i < rows; i++) keys[i] = BigInt(start + i);
+        index.add(keys, normalizeRows(readFloatRows(vfd, dims, start, rows), rows), threads);
+        progress.update(start + rows);
+        opts.onProgress?.(start + rows, count);
+      }
+      index.save(idxTmp);
+    }
+  } finally {
+    closeSync(vfd);
+    progress.stop();
+  }
+  renameSync(sentTmp, files.sentences);
+  renameSync(idxTmp, files.index);
+  const fileBytes = statSync(files.index).size;
+  if (params.type === 'exact' && fileBytes !== matrixFileBytes(count, dims)) throw new Error(`wrote ${fileBytes} bytes to ${files.index}, expected ${matrixFileBytes(count, dims)}`);
+
+  const hnsw = params.type === 'hnsw';
+  const manifest: IndexManifest = {
+    format: 'openiti-rag-index',
+    format_version: 1,
+    created_at: new Date().toISOString(),
+    tool_version: TOOL_VERSION,
+    usearch_version: USEARCH_VERSION,
+    model: modelSection(opts.model),
+    index: {
+      type: params.type,
+      metric: 'cos',
+      storage: hnsw ? params.storage : 'f32',
+      file_format: hnsw ? 'usearch' : 'f32-matrix',
+      file_bytes: fileBytes,
+      file_sha256: await sha256File(files.index),
+      connectivity: hnsw ? params.connectivity : null,
+      expansion_add: hnsw ? params.expansionAdd : null,
+      expansion_search: hnsw ? params.expansionSearch : null,
+      count,
+    },
+    corpus: { path: opts.corpusPath, sha256: corpusSha256, count },
+  };
+  writeJsonAtomic(files.manifest, manifest);
+  if (!opts.keepVectors) {
+    rmSync(opts.vectorsPath, { force: true });
+    rmSync(metaPath(opts.vectorsPath), { force: true });
+  }
+  log.info({ index: files.index, type: params.type, count, bytes: fileBytes }, 'index built');
+  return manifest;
+}
+
+/** Remove every file of an index (for `--force`). */
+export function removeIndex(indexPath: string): void {
+  const f = indexFiles(indexPath);
+  for (const p of [f.manifest, f.index, f.sentences]) rmSync(p, { force: true });
+}
