@@ -10,7 +10,7 @@ import { RAGRetriever, type FormatStyle, type RetrievedChunk, type RetrieverConf
 import { indexFiles, type IndexParams } from '../src/index/manifest';
 import type { StagePaths } from './build';
 import { UserInputError } from './support';
-import { createRetrievalPipeline } from '../src/retrieval';
+import { createRetrievalPipeline, RetrievalPipelineSchema } from '../src/retrieval';
 import { childLogger } from '../src/util/log';
 
 const log = childLogger('retriever');
@@ -78,7 +78,9 @@ export async function openRetriever(config: Config, paths: StagePaths): Promise<
     const retriever = RAGRetriever.open(rc).then(async (r) => {
       // Missing model or index: input the user must fix (retrying cannot), so not retryable.
       if (!r.enabled) throw new UserInputError(`retrieval is disabled: ${r.disabledReason}`);
-      const pipeline = await createRetrievalPipeline(r, options, {
+      // The pipeline takes only its own keys (top_k etc. are arguments of retrieveMany).
+      const pipelineOptions = Object.fromEntries(Object.keys(RetrievalPipelineSchema.shape).map((k) => [k, options[k as keyof typeof options]]));
+      const pipeline = await createRetrievalPipeline(r, pipelineOptions, {
         openitiRoot: resolvePath(config.data.openiti_root),
         maxChunkChars: options.max_chars_per_sentence,
       });
