@@ -13,7 +13,7 @@ import path from 'node:path';
 import { resolvePath, resultDirs } from '../src/config/load';
 import type { Config } from '../src/config/schema';
 import { loadDataset, type DatasetSpec, type OcrSample } from '../src/datasets';
-import { JsonlAppender, readJson, recoverJsonl, writeJsonAtomic } from '../src/io/jsonl';
+import { JsonlAppender, readJson, readJsonl, recoverJsonl, writeFileAtomic, writeJsonAtomic } from '../src/io/jsonl';
 import { RAG_PROMPT_VERSION, ZERO_SHOT_PROMPT_VERSION } from '../src/prompts';
 import { isArabicText } from '../src/text/arabic';
 import { sha256Text } from '../src/util/hash';
@@ -24,7 +24,7 @@ import { openRetriever, type ExportRetriever } from './retriever';
 import { indexFiles } from '../src/index/manifest';
 import { IndexCorruptError, IndexMismatchError, IndexMissingError } from '../src/index/errors';
 import { ModelDirError } from '../src/embed/model-dir';
-import { asActivity, heartbeater, previousCheckpoint, UserInputError } from './support';
+import { asActivity, heartbeater, runExclusive, UserInputError } from './support';
 
 const log = childLogger('export');
 
@@ -144,6 +144,7 @@ export async function writeShardRecords(
   retriever: ExportRetriever,
   config: Config,
   onCheckpoint: (records: number) => void,
+  signal?: AbortSignal,
 ): Promise<number> {
   const r = config.phase5.retrieval;
   const batch = config.phase5.export.query_batch_size;
@@ -151,6 +152,7 @@ export async function writeShardRecords(
   let fallbacks = 0;
   let sinceCheckpoint = 0;
   for (let i = from; i < samples.length; i += batch) {
+    if (signal?.aborted) throw signal.reason ?? new Error('aborted');
     const slice = samples.slice(i, i + batch);
     const queryable = slice.filter((s) => s.ocr_text.trim() !== '' && isArabicText(s.ocr_text));
     const hits = queryable.length ? await retriever.retrieveMany(queryable.map((s) => s.ocr_text), r.top_k, r.min_score) : [];
@@ -192,56 +194,78 @@ export async function exportShard(args: { input: StageInput; shard: ExportShard 
     const { config, options } = input;
     const file = shardFile(config, shard);
     const total = shard.end - shard.start;
-    if (existsSync(doneFile(file))) {
-      const done = await readJson<{ fingerprint: string; records: number; fallbacks: number }>(doneFile(file));
-      if (done.fingerprint === shard.fingerprint && done.records === total) return { records: total, fallbacks: done.fallbacks, reused: true };
-      rmSync(doneFile(file));
-      rmSync(file, { force: true }); // made with other settings: redo
-    }
-    mkdirSync(path.dirname(file), { recursive: true });
-    const recovered = recoverJsonl(file);
-    if (recovered.truncatedBytes > 0) log.warn({ file, truncatedBytes: recovered.truncatedBytes }, 'cut a torn last line left by a crash');
-    if (recovered.records > total) throw new Error(`${file} has ${recovered.records} records, more than the shard's ${total}: delete it or use --force`);
-    const prev = previousCheckpoint<{ records: number }>();
-    if (prev?.checkpoint && prev.checkpoint.records > recovered.records) {
-      log.warn({ heartbeat: prev.checkpoint.records, file: recovered.records }, 'last heartbeat was ahead of the fsync’d file; resuming from the file');
-    }
-    if (recovered.records > 0) log.info({ shard: `${shard.dataset}#${shard.index}`, resumeAt: recovered.records, total }, 'resuming shard');
-    const hb = heartbeater(`${shard.dataset}#${shard.index}`, total, recovered.records);
-    let fallbacks: number;
-    try {
-      hb.beat(recovered.records, { records: recovered.records }, true);
-      const samples = (await loadSamples(config, shard.dataset, options.limit)).slice(shard.start, shard.end);
-      if (samples.length !== total) throw new Error(`dataset ${shard.dataset} changed since the export was planned (${samples.length} vs ${total} samples in shard ${shard.index})`);
-      const retriever = await openRetriever(config, stagePaths(config, options)).catch((err: unknown) => {
-        // A stale, damaged or missing index (or model) does not get better by retrying; the message names the fix.
-        if (err instanceof IndexMismatchError || err instanceof IndexCorruptError || err instanceof IndexMissingError || err instanceof ModelDirError) {
-          throw new UserInputError(err.message);
-        }
-        throw err;
-      });
-      const out = new JsonlAppender(file, recovered.records);
-      try {
-        fallbacks = await writeShardRecords(samples, recovered.records, out, retriever, config, (n) => hb.beat(n, { records: n }));
-      } finally {
-        out.close();
+    // One writer per shard file in this process: a newer attempt supersedes an older one still running here.
+    return runExclusive(file, async (signal) => {
+      if (existsSync(doneFile(file))) {
+        const done = await readJson<{ fingerprint: string; records: number; fallbacks: number }>(doneFile(file));
+        if (done.fingerprint === shard.fingerprint && done.records === total) return { records: total, fallbacks: done.fallbacks, reused: true };
+        rmSync(doneFile(file));
+        rmSync(file, { force: true }); // made with other settings: redo
       }
-    } finally {
-      hb.stop();
-    }
-    // Count fallbacks over the whole shard (a resumed attempt only saw part of it).
-    const all = await countFallbacks(file);
-    writeJsonAtomic(doneFile(file), { fingerprint: shard.fingerprint, records: total, fallbacks: all });
-    log.info({ shard: `${shard.dataset}#${shard.index}`, records: total, fallbacks: all, newFallbacks: fallbacks }, 'shard done');
-    return { records: total, fallbacks: all, reused: false };
+      mkdirSync(path.dirname(file), { recursive: true });
+      const recovered = recoverJsonl(file);
+      if (recovered.truncatedBytes > 0) log.warn({ file, truncatedBytes: recovered.truncatedBytes }, 'cut a torn last line left by a crash');
+      // Resume by content, not by line count: whatever attempts wrote, each sample is done once it has a record.
+      const present = await sampleIdsIn(file);
+      if (present.size > 0) log.info({ shard: `${shard.dataset}#${shard.index}`, done: present.size, total }, 'resuming shard');
+      const hb = heartbeater(`${shard.dataset}#${shard.index}`, total, present.size);
+      let samples: OcrSample[];
+      try {
+        hb.beat(present.size, { records: present.size }, true);
+        samples = (await loadSamples(config, shard.dataset, options.limit)).slice(shard.start, shard.end);
+        if (samples.length !== total) throw new Error(`dataset ${shard.dataset} changed since the export was planned (${samples.length} vs ${total} samples in shard ${shard.index})`);
+        const todo = samples.filter((s) => !present.has(s.sample_id));
+        if (todo.length > 0) {
+          const retriever = await openRetriever(config, stagePaths(config, options)).catch((err: unknown) => {
+            // A stale, damaged or missing index (or model) does not get better by retrying; the message names the fix.
+            if (err instanceof IndexMismatchError || err instanceof IndexCorruptError || err instanceof IndexMissingError || err instanceof ModelDirError) {
+              throw new UserInputError(err.message);
+            }
+            throw err;
+          });
+          const out = new JsonlAppender(file, recovered.records);
+          try {
+            await writeShardRecords(todo, 0, out, retriever, config, () => hb.beat(present.size + (out.count - recovered.records), { records: present.size + (out.count - recovered.records) }), signal);
+          } finally {
+            out.close();
+          }
+        }
+      } finally {
+        hb.stop();
+      }
+      const { fallbacks, duplicates } = compactShard(file, samples);
+      if (duplicates > 0) log.warn({ shard: `${shard.dataset}#${shard.index}`, duplicates }, 'dropped duplicate records left by an overlapping attempt');
+      writeJsonAtomic(doneFile(file), { fingerprint: shard.fingerprint, records: total, fallbacks });
+      log.info({ shard: `${shard.dataset}#${shard.index}`, records: total, fallbacks }, 'shard done');
+      return { records: total, fallbacks, reused: false };
+    });
   });
 }
 
-async function countFallbacks(file: string): Promise<number> {
-  let n = 0;
-  const rl = readline.createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  for await (const line of rl) if (line.includes('"prompt_type":"zero_shot_fallback"')) n++;
-  return n;
+async function sampleIdsIn(file: string): Promise<Set<string>> {
+  const ids = new Set<string>();
+  if (!existsSync(file)) return ids;
+  for await (const { value } of readJsonl<{ sample_id: string }>(file)) ids.add(value.sample_id);
+  return ids;
+}
+
+/**
+ * Make a finished shard canonical: one record per sample, in sample order (the first record of a sample wins;
+ * records are deterministic, so duplicates are identical). Throws when a sample has no record.
+ */
+function compactShard(file: string, samples: OcrSample[]): { fallbacks: number; duplicates: number } {
+  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
+  const byId = new Map<string, string>();
+  for (const line of lines) {
+    const id = (JSON.parse(line) as { sample_id: string }).sample_id;
+    if (!byId.has(id)) byId.set(id, line);
+  }
+  const missing = samples.filter((s) => !byId.has(s.sample_id));
+  if (missing.length) throw new Error(`${file}: ${missing.length} sample(s) have no record (first: ${missing[0].sample_id})`);
+  const ordered = samples.map((s) => byId.get(s.sample_id)!);
+  const text = ordered.join('\n') + '\n';
+  if (text !== lines.join('\n') + '\n') writeFileAtomic(file, text);
+  return { fallbacks: ordered.filter((l) => l.includes('"prompt_type":"zero_shot_fallback"')).length, duplicates: lines.length - byId.size };
 }
 
 export async function mergeExport(args: { input: StageInput; plan: ExportPlan }) {

@@ -21,7 +21,7 @@ import {
 import { JsonlParseError, writeJsonlAtomic } from '../src/io/jsonl';
 import { childLogger } from '../src/util/log';
 import type { StageInput } from '../workflows/types';
-import { asActivity, currentSignal, heartbeater, UserInputError } from './support';
+import { asActivity, heartbeater, runExclusive, UserInputError } from './support';
 
 const log = childLogger('infer');
 
@@ -73,19 +73,22 @@ export async function inferCondition(args: { input: StageInput; condition: Condi
     });
     let summary: RunCorrectionsSummary;
     try {
-      summary = await runCorrections({
+      // One writer per output file in this process (a newer attempt supersedes an older one still running here).
+      summary = await runExclusive(output, (signal) => runCorrections({
         inputPath: input,
         outputPath: output,
         backend,
         condition: args.condition,
         datasets: options.datasets,
-        signal: currentSignal(),
+        signal,
         progress: 'log',
         onProgress: (done, total) => {
           hb.setTotal(total);
           hb.beat(done, { outputRecords: done });
         },
-      });
+      }));
+      // Stopped early (cancelled or superseded): not a completed activity.
+      if (summary.aborted) throw new Error(`infer ${args.condition} stopped before the end (${summary.remaining} samples left)`);
     } catch (err) {
       // A malformed inference_input.jsonl line (file:line in the message) does not get better by retrying.
       if (err instanceof JsonlParseError) throw new UserInputError(err.message);
