@@ -11,7 +11,8 @@ import os from 'node:os';
 import * as ort from 'onnxruntime-node';
 
 // --- minimal protobuf writer (only what onnx.proto needs here: varints, strings, nested messages) ---
-type Field = [number, 'varint', number] | [number, 'bytes', Uint8Array | string] | [number, 'msg', Field[]];
+// Hand-written (≈25 lines) so the search graph can be built at run time without loading a .proto schema.
+export type Field = [number, 'varint', number] | [number, 'bytes', Uint8Array | string] | [number, 'msg', Field[]];
 
 function varint(n: number, out: number[]): void {
   // non-negative integers only (field tags, lengths, enums, small int64 attributes)
@@ -22,7 +23,7 @@ function varint(n: number, out: number[]): void {
   out.push(n);
 }
 
-function encode(fields: Field[]): Uint8Array {
+export function encode(fields: Field[]): Uint8Array {
   const out: number[] = [];
   for (const [no, kind, value] of fields) {
     if (kind === 'varint') {

@@ -8,33 +8,9 @@ import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { FIXTURES } from '../helpers/shared-data';
+import { encode, type Field } from '../../src/index/exact-search';
 
-type Field = [number, 'varint', number] | [number, 'bytes', Uint8Array | string] | [number, 'msg', Field[]];
-
-function varint(n: number, out: number[]): void {
-  while (n > 0x7f) {
-    out.push((n & 0x7f) | 0x80);
-    n = Math.floor(n / 128);
-  }
-  out.push(n);
-}
-
-function encode(fields: Field[]): Uint8Array {
-  const out: number[] = [];
-  for (const [no, kind, value] of fields) {
-    if (kind === 'varint') {
-      varint((no << 3) | 0, out);
-      varint(value, out);
-    } else {
-      const bytes = kind === 'msg' ? encode(value) : typeof value === 'string' ? new TextEncoder().encode(value) : value;
-      varint((no << 3) | 2, out);
-      varint(bytes.length, out);
-      for (const b of bytes) out.push(b);
-    }
-  }
-  return Uint8Array.from(out);
-}
-
+// The project's protobuf writer (src/index/exact-search.ts) encodes the fixture's ONNX graph too.
 const FLOAT = 1;
 const INT64 = 7;
 const dim = (d: number | string): Field => (typeof d === 'number' ? [1, 'msg', [[1, 'varint', d]]] : [1, 'msg', [[2, 'bytes', d]]]);
