@@ -162,11 +162,25 @@ async function timeIt(fn: () => Promise<unknown>, rounds: number): Promise<{ bes
   return { best: Math.min(...t), median: median(t) };
 }
 
-function recallAtK(truth: SearchHits, got: SearchHits, nq: number): number {
+function dot(a: Float32Array, ai: number, b: Float32Array, bi: number): number {
+  let s = 0;
+  for (let j = 0; j < DIMS; j++) s += a[ai * DIMS + j] * b[bi * DIMS + j];
+  return s;
+}
+
+/**
+ * recall@k that counts ties as hits (as ann-benchmarks does): a returned row is correct when its exact
+ * similarity reaches the k-th best exact similarity (within 1e-5). Real corpora hold duplicate lines (and
+ * truncation makes more), so "the" top-k ids are often not unique and id matching would under-count.
+ */
+function recallAtK(truth: SearchHits, got: SearchHits, nq: number, corpus: Float32Array, queries: Float32Array): number {
   let hit = 0;
   for (let i = 0; i < nq; i++) {
-    const want = new Set(Array.from(truth.keys.subarray(i * truth.k, (i + 1) * truth.k)));
-    for (let j = 0; j < got.counts[i]; j++) if (want.has(got.keys[i * got.k + j])) hit++;
+    const kth = truth.scores[i * truth.k + truth.k - 1];
+    for (let j = 0; j < Math.min(got.counts[i], truth.k); j++) {
+      const key = got.keys[i * got.k + j];
+      if (key >= 0 && dot(queries, i, corpus, key) >= kth - 1e-5) hit++;
+    }
   }
   return hit / (nq * truth.k);
 }
@@ -200,9 +214,10 @@ const fk = new BigInt64Array(readFileSync(faissKeys).buffer.slice(0));
 let sameTop1 = 0;
 let sameSet = 0;
 for (let i = 0; i < Q; i++) {
-  if (Number(fk[i * K]) === truth.keys[i * K]) sameTop1++;
-  const f = new Set(Array.from(fk.subarray(i * K, (i + 1) * K), Number));
-  if (Array.from(truth.keys.subarray(i * K, (i + 1) * K)).every((x) => f.has(x))) sameSet++;
+  // compared by similarity, so that a different member of a set of tied rows still agrees
+  if (Math.abs(dot(data.queries, i, data.corpus, Number(fk[i * K])) - truth.scores[i * K]) <= 1e-5) sameTop1++;
+  const kth = truth.scores[i * K + K - 1];
+  if (Array.from(fk.subarray(i * K, (i + 1) * K), Number).every((key) => dot(data.queries, i, data.corpus, key) >= kth - 1e-5)) sameSet++;
 }
 const qpsOurs = Q / ours.best;
 const qpsFaiss = Q / faissOut.best_s;
@@ -210,7 +225,7 @@ console.log('\nexact top-%d, %d queries in batches of 256 (best of %d alternatin
 console.log(`  ours  (onnxruntime Gemm+TopK): ${qpsOurs.toFixed(0)} QPS  [${(Q / ours.median).toFixed(0)}]`);
 console.log(`  faiss ${faissOut.faiss_version} IndexFlatIP:        ${qpsFaiss.toFixed(0)} QPS  [${(Q / faissOut.median_s).toFixed(0)}]`);
 console.log(`  ratio ours/faiss: ${(qpsOurs / qpsFaiss).toFixed(2)}×  (target ≥ 1.0×: ${qpsOurs >= qpsFaiss ? 'PASS' : 'FAIL'})`);
-console.log(`  agreement with faiss: same top-1 ${((100 * sameTop1) / Q).toFixed(2)} %, same top-${K} set ${((100 * sameSet) / Q).toFixed(2)} % (differences = float ties)`);
+console.log(`  agreement with faiss (by similarity, ties allowed): same top-1 ${((100 * sameTop1) / Q).toFixed(2)} %, same top-${K} ${((100 * sameSet) / Q).toFixed(2)} %`);
 await exact.close();
 if (a['no-hnsw']) process.exit(0);
 
@@ -250,7 +265,7 @@ for (const ef of a.ef!.split(',').map(Number)) {
   let got!: SearchHits;
   const t = await timeIt(async () => (got = await h.search(data.queries, K)), ROUNDS);
   const qps = Q / t.best;
-  const recall = recallAtK(truth, got, Q);
+  const recall = recallAtK(truth, got, Q, data.corpus, data.queries);
   console.log(`  ef_search=${String(ef).padStart(3)}: ${qps.toFixed(0).padStart(6)} QPS  recall@${K}=${recall.toFixed(4)}  speed-up vs exact ${(qps / qpsOurs).toFixed(1)}×`);
   if (recall >= 0.99 && (!bestOk || qps > bestOk.qps)) bestOk = { ef, qps, recall };
 }

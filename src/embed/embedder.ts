@@ -125,34 +125,39 @@ export class Embedder {
       throw new ModelDirError(`cannot load ONNX model ${files.modelFile}: ${msg}${hint}`);
     }
 
-    for (const name of session.inputNames) {
-      if (!INT_INPUTS.has(name)) throw new ModelDirError(`model ${files.modelFile} has an input "${name}" this embedder cannot feed (supported: ${[...INT_INPUTS].join(', ')})`);
-    }
-    if (!session.inputNames.includes('input_ids')) throw new ModelDirError(`model ${files.modelFile} has no input_ids input (inputs: ${session.inputNames.join(', ')})`);
-    const idsMeta = session.inputMetadata.find((m) => m.name === 'input_ids');
-    const intType = idsMeta && idsMeta.isTensor && idsMeta.type === 'int32' ? 'int32' : 'int64';
+    try {
+      for (const name of session.inputNames) {
+        if (!INT_INPUTS.has(name)) throw new ModelDirError(`model ${files.modelFile} has an input "${name}" this embedder cannot feed (supported: ${[...INT_INPUTS].join(', ')})`);
+      }
+      if (!session.inputNames.includes('input_ids')) throw new ModelDirError(`model ${files.modelFile} has no input_ids input (inputs: ${session.inputNames.join(', ')})`);
+      const idsMeta = session.inputMetadata.find((m) => m.name === 'input_ids');
+      const intType = idsMeta && idsMeta.isTensor && idsMeta.type === 'int32' ? 'int32' : 'int64';
 
-    const outputName =
-      opts.outputName ?? ['last_hidden_state', 'token_embeddings'].find((n) => session.outputNames.includes(n)) ?? session.outputNames[0];
-    const outMeta = session.outputMetadata.find((m) => m.name === outputName);
-    if (!outMeta) throw new ModelDirError(`model ${files.modelFile} has no output "${outputName}" (outputs: ${session.outputNames.join(', ')})`);
-    const shape = outMeta.isTensor ? outMeta.shape : [];
-    const outputRank = shape.length || 3;
-    if (outputRank !== 2 && outputRank !== 3) throw new ModelDirError(`model output ${outputName} has rank ${outputRank}; expected [batch, seq, dims] or [batch, dims]`);
+      const outputName =
+        opts.outputName ?? ['last_hidden_state', 'token_embeddings'].find((n) => session.outputNames.includes(n)) ?? session.outputNames[0];
+      const outMeta = session.outputMetadata.find((m) => m.name === outputName);
+      if (!outMeta) throw new ModelDirError(`model ${files.modelFile} has no output "${outputName}" (outputs: ${session.outputNames.join(', ')})`);
+      const shape = outMeta.isTensor ? outMeta.shape : [];
+      const outputRank = shape.length || 3;
+      if (outputRank !== 2 && outputRank !== 3) throw new ModelDirError(`model output ${outputName} has rank ${outputRank}; expected [batch, seq, dims] or [batch, dims]`);
 
-    const [sha, dataSha] = await Promise.all([sha256File(files.modelFile), files.externalDataFile ? sha256File(files.externalDataFile) : Promise.resolve(null)]);
-    const settings = { ...base, maxLength, batchSize, threads };
-    const lastDim = shape[shape.length - 1];
-    let dims = typeof lastDim === 'number' && lastDim > 0 ? lastDim : 0;
-    const embedder = new Embedder(modelId, files, session, tokenizer, outputName, outputRank, intType, settings, dims, sha, dataSha);
-    if (!dims) {
-      // Symbolic output width: learn it from one tiny run.
-      const probe = await embedder.runBatch(embedder.prepareBatches([tokenizer.encode('a', maxLength)])[0]);
-      dims = probe.length;
-      (embedder as { dims: number }).dims = dims;
+      const [sha, dataSha] = await Promise.all([sha256File(files.modelFile), files.externalDataFile ? sha256File(files.externalDataFile) : Promise.resolve(null)]);
+      const settings = { ...base, maxLength, batchSize, threads };
+      const lastDim = shape[shape.length - 1];
+      let dims = typeof lastDim === 'number' && lastDim > 0 ? lastDim : 0;
+      const embedder = new Embedder(modelId, files, session, tokenizer, outputName, outputRank, intType, settings, dims, sha, dataSha);
+      if (!dims) {
+        // Symbolic output width: learn it from one tiny run.
+        const probe = await embedder.runBatch(embedder.prepareBatches([tokenizer.encode('a', maxLength)])[0]);
+        dims = probe.length;
+        (embedder as { dims: number }).dims = dims;
+      }
+      log.debug({ model: modelId, file: files.modelFile, dims, output: outputName, maxLength, batchSize, threads }, 'embedding model loaded');
+      return embedder;
+    } catch (err) {
+      await session.release(); // a check after creating the session failed: do not leak it
+      throw err;
     }
-    log.debug({ model: modelId, file: files.modelFile, dims, output: outputName, maxLength, batchSize, threads }, 'embedding model loaded');
-    return embedder;
   }
 
   /** What the vectors depend on (for index manifests and partial-file checks). */

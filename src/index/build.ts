@@ -9,7 +9,7 @@
  * 2. `buildIndexFromVectors` turns the finished rows into the index file, the ordered sentence list and
  *    the manifest (written last: a manifest means a complete index).
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { normalizeRows, type Embedder, type EmbedderIdentity } from '../embed/embedder';
@@ -70,14 +70,60 @@ function metaPath(vectorsPath: string): string {
   return `${vectorsPath}.meta.json`;
 }
 
+// Two writers appending to one partial file would interleave rows. Within a process (a Temporal worker
+// runs a retried attempt beside a stuck one) a set of open paths guards it; across processes a lock file
+// holding the writer's pid, taken over when that process is gone.
+const activeWriters = new Set<string>();
+
+function acquireWriterLock(vectorsPath: string): () => void {
+  const key = path.resolve(vectorsPath);
+  if (activeWriters.has(key)) throw new Error(`partial vectors ${vectorsPath} are being written by another build in this process`);
+  const lock = `${vectorsPath}.lock`;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const fd = openSync(lock, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw err;
+      const pid = Number(readFileSync(lock, 'utf8'));
+      let alive = false;
+      try {
+        process.kill(pid, 0);
+        alive = pid !== process.pid;
+      } catch {
+        alive = false;
+      }
+      if (alive) throw new Error(`partial vectors ${vectorsPath} are being written by process ${pid} (lock ${lock}); wait for it or stop it`);
+      rmSync(lock, { force: true }); // stale: its writer died
+    }
+  }
+  activeWriters.add(key);
+  return () => {
+    activeWriters.delete(key);
+    rmSync(lock, { force: true });
+  };
+}
+
 export async function embedCorpusToVectors(opts: EmbedCorpusOptions): Promise<EmbedCorpusResult> {
   const started = Date.now();
   const { corpusPath, vectorsPath, embedder } = opts;
   if (!existsSync(corpusPath)) throw new Error(`corpus ${corpusPath} does not exist — build the corpus first (phase5 build)`);
-  const dims = embedder.dims;
-  const [corpusSha256, totalRows] = await Promise.all([sha256File(corpusPath), countJsonlRecords(corpusPath)]);
-  const meta: PartialMeta = { model: modelSection(embedder.identity), corpus_sha256: corpusSha256 };
+  mkdirSync(path.dirname(vectorsPath), { recursive: true });
+  const release = acquireWriterLock(vectorsPath); // before any await: a concurrent call fails fast
+  try {
+    const [corpusSha256, totalRows] = await Promise.all([sha256File(corpusPath), countJsonlRecords(corpusPath)]);
+    const meta: PartialMeta = { model: modelSection(embedder.identity), corpus_sha256: corpusSha256 };
+    return await embedLocked(opts, meta, corpusSha256, totalRows, started);
+  } finally {
+    release();
+  }
+}
 
+async function embedLocked(opts: EmbedCorpusOptions, meta: PartialMeta, corpusSha256: string, totalRows: number, started: number): Promise<EmbedCorpusResult> {
+  const { corpusPath, vectorsPath, embedder } = opts;
+  const dims = embedder.dims;
   if (opts.restart) {
     rmSync(vectorsPath, { force: true });
     rmSync(metaPath(vectorsPath), { force: true });
@@ -93,7 +139,6 @@ export async function embedCorpusToVectors(opts: EmbedCorpusOptions): Promise<Em
           : null;
     if (why) throw new Error(`partial vectors ${vectorsPath} cannot be resumed: ${why} — delete it or rebuild with \`phase5 build --force\``);
   } else {
-    mkdirSync(path.dirname(vectorsPath), { recursive: true });
     writeJsonAtomic(metaPath(vectorsPath), meta);
   }
 

@@ -42,10 +42,11 @@ export const DEFAULT_MAX_CHUNK_CHARS = 150;
  * Cut a sentence to at most `maxChars` characters (code points) for the prompt (spec §5.2): at the last
  * space within the limit, with no ellipsis. A word cut in half would look like exactly the kind of OCR
  * error the model is asked to fix, and an added "…" could be copied into the correction; a hard cut is
- * used only when the first word alone is longer than the limit.
+ * used only when the first word alone is longer than the limit. Whitespace runs (newlines too) become
+ * one space so that every sentence stays on its own numbered line.
  */
 export function truncateForPrompt(text: string, maxChars = DEFAULT_MAX_CHUNK_CHARS): string {
-  const t = text.trim();
+  const t = text.replace(/\s+/g, ' ').trim(); // one line per sentence, whatever the corpus holds
   const cps = Array.from(t);
   if (cps.length <= maxChars) return t;
   const head = cps.slice(0, maxChars + 1).join('');
@@ -98,6 +99,10 @@ export interface OpenOptions {
 }
 
 export interface BuildIndexCallOptions {
+  /**
+   * Corpus rows per durable step (the spec's index batch_size): embedded length-sorted, appended, fsync'd,
+   * then `onBatch`. Default 16 × the embedder's batch size. (Rows per session run are the embedder's.)
+   */
   batchSize?: number;
   showProgress?: boolean;
   /** Rebuild even when a matching index exists; also discards partial vectors. */
@@ -253,7 +258,7 @@ export class RAGRetriever {
       corpusPath,
       vectorsPath,
       embedder: this.embedder,
-      chunkRows: opts.batchSize ? opts.batchSize * 16 : undefined,
+      chunkRows: opts.batchSize,
       restart: opts.force,
       onBatch: opts.onBatch,
       onProgress: opts.onProgress,

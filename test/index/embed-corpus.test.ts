@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -94,6 +94,18 @@ describe('index/build: resumable corpus embedding (MiniLM)', function () {
     expect(err?.message).to.match(/cannot be resumed: the corpus changed since/);
     const res = await embedCorpusToVectors({ corpusPath: changed, vectorsPath, embedder: emb, restart: true, progressMode: 'silent' });
     expect(res).to.include({ resumedFrom: 0, rows: 79 });
+  });
+
+  it('refuses a second writer on the same partial file, and takes over the lock of a dead process', async () => {
+    const vectorsPath = path.join(tmp, 'locked.f32.partial');
+    const first = embedCorpusToVectors({ corpusPath, vectorsPath, embedder: emb, chunkRows: 16, progressMode: 'silent' });
+    let err: Error | undefined;
+    await embedCorpusToVectors({ corpusPath, vectorsPath, embedder: emb, progressMode: 'silent' }).catch((e: Error) => (err = e));
+    expect(err?.message).to.match(/locked\.f32\.partial are being written by another build in this process/);
+    expect((await first).rows).to.equal(80);
+    expect(existsSync(`${vectorsPath}.lock`)).to.equal(false);
+    writeFileSync(`${vectorsPath}.lock`, '999999999'); // no such process
+    expect((await embedCorpusToVectors({ corpusPath, vectorsPath, embedder: emb, progressMode: 'silent' })).resumedFrom).to.equal(80);
   });
 
   it('names file, line and field for a corpus record with a wrong idx', async () => {

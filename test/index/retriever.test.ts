@@ -58,6 +58,10 @@ describe('index/retriever', function () {
       expect(truncateForPrompt('ج'.repeat(200))).to.equal('ج'.repeat(150));
       expect(truncateForPrompt('أبو عثمان الجاحظ', 10)).to.equal('أبو عثمان');
     });
+
+    it('keeps each sentence on one line (newlines and space runs become one space)', () => {
+      expect(formatForPrompt([chunk('قال\nأبو   عثمان\t')], 'plain')).to.equal('قال أبو عثمان');
+    });
   });
 
   describe('without an index or a model', () => {
