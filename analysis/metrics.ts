@@ -162,6 +162,17 @@ export interface AlignOptions {
   separator?: number;
 }
 
+/** Lengths of the common prefix (p) and of the common suffix after it (q): matched outright by both routines. */
+function commonEnds(ref: ArrayLike<number>, hyp: ArrayLike<number>): { p: number; q: number } {
+  const N = ref.length;
+  const M = hyp.length;
+  let p = 0;
+  while (p < N && p < M && ref[p] === hyp[p]) p++;
+  let q = 0;
+  while (q < N - p && q < M - p && ref[N - 1 - q] === hyp[M - 1 - q]) q++;
+  return { p, q };
+}
+
 /**
  * Levenshtein alignment of two integer sequences (unit costs; the distance is plain Levenshtein).
  * Ties (after the separator preference) favour the diagonal, then deletion, then insertion, so the
@@ -175,10 +186,7 @@ export function alignSequences(ref: ArrayLike<number>, hyp: ArrayLike<number>, o
   const M = hyp.length;
   // A common prefix and suffix are matched outright (they never lengthen an optimal alignment), so
   // near-identical lines, the usual case after correction, cost almost nothing.
-  let p = 0;
-  while (p < N && p < M && ref[p] === hyp[p]) p++;
-  let q = 0;
-  while (q < N - p && q < M - p && ref[N - 1 - q] === hyp[M - 1 - q]) q++;
+  const { p, q } = commonEnds(ref, hyp);
   const n = N - p - q;
   const m = M - p - q;
   const common = p + q;
@@ -267,10 +275,7 @@ let distRowB = new Int32Array(256);
 export function levenshtein(ref: ArrayLike<number>, hyp: ArrayLike<number>): number {
   const N = ref.length;
   const M = hyp.length;
-  let p = 0;
-  while (p < N && p < M && ref[p] === hyp[p]) p++;
-  let q = 0;
-  while (q < N - p && q < M - p && ref[N - 1 - q] === hyp[M - 1 - q]) q++;
+  const { p, q } = commonEnds(ref, hyp);
   const n = N - p - q;
   const m = M - p - q;
   if (n === 0 || m === 0) return n + m;
