@@ -35,6 +35,7 @@ export function embedderOptions(config: Config): EmbedderOptions {
     maxLength: e.max_length,
     batchSize: e.batch_size,
     threads: e.threads,
+    sessions: e.sessions,
   };
 }
 

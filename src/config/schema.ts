@@ -85,7 +85,10 @@ const EmbeddingSchema = z.strictObject({
   normalize: z.boolean().default(true),
   max_length: positiveInt.default(128),
   batch_size: positiveInt.default(32),
+  /** CPU threads for the encoder in all. */
   threads: positiveInt.default(2),
+  /** Parallel sessions (worker threads) sharing those threads; "auto": one per thread for models ≤ 400 MB. */
+  sessions: z.union([positiveInt, z.literal('auto')]).default('auto'),
 });
 
 export const RagSchema = z.strictObject({

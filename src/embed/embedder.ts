@@ -1,16 +1,21 @@
 /**
  * Sentence embedder: tokenizer.json + ONNX encoder on onnxruntime-node, with mean/CLS pooling and L2
  * normalisation. Texts are sorted by token length and batched so padding stays small; results come back
- * in input order as one row-major Float32Array (n × dims).
+ * in input order as one row-major Float32Array (n × dims). Sessions run in worker threads
+ * (session-pool.ts), several batches at once, while this thread tokenizes and assembles.
  */
+import { statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import * as ort from 'onnxruntime-node';
 import { sha256File } from '../util/hash';
 import { childLogger } from '../util/log';
+import { SUPPORTED_INPUTS, type IntType } from './feeds';
 import { ModelDirError, resolveModelDir, type ModelDirFiles } from './model-dir';
 import { modelSettingsFor, type EmbeddingModelSettings, type Pooling } from './presets';
+import { SessionLoadError, SessionPool, type RunMode, type RunResult } from './session-pool';
 import { TextTokenizer } from './tokenizer';
+
+export { normalizeRows } from './feeds';
 
 const log = childLogger('embed');
 
@@ -30,8 +35,13 @@ export interface EmbedderOptions {
   maxLength?: number;
   /** Sentences per session run (default 32). */
   batchSize?: number;
-  /** onnxruntime intra-op threads (default: all cores). */
+  /** CPU threads for onnxruntime in all (default: all cores); split evenly over the sessions. */
   threads?: number;
+  /**
+   * Sessions running batches in parallel, each in its own worker thread (default 'auto': one
+   * single-threaded session per thread for models up to 400 MB, else one session with all threads).
+   */
+  sessions?: number | 'auto';
   /** Output to pool (default last_hidden_state / token_embeddings / first output). */
   outputName?: string;
 }
@@ -56,31 +66,41 @@ export interface EmbedProgress {
   timings?: { tokenizeMs: number; sessionMs: number };
 }
 
-/** A padded batch ready for the session (exposed so benchmarks can time the session alone). */
+/** A padded batch ready for a session (exposed so benchmarks can time the sessions alone). */
 export interface PreparedBatch {
   /** Positions of these rows in the caller's input order. */
   rows: number[];
-  feeds: Record<string, ort.Tensor>;
+  /** Token ids, rows.length × seqLen, zero-padded. */
+  ids: Int32Array;
+  /** 1 for real tokens, 0 for padding. */
   mask: Uint8Array;
   seqLen: number;
 }
 
-const INT_INPUTS = new Set(['input_ids', 'attention_mask', 'token_type_ids']);
+/** Larger models get one multi-threaded session rather than a copy per thread. */
+const AUTO_PARALLEL_MAX_BYTES = 400e6;
+/** Batches queued per session, so a session never waits for this thread between batches. */
+const IN_FLIGHT_PER_SESSION = 2;
+
+/** How many parallel sessions, and how many threads each, for `threads` threads in all. */
+export function sessionLayout(threads: number, sessions: number | 'auto', modelBytes: number): { sessions: number; threadsPerSession: number } {
+  const n = sessions === 'auto' ? (modelBytes <= AUTO_PARALLEL_MAX_BYTES ? threads : 1) : Math.min(sessions, threads);
+  return { sessions: n, threadsPerSession: Math.max(1, Math.floor(threads / n)) };
+}
 
 export class Embedder {
   readonly dims: number;
   readonly modelSha256: string;
   readonly externalDataSha256: string | null;
-  readonly settings: EmbeddingModelSettings & { maxLength: number; batchSize: number; threads: number };
+  readonly settings: EmbeddingModelSettings & { maxLength: number; batchSize: number; threads: number; sessions: number; threadsPerSession: number };
 
   private constructor(
     readonly modelId: string,
     readonly files: ModelDirFiles,
-    private readonly session: ort.InferenceSession,
+    private readonly pool: SessionPool,
     private readonly tokenizer: TextTokenizer,
     private readonly outputName: string,
-    private readonly outputRank: number,
-    private readonly intType: 'int64' | 'int32',
+    private readonly intType: IntType,
     settings: Embedder['settings'],
     dims: number,
     sha: string,
@@ -109,55 +129,60 @@ export class Embedder {
     const batchSize = opts.batchSize ?? 32;
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`embedding batchSize must be a positive integer, got ${batchSize}`);
     const threads = opts.threads ?? os.availableParallelism();
+    if (!Number.isInteger(threads) || threads < 1) throw new Error(`embedding threads must be a positive integer, got ${threads}`);
+    const sessionsOpt = opts.sessions ?? 'auto';
+    if (sessionsOpt !== 'auto' && (!Number.isInteger(sessionsOpt) || sessionsOpt < 1)) throw new Error(`embedding sessions must be a positive integer or "auto", got ${String(sessionsOpt)}`);
     if (base.pooling !== 'mean' && base.pooling !== 'cls') throw new Error(`embedding pooling must be "mean" or "cls", got ${String(base.pooling)}`);
+    const modelBytes = statSync(files.modelFile).size + (files.externalDataFile ? statSync(files.externalDataFile).size : 0);
+    const layout = sessionLayout(threads, sessionsOpt, modelBytes);
 
-    let session: ort.InferenceSession;
+    let pool: SessionPool;
     try {
-      session = await ort.InferenceSession.create(files.modelFile, {
-        intraOpNumThreads: threads,
-        interOpNumThreads: 1,
-        executionMode: 'sequential',
-        graphOptimizationLevel: 'all',
-      });
+      pool = await SessionPool.open(files.modelFile, layout.sessions, layout.threadsPerSession);
     } catch (err) {
-      const msg = (err as Error).message;
-      const hint = /Protobuf parsing failed/i.test(msg) ? ' — the file is not a valid ONNX model (corrupt or truncated download?)' : '';
-      throw new ModelDirError(`cannot load ONNX model ${files.modelFile}: ${msg}${hint}`);
+      if (!(err instanceof SessionLoadError)) throw err;
+      const hint = /Protobuf parsing failed/i.test(err.message) ? ' — the file is not a valid ONNX model (corrupt or truncated download?)' : '';
+      throw new ModelDirError(`cannot load ONNX model ${files.modelFile}: ${err.message}${hint}`);
     }
 
     try {
-      for (const name of session.inputNames) {
-        if (!INT_INPUTS.has(name)) throw new ModelDirError(`model ${files.modelFile} has an input "${name}" this embedder cannot feed (supported: ${[...INT_INPUTS].join(', ')})`);
+      const { info } = pool;
+      for (const name of info.inputNames) {
+        if (!SUPPORTED_INPUTS.has(name)) throw new ModelDirError(`model ${files.modelFile} has an input "${name}" this embedder cannot feed (supported: ${[...SUPPORTED_INPUTS].join(', ')})`);
       }
-      if (!session.inputNames.includes('input_ids')) throw new ModelDirError(`model ${files.modelFile} has no input_ids input (inputs: ${session.inputNames.join(', ')})`);
-      const idsMeta = session.inputMetadata.find((m) => m.name === 'input_ids');
-      const intType = idsMeta && idsMeta.isTensor && idsMeta.type === 'int32' ? 'int32' : 'int64';
+      if (!info.inputNames.includes('input_ids')) throw new ModelDirError(`model ${files.modelFile} has no input_ids input (inputs: ${info.inputNames.join(', ')})`);
+      const idsMeta = info.inputs.find((m) => m.name === 'input_ids');
+      const intType: IntType = idsMeta && idsMeta.isTensor && idsMeta.type === 'int32' ? 'int32' : 'int64';
 
-      const outputName =
-        opts.outputName ?? ['last_hidden_state', 'token_embeddings'].find((n) => session.outputNames.includes(n)) ?? session.outputNames[0];
-      const outMeta = session.outputMetadata.find((m) => m.name === outputName);
-      if (!outMeta) throw new ModelDirError(`model ${files.modelFile} has no output "${outputName}" (outputs: ${session.outputNames.join(', ')})`);
+      const outputName = opts.outputName ?? ['last_hidden_state', 'token_embeddings'].find((n) => info.outputNames.includes(n)) ?? info.outputNames[0];
+      const outMeta = info.outputs.find((m) => m.name === outputName);
+      if (!outMeta) throw new ModelDirError(`model ${files.modelFile} has no output "${outputName}" (outputs: ${info.outputNames.join(', ')})`);
       const shape = outMeta.isTensor ? outMeta.shape : [];
       const outputRank = shape.length || 3;
       if (outputRank !== 2 && outputRank !== 3) throw new ModelDirError(`model output ${outputName} has rank ${outputRank}; expected [batch, seq, dims] or [batch, dims]`);
 
       const [sha, dataSha] = await Promise.all([sha256File(files.modelFile), files.externalDataFile ? sha256File(files.externalDataFile) : Promise.resolve(null)]);
-      const settings = { ...base, maxLength, batchSize, threads };
+      const settings = { ...base, maxLength, batchSize, threads, ...layout };
       const lastDim = shape[shape.length - 1];
       let dims = typeof lastDim === 'number' && lastDim > 0 ? lastDim : 0;
-      const embedder = new Embedder(modelId, files, session, tokenizer, outputName, outputRank, intType, settings, dims, sha, dataSha);
+      const embedder = new Embedder(modelId, files, pool, tokenizer, outputName, intType, settings, dims, sha, dataSha);
       if (!dims) {
         // Symbolic output width: learn it from one tiny run.
         const probe = await embedder.runBatch(embedder.prepareBatches([tokenizer.encode('a', maxLength)])[0]);
         dims = probe.length;
         (embedder as { dims: number }).dims = dims;
       }
-      log.debug({ model: modelId, file: files.modelFile, dims, output: outputName, maxLength, batchSize, threads }, 'embedding model loaded');
+      log.debug({ model: modelId, file: files.modelFile, dims, output: outputName, maxLength, batchSize, threads, sessions: layout.sessions }, 'embedding model loaded');
       return embedder;
     } catch (err) {
-      await session.release(); // a check after creating the session failed: do not leak it
+      await pool.close(); // a check after starting the sessions failed: do not leak them
       throw err;
     }
+  }
+
+  /** The inputs the model declares (what a batch is fed). */
+  get inputNames(): readonly string[] {
+    return this.pool.info.inputNames;
   }
 
   /** What the vectors depend on (for index manifests and partial-file checks). */
@@ -186,89 +211,62 @@ export class Embedder {
   /** Sort by length (longest first) and cut into padded batches of at most `batchSize`. */
   prepareBatches(tokenized: readonly number[][], batchSize = this.settings.batchSize): PreparedBatch[] {
     const order = tokenized.map((_, i) => i).sort((a, b) => tokenized[b].length - tokenized[a].length || a - b);
-    const withTypes = this.session.inputNames.includes('token_type_ids');
-    const withMask = this.session.inputNames.includes('attention_mask');
     const batches: PreparedBatch[] = [];
     for (let s = 0; s < order.length; s += batchSize) {
       const rows = order.slice(s, s + batchSize);
       const L = tokenized[rows[0]].length;
-      const n = rows.length;
-      const mask = new Uint8Array(n * L);
-      let idsTensor: ort.Tensor;
-      let maskTensor: ort.Tensor | undefined;
-      if (this.intType === 'int64') {
-        // Write the low 32 bits through an Int32 view: ids are small and non-negative, and this avoids
-        // a BigInt per token.
-        const ids = new BigInt64Array(n * L);
-        const ids32 = new Int32Array(ids.buffer);
-        const m = withMask ? new BigInt64Array(n * L) : null;
-        const m32 = m ? new Int32Array(m.buffer) : null;
-        rows.forEach((row, r) => {
-          const t = tokenized[row];
-          for (let j = 0; j < t.length; j++) {
-            ids32[2 * (r * L + j)] = t[j];
-            mask[r * L + j] = 1;
-            if (m32) m32[2 * (r * L + j)] = 1;
-          }
-        });
-        idsTensor = new ort.Tensor('int64', ids, [n, L]);
-        if (m) maskTensor = new ort.Tensor('int64', m, [n, L]);
-      } else {
-        const ids = new Int32Array(n * L);
-        const m = withMask ? new Int32Array(n * L) : null;
-        rows.forEach((row, r) => {
-          const t = tokenized[row];
-          for (let j = 0; j < t.length; j++) {
-            ids[r * L + j] = t[j];
-            mask[r * L + j] = 1;
-            if (m) m[r * L + j] = 1;
-          }
-        });
-        idsTensor = new ort.Tensor('int32', ids, [n, L]);
-        if (m) maskTensor = new ort.Tensor('int32', m, [n, L]);
-      }
-      const feeds: Record<string, ort.Tensor> = { input_ids: idsTensor };
-      if (maskTensor) feeds.attention_mask = maskTensor;
-      if (withTypes) feeds.token_type_ids = this.intType === 'int64' ? new ort.Tensor('int64', new BigInt64Array(n * L), [n, L]) : new ort.Tensor('int32', new Int32Array(n * L), [n, L]);
-      batches.push({ rows, feeds, mask, seqLen: L });
+      const ids = new Int32Array(rows.length * L);
+      const mask = new Uint8Array(rows.length * L);
+      rows.forEach((row, r) => {
+        const t = tokenized[row];
+        ids.set(t, r * L);
+        mask.fill(1, r * L, r * L + t.length);
+      });
+      batches.push({ rows, ids, mask, seqLen: L });
     }
     return batches;
   }
 
-  /** Raw session run of one prepared batch (no pooling). */
-  async runSession(batch: PreparedBatch): Promise<ort.Tensor> {
-    const out = await this.session.run(batch.feeds, [this.outputName]);
-    return out[this.outputName];
+  /** Send one batch to a session. Its buffers move to the worker: a batch can be run once. */
+  private send(batch: PreparedBatch, mode: RunMode): Promise<RunResult> {
+    const { pooling, normalize } = this.settings;
+    return this.pool.run({ ids: batch.ids, mask: batch.mask, n: batch.rows.length, L: batch.seqLen, intType: this.intType, output: this.outputName, mode, pooling, normalize });
+  }
+
+  /** The model's raw output for one batch (no pooling), for diagnostics and tests. */
+  async runSession(batch: PreparedBatch): Promise<{ data: Float32Array; dims: number[] }> {
+    const r = await this.send(batch, 'hidden');
+    return { data: r.data, dims: r.dims };
   }
 
   /** Run one prepared batch and pool: returns rows.length × dims, in the batch's row order. */
   async runBatch(batch: PreparedBatch, timings?: EmbedProgress['timings']): Promise<Float32Array> {
-    const t0 = timings ? performance.now() : 0;
-    const out = await this.runSession(batch);
-    if (timings) timings.sessionMs += performance.now() - t0;
-    const h = out.data as Float32Array;
-    const n = batch.rows.length;
-    if (this.outputRank === 2) return this.settings.normalize ? normalizeRows(h.slice(), n) : h.slice();
-    const L = batch.seqLen;
-    const d = h.length / (n * L);
-    const res = new Float32Array(n * d);
-    for (let r = 0; r < n; r++) {
-      const dst = r * d;
-      if (this.settings.pooling === 'cls') {
-        res.set(h.subarray(r * L * d, r * L * d + d), dst);
-        continue;
+    const r = await this.send(batch, 'pool');
+    if (timings) timings.sessionMs += r.sessionMs;
+    return r.data;
+  }
+
+  /**
+   * Run batches through the sessions only — nothing pooled or returned — with the same parallelism as
+   * embedding; resolves to the wall time in ms. Benchmarks use it for "raw session speed".
+   */
+  async runSessionsOnly(batches: readonly PreparedBatch[]): Promise<number> {
+    const t0 = performance.now();
+    await this.forEachResult(batches, 'raw', () => {});
+    return performance.now() - t0;
+  }
+
+  /** Keep every session busy (a few batches queued each) and hand each result over as it arrives. */
+  private async forEachResult(batches: readonly PreparedBatch[], mode: RunMode, onResult: (batch: PreparedBatch, r: RunResult) => void): Promise<void> {
+    let next = 0;
+    const lane = async () => {
+      while (next < batches.length) {
+        const batch = batches[next++];
+        onResult(batch, await this.send(batch, mode));
       }
-      let count = 0;
-      for (let t = 0; t < L; t++) {
-        if (!batch.mask[r * L + t]) continue;
-        count++;
-        const src = (r * L + t) * d;
-        for (let j = 0; j < d; j++) res[dst + j] += h[src + j];
-      }
-      const inv = 1 / Math.max(count, 1);
-      for (let j = 0; j < d; j++) res[dst + j] *= inv;
-    }
-    return this.settings.normalize ? normalizeRows(res, n) : res;
+    };
+    const lanes = Math.min(batches.length, this.settings.sessions * IN_FLIGHT_PER_SESSION);
+    await Promise.all(Array.from({ length: lanes }, lane));
   }
 
   /** Embed pre-tokenized texts; output in input order. */
@@ -276,12 +274,12 @@ export class Embedder {
     const d = this.dims;
     const out = new Float32Array(tokenized.length * d);
     let done = 0;
-    for (const batch of this.prepareBatches(tokenized)) {
-      const vecs = await this.runBatch(batch, opts.timings);
-      batch.rows.forEach((row, r) => out.set(vecs.subarray(r * d, (r + 1) * d), row * d));
+    await this.forEachResult(this.prepareBatches(tokenized), 'pool', (batch, r) => {
+      if (opts.timings) opts.timings.sessionMs += r.sessionMs;
+      batch.rows.forEach((row, i) => out.set(r.data.subarray(i * d, (i + 1) * d), row * d));
       done += batch.rows.length;
       opts.onProgress?.(done, tokenized.length);
-    }
+    });
     return out;
   }
 
@@ -303,19 +301,6 @@ export class Embedder {
   }
 
   async dispose(): Promise<void> {
-    await this.session.release();
+    await this.pool.close();
   }
-}
-
-/** L2-normalise each row in place (zero rows stay zero). */
-export function normalizeRows(m: Float32Array, rows: number): Float32Array {
-  const d = m.length / rows;
-  for (let r = 0; r < rows; r++) {
-    let s = 0;
-    for (let j = r * d; j < (r + 1) * d; j++) s += m[j] * m[j];
-    if (s === 0) continue;
-    const inv = 1 / Math.sqrt(s);
-    for (let j = r * d; j < (r + 1) * d; j++) m[j] *= inv;
-  }
-  return m;
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { Embedder } from '../../src/embed/embedder';
 import { TextTokenizer } from '../../src/embed/tokenizer';
+import { buildFeeds } from '../../src/embed/feeds';
 import { FIXTURES } from '../helpers/shared-data';
 import { MINILM, modelPresent, requireModel, TEST_MODELS } from './models';
 
@@ -88,7 +89,9 @@ describe('embed/embedder', function () {
       it('feeds exactly the inputs the model declares (token_type_ids only when present)', () => {
         const [batch] = emb.prepareBatches(emb.tokenize(['قال'], 'query'));
         const expected = m.name === MINILM.name ? ['attention_mask', 'input_ids', 'token_type_ids'] : ['attention_mask', 'input_ids'];
-        expect(Object.keys(batch.feeds).sort()).to.deep.equal(expected);
+        expect([...emb.inputNames].sort()).to.deep.equal(expected);
+        const feeds = buildFeeds(batch.ids, batch.mask, 1, batch.seqLen, emb.inputNames, 'int64');
+        expect(Object.keys(feeds).sort()).to.deep.equal(expected);
       });
 
       it(m.prefixed ? 'adds the query/passage prefixes (different vectors)' : 'uses no prefixes (query = passage)', async () => {
