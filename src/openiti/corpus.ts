@@ -15,8 +15,8 @@ import { sha256File } from '../util/hash';
 import { childLogger } from '../util/log';
 import { createProgress, type ProgressOptions } from '../util/progress';
 import { DEFAULT_METADATA_RELPATH, makeExcluder, readMetadata, resolveTextPath, type StatusFilter } from './metadata';
-import { codePointLength, NoHeaderError, NotUtf8Error, parseOpenITIFile, type ParseOptions } from './parse';
-import { allocateEras, DEFAULT_ERAS, eraIndex, hash53, linePriority, seededKey, TopK, validateEras, waterFill, type Candidate, type EraSpec } from './sampling';
+import { codePointLength, forEachLineBytes, NoHeaderError, NotUtf8Error, OpenITILineParser, type ParseOptions } from './parse';
+import { allocateEras, DEFAULT_ERAS, eraIndex, linePriority, seededKey, TopK, validateEras, waterFill, type Candidate, type EraSpec } from './sampling';
 
 /** One line of corpus.jsonl (spec §3.3); the key order is part of the format. */
 export interface CorpusSentence {
@@ -170,49 +170,55 @@ export interface FileScan {
   eligible: number;
 }
 
+/** One eligible sentence as scanEligible reports it; valid only during the callback. */
+export interface EligibleLine {
+  /** Ordinal among the file's eligible sentences. */
+  readonly index: number;
+  /** Length in code points. */
+  readonly charLen: number;
+  /** False when the text holds no harakat or tatweel, i.e. dedupKey(text) === text. */
+  readonly hasMarks: boolean;
+  /** The cleaned text, decoded on demand: most lines need no string unless they are kept. */
+  text(): string;
+}
+
 /**
  * Stream one file and call `onEligible` for each sentence that passes the length filter and is not a
- * repeat within the file, with its ordinal among eligible sentences. Both passes use this, so "the
- * i-th eligible sentence" means the same in each.
+ * repeat within the file. Both passes use this, so "the i-th eligible sentence" means the same in each.
  */
-export async function scanEligible(
-  file: string,
-  opts: FilterOptions,
-  onEligible: (text: string, charLen: number, index: number, key: string) => void,
-): Promise<FileScan> {
-  const seen = new Set<number>();
+export async function scanEligible(file: string, opts: FilterOptions, onEligible?: (line: EligibleLine) => void): Promise<FileScan> {
+  // Within-file dedup on hash53(dedupKey(text)), which the parser computes while cleaning the line.
+  // Its 53 bits go into a typed-array set as (high 21 bits + 1, low 32 bits): the same equality, no
+  // boxed number per line, and the +1 keeps clear of Digest64Set's empty-slot marker (0, 0).
+  const seen = new Digest64Set(1 << 14);
   const scan: FileScan = { bytes: 0, contentLines: 0, notArabic: 0, tooShort: 0, tooLong: 0, duplicateInFile: 0, eligible: 0 };
-  const stats = await parseOpenITIFile(
-    file,
-    (text, hasMarks) => {
-      // Cheap bounds first: UTF-16 length ≥ code points.
-      if (text.length < opts.minCharLen) {
-        scan.tooShort++;
-        return;
-      }
-      const charLen = codePointLength(text);
-      if (charLen < opts.minCharLen) {
-        scan.tooShort++;
-        return;
-      }
-      if (charLen > opts.maxCharLen) {
-        scan.tooLong++;
-        return;
-      }
-      const key = hasMarks ? dedupKey(text) : text;
-      const h = hash53(key);
-      if (seen.has(h)) {
-        scan.duplicateInFile++;
-        return;
-      }
-      seen.add(h);
-      onEligible(text, charLen, scan.eligible++, key);
-    },
-    opts,
-  );
-  scan.bytes = stats.bytes;
-  scan.contentLines = stats.contentLines;
-  scan.notArabic = stats.notArabic;
+  const p = new OpenITILineParser(file, opts);
+  const line = { index: 0, charLen: 0, hasMarks: false, text: () => p.lastText() }; // one object, reused
+  scan.bytes = await forEachLineBytes(file, (bytes, start, end) => {
+    if (!p.pushBytes(bytes, start, end)) return;
+    const charLen = p.lastCharLen;
+    if (charLen < opts.minCharLen) {
+      scan.tooShort++;
+      return;
+    }
+    if (charLen > opts.maxCharLen) {
+      scan.tooLong++;
+      return;
+    }
+    if (!seen.add(p.lastKeyHashHi + 1, p.lastKeyHashLo)) {
+      scan.duplicateInFile++;
+      return;
+    }
+    line.index = scan.eligible++;
+    if (onEligible) {
+      line.charLen = charLen;
+      line.hasMarks = p.lastHasMarks;
+      onEligible(line);
+    }
+  });
+  p.end();
+  scan.contentLines = p.stats.contentLines;
+  scan.notArabic = p.stats.notArabic;
   return scan;
 }
 
@@ -222,9 +228,16 @@ export async function scanEligible(
  * vanishingly rare (≈ n² / 2^65: 6·10⁻⁸ for 1.5 M sentences).
  */
 export class Digest64Set {
-  private hi = new Uint32Array(1 << 16);
-  private lo = new Uint32Array(1 << 16);
+  private hi: Uint32Array;
+  private lo: Uint32Array;
   private count = 0;
+
+  /** `slots`: initial table size, a power of two (it doubles as needed). */
+  constructor(slots = 1 << 16) {
+    if (!(slots >= 2 && (slots & (slots - 1)) === 0)) throw new RangeError(`Digest64Set: slots must be a power of two ≥ 2 (got ${slots})`);
+    this.hi = new Uint32Array(slots);
+    this.lo = new Uint32Array(slots);
+  }
 
   get size(): number {
     return this.count;
@@ -375,7 +388,7 @@ export async function buildCorpus(
     for (const e of entries) {
       o.signal?.throwIfAborted();
       try {
-        const s = await scanEligible(e.file, filter, () => {});
+        const s = await scanEligible(e.file, filter);
         parsed++;
         bytesParsed += s.bytes;
         sentences.contentLines += s.contentLines;
@@ -467,13 +480,15 @@ export async function buildCorpus(
           const all: Candidate[] = [];
           const top = new TopK(takeAll ? 0 : want);
           try {
-            await scanEligible(f.file, filter, (text, charLen, i, key) => {
+            await scanEligible(f.file, filter, (line) => {
+              const i = line.index;
               const pr = takeAll ? 0 : linePriority(fileKey, i);
-              if (!takeAll && !top.wouldAccept(pr, i)) return; // most lines stop here: no hashing
+              if (!takeAll && !top.wouldAccept(pr, i)) return; // most lines stop here: no string, no hashing
+              const text = line.text();
               let dh = 0;
               let dl = 0;
               if (o.dedupAcrossCorpus) {
-                const d = hash('sha256', key, 'buffer');
+                const d = hash('sha256', line.hasMarks ? dedupKey(text) : text, 'buffer');
                 dh = d.readUInt32LE(0);
                 dl = d.readUInt32LE(4);
                 if (seenAcross.has(dh, dl)) {
@@ -481,7 +496,7 @@ export async function buildCorpus(
                   return;
                 }
               }
-              const c: Candidate = { priority: pr, index: i, text, charLen, dh, dl };
+              const c: Candidate = { priority: pr, index: i, text, charLen: line.charLen, dh, dl };
               if (takeAll) all.push(c);
               else top.offer(c);
             });

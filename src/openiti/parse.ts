@@ -6,6 +6,9 @@
  *
  * Speed matters (the full OpenITI is 21 GB): one table-driven pass over each line counts letters and
  * notes which markers may occur; a regex runs only when that pass (and a cheap check) says it can match.
+ * The same pass yields what a build needs next (length in code points, hash of the dedup key). A build
+ * reads UTF-8 bytes: the common line is judged on its bytes (cleanLineBytes) and decoded only if a
+ * caller wants its text; any other line is decoded and goes through cleanLine.
  */
 import { isUtf8 } from 'node:buffer';
 import { open } from 'node:fs/promises';
@@ -63,14 +66,18 @@ const C_SPACE = 1 << 12; // a plain space (only to reach the slow branch of the 
 const C_DBL = 1 << 13; // set by the scan: two spaces in a row
 const C_DOTS3 = 1 << 14; // set by the scan: "..."
 const C_MARK = 1 << 15; // harakat / tatweel: the dedup key must drop them
+const C_HIGH = 1 << 16; // high surrogate: a pair counts as one code point in char_len
 const C_REMOVALS = C_P | C_M | C_AT | C_LT | C_PAREN | C_INVIS;
 const C_ANYSPACE = C_SPACE | C_WS;
 /** Anything that needs the general (allocating) path of cleanLine. */
 const C_SLOW = C_REMOVALS | C_PIPE | C_PCT | C_DOTS3 | C_WS | C_DBL;
 const CLASS = (() => {
-  const t = new Uint16Array(65536);
+  const t = new Uint32Array(65536);
   for (let c = 0; c < 65536; c++) {
-    if (c >= 0xd800 && c <= 0xdfff) continue; // surrogate halves
+    if (c >= 0xd800 && c <= 0xdfff) {
+      if (c <= 0xdbff) t[c] = C_HIGH;
+      continue; // surrogate halves are not letters
+    }
     const ch = String.fromCharCode(c);
     if (!LETTER_RE.test(ch)) {
       // not a letter
@@ -141,9 +148,9 @@ const FOOTNOTE = /\(\s*¬?[0-9\u0660-\u0669\u06f0-\u06f9]+\s*\)|\([a-zA-Z]\)/g;
 const INVISIBLE = /[\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/g;
 /** Qur'an mARkdown verse prefix `surah|verse|`. */
 const QURAN_PREFIX = /^\d+\|\d+\|\s*/;
-const HEMISTICH_TILDE = /%~%/g;
+/** `%~%`, then any other `%` (one pass: the same matches as replacing %~% first, then %). */
+const HEMISTICH_PERCENT = /%~%|%/g;
 const HEMISTICH_DOTS = / \.\.\. /g;
-const PERCENT = /%/g;
 const WHITESPACE = /\s+/g;
 const SPACES = / {2,}/g;
 
@@ -159,11 +166,6 @@ function trailingNumberEnd(s: string, start: number, end: number): number {
   if (i === lastDigit || i < start || !isSpace(s.charCodeAt(i))) return end;
   while (i >= start && isSpace(s.charCodeAt(i))) i--;
   return i + 1;
-}
-
-function stripTrailingNumber(s: string): string {
-  const e = trailingNumberEnd(s, 0, s.length);
-  return e === s.length ? s : s.slice(0, e);
 }
 
 /** Does `needle` occur directly followed by a digit? */
@@ -196,45 +198,97 @@ function hasFootnote(s: string): boolean {
   return false;
 }
 
-// Letter counts of the last `cleanLine` result (avoids an object per line in the hot path).
+// Facts about the last `cleanLine` result, in module variables (no object per line in the hot path).
 let lastArabic = 0;
 let lastForeign = 0;
 let lastHasMarks = false;
+/** Length of the cleaned line in code points. */
+let lastCharLen = 0;
+/** cyrb53 of the cleaned line's dedup key, as hash53 gives it: [low 32 bits, high 21 bits]. */
+const lastKeyHash = new Uint32Array(2);
 
 /**
- * Classify and clean one body line (after the header). Returns the cleaned text, or null for structural
- * lines (page markers, section headers, metadata) and empty results. Sets lastArabic/lastForeign.
+ * Sets lastArabic/lastForeign/lastCharLen/lastKeyHash for the cleaned line s[start, end), in one pass.
+ * The key hash is cyrb53 (the same function as hash53 in ./sampling) of the dedup key: the text without
+ * harakat and tatweel (C_MARK, exactly the characters dedupKey in ./corpus removes). The fast path of
+ * cleanLine computes the same inside its own scan; the tests check both against hash53(dedupKey(text)).
  */
-function cleanLine(line: string): string | null {
-  // Work on indices into `line` and slice once: most lines need no other copy.
-  let start = 0;
-  let end = line.length;
+function describeCleaned(s: string, start: number, end: number): void {
+  let arabic = 0;
+  let foreign = 0;
+  let pairs = 0;
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = start; i < end; i++) {
+    const c = s.charCodeAt(i);
+    const v = CLASS[c];
+    if (v !== 0) {
+      arabic += v & C_ARABIC;
+      foreign += (v >>> 1) & 1;
+      if (v & C_MARK) continue;
+      if (v & C_HIGH) {
+        const d = s.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) pairs++;
+      }
+    }
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  lastArabic = arabic;
+  lastForeign = foreign;
+  lastCharLen = end - start - pairs;
+  finishKeyHash(h1, h2);
+}
+
+/** cyrb53's final mix; stores the 53-bit result as two uint32 (a double would be boxed per line). */
+function finishKeyHash(h1: number, h2: number): void {
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  lastKeyHash[0] = h1;
+  lastKeyHash[1] = h2 & 0x1fffff;
+}
+
+/**
+ * Classify and clean one body line, text[start, end) (the line may sit inside a larger decoded chunk:
+ * no copy until the result). Returns the cleaned text, or null for structural lines (page markers,
+ * section headers, metadata) and empty results. Sets lastArabic/lastForeign/lastHasMarks/lastCharLen/
+ * lastKeyHash.
+ */
+function cleanLine(line: string, start: number, end: number): string | null {
   while (start < end && CLASS[line.charCodeAt(start)] & C_ANYSPACE) start++;
   while (end > start && CLASS[line.charCodeAt(end - 1)] & C_ANYSPACE) end--;
   if (start === end) return null;
   const c0 = line.charCodeAt(start);
-  if (c0 === 0x50 /* P */ && PAGE_AT_START.test(line.slice(start, start + 16))) return null; // page marker line (spec: skip)
+  if (c0 === 0x50 /* P */ && PAGE_AT_START.test(line.slice(start, Math.min(start + 16, end)))) return null; // page marker line (spec: skip)
   if (c0 === 0x23 /* # */) {
     if (end - start === 1) return null;
     const c1 = line.charCodeAt(start + 1);
     if (c1 === 0x23) return null; // ##, ### |, ### || AUTO, #####ENDNOTES#: section markers
-    if (line.startsWith('#META#', start)) return null;
+    if (end - start >= 6 && line.startsWith('#META#', start)) return null;
     start += c1 === 0x20 ? 2 : 1;
     while (start < end && CLASS[line.charCodeAt(start)] & C_ANYSPACE) start++;
-    if (line.charCodeAt(start) === 0x7c /* | */) return null; // "# | title": a header in older files
-  } else if (c0 === 0x7e /* ~ */ && line.charCodeAt(start + 1) === 0x7e) {
+    if (start < end && line.charCodeAt(start) === 0x7c /* | */) return null; // "# | title": a header in older files
+  } else if (c0 === 0x7e /* ~ */ && start + 1 < end && line.charCodeAt(start + 1) === 0x7e) {
     start += 2;
-    while (line.charCodeAt(start) === 0x7e) start++; // continuation / poem line: keep the text
+    while (start < end && line.charCodeAt(start) === 0x7e) start++; // continuation / poem line: keep the text
     while (start < end && CLASS[line.charCodeAt(start)] & C_ANYSPACE) start++;
   }
   if (start >= end) return null;
   // Bare lines (no prefix) are content when they hold enough Arabic (the caller checks), spec §18.
 
-  // One pass: letter counts, which special characters occur, doubled spaces, "...".
+  // The fast path keeps line[start, textEnd): find the trailing verse number first so that one pass
+  // can also hash the dedup key and count code points of exactly that text.
+  const textEnd = trailingNumberEnd(line, start, end);
+  // One pass: letter counts, which special characters occur, doubled spaces, "...", surrogate pairs,
+  // and cyrb53 of the dedup key (marks skipped). Look-ahead past `end` only ever sees whitespace or a
+  // line break, as it would at the end of a separate line string.
   let arabic = 0;
   let foreign = 0;
   let flags = 0;
-  for (let i = start; i < end; i++) {
+  let pairs = 0;
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = start; i < textEnd; i++) {
     const c = line.charCodeAt(i);
     const v = CLASS[c];
     if (v === C_ARABIC) {
@@ -245,18 +299,36 @@ function cleanLine(line: string): string | null {
       flags |= v;
       if (c === 0x20) {
         if (line.charCodeAt(i + 1) === 0x20) flags |= C_DBL;
-      } else if (c === 0x2e && line.charCodeAt(i + 1) === 0x2e && line.charCodeAt(i + 2) === 0x2e) flags |= C_DOTS3;
+      } else if (c === 0x2e) {
+        if (line.charCodeAt(i + 1) === 0x2e && line.charCodeAt(i + 2) === 0x2e) flags |= C_DOTS3;
+      } else if (v & C_MARK) {
+        continue; // not part of the dedup key
+      } else if (v & C_HIGH) {
+        const d = line.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) pairs++;
+      }
     }
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
   }
+  // The trailing number's digits and spaces hold no letters, but unusual or doubled spaces there send
+  // the line to the general path (as they always have).
+  for (let i = textEnd; i < end; i++) {
+    const c = line.charCodeAt(i);
+    flags |= CLASS[c];
+    if (c === 0x20 && line.charCodeAt(i + 1) === 0x20) flags |= C_DBL;
+  }
+  lastHasMarks = (flags & C_MARK) !== 0;
   if ((flags & C_SLOW) === 0) {
     // Fast path: nothing to remove or collapse; only a trailing verse number may go.
-    end = trailingNumberEnd(line, start, end);
     lastArabic = arabic;
     lastForeign = foreign;
-    lastHasMarks = (flags & C_MARK) !== 0;
-    return line.slice(start, end);
+    lastCharLen = textEnd - start - pairs;
+    finishKeyHash(h1, h2);
+    return line.slice(start, textEnd);
   }
-  let s = line.slice(start, end);
+  const raw = line.slice(start, end);
+  let s = raw;
   let removed = false; // letters may have changed: recount
   let respace = (flags & C_DBL) !== 0;
   if (flags & C_REMOVALS) {
@@ -279,7 +351,7 @@ function cleanLine(line: string): string | null {
     }
   }
   if (flags & C_PCT) {
-    s = s.replace(HEMISTICH_TILDE, ' ').replace(PERCENT, ' ');
+    s = s.replace(HEMISTICH_PERCENT, ' ');
     respace = true;
   }
   if (flags & C_DOTS3 && s.includes(' ... ')) {
@@ -287,24 +359,192 @@ function cleanLine(line: string): string | null {
     respace = true;
   }
   // Removals and separators leave plain spaces; only other whitespace needs the (slow) \s+ regex.
-  if (flags & C_WS) s = s.replace(WHITESPACE, ' ').trim();
-  else if (removed || respace) s = s.replace(SPACES, ' ').trim();
-  s = stripTrailingNumber(s);
-  if (s.length === 0) return null;
-  if (removed) {
-    const counts = countLetters(s);
-    arabic = counts.arabic;
-    foreign = counts.foreign;
+  if (flags & C_WS) s = s.replace(WHITESPACE, ' ');
+  else if ((removed || respace) && s.includes('  ')) s = s.replace(SPACES, ' ');
+  if (s === raw) {
+    // Nothing matched after all (a '(' that is no footnote, a 'P' that is no page marker): the result
+    // is the fast path's, and so are the counts and the hash of the scan.
+    lastArabic = arabic;
+    lastForeign = foreign;
+    lastCharLen = textEnd - start - pairs;
+    finishKeyHash(h1, h2);
+    return line.slice(start, textEnd);
   }
-  lastArabic = arabic;
-  lastForeign = foreign;
-  lastHasMarks = (flags & C_MARK) !== 0;
-  return s;
+  // Trim (the same characters as String.prototype.trim) and strip the number by indices: the scan in
+  // describeCleaned is faster on the flat result of replace() than on a slice of it.
+  let a = 0;
+  let b = s.length;
+  while (a < b && CLASS[s.charCodeAt(a)] & C_ANYSPACE) a++;
+  while (b > a && CLASS[s.charCodeAt(b - 1)] & C_ANYSPACE) b--;
+  b = trailingNumberEnd(s, a, b);
+  if (a === b) return null;
+  describeCleaned(s, a, b);
+  return s.slice(a, b);
 }
 
 /** Clean one body line; null for structural lines (page markers, headers, metadata) or empty results. */
 export function cleanContentLine(line: string): string | null {
-  return cleanLine(line);
+  return cleanLine(line, 0, line.length);
+}
+
+// --- the common line, on its UTF-8 bytes ------------------------------------------------------------
+
+/** cleanLineBytes verdicts. */
+const SKIP = 0; // structural or empty: what cleanLine returns null for
+const FAST = 1; // clean text = bytes [lastByteStart, lastByteEnd), facts set as by cleanLine
+const GENERAL = 2; // anything else: decode the line and use cleanLine
+let lastByteStart = 0;
+let lastByteEnd = 0;
+
+function isAsciiSpace(b: number): boolean {
+  return b === 0x20 || (b >= 0x09 && b <= 0x0d);
+}
+
+function isAsciiDigit(b: number): boolean {
+  return b >= 0x30 && b <= 0x39;
+}
+
+/** The digit U+0660–0669 or U+06F0–06F9 encoded as b[i - 1], b[i]? */
+function isIndicDigitEndingAt(b: Uint8Array, i: number): boolean {
+  const c = b[i];
+  return (b[i - 1] === 0xd9 && c >= 0xa0 && c <= 0xa9) || (b[i - 1] === 0xdb && c >= 0xb0 && c <= 0xb9);
+}
+
+/** trailingNumberEnd on UTF-8 bytes, for ASCII spaces (other spaces make the line GENERAL anyway). */
+function trailingNumberEndBytes(b: Uint8Array, start: number, end: number): number {
+  let i = end - 1;
+  while (i >= start && isAsciiSpace(b[i])) i--;
+  const lastDigit = i;
+  for (;;) {
+    if (i >= start && isAsciiDigit(b[i])) i--;
+    else if (i > start && isIndicDigitEndingAt(b, i)) i -= 2;
+    else break;
+  }
+  if (i === lastDigit || i < start || !isAsciiSpace(b[i])) return end;
+  while (i >= start && isAsciiSpace(b[i])) i--;
+  return i + 1;
+}
+
+/** PAGE_AT_START (`PageV\d+P\d+`) on the first 16 characters of b[start, end). */
+function isPageMarkerAt(b: Uint8Array, start: number, end: number): boolean {
+  const lim = Math.min(start + 16, end); // ASCII throughout a match, so bytes count as characters
+  if (b[start + 1] !== 0x61 || b[start + 2] !== 0x67 || b[start + 3] !== 0x65 || b[start + 4] !== 0x56) return false; // (P)ageV
+  let i = start + 5;
+  while (i < lim && isAsciiDigit(b[i])) i++;
+  return i > start + 5 && i + 1 < lim && b[i] === 0x50 && isAsciiDigit(b[i + 1]);
+}
+
+/**
+ * Would cleanLine's cheap check for the character c (found just before b[i]) send the line to a
+ * removal? The bytes twin of hasFootnote / followedByDigit / includes('PageV') / hasTag for one
+ * occurrence; true for every other character of C_SLOW.
+ */
+function startsRemoval(c: number, b: Uint8Array, i: number): boolean {
+  switch (c) {
+    case 0x28: {
+      // "(": (1), ( 1 ), (¬1), (١), (a)
+      if ((b[i] | 0x20) >= 0x61 && (b[i] | 0x20) <= 0x7a && b[i + 1] === 0x29) return true;
+      for (;;) {
+        if (b[i] === 0x20) i++;
+        else if (b[i] === 0xc2 && b[i + 1] === 0xac) i += 2; // ¬
+        else break;
+      }
+      return isAsciiDigit(b[i]) || isIndicDigitEndingAt(b, i + 1);
+    }
+    case 0x6d: // "ms" and a digit
+      return b[i] === 0x73 && isAsciiDigit(b[i + 1]);
+    case 0x50: // "PageV"
+      return b[i] === 0x61 && b[i + 1] === 0x67 && b[i + 2] === 0x65 && b[i + 3] === 0x56;
+    case 0x40: // "@" and a capital
+      return b[i] >= 0x41 && b[i] <= 0x5a;
+    default:
+      return true;
+  }
+}
+
+/**
+ * cleanLine decided on the line's UTF-8 bytes b[start, end) without decoding them (a build then makes
+ * strings only for the lines it keeps), for the common line: an optional `#`/`~~` prefix, ASCII
+ * spacing, BMP characters and nothing to remove or collapse. Anything else is GENERAL, which the caller
+ * hands to cleanLine, so results are cleanLine's by construction (and tested to be). b[end] must be
+ * \r, \n or past the end, as forEachLineBytes guarantees.
+ */
+function cleanLineBytes(b: Uint8Array, start: number, end: number): number {
+  while (start < end && isAsciiSpace(b[start])) start++;
+  while (end > start && isAsciiSpace(b[end - 1])) end--;
+  if (start === end) return SKIP;
+  // A non-ASCII space left at either end is C_WS in the scan below, which makes the line GENERAL.
+  const c0 = b[start];
+  if (c0 === 0x50 /* P */ && isPageMarkerAt(b, start, end)) return SKIP;
+  if (c0 === 0x23 /* # */) {
+    if (end - start === 1) return SKIP;
+    const c1 = b[start + 1];
+    if (c1 === 0x23) return SKIP;
+    if (end - start >= 6 && c1 === 0x4d && b[start + 2] === 0x45 && b[start + 3] === 0x54 && b[start + 4] === 0x41 && b[start + 5] === 0x23) return SKIP; // #META#
+    start += c1 === 0x20 ? 2 : 1;
+    while (start < end && isAsciiSpace(b[start])) start++;
+    if (start < end && b[start] === 0x7c /* | */) return SKIP;
+  } else if (c0 === 0x7e /* ~ */ && start + 1 < end && b[start + 1] === 0x7e) {
+    start += 2;
+    while (start < end && b[start] === 0x7e) start++;
+    while (start < end && isAsciiSpace(b[start])) start++;
+  }
+  if (start >= end) return SKIP;
+
+  // cleanLine's scan (see there) on decoded characters. Look-ahead reads bytes: the same for the ASCII
+  // it looks for. A line with something to remove or collapse is GENERAL at once.
+  const textEnd = trailingNumberEndBytes(b, start, end);
+  let arabic = 0;
+  let foreign = 0;
+  let hasMarks = false;
+  let chars = 0;
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = start; i < textEnd; ) {
+    let c = b[i];
+    if (c < 0x80) i++;
+    else if (c < 0xe0) {
+      c = ((c & 0x1f) << 6) | (b[i + 1] & 0x3f);
+      i += 2;
+    } else if (c < 0xf0) {
+      c = ((c & 0x0f) << 12) | ((b[i + 1] & 0x3f) << 6) | (b[i + 2] & 0x3f);
+      i += 3;
+    } else return GENERAL; // astral: a surrogate pair in UTF-16, rare
+    chars++;
+    const v = CLASS[c];
+    if (v === C_ARABIC) {
+      arabic++;
+    } else if (v !== 0) {
+      foreign += (v >>> 1) & 1;
+      arabic += v & C_ARABIC;
+      if (v & C_MARK) {
+        hasMarks = true;
+        continue; // not part of the dedup key
+      }
+      if (c === 0x20) {
+        if (b[i] === 0x20) return GENERAL; // doubled space
+      } else if (c === 0x2e) {
+        if (b[i] === 0x2e && b[i + 1] === 0x2e) return GENERAL; // "..."
+      } else if (v & C_SLOW && startsRemoval(c, b, i)) {
+        return GENERAL;
+      }
+    }
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  // The stripped number: ASCII spaces and digits, and the bytes of Arabic-Indic digits.
+  for (let i = textEnd; i < end; i++) {
+    const c = b[i];
+    if (c === 0x20 ? b[i + 1] === 0x20 : c < 0x80 && (CLASS[c] & C_WS) !== 0) return GENERAL; // a doubled space, a tab
+  }
+  lastArabic = arabic;
+  lastForeign = foreign;
+  lastHasMarks = hasMarks;
+  lastCharLen = chars;
+  finishKeyHash(h1, h2);
+  lastByteStart = start;
+  lastByteEnd = textEnd;
+  return FAST;
 }
 
 /** The spec's "Arabic text" test on a cleaned line. */
@@ -353,8 +593,20 @@ export interface ParseStats {
 export class OpenITILineParser {
   private state: 'magic' | 'header' | 'body';
   readonly stats: ParseStats = { lines: 0, contentLines: 0, notArabic: 0 };
-  /** Whether the last returned line contains harakat or tatweel (saves callers a scan). */
+  /**
+   * Facts about the last returned line, found during cleaning (saves callers further scans):
+   * whether it may contain harakat or tatweel (if not, its dedup key is the text itself), its length in
+   * code points, and hash53(dedupKey(text)) split into its low 32 and high 21 bits.
+   */
   lastHasMarks = false;
+  lastCharLen = 0;
+  lastKeyHashLo = 0;
+  lastKeyHashHi = 0;
+  // The line pushBytes accepted last: decoded on demand by lastText().
+  private pendingBytes: Buffer | null = null;
+  private pendingStart = 0;
+  private pendingEnd = 0;
+  private pendingText: string | null = null;
   private readonly minLetters: number;
   private readonly maxForeign: number;
 
@@ -368,18 +620,20 @@ export class OpenITILineParser {
   }
 
   push(line: string): string | null {
+    return this.pushRange(line, 0, line.length);
+  }
+
+  /**
+   * `push(text.slice(start, end))` without the copy, for a line inside a decoded chunk; text[end] must
+   * be a line break (\r or \n) or the end of text, as forEachLineRange guarantees.
+   */
+  pushRange(text: string, start: number, end: number): string | null {
     this.stats.lines++;
     if (this.state === 'body') {
-      const cleaned = cleanLine(line);
-      if (cleaned === null) return null;
-      this.stats.contentLines++;
-      if (!passesArabic(lastArabic, lastForeign, this.minLetters, this.maxForeign)) {
-        this.stats.notArabic++;
-        return null;
-      }
-      this.lastHasMarks = lastHasMarks;
-      return cleaned;
+      const cleaned = cleanLine(text, start, end);
+      return cleaned !== null && this.accept() ? cleaned : null;
     }
+    const line = text.slice(start, end); // header lines: few, no need to avoid the copy
     if (this.state === 'magic') {
       const t = line.replace(/^\ufeff/, '').trim();
       if (!t.startsWith(OPENITI_MAGIC)) {
@@ -391,6 +645,52 @@ export class OpenITILineParser {
     // header: skip until its end marker
     if (line.includes(HEADER_END)) this.state = 'body';
     return null;
+  }
+
+  /**
+   * `push` for a line given as UTF-8 bytes, bytes[start, end), with bytes[end] \r, \n or past the end
+   * (as forEachLineBytes hands them over). Returns whether it is a clean Arabic line; its text is then
+   * lastText(). Most lines are judged on their bytes, and decoded only if lastText() is called.
+   */
+  pushBytes(bytes: Buffer, start: number, end: number): boolean {
+    if (this.state === 'body') {
+      const verdict = cleanLineBytes(bytes, start, end);
+      if (verdict === SKIP) {
+        this.stats.lines++;
+        return false;
+      }
+      if (verdict === FAST) {
+        this.stats.lines++;
+        if (!this.accept()) return false;
+        this.pendingBytes = bytes;
+        this.pendingStart = lastByteStart;
+        this.pendingEnd = lastByteEnd;
+        this.pendingText = null;
+        return true;
+      }
+    }
+    this.pendingText = this.push(bytes.toString('utf8', start, end));
+    return this.pendingText !== null;
+  }
+
+  /** The text of the line the last pushBytes accepted (call it before the bytes change). */
+  lastText(): string {
+    this.pendingText ??= this.pendingBytes!.toString('utf8', this.pendingStart, this.pendingEnd);
+    return this.pendingText;
+  }
+
+  /** Counts a cleaned line as content and applies the Arabic test; keeps the facts of a line that passes. */
+  private accept(): boolean {
+    this.stats.contentLines++;
+    if (!passesArabic(lastArabic, lastForeign, this.minLetters, this.maxForeign)) {
+      this.stats.notArabic++;
+      return false;
+    }
+    this.lastHasMarks = lastHasMarks;
+    this.lastCharLen = lastCharLen;
+    this.lastKeyHashLo = lastKeyHash[0];
+    this.lastKeyHashHi = lastKeyHash[1];
+    return true;
   }
 
   /** Call at end of input: a file whose header never ends has no body. */
@@ -431,6 +731,46 @@ const CHUNK = 1 << 20;
  * as a fatal TextDecoder. A leading BOM is dropped. `onLine` is synchronous for speed; returns bytes read.
  */
 export async function forEachLine(file: string, onLine: (line: string) => void): Promise<number> {
+  return forEachLineRange(file, (text, start, end) => onLine(text.slice(start, end)));
+}
+
+/**
+ * forEachLine without a string per line: `onLine(text, start, end)` gets each line as a range of the
+ * decoded chunk `text`, line break and a trailing \r excluded, so text[end] is \r, \n or the end of the
+ * chunk (for OpenITILineParser.pushRange).
+ */
+export async function forEachLineRange(file: string, onLine: (text: string, start: number, end: number) => void): Promise<number> {
+  return forEachChunk(file, (bytes, first) => {
+    const text = bytes.toString('utf8');
+    let start = first && text.charCodeAt(0) === 0xfeff ? 1 : 0;
+    let nl: number;
+    while ((nl = text.indexOf('\n', start)) !== -1) {
+      onLine(text, start, nl > start && text.charCodeAt(nl - 1) === 0x0d ? nl - 1 : nl);
+      start = nl + 1;
+    }
+    if (start < text.length) onLine(text, start, text.endsWith('\r') ? text.length - 1 : text.length); // last line without newline (eof only)
+  });
+}
+
+/**
+ * forEachLine without decoding: `onLine(bytes, start, end)` gets each line as UTF-8 bytes of the chunk
+ * (validated; line break and a trailing \r excluded, so bytes[end] is \r, \n or past the end). For
+ * OpenITILineParser.pushBytes, which decodes only the lines a caller keeps.
+ */
+export async function forEachLineBytes(file: string, onLine: (bytes: Buffer, start: number, end: number) => void): Promise<number> {
+  return forEachChunk(file, (bytes, first) => {
+    let start = first && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0; // BOM
+    let nl: number;
+    while ((nl = bytes.indexOf(0x0a, start)) !== -1) {
+      onLine(bytes, start, nl > start && bytes[nl - 1] === 0x0d ? nl - 1 : nl);
+      start = nl + 1;
+    }
+    if (start < bytes.length) onLine(bytes, start, bytes[bytes.length - 1] === 0x0d ? bytes.length - 1 : bytes.length); // last line without newline (eof only)
+  });
+}
+
+/** The reading behind forEachLine*: `onChunk` gets validated chunks that end after a newline (or at eof). */
+async function forEachChunk(file: string, onChunk: (bytes: Buffer, first: boolean) => void): Promise<number> {
   const fh = await open(file, 'r');
   let buf = Buffer.allocUnsafe(CHUNK);
   let carry = 0; // bytes of an unfinished line kept at the start of buf
@@ -451,16 +791,8 @@ export async function forEachLine(file: string, onLine: (line: string) => void):
       if (cut > 0) {
         const bytes = buf.subarray(0, cut);
         if (!isUtf8(bytes)) throw new NotUtf8Error(file, pos - carry + firstInvalidUtf8(bytes));
-        let text = bytes.toString('utf8');
-        if (first && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+        onChunk(bytes, first);
         first = false;
-        let start = 0;
-        let nl: number;
-        while ((nl = text.indexOf('\n', start)) !== -1) {
-          onLine(text.slice(start, nl > start && text.charCodeAt(nl - 1) === 0x0d ? nl - 1 : nl));
-          start = nl + 1;
-        }
-        if (start < text.length) onLine(text.endsWith('\r') ? text.slice(start, -1) : text.slice(start)); // last line without newline (eof only)
         buf.copy(buf, 0, cut, end);
         carry = end - cut;
       } else {
@@ -483,18 +815,18 @@ function firstInvalidUtf8(bytes: Buffer): number {
 }
 
 /**
- * Stream one OpenITI file through the parser; `onText` gets each clean Arabic line in file order (and
- * whether it holds harakat/tatweel). Throws NotUtf8Error / NoHeaderError / fs errors.
+ * Stream one OpenITI file through the parser; `onText` gets each clean Arabic line in file order, and
+ * the parser, whose `last*` fields describe that line (code-point length, dedup-key hash, marks).
+ * Throws NotUtf8Error / NoHeaderError / fs errors.
  */
 export async function parseOpenITIFile(
   file: string,
-  onText: (text: string, hasMarks: boolean) => void,
+  onText: (text: string, parser: OpenITILineParser) => void,
   opts: ParseOptions & { requireHeader?: boolean } = {},
 ): Promise<ParseStats & { bytes: number }> {
   const p = new OpenITILineParser(file, opts);
-  const bytes = await forEachLine(file, (line) => {
-    const r = p.push(line);
-    if (r !== null) onText(r, p.lastHasMarks);
+  const bytes = await forEachLineBytes(file, (chunk, start, end) => {
+    if (p.pushBytes(chunk, start, end)) onText(p.lastText(), p);
   });
   p.end();
   return { ...p.stats, bytes };

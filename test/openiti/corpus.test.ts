@@ -29,7 +29,7 @@ const B = file('0200AuthorB/0200AuthorB.Tarikh/0200AuthorB.Tarikh.Fix004-ara1.co
 
 async function eligibleOf(f: string, minCharLen = 30, maxCharLen = 300): Promise<string[]> {
   const out: string[] = [];
-  await scanEligible(f, { minCharLen, maxCharLen }, (t) => out.push(t));
+  await scanEligible(f, { minCharLen, maxCharLen }, (l) => out.push(l.text()));
   return out;
 }
 
@@ -51,6 +51,11 @@ function makeCorpus(entries: Array<{ uri: string; status?: string; content: stri
   return root;
 }
 const H = '######OpenITI#\n#META# 000.SortField\t:: X\n#META#Header#End#\n';
+/** The text file of `uri` in a checkout made by makeCorpus. */
+const file0 = (root: string, uri: string) => {
+  const [author, book] = uri.split('.');
+  return path.join(root, 'data', author, `${author}.${book}`, uri);
+};
 const S1 = 'قال الشيخ أبو محمد إن العلم زينة الرجال في المجالس';
 const S2 = 'وحدثنا عبد الله بن عمر إن الصبر مفتاح كل خير في الدنيا';
 const S3 = 'وذكر الراوي عن أبيه إن الكرم نور يهتدى به في الظلمات';
@@ -308,6 +313,17 @@ describe('openiti/corpus', () => {
       expect(fresh.add(0, 0)).to.equal(true); // the empty-slot marker is remapped, not lost
       expect(fresh.has(0, 0)).to.equal(true);
     });
+
+    it('takes an initial size (a power of two) and grows from it', () => {
+      const small = new Digest64Set(2);
+      for (let i = 0; i < 1000; i++) expect(small.add((i >>> 3) + 1, i)).to.equal(true);
+      expect(small.size).to.equal(1000);
+      for (let i = 0; i < 1000; i++) expect(small.has((i >>> 3) + 1, i)).to.equal(true);
+      expect(small.add(8, 63)).to.equal(false);
+      expect(small.has(1, 1000)).to.equal(false);
+      expect(() => new Digest64Set(1000)).to.throw(RangeError, /power of two/);
+      expect(() => new Digest64Set(1)).to.throw(RangeError, /power of two/);
+    });
   });
 
   describe('corpus.jsonl I/O', () => {
@@ -336,6 +352,23 @@ describe('openiti/corpus', () => {
         (e) => expect((e as Error).message).to.equal(`${bad}:2: field "date" must be an integer`),
       );
     });
+  });
+
+  it('scanEligible: vocalised repeats are within-file duplicates; hasMarks false means the text is its own dedup key; counting needs no callback', async () => {
+    const voc = 'قَالَ الشَّيْخُ أَبُو مُحَمَّدٍ إِنَّ الْعِلْمَ زِينَةُ الرِّجَالِ';
+    const bare = dedupKey(voc);
+    const root = makeCorpus([{ uri: '0100A.B.C-ara1', content: `${H}# ${voc}\n# ${S1}\n~~${bare} 12\n# ${S2.replace('الصبر', 'الصـــبر')}\n# ${S2}\n` }]);
+    const f = file0(root, '0100A.B.C-ara1');
+    const got: Array<[string, number, number, boolean]> = [];
+    const scan = await scanEligible(f, { minCharLen: 30, maxCharLen: 300 }, (l) => got.push([l.text(), l.charLen, l.index, l.hasMarks]));
+    expect(got).to.deep.equal([
+      [voc, codePointLength(voc), 0, true],
+      [S1, codePointLength(S1), 1, false],
+      [S2.replace('الصبر', 'الصـــبر'), codePointLength(S2) + 3, 2, true],
+    ]);
+    expect(scan.duplicateInFile).to.equal(2); // the bare copy and the line without tatweel
+    expect(scan.eligible).to.equal(3);
+    expect(await scanEligible(f, { minCharLen: 30, maxCharLen: 300 })).to.deep.equal(scan);
   });
 
   it('the vocalised duplicate in the fixture really differs only by diacritics', async () => {

@@ -8,12 +8,16 @@ import {
   codePointLength,
   countLetters,
   forEachLine,
+  forEachLineRange,
   isArabicText,
   NoHeaderError,
   NotUtf8Error,
+  OpenITILineParser,
   parseOpenITIFile,
   parseOpenITIText,
 } from '../../src/openiti/parse';
+import { dedupKey } from '../../src/openiti/corpus';
+import { hash53 } from '../../src/openiti/sampling';
 import { countArabicLetters, countLetters as countAnyLetters } from '../../src/text/arabic';
 
 const PLAIN = path.join(FIXTURES, 'openiti', 'sample_openiti_plain.txt');
@@ -131,6 +135,155 @@ describe('openiti/parse', () => {
         expect(cleanContentLine(input)).to.equal(expected);
       });
     }
+  });
+
+  describe('facts the parser finds while cleaning (char_len, dedup-key hash, marks)', () => {
+    interface Facts {
+      text: string;
+      charLen: number;
+      keyHash: number;
+      hasMarks: boolean;
+    }
+    const facts = (p: OpenITILineParser, text: string): Facts => ({ text, charLen: p.lastCharLen, keyHash: p.lastKeyHashHi * 2 ** 32 + p.lastKeyHashLo, hasMarks: p.lastHasMarks });
+    /** Each line through push() (its own string), requireHeader off. */
+    const viaPush = (lines: string[]): Array<Facts | null> => {
+      const p = new OpenITILineParser('<t>', { requireHeader: false, minArabicLetters: 1 });
+      return lines.map((l) => {
+        const t = p.push(l);
+        return t === null ? null : facts(p, t);
+      });
+    };
+    /** The same lines as ranges of one text, as forEachLineRange hands them over (neighbours visible). */
+    const viaRanges = (lines: string[]): Array<Facts | null> => {
+      const text = lines.join('\n');
+      const p = new OpenITILineParser('<t>', { requireHeader: false, minArabicLetters: 1 });
+      const out: Array<Facts | null> = [];
+      let start = 0;
+      for (const l of lines) {
+        const t = p.pushRange(text, start, start + l.length);
+        out.push(t === null ? null : facts(p, t));
+        start += l.length + 1;
+      }
+      return out;
+    };
+    /** The same lines as UTF-8 bytes of one buffer, as forEachLineBytes hands them over. */
+    const viaBytes = (lines: string[]): Array<Facts | null> => {
+      const buf = Buffer.from(lines.join('\n'));
+      const p = new OpenITILineParser('<t>', { requireHeader: false, minArabicLetters: 1 });
+      const out: Array<Facts | null> = [];
+      let start = 0;
+      for (let i = 0; i < lines.length; i++) {
+        const nl = buf.indexOf(0x0a, start);
+        const end = nl === -1 ? buf.length : nl;
+        out.push(p.pushBytes(buf, start, end) ? facts(p, p.lastText()) : null);
+        start = end + 1;
+      }
+      return out;
+    };
+    const expectConsistent = (f: Facts | null, line: string) => {
+      if (f === null) return;
+      expect(f.charLen, line).to.equal(codePointLength(f.text));
+      expect(f.keyHash, line).to.equal(hash53(dedupKey(f.text)));
+      if (!f.hasMarks) expect(dedupKey(f.text), line).to.equal(f.text);
+    };
+    const V = 'العِلْمُ نُورٌ يَهْدِي بِهِ اللَّهُ مَنْ يَشَاءُ'; // harakat
+    const T = 'الـــعلم نور يهدي بـه الله من يشاء'; // tatweel
+    const crafted = [
+      V,
+      T,
+      `# ${V} ١٢`, // trailing number after marks
+      `~~${T} 7`,
+      'هٰذا كتاب الصلاة وفيه أبواب كثيرة', // superscript alef (U+0670)
+      'قال الشيخ أبو محمد 😀 إن العلم زينة 𝔸𝔹 الرجال', // astral: surrogate pairs
+      'قال الشيخ أبو محمد \ud800 إن العلم زينة \udc00 الرجال', // lone surrogate halves count as one each
+      'قال الشيخ أبو محمد إن العلم زينة 😀 12', // pair right before a stripped number
+      'قال الشيخ أبو محمد إن العلم زينة  12', // doubled space in the number's margin: general path
+      'قال الشيخ أبو محمد إن العلم زينة\u00a012', // no-break space before the number
+      `قال الشيخ PageV01P002 أبو محمد إن ${V}`, // general path that changes the text
+      'قال الشيخ (1) أبو محمد 😀 إن العلم زينة 𝔸 الرجال ٣', // ... with surrogate pairs
+      `# نص\u200d فيه (¬1) علامات @MATN@ <a href="x">رابط</a> ${T}`,
+      `# %  ${V} %~% ${T} % 3`,
+      `${V} ... ${T}`,
+      `~~وفي علوم ms001 العرب ${V}`,
+      'قال (الشيخ) أبو محمد إن العلم زينة، مع Price 5', // general path that changes nothing
+      '# 2|255| اللَّهُ لَا إِلَهَ إِلَّا هُوَ الْحَيُّ الْقَيُّومُ',
+      'وقال الراوي..', // "..." split by a line break must not count as one
+      '. وتابع الكلام بعد ذلك في المجلس',
+      'وقال الشيخ في آخر السطر مسافة ',
+      ' وبدأ السطر التالي بمسافة أيضا',
+      // what the byte-level judgement must get right or leave to the general path
+      'PageV01P005 قال الشيخ أبو محمد', // page marker line
+      'PageV0123456789P1 قال الشيخ أبو محمد', // no marker within its first 16 characters: text
+      'PageV1P قال الشيخ أبو محمد إن العلم',
+      'Pقال الشيخ أبو محمد إن العلم زينة',
+      '#META# قال الشيخ أبو محمد إن العلم زينة الرجال في المجالس',
+      '##قال الشيخ أبو محمد إن العلم',
+      '# | قال الشيخ أبو محمد',
+      '# \u00a0| قال الشيخ أبو محمد', // "|" after a no-break space: still a title
+      '\u00a0# قال الشيخ أبو محمد إن العلم زينة',
+      '~~~ قال الشيخ أبو محمد إن العلم زينة',
+      '#\tقال الشيخ أبو محمد إن العلم زينة',
+      'قال الشيخ (أبو محمد) إن (a) العلم زينة',
+      'قال الشيخ ( ¬ ١) إن العلم (x زينة (', // no footnote after all
+      'قال الشيخ (¬١) إن العلم ( ¬2 ) زينة',
+      'قال الشيخ أبو محمد إن العلم زينة ( 12',
+      'قال الشيخ أبو محمد (۳) إن العلم زينة',
+      'قال الشيخ msx أبو ms محمد ms3 العلم',
+      'قال الشيخ @x أبو @QUR@ محمد إن العلم',
+      'قال Page أبو PageV محمد إن العلم زينة',
+      'قال الشيخ <b> أبو محمد إن العلم',
+      'قال الشيخ أبو محمد إن العلم زينة\t12',
+      'قال الشيخ\u200f أبو محمد إن العلم زينة',
+      'قال الشيخ أبو محمد إن العلم زينة ۱۲',
+      'قال الشيخ أبو محمد إن العلم زينة ١٢ ٣',
+      'قال الشيخ أبو محمد إن العلم زينة.. والرجال',
+      'قال الشيخ أبو محمد إن العلم زينة …',
+    ];
+    const fixtureLines = [...readFileSync(PLAIN, 'utf8').split('\n'), ...readFileSync(MARKDOWN, 'utf8').split('\n')];
+
+    it('char length and hash53(dedupKey(text)) match recomputation on the cleaned text, on every path', () => {
+      const all = [...crafted, ...fixtureLines];
+      const got = viaPush(all);
+      expect(got.filter((f) => f !== null).length).to.be.greaterThan(crafted.length);
+      got.forEach((f, i) => expectConsistent(f, all[i]));
+      expect(got.slice(0, crafted.indexOf('PageV01P005 قال الشيخ أبو محمد')).every((f) => f !== null)).to.equal(true);
+      const astral = got[crafted.indexOf('قال الشيخ أبو محمد 😀 إن العلم زينة 𝔸𝔹 الرجال')]!;
+      expect(astral.charLen).to.equal(astral.text.length - 3); // three astral characters, two UTF-16 units each
+    });
+
+    it('a vocalised line and its bare twin get the same key hash', () => {
+      const [voc, bare] = viaPush([V, V.replace(/[\u064b-\u065f]/g, '')]);
+      expect(voc!.hasMarks).to.equal(true);
+      expect(bare!.hasMarks).to.equal(false);
+      expect(voc!.keyHash).to.equal(bare!.keyHash);
+      expect(voc!.text).not.to.equal(bare!.text);
+    });
+
+    it('pushBytes, which judges most lines on their UTF-8 bytes, gives what push gives', () => {
+      const all = [...crafted, ...fixtureLines].filter((l) => Buffer.from(l).toString() === l); // UTF-8 has no lone surrogates
+      const bytes = viaBytes(all);
+      expect(bytes).to.deep.equal(viaPush(all));
+      bytes.forEach((f, i) => expectConsistent(f, all[i]));
+    });
+
+    it('pushRange on lines inside one text gives what push gives on each line alone', () => {
+      const all = [...crafted, ...fixtureLines];
+      const ranged = viaRanges(all);
+      expect(ranged).to.deep.equal(viaPush(all));
+      ranged.forEach((f, i) => expectConsistent(f, all[i]));
+    });
+
+    it('forEachLineRange hands over the same lines as forEachLine (BOM, CRLF, no final newline)', async () => {
+      const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'openiti-range-')), 'crlf');
+      writeFileSync(file, `\ufeff${H}# ${V}\r\n\r\n~~${T}\r\nآخر`);
+      const ranges: string[] = [];
+      const lines: string[] = [];
+      await forEachLineRange(file, (text, start, end) => ranges.push(text.slice(start, end)));
+      await forEachLine(file, (l) => lines.push(l));
+      expect(ranges).to.deep.equal(lines);
+      expect(lines.slice(3)).to.deep.equal([`# ${V}`, '', `~~${T}`, 'آخر']);
+      expect(lines[0]).to.equal('######OpenITI#');
+    });
   });
 
   describe('character helpers', () => {

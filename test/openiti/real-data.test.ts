@@ -7,8 +7,10 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { requireSharedData } from '../helpers/shared-data';
-import { buildCorpus, type CorpusBuildSummary, type CorpusSentence } from '../../src/openiti/corpus';
+import { buildCorpus, dedupKey, scanEligible, type CorpusBuildSummary, type CorpusSentence } from '../../src/openiti/corpus';
 import { makeExcluder, readMetadata, resolveTextPath } from '../../src/openiti/metadata';
+import { codePointLength, parseOpenITIFile, parseOpenITIText } from '../../src/openiti/parse';
+import { hash53 } from '../../src/openiti/sampling';
 
 const records = (file: string) =>
   readFileSync(file, 'utf8')
@@ -107,6 +109,45 @@ describe('openiti on the real slice (integration)', function () {
     const second = await buildCorpus({ openitiRoot: root, outPath: path.join(dir, 'b.jsonl'), maxSentences: 5000, progressMode: 'silent' });
     expect(second.corpusSha256).to.equal(first.corpusSha256);
     expect(readFileSync(path.join(dir, 'b.jsonl')).equals(readFileSync(path.join(dir, 'a.jsonl')))).to.equal(true);
+  });
+
+  it('on a sample of real files, streaming gives the whole-text parse, and the char lengths and key hashes found while cleaning are exact', async () => {
+    const metaPath = path.join(root, 'metadata', 'OpenITI_metadata_2023-1-8.csv');
+    const { rows } = await readMetadata(metaPath);
+    const files = rows.flatMap((r) => {
+      const x = resolveTextPath(root, path.dirname(metaPath), r.localPath);
+      return x.ok ? [x.file] : [];
+    });
+    // 15 files of all kinds (a few MB), plus the one text of the slice with many vocalised lines
+    const sample = files.filter((f, i) => i % 40 === 0 || f.endsWith('0298IshaqIbnHunayn.TafsirNiqulawusFiNabat.GRAR000059-ara1'));
+    expect(sample).to.have.length(16);
+    let lines = 0;
+    let marked = 0;
+    for (const f of sample) {
+      const streamed: string[] = [];
+      await parseOpenITIFile(f, (text, p) => {
+        streamed.push(text);
+        expect(p.lastCharLen, text).to.equal(codePointLength(text));
+        expect(p.lastKeyHashHi * 2 ** 32 + p.lastKeyHashLo, text).to.equal(hash53(dedupKey(text)));
+        if (p.lastHasMarks) marked++;
+        else expect(dedupKey(text), text).to.equal(text);
+      });
+      expect(streamed, f).to.deep.equal(parseOpenITIText(readFileSync(f, 'utf8'), { file: f }));
+      lines += streamed.length;
+      // scanEligible's dedup on those hashes keeps the first of each dedup key, exactly
+      const seen = new Set<string>();
+      const expected = streamed.filter((t) => {
+        const n = codePointLength(t);
+        if (n < 30 || n > 300 || seen.has(dedupKey(t))) return false;
+        seen.add(dedupKey(t));
+        return true;
+      });
+      const eligible: string[] = [];
+      await scanEligible(f, { minCharLen: 30, maxCharLen: 300 }, (l) => eligible.push(l.text()));
+      expect(eligible, f).to.deep.equal(expected);
+    }
+    expect(lines).to.be.greaterThan(10_000);
+    expect(marked).to.be.greaterThan(100);
   });
 
   it('exclude holds the OCR source books (Ibn Qutayba, al-Yacqubi) out of the corpus', async () => {
