@@ -208,25 +208,35 @@ let lastCharLen = 0;
 const lastKeyHash = new Uint32Array(2);
 
 /**
- * Sets lastArabic/lastForeign/lastCharLen/lastKeyHash for the cleaned line s[start, end), in one pass.
- * The key hash is cyrb53 (the same function as hash53 in ./sampling) of the dedup key: the text without
- * harakat and tatweel (C_MARK, exactly the characters dedupKey in ./corpus removes). The fast path of
- * cleanLine computes the same inside its own scan; the tests check both against hash53(dedupKey(text)).
+ * One pass over text s[start, end): sets lastArabic/lastForeign/lastCharLen/lastKeyHash and returns the
+ * CLASS flags that occur, plus C_DBL (two spaces in a row) and C_DOTS3 ("..."). The key hash is cyrb53
+ * (the same function as hash53 in ./sampling) of the dedup key: the text without harakat and tatweel
+ * (C_MARK, exactly the characters dedupKey in ./corpus removes); the tests check it against
+ * hash53(dedupKey(text)). Look-ahead past `end` only ever sees whitespace, a line break or the end of s.
  */
-function describeCleaned(s: string, start: number, end: number): void {
+function scanText(s: string, start: number, end: number): number {
   let arabic = 0;
   let foreign = 0;
+  let flags = 0;
   let pairs = 0;
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
   for (let i = start; i < end; i++) {
     const c = s.charCodeAt(i);
     const v = CLASS[c];
-    if (v !== 0) {
-      arabic += v & C_ARABIC;
+    if (v === C_ARABIC) {
+      arabic++; // the hot path
+    } else if (v !== 0) {
       foreign += (v >>> 1) & 1;
-      if (v & C_MARK) continue;
-      if (v & C_HIGH) {
+      arabic += v & C_ARABIC;
+      flags |= v;
+      if (c === 0x20) {
+        if (s.charCodeAt(i + 1) === 0x20) flags |= C_DBL;
+      } else if (c === 0x2e) {
+        if (s.charCodeAt(i + 1) === 0x2e && s.charCodeAt(i + 2) === 0x2e) flags |= C_DOTS3;
+      } else if (v & C_MARK) {
+        continue; // not part of the dedup key
+      } else if (v & C_HIGH) {
         const d = s.charCodeAt(i + 1);
         if (d >= 0xdc00 && d <= 0xdfff) pairs++;
       }
@@ -238,6 +248,7 @@ function describeCleaned(s: string, start: number, end: number): void {
   lastForeign = foreign;
   lastCharLen = end - start - pairs;
   finishKeyHash(h1, h2);
+  return flags;
 }
 
 /** cyrb53's final mix; stores the 53-bit result as two uint32 (a double would be boxed per line). */
@@ -279,38 +290,7 @@ function cleanLine(line: string, start: number, end: number): string | null {
   // The fast path keeps line[start, textEnd): find the trailing verse number first so that one pass
   // can also hash the dedup key and count code points of exactly that text.
   const textEnd = trailingNumberEnd(line, start, end);
-  // One pass: letter counts, which special characters occur, doubled spaces, "...", surrogate pairs,
-  // and cyrb53 of the dedup key (marks skipped). Look-ahead past `end` only ever sees whitespace or a
-  // line break, as it would at the end of a separate line string.
-  let arabic = 0;
-  let foreign = 0;
-  let flags = 0;
-  let pairs = 0;
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = start; i < textEnd; i++) {
-    const c = line.charCodeAt(i);
-    const v = CLASS[c];
-    if (v === C_ARABIC) {
-      arabic++; // the hot path
-    } else if (v !== 0) {
-      foreign += (v >>> 1) & 1;
-      arabic += v & C_ARABIC;
-      flags |= v;
-      if (c === 0x20) {
-        if (line.charCodeAt(i + 1) === 0x20) flags |= C_DBL;
-      } else if (c === 0x2e) {
-        if (line.charCodeAt(i + 1) === 0x2e && line.charCodeAt(i + 2) === 0x2e) flags |= C_DOTS3;
-      } else if (v & C_MARK) {
-        continue; // not part of the dedup key
-      } else if (v & C_HIGH) {
-        const d = line.charCodeAt(i + 1);
-        if (d >= 0xdc00 && d <= 0xdfff) pairs++;
-      }
-    }
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  }
+  let flags = scanText(line, start, textEnd);
   // The trailing number's digits and spaces hold no letters, but unusual or doubled spaces there send
   // the line to the general path (as they always have).
   for (let i = textEnd; i < end; i++) {
@@ -319,17 +299,11 @@ function cleanLine(line: string, start: number, end: number): string | null {
     if (c === 0x20 && line.charCodeAt(i + 1) === 0x20) flags |= C_DBL;
   }
   lastHasMarks = (flags & C_MARK) !== 0;
-  if ((flags & C_SLOW) === 0) {
-    // Fast path: nothing to remove or collapse; only a trailing verse number may go.
-    lastArabic = arabic;
-    lastForeign = foreign;
-    lastCharLen = textEnd - start - pairs;
-    finishKeyHash(h1, h2);
-    return line.slice(start, textEnd);
-  }
+  // Fast path: nothing to remove or collapse; only a trailing verse number may go.
+  if ((flags & C_SLOW) === 0) return line.slice(start, textEnd);
   const raw = line.slice(start, end);
   let s = raw;
-  let removed = false; // letters may have changed: recount
+  let removed = false; // something was cut out: the spaces around it may need collapsing
   let respace = (flags & C_DBL) !== 0;
   if (flags & C_REMOVALS) {
     // Each regex runs only when a cheap check finds a real match (most '(' and 'm' are not markers).
@@ -363,22 +337,18 @@ function cleanLine(line: string, start: number, end: number): string | null {
   else if ((removed || respace) && s.includes('  ')) s = s.replace(SPACES, ' ');
   if (s === raw) {
     // Nothing matched after all (a '(' that is no footnote, a 'P' that is no page marker): the result
-    // is the fast path's, and so are the counts and the hash of the scan.
-    lastArabic = arabic;
-    lastForeign = foreign;
-    lastCharLen = textEnd - start - pairs;
-    finishKeyHash(h1, h2);
+    // is the fast path's, and so are the facts the scan set.
     return line.slice(start, textEnd);
   }
-  // Trim (the same characters as String.prototype.trim) and strip the number by indices: the scan in
-  // describeCleaned is faster on the flat result of replace() than on a slice of it.
+  // Trim (the same characters as String.prototype.trim) and strip the number by indices: the scan is
+  // faster on the flat result of replace() than on a slice of it.
   let a = 0;
   let b = s.length;
   while (a < b && CLASS[s.charCodeAt(a)] & C_ANYSPACE) a++;
   while (b > a && CLASS[s.charCodeAt(b - 1)] & C_ANYSPACE) b--;
   b = trailingNumberEnd(s, a, b);
   if (a === b) return null;
-  describeCleaned(s, a, b);
+  scanText(s, a, b);
   return s.slice(a, b);
 }
 
