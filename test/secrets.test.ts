@@ -21,6 +21,7 @@ import { UserFacingError } from '../src/temporal/server';
 import { workflowBundle } from '../src/temporal/worker';
 import type { StageInput } from '../workflows/types';
 import { captureLogs, type LogCapture } from './helpers/log-capture';
+import { inferenceInputRecord } from './helpers/records';
 import { createLocalEnv } from './helpers/temporal';
 import { echo, startFakeServer, type FakeServer } from './llm/fake-openai-server';
 
@@ -63,18 +64,7 @@ function allFilesText(dir: string): { files: string[]; text: string } {
   return { files, text: files.map((f) => readFileSync(f, 'utf8')).join('\n') };
 }
 
-const inputRecord = (id: string) => ({
-  sample_id: id,
-  dataset: 'secrets',
-  ocr_text: id,
-  gt_text: id,
-  prompt_type: 'rag',
-  prompt_version: 'p5v1',
-  retrieval_context: 'نصوص مرجعية صحيحة:\n1. قال أبو عثمان',
-  retrieved_k: 1,
-  retrieval_scores: [0.9],
-  retrieval_sources: [],
-});
+const inputRecord = (id: string) => inferenceInputRecord(id, 'secrets');
 
 describe('secrets: an API key from the environment stays out of logs, results, inputs and history', function () {
   this.timeout(120000);

@@ -25,6 +25,7 @@ import path from 'node:path';
 import { importCorrections, inferCondition } from '../../activities/infer';
 import type { CorrectionRecord } from '../../src/llm/records';
 import { recoverJsonl } from '../../src/io/jsonl';
+import { inferenceInputRecord } from '../helpers/records';
 import { FIXTURES } from '../helpers/shared-data';
 import { startFakeServer, echo, type FakeResponse, type FakeServer } from '../llm/fake-openai-server';
 import { failsWithLogs, makeConfig, stageInput, tmpDir, withLogs } from './helpers';
@@ -40,20 +41,7 @@ const CASES: Record<string, FakeResponse> = {
 };
 const IDS = ['ok-1', ...Object.keys(CASES), 'ok-2'];
 
-function inputRecord(id: string) {
-  return {
-    sample_id: id,
-    dataset: 'd',
-    ocr_text: id,
-    gt_text: id,
-    prompt_type: 'rag',
-    prompt_version: 'p5v1',
-    retrieval_context: 'نصوص مرجعية صحيحة:\n1. قال أبو عثمان',
-    retrieved_k: 1,
-    retrieval_scores: [0.9],
-    retrieval_sources: [],
-  };
-}
+const inputRecord = (id: string) => inferenceInputRecord(id);
 
 const jsonl = (records: unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
 const readCorrections = (file: string) =>
