@@ -4,7 +4,7 @@ import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from 'node:fs
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/config/load';
-import type { DoctorCheck, DoctorReport } from '../workflows/types';
+import type { DoctorCheck, DoctorReport } from '../src/temporal/types';
 
 async function check(name: string, fn: () => Promise<string> | string): Promise<DoctorCheck> {
   try {

@@ -1,6 +1,25 @@
-// Every activity the workers register. Workflows import this module as types only.
-export { checkEnvironment } from './doctor';
-export { buildCorpus, buildIndex } from './build';
-export { planExport, exportShard, mergeExport } from './export';
-export { inferCondition, importCorrections } from './infer';
-export { analyzeResults } from './analyze';
+/**
+ * Every activity the workers register, created from their dependencies (`createActivities(deps)`, as in
+ * Temporal's TypeScript samples). Workflows import this module as types only.
+ */
+import { createAnalyzeActivities } from './analyze';
+import { createBuildActivities } from './build';
+import { defaultDeps, type ActivityDeps } from './deps';
+import { checkEnvironment } from './doctor';
+import { createExportActivities } from './export';
+import { createInferActivities } from './infer';
+
+export type { ActivityDeps };
+export { defaultDeps };
+
+export function createActivities(deps: ActivityDeps = defaultDeps()) {
+  return {
+    checkEnvironment,
+    ...createBuildActivities(),
+    ...createExportActivities(deps),
+    ...createInferActivities(deps),
+    ...createAnalyzeActivities(),
+  };
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -11,11 +11,11 @@
 import { appendFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomic, writeJsonlAtomic } from '../src/io/jsonl';
+import { DEFAULT_ARABIC_NORMALIZATION, type ArabicNormalization } from '../src/text/arabic';
 import { childLogger } from '../src/util/log';
 import { createProgress } from '../src/util/progress';
 import { DEFAULT_ERAS, cmpStr, round, sourceMatcher } from './format';
-import { loadStudyInputs, type AnalysisInputRecord, type Loaded } from './inputs';
-import { DEFAULT_ARABIC_NORMALIZATION, type ArabicNormalization } from './metrics';
+import { loadStudyInputs, type AnalysisInputRecord, type Loaded, type StudyInputs } from './inputs';
 import { renderReport } from './report';
 import { scoreDataset, type ScoredDataset } from './score';
 import { aggregateDocuments, datasetDocuments, type DatasetDocuments, type ResolvedMeta, type SectionContext } from './sections';
@@ -46,16 +46,53 @@ export async function analyzeStudy(opts: AnalyzeOptions): Promise<AnalysisSummar
   const phase5Dir = path.resolve(opts.phase5Dir);
   const inputs = await loadStudyInputs({ phase5Dir, phase2Dir: opts.phase2Dir ?? null, datasets: opts.datasets, log });
   const warnings = [...inputs.warnings];
-  const errorAnalysis = opts.errorAnalysis ?? true;
-  const normalization = resolveNormalization(opts.normalization);
-  const collapseWhitespace = opts.collapseWhitespace ?? true;
-  const eras = opts.eras ?? DEFAULT_ERAS;
-  const bootstrap = {
-    iterations: opts.bootstrap?.iterations ?? DEFAULT_BOOTSTRAP.iterations,
-    seed: opts.bootstrap?.seed ?? DEFAULT_BOOTSTRAP.seed,
+  const settings = resolveSettings(opts);
+  const scored = scoreDatasets(inputs, opts, settings, warnings);
+  const ctx: SectionContext = {
+    generatedAt: opts.generatedAt ?? inputs.newestInputIso,
+    meta: resolveMeta(scored, opts, warnings),
+    ...settings,
+    topConfusions: opts.topConfusions ?? 20,
   };
-  const generatedAt = opts.generatedAt ?? inputs.newestInputIso;
+  const out = new OutputWriter(phase5Dir);
+  const docs = writeDatasetDocuments(out, scored, inputs, ctx, opts.datasetInfo, warnings);
+  const agg = writeAggregates(out, scored, docs, ctx);
+  const summary: AnalysisSummary = {
+    generated_at: ctx.generatedAt,
+    phase5_dir: phase5Dir,
+    datasets: docs.map((d) => datasetSummary(d.digest)),
+    overall: overallSummary(agg),
+    files: [],
+    warnings,
+  };
+  if (opts.report !== false) {
+    const r = await renderReport(phase5Dir, typeof opts.report === 'object' ? opts.report : {});
+    out.files.push(...r.files);
+  }
+  summary.files = [...new Set(out.files)].sort(cmpStr);
+  if (opts.logFile !== false) appendJournal(opts.logFile ?? path.join(phase5Dir, 'phase5.log'), summary, settings.errorAnalysis);
+  log.info({ datasets: summary.datasets.length, samples: agg.all.n, delta_cer: summary.overall.delta_cer }, 'analysis written');
+  return summary;
+}
 
+/** The scoring settings, with their defaults. */
+function resolveSettings(opts: AnalyzeOptions) {
+  return {
+    bootstrap: {
+      iterations: opts.bootstrap?.iterations ?? DEFAULT_BOOTSTRAP.iterations,
+      seed: opts.bootstrap?.seed ?? DEFAULT_BOOTSTRAP.seed,
+    },
+    normalization: resolveNormalization(opts.normalization),
+    collapseWhitespace: opts.collapseWhitespace ?? true,
+    eras: opts.eras ?? DEFAULT_ERAS,
+    errorAnalysis: opts.errorAnalysis ?? true,
+  };
+}
+
+type Settings = ReturnType<typeof resolveSettings>;
+
+/** Score every dataset's lines (progress shown per line). */
+function scoreDatasets(inputs: StudyInputs, opts: AnalyzeOptions, settings: Settings, warnings: string[]): ScoredDataset[] {
   const total = inputs.datasets.reduce((a, d) => a + inputs.phase5.byDataset.get(d)!.length, 0);
   const progress = createProgress({ label: 'analyze', total, mode: opts.progress });
   let done = 0;
@@ -64,152 +101,148 @@ export async function analyzeStudy(opts: AnalyzeOptions): Promise<AnalysisSummar
     progress.tick();
     if (opts.onProgress && (done % 256 === 0 || done === total)) opts.onProgress(done, total);
   };
-
-  // ---- score every dataset
   const scored: ScoredDataset[] = [];
   try {
     for (const ds of inputs.datasets) {
       const info = opts.datasetInfo?.[ds];
       const p2 = inputs.phase2?.byDataset.get(ds);
       const inp = inputs.inferenceInput?.byDataset.get(ds);
-      const byId = <T extends { sample_id: string }>(l: Array<Loaded<T>> | undefined) =>
-        l ? new Map(l.map((x) => [x.record.sample_id, x])) : null;
       if (inputs.phase2 && !p2) warnings.push(`${ds}: no Phase 2 lines for this dataset; comparison figures are null`);
-      scored.push(
-        scoreDataset(ds, inputs.phase5.byDataset.get(ds)!, byId(p2), byId<AnalysisInputRecord>(inp), {
-          collapseWhitespace,
-          normalization,
-          errorAnalysis,
-          topK: opts.meta?.top_k,
-          eras,
-          isSourceBook: info?.sourcePattern ? sourceMatcher(info.sourcePattern) : null,
-        }, tick),
-      );
+      const scoreOptions = {
+        collapseWhitespace: settings.collapseWhitespace,
+        normalization: settings.normalization,
+        errorAnalysis: settings.errorAnalysis,
+        topK: opts.meta?.top_k,
+        eras: settings.eras,
+        isSourceBook: info?.sourcePattern ? sourceMatcher(info.sourcePattern) : null,
+      };
+      scored.push(scoreDataset(ds, inputs.phase5.byDataset.get(ds)!, bySampleId(p2), bySampleId<AnalysisInputRecord>(inp), scoreOptions, tick));
     }
   } finally {
     progress.stop();
   }
+  return scored;
+}
 
-  // ---- meta defaults from the records
+function bySampleId<T extends { sample_id: string }>(l: Array<Loaded<T>> | undefined): Map<string, Loaded<T>> | null {
+  return l ? new Map(l.map((x) => [x.record.sample_id, x])) : null;
+}
+
+/** Study meta: the caller's values, else the most frequent model / prompt version among the records. */
+function resolveMeta(scored: ScoredDataset[], opts: AnalyzeOptions, warnings: string[]): ResolvedMeta {
   const models = new Map<string, number>();
   const versions = new Map<string, number>();
   for (const s of scored) {
     for (const [k, v] of s.models) models.set(k, (models.get(k) ?? 0) + v);
     for (const [k, v] of s.promptVersions) versions.set(k, (versions.get(k) ?? 0) + v);
   }
-  const meta: ResolvedMeta = {
+  if (models.size > 1) warnings.push(`Phase 5 corrections come from ${models.size} models: ${[...models.keys()].sort(cmpStr).join(', ')}`);
+  return {
     model: opts.meta?.model ?? mostFrequent(models),
     embedding_model: opts.meta?.embedding_model ?? null,
     top_k: opts.meta?.top_k ?? null,
     corpus_size: opts.meta?.corpus_size ?? null,
     prompt_version: opts.meta?.prompt_version ?? mostFrequent(versions),
   };
-  if (models.size > 1) warnings.push(`Phase 5 corrections come from ${models.size} models: ${[...models.keys()].sort(cmpStr).join(', ')}`);
-  const ctx: SectionContext = {
-    generatedAt,
-    meta,
-    bootstrap,
-    normalization,
-    collapseWhitespace,
-    topConfusions: opts.topConfusions ?? 20,
-    eras,
-    errorAnalysis,
-  };
+}
 
-  // ---- write per-dataset documents
-  const files: string[] = [];
-  const write = (rel: string, value: unknown) => {
-    writeJsonAtomic(path.join(phase5Dir, rel), value);
-    files.push(rel);
-  };
+/** Writes JSON documents under phase5Dir and remembers their relative paths. */
+class OutputWriter {
+  readonly files: string[] = [];
+  constructor(readonly dir: string) {}
+
+  json(rel: string, value: unknown): void {
+    writeJsonAtomic(path.join(this.dir, rel), value);
+    this.files.push(rel);
+  }
+
+  /** Write the document, or remove an earlier run's copy when this run has none. */
+  jsonOrRemove(rel: string, value: unknown | null): void {
+    if (value) this.json(rel, value);
+    else removeStale(path.join(this.dir, rel));
+  }
+}
+
+/** The four documents of every dataset plus its copy of the Phase 5 corrections; warns about odd inputs. */
+function writeDatasetDocuments(
+  out: OutputWriter,
+  scored: ScoredDataset[],
+  inputs: StudyInputs,
+  ctx: SectionContext,
+  datasetInfo: AnalyzeOptions['datasetInfo'],
+  warnings: string[],
+): DatasetDocuments[] {
   const docs: DatasetDocuments[] = [];
   for (const s of scored) {
     const ds = s.dataset;
-    const d = datasetDocuments(s, ctx, opts.datasetInfo?.[ds]);
+    const d = datasetDocuments(s, ctx, datasetInfo?.[ds]);
     docs.push(d);
-    mkdirSync(path.join(phase5Dir, ds), { recursive: true });
-    writeJsonlAtomic(path.join(phase5Dir, ds, 'corrections.jsonl'), inputs.phase5.byDataset.get(ds)!.map((x) => x.raw));
-    files.push(`${ds}/corrections.jsonl`);
-    write(`${ds}/metrics.json`, d.metrics);
-    write(`${ds}/comparison_vs_phase2.json`, d.comparison);
-    write(`${ds}/retrieval_analysis.json`, d.retrieval);
-    if (d.errorChanges) write(`${ds}/error_changes.json`, d.errorChanges);
-    else removeStale(path.join(phase5Dir, ds, 'error_changes.json'));
+    mkdirSync(path.join(out.dir, ds), { recursive: true });
+    writeJsonlAtomic(path.join(out.dir, ds, 'corrections.jsonl'), inputs.phase5.byDataset.get(ds)!.map((x) => x.raw));
+    out.files.push(`${ds}/corrections.jsonl`);
+    out.json(`${ds}/metrics.json`, d.metrics);
+    out.json(`${ds}/comparison_vs_phase2.json`, d.comparison);
+    out.json(`${ds}/retrieval_analysis.json`, d.retrieval);
+    out.jsonOrRemove(`${ds}/error_changes.json`, d.errorChanges);
     const dg = d.digest;
     if (dg.all.gold_mismatch_n > 0) warnings.push(`${ds}: ${dg.all.gold_mismatch_n} sample(s) have a different gold text in Phase 2 or inference_input; Phase 5's gold was used`);
     if (dg.all.no_input_n > 0 && inputs.inferenceInput) warnings.push(`${ds}: ${dg.all.no_input_n} sample(s) missing from inference_input.jsonl`);
     if (s.alignmentSkipped > 0) warnings.push(`${ds}: ${s.alignmentSkipped} line(s) too long to align for error_changes (scored, not in error_changes)`);
   }
+  return docs;
+}
 
-  // ---- aggregates
+function writeAggregates(out: OutputWriter, scored: ScoredDataset[], docs: DatasetDocuments[], ctx: SectionContext) {
   const agg = aggregateDocuments(scored, docs, ctx);
-  write('metrics.json', agg.metrics);
-  write('comparison.json', agg.comparison);
-  if (agg.errorChanges) write('error_changes.json', agg.errorChanges);
-  else removeStale(path.join(phase5Dir, 'error_changes.json'));
+  out.json('metrics.json', agg.metrics);
+  out.json('comparison.json', agg.comparison);
+  out.jsonOrRemove('error_changes.json', agg.errorChanges);
+  return agg;
+}
 
-  // ---- summary
-  const datasets: DatasetSummary[] = docs.map((d) => {
-    const g = d.digest;
-    const p2 = g.hasBaseline ? g.cmp.p2_ce / Math.max(1, g.cmp.ref_chars) : null;
-    const p2w = g.hasBaseline ? g.cmp.p2_we / Math.max(1, g.cmp.ref_words) : null;
-    const p5 = g.cmp.ref_chars > 0 ? g.cmp.p5_ce / g.cmp.ref_chars : null;
-    const p5w = g.cmp.ref_words > 0 ? g.cmp.p5_we / g.cmp.ref_words : null;
-    return {
-      dataset: g.dataset,
-      num_samples: g.all.n,
-      n_paired: g.cmp.paired,
-      ocr_cer: round(g.cmp.ref_chars > 0 ? g.cmp.ocr_ce / g.cmp.ref_chars : null),
-      ocr_wer: round(g.cmp.ref_words > 0 ? g.cmp.ocr_we / g.cmp.ref_words : null),
-      phase2_cer: round(p2),
-      phase2_wer: round(p2w),
-      phase5_cer: round(p5),
-      phase5_wer: round(p5w),
-      delta_cer: round(p2 !== null && p5 !== null ? p5 - p2 : null),
-      delta_wer: round(p2w !== null && p5w !== null ? p5w - p2w : null),
-      delta_cer_ci95: g.bootstrap.delta_cer?.ci95 ?? null,
-      significant: g.bootstrap.delta_cer?.significant ?? null,
-      failures_phase5: g.all.p5_fail_n,
-      failures_phase2: g.all.p2_fail_n,
-      help_rate: round(g.all.n > 0 ? g.all.p5_help / g.all.n : null),
-      harm_rate: round(g.all.n > 0 ? g.all.p5_harm / g.all.n : null),
-      avg_top1_score: g.avgTop1,
-      leakage: g.leakage.statement,
-      interpretation: g.interpretation,
-    };
-  });
+function datasetSummary(g: DatasetDocuments['digest']): DatasetSummary {
+  const p2 = g.hasBaseline ? g.cmp.p2_ce / Math.max(1, g.cmp.ref_chars) : null;
+  const p2w = g.hasBaseline ? g.cmp.p2_we / Math.max(1, g.cmp.ref_words) : null;
+  const p5 = g.cmp.ref_chars > 0 ? g.cmp.p5_ce / g.cmp.ref_chars : null;
+  const p5w = g.cmp.ref_words > 0 ? g.cmp.p5_we / g.cmp.ref_words : null;
+  return {
+    dataset: g.dataset,
+    num_samples: g.all.n,
+    n_paired: g.cmp.paired,
+    ocr_cer: round(g.cmp.ref_chars > 0 ? g.cmp.ocr_ce / g.cmp.ref_chars : null),
+    ocr_wer: round(g.cmp.ref_words > 0 ? g.cmp.ocr_we / g.cmp.ref_words : null),
+    phase2_cer: round(p2),
+    phase2_wer: round(p2w),
+    phase5_cer: round(p5),
+    phase5_wer: round(p5w),
+    delta_cer: round(p2 !== null && p5 !== null ? p5 - p2 : null),
+    delta_wer: round(p2w !== null && p5w !== null ? p5w - p2w : null),
+    delta_cer_ci95: g.bootstrap.delta_cer?.ci95 ?? null,
+    significant: g.bootstrap.delta_cer?.significant ?? null,
+    failures_phase5: g.all.p5_fail_n,
+    failures_phase2: g.all.p2_fail_n,
+    help_rate: round(g.all.n > 0 ? g.all.p5_help / g.all.n : null),
+    harm_rate: round(g.all.n > 0 ? g.all.p5_harm / g.all.n : null),
+    avg_top1_score: g.avgTop1,
+    leakage: g.leakage.statement,
+    interpretation: g.interpretation,
+  };
+}
+
+function overallSummary(agg: ReturnType<typeof aggregateDocuments>): AnalysisSummary['overall'] {
   const c = agg.cmp;
   const op2 = agg.hasBaseline && c.ref_chars > 0 ? c.p2_ce / c.ref_chars : null;
   const op5 = c.ref_chars > 0 ? c.p5_ce / c.ref_chars : null;
-  const summary: AnalysisSummary = {
-    generated_at: generatedAt,
-    phase5_dir: phase5Dir,
-    datasets,
-    overall: {
-      num_samples: agg.all.n,
-      n_paired: c.paired,
-      ocr_cer: round(c.ref_chars > 0 ? c.ocr_ce / c.ref_chars : null),
-      phase2_cer: round(op2),
-      phase5_cer: round(op5),
-      delta_cer: round(op2 !== null && op5 !== null ? op5 - op2 : null),
-      delta_cer_ci95: agg.boot.delta_cer?.ci95 ?? null,
-      interpretation: agg.interpretation,
-    },
-    files: [],
-    warnings,
+  return {
+    num_samples: agg.all.n,
+    n_paired: c.paired,
+    ocr_cer: round(c.ref_chars > 0 ? c.ocr_ce / c.ref_chars : null),
+    phase2_cer: round(op2),
+    phase5_cer: round(op5),
+    delta_cer: round(op2 !== null && op5 !== null ? op5 - op2 : null),
+    delta_cer_ci95: agg.boot.delta_cer?.ci95 ?? null,
+    interpretation: agg.interpretation,
   };
-
-  // ---- report
-  if (opts.report !== false) {
-    const r = await renderReport(phase5Dir, typeof opts.report === 'object' ? opts.report : {});
-    files.push(...r.files);
-  }
-  summary.files = [...new Set(files)].sort(cmpStr);
-
-  // ---- journal
-  if (opts.logFile !== false) appendJournal(opts.logFile ?? path.join(phase5Dir, 'phase5.log'), summary, errorAnalysis);
-  log.info({ datasets: datasets.length, samples: agg.all.n, delta_cer: summary.overall.delta_cer }, 'analysis written');
-  return summary;
 }
 
 /** An output of an earlier run that this run does not produce would contradict the new figures. */

@@ -80,80 +80,103 @@ export function bootstrapRates(
 ): BootstrapResult {
   const n = ref.length;
   const names = Object.keys(series);
+  checkShapes(n, series, deltas);
+  const estimates: Record<string, number | null> = {};
+  for (const k of names) estimates[k] = pooledRate(series[k], ref);
+  const { draws, valid } = resampleRates(ref, series, Math.max(0, Math.floor(opts.iterations)), opts);
+  const rates: Record<string, Interval> = {};
   for (const k of names) {
+    rates[k] = { estimate: estimates[k], ci95: valid > 0 ? percentileInterval(draws[k].slice(0, valid).sort()) : null };
+  }
+  const deltaOut: Record<string, DeltaInterval> = {};
+  for (const [name, [a, b]] of Object.entries(deltas)) {
+    deltaOut[name] = deltaInterval(estimates[a], estimates[b], draws[a], draws[b], valid);
+  }
+  return { iterations: valid, seed: opts.seed >>> 0, n, rates, deltas: deltaOut };
+}
+
+function checkShapes(n: number, series: Record<string, ArrayLike<number>>, deltas: Record<string, [string, string]>): void {
+  for (const k of Object.keys(series)) {
     if (series[k].length !== n) throw new Error(`bootstrap: series "${k}" has ${series[k].length} values, expected ${n}`);
   }
   for (const [d, [a, b]] of Object.entries(deltas)) {
     if (!(a in series) || !(b in series)) throw new Error(`bootstrap: delta "${d}" names unknown series ${a} / ${b}`);
   }
-  const iterations = Math.max(0, Math.floor(opts.iterations));
-  const full = (s: ArrayLike<number>): number | null => {
-    let e = 0, r = 0;
-    for (let i = 0; i < n; i++) { e += s[i]; r += ref[i]; }
-    return r > 0 ? e / r : null;
-  };
-  const estimates: Record<string, number | null> = {};
-  for (const k of names) estimates[k] = full(series[k]);
+}
 
+/** Σ series / Σ ref over all lines (null for an empty reference). */
+function pooledRate(s: ArrayLike<number>, ref: ArrayLike<number>): number | null {
+  let e = 0, r = 0;
+  for (let i = 0; i < ref.length; i++) { e += s[i]; r += ref[i]; }
+  return r > 0 ? e / r : null;
+}
+
+/** The 2.5 % and 97.5 % percentiles of sorted draws. */
+function percentileInterval(sorted: ArrayLike<number>): [number, number] {
+  return [quantileSorted(sorted, 0.025), quantileSorted(sorted, 0.975)];
+}
+
+/**
+ * Each series' rate on `iterations` resamples (all series on the same resample); `valid` = resamples
+ * kept, the first `valid` entries of each draw array.
+ */
+function resampleRates(
+  ref: ArrayLike<number>,
+  series: Record<string, ArrayLike<number>>,
+  iterations: number,
+  opts: BootstrapOptions,
+): { draws: Record<string, Float64Array>; valid: number } {
+  const n = ref.length;
+  const names = Object.keys(series);
   const draws: Record<string, Float64Array> = {};
   for (const k of names) draws[k] = new Float64Array(iterations);
+  if (n === 0 || iterations === 0) return { draws, valid: 0 };
   let valid = 0;
-  if (n > 0 && iterations > 0) {
-    const rand = mulberry32(opts.seed);
-    const sums = new Float64Array(names.length);
-    // Typed copies keep the inner loop monomorphic (inputs may be plain arrays or Arquero columns).
-    const cols = names.map((k) => Float64Array.from(series[k]));
-    const refs = Float64Array.from(ref);
-    const nc = cols.length;
-    const groups = strataMembers(n, opts.strata);
-    for (let it = 0; it < iterations; it++) {
-      sums.fill(0);
-      let r = 0;
-      for (const members of groups) {
-        const size = members.length;
-        for (let k = 0; k < size; k++) {
-          const idx = members[Math.floor(rand() * size)];
-          r += refs[idx];
-          for (let s = 0; s < nc; s++) sums[s] += cols[s][idx];
-        }
+  const rand = mulberry32(opts.seed);
+  const sums = new Float64Array(names.length);
+  // Typed copies keep the inner loop monomorphic (inputs may be plain arrays or Arquero columns).
+  const cols = names.map((k) => Float64Array.from(series[k]));
+  const refs = Float64Array.from(ref);
+  const nc = cols.length;
+  const groups = strataMembers(n, opts.strata);
+  for (let it = 0; it < iterations; it++) {
+    sums.fill(0);
+    let r = 0;
+    for (const members of groups) {
+      const size = members.length;
+      for (let k = 0; k < size; k++) {
+        const idx = members[Math.floor(rand() * size)];
+        r += refs[idx];
+        for (let s = 0; s < nc; s++) sums[s] += cols[s][idx];
       }
-      // A resample with an empty reference has no rate; it is dropped (only possible with empty gold lines).
-      if (r === 0) continue;
-      for (let s = 0; s < names.length; s++) draws[names[s]][valid] = sums[s] / r;
-      valid++;
     }
+    // A resample with an empty reference has no rate; it is dropped (only possible with empty gold lines).
+    if (r === 0) continue;
+    for (let s = 0; s < names.length; s++) draws[names[s]][valid] = sums[s] / r;
+    valid++;
   }
+  return { draws, valid };
+}
 
-  const rates: Record<string, Interval> = {};
-  for (const k of names) {
-    const d = draws[k].slice(0, valid).sort();
-    rates[k] = { estimate: estimates[k], ci95: valid > 0 ? [quantileSorted(d, 0.025), quantileSorted(d, 0.975)] : null };
+/** Interval of `b − a` from the paired draws; the p-value counts resamples on either side of 0. */
+function deltaInterval(ea: number | null, eb: number | null, da: Float64Array, db: Float64Array, valid: number): DeltaInterval {
+  const est = ea === null || eb === null ? null : eb - ea;
+  if (valid === 0) return { estimate: est, ci95: null, p_value: null, significant: null };
+  const d = new Float64Array(valid);
+  let le = 0, ge = 0;
+  for (let i = 0; i < valid; i++) {
+    d[i] = db[i] - da[i];
+    if (d[i] <= 0) le++;
+    if (d[i] >= 0) ge++;
   }
-  const deltaOut: Record<string, DeltaInterval> = {};
-  for (const [name, [a, b]] of Object.entries(deltas)) {
-    const ea = estimates[a], eb = estimates[b];
-    const est = ea === null || eb === null ? null : eb - ea;
-    if (valid === 0) {
-      deltaOut[name] = { estimate: est, ci95: null, p_value: null, significant: null };
-      continue;
-    }
-    const d = new Float64Array(valid);
-    let le = 0, ge = 0;
-    for (let i = 0; i < valid; i++) {
-      d[i] = draws[b][i] - draws[a][i];
-      if (d[i] <= 0) le++;
-      if (d[i] >= 0) ge++;
-    }
-    d.sort();
-    const ci: [number, number] = [quantileSorted(d, 0.025), quantileSorted(d, 0.975)];
-    deltaOut[name] = {
-      estimate: est,
-      ci95: ci,
-      p_value: Math.min(1, (2 * Math.min(le, ge)) / valid),
-      significant: ci[0] > 0 || ci[1] < 0,
-    };
-  }
-  return { iterations: valid, seed: opts.seed >>> 0, n, rates, deltas: deltaOut };
+  d.sort();
+  const ci = percentileInterval(d);
+  return {
+    estimate: est,
+    ci95: ci,
+    p_value: Math.min(1, (2 * Math.min(le, ge)) / valid),
+    significant: ci[0] > 0 || ci[1] < 0,
+  };
 }
 
 /** Line indices per stratum, strata in order of first appearance (one group of all lines by default). */

@@ -9,7 +9,9 @@
  * `corrected_errors = introduced + unchanged` (the edit distances of the two alignments).
  * A substitution whose wrong character changed (ة→ه became ة→ت) counts as one fixed plus one introduced.
  */
-import { alignSequences, isArabicDiacritic, SPACE, toCodePoints, type EditOp } from './metrics';
+import { isArabicDiacritic, TATWEEL } from '../src/text/arabic';
+import { alignSequences, SPACE, type EditOp } from '../src/text/distance';
+import { toCodePoints } from '../src/text/tokens';
 
 export type EditType = 'substitution' | 'deletion' | 'insertion';
 export const EDIT_TYPES: readonly EditType[] = ['substitution', 'deletion', 'insertion'];
@@ -36,7 +38,7 @@ const SKELETON = new Map<string, number>();
 SKELETON_GROUPS.forEach((g, k) => { for (const c of g) SKELETON.set(c, k); });
 
 const isSpace = (c: string) => /\s/u.test(c);
-const isMark = (c: string) => c !== '' && (isArabicDiacritic(c.codePointAt(0)!) || c === '\u0640');
+const isMark = (c: string) => c !== '' && (isArabicDiacritic(c.codePointAt(0)!) || c === TATWEEL);
 const isPunct = (c: string) => /[\p{P}\p{S}]/u.test(c);
 const isDigit = (c: string) => /\p{N}/u.test(c);
 

@@ -1,4 +1,5 @@
 import { DEFAULT_ERAS as OPENITI_ERAS } from '../src/openiti/sampling';
+import { globToRegExp } from '../src/util/glob';
 /**
  * Small pure helpers shared by the analysis outputs: fixed number formatting, the binding bucket/band/era
  * labels, glob matching of source URIs, and rank correlation.
@@ -89,16 +90,7 @@ export function eraOf(date: number | null, eras: readonly Era[] = DEFAULT_ERAS):
 // Source patterns (config `source_pattern`: a version-URI glob such as "0276IbnQutayba.Adab*")
 // ---------------------------------------------------------------------------------------------
 
-/** Glob → anchored RegExp (`*` any run, `?` one character, everything else literal). */
-export function globToRegExp(glob: string): RegExp {
-  let re = '';
-  for (const ch of glob) {
-    if (ch === '*') re += '.*';
-    else if (ch === '?') re += '.';
-    else re += ch.replace(/[\\^$.|+()[\]{}]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`, 'u');
-}
+export { globToRegExp };
 
 /**
  * Does a retrieved source URI come from the book a pattern names? The glob is tried on the whole URI

@@ -86,26 +86,40 @@ const netF = (x: number) => (x > 0 ? `+${x}` : x < 0 ? `−${-x}` : '±0');
 const relF = (x: number | null | undefined) => (x === null || x === undefined ? dash : `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(1)}%`);
 
 function buildBlocks(d: ReportDocs, charts: RenderedChart[], skipped: string[], title: string): Block[] {
-  const m = d.metrics;
-  const c = d.comparison;
-  const meta = m.meta ?? {};
-  const blocks: Block[] = [];
-  blocks.push({ kind: 'h1', text: title });
-  blocks.push({
-    kind: 'p',
-    text:
-      `Inputs as of ${meta.generated_at}. Model: ${meta.model ?? dash}; prompt ${meta.prompt_version ?? dash}; embedding model: ${meta.embedding_model ?? dash}; ` +
-      `top-k ${meta.top_k ?? dash}; corpus ${meta.corpus_size ?? dash} sentences; ${meta.num_samples} OCR lines in ${d.datasets.length} dataset(s).`,
-  });
-  blocks.push({
-    kind: 'p',
-    text: 'Phase 5 (RAG over OpenITI) is compared only with Phase 2 (zero-shot, same model). Key metric: ΔCER = Phase 5 CER − Phase 2 CER; negative = improvement. Raw OCR is shown for reference.',
-  });
+  return [
+    ...introBlocks(d, title),
+    ...mainResultBlocks(d),
+    ...lineEffectBlocks(d),
+    ...leakageBlocks(d),
+    ...retrievalBlocks(d),
+    ...bandBlocks(d),
+    ...errorChangeBlocks(d),
+    ...normalisedBlocks(d),
+    ...chartBlocks(charts, skipped),
+    ...noteBlocks(d),
+  ];
+}
 
-  // ---- main results
-  blocks.push({ kind: 'h2', text: 'Main results' });
-  blocks.push({ kind: 'p', text: `Overall: ${c.overall?.interpretation ?? dash}` });
-  const mainRow = (name: string, x: Json, ci: [number, number] | null, n: number | null) => [
+function introBlocks(d: ReportDocs, title: string): Block[] {
+  const meta = d.metrics.meta ?? {};
+  return [
+    { kind: 'h1', text: title },
+    {
+      kind: 'p',
+      text:
+        `Inputs as of ${meta.generated_at}. Model: ${meta.model ?? dash}; prompt ${meta.prompt_version ?? dash}; embedding model: ${meta.embedding_model ?? dash}; ` +
+        `top-k ${meta.top_k ?? dash}; corpus ${meta.corpus_size ?? dash} sentences; ${meta.num_samples} OCR lines in ${d.datasets.length} dataset(s).`,
+    },
+    {
+      kind: 'p',
+      text: 'Phase 5 (RAG over OpenITI) is compared only with Phase 2 (zero-shot, same model). Key metric: ΔCER = Phase 5 CER − Phase 2 CER; negative = improvement. Raw OCR is shown for reference.',
+    },
+  ];
+}
+
+/** One row of the main table from a comparison document (a dataset's or the overall one). */
+function mainRow(name: string, x: Json, ci: [number, number] | null, n: number | null): string[] {
+  return [
     name,
     String(n ?? dash),
     pctF(x.ocr_baseline?.cer),
@@ -118,57 +132,74 @@ function buildBlocks(d: ReportDocs, charts: RenderedChart[], skipped: string[], 
     pctF(x.phase5_corrected?.wer),
     ppF(x.delta?.wer_absolute),
   ];
+}
+
+function mainResultBlocks(d: ReportDocs): Block[] {
+  const c = d.comparison;
   const rows = d.datasets.map((ds) => mainRow(ds.name, ds.comparison, ds.comparison.bootstrap?.delta_cer?.ci95 ?? null, ds.comparison.meta?.n_paired ?? null));
   if (d.datasets.length > 1) rows.push(mainRow('**All datasets**', c.overall ?? {}, c.overall?.bootstrap?.delta_cer?.ci95 ?? null, c.meta?.n_paired ?? null));
-  blocks.push({
-    kind: 'table',
-    head: ['Dataset', 'Lines', 'OCR CER', 'Phase 2 CER', 'Phase 5 CER', 'ΔCER', '95% CI', 'Rel.', 'Phase 2 WER', 'Phase 5 WER', 'ΔWER'],
-    rows,
-    align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
-  });
-  blocks.push({ kind: 'list', items: d.datasets.map((ds) => `${ds.name}: ${ds.comparison.interpretation}`) });
+  return [
+    { kind: 'h2', text: 'Main results' },
+    { kind: 'p', text: `Overall: ${c.overall?.interpretation ?? dash}` },
+    {
+      kind: 'table',
+      head: ['Dataset', 'Lines', 'OCR CER', 'Phase 2 CER', 'Phase 5 CER', 'ΔCER', '95% CI', 'Rel.', 'Phase 2 WER', 'Phase 5 WER', 'ΔWER'],
+      rows,
+      align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    },
+    { kind: 'list', items: d.datasets.map((ds) => `${ds.name}: ${ds.comparison.interpretation}`) },
+  ];
+}
 
-  // ---- line effects
-  blocks.push({ kind: 'h2', text: 'Line-level effects and failures' });
-  blocks.push({
-    kind: 'p',
-    text: 'Help / harm: share of lines with fewer / more character errors than the raw OCR line. Failed corrections (error or empty output) are scored as identity (corrected = OCR).',
-  });
-  blocks.push({
-    kind: 'table',
-    head: ['Dataset', 'Phase 5 help', 'Phase 5 harm', 'Phase 2 help', 'Phase 2 harm', 'P5 better than P2', 'P5 worse than P2', 'P5 failures', 'P2 failures'],
-    rows: d.datasets.map((ds) => {
-      const le = ds.comparison.line_effects ?? {};
-      const f = ds.comparison.failures ?? {};
-      return [ds.name, pctF(le.phase5_help_rate, 1), pctF(le.phase5_harm_rate, 1), pctF(le.phase2_help_rate, 1), pctF(le.phase2_harm_rate, 1),
-        String(le.phase5_better_than_phase2 ?? dash), String(le.phase5_worse_than_phase2 ?? dash), String(ds.metrics.failures?.total ?? dash), String(f.phase2 ?? dash)];
-    }),
-    align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
-  });
+function lineEffectBlocks(d: ReportDocs): Block[] {
+  return [
+    { kind: 'h2', text: 'Line-level effects and failures' },
+    {
+      kind: 'p',
+      text: 'Help / harm: share of lines with fewer / more character errors than the raw OCR line. Failed corrections (error or empty output) are scored as identity (corrected = OCR).',
+    },
+    {
+      kind: 'table',
+      head: ['Dataset', 'Phase 5 help', 'Phase 5 harm', 'Phase 2 help', 'Phase 2 harm', 'P5 better than P2', 'P5 worse than P2', 'P5 failures', 'P2 failures'],
+      rows: d.datasets.map((ds) => {
+        const le = ds.comparison.line_effects ?? {};
+        const f = ds.comparison.failures ?? {};
+        return [ds.name, pctF(le.phase5_help_rate, 1), pctF(le.phase5_harm_rate, 1), pctF(le.phase2_help_rate, 1), pctF(le.phase2_harm_rate, 1),
+          String(le.phase5_better_than_phase2 ?? dash), String(le.phase5_worse_than_phase2 ?? dash), String(ds.metrics.failures?.total ?? dash), String(f.phase2 ?? dash)];
+      }),
+      align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    },
+  ];
+}
 
-  // ---- leakage
-  blocks.push({ kind: 'h2', text: 'Leakage check' });
-  blocks.push({ kind: 'list', items: d.datasets.map((ds) => `${ds.name}: ${ds.retrieval?.leakage?.statement ?? 'no retrieval analysis'}`) });
+function leakageBlocks(d: ReportDocs): Block[] {
+  return [
+    { kind: 'h2', text: 'Leakage check' },
+    { kind: 'list', items: d.datasets.map((ds) => `${ds.name}: ${ds.retrieval?.leakage?.statement ?? 'no retrieval analysis'}`) },
+  ];
+}
 
-  // ---- retrieval
-  blocks.push({ kind: 'h2', text: 'Retrieval' });
-  blocks.push({
-    kind: 'p',
-    text: 'Score buckets of the top-1 cosine score. High / low half: samples split at the median top-1 score; improvement = Phase 2 CER − Phase 5 CER (positive = RAG helped). Spearman: top-1 score vs per-line improvement.',
-  });
-  blocks.push({
-    kind: 'table',
-    head: ['Dataset', 'With retrieval', 'Zero results', 'Avg top-1', 'Avg top-3', ...SCORE_BUCKETS, 'Improvement high half', 'Improvement low half', 'Spearman'],
-    rows: d.datasets.map((ds) => {
-      const r = ds.retrieval ?? {};
-      const s = r.retrieval_stats ?? {};
-      const be = r.retrieval_by_error_type ?? {};
-      return [ds.name, String(s.samples_with_any_retrieval ?? dash), String(s.samples_zero_results ?? dash), numF(s.avg_top1_score), numF(s.avg_top3_score),
-        ...SCORE_BUCKETS.map((b) => String(s.score_distribution?.[b] ?? dash)),
-        ppF(be.high_score_samples?.cer_improvement), ppF(be.low_score_samples?.cer_improvement), numF(be.correlation?.spearman, 3)];
-    }),
-    align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
-  });
+function retrievalBlocks(d: ReportDocs): Block[] {
+  const blocks: Block[] = [
+    { kind: 'h2', text: 'Retrieval' },
+    {
+      kind: 'p',
+      text: 'Score buckets of the top-1 cosine score. High / low half: samples split at the median top-1 score; improvement = Phase 2 CER − Phase 5 CER (positive = RAG helped). Spearman: top-1 score vs per-line improvement.',
+    },
+    {
+      kind: 'table',
+      head: ['Dataset', 'With retrieval', 'Zero results', 'Avg top-1', 'Avg top-3', ...SCORE_BUCKETS, 'Improvement high half', 'Improvement low half', 'Spearman'],
+      rows: d.datasets.map((ds) => {
+        const r = ds.retrieval ?? {};
+        const s = r.retrieval_stats ?? {};
+        const be = r.retrieval_by_error_type ?? {};
+        return [ds.name, String(s.samples_with_any_retrieval ?? dash), String(s.samples_zero_results ?? dash), numF(s.avg_top1_score), numF(s.avg_top3_score),
+          ...SCORE_BUCKETS.map((b) => String(s.score_distribution?.[b] ?? dash)),
+          ppF(be.high_score_samples?.cer_improvement), ppF(be.low_score_samples?.cer_improvement), numF(be.correlation?.spearman, 3)];
+      }),
+      align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    },
+  ];
   const eraNames = d.datasets.length ? Object.keys(d.datasets[0].retrieval?.corpus_date_counts ?? {}) : [];
   if (eraNames.length) {
     blocks.push({ kind: 'h3', text: 'Era of the top-1 hit (author death year, AH)' });
@@ -179,56 +210,71 @@ function buildBlocks(d: ReportDocs, charts: RenderedChart[], skipped: string[], 
       align: ['l', ...eraNames.map(() => 'r' as const)],
     });
   }
+  return blocks;
+}
 
-  // ---- bands
-  blocks.push({ kind: 'h2', text: 'By baseline CER band (raw OCR line CER, all datasets)' });
-  const bands = c.overall?.by_ocr_cer_band ?? {};
-  blocks.push({
-    kind: 'table',
-    head: ['Band', 'Lines', 'OCR CER', 'Phase 2 CER', 'Phase 5 CER', 'ΔCER', 'P5 help', 'P5 harm'],
-    rows: OCR_CER_BANDS.map((b) => {
-      const g = bands[b] ?? {};
-      return [b, String(g.n_samples ?? 0), pctF(g.ocr_cer), pctF(g.phase2_cer), pctF(g.phase5_cer), ppF(g.delta_cer), pctF(g.phase5_help_rate, 1), pctF(g.phase5_harm_rate, 1)];
-    }),
-    align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
-  });
+function bandBlocks(d: ReportDocs): Block[] {
+  const bands = d.comparison.overall?.by_ocr_cer_band ?? {};
+  return [
+    { kind: 'h2', text: 'By baseline CER band (raw OCR line CER, all datasets)' },
+    {
+      kind: 'table',
+      head: ['Band', 'Lines', 'OCR CER', 'Phase 2 CER', 'Phase 5 CER', 'ΔCER', 'P5 help', 'P5 harm'],
+      rows: OCR_CER_BANDS.map((b) => {
+        const g = bands[b] ?? {};
+        return [b, String(g.n_samples ?? 0), pctF(g.ocr_cer), pctF(g.phase2_cer), pctF(g.phase5_cer), ppF(g.delta_cer), pctF(g.phase5_help_rate, 1), pctF(g.phase5_harm_rate, 1)];
+      }),
+      align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    },
+  ];
+}
 
-  // ---- error changes
-  blocks.push({ kind: 'h2', text: 'Error changes (character alignment, all datasets)' });
+function errorChangeBlocks(d: ReportDocs): Block[] {
+  const heading: Block = { kind: 'h2', text: 'Error changes (character alignment, all datasets)' };
   const ec = d.errorChanges;
-  if (!ec) {
-    blocks.push({ kind: 'p', text: 'Error analysis was not run (--no-error-analysis).' });
-  } else {
-    const t5 = ec.phase5.totals;
-    const t2 = ec.phase2?.totals;
-    blocks.push({
+  if (!ec) return [heading, { kind: 'p', text: 'Error analysis was not run (--no-error-analysis).' }];
+  const t5 = ec.phase5.totals;
+  const t2 = ec.phase2?.totals;
+  return [
+    heading,
+    {
       kind: 'p',
       text:
         `Phase 5 fixed ${t5.fixed} of ${t5.ocr_errors} OCR character errors (${pctF(t5.fix_rate, 1)}) and introduced ${t5.introduced} (net ${netF(t5.net_error_change)}).` +
         (t2 ? ` Phase 2 fixed ${t2.fixed} (${pctF(t2.fix_rate, 1)}) and introduced ${t2.introduced} (net ${netF(t2.net_error_change)}).` : ''),
-    });
-    const typeRow = (label: string, x: Json, y: Json | undefined) => [label, String(x.ocr_errors), String(x.fixed), String(x.introduced), String(x.unchanged), pctF(x.fix_rate, 1),
-      y ? String(y.fixed) : dash, y ? String(y.introduced) : dash];
-    blocks.push({
-      kind: 'table',
-      head: ['Edit type / category', 'OCR errors', 'P5 fixed', 'P5 introduced', 'P5 unchanged', 'P5 fix rate', 'P2 fixed', 'P2 introduced'],
-      rows: [
-        ...Object.keys(ec.phase5.by_edit_type).map((k) => typeRow(k, ec.phase5.by_edit_type[k], ec.phase2?.by_edit_type?.[k])),
-        ...ERROR_CATEGORIES.filter((k) => ec.phase5.by_category[k].ocr_errors + ec.phase5.by_category[k].introduced > 0).map((k) =>
-          typeRow(`· ${k}`, ec.phase5.by_category[k], ec.phase2?.by_category?.[k])),
-      ],
-      align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
-    });
-    const conf = (kind: 'fixed' | 'introduced') =>
-      (ec.phase5.top_confusions?.[kind] ?? []).slice(0, 10).map((x: Json) => `${confusionLabel(x.ref, x.hyp)} (${x.type}, ${x.category}): ${x.count}`).join('; ') || dash;
-    blocks.push({ kind: 'list', items: [`Top fixed (gold → OCR): ${conf('fixed')}`, `Top introduced (gold → output): ${conf('introduced')}`] });
-  }
+    },
+    errorTypeTable(ec),
+    { kind: 'list', items: [`Top fixed (gold → OCR): ${topConfusions(ec, 'fixed')}`, `Top introduced (gold → output): ${topConfusions(ec, 'introduced')}`] },
+  ];
+}
 
-  // ---- normalised
-  if (m.normalization) {
-    blocks.push({ kind: 'h2', text: 'Secondary: Arabic-normalised metrics' });
-    blocks.push({ kind: 'p', text: m.normalization.label });
-    blocks.push({
+/** Errors by edit type, then by category (categories without errors left out). */
+function errorTypeTable(ec: Json): Block {
+  const typeRow = (label: string, x: Json, y: Json | undefined) => [label, String(x.ocr_errors), String(x.fixed), String(x.introduced), String(x.unchanged), pctF(x.fix_rate, 1),
+    y ? String(y.fixed) : dash, y ? String(y.introduced) : dash];
+  return {
+    kind: 'table',
+    head: ['Edit type / category', 'OCR errors', 'P5 fixed', 'P5 introduced', 'P5 unchanged', 'P5 fix rate', 'P2 fixed', 'P2 introduced'],
+    rows: [
+      ...Object.keys(ec.phase5.by_edit_type).map((k) => typeRow(k, ec.phase5.by_edit_type[k], ec.phase2?.by_edit_type?.[k])),
+      ...ERROR_CATEGORIES.filter((k) => ec.phase5.by_category[k].ocr_errors + ec.phase5.by_category[k].introduced > 0).map((k) =>
+        typeRow(`· ${k}`, ec.phase5.by_category[k], ec.phase2?.by_category?.[k])),
+    ],
+    align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+  };
+}
+
+function topConfusions(ec: Json, kind: 'fixed' | 'introduced'): string {
+  return (ec.phase5.top_confusions?.[kind] ?? []).slice(0, 10).map((x: Json) => `${confusionLabel(x.ref, x.hyp)} (${x.type}, ${x.category}): ${x.count}`).join('; ') || dash;
+}
+
+function normalisedBlocks(d: ReportDocs): Block[] {
+  const m = d.metrics;
+  if (!m.normalization) return [];
+  return [
+    { kind: 'h2', text: 'Secondary: Arabic-normalised metrics' },
+    { kind: 'p', text: m.normalization.label },
+    {
       kind: 'table',
       head: ['Dataset', 'OCR CER', 'Phase 2 CER', 'Phase 5 CER', 'ΔCER', 'Phase 2 WER', 'Phase 5 WER', 'ΔWER'],
       rows: d.datasets.map((ds) => {
@@ -238,27 +284,31 @@ function buildBlocks(d: ReportDocs, charts: RenderedChart[], skipped: string[], 
           pctF(n.phase2_baseline?.wer), pctF(n.phase5_corrected?.wer), ppF(n.delta?.wer_absolute)];
       }),
       align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
-    });
-  }
+    },
+  ];
+}
 
-  // ---- charts
-  blocks.push({ kind: 'h2', text: 'Charts' });
-  for (const ch of charts) blocks.push({ kind: 'chart', chart: ch });
+function chartBlocks(charts: RenderedChart[], skipped: string[]): Block[] {
+  const blocks: Block[] = [{ kind: 'h2', text: 'Charts' }, ...charts.map((chart): Block => ({ kind: 'chart', chart }))];
   if (skipped.length) blocks.push({ kind: 'p', text: `Not drawn (no data): ${skipped.join(', ')}.` });
-
-  // ---- notes
-  const sc = m.scoring ?? {};
-  blocks.push({ kind: 'h2', text: 'Notes' });
-  blocks.push({
-    kind: 'list',
-    items: [
-      `CER: ${sc.cer}. WER: ${sc.wer}. Text preparation: ${sc.text_preparation}.`,
-      `Failed corrections: ${sc.failed_lines}.`,
-      'Comparisons use the samples present in both conditions; metrics.json uses every Phase 5 line.',
-      `Confidence intervals: ${c.overall?.bootstrap?.method ?? 'bootstrap'}; ${c.overall?.bootstrap?.iterations ?? dash} resamples, seed ${c.overall?.bootstrap?.seed ?? dash}; the all-datasets interval resamples within each dataset.`,
-    ],
-  });
   return blocks;
+}
+
+function noteBlocks(d: ReportDocs): Block[] {
+  const sc = d.metrics.scoring ?? {};
+  const boot = d.comparison.overall?.bootstrap;
+  return [
+    { kind: 'h2', text: 'Notes' },
+    {
+      kind: 'list',
+      items: [
+        `CER: ${sc.cer}. WER: ${sc.wer}. Text preparation: ${sc.text_preparation}.`,
+        `Failed corrections: ${sc.failed_lines}.`,
+        'Comparisons use the samples present in both conditions; metrics.json uses every Phase 5 line.',
+        `Confidence intervals: ${boot?.method ?? 'bootstrap'}; ${boot?.iterations ?? dash} resamples, seed ${boot?.seed ?? dash}; the all-datasets interval resamples within each dataset.`,
+      ],
+    },
+  ];
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -11,7 +11,8 @@ import { isFailed } from '../src/llm/records';
 import { anchorOps, compareErrors, ERROR_CATEGORIES, ErrorChangeAccumulator } from './error-changes';
 import { eraOf, ocrCerBand, parseDate, scoreBucket, type Era } from './format';
 import type { AnalysisInputRecord, Loaded } from './inputs';
-import { prepareText, scoreDistances, scorePair, scorePrepared, type ArabicNormalization } from './metrics';
+import type { ArabicNormalization } from '../src/text/arabic';
+import { prepareText, scoreDistances, scorePair, scorePrepared } from '../src/text/distance';
 
 export type FailureKind = 'error' | 'empty_output';
 
@@ -86,9 +87,17 @@ export interface ScoreOptions {
   isSourceBook: ((uri: string) => boolean) | null;
 }
 
-export interface ScoredDataset {
+export interface ScoredDataset extends DatasetTallies {
   dataset: string;
   rows: ScoredLine[];
+}
+
+const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+
+type Scored = ReturnType<typeof scorePrepared>;
+
+/** What scoring a dataset accumulates besides the rows. */
+interface DatasetTallies {
   /** Character error changes (OCR → correction), null when error analysis is off. */
   p5Changes: ErrorChangeAccumulator | null;
   p2Changes: ErrorChangeAccumulator | null;
@@ -100,8 +109,6 @@ export interface ScoredDataset {
   alignmentSkipped: number;
 }
 
-const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-
 export function scoreDataset(
   dataset: string,
   phase5: Array<Loaded<CorrectionRecord>>,
@@ -110,131 +117,192 @@ export function scoreDataset(
   opts: ScoreOptions,
   onLine?: () => void,
 ): ScoredDataset {
-  const base = { collapseWhitespace: opts.collapseWhitespace };
-  const norm = opts.normalization ? { collapseWhitespace: opts.collapseWhitespace, normalization: opts.normalization } : null;
-  const p5Changes = opts.errorAnalysis ? new ErrorChangeAccumulator() : null;
-  const p2Changes = opts.errorAnalysis && phase2 ? new ErrorChangeAccumulator() : null;
-  const p5LineCategories: Int32Array[] | null = opts.errorAnalysis ? [] : null;
-  const catIndex = new Map<string, number>(ERROR_CATEGORIES.map((c, i) => [c, i]));
-  const models = new Map<string, number>();
-  const promptVersions = new Map<string, number>();
-  let alignmentSkipped = 0;
+  const tallies: DatasetTallies = {
+    p5Changes: opts.errorAnalysis ? new ErrorChangeAccumulator() : null,
+    p2Changes: opts.errorAnalysis && phase2 ? new ErrorChangeAccumulator() : null,
+    p5LineCategories: opts.errorAnalysis ? [] : null,
+    models: new Map<string, number>(),
+    promptVersions: new Map<string, number>(),
+    alignmentSkipped: 0,
+  };
   const rows: ScoredLine[] = [];
-
   phase5.forEach(({ record: r }, idx) => {
-    models.set(r.model, (models.get(r.model) ?? 0) + 1);
-    promptVersions.set(r.prompt_version, (promptVersions.get(r.prompt_version) ?? 0) + 1);
-    const gold = r.gt_text;
-    const p5Failure = failureKind(r);
-    const p5Hyp = p5Failure ? r.ocr_text : r.corrected_text;
-    const p2rec = phase2?.get(r.sample_id)?.record ?? null;
-    const p2Failure = p2rec ? failureKind(p2rec) : null;
-    const p2Hyp = p2rec ? (p2Failure ? p2rec.ocr_text : p2rec.corrected_text) : null;
-    const input = inputs?.get(r.sample_id)?.record ?? null;
-
-    // One character alignment per condition serves CER and the error analysis. A failed correction is
-    // scored as the OCR text, so it reuses the OCR alignment.
-    const g = prepareText(gold, base);
-    const o = prepareText(r.ocr_text, base);
-    const withOps = p5Changes !== null;
-    let ocrA: ReturnType<typeof scorePrepared>;
-    let p5A: ReturnType<typeof scorePrepared>;
-    let p2A: ReturnType<typeof scorePrepared> | null = null;
-    let aligned = withOps;
-    try {
-      ocrA = scorePrepared(g, o, withOps);
-      p5A = p5Failure ? ocrA : scorePrepared(g, prepareText(p5Hyp, base), withOps);
-      if (p2Hyp !== null) p2A = p2Failure && p2rec!.ocr_text === r.ocr_text ? ocrA : scorePrepared(g, prepareText(p2Hyp, base), withOps);
-    } catch (err) {
-      // A runaway output too long to align with back-pointers: score it by distance only.
-      if (!(err instanceof RangeError)) throw err;
-      aligned = false;
-      alignmentSkipped++;
-      ocrA = { score: scorePair(gold, r.ocr_text, base) };
-      p5A = { score: scorePair(gold, p5Hyp, base) };
-      p2A = p2Hyp !== null ? { score: scorePair(gold, p2Hyp, base) } : null;
-    }
-    const ocr = ocrA.score;
-    const p5 = p5A.score;
-    const p2 = p2A?.score ?? null;
-    const nOcr = norm ? scoreDistances(gold, r.ocr_text, norm) : null;
-    const nP5 = norm ? (p5Failure ? nOcr : scoreDistances(gold, p5Hyp, norm)) : null;
-    const nP2 = norm && p2Hyp !== null ? scoreDistances(gold, p2Hyp, norm) : null;
-
-    const goldMismatch =
-      (p2rec !== null && prepareText(p2rec.gt_text, base) !== g) ||
-      (input !== null && prepareText(input.gt_text, base) !== g);
-
-    if (p5Changes && p5LineCategories) {
-      const cats = new Int32Array(ERROR_CATEGORIES.length * 2);
-      if (aligned) {
-        const before = anchorOps(g, o, ocrA.ops!);
-        const c5 = p5A === ocrA ? compareErrors(before, before) : compareErrors(before, anchorOps(g, prepareText(p5Hyp, base), p5A.ops!));
-        p5Changes.add(c5);
-        for (const e of c5.fixed) cats[catIndex.get(e.category)! * 2]++;
-        for (const e of c5.introduced) cats[catIndex.get(e.category)! * 2 + 1]++;
-        if (p2Changes && p2A && p2Hyp !== null) {
-          p2Changes.add(p2A === ocrA ? compareErrors(before, before) : compareErrors(before, anchorOps(g, prepareText(p2Hyp, base), p2A.ops!)));
-        }
-      }
-      p5LineCategories.push(cats);
-    }
-
-    const scores = input?.retrieval_scores ?? [];
-    const sources = input?.retrieval_sources ?? [];
-    const hasRetrieval = scores.length > 0;
-    const top1 = hasRetrieval ? scores[0] : null;
-    const k = opts.topK ?? scores.length;
-    const topSource = hasRetrieval && sources.length > 0 ? sources[0] : null;
-    const match = opts.isSourceBook;
-    rows.push({
-      idx,
-      sample_id: r.sample_id,
-      prompt_type: r.prompt_type,
-      ref_chars: ocr.refChars,
-      ref_words: ocr.refWords,
-      ocr_ce: ocr.charEdits,
-      ocr_we: ocr.wordEdits,
-      p5_ce: p5.charEdits,
-      p5_we: p5.wordEdits,
-      ocr_cs: ocr.char.substitutions,
-      ocr_cd: ocr.char.deletions,
-      ocr_ci: ocr.char.insertions,
-      p5_cs: p5.char.substitutions,
-      p5_cd: p5.char.deletions,
-      p5_ci: p5.char.insertions,
-      p2_cs: p2?.char.substitutions ?? 0,
-      p2_cd: p2?.char.deletions ?? 0,
-      p2_ci: p2?.char.insertions ?? 0,
-      p5_failed: p5Failure !== null,
-      p5_failure: p5Failure,
-      has_p2: p2 !== null,
-      p2_ce: p2?.charEdits ?? 0,
-      p2_we: p2?.wordEdits ?? 0,
-      p2_failed: p2Failure !== null,
-      p2_failure: p2Failure,
-      n_ref_chars: nOcr?.refChars ?? 0,
-      n_ref_words: nOcr?.refWords ?? 0,
-      n_ocr_ce: nOcr?.charEdits ?? 0,
-      n_ocr_we: nOcr?.wordEdits ?? 0,
-      n_p5_ce: nP5?.charEdits ?? 0,
-      n_p5_we: nP5?.wordEdits ?? 0,
-      n_p2_ce: nP2?.charEdits ?? 0,
-      n_p2_we: nP2?.wordEdits ?? 0,
-      ocr_band: ocrCerBand(ocr.charEdits, ocr.refChars),
-      has_input: input !== null,
-      has_retrieval: hasRetrieval,
-      top1,
-      top3_mean: hasRetrieval ? mean(scores.slice(0, 3)) : null,
-      topk_mean: hasRetrieval ? mean(scores.slice(0, Math.max(1, k))) : null,
-      bucket: top1 !== null ? scoreBucket(top1) : null,
-      top1_source: topSource?.source_uri ?? null,
-      top1_era: hasRetrieval ? eraOf(parseDate(topSource?.date), opts.eras) : null,
-      leak_top1: match && hasRetrieval ? (topSource ? match(topSource.source_uri) : false) : null,
-      leak_any: match && hasRetrieval ? sources.some((s) => match(s.source_uri)) : null,
-      gold_mismatch: goldMismatch,
-    });
+    tallies.models.set(r.model, (tallies.models.get(r.model) ?? 0) + 1);
+    tallies.promptVersions.set(r.prompt_version, (tallies.promptVersions.get(r.prompt_version) ?? 0) + 1);
+    const line = lineInputs(r, phase2?.get(r.sample_id)?.record ?? null, inputs?.get(r.sample_id)?.record ?? null);
+    rows.push(scoreLine(idx, line, opts, tallies));
     onLine?.();
   });
-  return { dataset, rows, p5Changes, p2Changes, p5LineCategories, models, promptVersions, alignmentSkipped };
+  return { dataset, rows, ...tallies };
+}
+
+/** One Phase 5 line with what the other inputs say about it; hypotheses are already failure-resolved. */
+interface LineInputs {
+  r: CorrectionRecord;
+  p5Failure: FailureKind | null;
+  /** The Phase 5 text that is scored (the OCR text for a failed correction). */
+  p5Hyp: string;
+  p2rec: CorrectionRecord | null;
+  p2Failure: FailureKind | null;
+  p2Hyp: string | null;
+  input: AnalysisInputRecord | null;
+}
+
+function lineInputs(r: CorrectionRecord, p2rec: CorrectionRecord | null, input: AnalysisInputRecord | null): LineInputs {
+  const p5Failure = failureKind(r);
+  const p2Failure = p2rec ? failureKind(p2rec) : null;
+  return {
+    r,
+    p5Failure,
+    p5Hyp: p5Failure ? r.ocr_text : r.corrected_text,
+    p2rec,
+    p2Failure,
+    p2Hyp: p2rec ? (p2Failure ? p2rec.ocr_text : p2rec.corrected_text) : null,
+    input,
+  };
+}
+
+/** The three character alignments of a line (gold → OCR / Phase 5 / Phase 2) and whether they carry ops. */
+interface LineAlignments {
+  g: string;
+  o: string;
+  ocrA: Scored;
+  p5A: Scored;
+  p2A: Scored | null;
+  aligned: boolean;
+}
+
+/**
+ * One character alignment per condition serves CER and the error analysis. A failed correction is
+ * scored as the OCR text, so it reuses the OCR alignment.
+ */
+function alignLine(l: LineInputs, base: { collapseWhitespace: boolean }, withOps: boolean, tallies: DatasetTallies): LineAlignments {
+  const { r, p5Failure, p5Hyp, p2rec, p2Failure, p2Hyp } = l;
+  const g = prepareText(r.gt_text, base);
+  const o = prepareText(r.ocr_text, base);
+  try {
+    const ocrA = scorePrepared(g, o, withOps);
+    const p5A = p5Failure ? ocrA : scorePrepared(g, prepareText(p5Hyp, base), withOps);
+    let p2A: Scored | null = null;
+    if (p2Hyp !== null) p2A = p2Failure && p2rec!.ocr_text === r.ocr_text ? ocrA : scorePrepared(g, prepareText(p2Hyp, base), withOps);
+    return { g, o, ocrA, p5A, p2A, aligned: withOps };
+  } catch (err) {
+    // A runaway output too long to align with back-pointers: score it by distance only.
+    if (!(err instanceof RangeError)) throw err;
+    tallies.alignmentSkipped++;
+    const ocrA = { score: scorePair(r.gt_text, r.ocr_text, base) };
+    const p5A = { score: scorePair(r.gt_text, p5Hyp, base) };
+    const p2A = p2Hyp !== null ? { score: scorePair(r.gt_text, p2Hyp, base) } : null;
+    return { g, o, ocrA, p5A, p2A, aligned: false };
+  }
+}
+
+/** Add the line's error changes to the accumulators and its per-category counts to p5LineCategories. */
+function recordErrorChanges(l: LineInputs, a: LineAlignments, base: { collapseWhitespace: boolean }, tallies: DatasetTallies): void {
+  const { p5Changes, p2Changes, p5LineCategories } = tallies;
+  if (!p5Changes || !p5LineCategories) return;
+  const cats = new Int32Array(ERROR_CATEGORIES.length * 2);
+  if (a.aligned) {
+    const { g, o, ocrA, p5A, p2A } = a;
+    const before = anchorOps(g, o, ocrA.ops!);
+    const c5 = p5A === ocrA ? compareErrors(before, before) : compareErrors(before, anchorOps(g, prepareText(l.p5Hyp, base), p5A.ops!));
+    p5Changes.add(c5);
+    for (const e of c5.fixed) cats[CATEGORY_INDEX.get(e.category)! * 2]++;
+    for (const e of c5.introduced) cats[CATEGORY_INDEX.get(e.category)! * 2 + 1]++;
+    if (p2Changes && p2A && l.p2Hyp !== null) {
+      p2Changes.add(p2A === ocrA ? compareErrors(before, before) : compareErrors(before, anchorOps(g, prepareText(l.p2Hyp, base), p2A.ops!)));
+    }
+  }
+  p5LineCategories.push(cats);
+}
+
+const CATEGORY_INDEX = new Map<string, number>(ERROR_CATEGORIES.map((c, i) => [c, i]));
+
+/** Score one line: alignments, normalised distances, error changes, and its row. */
+function scoreLine(idx: number, l: LineInputs, opts: ScoreOptions, tallies: DatasetTallies): ScoredLine {
+  const { r, p5Failure, p2rec, p2Failure, input } = l;
+  const base = { collapseWhitespace: opts.collapseWhitespace };
+  const a = alignLine(l, base, tallies.p5Changes !== null, tallies);
+  const n = normalisedDistances(l, opts);
+  const goldMismatch =
+    (p2rec !== null && prepareText(p2rec.gt_text, base) !== a.g) ||
+    (input !== null && prepareText(input.gt_text, base) !== a.g);
+  recordErrorChanges(l, a, base, tallies);
+  const ocr = a.ocrA.score;
+  const p5 = a.p5A.score;
+  const p2 = a.p2A?.score ?? null;
+  return {
+    idx,
+    sample_id: r.sample_id,
+    prompt_type: r.prompt_type,
+    ref_chars: ocr.refChars,
+    ref_words: ocr.refWords,
+    ocr_ce: ocr.charEdits,
+    ocr_we: ocr.wordEdits,
+    p5_ce: p5.charEdits,
+    p5_we: p5.wordEdits,
+    ocr_cs: ocr.char.substitutions,
+    ocr_cd: ocr.char.deletions,
+    ocr_ci: ocr.char.insertions,
+    p5_cs: p5.char.substitutions,
+    p5_cd: p5.char.deletions,
+    p5_ci: p5.char.insertions,
+    p2_cs: p2?.char.substitutions ?? 0,
+    p2_cd: p2?.char.deletions ?? 0,
+    p2_ci: p2?.char.insertions ?? 0,
+    p5_failed: p5Failure !== null,
+    p5_failure: p5Failure,
+    has_p2: p2 !== null,
+    p2_ce: p2?.charEdits ?? 0,
+    p2_we: p2?.wordEdits ?? 0,
+    p2_failed: p2Failure !== null,
+    p2_failure: p2Failure,
+    ...n,
+    ocr_band: ocrCerBand(ocr.charEdits, ocr.refChars),
+    has_input: input !== null,
+    ...retrievalColumns(input, opts),
+    gold_mismatch: goldMismatch,
+  };
+}
+
+/** The normalised (secondary) counts of a line; zeros when normalisation is off. */
+function normalisedDistances(l: LineInputs, opts: ScoreOptions) {
+  const { r, p5Failure, p5Hyp, p2Hyp } = l;
+  const norm = opts.normalization ? { collapseWhitespace: opts.collapseWhitespace, normalization: opts.normalization } : null;
+  const gold = r.gt_text;
+  const nOcr = norm ? scoreDistances(gold, r.ocr_text, norm) : null;
+  const nP5 = norm ? (p5Failure ? nOcr : scoreDistances(gold, p5Hyp, norm)) : null;
+  const nP2 = norm && p2Hyp !== null ? scoreDistances(gold, p2Hyp, norm) : null;
+  return {
+    n_ref_chars: nOcr?.refChars ?? 0,
+    n_ref_words: nOcr?.refWords ?? 0,
+    n_ocr_ce: nOcr?.charEdits ?? 0,
+    n_ocr_we: nOcr?.wordEdits ?? 0,
+    n_p5_ce: nP5?.charEdits ?? 0,
+    n_p5_we: nP5?.wordEdits ?? 0,
+    n_p2_ce: nP2?.charEdits ?? 0,
+    n_p2_we: nP2?.wordEdits ?? 0,
+  };
+}
+
+/** What the line's retrieval looked like: scores, top-1 source and era, and source-book matches. */
+function retrievalColumns(input: AnalysisInputRecord | null, opts: ScoreOptions) {
+  const scores = input?.retrieval_scores ?? [];
+  const sources = input?.retrieval_sources ?? [];
+  const hasRetrieval = scores.length > 0;
+  const top1 = hasRetrieval ? scores[0] : null;
+  const k = opts.topK ?? scores.length;
+  const topSource = hasRetrieval && sources.length > 0 ? sources[0] : null;
+  const match = opts.isSourceBook;
+  return {
+    has_retrieval: hasRetrieval,
+    top1,
+    top3_mean: hasRetrieval ? mean(scores.slice(0, 3)) : null,
+    topk_mean: hasRetrieval ? mean(scores.slice(0, Math.max(1, k))) : null,
+    bucket: top1 !== null ? scoreBucket(top1) : null,
+    top1_source: topSource?.source_uri ?? null,
+    top1_era: hasRetrieval ? eraOf(parseDate(topSource?.date), opts.eras) : null,
+    leak_top1: match && hasRetrieval ? (topSource ? match(topSource.source_uri) : false) : null,
+    leak_any: match && hasRetrieval ? sources.some((s) => match(s.source_uri)) : null,
+  };
 }

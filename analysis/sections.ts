@@ -11,7 +11,7 @@ import * as aq from 'arquero';
 import { bootstrapRates, seedFor, type BootstrapResult } from './bootstrap';
 import { EDIT_TYPES, ERROR_CATEGORIES, ErrorChangeAccumulator, type ChangeCounts } from './error-changes';
 import { OCR_CER_BANDS, SCORE_BUCKETS, UNKNOWN_ERA, ratio, round, spearman, type Era } from './format';
-import type { ArabicNormalization } from './metrics';
+import type { ArabicNormalization } from '../src/text/arabic';
 import type { ScoredDataset, ScoredLine } from './score';
 import type { DatasetInfo } from './types';
 
@@ -256,6 +256,66 @@ function changesBlock(acc: ErrorChangeAccumulator, top: number) {
   };
 }
 
+/** The `meta` of metrics.json: per dataset (`dataset` right after `phase`) or for all of them (`datasets` last). */
+function metricsMeta(ctx: SectionContext, numSamples: number, scope: { dataset: string } | { datasets: string[] }) {
+  return {
+    phase: 'phase5',
+    ...('dataset' in scope ? { dataset: scope.dataset } : {}),
+    model: ctx.meta.model,
+    prompt_type: 'rag',
+    prompt_version: ctx.meta.prompt_version,
+    embedding_model: ctx.meta.embedding_model,
+    top_k: ctx.meta.top_k,
+    corpus_size: ctx.meta.corpus_size,
+    generated_at: ctx.generatedAt,
+    num_samples: numSamples,
+    ...('datasets' in scope ? { datasets: scope.datasets } : {}),
+  };
+}
+
+const FAILED_SCORED_AS = 'identity (corrected = OCR text)';
+
+/** Phase 5 failures of metrics.json. */
+function failuresBlock(all: Sums) {
+  return { total: all.p5_fail_n, error: all.p5_fail_error, empty_output: all.p5_fail_empty, rate: round(ratio(all.p5_fail_n, all.n)), scored_as: FAILED_SCORED_AS };
+}
+
+/**
+ * The comparison headline (both conditions, Δ, the sentence, OCR for reference, the bootstrap), shared by
+ * comparison_vs_phase2.json and the aggregate comparison.json.
+ */
+function comparisonHeadline(cmp: Sums, hasBaseline: boolean, boot: ReturnType<typeof bootstrapBlock>) {
+  const p2cw = hasBaseline ? cerWer(cmp, 'p2') : null;
+  const p5cw = cerWer(cmp, 'p5');
+  return {
+    phase2_baseline: p2cw,
+    phase5_corrected: p5cw,
+    delta: p2cw ? deltaBlock(p2cw, p5cw) : null,
+    interpretation: interpretation(p2cw?.cer ?? null, p5cw.cer, boot.delta_cer?.ci95 ?? null, boot.delta_cer?.significant ?? null),
+    ocr_baseline: cerWer(cmp, 'ocr'),
+    bootstrap: boot,
+  };
+}
+
+/** Phase 5 vs Phase 2 per line on the comparison set; per dataset also ties and the definition. */
+function pairedLineEffects(cmp: Sums, hasBaseline: boolean, perDataset: boolean) {
+  return {
+    phase5_better_than_phase2: hasBaseline ? cmp.p5_better : null,
+    phase5_worse_than_phase2: hasBaseline ? cmp.p5_worse : null,
+    ...(perDataset ? { tied: hasBaseline ? cmp.n - cmp.p5_better - cmp.p5_worse : null } : {}),
+    phase5_help_rate: round(ratio(cmp.p5_help, cmp.n)),
+    phase5_harm_rate: round(ratio(cmp.p5_harm, cmp.n)),
+    phase2_help_rate: hasBaseline ? round(ratio(cmp.p2_help, cmp.n)) : null,
+    phase2_harm_rate: hasBaseline ? round(ratio(cmp.p2_harm, cmp.n)) : null,
+    ...(perDataset ? { definition: 'help/harm: per line, fewer/more character edits than the raw OCR line' } : {}),
+  };
+}
+
+/** CER-by-group figures per raw-OCR CER band of the comparison set. */
+function byOcrCerBand(cmpT: Table, hasBaseline: boolean) {
+  return Object.fromEntries(sumsBy(cmpT, 'ocr_band', OCR_CER_BANDS).map(([b, s]) => [b, groupStats(s, hasBaseline)]));
+}
+
 function normalizationLabel(n: ArabicNormalization): string {
   const parts: string[] = [];
   if (n.remove_diacritics) parts.push('diacritics removed');
@@ -340,70 +400,85 @@ function scoreHistogram(scores: number[]) {
   return { bin_width: HIST_WIDTH, of: 'top-1 score', bins };
 }
 
-export function datasetDocuments(scored: ScoredDataset, ctx: SectionContext, info: DatasetInfo | undefined): DatasetDocuments {
-  const ds = scored.dataset;
-  const t = samplesTable(scored.rows);
+/** The per-line table, its sums, and the comparison set (lines with a Phase 2 line; all lines without any). */
+interface Rollup {
+  t: Table;
+  all: Sums;
+  hasBaseline: boolean;
+  cmpT: Table;
+  cmp: Sums;
+}
+
+function rollup(rows: Array<ScoredLine & { dataset?: string; stratum?: number }>): Rollup {
+  const t = samplesTable(rows);
   const all = sums(t);
   const hasBaseline = all.paired > 0;
   const cmpT = hasBaseline ? t.filter('d => d.has_p2') : t;
   const cmp = hasBaseline ? sums(cmpT) : all;
-  const seed = seedFor(ctx.bootstrap.seed, ds);
-  const boot = bootstrapBlock(cmpT, hasBaseline, ctx.bootstrap.iterations, seed);
+  return { t, all, hasBaseline, cmpT, cmp };
+}
 
-  // ---- metrics.json (spec §10.1 + counts)
-  const counts = {
-    samples: all.n,
-    by_prompt_type: { rag: all.n - all.fallback_n, zero_shot_fallback: all.fallback_n },
-    with_retrieval: t.filter('d => d.has_retrieval').numRows(),
-    without_inference_input: all.no_input_n,
-    empty_reference: all.empty_ref,
-    gold_mismatch_with_other_inputs: all.gold_mismatch_n,
-    alignment_skipped: scored.alignmentSkipped,
-  };
-  const failures = {
-    total: all.p5_fail_n,
-    error: all.p5_fail_error,
-    empty_output: all.p5_fail_empty,
-    rate: round(ratio(all.p5_fail_n, all.n)),
-    scored_as: 'identity (corrected = OCR text)',
-  };
-  const lineEffects = {
-    helped: all.p5_help,
-    harmed: all.p5_harm,
-    unchanged: all.n - all.p5_help - all.p5_harm,
-    help_rate: round(ratio(all.p5_help, all.n)),
-    harm_rate: round(ratio(all.p5_harm, all.n)),
-    definition: 'per line, Phase 5 character edits vs the raw OCR line: fewer = helped, more = harmed',
-  };
-  const metrics = {
-    meta: {
-      phase: 'phase5',
+export function datasetDocuments(scored: ScoredDataset, ctx: SectionContext, info: DatasetInfo | undefined): DatasetDocuments {
+  const ds = scored.dataset;
+  const r = rollup(scored.rows);
+  const boot = bootstrapBlock(r.cmpT, r.hasBaseline, ctx.bootstrap.iterations, seedFor(ctx.bootstrap.seed, ds));
+  const comparison = comparisonDocument(ds, r, boot, ctx);
+  const retrieval = retrievalDocument(scored, r, ctx, info);
+  return {
+    metrics: metricsDocument(scored, r, ctx),
+    comparison,
+    errorChanges: scored.p5Changes
+      ? errorChangesDocument({ dataset: ds }, r.all.n, scored.alignmentSkipped, scored.p5Changes, scored.p2Changes, ctx)
+      : null,
+    retrieval,
+    digest: {
       dataset: ds,
-      model: ctx.meta.model,
-      prompt_type: 'rag',
-      prompt_version: ctx.meta.prompt_version,
-      embedding_model: ctx.meta.embedding_model,
-      top_k: ctx.meta.top_k,
-      corpus_size: ctx.meta.corpus_size,
-      generated_at: ctx.generatedAt,
-      num_samples: all.n,
+      all: r.all,
+      cmp: r.cmp,
+      hasBaseline: r.hasBaseline,
+      bootstrap: boot,
+      interpretation: comparison.interpretation,
+      leakage: retrieval.leakage,
+      avgTop1: retrieval.retrieval_stats.avg_top1_score,
     },
+  };
+}
+
+/** metrics.json (spec §10.1 + counts): every Phase 5 line of the dataset. */
+function metricsDocument(scored: ScoredDataset, { t, all }: Rollup, ctx: SectionContext) {
+  return {
+    meta: metricsMeta(ctx, all.n, { dataset: scored.dataset }),
     corrected: conditionBlock(all, 'p5'),
     ocr_baseline: conditionBlock(all, 'ocr'),
-    line_effects: lineEffects,
-    counts,
-    failures,
+    line_effects: {
+      helped: all.p5_help,
+      harmed: all.p5_harm,
+      unchanged: all.n - all.p5_help - all.p5_harm,
+      help_rate: round(ratio(all.p5_help, all.n)),
+      harm_rate: round(ratio(all.p5_harm, all.n)),
+      definition: 'per line, Phase 5 character edits vs the raw OCR line: fewer = helped, more = harmed',
+    },
+    counts: {
+      samples: all.n,
+      by_prompt_type: { rag: all.n - all.fallback_n, zero_shot_fallback: all.fallback_n },
+      with_retrieval: t.filter('d => d.has_retrieval').numRows(),
+      without_inference_input: all.no_input_n,
+      empty_reference: all.empty_ref,
+      gold_mismatch_with_other_inputs: all.gold_mismatch_n,
+      alignment_skipped: scored.alignmentSkipped,
+    },
+    failures: failuresBlock(all),
     normalized: ctx.normalization
       ? { label: normalizationLabel(ctx.normalization), settings: ctx.normalization, corrected: normCerWer(all, 'p5'), ocr_baseline: normCerWer(all, 'ocr') }
       : null,
     scoring: scoringNote(ctx),
   };
+}
 
-  // ---- comparison_vs_phase2.json (spec §10.3 + extras)
-  const p2cw = hasBaseline ? cerWer(cmp, 'p2') : null;
-  const p5cw = cerWer(cmp, 'p5');
-  const interp = interpretation(p2cw?.cer ?? null, p5cw.cer, boot.delta_cer?.ci95 ?? null, boot.delta_cer?.significant ?? null);
-  const comparison = {
+/** comparison_vs_phase2.json (spec §10.3 + extras): the lines with both conditions. */
+function comparisonDocument(ds: string, { all, cmp, cmpT, hasBaseline }: Rollup, boot: ReturnType<typeof bootstrapBlock>, ctx: SectionContext) {
+  const headline = comparisonHeadline(cmp, hasBaseline, boot);
+  return {
     meta: {
       comparison: 'phase5_vs_phase2',
       dataset: ds,
@@ -412,127 +487,125 @@ export function datasetDocuments(scored: ScoredDataset, ctx: SectionContext, inf
       phase5_samples: all.n,
       phase5_without_phase2: all.n - all.paired,
     },
-    phase2_baseline: p2cw,
-    phase5_corrected: p5cw,
-    delta: p2cw ? deltaBlock(p2cw, p5cw) : null,
-    interpretation: interp,
-    ocr_baseline: cerWer(cmp, 'ocr'),
-    bootstrap: boot,
+    ...headline,
     failures: {
       phase5: cmp.p5_fail_n,
       phase2: hasBaseline ? cmp.p2_fail_n : null,
       phase2_error: hasBaseline ? cmp.p2_fail_error : null,
       phase2_empty_output: hasBaseline ? cmp.p2_fail_empty : null,
-      scored_as: 'identity (corrected = OCR text)',
+      scored_as: FAILED_SCORED_AS,
     },
-    line_effects: {
-      phase5_better_than_phase2: hasBaseline ? cmp.p5_better : null,
-      phase5_worse_than_phase2: hasBaseline ? cmp.p5_worse : null,
-      tied: hasBaseline ? cmp.n - cmp.p5_better - cmp.p5_worse : null,
-      phase5_help_rate: round(ratio(cmp.p5_help, cmp.n)),
-      phase5_harm_rate: round(ratio(cmp.p5_harm, cmp.n)),
-      phase2_help_rate: hasBaseline ? round(ratio(cmp.p2_help, cmp.n)) : null,
-      phase2_harm_rate: hasBaseline ? round(ratio(cmp.p2_harm, cmp.n)) : null,
-      definition: 'help/harm: per line, fewer/more character edits than the raw OCR line',
-    },
-    by_ocr_cer_band: Object.fromEntries(sumsBy(cmpT, 'ocr_band', OCR_CER_BANDS).map(([b, s]) => [b, groupStats(s, hasBaseline)])),
-    normalized: ctx.normalization
-      ? (() => {
-          const a = hasBaseline ? normCerWer(cmp, 'p2') : null;
-          const b = normCerWer(cmp, 'p5');
-          return { label: normalizationLabel(ctx.normalization), phase2_baseline: a, phase5_corrected: b, delta: a ? deltaBlock(a, b) : null };
-        })()
-      : null,
+    line_effects: pairedLineEffects(cmp, hasBaseline, true),
+    by_ocr_cer_band: byOcrCerBand(cmpT, hasBaseline),
+    normalized: ctx.normalization ? normalizedComparison(ctx.normalization, cmp, hasBaseline) : null,
   };
+}
 
-  // ---- retrieval_analysis.json (spec §10.2 + extras)
+function normalizedComparison(n: ArabicNormalization, cmp: Sums, hasBaseline: boolean) {
+  const a = hasBaseline ? normCerWer(cmp, 'p2') : null;
+  const b = normCerWer(cmp, 'p5');
+  return { label: normalizationLabel(n), phase2_baseline: a, phase5_corrected: b, delta: a ? deltaBlock(a, b) : null };
+}
+
+/** retrieval_analysis.json (spec §10.2 + extras). */
+function retrievalDocument(scored: ScoredDataset, { t, all, cmpT, hasBaseline }: Rollup, ctx: SectionContext, info: DatasetInfo | undefined) {
   const rAll = t.filter('d => d.has_retrieval');
+  // Comparison lines with retrieval, ordered by top-1 score so halves and quartiles are slices.
   const rCmp = cmpT.filter('d => d.has_retrieval').orderby('top1', 'idx');
-  const nR = rCmp.numRows();
-  const half = Math.floor(nR / 2);
-  const quarter = Math.floor(nR / 4);
-  const part = (from: number, to: number) => rCmp.slice(from, to);
-  const catBlock = (sub: Table) => {
-    if (!scored.p5LineCategories) return null;
-    const tot = new Int32Array(ERROR_CATEGORIES.length * 2);
-    for (const i of Array.from(sub.array('idx') as ArrayLike<number>)) {
-      const c = scored.p5LineCategories[i];
-      for (let k = 0; k < tot.length; k++) tot[k] += c[k];
-    }
-    return Object.fromEntries(
-      ERROR_CATEGORIES.map((c, k) => [c, { fixed: tot[2 * k], introduced: tot[2 * k + 1], net_fixed: tot[2 * k] - tot[2 * k + 1] }]),
-    );
-  };
-  const halfStats = (sub: Table) => ({ ...groupStats(sums(sub), hasBaseline), by_error_category: catBlock(sub) });
-  const allScores = (rAll.array('top1') as ArrayLike<number>);
-  const rs = sums(rAll);
-  const corrRows = rCmp.filter('d => d.ref_chars > 0');
-  const xs = Array.from(corrRows.array('top1') as ArrayLike<number>);
-  const imp = hasBaseline
-    ? (corrRows.derive({ v: 'd => (d.p2_ce - d.p5_ce) / d.ref_chars' }).array('v') as ArrayLike<number>)
-    : (corrRows.derive({ v: 'd => (d.ocr_ce - d.p5_ce) / d.ref_chars' }).array('v') as ArrayLike<number>);
   const eraLabels = [...ctx.eras.map((e) => e.name), UNKNOWN_ERA];
   const eraCounts = Object.fromEntries(sumsBy(rAll, 'top1_era', eraLabels).map(([e, s]) => [e, s.n]));
   const nRetr = rAll.numRows();
-  const leakTop1 = info?.sourcePattern ? rAll.filter('d => d.leak_top1').numRows() : null;
-  const leakAny = info?.sourcePattern ? rAll.filter('d => d.leak_any').numRows() : null;
-  const leakage = leakageBlock(info, nRetr, leakTop1, leakAny);
-  const retrieval = {
+  return {
     meta: {
-      dataset: ds,
+      dataset: scored.dataset,
       top_k: ctx.meta.top_k,
       embedding_model: ctx.meta.embedding_model,
       generated_at: ctx.generatedAt,
       num_samples: all.n,
       samples_without_inference_input: all.no_input_n,
     },
-    retrieval_stats: {
-      samples_with_any_retrieval: nRetr,
-      samples_zero_results: all.n - nRetr,
-      avg_top1_score: round(rs.top1),
-      avg_top3_score: round(rs.top3_mean),
-      avg_topk_score: round(rs.topk_mean),
-      median_top1_score: round(rs.median_top1),
-      score_distribution: Object.fromEntries(sumsBy(rAll, 'bucket', SCORE_BUCKETS).map(([b, s]) => [b, s.n])),
-    },
-    retrieval_by_error_type: {
-      note: 'Correlation between retrieval score and per-sample CER improvement',
-      split: {
-        by: 'top-1 retrieval score',
-        set: hasBaseline ? 'samples with retrieval and a Phase 2 line' : 'samples with retrieval (no Phase 2 baseline)',
-        n_samples: nR,
-        median_top1_score: round(sums(rCmp).median_top1),
-        improvement: 'cer_improvement = Phase 2 CER − Phase 5 CER on the group (positive = RAG helped); delta_cer = −cer_improvement',
-      },
-      high_score_samples: halfStats(part(nR - half, nR)),
-      low_score_samples: halfStats(part(0, half)),
-      top_quartile: halfStats(part(nR - quarter, nR)),
-      bottom_quartile: halfStats(part(0, quarter)),
-      by_score_bucket: Object.fromEntries(sumsBy(rCmp, 'bucket', SCORE_BUCKETS).map(([b, s]) => [b, groupStats(s, hasBaseline)])),
-      correlation: {
-        of: hasBaseline ? 'top-1 score vs per-line CER improvement over Phase 2' : 'top-1 score vs per-line CER improvement over raw OCR',
-        n: xs.length,
-        spearman: round(spearman(xs, Array.from(imp)), 4),
-      },
-    },
+    retrieval_stats: retrievalStats(rAll, all),
+    retrieval_by_error_type: retrievalByScore(scored, rCmp, hasBaseline),
     corpus_date_distribution: Object.fromEntries(ctx.eras.map((e) => [e.name, round(ratio(eraCounts[e.name], nRetr), 4) ?? 0])),
     corpus_date_counts: eraCounts,
-    score_histogram: scoreHistogram(Array.from(allScores)),
-    leakage,
+    score_histogram: scoreHistogram(Array.from(rAll.array('top1') as ArrayLike<number>)),
+    leakage: sourceLeakage(rAll, info),
   };
+}
 
-  // ---- error_changes.json
-  const errorChanges = scored.p5Changes
-    ? errorChangesDocument({ dataset: ds }, all.n, scored.alignmentSkipped, scored.p5Changes, scored.p2Changes, ctx)
-    : null;
-
+function retrievalStats(rAll: Table, all: Sums) {
+  const rs = sums(rAll);
+  const nRetr = rAll.numRows();
   return {
-    metrics,
-    comparison,
-    errorChanges,
-    retrieval,
-    digest: { dataset: ds, all, cmp, hasBaseline, bootstrap: boot, interpretation: interp, leakage, avgTop1: round(rs.top1) },
+    samples_with_any_retrieval: nRetr,
+    samples_zero_results: all.n - nRetr,
+    avg_top1_score: round(rs.top1),
+    avg_top3_score: round(rs.top3_mean),
+    avg_topk_score: round(rs.topk_mean),
+    median_top1_score: round(rs.median_top1),
+    score_distribution: Object.fromEntries(sumsBy(rAll, 'bucket', SCORE_BUCKETS).map(([b, s]) => [b, s.n])),
   };
+}
+
+/** CER improvement by top-1 score: halves, quartiles, buckets and the rank correlation (rCmp sorted by score). */
+function retrievalByScore(scored: ScoredDataset, rCmp: Table, hasBaseline: boolean) {
+  const nR = rCmp.numRows();
+  const half = Math.floor(nR / 2);
+  const quarter = Math.floor(nR / 4);
+  const part = (from: number, to: number) => {
+    const sub = rCmp.slice(from, to);
+    return { ...groupStats(sums(sub), hasBaseline), by_error_category: categoryChanges(scored, sub) };
+  };
+  return {
+    note: 'Correlation between retrieval score and per-sample CER improvement',
+    split: {
+      by: 'top-1 retrieval score',
+      set: hasBaseline ? 'samples with retrieval and a Phase 2 line' : 'samples with retrieval (no Phase 2 baseline)',
+      n_samples: nR,
+      median_top1_score: round(sums(rCmp).median_top1),
+      improvement: 'cer_improvement = Phase 2 CER − Phase 5 CER on the group (positive = RAG helped); delta_cer = −cer_improvement',
+    },
+    high_score_samples: part(nR - half, nR),
+    low_score_samples: part(0, half),
+    top_quartile: part(nR - quarter, nR),
+    bottom_quartile: part(0, quarter),
+    by_score_bucket: Object.fromEntries(sumsBy(rCmp, 'bucket', SCORE_BUCKETS).map(([b, s]) => [b, groupStats(s, hasBaseline)])),
+    correlation: scoreCorrelation(rCmp, hasBaseline),
+  };
+}
+
+/** Phase 5 fixed / introduced errors per category over a subset of lines (null without error analysis). */
+function categoryChanges(scored: ScoredDataset, sub: Table) {
+  if (!scored.p5LineCategories) return null;
+  const tot = new Int32Array(ERROR_CATEGORIES.length * 2);
+  for (const i of Array.from(sub.array('idx') as ArrayLike<number>)) {
+    const c = scored.p5LineCategories[i];
+    for (let k = 0; k < tot.length; k++) tot[k] += c[k];
+  }
+  return Object.fromEntries(
+    ERROR_CATEGORIES.map((c, k) => [c, { fixed: tot[2 * k], introduced: tot[2 * k + 1], net_fixed: tot[2 * k] - tot[2 * k + 1] }]),
+  );
+}
+
+/** Spearman of the top-1 score vs the per-line CER improvement (over Phase 2, or over raw OCR without it). */
+function scoreCorrelation(rCmp: Table, hasBaseline: boolean) {
+  const corrRows = rCmp.filter('d => d.ref_chars > 0');
+  const xs = Array.from(corrRows.array('top1') as ArrayLike<number>);
+  const imp = hasBaseline
+    ? (corrRows.derive({ v: 'd => (d.p2_ce - d.p5_ce) / d.ref_chars' }).array('v') as ArrayLike<number>)
+    : (corrRows.derive({ v: 'd => (d.ocr_ce - d.p5_ce) / d.ref_chars' }).array('v') as ArrayLike<number>);
+  return {
+    of: hasBaseline ? 'top-1 score vs per-line CER improvement over Phase 2' : 'top-1 score vs per-line CER improvement over raw OCR',
+    n: xs.length,
+    spearman: round(spearman(xs, Array.from(imp)), 4),
+  };
+}
+
+/** How many retrievals came from the dataset's own source book (counted only when its pattern is known). */
+function sourceLeakage(rAll: Table, info: DatasetInfo | undefined) {
+  const leakTop1 = info?.sourcePattern ? rAll.filter('d => d.leak_top1').numRows() : null;
+  const leakAny = info?.sourcePattern ? rAll.filter('d => d.leak_any').numRows() : null;
+  return leakageBlock(info, rAll.numRows(), leakTop1, leakAny);
 }
 
 function errorChangesDocument(
@@ -579,113 +652,95 @@ export function aggregateDocuments(
   docs: DatasetDocuments[],
   ctx: SectionContext,
 ) {
-  const rows = scoredAll.flatMap((s, k) => s.rows.map((r) => ({ ...r, dataset: s.dataset, stratum: k })));
-  const t = samplesTable(rows);
-  const all = sums(t);
-  const hasBaseline = all.paired > 0;
-  const cmpT = hasBaseline ? t.filter('d => d.has_p2') : t;
-  const cmp = hasBaseline ? sums(cmpT) : all;
+  // Lines of all datasets; each dataset is a bootstrap stratum.
+  const r = rollup(scoredAll.flatMap((s, k) => s.rows.map((row) => ({ ...row, dataset: s.dataset, stratum: k }))));
+  const { all, cmp, cmpT, hasBaseline } = r;
   const boot = bootstrapBlock(cmpT, hasBaseline, ctx.bootstrap.iterations, seedFor(ctx.bootstrap.seed, '*overall*'), cmpT.array('stratum') as ArrayLike<number>);
-  const p2cw = hasBaseline ? cerWer(cmp, 'p2') : null;
-  const p5cw = cerWer(cmp, 'p5');
-  const interp = interpretation(p2cw?.cer ?? null, p5cw.cer, boot.delta_cer?.ci95 ?? null, boot.delta_cer?.significant ?? null);
   const names = docs.map((d) => d.digest.dataset);
+  const comparison = aggregateComparison(r, boot, docs, names, ctx);
+  return {
+    metrics: aggregateMetrics(all, docs, names, ctx),
+    comparison,
+    errorChanges: aggregateErrorChanges(scoredAll, names, all.n, ctx),
+    all,
+    cmp,
+    hasBaseline,
+    boot,
+    interpretation: comparison.overall.interpretation,
+  };
+}
 
-  const metrics = {
-    meta: {
-      phase: 'phase5',
-      model: ctx.meta.model,
-      prompt_type: 'rag',
-      prompt_version: ctx.meta.prompt_version,
-      embedding_model: ctx.meta.embedding_model,
-      top_k: ctx.meta.top_k,
-      corpus_size: ctx.meta.corpus_size,
-      generated_at: ctx.generatedAt,
-      num_samples: all.n,
-      datasets: names,
-    },
+/** The aggregate metrics.json: all lines pooled, plus a short line per dataset. */
+function aggregateMetrics(all: Sums, docs: DatasetDocuments[], names: string[], ctx: SectionContext) {
+  return {
+    meta: metricsMeta(ctx, all.n, { datasets: names }),
     overall: {
       corrected: conditionBlock(all, 'p5'),
       ocr_baseline: conditionBlock(all, 'ocr'),
-      failures: { total: all.p5_fail_n, error: all.p5_fail_error, empty_output: all.p5_fail_empty, rate: round(ratio(all.p5_fail_n, all.n)), scored_as: 'identity (corrected = OCR text)' },
+      failures: failuresBlock(all),
       line_effects: { help_rate: round(ratio(all.p5_help, all.n)), harm_rate: round(ratio(all.p5_harm, all.n)) },
       normalized: ctx.normalization ? { corrected: normCerWer(all, 'p5'), ocr_baseline: normCerWer(all, 'ocr') } : null,
     },
-    datasets: Object.fromEntries(
-      docs.map((d) => {
-        const s = d.digest.all;
-        return [
-          d.digest.dataset,
-          {
-            num_samples: s.n,
-            corrected: cerWer(s, 'p5'),
-            ocr_baseline: cerWer(s, 'ocr'),
-            failures: s.p5_fail_n,
-            help_rate: round(ratio(s.p5_help, s.n)),
-            harm_rate: round(ratio(s.p5_harm, s.n)),
-            avg_top1_score: d.digest.avgTop1,
-            leakage: d.digest.leakage.statement,
-          },
-        ];
-      }),
-    ),
+    datasets: Object.fromEntries(docs.map((d) => [d.digest.dataset, datasetMetricsLine(d.digest)])),
     normalization: ctx.normalization ? { label: normalizationLabel(ctx.normalization), settings: ctx.normalization } : null,
     scoring: scoringNote(ctx),
   };
+}
 
-  const comparison = {
+function datasetMetricsLine(g: DatasetDigest) {
+  const s = g.all;
+  return {
+    num_samples: s.n,
+    corrected: cerWer(s, 'p5'),
+    ocr_baseline: cerWer(s, 'ocr'),
+    failures: s.p5_fail_n,
+    help_rate: round(ratio(s.p5_help, s.n)),
+    harm_rate: round(ratio(s.p5_harm, s.n)),
+    avg_top1_score: g.avgTop1,
+    leakage: g.leakage.statement,
+  };
+}
+
+/** The aggregate comparison.json: micro-averaged over datasets, plus each dataset's headline. */
+function aggregateComparison(r: Rollup, boot: ReturnType<typeof bootstrapBlock>, docs: DatasetDocuments[], names: string[], ctx: SectionContext) {
+  return {
     meta: {
       comparison: 'phase5_vs_phase2',
       generated_at: ctx.generatedAt,
       datasets: names,
-      n_paired: cmp.paired,
+      n_paired: r.cmp.paired,
       aggregation: 'micro: summed edits over summed gold length across datasets; bootstrap resamples lines within each dataset',
     },
     overall: {
-      phase2_baseline: p2cw,
-      phase5_corrected: p5cw,
-      delta: p2cw ? deltaBlock(p2cw, p5cw) : null,
-      interpretation: interp,
-      ocr_baseline: cerWer(cmp, 'ocr'),
-      bootstrap: boot,
-      line_effects: {
-        phase5_better_than_phase2: hasBaseline ? cmp.p5_better : null,
-        phase5_worse_than_phase2: hasBaseline ? cmp.p5_worse : null,
-        phase5_help_rate: round(ratio(cmp.p5_help, cmp.n)),
-        phase5_harm_rate: round(ratio(cmp.p5_harm, cmp.n)),
-        phase2_help_rate: hasBaseline ? round(ratio(cmp.p2_help, cmp.n)) : null,
-        phase2_harm_rate: hasBaseline ? round(ratio(cmp.p2_harm, cmp.n)) : null,
-      },
-      by_ocr_cer_band: Object.fromEntries(sumsBy(cmpT, 'ocr_band', OCR_CER_BANDS).map(([b, s]) => [b, groupStats(s, hasBaseline)])),
+      ...comparisonHeadline(r.cmp, r.hasBaseline, boot),
+      line_effects: pairedLineEffects(r.cmp, r.hasBaseline, false),
+      by_ocr_cer_band: byOcrCerBand(r.cmpT, r.hasBaseline),
     },
-    datasets: Object.fromEntries(
-      docs.map((d) => {
-        const c = d.comparison as { phase2_baseline: unknown; phase5_corrected: unknown; delta: unknown; interpretation: string; meta: { n_paired: number } };
-        return [
-          d.digest.dataset,
-          {
-            n_paired: c.meta.n_paired,
-            phase2_baseline: c.phase2_baseline,
-            phase5_corrected: c.phase5_corrected,
-            delta: c.delta,
-            delta_cer_ci95: d.digest.bootstrap.delta_cer?.ci95 ?? null,
-            significant: d.digest.bootstrap.delta_cer?.significant ?? null,
-            interpretation: c.interpretation,
-          },
-        ];
-      }),
-    ),
+    datasets: Object.fromEntries(docs.map((d) => [d.digest.dataset, datasetComparisonLine(d)])),
   };
-  // All-datasets error changes (beyond the spec's per-dataset files): merged accumulators.
-  let errorChanges: Record<string, unknown> | null = null;
-  if (ctx.errorAnalysis && scoredAll.every((s) => s.p5Changes)) {
-    const p5 = new ErrorChangeAccumulator();
-    const withP2 = scoredAll.filter((s) => s.p2Changes);
-    const p2 = withP2.length > 0 ? new ErrorChangeAccumulator() : null;
-    for (const s of scoredAll) p5.merge(s.p5Changes!);
-    for (const s of withP2) p2!.merge(s.p2Changes!);
-    const skipped = scoredAll.reduce((a, s) => a + s.alignmentSkipped, 0);
-    errorChanges = errorChangesDocument({ datasets: names }, all.n, skipped, p5, p2, ctx);
-  }
-  return { metrics, comparison, errorChanges, all, cmp, hasBaseline, boot, interpretation: interp };
+}
+
+function datasetComparisonLine(d: DatasetDocuments) {
+  const c = d.comparison as { phase2_baseline: unknown; phase5_corrected: unknown; delta: unknown; interpretation: string; meta: { n_paired: number } };
+  return {
+    n_paired: c.meta.n_paired,
+    phase2_baseline: c.phase2_baseline,
+    phase5_corrected: c.phase5_corrected,
+    delta: c.delta,
+    delta_cer_ci95: d.digest.bootstrap.delta_cer?.ci95 ?? null,
+    significant: d.digest.bootstrap.delta_cer?.significant ?? null,
+    interpretation: c.interpretation,
+  };
+}
+
+/** All-datasets error changes (beyond the spec's per-dataset files): merged accumulators. */
+function aggregateErrorChanges(scoredAll: ScoredDataset[], names: string[], n: number, ctx: SectionContext): Record<string, unknown> | null {
+  if (!ctx.errorAnalysis || !scoredAll.every((s) => s.p5Changes)) return null;
+  const p5 = new ErrorChangeAccumulator();
+  const withP2 = scoredAll.filter((s) => s.p2Changes);
+  const p2 = withP2.length > 0 ? new ErrorChangeAccumulator() : null;
+  for (const s of scoredAll) p5.merge(s.p5Changes!);
+  for (const s of withP2) p2!.merge(s.p2Changes!);
+  const skipped = scoredAll.reduce((a, s) => a + s.alignmentSkipped, 0);
+  return errorChangesDocument({ datasets: names }, n, skipped, p5, p2, ctx);
 }

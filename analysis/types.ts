@@ -2,7 +2,7 @@
  * Public option and result types of the analyze stage (plain objects: they cross the Temporal boundary).
  */
 import type { Era } from './format';
-import type { ArabicNormalization } from './metrics';
+import type { ArabicNormalization } from '../src/text/arabic';
 
 /** Study-level facts from the config, recorded in every output's meta (spec §10.1). */
 export interface StudyMeta {

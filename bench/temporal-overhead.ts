@@ -99,31 +99,50 @@ function machineJiffies(): [number, number] {
   }
 }
 
-async function main(): Promise<void> {
+type StageInput = import('../workflows/types').StageInput;
+type ModelSpec = (typeof MODELS)[string];
+type Queues = { cpu: string; gpu: string };
+type Side = 'workflow' | 'direct';
+type ExportSides = Record<Side, (input: StageInput) => Promise<number>>;
+interface Sample { wall: number; cpu: number; server: number; busy: number }
+interface Measurements { samples: Record<Side, Sample[]>; hashes: Map<string, string[]>; lines: number; shards: number }
+
+const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
+const outputFile = (input: StageInput) => path.join(input.config.paths.results_dir, 'phase5', 'inference_input.jsonl');
+
+/** The chosen model, or null (after saying why) when the shared data is absent; throws on a bad or missing model. */
+function checkSetup(): ModelSpec | null {
   for (const dir of [OPENITI, OCR_GS]) {
     if (!existsSync(dir)) {
       console.log(`shared data not found at ${dir} (set SHARED_DATA) — nothing to measure`);
-      return;
+      return null;
     }
   }
   const model = MODELS[MODEL];
   if (!model) throw new Error(`--model must be one of ${Object.keys(MODELS).join(', ')}`);
   if (!existsSync(path.join(REPO, model.dir, 'tokenizer.json'))) throw new Error(`model ${model.dir} not found: run npm run setup`);
+  return model;
+}
 
+/** The project's modules load only now, after PHASE5_LOG_LEVEL is set. */
+async function loadModules() {
   const { parseConfig } = await import('../src/config/load');
-  const { buildCorpus, buildIndex, stagePaths } = await import('../activities/build');
-  const { planExport, exportShard, mergeExport } = await import('../activities/export');
-  const activities = await import('../activities');
-  const { workflowBundle } = await import('../src/temporal/worker');
+  const { stagePaths } = await import('../src/stages/build');
+  const { createActivities } = await import('../activities');
+  const activities = createActivities();
+  const { buildCorpus, buildIndex, planExport, exportShard, mergeExport } = activities;
+  const { workflowBundle } = await import('../bin/cli/worker-runtime');
   const { createLocalEnv } = await import('../test/helpers/temporal');
   const { Worker } = await import('@temporalio/worker');
   const { sha256File } = await import('../src/util/hash');
-  type StageInput = import('../workflows/types').StageInput;
+  return { parseConfig, buildCorpus, buildIndex, stagePaths, planExport, exportShard, mergeExport, activities, workflowBundle, createLocalEnv, Worker, sha256File };
+}
+type Modules = Awaited<ReturnType<typeof loadModules>>;
+type ConfigFor = (resultsDir: string) => ReturnType<Modules['parseConfig']>;
 
-  const tag = `${process.pid}-${Date.now()}`;
-  const queues = { cpu: `bench-overhead-cpu-${tag}`, gpu: `bench-overhead-gpu-${tag}` };
-  const configFor = (resultsDir: string) =>
-    parseConfig(
+function configFactory(mods: Modules, model: ModelSpec, queues: Queues): ConfigFor {
+  return (resultsDir) =>
+    mods.parseConfig(
       {
         paths: { results_dir: resultsDir },
         data: { openiti_root: OPENITI },
@@ -140,32 +159,17 @@ async function main(): Promise<void> {
       'bench/temporal-overhead',
       { env: {} },
     );
+}
 
-  // ---- 1. the shared index (built once; buildCorpus/buildIndex reuse it while the settings match)
-  const indexDir = path.join(REPO, 'data', 'cache', 'bench', `temporal-overhead-${MODEL}-${SENTENCES}`);
-  const buildInput: StageInput = { run: 'bench', config: configFor(indexDir), options: {}, force: false };
-  let t = performance.now();
-  const corpus = await buildCorpus(buildInput);
-  const index = await buildIndex(buildInput);
-  const paths = stagePaths(buildInput.config, {});
-  console.log(
-    `index: ${index.vectors} sentences of OpenITI (${corpus.reused ? 'reused' : 'built'}), ${index.model} (${index.dims} d, ${index.indexType}), ` +
-      `${((performance.now() - t) / 1000).toFixed(1)} s — ${paths.index}`,
-  );
-
-  // ---- 2. Temporal server + worker with the real activities and workflow bundle
-  t = performance.now();
-  const env = await createLocalEnv();
-  const bundle = await workflowBundle();
-  const worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue: queues.cpu,
-    workflowBundle: bundle,
-    activities,
-    maxConcurrentActivityTaskExecutions: CONCURRENCY,
-  });
-  const running = worker.run();
-  console.log(`temporal: local server + worker ready in ${((performance.now() - t) / 1000).toFixed(1)} s (not counted below)`);
+async function main(): Promise<void> {
+  const model = checkSetup();
+  if (!model) return;
+  const mods = await loadModules();
+  const tag = `${process.pid}-${Date.now()}`;
+  const queues = { cpu: `bench-overhead-cpu-${tag}`, gpu: `bench-overhead-gpu-${tag}` };
+  const configFor = configFactory(mods, model, queues);
+  const { vectors, paths } = await buildSharedIndex(mods, configFor);
+  const { env, worker, running } = await startTemporal(mods, queues);
 
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'temporal-overhead-'));
   let runNo = 0;
@@ -175,12 +179,58 @@ async function main(): Promise<void> {
     options: { corpusPath: paths.corpus, indexPath: paths.index, limit },
     force: false,
   });
-  const output = (input: StageInput) => path.join(input.config.paths.results_dir, 'phase5', 'inference_input.jsonl');
+  const sides = exportSides(mods, env, queues);
 
+  try {
+    await warmUp(sides, freshInput);
+    const m = await measure(mods, sides, freshInput);
+    printSummary(m, vectors, configFor('x').phase5.export.shard_size);
+  } finally {
+    worker.shutdown();
+    await running;
+    await env.teardown();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** 1. The shared index (built once; buildCorpus/buildIndex reuse it while the settings match). */
+async function buildSharedIndex(mods: Modules, configFor: ConfigFor) {
+  const indexDir = path.join(REPO, 'data', 'cache', 'bench', `temporal-overhead-${MODEL}-${SENTENCES}`);
+  const buildInput: StageInput = { run: 'bench', config: configFor(indexDir), options: {}, force: false };
+  const t = performance.now();
+  const corpus = await mods.buildCorpus(buildInput);
+  const index = await mods.buildIndex(buildInput);
+  const paths = mods.stagePaths(buildInput.config, {});
+  console.log(
+    `index: ${index.vectors} sentences of OpenITI (${corpus.reused ? 'reused' : 'built'}), ${index.model} (${index.dims} d, ${index.indexType}), ` +
+      `${seconds(t)} — ${paths.index}`,
+  );
+  return { vectors: index.vectors, paths };
+}
+
+/** 2. Temporal server + worker with the real activities and workflow bundle. */
+async function startTemporal(mods: Modules, queues: Queues) {
+  const t = performance.now();
+  const env = await mods.createLocalEnv();
+  const bundle = await mods.workflowBundle();
+  const worker = await mods.Worker.create({
+    connection: env.nativeConnection,
+    taskQueue: queues.cpu,
+    workflowBundle: bundle,
+    activities: mods.activities,
+    maxConcurrentActivityTaskExecutions: CONCURRENCY,
+  });
+  const running = worker.run();
+  console.log(`temporal: local server + worker ready in ${seconds(t)} (not counted below)`);
+  return { env, worker, running };
+}
+
+/** The same export two ways: the workflow on the server, or the activities called in plan order. */
+function exportSides(mods: Modules, env: Awaited<ReturnType<Modules['createLocalEnv']>>, queues: Queues): ExportSides {
   async function direct(input: StageInput): Promise<number> {
-    const plan = await planExport(input);
-    for (const shard of plan.datasets.flatMap((d) => d.shards)) await exportShard({ input, shard });
-    return (await mergeExport({ input, plan })).records;
+    const plan = await mods.planExport(input);
+    for (const shard of plan.datasets.flatMap((d) => d.shards)) await mods.exportShard({ input, shard });
+    return (await mods.mergeExport({ input, plan })).records;
   }
   async function viaWorkflow(input: StageInput): Promise<number> {
     const r = (await env.client.workflow.execute('exportWorkflow', {
@@ -190,92 +240,94 @@ async function main(): Promise<void> {
     })) as { merged: { records: number } };
     return r.merged.records;
   }
-  const sides = { workflow: viaWorkflow, direct } as const;
-  type Side = keyof typeof sides;
+  return { workflow: viaWorkflow, direct };
+}
 
-  try {
-    // ---- 3. untimed warm-up of both paths (model + index load, worker/workflow caches)
-    t = performance.now();
-    for (const side of ['direct', 'workflow'] as Side[]) await sides[side](freshInput(50));
-    console.log(`warm-up (50 lines per book on each side): ${((performance.now() - t) / 1000).toFixed(1)} s`);
+/** 3a. Untimed warm-up of both paths (model + index load, worker/workflow caches). */
+async function warmUp(sides: ExportSides, freshInput: (limit: number | undefined) => StageInput): Promise<void> {
+  const t = performance.now();
+  for (const side of ['direct', 'workflow'] as Side[]) await sides[side](freshInput(50));
+  console.log(`warm-up (50 lines per book on each side): ${seconds(t)}`);
+}
 
-    const serverPid = temporalServerPid();
-    interface Sample { wall: number; cpu: number; server: number; busy: number }
-    const samples: Record<Side, Sample[]> = { workflow: [], direct: [] };
-    const hashes = new Map<string, string[]>();
-    let lines = 0;
-    let shards = 0;
-    console.log(
-      `\n| run | side | lines | shards | wall s | lines/s | CPU s (this process) | CPU s (Temporal server) | machine busy |` +
-        `\n|---:|---|---:|---:|---:|---:|---:|---:|---:|`,
-    );
-    for (let rep = 0; rep < REPS; rep++) {
-      const order: Side[] = rep % 2 === 0 ? ['workflow', 'direct'] : ['direct', 'workflow'];
-      for (const side of order) {
-        const input = freshInput(LIMIT);
-        const cpu0 = process.cpuUsage();
-        const server0 = serverPid ? procCpuSeconds(serverPid) : 0;
-        const [busy0, total0] = machineJiffies();
-        const t0 = performance.now();
-        const n = await sides[side](input);
-        const wall = (performance.now() - t0) / 1000;
-        const c = process.cpuUsage(cpu0);
-        const [busy1, total1] = machineJiffies();
-        const sample: Sample = {
-          wall,
-          cpu: (c.user + c.system) / 1e6,
-          server: serverPid ? procCpuSeconds(serverPid) - server0 : 0,
-          busy: (busy1 - busy0) / Math.max(1, total1 - total0),
-        };
-        samples[side].push(sample);
-        lines = n;
-        shards = JSON.parse(readFileSync(path.join(input.config.paths.results_dir, 'phase5', 'export', 'plan.json'), 'utf8')).datasets
-          .reduce((acc: number, d: { shards: unknown[] }) => acc + d.shards.length, 0);
-        const h = await sha256File(output(input));
-        hashes.set(h, [...(hashes.get(h) ?? []), `${side}#${rep + 1}`]);
-        console.log(
-          `| ${rep + 1} | ${side} | ${n} | ${shards} | ${wall.toFixed(2)} | ${(n / wall).toFixed(1)} | ${sample.cpu.toFixed(1)} | ` +
-            `${serverPid ? sample.server.toFixed(2) : 'n/a'} | ${(sample.busy * 100).toFixed(0)} % |`,
-        );
-        rmSync(input.config.paths.results_dir, { recursive: true, force: true });
-      }
-    }
-
-    // ---- 4. summary
-    console.log(
-      `\n## Export of ${lines} OCR_GS lines (${shards} shards of ≤ ${configFor('x').phase5.export.shard_size}), ` +
-        `${index.vectors}-sentence ${MODEL} index, worker concurrency ${CONCURRENCY}, ${REPS} runs per side, ${os.cpus().length} cores, ` +
-        `load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')}`,
-    );
-    console.log(
-      '| side | wall min s | wall median s | lines/s (min) | lines/s (median) | CPU median s (process + server) |\n|---|---:|---:|---:|---:|---:|',
-    );
-    const wall = (side: Side) => samples[side].map((x) => x.wall);
-    const cpu = (side: Side) => samples[side].map((x) => x.cpu + x.server);
-    for (const side of ['workflow', 'direct'] as Side[]) {
-      const xs = wall(side);
+/** 3b. REPS timed runs per side, alternating which goes first; one table row per run. */
+async function measure(mods: Modules, sides: ExportSides, freshInput: (limit: number | undefined) => StageInput): Promise<Measurements> {
+  const serverPid = temporalServerPid();
+  const m: Measurements = { samples: { workflow: [], direct: [] }, hashes: new Map(), lines: 0, shards: 0 };
+  console.log(
+    `\n| run | side | lines | shards | wall s | lines/s | CPU s (this process) | CPU s (Temporal server) | machine busy |` +
+      `\n|---:|---|---:|---:|---:|---:|---:|---:|---:|`,
+  );
+  for (let rep = 0; rep < REPS; rep++) {
+    const order: Side[] = rep % 2 === 0 ? ['workflow', 'direct'] : ['direct', 'workflow'];
+    for (const side of order) {
+      const input = freshInput(LIMIT);
+      const { n, sample } = await timedRun(() => sides[side](input), serverPid);
+      m.samples[side].push(sample);
+      m.lines = n;
+      m.shards = JSON.parse(readFileSync(path.join(input.config.paths.results_dir, 'phase5', 'export', 'plan.json'), 'utf8')).datasets
+        .reduce((acc: number, d: { shards: unknown[] }) => acc + d.shards.length, 0);
+      const h = await mods.sha256File(outputFile(input));
+      m.hashes.set(h, [...(m.hashes.get(h) ?? []), `${side}#${rep + 1}`]);
       console.log(
-        `| ${side} | ${Math.min(...xs).toFixed(2)} | ${median(xs).toFixed(2)} | ${(lines / Math.min(...xs)).toFixed(1)} | ` +
-          `${(lines / median(xs)).toFixed(1)} | ${median(cpu(side)).toFixed(1)} |`,
+        `| ${rep + 1} | ${side} | ${n} | ${m.shards} | ${sample.wall.toFixed(2)} | ${(n / sample.wall).toFixed(1)} | ${sample.cpu.toFixed(1)} | ` +
+          `${serverPid ? sample.server.toFixed(2) : 'n/a'} | ${(sample.busy * 100).toFixed(0)} % |`,
       );
+      rmSync(input.config.paths.results_dir, { recursive: true, force: true });
     }
-    console.log(
-      `\nTemporal overhead, wall time: ${pct(Math.min(...wall('workflow')), Math.min(...wall('direct')))} (min vs min), ` +
-        `${pct(median(wall('workflow')), median(wall('direct')))} (median vs median); target ≤ 5 %`,
-    );
-    console.log(`Temporal overhead, CPU time (this process + server): ${pct(median(cpu('workflow')), median(cpu('direct')))} (median vs median)`);
-    console.log(
-      hashes.size === 1
-        ? `inference_input.jsonl: byte-identical across all ${2 * REPS} runs (sha256 ${[...hashes.keys()][0].slice(0, 16)}…)`
-        : `inference_input.jsonl DIFFERS between runs: ${[...hashes].map(([h, r]) => `${h.slice(0, 12)}: ${r.join(', ')}`).join('; ')}`,
-    );
-    if (hashes.size !== 1) process.exitCode = 1;
-  } finally {
-    worker.shutdown();
-    await running;
-    await env.teardown();
-    rmSync(scratch, { recursive: true, force: true });
   }
+  return m;
+}
+
+/** Wall time, CPU of this process and of the server, and machine busyness over one export. */
+async function timedRun(run: () => Promise<number>, serverPid: number | null): Promise<{ n: number; sample: Sample }> {
+  const cpu0 = process.cpuUsage();
+  const server0 = serverPid ? procCpuSeconds(serverPid) : 0;
+  const [busy0, total0] = machineJiffies();
+  const t0 = performance.now();
+  const n = await run();
+  const wall = (performance.now() - t0) / 1000;
+  const c = process.cpuUsage(cpu0);
+  const [busy1, total1] = machineJiffies();
+  const sample: Sample = {
+    wall,
+    cpu: (c.user + c.system) / 1e6,
+    server: serverPid ? procCpuSeconds(serverPid) - server0 : 0,
+    busy: (busy1 - busy0) / Math.max(1, total1 - total0),
+  };
+  return { n, sample };
+}
+
+/** 4. Summary: per-side table, overhead figures, and whether every run wrote the same bytes. */
+function printSummary({ samples, hashes, lines, shards }: Measurements, vectors: number, shardSize: number): void {
+  console.log(
+    `\n## Export of ${lines} OCR_GS lines (${shards} shards of ≤ ${shardSize}), ` +
+      `${vectors}-sentence ${MODEL} index, worker concurrency ${CONCURRENCY}, ${REPS} runs per side, ${os.cpus().length} cores, ` +
+      `load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')}`,
+  );
+  console.log(
+    '| side | wall min s | wall median s | lines/s (min) | lines/s (median) | CPU median s (process + server) |\n|---|---:|---:|---:|---:|---:|',
+  );
+  const wall = (side: Side) => samples[side].map((x) => x.wall);
+  const cpu = (side: Side) => samples[side].map((x) => x.cpu + x.server);
+  for (const side of ['workflow', 'direct'] as Side[]) {
+    const xs = wall(side);
+    console.log(
+      `| ${side} | ${Math.min(...xs).toFixed(2)} | ${median(xs).toFixed(2)} | ${(lines / Math.min(...xs)).toFixed(1)} | ` +
+        `${(lines / median(xs)).toFixed(1)} | ${median(cpu(side)).toFixed(1)} |`,
+    );
+  }
+  console.log(
+    `\nTemporal overhead, wall time: ${pct(Math.min(...wall('workflow')), Math.min(...wall('direct')))} (min vs min), ` +
+      `${pct(median(wall('workflow')), median(wall('direct')))} (median vs median); target ≤ 5 %`,
+  );
+  console.log(`Temporal overhead, CPU time (this process + server): ${pct(median(cpu('workflow')), median(cpu('direct')))} (median vs median)`);
+  console.log(
+    hashes.size === 1
+      ? `inference_input.jsonl: byte-identical across all ${2 * REPS} runs (sha256 ${[...hashes.keys()][0].slice(0, 16)}…)`
+      : `inference_input.jsonl DIFFERS between runs: ${[...hashes].map(([h, r]) => `${h.slice(0, 12)}: ${r.join(', ')}`).join('; ')}`,
+  );
+  if (hashes.size !== 1) process.exitCode = 1;
 }
 
 main().catch((err) => {

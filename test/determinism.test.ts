@@ -15,9 +15,8 @@ import { expect } from 'chai';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { analyzeResults } from '../activities/analyze';
-import { buildCorpus, buildIndex } from '../activities/build';
-import { exportShard, mergeExport, planExport, type InferenceInputRecord } from '../activities/export';
+import { createActivities } from '../activities';
+import type { InferenceInputRecord } from '../src/llm/records';
 import { parseConfig } from '../src/config/load';
 import type { Config } from '../src/config/schema';
 import { readJsonlAll, writeJsonlAtomic } from '../src/io/jsonl';
@@ -25,6 +24,8 @@ import type { CorrectionRecord } from '../src/llm/records';
 import type { StageInput } from '../workflows/types';
 import { MINILM, requireModel } from './embed/models';
 import { FIXTURES, OCR_GS_ROOT, OPENITI_ROOT } from './helpers/shared-data';
+
+const { analyzeResults, buildCorpus, buildIndex, exportShard, mergeExport, planExport } = createActivities();
 
 /** The instant every run's analysis inputs are stamped with. */
 const INPUTS_AS_OF = new Date('2024-03-01T12:00:00.000Z');

@@ -13,12 +13,13 @@ import path from 'node:path';
 import { WorkflowFailedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import * as activities from '../activities';
-import { collectSecrets } from '../src/cli/secrets';
+import { createActivities } from '../activities';
+import { inferWorkflow } from '../workflows';
+import { collectSecrets } from '../bin/cli/secrets';
 import { parseConfig } from '../src/config/load';
 import { startOrAttach } from '../src/temporal/client';
 import { UserFacingError } from '../src/temporal/server';
-import { workflowBundle } from '../src/temporal/worker';
+import { workflowBundle } from '../bin/cli/worker-runtime';
 import type { StageInput } from '../workflows/types';
 import { captureLogs, type LogCapture } from './helpers/log-capture';
 import { inferenceInputRecord } from './helpers/records';
@@ -125,7 +126,7 @@ describe('secrets: an API key from the environment stays out of logs, results, i
     const logs = captureLogs({ stdio: true });
     const bundle = await workflowBundle();
     const workers = await Promise.all(
-      [CPU, GPU].map((taskQueue) => Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities })),
+      [CPU, GPU].map((taskQueue) => Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: createActivities() })),
     );
     const runs = workers.map((w) => w.run());
     try {
@@ -147,7 +148,7 @@ describe('secrets: an API key from the environment stays out of logs, results, i
     const requestsBefore = server.requests.length;
     let handle: WorkflowHandle | undefined;
     const { value: result, logs } = await withWorkers(async () => {
-      const started = await startOrAttach(env.client, 'inferWorkflow', s.workflowId, [s.input], { taskQueue: CPU, forbiddenValues: collectSecrets(s.config) });
+      const started = await startOrAttach(env.client, inferWorkflow, s.workflowId, [s.input], { taskQueue: CPU, forbiddenValues: collectSecrets(s.config) });
       expect(started.outcome).to.equal('started');
       handle = started.handle;
       return handle.result() as Promise<Record<string, { written: number; failed: number; failuresByReason: Record<string, number> }>>;
@@ -193,7 +194,7 @@ describe('secrets: an API key from the environment stays out of logs, results, i
     let handle: WorkflowHandle | undefined;
     try {
       const { logs } = await withWorkers(async () => {
-        handle = (await startOrAttach(env.client, 'inferWorkflow', s.workflowId, [s.input], { taskQueue: CPU, forbiddenValues: collectSecrets(s.config) })).handle;
+        handle = (await startOrAttach(env.client, inferWorkflow, s.workflowId, [s.input], { taskQueue: CPU, forbiddenValues: collectSecrets(s.config) })).handle;
         try {
           await handle.result();
         } catch (err) {
@@ -225,7 +226,7 @@ describe('secrets: an API key from the environment stays out of logs, results, i
     };
     let err: unknown;
     try {
-      await startOrAttach(env.client, 'inferWorkflow', s.workflowId, [leaky], { taskQueue: CPU, forbiddenValues: collectSecrets(s.config) });
+      await startOrAttach(env.client, inferWorkflow, s.workflowId, [leaky], { taskQueue: CPU, forbiddenValues: collectSecrets(s.config) });
     } catch (e) {
       err = e;
     }

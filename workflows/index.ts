@@ -17,19 +17,23 @@ import {
   type ActivityOptions,
 } from '@temporalio/workflow';
 import type { Duration } from '@temporalio/common';
-import type * as activities from '../activities';
+import type { Activities } from '../activities';
 import {
   stageWorkflowId,
+  type AnalyzeResult,
+  type BuildResult,
   type Config,
   type DoctorReport,
+  type ExportResult,
+  type InferResult,
   type Phase5Input,
-  type Progress,
+  type Phase5Result,
+  type WorkflowProgress,
   type StageInput,
   type StageName,
-  type StageState,
 } from './types';
 
-export const progressQuery = defineQuery<Progress>('progress');
+export const progressQuery = defineQuery<WorkflowProgress>('progress');
 
 const ALL_STAGES: StageName[] = ['build', 'export', 'infer', 'analyze'];
 
@@ -38,8 +42,8 @@ function nowIso(): string {
 }
 
 /** Progress state every workflow exposes through the `progress` query. */
-function trackProgress(stage: Progress['stage']): Progress {
-  const p: Progress = {
+function trackProgress(stage: WorkflowProgress['stage']): WorkflowProgress {
+  const p: WorkflowProgress = {
     workflow: workflowInfo().workflowType,
     stage,
     step: 'starting',
@@ -55,7 +59,7 @@ function trackProgress(stage: Progress['stage']): Progress {
   return p;
 }
 
-function setStep(p: Progress, step: string, done: number, total: number, unit = 'steps'): void {
+function setStep(p: WorkflowProgress, step: string, done: number, total: number, unit = 'steps'): void {
   Object.assign(p, { step, done, total, unit, updatedAt: nowIso() });
 }
 
@@ -79,12 +83,12 @@ function stageOptions(config: Config, stage: StageName): ActivityOptions {
 }
 
 function stageActivities(config: Config, stage: StageName) {
-  return proxyActivities<typeof activities>(stageOptions(config, stage));
+  return proxyActivities<Activities>(stageOptions(config, stage));
 }
 
 // ---- stage workflows ---------------------------------------------------------------------------------------
 
-export async function buildWorkflow(input: StageInput): Promise<Record<string, unknown>> {
+export async function buildWorkflow(input: StageInput): Promise<BuildResult> {
   const p = trackProgress('build');
   const acts = stageActivities(input.config, 'build');
   setStep(p, 'corpus', 0, 2);
@@ -97,12 +101,13 @@ export async function buildWorkflow(input: StageInput): Promise<Record<string, u
   return { corpus, index };
 }
 
-export async function exportWorkflow(input: StageInput): Promise<Record<string, unknown>> {
+export async function exportWorkflow(input: StageInput): Promise<ExportResult> {
   const p = trackProgress('export');
   const acts = stageActivities(input.config, 'export');
   setStep(p, 'plan', 0, 1);
   const plan = await acts.planExport(input);
-  p.results.plan = { datasets: plan.datasets.map((d) => ({ dataset: d.dataset, samples: d.samples, shards: d.shards.length })) };
+  const planSummary = { datasets: plan.datasets.map((d) => ({ dataset: d.dataset, samples: d.samples, shards: d.shards.length })) };
+  p.results.plan = planSummary;
   const shards = plan.datasets.flatMap((d) => d.shards);
   let finished = 0;
   setStep(p, 'shards', 0, shards.length, 'shards');
@@ -119,10 +124,10 @@ export async function exportWorkflow(input: StageInput): Promise<Record<string, 
   const merged = await acts.mergeExport({ input, plan });
   p.results.merged = merged;
   setStep(p, 'done', shards.length, shards.length, 'shards');
-  return { plan: p.results.plan, shards: results.length, fallbacks: results.reduce((s, r) => s + r.fallbacks, 0), merged };
+  return { plan: planSummary, shards: results.length, fallbacks: results.reduce((s, r) => s + r.fallbacks, 0), merged };
 }
 
-export async function inferWorkflow(input: StageInput): Promise<Record<string, unknown>> {
+export async function inferWorkflow(input: StageInput): Promise<InferResult> {
   const p = trackProgress('infer');
   const acts = stageActivities(input.config, 'infer');
   if (input.options.importFile) {
@@ -132,7 +137,7 @@ export async function inferWorkflow(input: StageInput): Promise<Record<string, u
     return { imported };
   }
   const conditions = input.config.infer.conditions.filter((c) => !(c === 'zero_shot' && input.options.phase2Dir));
-  const out: Record<string, unknown> = {};
+  const out: Exclude<InferResult, { imported: unknown }> = {};
   let i = 0;
   for (const condition of conditions) {
     setStep(p, `infer:${condition}`, i, conditions.length, 'conditions');
@@ -144,7 +149,7 @@ export async function inferWorkflow(input: StageInput): Promise<Record<string, u
   return out;
 }
 
-export async function analyzeWorkflow(input: StageInput): Promise<Record<string, unknown>> {
+export async function analyzeWorkflow(input: StageInput): Promise<AnalyzeResult> {
   const p = trackProgress('analyze');
   const acts = stageActivities(input.config, 'analyze');
   setStep(p, 'analyze', 0, 1);
@@ -160,13 +165,19 @@ const STAGE_WORKFLOWS = {
   analyze: analyzeWorkflow,
 } as const;
 
+/** Run one stage as a child workflow with its own id (`phase5-<run>-<stage>`) and keep its typed result. */
+async function runStageChild<S extends StageName>(results: Phase5Result, stage: S, input: StageInput): Promise<void> {
+  const workflow = STAGE_WORKFLOWS[stage] as (input: StageInput) => Promise<NonNullable<Phase5Result[S]>>;
+  results[stage] = await executeChild(workflow, { workflowId: stageWorkflowId(input.run, stage), args: [input] });
+}
+
 /** The whole study: build → export → infer → analyze, each stage a child workflow with its own id. */
-export async function phase5Workflow(input: Phase5Input): Promise<Record<string, unknown>> {
+export async function phase5Workflow(input: Phase5Input): Promise<Phase5Result> {
   const p = trackProgress(null);
   const wanted = new Set(input.stages ?? ALL_STAGES);
   const forced = new Set(input.forceStages ?? []);
   for (const s of ALL_STAGES) p.stages[s] = wanted.has(s) ? 'pending' : 'skipped';
-  const results: Record<string, unknown> = {};
+  const results: Phase5Result = {};
   let i = 0;
   for (const stage of ALL_STAGES) {
     if (!wanted.has(stage)) continue;
@@ -175,16 +186,13 @@ export async function phase5Workflow(input: Phase5Input): Promise<Record<string,
     setStep(p, stage, i, wanted.size, 'stages');
     const childInput: StageInput = { run: input.run, config: input.config, options: input.options, force: forced.has(stage) };
     try {
-      results[stage] = await executeChild(STAGE_WORKFLOWS[stage], {
-        workflowId: stageWorkflowId(input.run, stage),
-        args: [childInput],
-      });
+      await runStageChild(results, stage, childInput);
     } catch (err) {
       p.stages[stage] = isCancellation(err) ? 'pending' : 'failed';
       throw err;
     }
     p.stages[stage] = 'done';
-    p.results[stage] = results[stage];
+    Object.assign(p.results, { [stage]: results[stage] } as Phase5Result);
     i++;
   }
   p.stage = null;
@@ -215,7 +223,7 @@ export async function doctorWorkflow(input: DoctorInput): Promise<DoctorQueueRes
   let done = 0;
   return Promise.all(
     input.queues.map(async (queue): Promise<DoctorQueueResult> => {
-      const acts = proxyActivities<typeof activities>({
+      const acts = proxyActivities<Activities>({
         taskQueue: queue,
         scheduleToStartTimeout: input.pickupTimeout,
         startToCloseTimeout: '2m',

@@ -1,33 +1,19 @@
 /**
- * Plain types shared by workflows, activities and the CLI client. Only small values cross Temporal:
- * the validated config (a few KB), CLI options, paths and counts — never bulk data.
+ * Plain types shared by workflows, activities and the CLI client. Only small values cross Temporal: the
+ * validated config (a few KB), CLI options, paths and counts — never bulk data. Inputs and results are typed
+ * end to end: the CLI starts workflows by function reference and reads typed results.
  */
 import type { Config, StageName } from '../src/config/schema';
+import type { BuildResult, CorpusResult, IndexResult } from '../src/stages/build';
+import type { ExportPlan, MergeResult } from '../src/stages/export';
+import type { ConditionResult, InferResult } from '../src/stages/infer';
+import type { Progress } from '../src/temporal/types';
+import type { AnalyzeResult } from '../analysis/stage';
+import type { RunOptions, StageInput } from '../src/stages/types';
 
-export type { Config, StageName };
-
-/** CLI options that are not config keys (config-key flags such as --top-k are merged into the config). */
-export interface RunOptions {
-  /** Max samples per dataset (export). */
-  limit?: number;
-  /** Subset of dataset keys. */
-  datasets?: string[];
-  corpusPath?: string;
-  indexPath?: string;
-  /** Existing zero-shot results: the infer stage then skips the baseline condition. */
-  phase2Dir?: string;
-  noErrorAnalysis?: boolean;
-  /** A corrections.jsonl produced elsewhere, validated and imported instead of running the LLM. */
-  importFile?: string;
-}
-
-export interface StageInput {
-  run: string;
-  config: Config;
-  options: RunOptions;
-  /** Redo the stage's outputs even when they are up to date. */
-  force: boolean;
-}
+export type { Config, StageName, RunOptions, StageInput, BuildResult, InferResult, AnalyzeResult };
+export type { Progress, HeartbeatProgress, StageState, DoctorCheck, DoctorReport } from '../src/temporal/types';
+export { stageWorkflowId, runWorkflowId } from '../src/temporal/types';
 
 export interface Phase5Input {
   run: string;
@@ -39,51 +25,31 @@ export interface Phase5Input {
   forceStages?: StageName[];
 }
 
-export type StageState = 'pending' | 'running' | 'done' | 'skipped' | 'failed';
-
-/** What the `progress` query returns. */
-export interface Progress {
-  workflow: string;
-  stage: StageName | 'doctor' | null;
-  step: string;
-  done: number;
-  total: number;
-  unit: string;
-  startedAt: string;
-  updatedAt: string;
-  stages: Partial<Record<StageName, StageState>>;
-  /** Small per-step results (counts, paths) as they complete. */
-  results: Record<string, unknown>;
+export interface ExportResult {
+  plan: { datasets: { dataset: string; samples: number; shards: number }[] };
+  shards: number;
+  fallbacks: number;
+  merged: MergeResult;
 }
 
-/** Heartbeat details of every long activity: progress plus the checkpoint a retry resumes from. */
-export interface HeartbeatProgress {
-  step: string;
-  done: number;
-  total: number;
-  unit: string;
-  /** ISO time this attempt started and how much was done then (for rate and ETA). */
-  attemptStartedAt: string;
-  doneAtAttemptStart: number;
-  checkpoint?: Record<string, unknown>;
+/** Per stage, the result of the stages that ran. */
+export interface Phase5Result {
+  build?: BuildResult;
+  export?: ExportResult;
+  infer?: InferResult;
+  analyze?: AnalyzeResult;
 }
 
-export interface DoctorCheck {
-  name: string;
-  ok: boolean;
-  detail: string;
+export type { ExportPlan };
+
+/** The per-step results a workflow's `progress` query shows as they complete. */
+export interface ProgressResults extends Phase5Result {
+  corpus?: CorpusResult;
+  index?: IndexResult;
+  plan?: ExportResult['plan'];
+  merged?: MergeResult;
+  rag?: ConditionResult;
+  zero_shot?: ConditionResult;
 }
 
-export interface DoctorReport {
-  queue: string;
-  host: string;
-  pid: number;
-  checks: DoctorCheck[];
-}
-
-export function stageWorkflowId(run: string, stage: StageName): string {
-  return `phase5-${run}-${stage}`;
-}
-export function runWorkflowId(run: string): string {
-  return `phase5-${run}`;
-}
+export type WorkflowProgress = Progress<ProgressResults>;

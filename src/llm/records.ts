@@ -9,7 +9,25 @@ import type { FailureInfo } from './types';
 
 export const PROMPT_TYPES = ['rag', 'zero_shot_fallback', 'zero_shot'] as const;
 
-/** One line of inference_input.jsonl (spec §7.4). Extra keys are allowed and ignored. */
+/** One line of inference_input.jsonl as export writes it (spec §7.4 + prompt_version + retrieval_sources). */
+export interface InferenceInputRecord {
+  sample_id: string;
+  dataset: string;
+  ocr_text: string;
+  gt_text: string;
+  prompt_type: 'rag' | 'zero_shot_fallback';
+  prompt_version: string;
+  retrieval_context: string;
+  retrieved_k: number;
+  retrieval_scores: number[];
+  /** source_uri + corpus idx (+ source line when the corpus records it) per hit, for citations. */
+  retrieval_sources: { source_uri: string; idx: number; date: number | null; line?: number | null }[];
+}
+
+/**
+ * What the runner accepts as an inference_input.jsonl line — export's records, or a file made by another tool:
+ * only the spec's core keys are required; extra keys are allowed and ignored.
+ */
 export const InferenceInputSchema = z.object({
   sample_id: z.string().min(1),
   dataset: z.string().min(1),
@@ -20,7 +38,7 @@ export const InferenceInputSchema = z.object({
   retrieved_k: z.number().int().nonnegative().nullish(),
   retrieval_scores: z.array(z.number()).nullish(),
 });
-export type InferenceInputRecord = z.infer<typeof InferenceInputSchema>;
+export type InferenceInputRow = z.infer<typeof InferenceInputSchema>;
 
 export const FailureInfoSchema = z.object({
   reason: z.string().min(1),
@@ -189,8 +207,8 @@ export function formatValidation(v: CorrectionsValidation, max = 20): string {
 }
 
 /** Read inference_input.jsonl, validating each line; a bad line throws with file:line and the bad fields. */
-export async function readInferenceInput(file: string): Promise<InferenceInputRecord[]> {
-  const out: InferenceInputRecord[] = [];
+export async function readInferenceInput(file: string): Promise<InferenceInputRow[]> {
+  const out: InferenceInputRow[] = [];
   for await (const { value, line } of readJsonl(file)) {
     const parsed = InferenceInputSchema.safeParse(value);
     if (!parsed.success) throw new JsonlParseError(file, line, `invalid inference input record: ${describeZodError(parsed.error)}`);

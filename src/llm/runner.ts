@@ -17,14 +17,14 @@ import { createProgress } from '../util/progress';
 import { buildPrompt } from '../prompts/builder';
 import { cleanOutput } from './clean';
 import { runPool } from './pool';
-import { InferenceInputSchema, describeZodError, readInferenceInput, type CorrectionRecord, type InferenceInputRecord } from './records';
+import { InferenceInputSchema, describeZodError, readInferenceInput, type CorrectionRecord, type InferenceInputRow } from './records';
 import { LlmError, type FailureInfo, type LlmBackend } from './types';
 
 export type Condition = 'rag' | 'zero_shot';
 
 export interface RunCorrectionsOptions {
   /** inference_input.jsonl, or the records themselves. */
-  inputPath: string | readonly InferenceInputRecord[];
+  inputPath: string | readonly InferenceInputRow[];
   /** corrections.jsonl (created or resumed). */
   outputPath: string;
   backend: LlmBackend;
@@ -151,62 +151,9 @@ export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCo
   const started = Date.now();
   const { backend, condition, outputPath } = opts;
   if (condition !== 'rag' && condition !== 'zero_shot') throw new Error(`runCorrections: condition must be "rag" or "zero_shot", got "${condition}"`);
-  const concurrency = opts.concurrency ?? backend.concurrency;
-  const checkpointEvery = opts.checkpointEvery ?? 100;
-  const checkpointMs = opts.checkpointMs ?? 2000;
-  const maxConsecutive = opts.maxConsecutiveFailures ?? 20;
 
-  // 1. Input: validated records, filtered by dataset, deduplicated by sample_id.
-  let input: InferenceInputRecord[];
-  if (typeof opts.inputPath === 'string') {
-    input = await readInferenceInput(opts.inputPath);
-  } else {
-    input = opts.inputPath.map((r, i) => {
-      const parsed = InferenceInputSchema.safeParse(r);
-      if (!parsed.success) throw new Error(`input record #${i + 1}: ${describeZodError(parsed.error)}`);
-      return parsed.data;
-    });
-  }
-  if (opts.datasets) {
-    const wanted = new Set(opts.datasets);
-    input = input.filter((r) => wanted.has(r.dataset));
-  }
-  const seenInput = new Set<string>();
-  let duplicateInput = 0;
-  const unique: InferenceInputRecord[] = [];
-  for (const r of input) {
-    if (seenInput.has(r.sample_id)) duplicateInput++;
-    else {
-      seenInput.add(r.sample_id);
-      unique.push(r);
-    }
-  }
-  if (duplicateInput > 0) log.warn({ duplicateInput }, `input has ${duplicateInput} duplicate sample_id(s); only the first of each is used`);
-
-  // 2. Existing output: recover, optionally drop failures to retry, then skip what is done.
-  let existing = await scanOutput(outputPath);
-  let retriedFailed = 0;
-  if (opts.retryFailed) {
-    const toRetry = new Set([...existing.failedIds].filter((id) => seenInput.has(id)));
-    if (toRetry.size > 0) {
-      retriedFailed = await dropFailed(outputPath, toRetry);
-      existing = await scanOutput(outputPath);
-      log.info({ retriedFailed }, `removed ${retriedFailed} failed record(s) to retry them`);
-    }
-  }
-  // A resumed file must stay one experiment: same model, same condition.
-  for (const [model, line] of existing.models) {
-    if (model !== backend.model) {
-      throw new Error(`${outputPath}:${line}: existing output was produced by model "${model}", this run uses "${backend.model}"; use another output path or remove the file to start over`);
-    }
-  }
-  const allowedTypes = condition === 'rag' ? ['rag', 'zero_shot_fallback'] : ['zero_shot'];
-  for (const [type, line] of existing.promptTypes) {
-    if (!allowedTypes.includes(type)) {
-      throw new Error(`${outputPath}:${line}: existing output holds prompt_type "${type}", which does not belong to condition "${condition}"; use another output path`);
-    }
-  }
-  if (existing.duplicates > 0) log.warn({ file: outputPath, duplicates: existing.duplicates }, 'existing output has duplicate sample_ids');
+  const { input, unique, seenInput, duplicateInput } = await readInput(opts);
+  const { existing, retriedFailed } = await openExistingOutput(opts, seenInput);
   const skippedExisting = unique.filter((r) => existing.ids.has(r.sample_id)).length;
   const notDone = unique.filter((r) => !existing.ids.has(r.sample_id));
   const pending = opts.limit !== undefined ? notDone.slice(0, Math.max(0, opts.limit)) : notDone;
@@ -225,9 +172,101 @@ export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCo
     return summary;
   }
 
-  // 3. Run: pool of calls; results go through a reorder buffer so the file follows input order.
-  const appender = new JsonlAppender(outputPath, existing.records);
-  const progress = createProgress({ label: `infer ${condition}`, total, start: skippedExisting, mode: opts.progress });
+  const { gaveUp, stopped } = await runPending(opts, pending, summary, existing.records, skippedExisting, total);
+  summary.remaining = notDone.length - summary.written;
+  summary.aborted = stopped && !gaveUp;
+  summary.elapsedMs = Date.now() - started;
+  opts.onProgress?.(skippedExisting + summary.written, total);
+  return reportRun(summary, gaveUp);
+}
+
+interface RunInput {
+  /** Validated records after the dataset filter. */
+  input: InferenceInputRow[];
+  /** The first record of each sample_id, in input order. */
+  unique: InferenceInputRow[];
+  seenInput: Set<string>;
+  duplicateInput: number;
+}
+
+/** 1. Input: validated records, filtered by dataset, deduplicated by sample_id. */
+async function readInput(opts: RunCorrectionsOptions): Promise<RunInput> {
+  let input = await loadInputRecords(opts.inputPath);
+  if (opts.datasets) {
+    const wanted = new Set(opts.datasets);
+    input = input.filter((r) => wanted.has(r.dataset));
+  }
+  const seenInput = new Set<string>();
+  let duplicateInput = 0;
+  const unique: InferenceInputRow[] = [];
+  for (const r of input) {
+    if (seenInput.has(r.sample_id)) duplicateInput++;
+    else {
+      seenInput.add(r.sample_id);
+      unique.push(r);
+    }
+  }
+  if (duplicateInput > 0) log.warn({ duplicateInput }, `input has ${duplicateInput} duplicate sample_id(s); only the first of each is used`);
+  return { input, unique, seenInput, duplicateInput };
+}
+
+async function loadInputRecords(inputPath: RunCorrectionsOptions['inputPath']): Promise<InferenceInputRow[]> {
+  if (typeof inputPath === 'string') return readInferenceInput(inputPath);
+  return inputPath.map((r, i) => {
+    const parsed = InferenceInputSchema.safeParse(r);
+    if (!parsed.success) throw new Error(`input record #${i + 1}: ${describeZodError(parsed.error)}`);
+    return parsed.data;
+  });
+}
+
+/** 2. Existing output: recover, optionally drop failures to retry, and check it belongs to this run. */
+async function openExistingOutput(opts: RunCorrectionsOptions, seenInput: Set<string>): Promise<{ existing: ExistingOutput; retriedFailed: number }> {
+  const { outputPath } = opts;
+  let existing = await scanOutput(outputPath);
+  let retriedFailed = 0;
+  if (opts.retryFailed) {
+    const toRetry = new Set([...existing.failedIds].filter((id) => seenInput.has(id)));
+    if (toRetry.size > 0) {
+      retriedFailed = await dropFailed(outputPath, toRetry);
+      existing = await scanOutput(outputPath);
+      log.info({ retriedFailed }, `removed ${retriedFailed} failed record(s) to retry them`);
+    }
+  }
+  assertSameExperiment(existing, outputPath, opts.backend.model, opts.condition);
+  if (existing.duplicates > 0) log.warn({ file: outputPath, duplicates: existing.duplicates }, 'existing output has duplicate sample_ids');
+  return { existing, retriedFailed };
+}
+
+/** A resumed file must stay one experiment: same model, same condition. */
+function assertSameExperiment(existing: ExistingOutput, outputPath: string, model: string, condition: Condition): void {
+  for (const [had, line] of existing.models) {
+    if (had !== model) {
+      throw new Error(`${outputPath}:${line}: existing output was produced by model "${had}", this run uses "${model}"; use another output path or remove the file to start over`);
+    }
+  }
+  const allowedTypes = condition === 'rag' ? ['rag', 'zero_shot_fallback'] : ['zero_shot'];
+  for (const [type, line] of existing.promptTypes) {
+    if (!allowedTypes.includes(type)) {
+      throw new Error(`${outputPath}:${line}: existing output holds prompt_type "${type}", which does not belong to condition "${condition}"; use another output path`);
+    }
+  }
+}
+
+/**
+ * 3. Run: pool of calls; results go through a reorder buffer so the file follows input order.
+ * `stopped`: the run's stop signal fired (outer abort, or giving up).
+ */
+async function runPending(
+  opts: RunCorrectionsOptions,
+  pending: readonly InferenceInputRow[],
+  summary: RunCorrectionsSummary,
+  existingRecords: number,
+  skippedExisting: number,
+  total: number,
+): Promise<{ gaveUp: string | null; stopped: boolean }> {
+  const concurrency = opts.concurrency ?? opts.backend.concurrency;
+  const appender = new JsonlAppender(opts.outputPath, existingRecords);
+  const progress = createProgress({ label: `infer ${opts.condition}`, total, start: skippedExisting, mode: opts.progress });
   const stop = new AbortController();
   // One short-lived listener per in-flight call is expected here; lift Node's leak warning accordingly.
   setMaxListeners(Math.max(10, concurrency * 2 + 10), stop.signal);
@@ -235,34 +274,77 @@ export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCo
   opts.signal?.addEventListener('abort', onOuterAbort, { once: true });
   if (opts.signal?.aborted) stop.abort();
 
-  const buffer = new Map<number, CorrectionRecord | null>();
-  let nextToWrite = 0;
-  let sinceCheckpoint = 0;
-  let lastCheckpoint = Date.now();
-  let consecutiveFailures = 0;
-  // (cast: assigned inside a callback, so TS must not narrow it to `null` here)
-  let gaveUp = null as string | null;
+  const writer = new OrderedWriter(appender, pending.length, opts.checkpointEvery ?? 100, opts.checkpointMs ?? 2000, () => {
+    summary.written++;
+    progress.tick();
+    opts.onProgress?.(skippedExisting + summary.written, total);
+  });
+  const calls = new CorrectionCalls(opts, summary, stop, opts.maxConsecutiveFailures ?? 20);
+  try {
+    await runPool(pending, concurrency, (r) => calls.correct(r), { signal: stop.signal, onResult: (rec, i) => writer.add(i, rec) });
+  } finally {
+    writer.flush(true);
+    appender.close();
+    progress.stop();
+    opts.signal?.removeEventListener('abort', onOuterAbort);
+  }
+  return { gaveUp: calls.gaveUp, stopped: stop.signal.aborted };
+}
 
-  const flushBuffer = (force: boolean) => {
-    while (buffer.has(nextToWrite) || (force && nextToWrite < pending.length)) {
-      const rec = buffer.get(nextToWrite);
-      buffer.delete(nextToWrite);
-      nextToWrite++;
+/** Writes records in input order whatever order they finish in; checkpoints every N records or ms. */
+class OrderedWriter {
+  private readonly buffer = new Map<number, CorrectionRecord | null>();
+  private nextToWrite = 0;
+  private sinceCheckpoint = 0;
+  private lastCheckpoint = Date.now();
+
+  constructor(
+    private readonly appender: JsonlAppender,
+    private readonly count: number,
+    private readonly checkpointEvery: number,
+    private readonly checkpointMs: number,
+    private readonly onWritten: () => void,
+  ) {}
+
+  add(i: number, rec: CorrectionRecord | null): void {
+    this.buffer.set(i, rec);
+    this.flush(false);
+  }
+
+  /** Write what is ready; `force` (at the end) skips the gaps left by calls that never ran and always checkpoints. */
+  flush(force: boolean): void {
+    while (this.buffer.has(this.nextToWrite) || (force && this.nextToWrite < this.count)) {
+      const rec = this.buffer.get(this.nextToWrite);
+      this.buffer.delete(this.nextToWrite);
+      this.nextToWrite++;
       if (!rec) continue; // aborted or never started: not written, so a resume picks it up
-      appender.write(rec);
-      summary.written++;
-      sinceCheckpoint++;
-      progress.tick();
-      opts.onProgress?.(skippedExisting + summary.written, total);
+      this.appender.write(rec);
+      this.sinceCheckpoint++;
+      this.onWritten();
     }
-    if (sinceCheckpoint > 0 && (force || sinceCheckpoint >= checkpointEvery || Date.now() - lastCheckpoint >= checkpointMs)) {
-      appender.checkpoint();
-      sinceCheckpoint = 0;
-      lastCheckpoint = Date.now();
+    if (this.sinceCheckpoint > 0 && (force || this.sinceCheckpoint >= this.checkpointEvery || Date.now() - this.lastCheckpoint >= this.checkpointMs)) {
+      this.appender.checkpoint();
+      this.sinceCheckpoint = 0;
+      this.lastCheckpoint = Date.now();
     }
-  };
+  }
+}
 
-  const work = async (r: InferenceInputRecord): Promise<CorrectionRecord | null> => {
+/** One backend call per record, counted into the summary; gives up (stops the run) after too many failures in a row. */
+class CorrectionCalls {
+  gaveUp: string | null = null;
+  private consecutiveFailures = 0;
+
+  constructor(
+    private readonly opts: RunCorrectionsOptions,
+    private readonly summary: RunCorrectionsSummary,
+    private readonly stop: AbortController,
+    private readonly maxConsecutive: number,
+  ) {}
+
+  /** The record to write, or null when the call was cut short by the stop signal. */
+  async correct(r: InferenceInputRow): Promise<CorrectionRecord | null> {
+    const { backend, condition } = this.opts;
     const prompt = buildPrompt(condition, r.ocr_text, r.retrieval_context);
     const base = {
       sample_id: r.sample_id, dataset: r.dataset, prompt_type: prompt.promptType, prompt_version: prompt.promptVersion,
@@ -270,12 +352,9 @@ export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCo
     };
     const t0 = Date.now();
     try {
-      const res = await backend.complete(prompt.messages, { maxTokens: opts.maxTokens, signal: stop.signal });
-      consecutiveFailures = 0;
-      summary.succeeded++;
-      summary.promptTokens += res.promptTokens ?? 0;
-      summary.completionTokens += res.completionTokens ?? 0;
-      summary.promptTypes[prompt.promptType] = (summary.promptTypes[prompt.promptType] ?? 0) + 1;
+      const res = await backend.complete(prompt.messages, { maxTokens: this.opts.maxTokens, signal: this.stop.signal });
+      this.consecutiveFailures = 0;
+      this.countSuccess(prompt.promptType, res.promptTokens, res.completionTokens);
       return {
         ...base,
         corrected_text: cleanOutput(res.text, { source: r.ocr_text }),
@@ -287,46 +366,44 @@ export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCo
       };
     } catch (err) {
       const info = failureOf(err);
-      if (info.reason === 'aborted' && stop.signal.aborted) return null;
-      summary.failed++;
-      summary.failuresByReason[info.reason] = (summary.failuresByReason[info.reason] ?? 0) + 1;
-      summary.promptTypes[prompt.promptType] = (summary.promptTypes[prompt.promptType] ?? 0) + 1;
-      consecutiveFailures++;
-      if (maxConsecutive > 0 && consecutiveFailures >= maxConsecutive && !gaveUp) {
-        gaveUp = `${consecutiveFailures} consecutive failures (last: ${info.reason}${info.status ? ` HTTP ${info.status}` : ''}: ${info.message})`;
-        stop.abort();
-      }
+      if (info.reason === 'aborted' && this.stop.signal.aborted) return null;
+      this.countFailure(prompt.promptType, info);
       return {
         ...base, corrected_text: '', raw_output: '', latency_ms: Date.now() - t0,
         prompt_tokens: null, completion_tokens: null, error: info,
       };
     }
-  };
-
-  try {
-    await runPool(pending, concurrency, work, {
-      signal: stop.signal,
-      onResult: (rec, i) => {
-        buffer.set(i, rec);
-        flushBuffer(false);
-      },
-    });
-  } finally {
-    flushBuffer(true);
-    appender.close();
-    progress.stop();
-    opts.signal?.removeEventListener('abort', onOuterAbort);
   }
 
-  summary.remaining = notDone.length - summary.written;
-  summary.aborted = stop.signal.aborted && !gaveUp;
-  summary.elapsedMs = Date.now() - started;
-  opts.onProgress?.(skippedExisting + summary.written, total);
+  private countSuccess(promptType: string, promptTokens: number | null | undefined, completionTokens: number | null | undefined): void {
+    const s = this.summary;
+    s.succeeded++;
+    s.promptTokens += promptTokens ?? 0;
+    s.completionTokens += completionTokens ?? 0;
+    s.promptTypes[promptType] = (s.promptTypes[promptType] ?? 0) + 1;
+  }
+
+  private countFailure(promptType: string, info: FailureInfo): void {
+    const s = this.summary;
+    s.failed++;
+    s.failuresByReason[info.reason] = (s.failuresByReason[info.reason] ?? 0) + 1;
+    s.promptTypes[promptType] = (s.promptTypes[promptType] ?? 0) + 1;
+    this.consecutiveFailures++;
+    if (this.maxConsecutive > 0 && this.consecutiveFailures >= this.maxConsecutive && !this.gaveUp) {
+      this.gaveUp = `${this.consecutiveFailures} consecutive failures (last: ${info.reason}${info.status ? ` HTTP ${info.status}` : ''}: ${info.message})`;
+      this.stop.abort();
+    }
+  }
+}
+
+/** 4. Log the outcome; throw (with the summary) when the run gave up. */
+function reportRun(summary: RunCorrectionsSummary, gaveUp: string | null): RunCorrectionsSummary {
+  const { condition, outputPath } = summary;
   if (gaveUp) {
     log.error({ ...summary }, `infer ${condition}: giving up after ${gaveUp}`);
     throw new RunCorrectionsError(`infer ${condition}: giving up after ${gaveUp}; ${summary.written} record(s) written to ${outputPath} (rerun with retryFailed to retry failures)`, summary);
   }
-  const msg = `infer ${condition}: wrote ${summary.written} record(s) (${summary.failed} failed), skipped ${skippedExisting} existing`;
+  const msg = `infer ${condition}: wrote ${summary.written} record(s) (${summary.failed} failed), skipped ${summary.skippedExisting} existing`;
   if (summary.failed > 0) log.warn({ ...summary }, msg);
   else log.info({ ...summary }, msg);
   return summary;

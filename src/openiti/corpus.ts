@@ -11,12 +11,13 @@ import { hash } from 'node:crypto';
 import { existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { JsonlAppender, JsonlParseError, readJsonl, writeJsonlAtomic } from '../io/jsonl';
+import { stripHarakatAndTatweel } from '../text/arabic';
 import { sha256File } from '../util/hash';
-import { childLogger } from '../util/log';
-import { createProgress, type ProgressOptions } from '../util/progress';
-import { DEFAULT_METADATA_RELPATH, makeExcluder, readMetadata, resolveTextPath, type StatusFilter } from './metadata';
+import { childLogger, type Logger } from '../util/log';
+import { createProgress, type Progress, type ProgressOptions } from '../util/progress';
+import { DEFAULT_METADATA_RELPATH, makeExcluder, readMetadata, resolveTextPath, type MetadataProblem, type MetadataResult, type MetadataRow, type StatusFilter } from './metadata';
 import { codePointLength, forEachLineBytes, NoHeaderError, NotUtf8Error, OpenITILineParser, type ParseOptions } from './parse';
-import { allocateEras, DEFAULT_ERAS, eraIndex, linePriority, seededKey, TopK, validateEras, waterFill, type Candidate, type EraSpec } from './sampling';
+import { allocateEras, DEFAULT_ERAS, eraIndex, linePriority, seededKey, TopK, validateEras, waterFill, type Candidate, type EraAllocation, type EraSpec } from './sampling';
 
 /** One line of corpus.jsonl (spec §3.3); the key order is part of the format. */
 export interface CorpusSentence {
@@ -152,7 +153,7 @@ const LOGGED_PER_REASON = 20;
 
 /** Key for duplicate detection: the text without diacritics and tatweel (vocalised copies are duplicates). */
 export function dedupKey(text: string): string {
-  return text.replace(/[\u064b-\u065f\u0670\u0640]/g, '');
+  return stripHarakatAndTatweel(text);
 }
 
 export interface FilterOptions extends ParseOptions {
@@ -308,221 +309,293 @@ function classifyReadError(err: unknown): { reason: FileSkipReason; detail: stri
   throw err; // a bug, not a data problem
 }
 
+type ProgressCallback = (done: number, total: number, stage: 'count' | 'select') => void;
+type SentenceCounts = CorpusBuildSummary['sentences'];
+
+/** What both passes over the files share. */
+interface PassContext {
+  o: ResolvedOptions;
+  filter: FilterOptions;
+  sentences: SentenceCounts;
+  problems: FileProblems;
+  onProgress?: ProgressCallback;
+}
+
 /**
  * Build the corpus and return a small, JSON-serialisable summary. `onProgress(done, total, stage)`
  * reports bytes read in each pass (stage "count", then "select"), for heartbeats.
  */
-export async function buildCorpus(
-  options: CorpusBuildOptions,
-  onProgress?: (done: number, total: number, stage: 'count' | 'select') => void,
-): Promise<CorpusBuildSummary> {
+export async function buildCorpus(options: CorpusBuildOptions, onProgress?: ProgressCallback): Promise<CorpusBuildSummary> {
   const t0 = Date.now();
   const log = childLogger('openiti');
   const o = resolveOptions(options);
-  const { root, metadataPath } = o;
+  const meta = await readMetadata(o.metadataPath);
+  const metadataExamples = reportMetadataProblems(meta.problems, log);
+  const problems = new FileProblems(log);
+  const selection = selectFiles(meta.rows, o, problems);
+  const ctx: PassContext = { o, filter: filterOptions(o), sentences: emptySentenceCounts(), problems, onProgress };
+  const counted = await countPass(selection.entries, ctx);
+  const countMs = Date.now() - t0;
 
-  const meta = await readMetadata(metadataPath);
-  const metadataExamples: string[] = [];
-  meta.problems.forEach((p, i) => {
-    if (metadataExamples.length < EXAMPLES_PER_REASON) metadataExamples.push(`${p.where}: ${p.detail}`);
+  const eraCaps = eraCapacities(o.eras, counted.parsedEntries);
+  if (eraCaps.reduce((a, b) => a + b, 0) === 0) throw noSentencesError(meta.rows.length, counted.parsed, selection, ctx);
+  const eraAlloc = allocateEras(o.maxSentences, o.eras.map((e) => e.fraction), eraCaps);
+  warnEraShortfall(log, o.eras, eraAlloc, eraCaps);
+  const plans = planEras(o, counted.parsedEntries, eraAlloc.allocated);
+
+  const t1 = Date.now();
+  const written = await writeCorpus(plans, ctx);
+  const corpusSha256 = await sha256File(o.outPath);
+  const durationMs = { count: countMs, select: Date.now() - t1, total: Date.now() - t0 };
+  const summary = assembleSummary({ o, meta, metadataExamples, selection, counted, ctx, plans, eraCaps, eraAlloc, written, corpusSha256, durationMs });
+  log.info(
+    { out: o.outPath, written: written.written, sha256: corpusSha256, eras: summary.eras.map((e) => ({ era: e.name, target: e.target, written: e.written })), skipped: problems.skipped },
+    `openiti: wrote ${written.written} sentences`,
+  );
+  return summary;
+}
+
+/** Logs the first metadata problems one by one (the rest only as a count); returns the summary's examples. */
+function reportMetadataProblems(problems: readonly MetadataProblem[], log: Logger): string[] {
+  const examples: string[] = [];
+  problems.forEach((p, i) => {
+    if (examples.length < EXAMPLES_PER_REASON) examples.push(`${p.where}: ${p.detail}`);
     if (i < LOGGED_PER_REASON) log.warn({ reason: p.reason, where: p.where, detail: p.detail }, 'openiti: metadata row skipped');
-    else if (i === LOGGED_PER_REASON) log.warn({ problems: meta.problems.length }, 'openiti: further metadata problems are counted in the summary, not logged one by one');
+    else if (i === LOGGED_PER_REASON) log.warn({ problems: problems.length }, 'openiti: further metadata problems are counted in the summary, not logged one by one');
   });
+  return examples;
+}
 
-  const skipped = Object.fromEntries(FILE_SKIP_REASONS.map((r) => [r, 0])) as Record<FileSkipReason, number>;
-  const examples: Record<string, string[]> = {};
-  const logged: Record<string, number> = {};
-  const note = (reason: string, where: string, detail: string, level: 'warn' | 'info' = 'warn') => {
-    const list = (examples[reason] ??= []);
+/**
+ * Files left out, by reason: counted, a few kept as examples for the summary, the first ones logged
+ * (a broken checkout can have thousands; the log must stay readable).
+ */
+class FileProblems {
+  readonly skipped = Object.fromEntries(FILE_SKIP_REASONS.map((r) => [r, 0])) as Record<FileSkipReason, number>;
+  readonly examples: Record<string, string[]> = {};
+  private readonly logged: Record<string, number> = {};
+
+  constructor(private readonly log: Logger) {}
+
+  /** Records one file left out (skip reasons, and also "excluded" / "outside_eras", which are no skips). */
+  note(reason: string, where: string, detail: string, level: 'warn' | 'info' = 'warn'): void {
+    const list = (this.examples[reason] ??= []);
     if (list.length < EXAMPLES_PER_REASON) list.push(`${where} — ${detail}`);
-    logged[reason] = (logged[reason] ?? 0) + 1;
-    if (logged[reason] <= LOGGED_PER_REASON) log[level]({ reason, path: where, detail }, `openiti: ${reason}`);
-    else if (logged[reason] === LOGGED_PER_REASON + 1) log[level]({ reason }, `openiti: further "${reason}" files are counted in the summary, not logged one by one`);
-  };
+    this.logged[reason] = (this.logged[reason] ?? 0) + 1;
+    if (this.logged[reason] <= LOGGED_PER_REASON) this.log[level]({ reason, path: where, detail }, `openiti: ${reason}`);
+    else if (this.logged[reason] === LOGGED_PER_REASON + 1) this.log[level]({ reason }, `openiti: further "${reason}" files are counted in the summary, not logged one by one`);
+  }
 
-  // --- select candidate files from the metadata ---
+  skip(reason: FileSkipReason, where: string, detail: string): void {
+    this.skipped[reason]++;
+    this.note(reason, where, detail);
+  }
+}
+
+interface FileSelection {
+  /** In output order: era, then source URI. */
+  entries: FileEntry[];
+  statusFiltered: number;
+  excluded: number;
+  outsideEras: number;
+}
+
+/** Candidate files from the metadata: status filter, exclude patterns, eras, then a readable path. */
+function selectFiles(rows: readonly MetadataRow[], o: ResolvedOptions, problems: FileProblems): FileSelection {
   const excluder = makeExcluder(o.exclude);
-  const metadataDir = path.dirname(metadataPath);
-  let statusFiltered = 0;
-  let excluded = 0;
-  let outsideEras = 0;
-  const entries: FileEntry[] = [];
-  for (const row of meta.rows) {
+  const metadataDir = path.dirname(o.metadataPath);
+  const sel: FileSelection = { entries: [], statusFiltered: 0, excluded: 0, outsideEras: 0 };
+  for (const row of rows) {
     if (o.statusFilter !== 'all' && row.status !== o.statusFilter) {
-      statusFiltered++;
+      sel.statusFiltered++;
       continue;
     }
     const pattern = excluder(row.versionUri);
     if (pattern !== null) {
-      excluded++;
-      note('excluded', row.versionUri, `matches exclude pattern ${pattern}`, 'info');
+      sel.excluded++;
+      problems.note('excluded', row.versionUri, `matches exclude pattern ${pattern}`, 'info');
       continue;
     }
     const era = eraIndex(row.date, o.eras);
     if (era === -1) {
-      outsideEras++;
-      note('outside_eras', row.versionUri, `date ${row.date} is in no configured era`, 'info');
+      sel.outsideEras++;
+      problems.note('outside_eras', row.versionUri, `date ${row.date} is in no configured era`, 'info');
       continue;
     }
-    const r = resolveTextPath(root, metadataDir, row.localPath);
+    const r = resolveTextPath(o.root, metadataDir, row.localPath);
     if (!r.ok) {
-      skipped[r.reason]++;
-      note(r.reason, row.localPath, `${row.versionUri} — ${r.detail}`);
+      problems.skip(r.reason, row.localPath, `${row.versionUri} — ${r.detail}`);
       continue;
     }
-    entries.push({ uri: row.versionUri, authorUri: row.authorUri, date: row.date, era, file: r.file, bytes: r.bytes, eligible: 0, capacity: 0, alloc: 0 });
+    sel.entries.push({ uri: row.versionUri, authorUri: row.authorUri, date: row.date, era, file: r.file, bytes: r.bytes, eligible: 0, capacity: 0, alloc: 0 });
   }
   // Deterministic order = output order: era, then source URI.
-  entries.sort((a, b) => a.era - b.era || cmp(a.uri, b.uri));
+  sel.entries.sort((a, b) => a.era - b.era || cmp(a.uri, b.uri));
+  return sel;
+}
 
-  // --- pass 1: count eligible sentences per file ---
-  const filter: FilterOptions = { minCharLen: o.minCharLen, maxCharLen: o.maxCharLen, minArabicLetters: o.minArabicLetters, maxForeignLetterRatio: o.maxForeignLetterRatio };
-  const sentences = { contentLines: 0, notArabic: 0, tooShort: 0, tooLong: 0, duplicateInFile: 0, eligible: 0, duplicateAcrossCorpus: 0, unfilledAfterDedup: 0 };
+function filterOptions(o: ResolvedOptions): FilterOptions {
+  return { minCharLen: o.minCharLen, maxCharLen: o.maxCharLen, minArabicLetters: o.minArabicLetters, maxForeignLetterRatio: o.maxForeignLetterRatio };
+}
+
+function emptySentenceCounts(): SentenceCounts {
+  return { contentLines: 0, notArabic: 0, tooShort: 0, tooLong: 0, duplicateInFile: 0, eligible: 0, duplicateAcrossCorpus: 0, unfilledAfterDedup: 0 };
+}
+
+interface CountResult {
+  /** The entries that could be read, with `eligible` and `capacity` set. */
+  parsedEntries: FileEntry[];
+  parsed: number;
+  bytesParsed: number;
+}
+
+/** Pass 1: count each file's eligible sentences (an unreadable file is skipped and noted). */
+async function countPass(entries: readonly FileEntry[], ctx: PassContext): Promise<CountResult> {
+  const { o } = ctx;
   const totalBytes = entries.reduce((a, e) => a + e.bytes, 0);
-  let bytesParsed = 0;
-  let parsed = 0;
-  const parsedEntries: FileEntry[] = [];
-  const p1 = createProgress({ label: 'openiti: count', total: totalBytes, mode: o.progressMode });
+  const result: CountResult = { parsedEntries: [], parsed: 0, bytesParsed: 0 };
+  const progress = createProgress({ label: 'openiti: count', total: totalBytes, mode: o.progressMode });
   let done = 0;
   try {
     for (const e of entries) {
       o.signal?.throwIfAborted();
       try {
-        const s = await scanEligible(e.file, filter);
-        parsed++;
-        bytesParsed += s.bytes;
-        sentences.contentLines += s.contentLines;
-        sentences.notArabic += s.notArabic;
-        sentences.tooShort += s.tooShort;
-        sentences.tooLong += s.tooLong;
-        sentences.duplicateInFile += s.duplicateInFile;
-        sentences.eligible += s.eligible;
+        const s = await scanEligible(e.file, ctx.filter);
+        result.parsed++;
+        result.bytesParsed += s.bytes;
+        addFileScan(ctx.sentences, s);
         e.eligible = s.eligible;
         e.capacity = o.maxPerFile === null ? s.eligible : Math.min(s.eligible, o.maxPerFile);
-        parsedEntries.push(e);
+        result.parsedEntries.push(e);
       } catch (err) {
         const { reason, detail } = classifyReadError(err);
-        skipped[reason]++;
-        note(reason, e.file, detail);
+        ctx.problems.skip(reason, e.file, detail);
       }
       done += e.bytes;
-      p1.update(done);
-      onProgress?.(done, totalBytes, 'count');
+      progress.update(done);
+      ctx.onProgress?.(done, totalBytes, 'count');
     }
   } finally {
-    p1.stop();
+    progress.stop();
   }
-  const countMs = Date.now() - t0;
+  return result;
+}
 
-  // --- allocation: eras (with redistribution), then authors, then files ---
-  const eraCaps = o.eras.map((_, i) => parsedEntries.filter((e) => e.era === i).reduce((a, e) => a + e.capacity, 0));
-  const totalCapacity = eraCaps.reduce((a, b) => a + b, 0);
-  if (totalCapacity === 0) {
-    throw new CorpusBuildError(
-      `no sentences left after filters: ${meta.rows.length} metadata rows, ${parsed} files parsed ` +
-        `(status filter "${o.statusFilter}": ${statusFiltered} rows filtered; excluded ${excluded}; outside eras ${outsideEras}; ` +
-        `skipped ${FILE_SKIP_REASONS.map((r) => `${r} ${skipped[r]}`).join(', ')}); ` +
-        `lines: ${sentences.contentLines} content, ${sentences.notArabic} not Arabic, ${sentences.tooShort} shorter than ${o.minCharLen}, ${sentences.tooLong} longer than ${o.maxCharLen}. ` +
-        `Check openitiRoot, statusFilter, eras, exclude and minCharLen/maxCharLen.`,
-    );
-  }
-  const eraAlloc = allocateEras(o.maxSentences, o.eras.map((e) => e.fraction), eraCaps);
-  if (eraAlloc.shortfall.some((s) => s > 0)) {
-    log.warn(
-      { eras: o.eras.map((e, i) => ({ era: e.name, target: eraAlloc.targets[i], capacity: eraCaps[i], shortfall: eraAlloc.shortfall[i], received: eraAlloc.received[i] })), unfilled: eraAlloc.unfilled },
-      'openiti: some eras have fewer sentences than their target; the shortfall was redistributed',
-    );
-  }
-  const eraStats = o.eras.map((era, i) => {
+function addFileScan(sentences: SentenceCounts, s: FileScan): void {
+  sentences.contentLines += s.contentLines;
+  sentences.notArabic += s.notArabic;
+  sentences.tooShort += s.tooShort;
+  sentences.tooLong += s.tooLong;
+  sentences.duplicateInFile += s.duplicateInFile;
+  sentences.eligible += s.eligible;
+}
+
+/** Eligible sentences per era (after maxPerFile). */
+function eraCapacities(eras: readonly EraSpec[], parsedEntries: readonly FileEntry[]): number[] {
+  return eras.map((_, i) => parsedEntries.filter((e) => e.era === i).reduce((a, e) => a + e.capacity, 0));
+}
+
+/** The error for a build where nothing passed: every count that could explain why. */
+function noSentencesError(metadataRows: number, parsed: number, sel: FileSelection, ctx: PassContext): CorpusBuildError {
+  const { o, sentences } = ctx;
+  const skipped = ctx.problems.skipped;
+  return new CorpusBuildError(
+    `no sentences left after filters: ${metadataRows} metadata rows, ${parsed} files parsed ` +
+      `(status filter "${o.statusFilter}": ${sel.statusFiltered} rows filtered; excluded ${sel.excluded}; outside eras ${sel.outsideEras}; ` +
+      `skipped ${FILE_SKIP_REASONS.map((r) => `${r} ${skipped[r]}`).join(', ')}); ` +
+      `lines: ${sentences.contentLines} content, ${sentences.notArabic} not Arabic, ${sentences.tooShort} shorter than ${o.minCharLen}, ${sentences.tooLong} longer than ${o.maxCharLen}. ` +
+      `Check openitiRoot, statusFilter, eras, exclude and minCharLen/maxCharLen.`,
+  );
+}
+
+function warnEraShortfall(log: Logger, eras: readonly EraSpec[], eraAlloc: EraAllocation, eraCaps: readonly number[]): void {
+  if (!eraAlloc.shortfall.some((s) => s > 0)) return;
+  log.warn(
+    { eras: eras.map((e, i) => ({ era: e.name, target: eraAlloc.targets[i], capacity: eraCaps[i], shortfall: eraAlloc.shortfall[i], received: eraAlloc.received[i] })), unfilled: eraAlloc.unfilled },
+    'openiti: some eras have fewer sentences than their target; the shortfall was redistributed',
+  );
+}
+
+interface EraPlan {
+  era: EraSpec;
+  /** The era's parsed files in output order, each with its `alloc`. */
+  files: FileEntry[];
+  authors: number;
+  written: number;
+}
+
+/** Splits each era's allocation over its authors, then each author's over their files (sets `alloc`). */
+function planEras(o: ResolvedOptions, parsedEntries: readonly FileEntry[], allocated: readonly number[]): EraPlan[] {
+  return o.eras.map((era, i) => {
     const files = parsedEntries.filter((e) => e.era === i);
-    const authors = new Map<string, FileEntry[]>();
-    for (const f of files) {
-      const list = authors.get(f.authorUri) ?? [];
-      list.push(f);
-      authors.set(f.authorUri, list);
-    }
-    const authorList = [...authors.keys()].sort(cmp);
-    const authorAlloc = waterFill(
-      authorList.map((a) => authors.get(a)!.reduce((s, f) => s + f.capacity, 0)),
-      eraAlloc.allocated[i],
-      authorList.map((a) => seededKey(o.seed, a)),
-    );
-    authorList.forEach((a, k) => {
-      const fs = authors.get(a)!;
-      const fa = waterFill(fs.map((f) => f.capacity), authorAlloc[k], fs.map((f) => seededKey(o.seed, f.uri)));
-      fs.forEach((f, j) => (f.alloc = fa[j]));
-    });
-    return { era, files, authors: authorList.length, written: 0 };
+    const authors = allocateToAuthorsAndFiles(files, allocated[i], o.seed);
+    return { era, files, authors, written: 0 };
   });
+}
 
-  // --- pass 2: select and write ---
-  const t1 = Date.now();
+/**
+ * Author balance: water-filling over authors (sorted by URI, seeded tie-breaks), then over each
+ * author's files. Returns the number of authors.
+ */
+function allocateToAuthorsAndFiles(files: readonly FileEntry[], quota: number, seed: number): number {
+  const authors = new Map<string, FileEntry[]>();
+  for (const f of files) {
+    const list = authors.get(f.authorUri) ?? [];
+    list.push(f);
+    authors.set(f.authorUri, list);
+  }
+  const authorList = [...authors.keys()].sort(cmp);
+  const authorAlloc = waterFill(
+    authorList.map((a) => authors.get(a)!.reduce((s, f) => s + f.capacity, 0)),
+    quota,
+    authorList.map((a) => seededKey(seed, a)),
+  );
+  authorList.forEach((a, k) => {
+    const fs = authors.get(a)!;
+    const fa = waterFill(fs.map((f) => f.capacity), authorAlloc[k], fs.map((f) => seededKey(seed, f.uri)));
+    fs.forEach((f, j) => (f.alloc = fa[j]));
+  });
+  return authorList.length;
+}
+
+interface WriteResult {
+  written: number;
+  /** Files that contributed at least one sentence. */
+  contributing: number;
+}
+
+/** Numbers the records of pass 2 and remembers their dedup digests. */
+class CorpusSink {
+  readonly seenAcross = new Digest64Set();
+  readonly result: WriteResult = { written: 0, contributing: 0 };
+
+  constructor(
+    private readonly writer: JsonlAppender,
+    private readonly dedupAcrossCorpus: boolean,
+  ) {}
+
+  writeFile(f: FileEntry, chosen: readonly Candidate[]): void {
+    for (const c of chosen) {
+      const rec: CorpusSentence = { text: c.text, source_uri: f.uri, date: f.date, char_len: c.charLen, idx: this.result.written++ };
+      this.writer.write(rec);
+      if (this.dedupAcrossCorpus) this.seenAcross.add(c.dh ?? 0, c.dl ?? 0);
+    }
+    if (chosen.length > 0) this.result.contributing++;
+  }
+}
+
+/** Pass 2: select and write to `<outPath>.tmp-<pid>`, renamed into place only when complete. */
+async function writeCorpus(plans: EraPlan[], ctx: PassContext): Promise<WriteResult> {
+  const { o } = ctx;
   const tmp = `${o.outPath}.tmp-${process.pid}`;
   rmSync(tmp, { force: true });
   const writer = new JsonlAppender(tmp);
   let writerOpen = true;
-  const seenAcross = new Digest64Set();
-  let idx = 0;
-  let contributing = 0;
-  const selectBytes = parsedEntries.filter((e) => e.capacity > 0).reduce((a, e) => a + e.bytes, 0);
-  const p2 = createProgress({ label: 'openiti: select', total: selectBytes, mode: o.progressMode });
-  let done2 = 0;
+  const sink = new CorpusSink(writer, o.dedupAcrossCorpus);
+  const selectBytes = plans.reduce((a, p) => p.files.reduce((b, f) => (f.capacity > 0 ? b + f.bytes : b), a), 0);
+  const progress = createProgress({ label: 'openiti: select', total: selectBytes, mode: o.progressMode });
   try {
-    for (const es of eraStats) {
-      let carry = 0; // sentences lost to cross-corpus dedup, made up by later files of the era
-      for (const f of es.files) {
-        o.signal?.throwIfAborted();
-        const want = f.alloc + Math.min(carry, f.capacity - f.alloc);
-        if (want > 0) {
-          const fileKey = seededKey(o.seed, f.uri);
-          // Taking every eligible sentence needs no draw; otherwise keep the `want` lowest priorities.
-          const takeAll = want >= f.eligible;
-          const all: Candidate[] = [];
-          const top = new TopK(takeAll ? 0 : want);
-          try {
-            await scanEligible(f.file, filter, (line) => {
-              const i = line.index;
-              const pr = takeAll ? 0 : linePriority(fileKey, i);
-              if (!takeAll && !top.wouldAccept(pr, i)) return; // most lines stop here: no string, no hashing
-              const text = line.text();
-              let dh = 0;
-              let dl = 0;
-              if (o.dedupAcrossCorpus) {
-                const d = hash('sha256', line.hasMarks ? dedupKey(text) : text, 'buffer');
-                dh = d.readUInt32LE(0);
-                dl = d.readUInt32LE(4);
-                if (seenAcross.has(dh, dl)) {
-                  sentences.duplicateAcrossCorpus++;
-                  return;
-                }
-              }
-              const c: Candidate = { priority: pr, index: i, text, charLen: line.charLen, dh, dl };
-              if (takeAll) all.push(c);
-              else top.offer(c);
-            });
-          } catch (err) {
-            const { reason, detail } = classifyReadError(err);
-            skipped[reason]++;
-            note(reason, f.file, `${detail} (changed between passes)`);
-          }
-          const chosen = takeAll ? all : top.inFileOrder();
-          for (const c of chosen) {
-            const rec: CorpusSentence = { text: c.text, source_uri: f.uri, date: f.date, char_len: c.charLen, idx: idx++ };
-            writer.write(rec);
-            if (o.dedupAcrossCorpus) seenAcross.add(c.dh ?? 0, c.dl ?? 0);
-          }
-          if (chosen.length > 0) contributing++;
-          es.written += chosen.length;
-          carry += f.alloc - chosen.length;
-        }
-        if (f.capacity > 0) {
-          done2 += f.bytes;
-          p2.update(done2);
-          onProgress?.(done2, selectBytes, 'select');
-        }
-      }
-      if (carry > 0) sentences.unfilledAfterDedup += carry;
-    }
+    await selectEras(plans, ctx, sink, progress, selectBytes);
     writerOpen = false;
     writer.close();
   } catch (err) {
@@ -533,75 +606,159 @@ export async function buildCorpus(
     }
     throw err;
   } finally {
-    p2.stop();
+    progress.stop();
   }
-  if (idx === 0) {
+  if (sink.result.written === 0) {
     rmSync(tmp, { force: true });
-    throw new CorpusBuildError(`no sentences written (all ${sentences.eligible} eligible sentences were dropped as duplicates or their files became unreadable)`);
+    throw new CorpusBuildError(`no sentences written (all ${ctx.sentences.eligible} eligible sentences were dropped as duplicates or their files became unreadable)`);
   }
   renameSync(tmp, o.outPath);
-  const corpusSha256 = await sha256File(o.outPath);
+  return sink.result;
+}
 
-  const summary: CorpusBuildSummary = {
+/** Pass 2's loop over each era's files in output order, drawing from those with sentences allotted. */
+async function selectEras(plans: EraPlan[], ctx: PassContext, sink: CorpusSink, progress: Progress, selectBytes: number): Promise<void> {
+  let done = 0;
+  for (const plan of plans) {
+    let carry = 0; // sentences lost to cross-corpus dedup, made up by later files of the era
+    for (const f of plan.files) {
+      ctx.o.signal?.throwIfAborted();
+      const want = f.alloc + Math.min(carry, f.capacity - f.alloc);
+      if (want > 0) {
+        const chosen = await drawFromFile(f, want, ctx, sink.seenAcross);
+        sink.writeFile(f, chosen);
+        plan.written += chosen.length;
+        carry += f.alloc - chosen.length;
+      }
+      if (f.capacity > 0) {
+        done += f.bytes;
+        progress.update(done);
+        ctx.onProgress?.(done, selectBytes, 'select');
+      }
+    }
+    if (carry > 0) ctx.sentences.unfilledAfterDedup += carry;
+  }
+}
+
+/**
+ * Up to `want` sentences of one file, in file order: those with the lowest seeded priorities, or all of
+ * them without a draw when `want` covers the file; a sentence already written from another file is dropped.
+ */
+async function drawFromFile(f: FileEntry, want: number, ctx: PassContext, seenAcross: Digest64Set): Promise<Candidate[]> {
+  const { o, sentences } = ctx;
+  const fileKey = seededKey(o.seed, f.uri);
+  // Taking every eligible sentence needs no draw; otherwise keep the `want` lowest priorities.
+  const takeAll = want >= f.eligible;
+  const all: Candidate[] = [];
+  const top = new TopK(takeAll ? 0 : want);
+  try {
+    await scanEligible(f.file, ctx.filter, (line) => {
+      const i = line.index;
+      const pr = takeAll ? 0 : linePriority(fileKey, i);
+      if (!takeAll && !top.wouldAccept(pr, i)) return; // most lines stop here: no string, no hashing
+      const text = line.text();
+      let dh = 0;
+      let dl = 0;
+      if (o.dedupAcrossCorpus) {
+        const d = hash('sha256', line.hasMarks ? dedupKey(text) : text, 'buffer');
+        dh = d.readUInt32LE(0);
+        dl = d.readUInt32LE(4);
+        if (seenAcross.has(dh, dl)) {
+          sentences.duplicateAcrossCorpus++;
+          return;
+        }
+      }
+      const c: Candidate = { priority: pr, index: i, text, charLen: line.charLen, dh, dl };
+      if (takeAll) all.push(c);
+      else top.offer(c);
+    });
+  } catch (err) {
+    const { reason, detail } = classifyReadError(err);
+    ctx.problems.skip(reason, f.file, `${detail} (changed between passes)`);
+  }
+  return takeAll ? all : top.inFileOrder();
+}
+
+interface BuildFacts {
+  o: ResolvedOptions;
+  meta: MetadataResult;
+  metadataExamples: string[];
+  selection: FileSelection;
+  counted: CountResult;
+  ctx: PassContext;
+  plans: EraPlan[];
+  eraCaps: number[];
+  eraAlloc: EraAllocation;
+  written: WriteResult;
+  corpusSha256: string;
+  durationMs: CorpusBuildSummary['durationMs'];
+}
+
+function assembleSummary(b: BuildFacts): CorpusBuildSummary {
+  const { o, meta } = b;
+  return {
     outPath: o.outPath,
-    corpusSha256,
-    totalWritten: idx,
+    corpusSha256: b.corpusSha256,
+    totalWritten: b.written.written,
     maxSentences: o.maxSentences,
-    shortfall: o.maxSentences - idx,
-    options: {
-      openitiRoot: root,
-      metadataPath,
-      minCharLen: o.minCharLen,
-      maxCharLen: o.maxCharLen,
-      statusFilter: o.statusFilter,
-      seed: o.seed,
-      maxPerFile: o.maxPerFile,
-      exclude: [...o.exclude],
-      dedupAcrossCorpus: o.dedupAcrossCorpus,
-      minArabicLetters: o.minArabicLetters,
-      maxForeignLetterRatio: o.maxForeignLetterRatio,
-      eras: o.eras.map((e) => ({ ...e })),
-    },
+    shortfall: o.maxSentences - b.written.written,
+    options: optionsSummary(o),
     metadata: {
       rows: meta.rows.length,
       badRows: meta.problems.filter((p) => p.reason === 'bad_row').length,
       duplicateRows: meta.problems.filter((p) => p.reason === 'duplicate_uri').length,
-      examples: metadataExamples,
+      examples: b.metadataExamples,
     },
     files: {
       considered: meta.rows.length,
-      statusFiltered,
-      excluded,
-      outsideEras,
-      skipped,
-      parsed,
-      withSentences: parsedEntries.filter((e) => e.eligible > 0).length,
-      contributing,
-      examples,
+      statusFiltered: b.selection.statusFiltered,
+      excluded: b.selection.excluded,
+      outsideEras: b.selection.outsideEras,
+      skipped: b.ctx.problems.skipped,
+      parsed: b.counted.parsed,
+      withSentences: b.counted.parsedEntries.filter((e) => e.eligible > 0).length,
+      contributing: b.written.contributing,
+      examples: b.ctx.problems.examples,
     },
-    sentences,
-    eras: eraStats.map((es, i) => ({
-      name: es.era.name,
-      from: es.era.from,
-      to: es.era.to,
-      fraction: es.era.fraction,
-      files: es.files.length,
-      authors: es.authors,
-      capacity: eraCaps[i],
-      target: eraAlloc.targets[i],
-      shortfall: eraAlloc.shortfall[i],
-      received: eraAlloc.received[i],
-      allocated: eraAlloc.allocated[i],
-      written: es.written,
-    })),
-    bytesParsed,
-    durationMs: { count: countMs, select: Date.now() - t1, total: Date.now() - t0 },
+    sentences: b.ctx.sentences,
+    eras: eraSummaries(b.plans, b.eraCaps, b.eraAlloc),
+    bytesParsed: b.counted.bytesParsed,
+    durationMs: b.durationMs,
   };
-  log.info(
-    { out: o.outPath, written: idx, sha256: corpusSha256, eras: summary.eras.map((e) => ({ era: e.name, target: e.target, written: e.written })), skipped },
-    `openiti: wrote ${idx} sentences`,
-  );
-  return summary;
+}
+
+function optionsSummary(o: ResolvedOptions): CorpusBuildSummary['options'] {
+  return {
+    openitiRoot: o.root,
+    metadataPath: o.metadataPath,
+    minCharLen: o.minCharLen,
+    maxCharLen: o.maxCharLen,
+    statusFilter: o.statusFilter,
+    seed: o.seed,
+    maxPerFile: o.maxPerFile,
+    exclude: [...o.exclude],
+    dedupAcrossCorpus: o.dedupAcrossCorpus,
+    minArabicLetters: o.minArabicLetters,
+    maxForeignLetterRatio: o.maxForeignLetterRatio,
+    eras: o.eras.map((e) => ({ ...e })),
+  };
+}
+
+function eraSummaries(plans: readonly EraPlan[], eraCaps: readonly number[], eraAlloc: EraAllocation): EraSummary[] {
+  return plans.map((es, i) => ({
+    name: es.era.name,
+    from: es.era.from,
+    to: es.era.to,
+    fraction: es.era.fraction,
+    files: es.files.length,
+    authors: es.authors,
+    capacity: eraCaps[i],
+    target: eraAlloc.targets[i],
+    shortfall: eraAlloc.shortfall[i],
+    received: eraAlloc.received[i],
+    allocated: eraAlloc.allocated[i],
+    written: es.written,
+  }));
 }
 
 interface ResolvedOptions {

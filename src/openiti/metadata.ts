@@ -7,6 +7,7 @@
 import { createReadStream, existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
+import { globToRegExp } from '../util/glob';
 
 export const DEFAULT_METADATA_RELPATH = path.join('metadata', 'OpenITI_metadata_2023-1-8.csv');
 
@@ -154,11 +155,8 @@ export async function readMetadata(file: string): Promise<MetadataResult> {
 
 // --- exclude patterns --------------------------------------------------------------------------
 
-/** Glob-style pattern (`*` any run, `?` one character) matched against the whole version URI. */
-export function globToRegExp(pattern: string): RegExp {
-  const re = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${re}$`);
-}
+/** Exclude patterns are globs (`*` any run, `?` one character) matched against the whole version URI. */
+export { globToRegExp };
 
 /** Returns the first pattern matching the whole version URI (e.g. `0276IbnQutayba*`), or null. */
 export function makeExcluder(patterns: readonly string[]): (versionUri: string) => string | null {

@@ -12,6 +12,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { open } from 'node:fs/promises';
+import { HARAKAT_AND_TATWEEL } from '../text/arabic';
 
 export const OPENITI_MAGIC = '######OpenITI#';
 export const HEADER_END = '#META#Header#End#';
@@ -95,9 +96,7 @@ const CLASS = (() => {
   t[0x25] |= C_PCT;
   t[0x2e] |= C_DOT;
   t[0x20] |= C_SPACE;
-  for (let c = 0x064b; c <= 0x065f; c++) t[c] |= C_MARK;
-  t[0x0670] |= C_MARK;
-  t[0x0640] |= C_MARK;
+  for (const [lo, hi] of HARAKAT_AND_TATWEEL) for (let c = lo; c <= hi; c++) t[c] |= C_MARK; // dedupKey's set
   return t;
 })();
 
@@ -107,7 +106,8 @@ export interface LetterCounts {
   foreign: number;
 }
 
-export function countLetters(s: string): LetterCounts {
+/** Letters of `s` by script: Arabic and other (cf. countLetters in src/text/arabic.ts: all letters, one number). */
+export function letterCountsByScript(s: string): LetterCounts {
   let arabic = 0;
   let foreign = 0;
   for (let i = 0; i < s.length; i++) {
@@ -268,23 +268,8 @@ function finishKeyHash(h1: number, h2: number): void {
 function cleanLine(line: string, start: number, end: number): string | null {
   while (start < end && CLASS[line.charCodeAt(start)] & C_ANYSPACE) start++;
   while (end > start && CLASS[line.charCodeAt(end - 1)] & C_ANYSPACE) end--;
-  if (start === end) return null;
-  const c0 = line.charCodeAt(start);
-  if (c0 === 0x50 /* P */ && PAGE_AT_START.test(line.slice(start, Math.min(start + 16, end)))) return null; // page marker line (spec: skip)
-  if (c0 === 0x23 /* # */) {
-    if (end - start === 1) return null;
-    const c1 = line.charCodeAt(start + 1);
-    if (c1 === 0x23) return null; // ##, ### |, ### || AUTO, #####ENDNOTES#: section markers
-    if (end - start >= 6 && line.startsWith('#META#', start)) return null;
-    start += c1 === 0x20 ? 2 : 1;
-    while (start < end && CLASS[line.charCodeAt(start)] & C_ANYSPACE) start++;
-    if (start < end && line.charCodeAt(start) === 0x7c /* | */) return null; // "# | title": a header in older files
-  } else if (c0 === 0x7e /* ~ */ && start + 1 < end && line.charCodeAt(start + 1) === 0x7e) {
-    start += 2;
-    while (start < end && line.charCodeAt(start) === 0x7e) start++; // continuation / poem line: keep the text
-    while (start < end && CLASS[line.charCodeAt(start)] & C_ANYSPACE) start++;
-  }
-  if (start >= end) return null;
+  start = contentStart(line, start, end);
+  if (start === -1) return null;
   // Bare lines (no prefix) are content when they hold enough Arabic (the caller checks), spec §18.
 
   // The fast path keeps line[start, textEnd): find the trailing verse number first so that one pass
@@ -301,19 +286,45 @@ function cleanLine(line: string, start: number, end: number): string | null {
   lastHasMarks = (flags & C_MARK) !== 0;
   // Fast path: nothing to remove or collapse; only a trailing verse number may go.
   if ((flags & C_SLOW) === 0) return line.slice(start, textEnd);
+  return cleanGeneralLine(line, start, end, textEnd, flags);
+}
+
+/**
+ * Where the text of the trimmed line[start, end) begins after its prefix (`# `, `#`, `~~`), or -1 for a
+ * structural line (page marker, section header, metadata, "# | title") or one with no text.
+ */
+function contentStart(line: string, start: number, end: number): number {
+  if (start === end) return -1;
+  const c0 = line.charCodeAt(start);
+  if (c0 === 0x50 /* P */ && PAGE_AT_START.test(line.slice(start, Math.min(start + 16, end)))) return -1; // page marker line (spec: skip)
+  if (c0 === 0x23 /* # */) {
+    if (end - start === 1) return -1;
+    const c1 = line.charCodeAt(start + 1);
+    if (c1 === 0x23) return -1; // ##, ### |, ### || AUTO, #####ENDNOTES#: section markers
+    if (end - start >= 6 && line.startsWith('#META#', start)) return -1;
+    start += c1 === 0x20 ? 2 : 1;
+    while (start < end && CLASS[line.charCodeAt(start)] & C_ANYSPACE) start++;
+    if (start < end && line.charCodeAt(start) === 0x7c /* | */) return -1; // "# | title": a header in older files
+  } else if (c0 === 0x7e /* ~ */ && start + 1 < end && line.charCodeAt(start + 1) === 0x7e) {
+    start += 2;
+    while (start < end && line.charCodeAt(start) === 0x7e) start++; // continuation / poem line: keep the text
+    while (start < end && CLASS[line.charCodeAt(start)] & C_ANYSPACE) start++;
+  }
+  return start < end ? start : -1;
+}
+
+/**
+ * cleanLine for a line whose scan found something that may need removing or collapsing (`flags`):
+ * line[start, end) is its text after the prefix, line[start, textEnd) the fast path's result.
+ */
+function cleanGeneralLine(line: string, start: number, end: number, textEnd: number, flags: number): string | null {
   const raw = line.slice(start, end);
   let s = raw;
   let removed = false; // something was cut out: the spaces around it may need collapsing
   let respace = (flags & C_DBL) !== 0;
   if (flags & C_REMOVALS) {
-    // Each regex runs only when a cheap check finds a real match (most '(' and 'm' are not markers).
     const before = s;
-    if (flags & C_P && s.includes('PageV')) s = s.replace(PAGE_ANYWHERE, ' ');
-    if (flags & C_M && followedByDigit(s, 'ms')) s = s.replace(MILESTONE, ' ');
-    if (flags & C_AT && hasTag(s)) s = s.replace(TAG, ' ');
-    if (flags & C_LT && s.includes('>')) s = s.replace(HTML_TAG, ' ');
-    if (flags & C_PAREN && hasFootnote(s)) s = s.replace(FOOTNOTE, ' ');
-    if (flags & C_INVIS) s = s.replace(INVISIBLE, '');
+    s = removeMarkers(s, flags);
     removed = s !== before;
   }
   if (flags & C_PIPE) {
@@ -340,6 +351,23 @@ function cleanLine(line: string, start: number, end: number): string | null {
     // is the fast path's, and so are the facts the scan set.
     return line.slice(start, textEnd);
   }
+  return trimAndRescan(s);
+}
+
+/** Page markers, milestones, tags, HTML, footnote references and invisible characters, each replaced. */
+function removeMarkers(s: string, flags: number): string {
+  // Each regex runs only when a cheap check finds a real match (most '(' and 'm' are not markers).
+  if (flags & C_P && s.includes('PageV')) s = s.replace(PAGE_ANYWHERE, ' ');
+  if (flags & C_M && followedByDigit(s, 'ms')) s = s.replace(MILESTONE, ' ');
+  if (flags & C_AT && hasTag(s)) s = s.replace(TAG, ' ');
+  if (flags & C_LT && s.includes('>')) s = s.replace(HTML_TAG, ' ');
+  if (flags & C_PAREN && hasFootnote(s)) s = s.replace(FOOTNOTE, ' ');
+  if (flags & C_INVIS) s = s.replace(INVISIBLE, '');
+  return s;
+}
+
+/** The general path's last step: trim, strip the trailing number, scan again for the facts. */
+function trimAndRescan(s: string): string | null {
   // Trim (the same characters as String.prototype.trim) and strip the number by indices: the scan is
   // faster on the flat result of replace() than on a slice of it.
   let a = 0;
@@ -519,7 +547,7 @@ function cleanLineBytes(b: Uint8Array, start: number, end: number): number {
 
 /** The spec's "Arabic text" test on a cleaned line. */
 export function isArabicText(s: string, opts: ParseOptions = {}): boolean {
-  const { arabic, foreign } = countLetters(s);
+  const { arabic, foreign } = letterCountsByScript(s);
   return passesArabic(arabic, foreign, opts.minArabicLetters ?? DEFAULT_PARSE_OPTIONS.minArabicLetters, opts.maxForeignLetterRatio ?? DEFAULT_PARSE_OPTIONS.maxForeignLetterRatio);
 }
 

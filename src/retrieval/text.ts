@@ -6,14 +6,18 @@
  * comparison here runs on `matchKey`: Arabic letters and single spaces only. Similarities are in [0, 1].
  */
 import { createHash } from 'node:crypto';
-import { normalizeArabic } from '../../analysis/metrics';
+import { normalizeArabic, unifyHamzaSeats } from '../text/arabic';
+import { substringEditDistance } from '../text/distance';
+import { toCodePoints } from '../text/tokens';
+
+export { substringEditDistance, type SubstringMatch } from '../text/distance';
 
 const NON_LETTER = /[^\p{L}\s]+/gu;
 const NON_WORD = /[^\p{L}\p{N}\s]+/gu;
 const SPACES = /\s+/gu;
 
 function unifyArabic(text: string): string {
-  return normalizeArabic(text).replaceAll('\u0624', '\u0648').replaceAll('\u0626', '\u064a');
+  return unifyHamzaSeats(normalizeArabic(text));
 }
 
 /**
@@ -35,13 +39,8 @@ export function dedupDigest(text: string): string {
   return createHash('sha256').update(dedupText(text), 'utf8').digest('hex');
 }
 
-/** Code points of a string as an Int32Array (astral characters count once). */
-export function codePoints(s: string): Int32Array {
-  const out = new Int32Array(s.length);
-  let n = 0;
-  for (const ch of s) out[n++] = ch.codePointAt(0)!;
-  return n === s.length ? out : out.slice(0, n);
-}
+/** Code points of a string as an Int32Array (astral characters count once): `toCodePoints` of src/text/tokens. */
+export const codePoints = toCodePoints;
 
 /**
  * Character n-grams of a key, with each word padded by a space on both sides so word starts and ends
@@ -86,75 +85,6 @@ export function ngramContainment(queryKey: string, candidateKey: string, n = 3):
     hit += Math.min(k, c.get(g) ?? 0);
   }
   return hit / total;
-}
-
-let rowA = new Int32Array(256);
-let rowB = new Int32Array(256);
-let startA = new Int32Array(256);
-let startB = new Int32Array(256);
-
-export interface SubstringMatch {
-  /** Fewest edits turning `pattern` into some substring text[start, end). */
-  distance: number;
-  start: number;
-  end: number;
-}
-
-/**
- * Semi-global (fitting) alignment: the edit distance between the whole `pattern` and the best-matching
- * substring of `text` (free leading and trailing text), with that substring's bounds. O(|p|·|t|) time,
- * O(|t|) memory; ties prefer the earliest end, then the longest substring.
- */
-export function substringEditDistance(pattern: ArrayLike<number>, text: ArrayLike<number>): SubstringMatch {
-  const m = pattern.length;
-  const n = text.length;
-  if (m === 0) return { distance: 0, start: 0, end: 0 };
-  if (n === 0) return { distance: m, start: 0, end: 0 };
-  if (rowA.length < n + 1) {
-    const size = 2 * (n + 1);
-    rowA = new Int32Array(size);
-    rowB = new Int32Array(size);
-    startA = new Int32Array(size);
-    startB = new Int32Array(size);
-  }
-  let prev = rowA;
-  let cur = rowB;
-  let prevStart = startA;
-  let curStart = startB;
-  // Row 0: matching the empty pattern prefix costs nothing anywhere in the text.
-  for (let j = 0; j <= n; j++) {
-    prev[j] = 0;
-    prevStart[j] = j;
-  }
-  for (let i = 1; i <= m; i++) {
-    const a = pattern[i - 1];
-    cur[0] = i;
-    curStart[0] = 0;
-    for (let j = 1; j <= n; j++) {
-      // diagonal (match/substitute), up (pattern char deleted), left (text char inserted)
-      let v = prev[j - 1] + (a === text[j - 1] ? 0 : 1);
-      let s = prevStart[j - 1];
-      const up = prev[j] + 1;
-      if (up < v) {
-        v = up;
-        s = prevStart[j];
-      }
-      const left = cur[j - 1] + 1;
-      if (left < v) {
-        v = left;
-        s = curStart[j - 1];
-      }
-      cur[j] = v;
-      curStart[j] = s;
-    }
-    [prev, cur] = [cur, prev];
-    [prevStart, curStart] = [curStart, prevStart];
-  }
-  let best = 0;
-  for (let j = 1; j <= n; j++) {
-    if (prev[j] < prev[best] || (prev[j] === prev[best] && best === 0)) best = j;
-  }
-  return { distance: prev[best], start: prevStart[best], end: best };
 }
 
 /**

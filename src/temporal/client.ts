@@ -3,10 +3,10 @@
  * attach to the one already running under the same id, and read progress (workflow query + the last
  * heartbeat of the running activity) for `phase5 status`.
  */
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
+import { defaultPayloadConverter, type Workflow } from '@temporalio/common';
 import type { Config } from '../config/schema';
-import type { HeartbeatProgress, Progress } from '../../workflows/types';
+import type { HeartbeatProgress, Progress } from './types';
 import { portOpen, splitAddress, UserFacingError } from './server';
 
 export function unreachableMessage(address: string): string {
@@ -41,35 +41,35 @@ export interface StartOrAttachOptions {
  * reported (its result returned) unless `force`; a failed, cancelled or terminated one is started again — its
  * activities resume from their checkpoints on disk.
  */
-export async function startOrAttach<T>(
+export async function startOrAttach<W extends Workflow>(
   client: Client,
-  workflowType: string,
+  workflow: W,
   workflowId: string,
-  args: unknown[],
+  args: Parameters<W>,
   opts: StartOrAttachOptions,
-): Promise<{ handle: WorkflowHandle; outcome: AttachOutcome }> {
+): Promise<{ handle: WorkflowHandle<W>; outcome: AttachOutcome }> {
   const serialized = JSON.stringify(args);
   for (const secret of opts.forbiddenValues ?? []) {
     if (secret && serialized.includes(secret)) throw new UserFacingError('refusing to start: a secret value would be written into the workflow input');
   }
   try {
     const desc = await client.workflow.getHandle(workflowId).describe();
-    if (desc.status.name === 'RUNNING') return { handle: client.workflow.getHandle(workflowId, desc.runId), outcome: 'attached-running' };
-    if (desc.status.name === 'COMPLETED' && !opts.force) return { handle: client.workflow.getHandle(workflowId, desc.runId), outcome: 'finished-before' };
+    if (desc.status.name === 'RUNNING') return { handle: client.workflow.getHandle<W>(workflowId, desc.runId), outcome: 'attached-running' };
+    if (desc.status.name === 'COMPLETED' && !opts.force) return { handle: client.workflow.getHandle<W>(workflowId, desc.runId), outcome: 'finished-before' };
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
   }
   try {
-    const handle = await client.workflow.start(workflowType, {
+    const handle = await client.workflow.start(workflow, {
       workflowId,
       taskQueue: opts.taskQueue,
       args,
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-    });
+    } as unknown as WorkflowStartOptions<W>);
     return { handle, outcome: 'started' };
   } catch (err) {
     // Lost a race with another CLI starting the same id: attach to theirs.
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return { handle: client.workflow.getHandle(workflowId), outcome: 'attached-running' };
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return { handle: client.workflow.getHandle<W>(workflowId), outcome: 'attached-running' };
     throw err;
   }
 }

@@ -1,11 +1,15 @@
 /**
- * Small Arabic-script helpers shared by the dataset loaders (and usable by the corpus parser).
+ * Arabic-script helpers, the one home of every Arabic character set the project uses: letter counting
+ * (dataset loaders), the diacritic and tatweel sets, and the orthographic normalisation profiles (the
+ * secondary metrics, the retrieval match keys, the corpus duplicate key).
  *
  * "Arabic letter" = a Unicode letter (\p{L}) in the Arabic script, which covers the basic block
  * (U+0621–U+064A), extended letters (ٱ, پ, ی …) and presentation forms, but not diacritics (harakat are
  * marks, \p{M}), Arabic-Indic digits (\p{Nd}), punctuation (، ؛ ؟) or the tatweel U+0640 (a letter
  * modifier used only for stretching, so it says nothing about the text being Arabic).
  */
+
+import { scoringText } from './tokens';
 
 const ARABIC_LETTER = /(?!\u0640)(?=\p{Script=Arabic})\p{L}/gu;
 const ANY_LETTER = /\p{L}/gu;
@@ -35,4 +39,147 @@ export function isArabicText(text: string, minShare = 0.5): boolean {
   const letters = countLetters(text);
   if (letters === 0) return false;
   return countArabicLetters(text) / letters >= minShare;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diacritics and tatweel
+// ---------------------------------------------------------------------------------------------
+
+/** Inclusive code-point ranges. */
+export type CodePointRanges = ReadonlyArray<readonly [number, number]>;
+
+/** Tatweel (kashida, U+0640): a stretching stroke, never part of the spelling. */
+export const TATWEEL = '\u0640';
+
+/**
+ * The full diacritic set (secondary metrics, error categories): Quranic honorific and annotation signs
+ * U+0610–061A, harakat, tanwin, shadda, sukun and the other combining marks U+064B–065F, the superscript
+ * alef U+0670, and the Quranic annotation marks U+06D6–06DC, U+06DF–06E8, U+06EA–06ED. No tatweel.
+ */
+export const ARABIC_DIACRITICS: CodePointRanges = Object.freeze([
+  [0x0610, 0x061a],
+  [0x064b, 0x065f],
+  [0x0670, 0x0670],
+  [0x06d6, 0x06dc],
+  [0x06df, 0x06e8],
+  [0x06ea, 0x06ed],
+] as const);
+
+/**
+ * The narrower set of the OpenITI duplicate key: harakat, tanwin, shadda, sukun and the combining marks
+ * U+064B–065F, the superscript alef U+0670 — and the tatweel. It differs from ARABIC_DIACRITICS (no
+ * U+0610–061A, no Quranic annotation marks, plus tatweel) because the corpus build hashes this key in its
+ * parser's hot loop (src/openiti/parse.ts) and records which lines were duplicates: widening the set would
+ * change which sentences a rebuilt corpus keeps.
+ */
+export const HARAKAT_AND_TATWEEL: CodePointRanges = Object.freeze([
+  [0x064b, 0x065f],
+  [0x0670, 0x0670],
+  [0x0640, 0x0640],
+] as const);
+
+const hex = (cp: number) => `\\u${cp.toString(16).padStart(4, '0')}`;
+
+/** A character class matching the given ranges (BMP only), e.g. `[\u064b-\u065f\u0670]`. */
+function rangeClass(ranges: CodePointRanges): string {
+  return `[${ranges.map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`)).join('')}]`;
+}
+
+function inRanges(ranges: CodePointRanges, cp: number): boolean {
+  for (const [lo, hi] of ranges) if (cp >= lo && cp <= hi) return true;
+  return false;
+}
+
+const DIACRITICS_RE = new RegExp(rangeClass(ARABIC_DIACRITICS), 'gu');
+const TATWEEL_RE = /\u0640/gu;
+const HARAKAT_AND_TATWEEL_RE = new RegExp(rangeClass(HARAKAT_AND_TATWEEL), 'g');
+
+/** True when a code point is in ARABIC_DIACRITICS (the set `removeDiacritics` removes). */
+export function isArabicDiacritic(cp: number): boolean {
+  return inRanges(ARABIC_DIACRITICS, cp);
+}
+
+/** Remove every ARABIC_DIACRITICS character (tatweel stays). */
+export function removeDiacritics(s: string): string {
+  return s.replace(DIACRITICS_RE, '');
+}
+
+/** Remove the tatweel. */
+export function removeTatweel(s: string): string {
+  return s.replace(TATWEEL_RE, '');
+}
+
+/** Remove the HARAKAT_AND_TATWEEL characters: the OpenITI duplicate key (vocalised copies are duplicates). */
+export function stripHarakatAndTatweel(s: string): string {
+  return s.replace(HARAKAT_AND_TATWEEL_RE, '');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Letter unification and normalisation profiles
+// ---------------------------------------------------------------------------------------------
+
+const ALEF_RE = /[\u0622\u0623\u0625\u0671]/gu;
+
+/** أ إ آ ٱ → ا */
+export function unifyAlef(s: string): string {
+  return s.replace(ALEF_RE, '\u0627');
+}
+
+/** ى (alef maqsura) → ي */
+export function unifyYaa(s: string): string {
+  return s.replaceAll('\u0649', '\u064a');
+}
+
+/** ة (taa marbuta) → ه */
+export function unifyTaaMarbuta(s: string): string {
+  return s.replaceAll('\u0629', '\u0647');
+}
+
+/** Hamza seats ؤ → و and ئ → ي (editions and OCR disagree on them; used by the retrieval match keys only). */
+export function unifyHamzaSeats(s: string): string {
+  return s.replaceAll('\u0624', '\u0648').replaceAll('\u0626', '\u064a');
+}
+
+/** Arabic orthographic normalisation switches (the keys of the config's `analysis.normalization`). */
+export interface ArabicNormalization {
+  /** Remove harakat, tanwin, shadda, sukun, superscript alef and Quranic annotation marks (ARABIC_DIACRITICS). */
+  remove_diacritics: boolean;
+  /** Remove tatweel (kashida, U+0640). */
+  remove_tatweel: boolean;
+  /** أ إ آ ٱ → ا */
+  unify_alef: boolean;
+  /** ى → ي */
+  unify_yaa: boolean;
+  /** ة → ه */
+  unify_taa_marbuta: boolean;
+}
+
+/** The default profile (every rule on): the secondary metrics' default and the retrieval match keys. */
+export const DEFAULT_ARABIC_NORMALIZATION: Readonly<ArabicNormalization> = Object.freeze({
+  remove_diacritics: true,
+  remove_tatweel: true,
+  unify_alef: true,
+  unify_yaa: true,
+  unify_taa_marbuta: true,
+});
+
+/** The enabled rules of a profile, in the order they apply (missing keys take the default). */
+export function normalizeOrthography(s: string, opts: Partial<ArabicNormalization> = DEFAULT_ARABIC_NORMALIZATION): string {
+  const o = { ...DEFAULT_ARABIC_NORMALIZATION, ...opts };
+  let t = s;
+  if (o.remove_diacritics) t = removeDiacritics(t);
+  if (o.remove_tatweel) t = removeTatweel(t);
+  if (o.unify_alef) t = unifyAlef(t);
+  if (o.unify_yaa) t = unifyYaa(t);
+  if (o.unify_taa_marbuta) t = unifyTaaMarbuta(t);
+  return t;
+}
+
+/** Orthographic normalisation followed by `scoringText` (trim, whitespace runs collapsed unless told not to). */
+export function normalizeArabic(
+  s: string,
+  opts: Partial<ArabicNormalization> = DEFAULT_ARABIC_NORMALIZATION,
+  collapseWhitespace = true,
+): string {
+  return scoringText(normalizeOrthography(s, opts), collapseWhitespace);
 }

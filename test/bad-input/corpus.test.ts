@@ -21,9 +21,11 @@ import { expect } from 'chai';
 import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import path from 'node:path';
-import { buildCorpus } from '../../activities/build';
+import { createActivities } from '../../activities';
 import type { CorpusBuildSummary } from '../../src/openiti/corpus';
 import { failsWithLogs, makeConfig, OPENITI_FIXTURE, stageInput, tmpDir, withLogs, type LogRecord } from './helpers';
+
+const { buildCorpus } = createActivities();
 
 const METADATA = path.join('metadata', 'OpenITI_metadata_2023-1-8.csv');
 const HEADER = '######OpenITI#\n#META# 000.SortField\t:: X\n#META#Header#End#\n';

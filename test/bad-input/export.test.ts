@@ -22,9 +22,13 @@
 import { expect } from 'chai';
 import { cpSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { exportShard, mergeExport, planExport, type ExportPlan, type InferenceInputRecord } from '../../activities/export';
+import { createActivities } from '../../activities';
+import type { ExportPlan } from '../../src/stages/export';
+import type { InferenceInputRecord } from '../../src/llm/records';
 import { FIXTURES } from '../helpers/shared-data';
 import { cloneResults, failsWithLogs, makeConfig, MINILM_DIR, requireModel, runExport, sharedResults, stageInput, tmpDir, withLogs, type LogRecord } from './helpers';
+
+const { exportShard, mergeExport, planExport } = createActivities();
 
 const readRecords = (file: string) =>
   readFileSync(file, 'utf8')

@@ -11,10 +11,11 @@ import { ApplicationFailure } from '@temporalio/common';
 import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import type { RunOptions, StageInput } from '../../workflows/types';
-import { buildCorpus, buildIndex } from '../../activities/build';
-import { exportShard, mergeExport, planExport } from '../../activities/export';
+import { createActivities } from '../../activities';
 import { FIXTURES, REPO_ROOT } from '../helpers/shared-data';
 import { captureLogs, type LogRecord } from '../helpers/log-capture';
+
+const { buildCorpus, buildIndex, exportShard, mergeExport, planExport } = createActivities();
 
 export type { LogRecord };
 

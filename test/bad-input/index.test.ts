@@ -19,7 +19,7 @@
 import { expect } from 'chai';
 import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { buildIndex } from '../../activities/build';
+import { createActivities } from '../../activities';
 import { indexFiles } from '../../src/index/manifest';
 import {
   cloneResults,
@@ -33,6 +33,8 @@ import {
   tmpDir,
   withLogs,
 } from './helpers';
+
+const { buildIndex } = createActivities();
 
 const LFS_POINTER = 'version https://git-lfs.github.com/spec/v1\noid sha256:' + 'a'.repeat(64) + '\nsize 90261504\n';
 

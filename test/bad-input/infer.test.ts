@@ -22,13 +22,15 @@
 import { expect } from 'chai';
 import { copyFileSync, readFileSync, truncateSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { importCorrections, inferCondition } from '../../activities/infer';
+import { createActivities } from '../../activities';
 import type { CorrectionRecord } from '../../src/llm/records';
 import { recoverJsonl } from '../../src/io/jsonl';
 import { inferenceInputRecord } from '../helpers/records';
 import { FIXTURES } from '../helpers/shared-data';
 import { startFakeServer, echo, type FakeResponse, type FakeServer } from '../llm/fake-openai-server';
 import { failsWithLogs, makeConfig, stageInput, tmpDir, withLogs } from './helpers';
+
+const { importCorrections, inferCondition } = createActivities();
 
 const KEY_ENV = 'PHASE5_BAD_INPUT_KEY';
 

@@ -4,8 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../helpers/shared-data';
-import { buildProgram } from '../../src/cli/main';
-import { resolveConfig, runOptions, forcedStages, UsageError } from '../../src/cli/options';
+import { buildProgram } from '../../bin/cli/main';
+import { resolveConfig, runOptions, forcedStages, UsageError } from '../../bin/cli/options';
 import { ConfigError } from '../../src/config/load';
 
 function phase5(args: string[], env: NodeJS.ProcessEnv = {}) {

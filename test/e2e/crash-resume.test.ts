@@ -16,9 +16,10 @@ import { REPO_ROOT, OCR_GS_ROOT, OPENITI_ROOT, FIXTURES } from '../helpers/share
 import { loadConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { startServer, stopServer } from '../../src/temporal/server';
-import { buildCorpus, buildIndex } from '../../activities/build';
-import { planExport, exportShard, mergeExport } from '../../activities/export';
+import { createActivities } from '../../activities';
 import type { StageInput } from '../../workflows/types';
+
+const { buildCorpus, buildIndex, planExport, exportShard, mergeExport } = createActivities();
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

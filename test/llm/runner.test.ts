@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { RAG_SYSTEM_V1, ZERO_SHOT_SYSTEM_V1 } from '../../src/prompts/builder';
 import { OpenAiCompatibleBackend } from '../../src/llm/openai-backend';
-import { CORRECTION_KEYS, validateCorrectionsFile, type CorrectionRecord, type InferenceInputRecord } from '../../src/llm/records';
+import { CORRECTION_KEYS, validateCorrectionsFile, type CorrectionRecord, type InferenceInputRow } from '../../src/llm/records';
 import { RunCorrectionsError, runCorrections } from '../../src/llm/runner';
 import { LlmError, type ChatMessage, type CompletionResult, type LlmBackend } from '../../src/llm/types';
 import { startFakeServer } from './fake-openai-server';
@@ -28,7 +28,7 @@ class MockBackend implements LlmBackend {
   async close() {}
 }
 
-function inputs(n: number, ctx = (i: number) => (i % 3 === 2 ? '' : `نصوص مرجعية صحيحة:\n1. مرجع ${i}`)): InferenceInputRecord[] {
+function inputs(n: number, ctx = (i: number) => (i % 3 === 2 ? '' : `نصوص مرجعية صحيحة:\n1. مرجع ${i}`)): InferenceInputRow[] {
   return Array.from({ length: n }, (_, i) => ({
     sample_id: `DS/${String(i).padStart(3, '0')}`,
     dataset: i < n / 2 ? 'DS-A' : 'DS-B',

@@ -6,10 +6,10 @@ import { FIXTURES } from '../helpers/shared-data';
 import {
   cleanContentLine,
   codePointLength,
-  countLetters,
   forEachLine,
   forEachLineRange,
   isArabicText,
+  letterCountsByScript,
   NoHeaderError,
   NotUtf8Error,
   OpenITILineParser,
@@ -18,7 +18,7 @@ import {
 } from '../../src/openiti/parse';
 import { dedupKey } from '../../src/openiti/corpus';
 import { hash53 } from '../../src/openiti/sampling';
-import { countArabicLetters, countLetters as countAnyLetters } from '../../src/text/arabic';
+import { countArabicLetters, countLetters } from '../../src/text/arabic';
 
 const PLAIN = path.join(FIXTURES, 'openiti', 'sample_openiti_plain.txt');
 const MARKDOWN = path.join(FIXTURES, 'openiti', 'sample_openiti_markdown.mARkdown');
@@ -72,7 +72,7 @@ describe('openiti/parse', () => {
       const out = plain();
       expect(out).not.to.include('لا');
       expect(out.some((l) => /transliteration/.test(l))).to.equal(false);
-      expect(out.every((l) => countLetters(l).arabic >= 10)).to.equal(true);
+      expect(out.every((l) => letterCountsByScript(l).arabic >= 10)).to.equal(true);
     });
 
     it('removes ms milestones and skips section headers', () => {
@@ -288,8 +288,8 @@ describe('openiti/parse', () => {
 
   describe('character helpers', () => {
     it('counts Arabic letters, not digits, diacritics or punctuation', () => {
-      expect(countLetters('العِلْمُ، ١٢٣ نور').arabic).to.equal(8);
-      expect(countLetters('abc نص').foreign).to.equal(3);
+      expect(letterCountsByScript('العِلْمُ، ١٢٣ نور').arabic).to.equal(8);
+      expect(letterCountsByScript('abc نص').foreign).to.equal(3);
     });
 
     it('uses the same letter definition as src/text/arabic (regex-based) on mixed text', () => {
@@ -300,9 +300,9 @@ describe('openiti/parse', () => {
         readFileSync(PLAIN, 'utf8'),
       ];
       for (const t of samples) {
-        const mine = countLetters(t);
+        const mine = letterCountsByScript(t);
         expect(mine.arabic, t.slice(0, 30)).to.equal(countArabicLetters(t));
-        expect(mine.arabic + mine.foreign, t.slice(0, 30)).to.equal(countAnyLetters(t) - (t.match(/\u0640/g)?.length ?? 0));
+        expect(mine.arabic + mine.foreign, t.slice(0, 30)).to.equal(countLetters(t) - (t.match(/\u0640/g)?.length ?? 0));
       }
     });
 

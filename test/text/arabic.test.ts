@@ -1,5 +1,28 @@
 import { expect } from 'chai';
-import { arabicShare, countArabicLetters, countLetters, isArabicText } from '../../src/text/arabic';
+import {
+  ARABIC_DIACRITICS,
+  arabicShare,
+  countArabicLetters,
+  countLetters,
+  DEFAULT_ARABIC_NORMALIZATION,
+  HARAKAT_AND_TATWEEL,
+  isArabicDiacritic,
+  isArabicText,
+  normalizeArabic,
+  normalizeOrthography,
+  removeDiacritics,
+  removeTatweel,
+  stripHarakatAndTatweel,
+  TATWEEL,
+  unifyAlef,
+  unifyHamzaSeats,
+  unifyTaaMarbuta,
+  unifyYaa,
+} from '../../src/text/arabic';
+
+/** Every BMP character except the surrogate halves, joined (one string to run the removals on). */
+const BMP = Array.from({ length: 0x10000 }, (_, c) => c).filter((c) => c < 0xd800 || c > 0xdfff);
+const inRanges = (ranges: typeof ARABIC_DIACRITICS, c: number) => ranges.some(([lo, hi]) => c >= lo && c <= hi);
 
 describe('text/arabic', () => {
   it('counts Arabic letters but not diacritics, tatweel, digits or punctuation', () => {
@@ -25,4 +48,62 @@ describe('text/arabic', () => {
   it('rejects an out-of-range minShare', () => {
     expect(() => isArabicText('كتب', 1.5)).to.throw(RangeError, /minShare/);
   });
+
+  describe('diacritic sets', () => {
+    it('keeps the full set of the secondary metrics (Quranic marks included, no tatweel)', () => {
+      // The set analysis/metrics.ts removed before it moved here, written out.
+      const old = /[\u0610-\u061A\u064B-\u065F\u0670\u06D6-\u06DC\u06DF-\u06E8\u06EA-\u06ED]/gu;
+      const all = String.fromCharCode(...BMP);
+      expect(removeDiacritics(all)).to.equal(all.replace(old, ''));
+      for (const c of BMP) expect(isArabicDiacritic(c), c.toString(16)).to.equal(inRanges(ARABIC_DIACRITICS, c));
+      expect(isArabicDiacritic(0x0640)).to.equal(false);
+      expect(isArabicDiacritic(0x06dd)).to.equal(false);
+      expect(removeDiacritics('بِسْمِ ۖ')).to.equal('بسم ');
+    });
+
+    it('keeps the narrower duplicate-key set of the corpus build (harakat, superscript alef, tatweel)', () => {
+      // The regex src/openiti/corpus.ts's dedupKey used before it moved here.
+      const old = /[\u064b-\u065f\u0670\u0640]/g;
+      const all = String.fromCharCode(...BMP) + '\u{1F600}a\u0640';
+      expect(stripHarakatAndTatweel(all)).to.equal(all.replace(old, ''));
+      expect(stripHarakatAndTatweel('كَـتَبَ ۖ ؐ')).to.equal('كتب ۖ ؐ'); // Quranic marks stay in the key
+      expect(inRanges(HARAKAT_AND_TATWEEL, 0x0640)).to.equal(true);
+    });
+
+    it('removes the tatweel alone', () => {
+      expect(TATWEEL).to.equal('\u0640');
+      expect(removeTatweel('كتـــابَ')).to.equal('كتابَ');
+    });
+  });
+
+  describe('normalisation profiles', () => {
+    it('removes diacritics and tatweel and unifies alef, yaa and taa marbuta', () => {
+      expect(normalizeArabic('كَتَبَ')).to.equal('كتب');
+      expect(normalizeArabic('كتـــاب')).to.equal('كتاب');
+      expect(normalizeArabic('أإآٱ')).to.equal('اااا');
+      expect(normalizeArabic('على')).to.equal('علي');
+      expect(normalizeArabic('مدينة')).to.equal('مدينه');
+    });
+
+    it('applies only the enabled rules', () => {
+      const off = { remove_diacritics: false, remove_tatweel: false, unify_alef: false, unify_yaa: false, unify_taa_marbuta: false };
+      expect(normalizeArabic('أَعلى مدينةـ', off)).to.equal('أَعلى مدينةـ');
+      expect(normalizeArabic('أَعلى مدينة', { ...off, unify_alef: true })).to.equal('اَعلى مدينة');
+      expect(normalizeArabic('على', { unify_yaa: false })).to.equal('على');
+      expect(DEFAULT_ARABIC_NORMALIZATION.unify_taa_marbuta).to.equal(true);
+    });
+
+    it('ends with the scoring form; normalizeOrthography leaves whitespace alone', () => {
+      expect(normalizeArabic('  أَحمد \u00a0 على  ')).to.equal('احمد علي');
+      expect(normalizeArabic(' a  b ', {}, false)).to.equal('a  b');
+      expect(normalizeOrthography('  أَحمد  ')).to.equal('  احمد  ');
+    });
+
+    it('builds the profile from the single rules, in order', () => {
+      const s = 'أَعلى مدينةـ ٱلْكِتاب';
+      expect(normalizeOrthography(s)).to.equal(unifyTaaMarbuta(unifyYaa(unifyAlef(removeTatweel(removeDiacritics(s))))));
+      expect(unifyHamzaSeats('مؤمن سئل')).to.equal('مومن سيل');
+    });
+  });
+
 });

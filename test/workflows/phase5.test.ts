@@ -6,9 +6,10 @@ import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { WorkflowFailedError } from '@temporalio/client';
 import { createLocalEnv } from '../helpers/temporal';
-import { workflowBundle } from '../../src/temporal/worker';
+import { workflowBundle } from '../../bin/cli/worker-runtime';
 import { parseConfig } from '../../src/config/load';
 import { checkEnvironment } from '../../activities/doctor';
+import { buildWorkflow, doctorWorkflow, phase5Workflow } from '../../workflows';
 import type { DoctorQueueResult } from '../../workflows';
 import type { Phase5Input, Progress, StageInput } from '../../workflows/types';
 
@@ -43,7 +44,7 @@ describe('workflows (real local Temporal server)', function () {
   it('doctorWorkflow does a real activity round trip on each queue and names a queue without a worker', async () => {
     const resultsDir = mkdtempSync(path.join(os.tmpdir(), 'doctor-'));
     const res = await withWorkers({ 'test-cpu': { checkEnvironment } }, () =>
-      env.client.workflow.execute('doctorWorkflow', {
+      env.client.workflow.execute(doctorWorkflow, {
         taskQueue: 'test-cpu',
         workflowId: `doctor-${Date.now()}`,
         args: [{ queues: ['test-cpu', 'test-nobody'], resultsDir, pickupTimeout: '2s' }],
@@ -91,7 +92,7 @@ describe('workflows (real local Temporal server)', function () {
     const input: Phase5Input = { run: `t${Date.now()}`, config, options: {}, forceStages: ['export'] };
     let progress: Progress | undefined;
     const result = await withWorkers({ 'wf-cpu': recordingActivities('cpu', calls), 'wf-gpu': recordingActivities('gpu', calls) }, async () => {
-      const r = await env.client.workflow.execute('phase5Workflow', { taskQueue: 'wf-cpu', workflowId: `phase5-${input.run}`, args: [input] });
+      const r = await env.client.workflow.execute(phase5Workflow, { taskQueue: 'wf-cpu', workflowId: `phase5-${input.run}`, args: [input] });
       progress = await env.client.workflow.getHandle(`phase5-${input.run}`).query<Progress>('progress');
       return r;
     });
@@ -112,7 +113,7 @@ describe('workflows (real local Temporal server)', function () {
     const calls: string[] = [];
     const input: Phase5Input = { run: `s${Date.now()}`, config, options: { phase2Dir: '/tmp/p2' }, stages: ['infer', 'analyze'] };
     await withWorkers({ 'wf2-cpu': recordingActivities('cpu', calls), 'wf2-gpu': recordingActivities('gpu', calls) }, () =>
-      env.client.workflow.execute('phase5Workflow', { taskQueue: 'wf2-cpu', workflowId: `phase5-${input.run}`, args: [input] }),
+      env.client.workflow.execute(phase5Workflow, { taskQueue: 'wf2-cpu', workflowId: `phase5-${input.run}`, args: [input] }),
     );
     expect(calls).to.deep.equal(['gpu:infer:rag', 'cpu:analyzeResults']);
   });
@@ -131,7 +132,7 @@ describe('workflows (real local Temporal server)', function () {
     const input: StageInput = { run: `e${Date.now()}`, config, options: {}, force: false };
     try {
       await withWorkers({ 'wf3-cpu': acts }, () =>
-        env.client.workflow.execute('buildWorkflow', { taskQueue: 'wf3-cpu', workflowId: `phase5-${input.run}-build`, args: [input] }),
+        env.client.workflow.execute(buildWorkflow, { taskQueue: 'wf3-cpu', workflowId: `phase5-${input.run}-build`, args: [input] }),
       );
       expect.fail('should fail');
     } catch (err) {

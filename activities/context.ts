@@ -1,20 +1,16 @@
 /**
- * Shared plumbing for activities: throttled heartbeats that carry progress + checkpoint, resume details from
- * the previous attempt, cancellation checks, and the mapping of user errors to non-retryable failures.
- * Works outside Temporal too (benchmarks call activity functions directly): then heartbeats are no-ops.
+ * What turns a plain stage into an activity: stage hooks fed by the activity context (throttled heartbeats
+ * that carry progress + checkpoint, resume details from the previous attempt, cancellation), one writer per
+ * output file, and the mapping of user errors to non-retryable failures.
+ * Works outside Temporal too (tests and benchmarks call activities directly): then heartbeats are no-ops.
  */
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ConfigError } from '../src/config/load';
-import type { HeartbeatProgress } from '../workflows/types';
+import { UserInputError, type StageHooks } from '../src/stages/types';
+import type { HeartbeatProgress } from '../src/temporal/types';
 
-/** Bad input that retrying cannot fix: surfaces as a non-retryable failure with this message. */
-export class UserInputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UserInputError';
-  }
-}
+export { UserInputError };
 
 function currentContext(): Context | null {
   try {
@@ -126,4 +122,27 @@ export async function asActivity<T>(fn: () => Promise<T>): Promise<T> {
     }
     throw err;
   }
+}
+
+/**
+ * Stage hooks backed by the activity context: progress and checkpoints become heartbeats, the previous
+ * attempt's checkpoint becomes `resumeFrom`, cancellation becomes `signal`. Call `stop()` in `finally`.
+ */
+export function activityHooks<C extends object = Record<string, unknown>>(step: string, unit: string, total = 0): StageHooks<C> & { stop(): void } {
+  const prev = previousCheckpoint<C & Record<string, unknown>>();
+  let done = prev?.done ?? 0;
+  const hb = heartbeater(step, total, done, unit);
+  return {
+    resumeFrom: prev?.checkpoint,
+    signal: currentSignal(),
+    onProgress(d, t) {
+      done = d;
+      hb.setTotal(t);
+      hb.beat(d);
+    },
+    checkpoint(state) {
+      hb.beat(done, state as Record<string, unknown>, true);
+    },
+    stop: () => hb.stop(),
+  };
 }

@@ -2,42 +2,22 @@ import { expect } from 'chai';
 import {
   alignSequences,
   cer,
-  DEFAULT_ARABIC_NORMALIZATION,
   ErrorRateAccumulator,
   levenshtein,
-  normalizeArabic,
-  scoreDistances,
+  MAX_ALIGNMENT_CELLS,
   prepareText,
+  scoreDistances,
   scorePair,
-  scoringText,
+  scorePrepared,
   SPACE,
-  toCodePoints,
-  toWords,
+  substringEditDistance,
   wer,
-} from '../../analysis/metrics';
+} from '../../src/text/distance';
+import { toCodePoints } from '../../src/text/tokens';
 
 const cp = (s: string) => toCodePoints(s);
 
-describe('analysis/metrics', () => {
-  describe('text preparation', () => {
-    it('trims and collapses whitespace runs (including NBSP and newlines) by default', () => {
-      expect(scoringText('  قال \u00a0 الشيخ\n')).to.equal('قال الشيخ');
-      expect(scoringText(' a  b ', false)).to.equal('a  b');
-    });
-
-    it('splits words on any whitespace run and yields no token for an empty text', () => {
-      expect(toWords('قال الشيخ')).to.deep.equal(['قال', 'الشيخ']);
-      expect(toWords('a\u00a0b  c')).to.deep.equal(['a', 'b', 'c']);
-      expect(toWords('')).to.deep.equal([]);
-    });
-
-    it('counts code points, not UTF-16 units', () => {
-      expect(Array.from(cp('a𝔸b'))).to.deep.equal([0x61, 0x1d538, 0x62]);
-      expect(scorePair('a𝔸b', 'ab').charEdits).to.equal(1);
-      expect(scorePair('a𝔸b', 'ab').refChars).to.equal(3);
-    });
-  });
-
+describe('text/distance', () => {
   describe('alignSequences', () => {
     it('computes the classic kitten → sitting distance with its edit breakdown', () => {
       const a = alignSequences(cp('kitten'), cp('sitting'), true);
@@ -58,6 +38,19 @@ describe('analysis/metrics', () => {
 
     it('returns only the counts unless ops are requested', () => {
       expect(alignSequences(cp('abc'), cp('abd')).ops).to.equal(undefined);
+    });
+
+    it('matches a common prefix and suffix outright and anchors edits between them', () => {
+      const a = alignSequences(cp('xxabcyy'), cp('xxadcyy'), { ops: true });
+      expect(a).to.deep.equal({ distance: 1, substitutions: 1, deletions: 0, insertions: 0, hits: 6, ops: [{ type: 'S', ref: 3, hyp: 3 }] });
+      const b = alignSequences(cp('xxyy'), cp('xxabyy'), true);
+      expect(b.ops).to.deep.equal([{ type: 'I', ref: 2, hyp: 2 }, { type: 'I', ref: 2, hyp: 3 }]);
+      expect(b.hits).to.equal(4);
+    });
+
+    it('refuses alignments beyond MAX_ALIGNMENT_CELLS with a RangeError', () => {
+      const n = Math.ceil(Math.sqrt(MAX_ALIGNMENT_CELLS)) + 1;
+      expect(() => alignSequences(new Int32Array(n).fill(1), new Int32Array(n).fill(2))).to.throw(RangeError, /alignment too large/);
     });
 
     it('among equal-cost alignments prefers an inserted space over a letter→space substitution', () => {
@@ -95,6 +88,11 @@ describe('analysis/metrics', () => {
       }
     });
   });
+
+    it('counts code points, not UTF-16 units', () => {
+      expect(scorePair('a𝔸b', 'ab').charEdits).to.equal(1);
+      expect(scorePair('a𝔸b', 'ab').refChars).to.equal(3);
+    });
 
   describe('CER / WER', () => {
     it('scores a hand-computed Arabic pair', () => {
@@ -146,32 +144,31 @@ describe('analysis/metrics', () => {
       expect(wer(['مدينة السلام'], [''])).to.equal(1);
     });
 
+    it('returns the character edits of the scoring alignment on request', () => {
+      const s = scorePrepared('مدينة السلام', 'مدينه  السلام', true);
+      expect(s.score.charEdits).to.equal(2);
+      expect(s.ops!.map((o) => o.type)).to.deep.equal(['S', 'I']);
+      expect(scorePrepared('ab', 'ab').ops).to.equal(undefined);
+    });
+
     it('rejects lists of different lengths', () => {
       expect(() => cer(['a'], [])).to.throw(/1 references but 0 hypotheses/);
     });
   });
 
-  describe('Arabic normalisation (secondary metrics)', () => {
-    it('removes diacritics and tatweel and unifies alef, yaa and taa marbuta', () => {
-      expect(normalizeArabic('كَتَبَ')).to.equal('كتب');
-      expect(normalizeArabic('كتـــاب')).to.equal('كتاب');
-      expect(normalizeArabic('أإآٱ')).to.equal('اااا');
-      expect(normalizeArabic('على')).to.equal('علي');
-      expect(normalizeArabic('مدينة')).to.equal('مدينه');
-    });
-
-    it('applies only the enabled rules', () => {
-      const off = { remove_diacritics: false, remove_tatweel: false, unify_alef: false, unify_yaa: false, unify_taa_marbuta: false };
-      expect(normalizeArabic('أَعلى مدينةـ', off)).to.equal('أَعلى مدينةـ');
-      expect(normalizeArabic('أَعلى مدينة', { ...off, unify_alef: true })).to.equal('اَعلى مدينة');
-      expect(normalizeArabic('على', { unify_yaa: false })).to.equal('على');
-      expect(DEFAULT_ARABIC_NORMALIZATION.unify_taa_marbuta).to.equal(true);
-    });
-
+  describe('normalised scoring (secondary metrics)', () => {
     it('makes orthographic variants score as equal', () => {
       expect(cer(['مدينة على'], ['مدينه علي'])).to.be.greaterThan(0);
       expect(cer(['مدينة على'], ['مدينه علي'], { normalization: {} })).to.equal(0);
       expect(prepareText(' أحمد  ', { normalization: {} })).to.equal('احمد');
+      expect(prepareText(' a  b ', { collapseWhitespace: false })).to.equal('a  b');
+    });
+  });
+
+  describe('substringEditDistance', () => {
+    it('fits the whole pattern into the best substring of the text', () => {
+      expect(substringEditDistance(cp('hello'), cp('xxhelloyy'))).to.deep.equal({ distance: 0, start: 2, end: 7 });
+      expect(substringEditDistance(cp('ab'), cp(''))).to.deep.equal({ distance: 2, start: 0, end: 0 });
     });
   });
 });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { resolveConfig, UsageError, type GlobalFlags } from '../options';
-import { connectClient } from '../../temporal/client';
+import { connectClient } from '../../../src/temporal/client';
 
 export function registerWorkerCommand(program: Command): void {
   program
@@ -16,7 +16,7 @@ export function registerWorkerCommand(program: Command): void {
       const { connection } = await connectClient(config);
       await connection.close();
       console.error(`worker: serving ${queues.join(', ')} at ${config.temporal.address} (Ctrl-C to stop)`);
-      const { runWorkers } = await import('../../temporal/worker'); // heavy: native modules, webpack
+      const { runWorkers } = await import('../worker-runtime'); // heavy: native modules, webpack
       await runWorkers({ config, queues });
     });
 }

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { resolveConfig, type GlobalFlags } from '../options';
-import { connectClient } from '../../temporal/client';
-import { resultDirs } from '../../config/load';
-import type { DoctorQueueResult } from '../../../workflows';
+import { connectClient } from '../../../src/temporal/client';
+import { resultDirs } from '../../../src/config/load';
+import { doctorWorkflow } from '../../../workflows';
 
 /** Queues with no poller right now, according to the server. */
 async function pollerCounts(client: Awaited<ReturnType<typeof connectClient>>['client'], namespace: string, queue: string): Promise<number> {
@@ -29,13 +29,13 @@ export function registerDoctorCommand(program: Command): void {
           if (n > 0) withPollers.push(q);
         }
         if (withPollers.length) {
-          const handle = await client.workflow.start('doctorWorkflow', {
+          const handle = await client.workflow.start(doctorWorkflow, {
             workflowId: `phase5-doctor-${Date.now()}`,
             taskQueue: withPollers[0],
             args: [{ queues: withPollers, resultsDir: resultDirs(config).root, pickupTimeout: `${Number(opts.timeout)}s` }],
             workflowExecutionTimeout: '5m',
           });
-          const results = (await handle.result()) as DoctorQueueResult[];
+          const results = await handle.result();
           for (const r of results) {
             if (r.error) rows.push([`round trip ${r.queue}`, false, r.error]);
             for (const c of r.report?.checks ?? []) rows.push([`${r.queue}: ${c.name}`, c.ok, c.detail]);

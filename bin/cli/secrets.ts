@@ -1,4 +1,4 @@
-import type { Config } from '../config/schema';
+import type { Config } from '../../src/config/schema';
 
 /** Secret values present in the environment for this config (API keys), to keep out of logs and history. */
 export function collectSecrets(config: Config, env: NodeJS.ProcessEnv = process.env): string[] {

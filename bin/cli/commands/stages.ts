@@ -1,17 +1,20 @@
 import type { Command } from 'commander';
 import { forcedStages, resolveConfig, runOptions, type GlobalFlags, type StageFlags } from '../options';
-import { connectClient, startOrAttach } from '../../temporal/client';
+import { connectClient, startOrAttach } from '../../../src/temporal/client';
 import { watchWorkflow } from '../watch';
-import { runWorkflowId, stageWorkflowId, type Phase5Input, type StageInput } from '../../../workflows/types';
-import type { StageName } from '../../config/schema';
+import { runWorkflowId, stageWorkflowId } from '../../../workflows/types';
+import { analyzeWorkflow, buildWorkflow, exportWorkflow, inferWorkflow, phase5Workflow } from '../../../workflows';
+import type { Config, StageName } from '../../../src/config/schema';
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { RunOptions } from '../../../src/stages/types';
 import { collectSecrets } from '../secrets';
 
-const STAGE_WORKFLOW: Record<StageName, string> = {
-  build: 'buildWorkflow',
-  export: 'exportWorkflow',
-  infer: 'inferWorkflow',
-  analyze: 'analyzeWorkflow',
-};
+const STAGE_WORKFLOW = {
+  build: buildWorkflow,
+  export: exportWorkflow,
+  infer: inferWorkflow,
+  analyze: analyzeWorkflow,
+} as const;
 
 function uiLink(address: string, uiPort: number, namespace: string, workflowId: string): string {
   const host = address.slice(0, address.lastIndexOf(':')) || '127.0.0.1';
@@ -29,14 +32,7 @@ async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<v
   try {
     const forced = forcedStages(flags);
     const workflowId = stage === 'run' ? runWorkflowId(run) : stageWorkflowId(run, stage);
-    const type = stage === 'run' ? 'phase5Workflow' : STAGE_WORKFLOW[stage];
-    const args: [Phase5Input] | [StageInput] =
-      stage === 'run' ? [{ run, config, options, forceStages: forced }] : [{ run, config, options, force: forced.includes(stage) }];
-    const { handle, outcome } = await startOrAttach(client, type, workflowId, args, {
-      force: forced.length > 0,
-      taskQueue: config.temporal.queues.cpu,
-      forbiddenValues: collectSecrets(config),
-    });
+    const { handle, outcome } = stage === 'run' ? await startStudy(client, config, options, forced) : await startStage(client, config, stage, options, forced);
     const link = uiLink(config.temporal.address, config.temporal.ui_port, config.temporal.namespace, workflowId);
     if (outcome === 'started') console.error(`started ${workflowId} — watch it at ${link}`);
     else if (outcome === 'attached-running') console.error(`attached to the running ${workflowId} (started earlier) — ${link}`);
@@ -45,11 +41,28 @@ async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<v
       console.log(workflowId);
       return;
     }
-    const result = await watchWorkflow<Record<string, unknown>>(client, handle, run);
+    const result: unknown = await watchWorkflow(client, handle as WorkflowHandle, run); // printed as JSON
     console.log(JSON.stringify({ workflowId, result }, null, 2));
   } finally {
     await connection.close();
   }
+}
+
+function startOptions(config: Config, forced: StageName[]) {
+  return { force: forced.length > 0, taskQueue: config.temporal.queues.cpu, forbiddenValues: collectSecrets(config) };
+}
+
+/** Start (or attach to) the whole study's workflow, by function reference. */
+function startStudy(client: Client, config: Config, options: RunOptions, forced: StageName[]) {
+  const run = config.run_name;
+  return startOrAttach(client, phase5Workflow, runWorkflowId(run), [{ run, config, options, forceStages: forced }], startOptions(config, forced));
+}
+
+/** Start (or attach to) one stage's workflow, by function reference. */
+function startStage(client: Client, config: Config, stage: StageName, options: RunOptions, forced: StageName[]) {
+  const run = config.run_name;
+  const workflow: (typeof STAGE_WORKFLOW)[StageName] = STAGE_WORKFLOW[stage];
+  return startOrAttach(client, workflow, stageWorkflowId(run, stage), [{ run, config, options, force: forced.includes(stage) }], startOptions(config, forced));
 }
 
 function stageCommand(program: Command, name: StageName | 'run', description: string): Command {

@@ -15,21 +15,20 @@ export function registerLocalCommands(program: Command): void {
       const flags = cmd.optsWithGlobals<GlobalFlags & StageFlags>();
       const { config } = resolveConfig(flags, flags);
       const options = runOptions(flags, config);
-      const { analyzeOptions } = await import('../../../activities/analyze');
-      const { analyzeStudy } = await import('../../../analysis');
+      const analyze = await import('../../../analysis/stage');
       const { existsSync } = await import('node:fs');
-      const opts = await analyzeOptions(config, options);
+      const opts = await analyze.optionsFrom(config, options);
       if (!existsSync(`${opts.phase5Dir}/corrections.jsonl`)) {
-        const { UserFacingError } = await import('../../temporal/server');
+        const { UserFacingError } = await import('../../../src/temporal/server');
         throw new UserFacingError(`no corrections in ${opts.phase5Dir} — run \`phase5 infer\` first (or \`phase5 infer --import FILE\`)`);
       }
       const t = Date.now();
-      const summary = await analyzeStudy({ ...opts, progress: 'silent' });
-      for (const d of summary.datasets) {
-        console.log(`${d.dataset.padEnd(34)} n=${String(d.num_samples).padStart(5)}  OCR CER ${fmt(d.ocr_cer)}  zero-shot ${fmt(d.phase2_cer)}  RAG ${fmt(d.phase5_cer)}  ΔCER ${fmt(d.delta_cer)}`);
+      const result = await analyze.run(opts, {}, 'silent');
+      for (const d of result.datasets) {
+        console.log(`${d.dataset.padEnd(34)} n=${String(d.n).padStart(5)}  OCR CER ${fmt(d.ocr_cer)}  zero-shot ${fmt(d.phase2_cer)}  RAG ${fmt(d.phase5_cer)}  ΔCER ${fmt(d.delta_cer)}`);
       }
-      for (const w of summary.warnings) console.error(`warning: ${w}`);
-      console.log(`${summary.files.length} files written in ${summary.phase5_dir} (${((Date.now() - t) / 1000).toFixed(1)} s); report: ${summary.phase5_dir}/report.html`);
+      for (const w of result.warnings) console.error(`warning: ${w}`);
+      console.log(`${result.files} files written in ${result.phase5Dir} (${((Date.now() - t) / 1000).toFixed(1)} s); report: ${result.report}`);
     });
 }
 
@@ -51,10 +50,10 @@ export function registerRetrieveCommand(program: Command): void {
       const { UsageError } = await import('../options');
       if (!Number.isInteger(k) || k < 1) throw new UsageError(`--k must be a positive integer, got "${opts.k}"`);
       if (!Number.isFinite(minScore) || minScore < 0 || minScore > 1) throw new UsageError(`--min-score must be a number in [0, 1], got "${opts.minScore}"`);
-      const { stagePaths } = await import('../../../activities/build');
-      const { retrieverConfig } = await import('../../../activities/retriever');
-      const { RAGRetriever } = await import('../../index/retriever');
-      const { UserFacingError } = await import('../../temporal/server');
+      const { stagePaths } = await import('../../../src/stages/build');
+      const { retrieverConfig } = await import('../../../src/stages/retriever');
+      const { RAGRetriever } = await import('../../../src/index/retriever');
+      const { UserFacingError } = await import('../../../src/temporal/server');
       const paths = stagePaths(config, runOptions(flags, config));
       const retriever = await RAGRetriever.open(retrieverConfig(config, paths)).catch((err: Error) => {
         throw new UserFacingError(err.message);
@@ -85,9 +84,9 @@ export function registerEvalRetrievalCommand(program: Command): void {
       const { config } = resolveConfig(flags);
       const path = (await import('node:path')).default;
       const { existsSync } = await import('node:fs');
-      const { resolvePath, resultDirs, PROJECT_ROOT } = await import('../../config/load');
-      const { defaultEvalConfigs, defaultEvalModels, describeEvalSummary, evalRetrieval } = await import('../../eval/eval-retrieval');
-      const { UserFacingError } = await import('../../temporal/server');
+      const { resolvePath, resultDirs, PROJECT_ROOT } = await import('../../../src/config/load');
+      const { defaultEvalConfigs, defaultEvalModels, describeEvalSummary, evalRetrieval } = await import('../../../src/eval/eval-retrieval');
+      const { UserFacingError } = await import('../../../src/temporal/server');
       const { UsageError } = await import('../options');
       const openitiRoot = resolvePath(config.data.openiti_root);
       const ocrGsRoot = resolvePath(opts.ocrGsRoot);

@@ -2,9 +2,9 @@
  * CLI flags → (validated config, run options). Flags that correspond to config keys are merged into the
  * config and the result is validated again, so `--top-k -3` fails exactly like a bad config value.
  */
-import { ConfigError, DEFAULT_CONFIG, formatIssues, loadConfig } from '../config/load';
-import { ConfigSchema, type Config, type StageName, STAGES } from '../config/schema';
-import type { RunOptions } from '../../workflows/types';
+import { ConfigError, DEFAULT_CONFIG, formatIssues, loadConfig } from '../../src/config/load';
+import { ConfigSchema, type Config, type StageName, STAGES } from '../../src/config/schema';
+import type { RunOptions } from '../../src/stages/types';
 
 export interface GlobalFlags {
   config?: string;

@@ -4,9 +4,10 @@
  * follows the child workflow of the current stage.
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { createProgress, type Progress as Bar } from '../util/progress';
-import { workflowStatus, type StatusView } from '../temporal/client';
-import { stageWorkflowId } from '../../workflows/types';
+import type { Workflow, WorkflowResultType } from '@temporalio/common';
+import { createProgress, type Progress as Bar } from '../../src/util/progress';
+import { workflowStatus, type StatusView } from '../../src/temporal/client';
+import { stageWorkflowId } from '../../src/temporal/types';
 
 function formatEta(s: number | null): string {
   if (s === null || !Number.isFinite(s)) return '?';
@@ -26,8 +27,13 @@ export function describeStatus(v: StatusView): string {
   return parts.join(' | ');
 }
 
-export async function watchWorkflow<T>(client: Client, handle: WorkflowHandle, run: string, opts: { intervalMs?: number; quiet?: boolean } = {}): Promise<T> {
-  const result = handle.result() as Promise<T>;
+export async function watchWorkflow<W extends Workflow>(
+  client: Client,
+  handle: WorkflowHandle<W>,
+  run: string,
+  opts: { intervalMs?: number; quiet?: boolean } = {},
+): Promise<WorkflowResultType<W>> {
+  const result = handle.result();
   if (opts.quiet) return result;
   let settled = false;
   void result.then(() => (settled = true), () => (settled = true));

@@ -4,8 +4,8 @@
  * `retrieve` work on local files without Temporal. Exit codes: 0 ok, 1 failure, 2 usage.
  */
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config/load';
-import { UserFacingError } from '../temporal/server';
+import { ConfigError } from '../../src/config/load';
+import { UserFacingError } from '../../src/temporal/server';
 import { UsageError } from './options';
 import { registerServerCommands } from './commands/server';
 import { registerWorkerCommand } from './commands/worker';

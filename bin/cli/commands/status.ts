@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { resolveConfig, type GlobalFlags } from '../options';
-import { connectClient, workflowStatus } from '../../temporal/client';
+import { connectClient, workflowStatus } from '../../../src/temporal/client';
 import { describeStatus } from '../watch';
-import { stageWorkflowId } from '../../../workflows/types';
+import { stageWorkflowId } from '../../../src/temporal/types';
 
 export function registerStatusCommand(program: Command): void {
   program

@@ -5,10 +5,10 @@
  */
 import path from 'node:path';
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import * as activities from '../../activities';
-import { PROJECT_ROOT } from '../config/load';
-import type { Config } from '../config/schema';
-import { logger } from '../util/log';
+import { createActivities, type ActivityDeps } from '../../activities';
+import { PROJECT_ROOT } from '../../src/config/load';
+import type { Config } from '../../src/config/schema';
+import { logger } from '../../src/util/log';
 
 export const WORKFLOWS_PATH = path.join(PROJECT_ROOT, 'workflows', 'index.ts');
 
@@ -41,6 +41,8 @@ export interface WorkerOptions {
   queues: string[];
   /** Seconds running activities get to finish after a shutdown signal. */
   shutdownGraceSeconds?: number;
+  /** The activities' dependencies (default: the real retriever and LLM backends). */
+  deps?: ActivityDeps;
 }
 
 export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection }> {
@@ -51,6 +53,7 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
   const { config } = opts;
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const bundle = await workflowBundle();
+  const activities = createActivities(opts.deps);
   const workers = await Promise.all(
     opts.queues.map((taskQueue) =>
       Worker.create({

@@ -6,13 +6,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { PROJECT_ROOT, resolvePath, resultDirs } from '../../config/load';
-import type { Config } from '../../config/schema';
+import { PROJECT_ROOT, resolvePath, resultDirs } from '../../../src/config/load';
+import type { Config } from '../../../src/config/schema';
 import { resolveConfig, runOptions, type GlobalFlags } from '../options';
-import { connectClient, startOrAttach } from '../../temporal/client';
-import { startServer, temporalHealthy } from '../../temporal/server';
+import { connectClient, startOrAttach } from '../../../src/temporal/client';
+import { startServer, temporalHealthy } from '../../../src/temporal/server';
 import { watchWorkflow } from '../watch';
 import { runWorkflowId, type Phase5Input } from '../../../workflows/types';
+import { phase5Workflow } from '../../../workflows';
 import { collectSecrets } from '../secrets';
 
 const FIXTURES = path.join(PROJECT_ROOT, 'test', 'fixtures');
@@ -61,7 +62,7 @@ export function registerDemoCommand(program: Command): void {
         console.error(`demo: using the Temporal server already running at ${config.temporal.address}`);
       }
 
-      const { createWorkers } = await import('../../temporal/worker');
+      const { createWorkers } = await import('../worker-runtime');
       console.error('demo: starting a worker for phase5-cpu and phase5-gpu in this process…');
       const { workers, connection: workerConnection } = await createWorkers({ config, queues: [config.temporal.queues.cpu, config.temporal.queues.gpu] });
       const running = workers.map((w) => w.run());
@@ -72,7 +73,7 @@ export function registerDemoCommand(program: Command): void {
       const link = `http://${host}:${config.temporal.ui_port}/namespaces/${config.temporal.namespace}/workflows/${workflowId}`;
       try {
         const input: Phase5Input = { run: config.run_name, config, options, forceStages: opts.force ? ['build', 'export', 'infer', 'analyze'] : [] };
-        const { handle, outcome } = await startOrAttach(client, 'phase5Workflow', workflowId, [input], {
+        const { handle, outcome } = await startOrAttach(client, phase5Workflow, workflowId, [input], {
           force: opts.force,
           taskQueue: config.temporal.queues.cpu,
           forbiddenValues: collectSecrets(config),
@@ -84,7 +85,7 @@ export function registerDemoCommand(program: Command): void {
               ? `demo: attached to the running workflow ${workflowId} — ${link}`
               : `demo: ${workflowId} already finished; showing its result (npm run demo -- --force runs it again)`,
         );
-        const result = await watchWorkflow<Record<string, { overall?: unknown; datasets?: { dataset: string; n: number; ocr_cer: number | null; phase2_cer: number | null; phase5_cer: number | null; delta_cer: number | null }[] }>>(client, handle, config.run_name);
+        const result = await watchWorkflow(client, handle, config.run_name);
         const analyze = result.analyze;
         console.log('\nDemo study finished.');
         console.log(`  workflow:  ${workflowId}  (${link})`);

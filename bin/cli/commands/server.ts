@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { resolveConfig, type GlobalFlags } from '../options';
-import { serverPaths, serverStatus, startServer, stopServer } from '../../temporal/server';
+import { serverPaths, serverStatus, startServer, stopServer } from '../../../src/temporal/server';
 
 export function registerServerCommands(program: Command): void {
   const server = program.command('server').description('manage the embedded Temporal dev server (SQLite file under data/temporal/)');

@@ -1,0 +1,44 @@
+/**
+ * What activities need from the outside world, passed to `createActivities` (as in Temporal's TypeScript
+ * samples): the export retriever and the LLM backend. Workers use the real ones; tests pass small real
+ * components or fault-injecting doubles.
+ */
+import { statSync } from 'node:fs';
+import type { Config } from '../src/config/schema';
+import { indexFiles } from '../src/index/manifest';
+import { createBackend } from '../src/llm';
+import type { OpenBackend } from '../src/stages/infer';
+import { exportRetrieverKey, openExportRetriever, type ClosableRetriever, type ExportRetriever, type StagePaths } from '../src/stages/retriever';
+
+export interface ActivityDeps {
+  /** The retriever for a config's index (export shards). */
+  openRetriever(config: Config, paths: StagePaths): Promise<ExportRetriever>;
+  /** The LLM backend for one infer condition (closed by the stage). */
+  openBackend: OpenBackend;
+}
+
+/** The real dependencies of a worker process. */
+export function defaultDeps(): ActivityDeps {
+  return { openRetriever: cachedRetrievers(openExportRetriever), openBackend: createBackend };
+}
+
+/**
+ * Open each retriever once per worker and reuse it across shards (loading the model and index is the slow
+ * part); reopen it when the index on disk changes (a rebuild).
+ */
+export function cachedRetrievers(open: (config: Config, paths: StagePaths) => Promise<ClosableRetriever>): ActivityDeps['openRetriever'] {
+  const cache = new Map<string, { stamp: string; retriever: Promise<ClosableRetriever> }>();
+  return async (config, paths) => {
+    const key = exportRetrieverKey(config, paths);
+    const stamp = String(statSync(indexFiles(paths.index).manifest).mtimeMs);
+    let hit = cache.get(key);
+    if (!hit || hit.stamp !== stamp) {
+      if (hit) void hit.retriever.then((r) => r.close()).catch(() => undefined);
+      const retriever = open(config, paths);
+      retriever.catch(() => cache.delete(key));
+      hit = { stamp, retriever };
+      cache.set(key, hit);
+    }
+    return hit.retriever;
+  };
+}

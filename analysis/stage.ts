@@ -1,0 +1,80 @@
+/**
+ * The analyze stage as the pipeline runs it: the options a config implies, and `run`, which scores both
+ * conditions and writes metrics, comparisons and the report (`analyzeStudy`). Shared by the activity and
+ * `phase5 report` (which runs it without Temporal).
+ *
+ *   const result = await run(await optionsFrom(config, {}), { onProgress: (done, total) => … });
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { resolvePath, resultDirs } from '../src/config/load';
+import type { Config } from '../src/config/schema';
+import { readJson } from '../src/io/jsonl';
+import { stagePaths } from '../src/stages/build';
+import { UserInputError, type RunOptions, type StageHooks } from '../src/stages/types';
+import { analyzeStudy } from './analyze';
+import { sourceExcluded } from './leakage';
+import type { AnalysisSummary, AnalyzeOptions, DatasetInfo } from './types';
+
+/** The analysis options a config and the CLI options imply. */
+export async function optionsFrom(config: Config, cli: RunOptions): Promise<AnalyzeOptions> {
+  const dirs = resultDirs(config);
+  return {
+    phase5Dir: dirs.phase5,
+    phase2Dir: cli.phase2Dir ? resolvePath(cli.phase2Dir) : dirs.phase2,
+    datasets: cli.datasets,
+    errorAnalysis: config.phase5.analyze_errors && !cli.noErrorAnalysis,
+    meta: {
+      model: config.infer.backend === 'openai' ? config.infer.openai.model : path.basename(config.infer.local.model_path, '.gguf'),
+      embedding_model: config.rag.embedding_model,
+      top_k: config.phase5.retrieval.top_k,
+      corpus_size: await corpusSize(config, cli),
+    },
+    datasetInfo: datasetLeakage(config),
+    bootstrap: { iterations: config.analysis.bootstrap_iterations, seed: config.analysis.bootstrap_seed },
+    normalization: { ...config.analysis.normalization },
+    collapseWhitespace: config.analysis.collapse_whitespace,
+    eras: config.phase5.corpus.eras.map((e) => ({ name: e.name, from: e.from, to: e.to })),
+  };
+}
+
+/** Sentences in the corpus the index was built from, when its build record is there. */
+async function corpusSize(config: Config, cli: RunOptions): Promise<number | undefined> {
+  const record = `${stagePaths(config, cli).corpus}.build.json`;
+  if (!existsSync(record)) return undefined;
+  return (await readJson<{ summary: { totalWritten: number } }>(record)).summary.totalWritten;
+}
+
+/** Per dataset: was its source book held out of the corpus (for the report's leakage line)? */
+function datasetLeakage(config: Config): Record<string, DatasetInfo> {
+  const info: Record<string, DatasetInfo> = {};
+  for (const [key, d] of Object.entries(config.datasets)) {
+    info[key] = { excluded: sourceExcluded(config.phase5.corpus.exclude, d.source_pattern), sourcePattern: d.source_pattern };
+  }
+  return info;
+}
+
+/** The small result that crosses Temporal. */
+export interface AnalyzeResult {
+  phase5Dir: string;
+  report: string;
+  overall: AnalysisSummary['overall'];
+  datasets: { dataset: string; n: number; ocr_cer: number | null; phase2_cer: number | null; phase5_cer: number | null; delta_cer: number | null }[];
+  files: number;
+  warnings: string[];
+}
+
+/** Score, compare and report; fails with the fix when there are no corrections yet. */
+export async function run(options: AnalyzeOptions, hooks: StageHooks = {}, progress: AnalyzeOptions['progress'] = 'log'): Promise<AnalyzeResult> {
+  const corrections = path.join(options.phase5Dir, 'corrections.jsonl');
+  if (!existsSync(corrections)) throw new UserInputError(`no ${corrections} — run \`phase5 infer\` (or \`phase5 infer --import FILE\`) first`);
+  const summary = await analyzeStudy({ ...options, progress, onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)) });
+  return {
+    phase5Dir: summary.phase5_dir,
+    report: path.join(summary.phase5_dir, 'report.html'),
+    overall: summary.overall,
+    datasets: summary.datasets.map((d) => ({ dataset: d.dataset, n: d.num_samples, ocr_cer: d.ocr_cer, phase2_cer: d.phase2_cer, phase5_cer: d.phase5_cer, delta_cer: d.delta_cer })),
+    files: summary.files.length,
+    warnings: summary.warnings,
+  };
+}

@@ -1,0 +1,187 @@
+/**
+ * Build stage: corpus.jsonl from OpenITI (seconds to minutes), then embeddings + index (the long part).
+ *
+ *   const options = optionsFrom(config, {}, false);
+ *   const { corpus, index } = await run(options, { onProgress: (done, total) => … });
+ *
+ * Both steps are skipped when their outputs are up to date (recorded settings and sha256 match), unless
+ * forced. Embedding resumes from the partial vector file a killed run left (see src/index).
+ */
+import { existsSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { metadataPath, resolvePath, resultDirs } from '../config/load';
+import type { Config } from '../config/schema';
+import { readJson, writeJsonAtomic } from '../io/jsonl';
+import { buildCorpus as buildCorpusFiles, CorpusBuildError, type CorpusBuildSummary } from '../openiti';
+import { RAGRetriever, type RetrieverConfig } from '../index/retriever';
+import { IndexMismatchError } from '../index/errors';
+import { ModelDirError } from '../embed/model-dir';
+import { sha256File } from '../util/hash';
+import { childLogger } from '../util/log';
+import { retrieverConfig, type StagePaths } from './retriever';
+import { UserInputError, type RunOptions, type StageHooks } from './types';
+
+const log = childLogger('build');
+
+export type { StagePaths };
+
+/** Corpus and index paths for a run (`--corpus-path` / `--index-path` override the results dir). */
+export function stagePaths(config: Config, options: Pick<RunOptions, 'corpusPath' | 'indexPath'>): StagePaths {
+  const { phase5 } = resultDirs(config);
+  return {
+    corpus: options.corpusPath ? resolvePath(options.corpusPath) : path.join(phase5, 'corpus.jsonl'),
+    index: options.indexPath ? resolvePath(options.indexPath) : path.join(phase5, 'index.usearch'),
+  };
+}
+
+/** Everything that changes corpus.jsonl (recorded beside it, compared before a rebuild). */
+export type CorpusSettings = ReturnType<typeof corpusSettings>;
+
+function corpusSettings(config: Config) {
+  const c = config.phase5.corpus;
+  return {
+    openitiRoot: resolvePath(config.data.openiti_root),
+    metadataPath: metadataPath(config),
+    maxSentences: c.max_sentences,
+    minCharLen: c.min_char_len,
+    maxCharLen: c.max_char_len,
+    statusFilter: c.status_filter,
+    seed: c.seed,
+    eras: c.eras,
+    maxPerFile: c.max_per_file,
+    exclude: c.exclude,
+    dedupAcrossCorpus: c.dedup_across_corpus,
+  };
+}
+
+export interface BuildOptions {
+  paths: StagePaths;
+  corpus: CorpusSettings;
+  retriever: RetrieverConfig;
+  /** Sentences embedded per durable step. */
+  batchSize: number;
+  force: boolean;
+}
+
+export function optionsFrom(config: Config, cli: RunOptions, force = false): BuildOptions {
+  const paths = stagePaths(config, cli);
+  return { paths, corpus: corpusSettings(config), retriever: retrieverConfig(config, paths), batchSize: config.phase5.index.batch_size, force };
+}
+
+/** The small summary that crosses Temporal (the full one is in corpus.jsonl.build.json). */
+export interface CorpusResult {
+  corpusPath: string;
+  reused: boolean;
+  sentences: number;
+  sha256: string;
+  eras: { name: string; target: number; written: number }[];
+  filesParsed: number;
+  filesSkipped: CorpusBuildSummary['files']['skipped'];
+  metadataBadRows: CorpusBuildSummary['metadata']['badRows'];
+}
+
+export interface IndexResult {
+  indexPath: string;
+  vectors: number;
+  dims: number;
+  model: string;
+  indexType: string;
+}
+
+export interface BuildResult {
+  corpus: CorpusResult;
+  index: IndexResult;
+}
+
+/** Checkpoint of the embedding step: rows whose vectors are on disk. */
+export interface EmbedCheckpoint {
+  rowsEmbedded: number;
+}
+
+/** Both steps, in order. */
+export async function run(options: BuildOptions, hooks: StageHooks<EmbedCheckpoint> = {}): Promise<BuildResult> {
+  const corpus = await buildCorpus(options, { onProgress: hooks.onProgress, signal: hooks.signal });
+  const index = await buildIndex(options, hooks);
+  return { corpus, index };
+}
+
+interface CorpusRecord {
+  settings: CorpusSettings;
+  summary: CorpusBuildSummary;
+}
+
+const corpusRecordFile = (options: BuildOptions) => `${options.paths.corpus}.build.json`;
+
+/** Step 1: sample the corpus from OpenITI, or reuse the one on disk when its settings and bytes match. */
+export async function buildCorpus(options: BuildOptions, hooks: StageHooks = {}): Promise<CorpusResult> {
+  const { paths, corpus: settings, force } = options;
+  if (!existsSync(settings.openitiRoot)) {
+    throw new UserInputError(`OpenITI root not found: ${settings.openitiRoot} (set data.openiti_root, OPENITI_ROOT or --openiti-root)`);
+  }
+  const reusable = force ? null : await upToDateCorpus(options);
+  if (reusable) {
+    log.info({ corpus: paths.corpus, sentences: reusable.totalWritten }, 'corpus is up to date, reusing it (use --force to rebuild)');
+    return corpusResult(reusable, true);
+  }
+  if (force) rmSync(corpusRecordFile(options), { force: true });
+  let summary: CorpusBuildSummary;
+  try {
+    summary = await buildCorpusFiles({ ...settings, outPath: paths.corpus, progressMode: 'log' }, (done, total, stage) => hooks.onProgress?.(done, total, stage));
+  } catch (err) {
+    if (err instanceof CorpusBuildError) throw new UserInputError(err.message);
+    throw err;
+  }
+  writeJsonAtomic(corpusRecordFile(options), { settings, summary } satisfies CorpusRecord);
+  for (const e of summary.eras) log.info({ era: e.name, target: e.target, written: e.written }, `era ${e.name}: ${e.written} sentences (target ${e.target})`);
+  return corpusResult(summary, false);
+}
+
+/** The recorded summary when corpus.jsonl was built with these settings and is unchanged since. */
+async function upToDateCorpus(options: BuildOptions): Promise<CorpusBuildSummary | null> {
+  const recordFile = corpusRecordFile(options);
+  if (!existsSync(options.paths.corpus) || !existsSync(recordFile)) return null;
+  const rec = await readJson<CorpusRecord>(recordFile);
+  if (JSON.stringify(rec.settings) === JSON.stringify(options.corpus) && (await sha256File(options.paths.corpus)) === rec.summary.corpusSha256) return rec.summary;
+  log.info('corpus settings or file changed since the last build: rebuilding');
+  return null;
+}
+
+function corpusResult(summary: CorpusBuildSummary, reused: boolean): CorpusResult {
+  return {
+    corpusPath: summary.outPath,
+    reused,
+    sentences: summary.totalWritten,
+    sha256: summary.corpusSha256,
+    eras: summary.eras.map((e) => ({ name: e.name, target: e.target, written: e.written })),
+    filesParsed: summary.files.parsed,
+    filesSkipped: summary.files.skipped,
+    metadataBadRows: summary.metadata.badRows,
+  };
+}
+
+/** Step 2: embed the corpus and index it (resumes from the vectors a killed run left on disk). */
+export async function buildIndex(options: BuildOptions, hooks: StageHooks<EmbedCheckpoint> = {}): Promise<IndexResult> {
+  const { paths } = options;
+  if (!existsSync(paths.corpus)) throw new UserInputError(`no corpus at ${paths.corpus} — the corpus step of \`phase5 build\` makes it`);
+  if (hooks.resumeFrom) log.info({ rowsEmbedded: hooks.resumeFrom.rowsEmbedded }, 'resuming the embedding from the last checkpoint');
+  const retriever = await RAGRetriever.open(options.retriever, { loadIndex: false });
+  try {
+    if (retriever.disabledReason?.startsWith('embedding model unavailable')) throw new UserInputError(retriever.disabledReason);
+    const manifest = await retriever.buildIndex(paths.corpus, paths.index, {
+      force: options.force,
+      batchSize: options.batchSize,
+      showProgress: false,
+      signal: hooks.signal,
+      onBatch: (r) => {
+        hooks.onProgress?.(r.rowsEmbedded, r.totalRows);
+        hooks.checkpoint?.({ rowsEmbedded: r.rowsEmbedded });
+      },
+    });
+    return { indexPath: paths.index, vectors: manifest.corpus.count, dims: manifest.model.dims, model: manifest.model.id, indexType: manifest.index.type };
+  } catch (err) {
+    if (err instanceof IndexMismatchError || err instanceof ModelDirError) throw new UserInputError(err.message);
+    throw err;
+  } finally {
+    await retriever.close();
+  }
+}

@@ -1,0 +1,300 @@
+/**
+ * Export stage: for every OCR line of every dataset, retrieve the top-k corpus sentences and write an
+ * inference_input.jsonl record (spec §7.4 + retrieval_sources + prompt_version).
+ *
+ *   const options = optionsFrom(config, { limit: 20 });
+ *   const merged = await run(options, {}, () => openExportRetriever(config, options.paths));
+ *
+ * `planExport` splits each dataset into shards; `exportShard` (any number of workers, any machines) writes
+ * one shard file, resuming inside it after a crash: the shard file is the durable cursor (whole lines,
+ * fsync'd at checkpoints; a torn last line is cut on resume), so a killed worker leaves no gap and no
+ * duplicate. `mergeExport` concatenates the shards in plan order into inference_input.jsonl (atomic rename).
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { resolvePath, resultDirs } from '../config/load';
+import type { Config } from '../config/schema';
+import { loadDataset, type DatasetSpec, type OcrSample } from '../datasets';
+import { JsonlAppender, readJson, recoverJsonl, writeJsonAtomic } from '../io/jsonl';
+import { indexFiles } from '../index/manifest';
+import { IndexCorruptError, IndexMismatchError, IndexMissingError } from '../index/errors';
+import { ModelDirError } from '../embed/model-dir';
+import type { InferenceInputRecord } from '../llm/records';
+import { RAG_PROMPT_VERSION, ZERO_SHOT_PROMPT_VERSION } from '../prompts';
+import { isArabicText } from '../text/arabic';
+import { sha256Text } from '../util/hash';
+import { childLogger } from '../util/log';
+import { stagePaths } from './build';
+import { compactShard, concatShards, sampleIdsIn } from './export-files';
+import type { ExportRetriever, StagePaths } from './retriever';
+import { throwIfAborted, UserInputError, type RunOptions, type StageHooks } from './types';
+
+const log = childLogger('export');
+
+export interface ExportShard {
+  dataset: string;
+  index: number;
+  /** Sample range [start, end) in the dataset's deterministic order. */
+  start: number;
+  end: number;
+  /** Settings fingerprint: a finished shard is reused only when it matches. */
+  fingerprint: string;
+}
+
+export interface ExportPlan {
+  fingerprint: string;
+  datasets: { dataset: string; samples: number; shards: ExportShard[] }[];
+}
+
+export interface ShardResult {
+  records: number;
+  fallbacks: number;
+  reused: boolean;
+}
+
+export interface MergeResult {
+  path: string;
+  records: number;
+  byDataset: Record<string, number>;
+}
+
+export interface ExportOptions {
+  /** The retrieval, dataset and export settings all shape the records, so the stage reads the config. */
+  config: Config;
+  paths: StagePaths;
+  datasets: string[];
+  limit?: number;
+  force: boolean;
+}
+
+/** Opens the retriever only when a shard has work left (loading the model and index is the slow part). */
+export type OpenRetriever = () => Promise<ExportRetriever>;
+
+export function optionsFrom(config: Config, cli: RunOptions, force = false): ExportOptions {
+  return { config, paths: stagePaths(config, cli), datasets: selectedDatasets(config, cli), limit: cli.limit, force };
+}
+
+/** The whole stage in one process: plan, every shard in order, merge. */
+export async function run(options: ExportOptions, hooks: StageHooks, openRetriever: OpenRetriever): Promise<MergeResult> {
+  const plan = await planExport(options);
+  const shards = plan.datasets.flatMap((d) => d.shards);
+  for (const [i, shard] of shards.entries()) {
+    await exportShard(options, shard, openRetriever, { signal: hooks.signal });
+    hooks.onProgress?.(i + 1, shards.length, 'shards');
+  }
+  return mergeExport(options, plan);
+}
+
+export function datasetSpec(config: Config, key: string): DatasetSpec {
+  const d = config.datasets[key];
+  if (!d) throw new UserInputError(`unknown dataset "${key}" — the config declares: ${Object.keys(config.datasets).join(', ') || '(none)'}`);
+  return d.type === 'paired_dir'
+    ? { key, type: 'paired_dir', path: resolvePath(d.path), gtSuffix: d.gt_suffix, ocrSuffix: d.ocr_suffix }
+    : { key, type: 'jsonl', path: resolvePath(d.path) };
+}
+
+export function selectedDatasets(config: Config, options: Pick<RunOptions, 'datasets'>): string[] {
+  const keys = options.datasets?.length ? options.datasets : Object.keys(config.datasets);
+  if (keys.length === 0) throw new UserInputError('no datasets: declare some under `datasets:` in the config');
+  return keys;
+}
+
+async function loadSamples(config: Config, key: string, limit?: number): Promise<OcrSample[]> {
+  const spec = datasetSpec(config, key);
+  if (!existsSync(spec.path)) throw new UserInputError(`dataset ${key}: ${spec.path} not found`);
+  return (await loadDataset(spec, { limit })).samples;
+}
+
+export function exportDir(config: Config): string {
+  return path.join(resultDirs(config).phase5, 'export');
+}
+
+export function shardFile(config: Config, shard: Pick<ExportShard, 'dataset' | 'index'>): string {
+  return path.join(exportDir(config), shard.dataset, `shard-${String(shard.index).padStart(5, '0')}.jsonl`);
+}
+
+const doneFile = (f: string) => `${f}.done.json`;
+
+/** Everything that changes the records: a finished shard is reused only under the same fingerprint. */
+function exportFingerprint(options: ExportOptions, manifestPath: string): string {
+  const { config } = options;
+  return sha256Text(
+    JSON.stringify({
+      manifest: readFileSync(manifestPath, 'utf8'),
+      retrieval: config.phase5.retrieval, // every retrieval option (top_k, min_score, format, pipeline options) changes the output
+      limit: options.limit ?? null,
+      datasets: options.datasets.map((k) => config.datasets[k]),
+      shard_size: config.phase5.export.shard_size,
+    }),
+  ).slice(0, 16);
+}
+
+/** Split every selected dataset into shards of `phase5.export.shard_size` samples; writes export/plan.json. */
+export async function planExport(options: ExportOptions): Promise<ExportPlan> {
+  const { config, paths } = options;
+  const manifestPath = indexFiles(paths.index).manifest;
+  if (!existsSync(paths.index) || !existsSync(manifestPath)) throw new UserInputError(`no index at ${paths.index} — run \`phase5 build\` first`);
+  const fingerprint = exportFingerprint(options, manifestPath);
+  const plan: ExportPlan = { fingerprint, datasets: [] };
+  for (const key of options.datasets) {
+    const samples = await loadSamples(config, key, options.limit);
+    if (options.force) rmSync(path.join(exportDir(config), key), { recursive: true, force: true });
+    const size = config.phase5.export.shard_size;
+    const shards: ExportShard[] = [];
+    for (let start = 0, i = 0; start < samples.length; start += size, i++) {
+      shards.push({ dataset: key, index: i, start, end: Math.min(samples.length, start + size), fingerprint });
+    }
+    plan.datasets.push({ dataset: key, samples: samples.length, shards });
+  }
+  mkdirSync(exportDir(config), { recursive: true });
+  writeJsonAtomic(path.join(exportDir(config), 'plan.json'), plan);
+  return plan;
+}
+
+/** The record for one sample; lines with no Arabic (or empty) get the zero-shot fallback, no retrieval. */
+export function fallbackRecord(s: OcrSample): InferenceInputRecord {
+  return {
+    sample_id: s.sample_id,
+    dataset: s.dataset,
+    ocr_text: s.ocr_text,
+    gt_text: s.gt_text,
+    prompt_type: 'zero_shot_fallback',
+    prompt_version: ZERO_SHOT_PROMPT_VERSION,
+    retrieval_context: '',
+    retrieved_k: 0,
+    retrieval_scores: [],
+    retrieval_sources: [],
+  };
+}
+
+type Hit = Awaited<ReturnType<ExportRetriever['retrieveMany']>>[number][number];
+
+function ragRecord(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, config: Config): InferenceInputRecord {
+  return {
+    sample_id: s.sample_id,
+    dataset: s.dataset,
+    ocr_text: s.ocr_text,
+    gt_text: s.gt_text,
+    prompt_type: 'rag',
+    prompt_version: RAG_PROMPT_VERSION,
+    retrieval_context: retriever.formatForPrompt(chunks, config.phase5.retrieval.format_style),
+    retrieved_k: chunks.length,
+    retrieval_scores: chunks.map((c) => Number(c.score.toFixed(6))),
+    retrieval_sources: chunks.map((c) => ({ source_uri: c.source_uri, idx: c.idx, date: c.date, ...(c.line != null ? { line: c.line } : {}) })),
+  };
+}
+
+/** Write the records of `samples[from..]` to `out`, retrieving in batches. Shared by the stage and benchmarks. */
+export async function writeShardRecords(
+  samples: OcrSample[],
+  from: number,
+  out: JsonlAppender,
+  retriever: ExportRetriever,
+  config: Config,
+  onCheckpoint: (records: number) => void,
+  signal?: AbortSignal,
+): Promise<number> {
+  const { top_k, min_score } = config.phase5.retrieval;
+  const { query_batch_size: batch, checkpoint_every: every } = config.phase5.export;
+  let fallbacks = 0;
+  let sinceCheckpoint = 0;
+  for (let i = from; i < samples.length; i += batch) {
+    throwIfAborted(signal);
+    const slice = samples.slice(i, i + batch);
+    const queryable = slice.filter((s) => s.ocr_text.trim() !== '' && isArabicText(s.ocr_text));
+    const hits = queryable.length ? await retriever.retrieveMany(queryable.map((s) => s.ocr_text), top_k, min_score) : [];
+    const byId = new Map(queryable.map((s, j) => [s.sample_id, hits[j]]));
+    for (const s of slice) {
+      const chunks = byId.get(s.sample_id) ?? [];
+      if (chunks.length === 0) fallbacks++;
+      out.write(chunks.length === 0 ? fallbackRecord(s) : ragRecord(s, chunks, retriever, config));
+      if (++sinceCheckpoint >= every) {
+        onCheckpoint(out.checkpoint());
+        sinceCheckpoint = 0;
+      }
+    }
+  }
+  onCheckpoint(out.checkpoint());
+  return fallbacks;
+}
+
+/** A shard finished under the same fingerprint is reused; one made with other settings is removed. */
+async function finishedShard(file: string, shard: ExportShard, total: number): Promise<ShardResult | null> {
+  if (!existsSync(doneFile(file))) return null;
+  const done = await readJson<{ fingerprint: string; records: number; fallbacks: number }>(doneFile(file));
+  if (done.fingerprint === shard.fingerprint && done.records === total) return { records: total, fallbacks: done.fallbacks, reused: true };
+  rmSync(doneFile(file));
+  rmSync(file, { force: true }); // made with other settings: redo
+  return null;
+}
+
+/** The retriever, with a stale, damaged or missing index (or model) reported as input the user must fix. */
+async function openForShard(openRetriever: OpenRetriever): Promise<ExportRetriever> {
+  return openRetriever().catch((err: unknown) => {
+    // These do not get better by retrying; the message names the fix.
+    if (err instanceof IndexMismatchError || err instanceof IndexCorruptError || err instanceof IndexMissingError || err instanceof ModelDirError) {
+      throw new UserInputError(err.message);
+    }
+    throw err;
+  });
+}
+
+/**
+ * Write one shard file, resuming by content after a crash: whatever earlier attempts wrote, each sample is
+ * done once it has a record. `onProgress` counts records in the shard.
+ */
+export async function exportShard(options: ExportOptions, shard: ExportShard, openRetriever: OpenRetriever, hooks: StageHooks = {}): Promise<ShardResult> {
+  const { config } = options;
+  const file = shardFile(config, shard);
+  const total = shard.end - shard.start;
+  const reused = await finishedShard(file, shard, total);
+  if (reused) return reused;
+  mkdirSync(path.dirname(file), { recursive: true });
+  const recovered = recoverJsonl(file);
+  if (recovered.truncatedBytes > 0) log.warn({ file, truncatedBytes: recovered.truncatedBytes }, 'cut a torn last line left by a crash');
+  const present = await sampleIdsIn(file);
+  const name = `${shard.dataset}#${shard.index}`;
+  if (present.size > 0) log.info({ shard: name, done: present.size, total }, 'resuming shard');
+  hooks.onProgress?.(present.size, total);
+  const samples = (await loadSamples(config, shard.dataset, options.limit)).slice(shard.start, shard.end);
+  if (samples.length !== total) throw new Error(`dataset ${shard.dataset} changed since the export was planned (${samples.length} vs ${total} samples in shard ${shard.index})`);
+  const todo = samples.filter((s) => !present.has(s.sample_id));
+  if (todo.length > 0) {
+    const retriever = await openForShard(openRetriever);
+    const out = new JsonlAppender(file, recovered.records);
+    try {
+      const onCheckpoint = () => {
+        const records = present.size + (out.count - recovered.records);
+        hooks.onProgress?.(records, total);
+        hooks.checkpoint?.({ records }); // the shard file is durable up to here
+      };
+      await writeShardRecords(todo, 0, out, retriever, config, onCheckpoint, hooks.signal);
+    } finally {
+      out.close();
+    }
+  }
+  const { fallbacks, duplicates } = compactShard(file, samples);
+  if (duplicates > 0) log.warn({ shard: name, duplicates }, 'dropped duplicate records left by an overlapping attempt');
+  writeJsonAtomic(doneFile(file), { fingerprint: shard.fingerprint, records: total, fallbacks });
+  log.info({ shard: name, records: total, fallbacks }, 'shard done');
+  return { records: total, fallbacks, reused: false };
+}
+
+/** Concatenate the finished shards in plan order into inference_input.jsonl (atomic rename). */
+export async function mergeExport(options: ExportOptions, plan: ExportPlan): Promise<MergeResult> {
+  const { config } = options;
+  const target = path.join(resultDirs(config).phase5, 'inference_input.jsonl');
+  const files = plan.datasets.map((d) => ({
+    dataset: d.dataset,
+    samples: d.samples,
+    files: d.shards.map((shard) => {
+      const file = shardFile(config, shard);
+      if (!existsSync(doneFile(file))) throw new Error(`shard ${shard.dataset}#${shard.index} is not finished (${file})`);
+      return file;
+    }),
+  }));
+  const byDataset = await concatShards(target, files);
+  const records = Object.values(byDataset).reduce((a, b) => a + b, 0);
+  log.info({ target, records, byDataset }, `inference_input.jsonl: ${records} records`);
+  return { path: target, records, byDataset };
+}

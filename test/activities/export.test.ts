@@ -1,0 +1,75 @@
+/**
+ * The export adapters through MockActivityEnvironment, with an in-memory retriever passed to
+ * createActivities: heartbeats carry shard progress, cancellation stops a shard mid-way, and a new attempt
+ * resumes from what the interrupted one wrote — retrieving only the samples still missing.
+ */
+import { expect } from 'chai';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { createActivities } from '../../activities';
+import { shardFile } from '../../src/stages/export';
+import { countingRetriever, echoBackend, fakeIndexFiles, fixtureConfig, Gate, recordingEnv, stageInput, tmpResults, until } from './helpers';
+
+const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean);
+
+describe('activities/export (adapters over src/stages/export)', () => {
+  it('plans, exports every shard with progress heartbeats, and merges in plan order', async () => {
+    const config = fixtureConfig(tmpResults('export'));
+    fakeIndexFiles(config);
+    const retriever = countingRetriever();
+    const acts = createActivities({ openRetriever: async () => retriever, openBackend: async () => echoBackend() });
+    const input = stageInput(config);
+    const plan = await acts.planExport(input);
+    expect(plan.datasets[0].shards.map((s) => [s.start, s.end])).to.deep.equal([[0, 4], [4, 8], [8, 10]]);
+    const { env, beats, run } = recordingEnv();
+    for (const shard of plan.datasets[0].shards) await run(acts.exportShard, { input, shard });
+    expect(beats.filter((b) => b.step === 'demo#0').at(-1)).to.include({ done: 4, total: 4, unit: 'records' });
+    const merged = await acts.mergeExport({ input, plan });
+    expect(merged).to.deep.include({ records: 10, byDataset: { demo: 10 } });
+    const fixtureIds = lines(config.datasets.demo.path).map((l) => JSON.parse(l).sample_id);
+    expect(lines(merged.path).map((l) => JSON.parse(l).sample_id)).to.deep.equal(fixtureIds);
+    expect(retriever.queries, 'lines without Arabic are not queried').to.have.length(8);
+  });
+
+  it('a cancelled shard stops mid-way; the next attempt resumes and retrieves only what is missing', async () => {
+    const config = fixtureConfig(tmpResults('export-cancel'));
+    fakeIndexFiles(config);
+    const gate = new Gate(2);
+    const retriever = countingRetriever(gate);
+    const acts = createActivities({ openRetriever: async () => retriever, openBackend: async () => echoBackend() });
+    const input = stageInput(config);
+    const shard = (await acts.planExport(input)).datasets[0].shards[0];
+    const first = recordingEnv();
+    const running = first.run(acts.exportShard, { input, shard });
+    await until(() => retriever.queries.length === 2);
+    first.env.cancel();
+    gate.open();
+    const err = await running.then(() => null, (e: unknown) => e);
+    expect(err, 'the cancelled attempt must not complete').to.be.instanceOf(Error);
+    expect(err).to.satisfy((e: unknown) => e instanceof CancelledFailure || /cancel|abort/i.test(String((e as Error).message)));
+    const file = shardFile(config, shard);
+    expect(existsSync(`${file}.done.json`), 'not marked done').to.equal(false);
+    const written = lines(file).length;
+    expect(written).to.be.within(2, 3);
+
+    const second = recordingEnv({ heartbeatDetails: first.beats.at(-1) });
+    const asked = retriever.queries.length;
+    const result = await second.run(acts.exportShard, { input, shard });
+    expect(result).to.deep.equal({ records: 4, fallbacks: 0, reused: false });
+    // Safety net: without resume the second attempt would query all 4 samples again.
+    expect(retriever.queries.length - asked).to.equal(4 - written);
+    expect(new Set(retriever.queries.slice(asked)).size).to.equal(4 - written);
+    expect(lines(file)).to.have.length(4);
+  });
+
+  it('reports a missing index as a non-retryable failure naming the fix', async () => {
+    const config = fixtureConfig(tmpResults('export-noindex'));
+    const acts = createActivities({ openRetriever: async () => countingRetriever(), openBackend: async () => echoBackend() });
+    const err = await acts.planExport(stageInput(config)).then(() => null, (e: unknown) => e);
+    expect(err).to.be.instanceOf(ApplicationFailure);
+    expect((err as ApplicationFailure).nonRetryable).to.equal(true);
+    expect((err as ApplicationFailure).message).to.match(/no index at .*index\.usearch — run `phase5 build` first/);
+    expect(path.basename(config.paths.results_dir)).to.match(/^activities-export-noindex-/);
+  });
+});

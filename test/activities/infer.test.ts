@@ -1,0 +1,93 @@
+/**
+ * The infer adapters through MockActivityEnvironment, with a deterministic LLM double passed to
+ * createActivities: progress heartbeats, cancellation mid-condition, resume that calls the model only for the
+ * lines still missing, and non-retryable failures for input the user must fix.
+ */
+import { expect } from 'chai';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { createActivities } from '../../activities';
+import { resultDirs } from '../../src/config/load';
+import type { Config } from '../../src/config/schema';
+import { echoBackend, fixtureConfig, Gate, recordingEnv, stageInput, tmpResults, until } from './helpers';
+
+const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean);
+
+/** inference_input.jsonl with `n` RAG records. */
+function writeInput(config: Config, n: number): string {
+  const file = path.join(resultDirs(config).phase5, 'inference_input.jsonl');
+  mkdirSync(path.dirname(file), { recursive: true });
+  const records = Array.from({ length: n }, (_, i) => ({
+    sample_id: `s${i}`,
+    dataset: 'demo',
+    ocr_text: `سطر رقم ${i}`,
+    gt_text: `سطر رقم ${i}`,
+    prompt_type: 'rag',
+    prompt_version: 'p5v1',
+    retrieval_context: 'نصوص مرجعية صحيحة:\n1. مرجع',
+    retrieved_k: 1,
+    retrieval_scores: [0.9],
+    retrieval_sources: [],
+  }));
+  writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  return file;
+}
+
+describe('activities/infer (adapters over src/stages/infer)', () => {
+  it('corrects every line with progress heartbeats and writes corrections.jsonl', async () => {
+    const config = fixtureConfig(tmpResults('infer'));
+    writeInput(config, 6);
+    const backend = echoBackend();
+    const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => backend });
+    const { env, beats, run } = recordingEnv();
+    const result = await run(acts.inferCondition, { input: stageInput(config), condition: 'rag' });
+    expect(result).to.deep.include({ condition: 'rag', written: 6, succeeded: 6, failed: 0, model: 'echo' });
+    expect(backend.calls).to.equal(6);
+    expect(beats.some((b) => b.step === 'infer:rag' && b.unit === 'samples')).to.equal(true);
+    expect(lines(result.output)).to.have.length(6);
+  });
+
+  it('a cancelled condition stops; the next attempt calls the model only for the missing lines', async () => {
+    const config = fixtureConfig(tmpResults('infer-cancel'));
+    writeInput(config, 8);
+    const gate = new Gate(3);
+    const backend = echoBackend(gate);
+    const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => backend });
+    const first = recordingEnv();
+    const running = first.run(acts.inferCondition, { input: stageInput(config), condition: 'rag' });
+    await until(() => backend.calls === 3);
+    first.env.cancel();
+    gate.open();
+    const err = await running.then(() => null, (e: unknown) => e);
+    expect(err, 'the cancelled attempt must not complete').to.be.instanceOf(Error);
+    const output = path.join(resultDirs(config).phase5, 'corrections.jsonl');
+    const written = lines(output).length;
+    expect(written).to.be.within(3, 7);
+
+    const callsBefore = backend.calls;
+    const second = recordingEnv({ heartbeatDetails: first.beats.at(-1) });
+    const result = await second.run(acts.inferCondition, { input: stageInput(config), condition: 'rag' });
+    // Safety net: without resume every line would be sent to the model again.
+    expect(backend.calls - callsBefore).to.equal(8 - written);
+    expect(result).to.deep.include({ written: 8 - written, skippedExisting: written });
+    expect(lines(output).map((l) => JSON.parse(l).sample_id).sort()).to.deep.equal(['s0', 's1', 's2', 's3', 's4', 's5', 's6', 's7']);
+  });
+
+  it('fails without retries when there is no inference input, and when an import file is malformed', async () => {
+    const config = fixtureConfig(tmpResults('infer-bad'));
+    const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => echoBackend() });
+    const noInput = await acts.inferCondition({ input: stageInput(config), condition: 'rag' }).then(() => null, (e: unknown) => e);
+    expect(noInput).to.be.instanceOf(ApplicationFailure);
+    expect((noInput as ApplicationFailure).nonRetryable).to.equal(true);
+    expect((noInput as ApplicationFailure).message).to.match(/inference_input\.jsonl — run `phase5 export` first/);
+
+    const bad = path.join(config.paths.results_dir, 'bad.jsonl');
+    writeFileSync(bad, '{"sample_id": "x"\n');
+    const input = { ...stageInput(config), options: { importFile: bad } };
+    const rejected = await acts.importCorrections(input).then(() => null, (e: unknown) => e);
+    expect(rejected).to.be.instanceOf(ApplicationFailure);
+    expect((rejected as ApplicationFailure).nonRetryable).to.equal(true);
+    expect((rejected as ApplicationFailure).message).to.match(/import rejected — .*bad\.jsonl/);
+  });
+});
