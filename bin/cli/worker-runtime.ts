@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { IllegalStateError } from '@temporalio/common';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { PROJECT_ROOT } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
@@ -45,9 +46,18 @@ export interface WorkerOptions {
   deps?: ActivityDeps;
 }
 
+/** Shut down on SIGINT/SIGTERM; a runtime the embedding program (a test) installed first is kept. */
+function installRuntime(): void {
+  try {
+    Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'] });
+  } catch (err) {
+    if (!(err instanceof IllegalStateError)) throw err;
+  }
+}
+
 export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection }> {
   if (!runtimeInstalled) {
-    Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'] });
+    installRuntime();
     runtimeInstalled = true;
   }
   const { config } = opts;

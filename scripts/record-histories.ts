@@ -1,0 +1,52 @@
+/**
+ * `npm run record-histories -- <prefix>`: run a tiny real study (scripts/tiny-study.ts) and write each
+ * workflow's event history to test/replay/histories/<prefix>-<workflow>.json, which test/replay/replay.test.ts
+ * replays against the current workflow code. Re-record only as the versioning rule in workflows/index.ts says
+ * (after a `patched()` change, with a new prefix), keeping the old recordings that exercise the old branch.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { historyToJson } from '../src/temporal/history-json';
+import { PROJECT_ROOT } from '../src/config/load';
+import { doctorWorkflow } from '../workflows';
+import { runWorkflowId, stageWorkflowId } from '../workflows/types';
+import { runTinyStudy, startTinyStudy, tinyStudyConfig, type TinyStudy } from './tiny-study';
+
+export const HISTORIES_DIR = path.join(PROJECT_ROOT, 'test', 'replay', 'histories');
+
+async function save(study: TinyStudy, workflowId: string, file: string): Promise<void> {
+  const history = await study.client.workflow.getHandle(workflowId).fetchHistory();
+  const out = path.join(HISTORIES_DIR, file);
+  writeFileSync(out, historyToJson(history) + '\n');
+  console.log(`wrote ${path.relative(PROJECT_ROOT, out)} (${history.events?.length ?? 0} events)`);
+}
+
+async function main(): Promise<void> {
+  const prefix = process.argv[2] ?? 'v2';
+  if (!/^[a-z0-9-]+$/.test(prefix)) throw new Error(`prefix must be lower-case letters, digits and "-", got "${prefix}"`);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'record-histories-'));
+  const config = await tinyStudyConfig(dir);
+  const study = await startTinyStudy(config);
+  try {
+    await runTinyStudy(study);
+    const queues = [config.temporal.queues.cpu, config.temporal.queues.gpu];
+    const doctorId = `doctor-${config.run_name}`;
+    await study.client.workflow.execute(doctorWorkflow, { taskQueue: queues[0], workflowId: doctorId, args: [{ queues, resultsDir: dir, pickupTimeout: '30s' }] });
+    mkdirSync(HISTORIES_DIR, { recursive: true });
+    await save(study, runWorkflowId(config.run_name), `${prefix}-phase5.json`);
+    for (const stage of ['build', 'export', 'infer', 'analyze'] as const) await save(study, stageWorkflowId(config.run_name, stage), `${prefix}-${stage}.json`);
+    await save(study, doctorId, `${prefix}-doctor.json`);
+  } finally {
+    await study.stop();
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

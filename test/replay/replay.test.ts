@@ -1,0 +1,63 @@
+/**
+ * Replay: every recorded history in test/replay/histories (written by `npm run record-histories`) must replay
+ * against the current workflow code without a determinism violation. A workflow change that alters the
+ * commands a workflow issues, without `patched()`, fails here. The positive control replays the build
+ * histories against a copy of the code with the build activities reordered and expects that to fail.
+ */
+import { expect } from 'chai';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DeterminismViolationError } from '@temporalio/workflow';
+import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { workflowBundle } from '../../bin/cli/worker-runtime';
+import { historyFromJson, type History } from '../../src/temporal/history-json';
+import { installTestRuntime } from '../helpers/temporal';
+import { REPO_ROOT } from '../helpers/shared-data';
+
+const HISTORIES = path.join(REPO_ROOT, 'test', 'replay', 'histories');
+const FILES = readdirSync(HISTORIES).filter((f) => f.endsWith('.json')).sort();
+
+function loadHistory(file: string): History {
+  return historyFromJson(JSON.parse(readFileSync(path.join(HISTORIES, file), 'utf8')));
+}
+
+async function replay(bundle: WorkflowBundleWithSourceMap, file: string): Promise<void> {
+  await Worker.runReplayHistory({ workflowBundle: bundle }, loadHistory(file), file);
+}
+
+describe('replay: recorded histories against the current workflow code', function () {
+  this.timeout(180000);
+  let current: WorkflowBundleWithSourceMap;
+
+  before(async () => {
+    installTestRuntime();
+    current = await workflowBundle();
+  });
+
+  it('has a recording of every workflow type', () => {
+    for (const version of ['v1']) {
+      for (const name of ['phase5', 'build', 'export', 'infer', 'analyze', 'doctor']) expect(FILES).to.include(`${version}-${name}.json`);
+    }
+    const types = FILES.map((f) => loadHistory(f).events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name);
+    expect(new Set(types)).to.deep.equal(new Set(['phase5Workflow', 'buildWorkflow', 'exportWorkflow', 'inferWorkflow', 'analyzeWorkflow', 'doctorWorkflow']));
+  });
+
+  for (const file of FILES) {
+    it(`replays ${file} without a determinism violation`, async () => {
+      await replay(current, file);
+    });
+  }
+
+  it('control: the build histories fail replay against a copy that runs buildIndex before buildCorpus', async () => {
+    const reordered = await bundleWorkflowCode({ workflowsPath: path.join(REPO_ROOT, 'test', 'replay', 'reordered-workflows.ts'), logger: silentLogger });
+    const buildFiles = FILES.filter((f) => f.endsWith('-build.json'));
+    expect(buildFiles).to.not.be.empty;
+    for (const file of buildFiles) {
+      const err = await replay(reordered, file).then(() => undefined, (e: unknown) => e);
+      expect(err, file).to.be.instanceOf(DeterminismViolationError);
+      expect(String((err as Error).message)).to.match(/buildCorpus|buildIndex|nondetermin/i);
+    }
+  });
+});
+
+const silentLogger = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
