@@ -26,7 +26,8 @@ async function main(): Promise<void> {
   const prefix = process.argv[2] ?? 'v2';
   if (!/^[a-z0-9-]+$/.test(prefix)) throw new Error(`prefix must be lower-case letters, digits and "-", got "${prefix}"`);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'record-histories-'));
-  const config = await tinyStudyConfig(dir);
+  // 3 export shards through a window of 2, so the recording shows the window at work.
+  const config = await tinyStudyConfig(dir, { temporal: { max_parallel_activities: 2 } });
   const study = await startTinyStudy(config);
   try {
     await runTinyStudy(study);

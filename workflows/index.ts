@@ -3,6 +3,18 @@
  * (`phase5-<run>-<stage>`), so the CLI can start a single stage or the whole study, and re-running a
  * command attaches to the running (or finished) workflow instead of starting a duplicate.
  * Activities are routed to the CPU or GPU task queue named in the config, per stage.
+ *
+ * VERSIONING RULE — read before changing a workflow. A running workflow is resumed by replaying its history
+ * against the code of the worker that picks it up, so new code must issue the same commands as the old code
+ * did, in the same order, for every history that may still be running.
+ *  - A change that alters the commands a workflow issues (an activity, child workflow or timer added, removed
+ *    or reordered; different arguments that change which activities run) goes under `if (patched('<id>'))`,
+ *    keeping the old code in the `else` branch, or becomes a new workflow type. The old branch stays until no
+ *    history without the marker can still be running; then `deprecatePatch('<id>')`, later remove both.
+ *  - Changes that issue the same commands (progress fields, logging, result shaping) need no patch.
+ *  - Then record new histories with a new prefix (`npm run record-histories -- v3`) and keep the old
+ *    recordings: test/replay/replay.test.ts replays both, so the old branch stays covered.
+ * Example: `bounded-export-fanout` in exportWorkflow (v1-* histories take the old branch, v2-* the new).
  */
 import {
   ActivityFailure,
@@ -10,6 +22,7 @@ import {
   defineQuery,
   executeChild,
   isCancellation,
+  patched,
   proxyActivities,
   setHandler,
   TimeoutFailure,
@@ -88,6 +101,28 @@ function stageActivities(config: Config, stage: StageName) {
 
 // ---- stage workflows ---------------------------------------------------------------------------------------
 
+/** Used when a config from before `temporal.max_parallel_activities` existed reaches the new code. */
+const DEFAULT_MAX_PARALLEL = 64;
+
+/**
+ * `task` on every item, at most `limit` running at once (a sliding window: a lane takes the next item as
+ * soon as its last one finished); results in item order. Deterministic: workflow promises resolve in
+ * history order.
+ */
+async function mapWithWindow<T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array<R>(items.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await task(items[i]);
+    }
+  };
+  const lanes = Math.max(1, Math.min(Math.floor(limit), items.length));
+  await Promise.all(Array.from({ length: lanes }, lane));
+  return results;
+}
+
 export async function buildWorkflow(input: StageInput): Promise<BuildResult> {
   const p = trackProgress('build');
   const acts = stageActivities(input.config, 'build');
@@ -112,14 +147,17 @@ export async function exportWorkflow(input: StageInput): Promise<ExportResult> {
   let finished = 0;
   setStep(p, 'shards', 0, shards.length, 'shards');
   // Shards fan out to every worker polling the export queue; merged afterwards in a fixed order.
-  const results = await Promise.all(
-    shards.map(async (shard) => {
-      const r = await acts.exportShard({ input, shard });
-      finished++;
-      setStep(p, 'shards', finished, shards.length, 'shards');
-      return r;
-    }),
-  );
+  const exportOne = async (shard: (typeof shards)[number]) => {
+    const r = await acts.exportShard({ input, shard });
+    finished++;
+    setStep(p, 'shards', finished, shards.length, 'shards');
+    return r;
+  };
+  // At most max_parallel_activities shards in flight: thousands of pending activities in one workflow
+  // bloat its history and mutable state. Histories recorded before the window replay the old fan-out.
+  const results = patched('bounded-export-fanout')
+    ? await mapWithWindow(shards, input.config.temporal.max_parallel_activities ?? DEFAULT_MAX_PARALLEL, exportOne)
+    : await Promise.all(shards.map(exportOne));
   setStep(p, 'merge', shards.length, shards.length, 'shards');
   const merged = await acts.mergeExport({ input, plan });
   p.results.merged = merged;

@@ -171,6 +171,8 @@ const TemporalSchema = z.strictObject({
   db_file: z.string().min(1).default('data/temporal/temporal.db'),
   queues: z.strictObject({ cpu: z.string().min(1).default('phase5-cpu'), gpu: z.string().min(1).default('phase5-gpu') }).prefault({}),
   concurrency: z.strictObject({ cpu: positiveInt.default(2), gpu: positiveInt.default(1) }).prefault({}),
+  /** Most activities one workflow keeps in flight (the export's shard fan-out), however many shards there are. */
+  max_parallel_activities: positiveInt.default(64),
   heartbeat_timeout: duration.default('2m'),
   retry: z
     .strictObject({

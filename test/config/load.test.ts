@@ -37,6 +37,12 @@ describe('config/load', () => {
     const config = parseConfig({}, 'empty.yaml', { env: {} });
     expect(config.temporal.address).to.equal('127.0.0.1:7233');
     expect(config.phase5.corpus.eras.map((e) => e.fraction)).to.deep.equal([0.1, 0.3, 0.3, 0.3]);
+    expect(config.temporal.max_parallel_activities).to.equal(64);
+  });
+
+  it('rejects a fan-out window below 1', () => {
+    const err = errorOf(() => parseConfig({ temporal: { max_parallel_activities: 0 } }, 'x.yaml', { env: {} }));
+    expect(err.message).to.contain('temporal.max_parallel_activities');
   });
 
   it('rejects a wrong type naming file, key path, expectation and value', () => {

@@ -34,8 +34,8 @@ describe('replay: recorded histories against the current workflow code', functio
     current = await workflowBundle();
   });
 
-  it('has a recording of every workflow type', () => {
-    for (const version of ['v1']) {
+  it('has a recording of every workflow type, before (v1) and after (v2) the bounded export fan-out', () => {
+    for (const version of ['v1', 'v2']) {
       for (const name of ['phase5', 'build', 'export', 'infer', 'analyze', 'doctor']) expect(FILES).to.include(`${version}-${name}.json`);
     }
     const types = FILES.map((f) => loadHistory(f).events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name);
@@ -48,6 +48,21 @@ describe('replay: recorded histories against the current workflow code', functio
     });
   }
 
+  it('the v2 export history carries the bounded-export-fanout patch marker and runs 3 shards through a window of 2', () => {
+    const markers = (file: string) => (loadHistory(file).events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch');
+    expect(markers('v1-export.json')).to.have.length(0);
+    expect(markers('v2-export.json')).to.have.length(1);
+    expect(scheduledShardBatches(loadHistory('v1-export.json'))).to.deep.equal([3]);
+    expect(scheduledShardBatches(loadHistory('v2-export.json'))).to.deep.equal([2, 1]);
+  });
+
+  it('control: the v2 export history fails replay against the code from before the window; v1 replays', async () => {
+    const unbounded = await bundleWorkflowCode({ workflowsPath: path.join(REPO_ROOT, 'test', 'replay', 'unbounded-export-workflows.ts'), logger: silentLogger });
+    const err = await replay(unbounded, 'v2-export.json').then(() => undefined, (e: unknown) => e);
+    expect(err).to.be.instanceOf(DeterminismViolationError);
+    await replay(unbounded, 'v1-export.json');
+  });
+
   it('control: the build histories fail replay against a copy that runs buildIndex before buildCorpus', async () => {
     const reordered = await bundleWorkflowCode({ workflowsPath: path.join(REPO_ROOT, 'test', 'replay', 'reordered-workflows.ts'), logger: silentLogger });
     const buildFiles = FILES.filter((f) => f.endsWith('-build.json'));
@@ -59,5 +74,15 @@ describe('replay: recorded histories against the current workflow code', functio
     }
   });
 });
+
+/** How many exportShard activities each workflow task scheduled, in order. */
+function scheduledShardBatches(history: History): number[] {
+  const batches: number[] = [];
+  for (const e of history.events ?? []) {
+    if (e.workflowTaskCompletedEventAttributes) batches.push(0);
+    if (e.activityTaskScheduledEventAttributes?.activityType?.name === 'exportShard') batches[batches.length - 1]++;
+  }
+  return batches.filter((n) => n > 0);
+}
 
 const silentLogger = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };

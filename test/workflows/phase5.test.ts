@@ -9,7 +9,7 @@ import { createLocalEnv } from '../helpers/temporal';
 import { workflowBundle } from '../../bin/cli/worker-runtime';
 import { parseConfig } from '../../src/config/load';
 import { checkEnvironment } from '../../activities/doctor';
-import { buildWorkflow, doctorWorkflow, phase5Workflow } from '../../workflows';
+import { buildWorkflow, doctorWorkflow, exportWorkflow, phase5Workflow } from '../../workflows';
 import type { DoctorQueueResult } from '../../workflows';
 import type { Phase5Input, Progress, StageInput } from '../../workflows/types';
 
@@ -106,6 +106,33 @@ describe('workflows (real local Temporal server)', function () {
     const child = await env.client.workflow.getHandle(`phase5-${input.run}-export`).describe();
     expect(child.status.name).to.equal('COMPLETED');
     expect(progress?.stages).to.deep.equal({ build: 'done', export: 'done', infer: 'done', analyze: 'done' });
+  });
+
+  it('exportWorkflow keeps at most temporal.max_parallel_activities shard activities in flight and runs them all', async () => {
+    const config = parseConfig({ temporal: { queues: { cpu: 'wf4-cpu', gpu: 'wf4-gpu' }, max_parallel_activities: 2 } }, 'test', { env: {} });
+    const shards = Array.from({ length: 7 }, (_, index) => ({ dataset: 'A', index, start: index, end: index + 1 }));
+    let running = 0;
+    let maxRunning = 0;
+    const exported: number[] = [];
+    const acts = {
+      ...recordingActivities('cpu', []),
+      planExport: async () => ({ datasets: [{ dataset: 'A', samples: 7, shards }] }),
+      exportShard: async (arg: { shard: { index: number } }) => {
+        running++;
+        maxRunning = Math.max(maxRunning, running);
+        await new Promise((r) => setTimeout(r, 150)); // long enough for an unbounded fan-out to overlap
+        running--;
+        exported.push(arg.shard.index);
+        return { records: 1, fallbacks: 0 };
+      },
+    };
+    const input: StageInput = { run: `w${Date.now()}`, config, options: {}, force: false };
+    const result = await withWorkers({ 'wf4-cpu': acts }, () =>
+      env.client.workflow.execute(exportWorkflow, { taskQueue: 'wf4-cpu', workflowId: `phase5-${input.run}-export`, args: [input] }),
+    );
+    expect(maxRunning).to.equal(2);
+    expect([...exported].sort()).to.deep.equal([0, 1, 2, 3, 4, 5, 6]);
+    expect(result.shards).to.equal(7);
   });
 
   it('skips stages not asked for and the baseline when --phase2-dir is given', async () => {
