@@ -16,7 +16,8 @@ import type { DatasetSpec, LoadDatasetOptions, LoadedDataset, PairedDirSpec } fr
 export * from './types';
 export { DEFAULT_GT_SUFFIX, DEFAULT_OCR_SUFFIX, loadPairedDir } from './paired-dir';
 export { DatasetLineError, loadJsonlDataset } from './jsonl';
-export { emptyProblems, nonZeroProblems, totalProblems, MAX_PROBLEM_EXAMPLES } from './problems';
+export { emptyProblems, nonZeroProblems, totalProblems, MAX_PROBLEM_EXAMPLES, DEFAULT_MAX_LINE_CHARS } from './problems';
+export { DatasetError } from './errors';
 
 const log = childLogger('datasets');
 

@@ -102,7 +102,7 @@ export function selectedDatasets(config: Config, options: Pick<RunOptions, 'data
 async function loadSamples(config: Config, key: string, limit?: number): Promise<OcrSample[]> {
   const spec = datasetSpec(config, key);
   if (!existsSync(spec.path)) throw new UserInputError(`dataset ${key}: ${spec.path} not found`);
-  return (await loadDataset(spec, { limit })).samples;
+  return (await loadDataset(spec, { limit, maxLineChars: config.phase5.export.max_line_chars })).samples;
 }
 
 export function exportDir(config: Config): string {
@@ -125,6 +125,7 @@ function exportFingerprint(options: ExportOptions, manifestPath: string): string
       limit: options.limit ?? null,
       datasets: options.datasets.map((k) => config.datasets[k]),
       shard_size: config.phase5.export.shard_size,
+      max_line_chars: config.phase5.export.max_line_chars, // decides which lines are skipped
     }),
   ).slice(0, 16);
 }
