@@ -11,7 +11,7 @@ import { UserInputError, type StageHooks } from '../src/stages/types';
 import { DatasetError, DatasetLineError } from '../src/datasets';
 import { JsonlParseError } from '../src/io/jsonl';
 import { CorpusBuildError } from '../src/openiti/corpus';
-import { IndexCorruptError, IndexMismatchError, IndexMissingError } from '../src/index/errors';
+import { IndexCorruptError, IndexMismatchError, IndexMissingError, PartialVectorsError } from '../src/index/errors';
 import { ModelDirError } from '../src/embed/model-dir';
 import type { HeartbeatProgress } from '../src/temporal/types';
 
@@ -131,6 +131,7 @@ const DETERMINISTIC_ERRORS = [
   IndexMissingError,
   IndexMismatchError,
   IndexCorruptError,
+  PartialVectorsError,
   ModelDirError,
 ] as const;
 

@@ -9,7 +9,9 @@
  *   - model.onnx that is a Git LFS pointer → non-retryable "… is a Git LFS pointer"; the real file then builds
  *   - index step with no corpus          → non-retryable "no corpus at … the corpus step of `phase5 build`"
  *   - malformed corpus line              → non-retryable "corpus.jsonl:N: …" (a data error, not transient: it
- *                                           used to be retried); with the line fixed a forced build completes
+ *                                           used to be retried); with the line fixed, the plain
+ *                                           re-run says (non-retryably) that the partial vectors cannot be
+ *                                           resumed; the forced build it names completes
  *   - truncated index file               → export fails non-retryably, "index file … is unusable … rebuild
  *                                           with `phase5 build --force`"; after that rebuild, export completes
  *   - manifest mismatch: corpus changed  → export names corpus.sha256 and the fix; build then rebuilds by
@@ -107,7 +109,8 @@ describe('bad-input suite', function () {
       writeFileSync(corpus, [...good.slice(0, 4), good[4].slice(0, 20), ...good.slice(5)].join('\n'));
       await failsWithLogs(() => buildIndex(stageInput(makeConfig(results))), new RegExp(`${corpus}:5: `));
       writeFileSync(corpus, good.join('\n'));
-      // The failed attempt left partial vectors of the broken corpus: its own message says to force the rebuild.
+      // The failed attempt left partial vectors of the broken corpus: not resumable, said at once (no retries).
+      await failsWithLogs(() => buildIndex(stageInput(makeConfig(results))), /cannot be resumed: the corpus changed since — delete it or rebuild with `phase5 build --force`/);
       const { result } = await withLogs(() => buildIndex(stageInput(makeConfig(results), {}, true)));
       expect(result.vectors).to.equal(lines(corpus).length);
     });

@@ -14,7 +14,7 @@
  */
 import { expect } from 'chai';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, statSync, truncateSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -144,6 +144,9 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
       const again = phase5(configFile, ...exportArgs(), '--datasets', 'demo');
       expect(again.code, again.stderr).to.equal(0);
       expect(again.stderr).to.contain(`${firstId} already finished`);
+      const status = phase5(configFile, 'status', firstId);
+      expect(status.code, status.stderr).to.equal(0);
+      expect(status.stdout).to.contain(`${firstId}: COMPLETED`);
     });
 
     it('another --results-dir is a new run that writes there', () => {
@@ -209,6 +212,15 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
       });
       const r = phase5(file, '--results-dir', path.join(dir, 'results-e5'), ...exportArgs(), '--datasets', 'demo');
       await expectOneLineFailure(r, /^phase5: export failed: index at .*index\.usearch was built with .* — rebuild with `phase5 build --force`/);
+    });
+
+    it('a truncated index file', async () => {
+      const copy = path.join(dir, 'truncated');
+      cpSync(path.dirname(index.index), copy, { recursive: true });
+      const truncated = path.join(copy, 'index.usearch');
+      truncateSync(truncated, Math.floor(statSync(truncated).size / 2));
+      const r = phase5(configFile, '--results-dir', path.join(dir, 'results-t'), 'export', '--corpus-path', path.join(copy, 'corpus.jsonl'), '--index-path', truncated, '--datasets', 'demo');
+      await expectOneLineFailure(r, new RegExp(`^phase5: export failed: index file ${truncated} is unusable: .* — rebuild with \`phase5 build --force\``));
     });
 
     it('a results dir that is a file', async () => {
