@@ -39,7 +39,7 @@ export async function loadDataset(spec: DatasetSpec, opts: LoadDatasetOptions = 
   }
   const n = totalProblems(loaded.problems);
   const fields = { dataset: spec.key, samples: loaded.samples.length, available: loaded.available };
-  if (n > 0) {
+  if (n > 0 && opts.logProblems !== false) {
     log.warn({ ...fields, problems: nonZeroProblems(loaded.problems), examples: loaded.problems.examples }, `dataset ${spec.key}: ${n} problem(s) counted and skipped`);
   } else {
     log.debug(fields, `dataset ${spec.key}: loaded`);

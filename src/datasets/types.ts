@@ -35,6 +35,8 @@ export interface LoadDatasetOptions {
   limit?: number;
   /** A sample with an OCR or gold line longer than this (UTF-16 units) is skipped and counted (`tooLong`). */
   maxLineChars?: number;
+  /** Log the counted problems as a warning (default true); false logs them at debug level (a re-read). */
+  logProblems?: boolean;
 }
 
 /** Kinds of input problems a loader counts instead of silently dropping. */

@@ -176,7 +176,9 @@ describe('bad-input suite', function () {
       const { result, logs } = await withLogs(() => runExport(stageInput(config, { datasets: ['long'] })));
       expect(result.merged.records).to.equal(1);
       expect(readRecords(result.merged.path).map((r) => r.sample_id)).to.deep.equal(['long/2']);
-      const warned = logs.find((l) => l.component === 'datasets' && l.dataset === 'long')!;
+      const warnings = logs.filter((l) => l.component === 'datasets' && l.dataset === 'long' && l.level === 40);
+      expect(warnings, 'logged once (by the plan, not again by every shard)').to.have.length(1);
+      const warned = warnings[0];
       expect((warned.problems as Record<string, number>).tooLong).to.equal(1);
       expect((warned.examples as Record<string, string[]>).tooLong).to.deep.equal([`${file}:1 (${long.trim().length} chars > max_line_chars 20000)`]);
     });
