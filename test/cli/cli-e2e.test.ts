@@ -230,13 +230,17 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
       await expectOneLineFailure(r, new RegExp(`^phase5: export failed: results dir ${file} is a file, not a directory`));
     });
 
-    it('an --import file with a row missing corrected_text; --verbose adds the chain', async () => {
+    it('an --import file with a row missing corrected_text, invalid JSON and a duplicate row; --verbose adds the chain', async () => {
       const bad = path.join(dir, 'import-bad.jsonl');
-      const row = JSON.parse(lines(path.join(FIXTURES, 'llm', 'corrections-import.jsonl'))[0]) as Record<string, unknown>;
+      const good = lines(path.join(FIXTURES, 'llm', 'corrections-import.jsonl'))[0];
+      const row = JSON.parse(good) as Record<string, unknown>;
       delete row.corrected_text;
-      writeFileSync(bad, JSON.stringify(row) + '\n');
+      writeFileSync(bad, [good, JSON.stringify(row), '{"sample_id": ', good].join('\n') + '\n');
       const r = phase5(configFile, 'infer', '--import', bad);
-      await expectOneLineFailure(r, /^phase5: infer failed: import rejected — .*import-bad\.jsonl:1: .*corrected_text/);
+      const line = await expectOneLineFailure(r, /^phase5: infer failed: import rejected — /);
+      expect(line).to.match(/import-bad\.jsonl:2: corrected_text/);
+      expect(line).to.match(/import-bad\.jsonl:3: invalid JSON/);
+      expect(line).to.match(/import-bad\.jsonl:4: duplicate sample_id/);
       const verbose = phase5(configFile, '--verbose', 'infer', '--import', bad);
       expect(verbose.code).to.equal(1);
       expect(verbose.stderr).to.contain('failure chain:');
