@@ -8,6 +8,11 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ConfigError } from '../src/config/load';
 import { UserInputError, type StageHooks } from '../src/stages/types';
+import { DatasetError, DatasetLineError } from '../src/datasets';
+import { JsonlParseError } from '../src/io/jsonl';
+import { CorpusBuildError } from '../src/openiti/corpus';
+import { IndexCorruptError, IndexMismatchError, IndexMissingError, PartialVectorsError } from '../src/index/errors';
+import { ModelDirError } from '../src/embed/model-dir';
 import type { HeartbeatProgress } from '../src/temporal/types';
 
 export { UserInputError };
@@ -112,12 +117,34 @@ export async function runExclusive<T>(key: string, fn: (signal: AbortSignal) => 
   }
 }
 
-/** Run an activity body; configuration and input errors become non-retryable failures with a clear message. */
+/**
+ * Errors that say the input, the config or a file on disk is wrong. Each is deterministic: the same input
+ * fails the same way on every attempt, so retrying only delays the message the user needs.
+ */
+const DETERMINISTIC_ERRORS = [
+  UserInputError,
+  ConfigError,
+  DatasetError,
+  DatasetLineError,
+  JsonlParseError,
+  CorpusBuildError,
+  IndexMissingError,
+  IndexMismatchError,
+  IndexCorruptError,
+  PartialVectorsError,
+  ModelDirError,
+] as const;
+
+export function isDeterministicError(err: unknown): err is Error {
+  return DETERMINISTIC_ERRORS.some((type) => err instanceof type);
+}
+
+/** Run an activity body; configuration, input and data errors become non-retryable failures with a clear message. */
 export async function asActivity<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof UserInputError || err instanceof ConfigError) {
+    if (isDeterministicError(err)) {
       throw ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: true });
     }
     throw err;

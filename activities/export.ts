@@ -17,10 +17,10 @@ export function createExportActivities(deps: ActivityDeps) {
     async exportShard(args: { input: StageInput; shard: exporter.ExportShard }): Promise<exporter.ShardResult> {
       const { input, shard } = args;
       const file = exporter.shardFile(input.config, shard);
-      const opts = options(input);
       // One writer per shard file in this process: a newer attempt supersedes an older one still running here.
       return asActivity(() =>
         runExclusive(file, async (signal) => {
+          const opts = options(input);
           const hooks = activityHooks(`${shard.dataset}#${shard.index}`, 'records', shard.end - shard.start);
           try {
             return await exporter.exportShard(opts, shard, () => deps.openRetriever(input.config, opts.paths), { ...hooks, signal });

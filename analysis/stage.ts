@@ -7,18 +7,19 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { resolvePath, resultDirs } from '../src/config/load';
+import { resolvePath } from '../src/config/load';
 import type { Config } from '../src/config/schema';
 import { readJson } from '../src/io/jsonl';
 import { stagePaths } from '../src/stages/build';
 import { UserInputError, type RunOptions, type StageHooks } from '../src/stages/types';
+import { checkedResultDirs } from '../src/stages/results-dir';
 import { analyzeStudy } from './analyze';
 import { sourceExcluded } from './leakage';
 import type { AnalysisSummary, AnalyzeOptions, DatasetInfo } from './types';
 
 /** The analysis options a config and the CLI options imply. */
 export async function optionsFrom(config: Config, cli: RunOptions): Promise<AnalyzeOptions> {
-  const dirs = resultDirs(config);
+  const dirs = checkedResultDirs(config);
   return {
     phase5Dir: dirs.phase5,
     phase2Dir: cli.phase2Dir ? resolvePath(cli.phase2Dir) : dirs.phase2,

@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../../src/config/load';
 import { UserFacingError } from '../../src/temporal/server';
 import { UsageError } from './options';
+import { formatWorkflowFailure, isWorkflowFailure } from './errors';
 import { registerServerCommands } from './commands/server';
 import { registerWorkerCommand } from './commands/worker';
 import { registerDoctorCommand } from './commands/doctor';
@@ -22,7 +23,7 @@ export function buildProgram(): Command {
     .option('--address <host:port>', 'Temporal frontend address (env TEMPORAL_ADDRESS)')
     .option('--namespace <ns>', 'Temporal namespace')
     .option('--results-dir <dir>', 'results root (phase5/ and phase2/ inside)')
-    .option('--run <name>', 'run name; workflow ids derive from it (phase5-<run>-<stage>)')
+    .option('--run <name>', 'run name; workflow ids derive from it and a hash of the inputs (phase5-<run>-<hash8>-<stage>)')
     .option('-v, --verbose', 'show stack traces on errors')
     .showHelpAfterError('(run with --help for usage)')
     .configureHelp({ showGlobalOptions: true });
@@ -56,6 +57,11 @@ export function reportError(err: unknown, verbose: boolean): number {
     console.error(`phase5: ${err.message}`);
     if (verbose && err.stack) console.error(err.stack);
     return err instanceof UserFacingError ? err.exitCode : 1;
+  }
+  if (isWorkflowFailure(err)) {
+    // The message the user needs sits at the end of Temporal's cause chain, not in "Workflow execution failed".
+    for (const line of formatWorkflowFailure(err, verbose)) console.error(line);
+    return 1;
   }
   const e = err as Error;
   console.error(`phase5: ${e?.message ?? String(err)}`);

@@ -65,6 +65,8 @@ const ExportSchema = z.strictObject({
   query_batch_size: positiveInt.default(64),
   /** Checkpoint (fsync + heartbeat) every N records. */
   checkpoint_every: positiveInt.default(64),
+  /** An OCR or gold line longer than this (characters) is skipped and counted in the dataset's problems. */
+  max_line_chars: positiveInt.default(20_000),
 });
 
 export const Phase5Schema = z.strictObject({
@@ -193,7 +195,7 @@ const TemporalSchema = z.strictObject({
 });
 
 export const ConfigSchema = z.strictObject({
-  /** Default run name; workflow ids derive from it (`phase5-<run>-<stage>`). */
+  /** Default run name; workflow ids derive from it and a hash of the inputs (`phase5-<run>-<hash8>-<stage>`). */
   run_name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-"').default('default'),
   paths: z
     .strictObject({

@@ -16,7 +16,8 @@ import type { DatasetSpec, LoadDatasetOptions, LoadedDataset, PairedDirSpec } fr
 export * from './types';
 export { DEFAULT_GT_SUFFIX, DEFAULT_OCR_SUFFIX, loadPairedDir } from './paired-dir';
 export { DatasetLineError, loadJsonlDataset } from './jsonl';
-export { emptyProblems, nonZeroProblems, totalProblems, MAX_PROBLEM_EXAMPLES } from './problems';
+export { emptyProblems, nonZeroProblems, totalProblems, MAX_PROBLEM_EXAMPLES, DEFAULT_MAX_LINE_CHARS } from './problems';
+export { DatasetError } from './errors';
 
 const log = childLogger('datasets');
 
@@ -38,7 +39,7 @@ export async function loadDataset(spec: DatasetSpec, opts: LoadDatasetOptions = 
   }
   const n = totalProblems(loaded.problems);
   const fields = { dataset: spec.key, samples: loaded.samples.length, available: loaded.available };
-  if (n > 0) {
+  if (n > 0 && opts.logProblems !== false) {
     log.warn({ ...fields, problems: nonZeroProblems(loaded.problems), examples: loaded.problems.examples }, `dataset ${spec.key}: ${n} problem(s) counted and skipped`);
   } else {
     log.debug(fields, `dataset ${spec.key}: loaded`);

@@ -4,7 +4,8 @@
  * their `file:line` (default) or fail the load (`onBadLine: 'fail'`).
  */
 import { promises as fsp } from 'node:fs';
-import { addProblem, emptyProblems } from './problems';
+import { addProblem, DEFAULT_MAX_LINE_CHARS, emptyProblems, overlongExample, overlongLine } from './problems';
+import { DatasetError } from './errors';
 import type { JsonlDatasetSpec, LoadDatasetOptions, LoadedDataset, OcrSample } from './types';
 
 export class DatasetLineError extends Error {
@@ -47,12 +48,13 @@ export async function loadJsonlDataset(spec: JsonlDatasetSpec, opts: LoadDataset
     if (!st.isFile()) throw new Error('not a file');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new Error(`dataset "${spec.key}": ${code === 'ENOENT' ? 'file not found' : (err as Error).message}: ${spec.path}`);
+    throw new DatasetError(`dataset "${spec.key}": ${code === 'ENOENT' ? 'file not found' : (err as Error).message}: ${spec.path}`);
   }
   const problems = emptyProblems();
   const samples: OcrSample[] = [];
   const seen = new Set<string>();
   const limit = opts.limit ?? Infinity;
+  const maxLineChars = opts.maxLineChars ?? DEFAULT_MAX_LINE_CHARS;
   let available = 0;
   // Whole-file read, split on LF bytes, strict UTF-8 per line: an invalid byte sequence is reported for its
   // own line instead of being silently replaced by U+FFFD. Dataset files are small enough for this.
@@ -85,6 +87,11 @@ export async function loadJsonlDataset(spec: JsonlDatasetSpec, opts: LoadDataset
       addProblem(problems, 'emptyGt', where);
       continue;
     }
+    const overlong = overlongLine(parsed.ocr, maxLineChars) ?? overlongLine(parsed.gt, maxLineChars);
+    if (overlong) {
+      addProblem(problems, 'tooLong', overlongExample(spec.path, { line, chars: overlong.chars }, maxLineChars));
+      continue;
+    }
     const sampleId = parsed.sampleId ?? `${spec.key}/${line}`;
     if (seen.has(sampleId)) {
       addProblem(problems, 'duplicateIds', `${where}: ${sampleId}`);
@@ -94,5 +101,7 @@ export async function loadJsonlDataset(spec: JsonlDatasetSpec, opts: LoadDataset
     available++;
     if (samples.length < limit) samples.push({ sample_id: sampleId, dataset: spec.key, ocr_text: parsed.ocr, gt_text: parsed.gt });
   }
+  // A file without one usable line is a wrong file, not an empty study.
+  if (available === 0) throw new DatasetError(`dataset "${spec.key}": no samples in ${spec.path} (expected one JSON object per line with "ocr_text" and "gt_text"; ${line} line(s) read)`);
   return { key: spec.key, samples, problems, available };
 }

@@ -4,7 +4,8 @@
  */
 import { promises as fsp, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { addProblem, emptyProblems } from './problems';
+import { addProblem, DEFAULT_MAX_LINE_CHARS, emptyProblems, overlongExample, overlongLine } from './problems';
+import { DatasetError } from './errors';
 import type { LoadDatasetOptions, LoadedDataset, OcrSample, PairedDirSpec } from './types';
 
 export const DEFAULT_GT_SUFFIX = '.gt.txt';
@@ -32,7 +33,7 @@ export async function loadPairedDir(spec: PairedDirSpec, opts: LoadDatasetOption
   const gtSuffix = spec.gtSuffix ?? DEFAULT_GT_SUFFIX;
   const ocrSuffix = spec.ocrSuffix ?? DEFAULT_OCR_SUFFIX;
   if (!gtSuffix || !ocrSuffix || gtSuffix === ocrSuffix) {
-    throw new Error(`dataset "${spec.key}": gtSuffix and ocrSuffix must be non-empty and different (got "${gtSuffix}", "${ocrSuffix}")`);
+    throw new DatasetError(`dataset "${spec.key}": gtSuffix and ocrSuffix must be non-empty and different (got "${gtSuffix}", "${ocrSuffix}")`);
   }
   let entries: import('node:fs').Dirent[];
   try {
@@ -40,33 +41,13 @@ export async function loadPairedDir(spec: PairedDirSpec, opts: LoadDatasetOption
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'directory not found' : code === 'ENOTDIR' ? 'not a directory' : (err as Error).message;
-    throw new Error(`dataset "${spec.key}": ${why}: ${spec.path}`);
+    throw new DatasetError(`dataset "${spec.key}": ${why}: ${spec.path}`);
   }
 
-  // Match the longer suffix first so overlapping suffixes (".txt" vs ".rec.txt") classify correctly.
-  const [longer, shorter] = gtSuffix.length >= ocrSuffix.length ? [gtSuffix, ocrSuffix] : [ocrSuffix, gtSuffix];
-  const gtStems = new Set<string>();
-  const ocrStems = new Set<string>();
-  for (const e of entries) {
-    if (!e.isFile() && !e.isSymbolicLink()) continue;
-    const suffix = e.name.endsWith(longer) ? longer : e.name.endsWith(shorter) ? shorter : null;
-    if (!suffix) continue; // other files (e.g. OCR_GS manifest.txt) are not part of the dataset
-    const stem = e.name.slice(0, -suffix.length);
-    if (!stem) continue;
-    (suffix === gtSuffix ? gtStems : ocrStems).add(stem);
-  }
-
-  const problems = emptyProblems();
-  const pairs: string[] = [];
-  for (const stem of [...gtStems].sort(byCodeUnit)) {
-    if (ocrStems.has(stem)) pairs.push(stem);
-    else addProblem(problems, 'missingOcr', stem + gtSuffix);
-  }
-  for (const stem of [...ocrStems].sort(byCodeUnit)) {
-    if (!gtStems.has(stem)) addProblem(problems, 'missingGt', stem + ocrSuffix);
-  }
+  const { pairs, problems } = pairStems(spec, entries, gtSuffix, ocrSuffix);
 
   const limit = opts.limit ?? Infinity;
+  const maxLineChars = opts.maxLineChars ?? DEFAULT_MAX_LINE_CHARS;
   const samples: OcrSample[] = [];
   type Read = { stem: string; gt: string; ocr: string } | { stem: string; failed: string };
   const readPair = (stem: string): Read => {
@@ -95,9 +76,57 @@ export async function loadPairedDir(spec: PairedDirSpec, opts: LoadDatasetOption
         addProblem(problems, 'emptyGt', r.stem + gtSuffix);
         continue;
       }
+      const overlong = overlongPair(r, spec.path, gtSuffix, ocrSuffix, maxLineChars);
+      if (overlong) {
+        addProblem(problems, 'tooLong', overlong);
+        continue;
+      }
       // An empty OCR output is a legitimate (if extreme) sample and is kept.
       samples.push({ sample_id: `${spec.key}/${r.stem}`, dataset: spec.key, ocr_text: r.ocr, gt_text: r.gt });
     }
   }
   return { key: spec.key, samples, problems, available: pairs.length };
+}
+
+/** `file:line (…)` of the first over-long line of a pair's OCR or gold text, or null. */
+function overlongPair(r: { stem: string; gt: string; ocr: string }, dir: string, gtSuffix: string, ocrSuffix: string, max: number): string | null {
+  for (const [text, suffix] of [[r.ocr, ocrSuffix], [r.gt, gtSuffix]] as const) {
+    const found = overlongLine(text, max);
+    if (found) return overlongExample(path.join(dir, r.stem + suffix), found, max);
+  }
+  return null;
+}
+
+/** Pair `<stem><gtSuffix>` with `<stem><ocrSuffix>` (sorted stems); orphans are counted; no pair at all is an error. */
+function pairStems(spec: PairedDirSpec, entries: import('node:fs').Dirent[], gtSuffix: string, ocrSuffix: string) {
+  // Match the longer suffix first so overlapping suffixes (".txt" vs ".rec.txt") classify correctly.
+  const [longer, shorter] = gtSuffix.length >= ocrSuffix.length ? [gtSuffix, ocrSuffix] : [ocrSuffix, gtSuffix];
+  const gtStems = new Set<string>();
+  const ocrStems = new Set<string>();
+  for (const e of entries) {
+    if (!e.isFile() && !e.isSymbolicLink()) continue;
+    const suffix = e.name.endsWith(longer) ? longer : e.name.endsWith(shorter) ? shorter : null;
+    if (!suffix) continue; // other files (e.g. OCR_GS manifest.txt) are not part of the dataset
+    const stem = e.name.slice(0, -suffix.length);
+    if (!stem) continue;
+    (suffix === gtSuffix ? gtStems : ocrStems).add(stem);
+  }
+
+  const problems = emptyProblems();
+  const pairs: string[] = [];
+  for (const stem of [...gtStems].sort(byCodeUnit)) {
+    if (ocrStems.has(stem)) pairs.push(stem);
+    else addProblem(problems, 'missingOcr', stem + gtSuffix);
+  }
+  for (const stem of [...ocrStems].sort(byCodeUnit)) {
+    if (!gtStems.has(stem)) addProblem(problems, 'missingGt', stem + ocrSuffix);
+  }
+  // A folder without a single pair is a wrong path or wrong suffixes, not an empty study.
+  if (pairs.length === 0) {
+    throw new DatasetError(
+      `dataset "${spec.key}": no OCR/gold pairs in ${spec.path} (looked for <name>${ocrSuffix} beside <name>${gtSuffix}; found ${ocrStems.size} OCR and ${gtStems.size} gold files) — check the path and the dataset's ocr_suffix / gt_suffix`,
+    );
+  }
+
+  return { pairs, problems };
 }

@@ -27,3 +27,24 @@ export function nonZeroProblems(problems: DatasetProblems): Partial<Record<Probl
   for (const k of PROBLEM_KINDS) if (problems[k] > 0) out[k] = problems[k];
   return out;
 }
+
+/** Default `maxLineChars`: far above any real OCR line, far below what makes tokenizers and prompts misbehave. */
+export const DEFAULT_MAX_LINE_CHARS = 20_000;
+
+/** The first line of `text` longer than `max` characters (1-based line number and its length), or null. */
+export function overlongLine(text: string, max: number): { line: number; chars: number } | null {
+  if (text.length <= max) return null; // the common case: nothing to scan
+  let start = 0;
+  for (let line = 1; start <= text.length; line++) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    if (end - start > max) return { line, chars: end - start };
+    start = end + 1;
+  }
+  return null;
+}
+
+/** The problem example for an over-long line: `file:line (N chars > max_line_chars M)`. */
+export function overlongExample(where: string, found: { line: number; chars: number }, max: number): string {
+  return `${where}:${found.line} (${found.chars} chars > max_line_chars ${max})`;
+}

@@ -33,6 +33,10 @@ export type DatasetSpec = PairedDirSpec | JsonlDatasetSpec;
 export interface LoadDatasetOptions {
   /** Keep only the first `limit` samples (in the loader's deterministic order). */
   limit?: number;
+  /** A sample with an OCR or gold line longer than this (UTF-16 units) is skipped and counted (`tooLong`). */
+  maxLineChars?: number;
+  /** Log the counted problems as a warning (default true); false logs them at debug level (a re-read). */
+  logProblems?: boolean;
 }
 
 /** Kinds of input problems a loader counts instead of silently dropping. */
@@ -48,9 +52,11 @@ export type ProblemKind =
   /** JSONL: a line that is not JSON, not an object, or lacks a string `ocr_text`/`gt_text`. */
   | 'badLines'
   /** A sample_id seen before in the same dataset (the later one is skipped). */
-  | 'duplicateIds';
+  | 'duplicateIds'
+  /** An OCR or gold line longer than `maxLineChars` (e.g. a whole page run together); named as file:line. */
+  | 'tooLong';
 
-export const PROBLEM_KINDS: readonly ProblemKind[] = ['missingOcr', 'missingGt', 'unreadable', 'emptyGt', 'badLines', 'duplicateIds'];
+export const PROBLEM_KINDS: readonly ProblemKind[] = ['missingOcr', 'missingGt', 'unreadable', 'emptyGt', 'badLines', 'duplicateIds', 'tooLong'];
 
 /** Counts per problem kind, plus up to a few example names (file names or `file:line: reason`) for each. */
 export type DatasetProblems = Record<ProblemKind, number> & {

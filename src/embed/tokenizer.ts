@@ -65,7 +65,7 @@ export class TextTokenizer {
    * the content is cut, the leading and trailing special tokens stay.
    */
   encode(text: string, maxLength: number): number[] {
-    const ids = this.tok.encode(text).ids;
+    const ids = this.tok.encode(boundedText(text, maxLength)).ids;
     if (ids.length <= maxLength) return ids;
     const keep = Math.max(0, maxLength - this.suffixSpecials);
     const out = ids.slice(0, keep);
@@ -77,4 +77,23 @@ export class TextTokenizer {
   tokens(text: string): string[] {
     return this.tok.encode(text).tokens;
   }
+}
+
+/** No vocabulary piece is longer than this many UTF-16 units, so the first `maxLength` tokens lie inside the cut. */
+const MAX_CHARS_PER_TOKEN = 64;
+
+/**
+ * The text cut to what `maxLength` tokens can cover, at a whitespace boundary. Why: the Unigram model of
+ * @huggingface/tokenizers spreads every piece of a pre-token into one array (`push(...pieces)`), which
+ * overflows the stack on a megabyte-long line (e5's Metaspace pre-tokenizer keeps a line as one pre-token).
+ * Tokens past `maxLength` are dropped anyway, so the cut changes no id that is kept.
+ */
+export function boundedText(text: string, maxLength: number): string {
+  const limit = Math.max(1, maxLength) * MAX_CHARS_PER_TOKEN;
+  if (text.length <= limit) return text;
+  const space = text.lastIndexOf(' ', limit);
+  let end = space > limit / 2 ? space : limit;
+  // Never split a surrogate pair.
+  if (end > 0 && text.charCodeAt(end - 1) >= 0xd800 && text.charCodeAt(end - 1) <= 0xdbff) end--;
+  return text.slice(0, end);
 }

@@ -18,6 +18,7 @@ import { sha256File } from '../util/hash';
 import { childLogger } from '../util/log';
 import { createProgress, type Progress, type ProgressOptions } from '../util/progress';
 import { countJsonlRecords, readCorpusForIndex } from './corpus-file';
+import { PartialVectorsError } from './errors';
 import { indexFiles, modelSection, resolveIndexParams, TOOL_VERSION, type IndexManifest, type IndexParams } from './manifest';
 import { Index, USEARCH_VERSION } from './usearch';
 import { matrixFileBytes, matrixHeader, readFloatRows, recoverPartialVectors, writeFloats } from './vector-files';
@@ -137,7 +138,7 @@ async function embedLocked(opts: EmbedCorpusOptions, meta: PartialMeta, corpusSh
         : JSON.stringify(old.model) !== JSON.stringify(meta.model)
           ? `it was embedded with another model or settings (${old.model.id} ${old.model.sha256.slice(0, 12)}…)`
           : null;
-    if (why) throw new Error(`partial vectors ${vectorsPath} cannot be resumed: ${why} — delete it or rebuild with \`phase5 build --force\``);
+    if (why) throw new PartialVectorsError(`partial vectors ${vectorsPath} cannot be resumed: ${why} — delete it or rebuild with \`phase5 build --force\``);
   } else {
     writeJsonAtomic(metaPath(vectorsPath), meta);
   }
@@ -146,7 +147,7 @@ async function embedLocked(opts: EmbedCorpusOptions, meta: PartialMeta, corpusSh
   if (recovered.truncatedBytes) log.warn({ file: vectorsPath, bytes: recovered.truncatedBytes }, 'cut a partial trailing vector row (interrupted write)');
   let rows = recovered.rows;
   if (rows > totalRows) {
-    throw new Error(`partial vectors ${vectorsPath} has ${rows} rows but corpus ${corpusPath} has only ${totalRows} records — delete it or rebuild with --force`);
+    throw new PartialVectorsError(`partial vectors ${vectorsPath} has ${rows} rows but corpus ${corpusPath} has only ${totalRows} records — delete it or rebuild with --force`);
   }
   if (opts.startRow !== undefined && opts.startRow !== rows) {
     log.info({ file: vectorsPath, startRow: opts.startRow, rowsOnDisk: rows }, 'resuming from the rows on disk, not the reported start row');

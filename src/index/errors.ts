@@ -28,6 +28,14 @@ export class IndexCorruptError extends Error {
   }
 }
 
+/** Partial vectors left by an interrupted build that do not belong to this corpus or model: resuming would mix them. */
+export class PartialVectorsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PartialVectorsError';
+  }
+}
+
 function show(v: unknown): string {
   if (typeof v === 'string') return v.length > 16 && /^[0-9a-f]+$/.test(v) ? v.slice(0, 12) + '…' : JSON.stringify(v);
   return JSON.stringify(v);

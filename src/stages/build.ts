@@ -9,7 +9,7 @@
  */
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { metadataPath, resolvePath, resultDirs } from '../config/load';
+import { metadataPath, resolvePath } from '../config/load';
 import type { Config } from '../config/schema';
 import { readJson, writeJsonAtomic } from '../io/jsonl';
 import { buildCorpus as buildCorpusFiles, CorpusBuildError, type CorpusBuildSummary } from '../openiti';
@@ -20,6 +20,7 @@ import { sha256File } from '../util/hash';
 import { childLogger } from '../util/log';
 import { retrieverConfig, type StagePaths } from './retriever';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
+import { checkedResultDirs } from './results-dir';
 
 const log = childLogger('build');
 
@@ -27,7 +28,7 @@ export type { StagePaths };
 
 /** Corpus and index paths for a run (`--corpus-path` / `--index-path` override the results dir). */
 export function stagePaths(config: Config, options: Pick<RunOptions, 'corpusPath' | 'indexPath'>): StagePaths {
-  const { phase5 } = resultDirs(config);
+  const { phase5 } = checkedResultDirs(config);
   return {
     corpus: options.corpusPath ? resolvePath(options.corpusPath) : path.join(phase5, 'corpus.jsonl'),
     index: options.indexPath ? resolvePath(options.indexPath) : path.join(phase5, 'index.usearch'),

@@ -99,10 +99,11 @@ export function selectedDatasets(config: Config, options: Pick<RunOptions, 'data
   return keys;
 }
 
-async function loadSamples(config: Config, key: string, limit?: number): Promise<OcrSample[]> {
+/** The dataset's samples; its problems are logged by the plan only (every shard reloads the same files). */
+async function loadSamples(config: Config, key: string, limit: number | undefined, logProblems: boolean): Promise<OcrSample[]> {
   const spec = datasetSpec(config, key);
   if (!existsSync(spec.path)) throw new UserInputError(`dataset ${key}: ${spec.path} not found`);
-  return (await loadDataset(spec, { limit })).samples;
+  return (await loadDataset(spec, { limit, maxLineChars: config.phase5.export.max_line_chars, logProblems })).samples;
 }
 
 export function exportDir(config: Config): string {
@@ -125,6 +126,7 @@ function exportFingerprint(options: ExportOptions, manifestPath: string): string
       limit: options.limit ?? null,
       datasets: options.datasets.map((k) => config.datasets[k]),
       shard_size: config.phase5.export.shard_size,
+      max_line_chars: config.phase5.export.max_line_chars, // decides which lines are skipped
     }),
   ).slice(0, 16);
 }
@@ -137,7 +139,7 @@ export async function planExport(options: ExportOptions): Promise<ExportPlan> {
   const fingerprint = exportFingerprint(options, manifestPath);
   const plan: ExportPlan = { fingerprint, datasets: [] };
   for (const key of options.datasets) {
-    const samples = await loadSamples(config, key, options.limit);
+    const samples = await loadSamples(config, key, options.limit, true);
     if (options.force) rmSync(path.join(exportDir(config), key), { recursive: true, force: true });
     const size = config.phase5.export.shard_size;
     const shards: ExportShard[] = [];
@@ -256,7 +258,7 @@ export async function exportShard(options: ExportOptions, shard: ExportShard, op
   const name = `${shard.dataset}#${shard.index}`;
   if (present.size > 0) log.info({ shard: name, done: present.size, total }, 'resuming shard');
   hooks.onProgress?.(present.size, total);
-  const samples = (await loadSamples(config, shard.dataset, options.limit)).slice(shard.start, shard.end);
+  const samples = (await loadSamples(config, shard.dataset, options.limit, false)).slice(shard.start, shard.end);
   if (samples.length !== total) throw new Error(`dataset ${shard.dataset} changed since the export was planned (${samples.length} vs ${total} samples in shard ${shard.index})`);
   const todo = samples.filter((s) => !present.has(s.sample_id));
   if (todo.length > 0) {

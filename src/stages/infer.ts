@@ -11,7 +11,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { resolvePath, resultDirs } from '../config/load';
+import { resolvePath } from '../config/load';
 import type { Config } from '../config/schema';
 import { JsonlParseError, writeJsonlAtomic } from '../io/jsonl';
 import {
@@ -26,6 +26,7 @@ import {
 } from '../llm';
 import { childLogger } from '../util/log';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
+import { checkedResultDirs } from './results-dir';
 
 const log = childLogger('infer');
 
@@ -50,7 +51,7 @@ export interface InferOptions {
 export type OpenBackend = (config: BackendConfig) => Promise<LlmBackend>;
 
 export function optionsFrom(config: Config, cli: RunOptions, force = false): InferOptions {
-  const dirs = resultDirs(config);
+  const dirs = checkedResultDirs(config);
   return {
     input: path.join(dirs.phase5, 'inference_input.jsonl'),
     outputs: { rag: path.join(dirs.phase5, 'corrections.jsonl'), zero_shot: path.join(dirs.phase2, 'corrections.jsonl') },

@@ -15,12 +15,15 @@
  *   - empty OCR line                     → a zero_shot_fallback record (prompt v1, no retrieval)
  *   - Latin-only OCR line                → a zero_shot_fallback record
  *   - JSONL dataset with malformed lines → skipped, counted (badLines), logged as file:line: reason
- *   - a 1 MB OCR line                    → exported like any other line (the query is cut to max_length tokens)
+ *   - a 1 MB OCR line                    → skipped, counted (tooLong, > phase5.export.max_line_chars), logged as
+ *                                          file:line; the other line is exported
+ *   - empty dataset folder               → non-retryable, names the folder and the suffixes it looked for
+ *   - results dir that is a file         → non-retryable, names the path and the setting
  *   - inference_input shard with a torn last line → the resumed shard cuts it, logs it and ends complete
  *                                          and identical, with no duplicate; the merge is unchanged
  */
 import { expect } from 'chai';
-import { cpSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createActivities } from '../../activities';
 import type { ExportPlan } from '../../src/stages/export';
@@ -170,12 +173,28 @@ describe('bad-input suite', function () {
       expect(Buffer.byteLength(long)).to.be.greaterThan(1 << 20);
       writeFileSync(file, [{ sample_id: 'long/1', ocr_text: long, gt_text: long }, { sample_id: 'long/2', ocr_text: 'وقال ابو عتمان في كتابه', gt_text: 'وقال أبو عثمان في كتابه' }].map((r) => JSON.stringify(r)).join('\n') + '\n');
       const config = makeConfig(results, { datasets: { long: { type: 'jsonl', path: file } } });
-      const { result } = await withLogs(() => runExport(stageInput(config, { datasets: ['long'] })));
-      expect(result.merged.records).to.equal(2);
-      const [first] = readRecords(result.merged.path);
-      expect(first.sample_id).to.equal('long/1');
-      expect(first.ocr_text).to.equal(long.trim());
-      expect(first.prompt_type).to.equal('rag');
+      const { result, logs } = await withLogs(() => runExport(stageInput(config, { datasets: ['long'] })));
+      expect(result.merged.records).to.equal(1);
+      expect(readRecords(result.merged.path).map((r) => r.sample_id)).to.deep.equal(['long/2']);
+      const warnings = logs.filter((l) => l.component === 'datasets' && l.dataset === 'long' && l.level === 40);
+      expect(warnings, 'logged once (by the plan, not again by every shard)').to.have.length(1);
+      const warned = warnings[0];
+      expect((warned.problems as Record<string, number>).tooLong).to.equal(1);
+      expect((warned.examples as Record<string, string[]>).tooLong).to.deep.equal([`${file}:1 (${long.trim().length} chars > max_line_chars 20000)`]);
+    });
+
+    it('empty dataset folder', async () => {
+      const results = await cloneResults('export-empty');
+      const empty = path.join(results, 'empty-book');
+      mkdirSync(empty);
+      const config = makeConfig(results, { datasets: { empty: { type: 'paired_dir', path: empty } } });
+      await failsWithLogs(() => planExport(stageInput(config, { datasets: ['empty'] })), new RegExp(`dataset "empty": no OCR/gold pairs in ${empty} \\(looked for <name>\\.png\\.rec\\.txt beside <name>\\.gt\\.txt`));
+    });
+
+    it('results dir that is a file', async () => {
+      const file = path.join(tmpDir('export-file'), 'results');
+      writeFileSync(file, 'not a folder');
+      await failsWithLogs(() => planExport(stageInput(makeConfig(file))), new RegExp(`results dir ${file} is a file, not a directory — point --results-dir`));
     });
   });
 });

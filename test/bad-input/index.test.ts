@@ -8,6 +8,10 @@
  *                                           the same call builds a complete index
  *   - model.onnx that is a Git LFS pointer → non-retryable "… is a Git LFS pointer"; the real file then builds
  *   - index step with no corpus          → non-retryable "no corpus at … the corpus step of `phase5 build`"
+ *   - malformed corpus line              → non-retryable "corpus.jsonl:N: …" (a data error, not transient: it
+ *                                           used to be retried); with the line fixed, the plain
+ *                                           re-run says (non-retryably) that the partial vectors cannot be
+ *                                           resumed; the forced build it names completes
  *   - truncated index file               → export fails non-retryably, "index file … is unusable … rebuild
  *                                           with `phase5 build --force`"; after that rebuild, export completes
  *   - manifest mismatch: corpus changed  → export names corpus.sha256 and the fix; build then rebuilds by
@@ -96,6 +100,19 @@ describe('bad-input suite', function () {
     it('index step with no corpus', async () => {
       const results = tmpDir('no-corpus');
       await failsWithLogs(() => buildIndex(stageInput(makeConfig(results))), /no corpus at .*corpus\.jsonl — the corpus step of `phase5 build` makes it/);
+    });
+
+    it('malformed corpus line', async () => {
+      const results = await corpusOnly('bad-corpus-line');
+      const corpus = path.join(results, 'phase5', 'corpus.jsonl');
+      const good = readFileSync(corpus, 'utf8').split('\n');
+      writeFileSync(corpus, [...good.slice(0, 4), good[4].slice(0, 20), ...good.slice(5)].join('\n'));
+      await failsWithLogs(() => buildIndex(stageInput(makeConfig(results))), new RegExp(`${corpus}:5: `));
+      writeFileSync(corpus, good.join('\n'));
+      // The failed attempt left partial vectors of the broken corpus: not resumable, said at once (no retries).
+      await failsWithLogs(() => buildIndex(stageInput(makeConfig(results))), /cannot be resumed: the corpus changed since — delete it or rebuild with `phase5 build --force`/);
+      const { result } = await withLogs(() => buildIndex(stageInput(makeConfig(results), {}, true)));
+      expect(result.vectors).to.equal(lines(corpus).length);
     });
 
     it('truncated index file', async () => {

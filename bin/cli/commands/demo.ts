@@ -15,6 +15,7 @@ import { watchWorkflow } from '../watch';
 import { runWorkflowId, type Phase5Input } from '../../../workflows/types';
 import { phase5Workflow } from '../../../workflows';
 import { collectSecrets } from '../secrets';
+import { runKey } from '../run-identity';
 
 const FIXTURES = path.join(PROJECT_ROOT, 'test', 'fixtures');
 
@@ -68,11 +69,12 @@ export function registerDemoCommand(program: Command): void {
       const running = workers.map((w) => w.run());
 
       const { client, connection } = await connectClient(config);
-      const workflowId = runWorkflowId(config.run_name);
+      const run = runKey(config, options); // the same run identity as `phase5 run` (see run-identity.ts)
+      const workflowId = runWorkflowId(run);
       const host = config.temporal.address.slice(0, config.temporal.address.lastIndexOf(':'));
       const link = `http://${host}:${config.temporal.ui_port}/namespaces/${config.temporal.namespace}/workflows/${workflowId}`;
       try {
-        const input: Phase5Input = { run: config.run_name, config, options, forceStages: opts.force ? ['build', 'export', 'infer', 'analyze'] : [] };
+        const input: Phase5Input = { run, config, options, forceStages: opts.force ? ['build', 'export', 'infer', 'analyze'] : [] };
         const { handle, outcome } = await startOrAttach(client, phase5Workflow, workflowId, [input], {
           force: opts.force,
           taskQueue: config.temporal.queues.cpu,
@@ -85,7 +87,7 @@ export function registerDemoCommand(program: Command): void {
               ? `demo: attached to the running workflow ${workflowId} — ${link}`
               : `demo: ${workflowId} already finished; showing its result (npm run demo -- --force runs it again)`,
         );
-        const result = await watchWorkflow(client, handle, config.run_name);
+        const result = await watchWorkflow(client, handle, run);
         const analyze = result.analyze;
         console.log('\nDemo study finished.');
         console.log(`  workflow:  ${workflowId}  (${link})`);

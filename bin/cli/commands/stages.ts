@@ -8,6 +8,8 @@ import type { Config, StageName } from '../../../src/config/schema';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { RunOptions } from '../../../src/stages/types';
 import { collectSecrets } from '../secrets';
+import { StageRunFailed } from '../errors';
+import { runKey } from '../run-identity';
 
 const STAGE_WORKFLOW = {
   build: buildWorkflow,
@@ -27,12 +29,13 @@ async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<v
   const flags = cmd.optsWithGlobals<Flags>();
   const { config } = resolveConfig(flags, flags);
   const options = runOptions(flags, config);
-  const run = config.run_name;
+  // The run key carries the hash of every input: other inputs → other ids → the work is done, not recalled.
+  const run = runKey(config, options);
   const { client, connection } = await connectClient(config);
   try {
     const forced = forcedStages(flags);
     const workflowId = stage === 'run' ? runWorkflowId(run) : stageWorkflowId(run, stage);
-    const { handle, outcome } = stage === 'run' ? await startStudy(client, config, options, forced) : await startStage(client, config, stage, options, forced);
+    const { handle, outcome } = stage === 'run' ? await startStudy(client, config, run, options, forced) : await startStage(client, config, run, stage, options, forced);
     const link = uiLink(config.temporal.address, config.temporal.ui_port, config.temporal.namespace, workflowId);
     if (outcome === 'started') console.error(`started ${workflowId} — watch it at ${link}`);
     else if (outcome === 'attached-running') console.error(`attached to the running ${workflowId} (started earlier) — ${link}`);
@@ -41,7 +44,9 @@ async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<v
       console.log(workflowId);
       return;
     }
-    const result: unknown = await watchWorkflow(client, handle as WorkflowHandle, run); // printed as JSON
+    const result: unknown = await watchWorkflow(client, handle as WorkflowHandle, run).catch((err: unknown) => {
+      throw new StageRunFailed(stage, workflowId, err); // reported with its root cause by reportError
+    });
     console.log(JSON.stringify({ workflowId, result }, null, 2));
   } finally {
     await connection.close();
@@ -52,15 +57,13 @@ function startOptions(config: Config, forced: StageName[]) {
   return { force: forced.length > 0, taskQueue: config.temporal.queues.cpu, forbiddenValues: collectSecrets(config) };
 }
 
-/** Start (or attach to) the whole study's workflow, by function reference. */
-function startStudy(client: Client, config: Config, options: RunOptions, forced: StageName[]) {
-  const run = config.run_name;
+/** Start (or attach to) the whole study's workflow, by function reference; `run` is the run key. */
+function startStudy(client: Client, config: Config, run: string, options: RunOptions, forced: StageName[]) {
   return startOrAttach(client, phase5Workflow, runWorkflowId(run), [{ run, config, options, forceStages: forced }], startOptions(config, forced));
 }
 
-/** Start (or attach to) one stage's workflow, by function reference. */
-function startStage(client: Client, config: Config, stage: StageName, options: RunOptions, forced: StageName[]) {
-  const run = config.run_name;
+/** Start (or attach to) one stage's workflow, by function reference; `run` is the run key. */
+function startStage(client: Client, config: Config, run: string, stage: StageName, options: RunOptions, forced: StageName[]) {
   const workflow: (typeof STAGE_WORKFLOW)[StageName] = STAGE_WORKFLOW[stage];
   return startOrAttach(client, workflow, stageWorkflowId(run, stage), [{ run, config, options, force: forced.includes(stage) }], startOptions(config, forced));
 }

@@ -7,7 +7,7 @@ import { stageWorkflowId } from '../../../src/temporal/types';
 export function registerStatusCommand(program: Command): void {
   program
     .command('status')
-    .description('stage, done/total, rate and ETA of a workflow (e.g. phase5-default or phase5-default-export)')
+    .description('stage, done/total, rate and ETA of a workflow (the id a stage command prints, e.g. phase5-default-3fa2c91b or phase5-default-3fa2c91b-export)')
     .argument('<workflowId>', 'workflow id')
     .option('--json', 'print the raw status as JSON')
     .action(async (workflowId: string, opts: { json?: boolean }, cmd: Command) => {
@@ -16,7 +16,8 @@ export function registerStatusCommand(program: Command): void {
       try {
         const view = await workflowStatus(client, workflowId);
         const stage = view.progress?.workflow === 'phase5Workflow' ? view.progress.stage : null;
-        const child = stage && stage !== 'doctor' ? await workflowStatus(client, stageWorkflowId(config.run_name, stage)).catch(() => null) : null;
+        // The study's children are named after its id (phase5-<run key> → phase5-<run key>-<stage>).
+        const child = stage && stage !== 'doctor' ? await workflowStatus(client, stageWorkflowId(workflowId.replace(/^phase5-/, ''), stage)).catch(() => null) : null;
         if (opts.json) console.log(JSON.stringify({ workflow: view, currentStage: child }, null, 2));
         else {
           console.log(describeStatus(view));
