@@ -422,7 +422,7 @@ function reportRun(summary: RunCorrectionsSummary, gaveUp: string | null): RunCo
   const { condition, outputPath } = summary;
   if (summary.outage) {
     const o = summary.outage;
-    const msg = `infer ${condition}: LLM endpoint not serving (${o.reason}: ${o.message}, after ${o.attempts} attempt(s)); stopped with ${summary.remaining} sample(s) left, ${summary.written} record(s) written to ${outputPath}`;
+    const msg = `infer ${condition}: LLM endpoint not serving (${o.reason}: ${o.message.replace(/\s+/g, ' ')}, after ${o.attempts} attempt(s)); stopped with ${summary.remaining} sample(s) left, ${summary.written} record(s) written to ${outputPath}`;
     log.warn({ ...summary }, msg);
     throw new LlmUnavailableError(msg, summary, o);
   }

@@ -100,6 +100,14 @@ describe('analysis validity (too many failed lines → no headline comparison)',
     expect(read(path.join(s.phase5Dir, 'B', 'comparison_vs_phase2.json'))).not.to.have.any.keys('valid', 'invalid_reason');
   });
 
+  it('the all-datasets comparison is not valid when one dataset is, even if the pooled share is under the limit', async () => {
+    const s = study((p) => p.id === 'A/000'); // A: 1 of 20 (5%); pooled: 1 of 40 (2.5%)
+    const summary = await analyzeStudy(options(s, { report: false, maxFailedShare: 0.03 }));
+    const all = read(path.join(s.phase5Dir, 'comparison.json'));
+    expect(all.overall.invalid_reason).to.match(/^A not valid — Phase 5 \(RAG\): 1 of 20 lines failed \(5\.0%\), over infer\.max_failed_share 3\.0%/);
+    expect(summary.overall.valid).to.equal(false);
+  });
+
   it('a study without failures gets no new key, and its files do not depend on the threshold', async () => {
     const s = study(() => false);
     await analyzeStudy(options(s, { maxFailedShare: 0 }));
