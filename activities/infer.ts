@@ -12,7 +12,7 @@ export function createInferActivities(deps: ActivityDeps) {
       // One writer per output file in this process (a newer attempt supersedes an older one still running here).
       return asActivity(() =>
         runExclusive(opts.outputs[condition], async (signal) => {
-          const hooks = activityHooks(`infer:${condition}`, 'samples');
+          const hooks = activityHooks<inference.InferCheckpoint>(`infer:${condition}`, 'samples');
           try {
             return await inference.runCondition(opts, condition, { ...hooks, signal }, deps.openBackend);
           } finally {

@@ -24,6 +24,8 @@ import type { AnalysisSummary, AnalyzeOptions, DatasetSummary } from './types';
 const log = childLogger('analyze');
 
 export const DEFAULT_BOOTSTRAP = { iterations: 1000, seed: 42 } as const;
+/** The config's default `infer.max_failed_share`. */
+export const DEFAULT_MAX_FAILED_SHARE = 0.01;
 
 function mostFrequent(m: Map<string, number>): string | null {
   let best: string | null = null;
@@ -53,6 +55,7 @@ export async function analyzeStudy(opts: AnalyzeOptions): Promise<AnalysisSummar
     meta: resolveMeta(scored, opts, warnings),
     ...settings,
     topConfusions: opts.topConfusions ?? 20,
+    maxFailedShare: opts.maxFailedShare ?? DEFAULT_MAX_FAILED_SHARE,
   };
   const out = new OutputWriter(phase5Dir);
   const docs = writeDatasetDocuments(out, scored, inputs, ctx, opts.datasetInfo, warnings);
@@ -226,6 +229,7 @@ function datasetSummary(g: DatasetDocuments['digest']): DatasetSummary {
     avg_top1_score: g.avgTop1,
     leakage: g.leakage.statement,
     interpretation: g.interpretation,
+    ...g.validity,
   };
 }
 
@@ -242,6 +246,7 @@ function overallSummary(agg: ReturnType<typeof aggregateDocuments>): AnalysisSum
     delta_cer: round(op2 !== null && op5 !== null ? op5 - op2 : null),
     delta_cer_ci95: agg.boot.delta_cer?.ci95 ?? null,
     interpretation: agg.interpretation,
+    ...agg.validity,
   };
 }
 
@@ -258,8 +263,9 @@ function appendJournal(file: string, s: AnalysisSummary, errorAnalysis: boolean)
     `${new Date().toISOString()} analyze: ${s.datasets.length} dataset(s), ${s.overall.num_samples} samples, inputs as of ${s.generated_at}${errorAnalysis ? '' : ' (error analysis off)'}`,
     ...s.datasets.map(
       (d) =>
-        `  ${d.dataset}: n=${d.num_samples} paired=${d.n_paired} CER ocr=${fmt(d.ocr_cer)} phase2=${fmt(d.phase2_cer)} phase5=${fmt(d.phase5_cer)} ΔCER=${fmt(d.delta_cer)}` +
-        `${d.delta_cer_ci95 ? ` [${fmt(d.delta_cer_ci95[0])}, ${fmt(d.delta_cer_ci95[1])}]` : ''} failures=${d.failures_phase5}; ${d.leakage}`,
+        `  ${d.dataset}: n=${d.num_samples} paired=${d.n_paired} CER ocr=${fmt(d.ocr_cer)} phase2=${fmt(d.phase2_cer)} phase5=${fmt(d.phase5_cer)} ` +
+        (d.valid === false ? 'ΔCER=not valid' : `ΔCER=${fmt(d.delta_cer)}${d.delta_cer_ci95 ? ` [${fmt(d.delta_cer_ci95[0])}, ${fmt(d.delta_cer_ci95[1])}]` : ''}`) +
+        ` failures=${d.failures_phase5}; ${d.leakage}`,
     ),
     `  overall: ${s.overall.interpretation}`,
     ...s.warnings.map((w) => `  warning: ${w}`),

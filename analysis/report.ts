@@ -88,6 +88,7 @@ const relF = (x: number | null | undefined) => (x === null || x === undefined ? 
 function buildBlocks(d: ReportDocs, charts: RenderedChart[], skipped: string[], title: string): Block[] {
   return [
     ...introBlocks(d, title),
+    ...validityBlocks(d),
     ...mainResultBlocks(d),
     ...lineEffectBlocks(d),
     ...leakageBlocks(d),
@@ -117,8 +118,25 @@ function introBlocks(d: ReportDocs, title: string): Block[] {
   ];
 }
 
+/** At the top, before any figure: which comparisons are not valid (too many failed lines) and why. Nothing when all are. */
+function validityBlocks(d: ReportDocs): Block[] {
+  const invalid = [
+    ...(d.comparison.overall?.valid === false && d.datasets.length > 1 ? [`All datasets: ${d.comparison.overall.invalid_reason}`] : []),
+    ...d.datasets.filter((ds) => ds.comparison.valid === false).map((ds) => `${ds.name}: ${ds.comparison.invalid_reason}`),
+  ];
+  if (invalid.length === 0) return [];
+  return [
+    { kind: 'p', text: '**Not valid — no headline ΔCER.** Too many lines failed in at least one condition; the figures below score those lines as the raw OCR and measure the failures, not the method.' },
+    { kind: 'list', items: invalid },
+  ];
+}
+
 /** One row of the main table from a comparison document (a dataset's or the overall one). */
 function mainRow(name: string, x: Json, ci: [number, number] | null, n: number | null): string[] {
+  if (x.valid === false) {
+    const na = 'not valid';
+    return [name, String(n ?? dash), pctF(x.ocr_baseline?.cer), pctF(x.phase2_baseline?.cer), pctF(x.phase5_corrected?.cer), na, na, na, pctF(x.phase2_baseline?.wer), pctF(x.phase5_corrected?.wer), na];
+  }
   return [
     name,
     String(n ?? dash),

@@ -36,6 +36,37 @@ export interface SectionContext {
   topConfusions: number;
   eras: readonly Era[];
   errorAnalysis: boolean;
+  /** A comparison in which a condition has a larger share of failed lines is marked not valid. */
+  maxFailedShare: number;
+}
+
+/** Present only when a comparison is not valid, so the documents of a study without failures keep their bytes. */
+export type Validity = { valid: false; invalid_reason: string } | null;
+
+/**
+ * Failed lines (records with an error) score as the raw OCR text, so a condition with many of them makes its
+ * CER — and ΔCER — a statement about the outage, not the method: more than `maxFailedShare` → not valid.
+ */
+export function comparisonValidity(cmp: Sums, hasBaseline: boolean, maxFailedShare: number): Validity {
+  const over: string[] = [];
+  const check = (label: string, failed: number) => {
+    if (cmp.n > 0 && failed / cmp.n > maxFailedShare) over.push(`${label}: ${failed} of ${cmp.n} lines failed (${pct(failed / cmp.n)})`);
+  };
+  check('Phase 5 (RAG)', cmp.p5_fail_error);
+  if (hasBaseline) check('Phase 2 (zero-shot)', cmp.p2_fail_error);
+  if (over.length === 0) return null;
+  return {
+    valid: false,
+    invalid_reason: `${over.join('; ')}, over infer.max_failed_share ${pct(maxFailedShare)}; failed lines score as the raw OCR, so no ΔCER is reported — rerun \`phase5 infer --retry-failed\``,
+  };
+}
+
+/** The aggregate is not valid when its pooled lines are not, or when any dataset's comparison is not. */
+function aggregateValidity(pooled: Validity, docs: DatasetDocuments[]): Validity {
+  if (pooled) return pooled;
+  const bad = docs.filter((d) => d.digest.validity);
+  if (bad.length === 0) return null;
+  return { valid: false, invalid_reason: bad.map((d) => `${d.digest.dataset} not valid — ${d.digest.validity!.invalid_reason}`).join(' | ') };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -284,14 +315,17 @@ function failuresBlock(all: Sums) {
  * The comparison headline (both conditions, Δ, the sentence, OCR for reference, the bootstrap), shared by
  * comparison_vs_phase2.json and the aggregate comparison.json.
  */
-function comparisonHeadline(cmp: Sums, hasBaseline: boolean, boot: ReturnType<typeof bootstrapBlock>) {
+function comparisonHeadline(cmp: Sums, hasBaseline: boolean, boot: ReturnType<typeof bootstrapBlock>, validity: Validity) {
   const p2cw = hasBaseline ? cerWer(cmp, 'p2') : null;
   const p5cw = cerWer(cmp, 'p5');
   return {
+    ...validity,
     phase2_baseline: p2cw,
     phase5_corrected: p5cw,
     delta: p2cw ? deltaBlock(p2cw, p5cw) : null,
-    interpretation: interpretation(p2cw?.cer ?? null, p5cw.cer, boot.delta_cer?.ci95 ?? null, boot.delta_cer?.significant ?? null),
+    interpretation: validity
+      ? `Not valid: ${validity.invalid_reason}.`
+      : interpretation(p2cw?.cer ?? null, p5cw.cer, boot.delta_cer?.ci95 ?? null, boot.delta_cer?.significant ?? null),
     ocr_baseline: cerWer(cmp, 'ocr'),
     bootstrap: boot,
   };
@@ -348,6 +382,7 @@ export interface DatasetDigest {
   interpretation: string;
   leakage: ReturnType<typeof leakageBlock>;
   avgTop1: number | null;
+  validity: Validity;
 }
 
 export function leakageBlock(info: DatasetInfo | undefined, withRetrieval: number, top1Matches: number | null, anyMatches: number | null) {
@@ -422,7 +457,8 @@ export function datasetDocuments(scored: ScoredDataset, ctx: SectionContext, inf
   const ds = scored.dataset;
   const r = rollup(scored.rows);
   const boot = bootstrapBlock(r.cmpT, r.hasBaseline, ctx.bootstrap.iterations, seedFor(ctx.bootstrap.seed, ds));
-  const comparison = comparisonDocument(ds, r, boot, ctx);
+  const validity = comparisonValidity(r.cmp, r.hasBaseline, ctx.maxFailedShare);
+  const comparison = comparisonDocument(ds, r, boot, validity, ctx);
   const retrieval = retrievalDocument(scored, r, ctx, info);
   return {
     metrics: metricsDocument(scored, r, ctx),
@@ -440,6 +476,7 @@ export function datasetDocuments(scored: ScoredDataset, ctx: SectionContext, inf
       interpretation: comparison.interpretation,
       leakage: retrieval.leakage,
       avgTop1: retrieval.retrieval_stats.avg_top1_score,
+      validity,
     },
   };
 }
@@ -476,8 +513,8 @@ function metricsDocument(scored: ScoredDataset, { t, all }: Rollup, ctx: Section
 }
 
 /** comparison_vs_phase2.json (spec §10.3 + extras): the lines with both conditions. */
-function comparisonDocument(ds: string, { all, cmp, cmpT, hasBaseline }: Rollup, boot: ReturnType<typeof bootstrapBlock>, ctx: SectionContext) {
-  const headline = comparisonHeadline(cmp, hasBaseline, boot);
+function comparisonDocument(ds: string, { all, cmp, cmpT, hasBaseline }: Rollup, boot: ReturnType<typeof bootstrapBlock>, validity: Validity, ctx: SectionContext) {
+  const headline = comparisonHeadline(cmp, hasBaseline, boot, validity);
   return {
     meta: {
       comparison: 'phase5_vs_phase2',
@@ -657,7 +694,8 @@ export function aggregateDocuments(
   const { all, cmp, cmpT, hasBaseline } = r;
   const boot = bootstrapBlock(cmpT, hasBaseline, ctx.bootstrap.iterations, seedFor(ctx.bootstrap.seed, '*overall*'), cmpT.array('stratum') as ArrayLike<number>);
   const names = docs.map((d) => d.digest.dataset);
-  const comparison = aggregateComparison(r, boot, docs, names, ctx);
+  const validity = aggregateValidity(comparisonValidity(cmp, hasBaseline, ctx.maxFailedShare), docs);
+  const comparison = aggregateComparison(r, boot, validity, docs, names, ctx);
   return {
     metrics: aggregateMetrics(all, docs, names, ctx),
     comparison,
@@ -666,6 +704,7 @@ export function aggregateDocuments(
     cmp,
     hasBaseline,
     boot,
+    validity,
     interpretation: comparison.overall.interpretation,
   };
 }
@@ -702,7 +741,7 @@ function datasetMetricsLine(g: DatasetDigest) {
 }
 
 /** The aggregate comparison.json: micro-averaged over datasets, plus each dataset's headline. */
-function aggregateComparison(r: Rollup, boot: ReturnType<typeof bootstrapBlock>, docs: DatasetDocuments[], names: string[], ctx: SectionContext) {
+function aggregateComparison(r: Rollup, boot: ReturnType<typeof bootstrapBlock>, validity: Validity, docs: DatasetDocuments[], names: string[], ctx: SectionContext) {
   return {
     meta: {
       comparison: 'phase5_vs_phase2',
@@ -712,7 +751,7 @@ function aggregateComparison(r: Rollup, boot: ReturnType<typeof bootstrapBlock>,
       aggregation: 'micro: summed edits over summed gold length across datasets; bootstrap resamples lines within each dataset',
     },
     overall: {
-      ...comparisonHeadline(r.cmp, r.hasBaseline, boot),
+      ...comparisonHeadline(r.cmp, r.hasBaseline, boot, validity),
       line_effects: pairedLineEffects(r.cmp, r.hasBaseline, false),
       by_ocr_cer_band: byOcrCerBand(r.cmpT, r.hasBaseline),
     },
@@ -723,6 +762,7 @@ function aggregateComparison(r: Rollup, boot: ReturnType<typeof bootstrapBlock>,
 function datasetComparisonLine(d: DatasetDocuments) {
   const c = d.comparison as { phase2_baseline: unknown; phase5_corrected: unknown; delta: unknown; interpretation: string; meta: { n_paired: number } };
   return {
+    ...d.digest.validity,
     n_paired: c.meta.n_paired,
     phase2_baseline: c.phase2_baseline,
     phase5_corrected: c.phase5_corrected,

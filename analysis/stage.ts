@@ -36,6 +36,7 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
     normalization: { ...config.analysis.normalization },
     collapseWhitespace: config.analysis.collapse_whitespace,
     eras: config.phase5.corpus.eras.map((e) => ({ name: e.name, from: e.from, to: e.to })),
+    maxFailedShare: config.infer.max_failed_share,
   };
 }
 
@@ -60,7 +61,8 @@ export interface AnalyzeResult {
   phase5Dir: string;
   report: string;
   overall: AnalysisSummary['overall'];
-  datasets: { dataset: string; n: number; ocr_cer: number | null; phase2_cer: number | null; phase5_cer: number | null; delta_cer: number | null }[];
+  /** `invalid_reason` only on a dataset whose comparison is not valid (too many failed lines): show no ΔCER for it. */
+  datasets: { dataset: string; n: number; ocr_cer: number | null; phase2_cer: number | null; phase5_cer: number | null; delta_cer: number | null; invalid_reason?: string }[];
   files: number;
   warnings: string[];
 }
@@ -74,7 +76,10 @@ export async function run(options: AnalyzeOptions, hooks: StageHooks = {}, progr
     phase5Dir: summary.phase5_dir,
     report: path.join(summary.phase5_dir, 'report.html'),
     overall: summary.overall,
-    datasets: summary.datasets.map((d) => ({ dataset: d.dataset, n: d.num_samples, ocr_cer: d.ocr_cer, phase2_cer: d.phase2_cer, phase5_cer: d.phase5_cer, delta_cer: d.delta_cer })),
+    datasets: summary.datasets.map((d) => ({
+      dataset: d.dataset, n: d.num_samples, ocr_cer: d.ocr_cer, phase2_cer: d.phase2_cer, phase5_cer: d.phase5_cer, delta_cer: d.delta_cer,
+      ...(d.invalid_reason ? { invalid_reason: d.invalid_reason } : {}),
+    })),
     files: summary.files.length,
     warnings: summary.warnings,
   };

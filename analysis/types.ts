@@ -63,9 +63,17 @@ export interface AnalyzeOptions {
   onProgress?: (done: number, total: number) => void;
   /** Progress display (default: bar in a TTY, log lines otherwise). */
   progress?: 'bar' | 'log' | 'silent';
+  /** A comparison in which a condition failed on a larger share of lines is marked not valid (default 0.01). */
+  maxFailedShare?: number;
 }
 
-export interface DatasetSummary {
+/** Set only on a comparison that is not valid (too many failed lines); absent when it is valid. */
+export interface ValidityMark {
+  valid?: false;
+  invalid_reason?: string;
+}
+
+export interface DatasetSummary extends ValidityMark {
   dataset: string;
   num_samples: number;
   /** Samples that also have a Phase 2 line (the comparison set). */
@@ -93,7 +101,7 @@ export interface AnalysisSummary {
   generated_at: string;
   phase5_dir: string;
   datasets: DatasetSummary[];
-  overall: {
+  overall: ValidityMark & {
     num_samples: number;
     n_paired: number;
     ocr_cer: number | null;

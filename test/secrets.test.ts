@@ -111,8 +111,13 @@ describe('secrets: an API key from the environment stays out of logs, results, i
           backend: 'openai',
           conditions: ['rag', 'zero_shot'],
           openai: { base_url: server.url, model: 'fake-model', api_key_env: KEY_ENV, max_retries: 0, concurrency: 2 },
+          max_failed_share: 0.5, // the recorded 401s are the subject here, not the failed-share limit
         },
-        temporal: { queues: { cpu: CPU, gpu: GPU }, retry: { maximum_attempts: retry } },
+        temporal: {
+          queues: { cpu: CPU, gpu: GPU },
+          retry: { maximum_attempts: retry },
+          stages: { infer: { queue: 'gpu', start_to_close: '1h', retry: { maximum_attempts: retry } } },
+        },
       },
       'secrets test config',
       { env: {} },

@@ -76,21 +76,27 @@ function setStep(p: WorkflowProgress, step: string, done: number, total: number,
   Object.assign(p, { step, done, total, unit, updatedAt: nowIso() });
 }
 
-/** Activity options for one stage, from the config (queue, timeouts, retry policy). */
+/**
+ * Activity options for one stage, from the config (queue, timeouts, retry policy: the stage's own, e.g. infer's
+ * unlimited attempts that ride out an LLM outage, else `temporal.retry`). Options only — changing them changes
+ * no workflow command, so histories still replay.
+ */
 function stageOptions(config: Config, stage: StageName): ActivityOptions {
   const t = config.temporal;
   const s = t.stages[stage];
+  const retry = s.retry ?? t.retry;
   return {
     taskQueue: t.queues[s.queue],
     startToCloseTimeout: s.start_to_close as Duration,
     heartbeatTimeout: t.heartbeat_timeout as Duration,
     retry: {
-      maximumAttempts: t.retry.maximum_attempts,
-      initialInterval: t.retry.initial_interval as Duration,
-      backoffCoefficient: t.retry.backoff_coefficient,
-      maximumInterval: t.retry.maximum_interval as Duration,
-      // Bad input and bad config do not get better by retrying.
-      nonRetryableErrorTypes: ['UserInputError', 'ConfigError'],
+      // 0 = unlimited in the config; the SDK wants the key left out for that.
+      ...(retry.maximum_attempts > 0 ? { maximumAttempts: retry.maximum_attempts } : {}),
+      initialInterval: retry.initial_interval as Duration,
+      backoffCoefficient: retry.backoff_coefficient,
+      maximumInterval: retry.maximum_interval as Duration,
+      // Bad input and bad config do not get better by retrying; neither does an infer stage with too many failed lines.
+      nonRetryableErrorTypes: ['UserInputError', 'ConfigError', 'InferFailedError'],
     },
   };
 }

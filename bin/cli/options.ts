@@ -31,6 +31,7 @@ export interface StageFlags {
   indexPath?: string;
   phase2Dir?: string;
   import?: string;
+  retryFailed?: boolean;
 }
 
 export class UsageError extends Error {
@@ -89,6 +90,7 @@ export function runOptions(stage: StageFlags, config: Config): RunOptions {
   if (stage.phase2Dir) opts.phase2Dir = stage.phase2Dir;
   if (stage.noErrorAnalysis || stage.errorAnalysis === false) opts.noErrorAnalysis = true;
   if (stage.import) opts.importFile = stage.import;
+  if (stage.retryFailed) opts.retryFailed = true;
   return opts;
 }
 

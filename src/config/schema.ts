@@ -13,6 +13,16 @@ const unitInterval = z.number().min(0).max(1);
 /** Durations as Temporal accepts them: "30s", "5m", "2h", or milliseconds. */
 const duration = z.union([z.string().regex(/^\d+(\.\d+)?\s*(ms|s|m|h|d)$/, 'a duration like "30s", "5m" or "2h"'), nonNegInt]);
 
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A validated duration ("30s", "5m", or ms) in milliseconds. */
+export function durationMs(d: string | number): number {
+  if (typeof d === 'number') return d;
+  const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)$/.exec(d);
+  if (!m) throw new Error(`not a duration: "${d}"`);
+  return Math.round(Number(m[1]) * UNIT_MS[m[2]]);
+}
+
 export const EraSchema = z.strictObject({
   name: z.string().min(1),
   /** Inclusive lower bound (hijri year). */
@@ -142,6 +152,16 @@ const InferSchema = z.strictObject({
   openai: OpenAiLlmSchema.prefault({}),
   /** Which conditions the infer stage produces: the RAG condition and/or the zero-shot baseline. */
   conditions: z.array(z.enum(['rag', 'zero_shot'])).min(1).default(['rag', 'zero_shot']),
+  /**
+   * A condition with more failed records than this share of its lines fails the stage (non-retryable), and the
+   * analysis marks its comparisons not valid: failed lines are scored as the raw OCR, which would bias ΔCER.
+   */
+  max_failed_share: unitInterval.default(0.01),
+  /**
+   * How long the LLM endpoint may stay unreachable (no line finishing across retried attempts) before the
+   * infer stage gives up for good. Until then an outage fails the activity retryably and Temporal retries it.
+   */
+  outage_budget: duration.default('30m'),
 });
 
 const AnalysisSchema = z.strictObject({
@@ -160,9 +180,27 @@ const AnalysisSchema = z.strictObject({
     .prefault({}),
 });
 
+const RetrySchema = z.strictObject({
+  /** 0 = unlimited (Temporal's convention). */
+  maximum_attempts: nonNegInt.default(5),
+  initial_interval: duration.default('2s'),
+  backoff_coefficient: z.number().min(1).default(2),
+  maximum_interval: duration.default('1m'),
+});
+
 const StageSchema = z.strictObject({
   queue: z.enum(['cpu', 'gpu']),
   start_to_close: duration,
+  /** This stage's activity retry policy; default `temporal.retry`. */
+  retry: RetrySchema.optional(),
+});
+
+/**
+ * Infer rides out an LLM outage (a server restart, a rate-limit storm) by retrying its activity: unlimited
+ * attempts, backoff capped at a minute; `infer.outage_budget` ends an outage that does not end.
+ */
+const InferStageSchema = StageSchema.extend({
+  retry: RetrySchema.extend({ maximum_attempts: nonNegInt.default(0), initial_interval: duration.default('5s') }).prefault({}),
 });
 
 const TemporalSchema = z.strictObject({
@@ -176,19 +214,12 @@ const TemporalSchema = z.strictObject({
   /** Most activities one workflow keeps in flight (the export's shard fan-out), however many shards there are. */
   max_parallel_activities: positiveInt.default(64),
   heartbeat_timeout: duration.default('2m'),
-  retry: z
-    .strictObject({
-      maximum_attempts: positiveInt.default(5),
-      initial_interval: duration.default('2s'),
-      backoff_coefficient: z.number().min(1).default(2),
-      maximum_interval: duration.default('1m'),
-    })
-    .prefault({}),
+  retry: RetrySchema.extend({ maximum_attempts: positiveInt.default(5) }).prefault({}),
   stages: z
     .strictObject({
       build: StageSchema.default({ queue: 'cpu', start_to_close: '12h' }),
       export: StageSchema.default({ queue: 'cpu', start_to_close: '6h' }),
-      infer: StageSchema.default({ queue: 'gpu', start_to_close: '24h' }),
+      infer: InferStageSchema.prefault({ queue: 'gpu', start_to_close: '24h' }),
       analyze: StageSchema.default({ queue: 'cpu', start_to_close: '1h' }),
     })
     .prefault({}),

@@ -16,7 +16,7 @@ export { DEFAULT_RETRY_POLICY, backoffDelay, parseRetryAfter, classifyStatus, ty
 export { OpenAiCompatibleBackend, type OpenAiBackendOptions } from './openai-backend';
 export type { LlamaBackendOptions } from './llama-backend';
 export * from './records';
-export { runCorrections, RunCorrectionsError, type Condition, type RunCorrectionsOptions, type RunCorrectionsSummary } from './runner';
+export { runCorrections, RunCorrectionsError, LlmUnavailableError, type Condition, type RunCorrectionsOptions, type RunCorrectionsSummary } from './runner';
 
 export type BackendConfig = ({ type: 'openai' } & OpenAiBackendOptions) | ({ type: 'llama' } & LlamaBackendOptions);
 

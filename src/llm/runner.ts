@@ -3,9 +3,12 @@
  *
  * Resumable and deduplicated by sample_id: on start the output is recovered (a torn last line is cut),
  * the sample_ids already in it are skipped, and new records are appended with `JsonlAppender`,
- * checkpointed (fsync) every `checkpointEvery` records or `checkpointMs`. Failed calls are written too
- * (`corrected_text: ""`, `error: {reason, status, message, attempts}`) so a run always finishes; a later
- * run with `retryFailed` removes them from the file and tries those samples again. Records are written in
+ * checkpointed (fsync) every `checkpointEvery` records or `checkpointMs`. A call that fails for a reason of
+ * the line (a 400 for that prompt, an empty answer, a local error) is written as a failed record
+ * (`corrected_text: ""`, `error: {reason, status, message, attempts}`); a later run with `retryFailed` removes
+ * those from the file and tries them again. A call that fails because the endpoint is not serving (connection,
+ * timeout, 429, 5xx, a non-completion body — `isOutage`) is never written: the run stops, keeps what succeeded
+ * and throws `LlmUnavailableError`, so the caller can retry the run later and it resumes. Records are written in
  * input order whatever the concurrency (a small reorder buffer), so outputs are reproducible.
  */
 import { setMaxListeners } from 'node:events';
@@ -18,7 +21,7 @@ import { buildPrompt } from '../prompts/builder';
 import { cleanOutput } from './clean';
 import { runPool } from './pool';
 import { InferenceInputSchema, describeZodError, readInferenceInput, type CorrectionRecord, type InferenceInputRow } from './records';
-import { LlmError, type FailureInfo, type LlmBackend } from './types';
+import { isOutage, LlmError, type FailureInfo, type LlmBackend } from './types';
 
 export type Condition = 'rag' | 'zero_shot';
 
@@ -79,12 +82,22 @@ export interface RunCorrectionsSummary {
   /** Samples still missing from the output (limit reached, aborted, or gave up). */
   remaining: number;
   aborted: boolean;
+  /** The first outage failure when the run stopped because the endpoint was not serving (null otherwise). */
+  outage: FailureInfo | null;
 }
 
 export class RunCorrectionsError extends Error {
   constructor(message: string, readonly summary: RunCorrectionsSummary) {
     super(message);
     this.name = 'RunCorrectionsError';
+  }
+}
+
+/** The endpoint stopped serving (after the backend's retries); nothing was recorded for the lines left. */
+export class LlmUnavailableError extends RunCorrectionsError {
+  constructor(message: string, summary: RunCorrectionsSummary, readonly failure: FailureInfo) {
+    super(message, summary);
+    this.name = 'LlmUnavailableError';
   }
 }
 
@@ -162,7 +175,7 @@ export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCo
     outputPath, condition, backend: backend.id, model: backend.model,
     inputRecords: input.length, duplicateInput, skippedExisting, retriedFailed,
     written: 0, succeeded: 0, failed: 0, failuresByReason: {}, promptTypes: {},
-    promptTokens: 0, completionTokens: 0, elapsedMs: 0, remaining: notDone.length, aborted: false,
+    promptTokens: 0, completionTokens: 0, elapsedMs: 0, remaining: notDone.length, aborted: false, outage: null,
   };
   const total = skippedExisting + pending.length;
   opts.onProgress?.(skippedExisting, total);
@@ -174,7 +187,7 @@ export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCo
 
   const { gaveUp, stopped } = await runPending(opts, pending, summary, existing.records, skippedExisting, total);
   summary.remaining = notDone.length - summary.written;
-  summary.aborted = stopped && !gaveUp;
+  summary.aborted = stopped && !gaveUp && !summary.outage;
   summary.elapsedMs = Date.now() - started;
   opts.onProgress?.(skippedExisting + summary.written, total);
   return reportRun(summary, gaveUp);
@@ -367,12 +380,20 @@ class CorrectionCalls {
     } catch (err) {
       const info = failureOf(err);
       if (info.reason === 'aborted' && this.stop.signal.aborted) return null;
+      if (isOutage(info.reason)) return this.stopForOutage(info);
       this.countFailure(prompt.promptType, info);
       return {
         ...base, corrected_text: '', raw_output: '', latency_ms: Date.now() - t0,
         prompt_tokens: null, completion_tokens: null, error: info,
       };
     }
+  }
+
+  /** The endpoint is not serving: stop the run and write nothing for this line (a later run redoes it). */
+  private stopForOutage(info: FailureInfo): null {
+    this.summary.outage ??= info;
+    this.stop.abort();
+    return null;
   }
 
   private countSuccess(promptType: string, promptTokens: number | null | undefined, completionTokens: number | null | undefined): void {
@@ -399,6 +420,12 @@ class CorrectionCalls {
 /** 4. Log the outcome; throw (with the summary) when the run gave up. */
 function reportRun(summary: RunCorrectionsSummary, gaveUp: string | null): RunCorrectionsSummary {
   const { condition, outputPath } = summary;
+  if (summary.outage) {
+    const o = summary.outage;
+    const msg = `infer ${condition}: LLM endpoint not serving (${o.reason}: ${o.message.replace(/\s+/g, ' ')}, after ${o.attempts} attempt(s)); stopped with ${summary.remaining} sample(s) left, ${summary.written} record(s) written to ${outputPath}`;
+    log.warn({ ...summary }, msg);
+    throw new LlmUnavailableError(msg, summary, o);
+  }
   if (gaveUp) {
     log.error({ ...summary }, `infer ${condition}: giving up after ${gaveUp}`);
     throw new RunCorrectionsError(`infer ${condition}: giving up after ${gaveUp}; ${summary.written} record(s) written to ${outputPath} (rerun with retryFailed to retry failures)`, summary);

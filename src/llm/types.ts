@@ -42,6 +42,9 @@ export interface LlmBackend {
  * - `invalid_response` (not JSON / no choices), `empty_content` — retried a couple of times;
  * - `client_error` (other 4xx) — not retried;
  * - `aborted` (the caller cancelled), `local_error` (node-llama-cpp), `unexpected` (a bug) — not retried.
+ *
+ * After the backend's own retries, the reasons in `OUTAGE_REASONS` mean "the endpoint is not serving" and are
+ * never written as failed records: the runner stops and the infer stage fails retryably (see `isOutage`).
  */
 export type FailureReason =
   | 'rate_limited'
@@ -54,6 +57,18 @@ export type FailureReason =
   | 'aborted'
   | 'local_error'
   | 'unexpected';
+
+/**
+ * Failures that say nothing about the line and everything about the endpoint (down, restarting, overloaded,
+ * a proxy answering with an error page): the same prompt will very likely succeed later. `invalid_response`
+ * belongs here — a body that is not a chat completion comes from the server or a proxy, not from the prompt.
+ * `empty_content` does not: at temperature 0 the model answering nothing is a property of the prompt.
+ */
+export const OUTAGE_REASONS: ReadonlySet<FailureReason> = new Set<FailureReason>(['rate_limited', 'server_error', 'timeout', 'connection', 'invalid_response']);
+
+export function isOutage(reason: FailureReason): boolean {
+  return OUTAGE_REASONS.has(reason);
+}
 
 /** The `error` object written to corrections.jsonl for a failed sample. */
 export interface FailureInfo {

@@ -8,14 +8,21 @@
  *   const results = await run(options, {}, () => createBackend(options.backend));
  *
  * `phase5 infer --import FILE` validates corrections made elsewhere and puts them where analyze reads them.
+ *
+ * Failures: an LLM outage (connection, timeout, 429, 5xx after the backend's retries) writes no record and
+ * fails the condition retryably (`LlmUnavailableError`), so Temporal retries and the next attempt resumes —
+ * until the outage has lasted `infer.outage_budget`. Per-line failures are records; more of them than
+ * `infer.max_failed_share` fail the stage for good (`InferFailedError`); `--retry-failed` redoes them.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync } from 'node:fs';
+import readline from 'node:readline';
 import path from 'node:path';
 import { resolvePath } from '../config/load';
-import type { Config } from '../config/schema';
+import { durationMs, type Config } from '../config/schema';
 import { JsonlParseError, writeJsonlAtomic } from '../io/jsonl';
 import {
   formatValidation,
+  LlmUnavailableError,
   runCorrections,
   RunCorrectionsError,
   validateCorrectionsFile,
@@ -45,6 +52,25 @@ export interface InferOptions {
   /** `phase5 infer --import FILE`. */
   importFile?: string;
   force: boolean;
+  /** `phase5 infer --retry-failed`: remove the failed records and try those lines again. */
+  retryFailed: boolean;
+  /** A condition with a larger share of failed records fails the stage (`infer.max_failed_share`). */
+  maxFailedShare: number;
+  /** How long an outage may last, over retried attempts, before the stage gives up (`infer.outage_budget`). */
+  outageBudgetMs: number;
+}
+
+/** What an attempt leaves for the next one: when the current outage began (ISO), if one is going on. */
+export interface InferCheckpoint {
+  outageSince?: string;
+}
+
+/** The infer stage cannot succeed by retrying: too many failed lines, or an outage longer than the budget. */
+export class InferFailedError extends UserInputError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'InferFailedError';
+  }
 }
 
 /** Opens the LLM backend for one condition (closed by the stage when the condition ends). */
@@ -60,6 +86,9 @@ export function optionsFrom(config: Config, cli: RunOptions, force = false): Inf
     datasets: cli.datasets,
     importFile: cli.importFile ? resolvePath(cli.importFile) : undefined,
     force,
+    retryFailed: cli.retryFailed ?? false,
+    maxFailedShare: config.infer.max_failed_share,
+    outageBudgetMs: durationMs(config.infer.outage_budget),
   };
 }
 
@@ -106,7 +135,7 @@ export async function run(options: InferOptions, hooks: StageHooks, openBackend:
 }
 
 /** Correct every line of the input for one condition; `onProgress` counts records in the output. */
-export async function runCondition(options: InferOptions, condition: Condition, hooks: StageHooks, openBackend: OpenBackend): Promise<ConditionResult> {
+export async function runCondition(options: InferOptions, condition: Condition, hooks: StageHooks<InferCheckpoint>, openBackend: OpenBackend): Promise<ConditionResult> {
   const output = options.outputs[condition];
   if (!existsSync(options.input)) throw new UserInputError(`no ${options.input} — run \`phase5 export\` first`);
   mkdirSync(path.dirname(output), { recursive: true });
@@ -119,17 +148,20 @@ export async function runCondition(options: InferOptions, condition: Condition, 
     await backend.close();
   }
   log.info({ condition, output, written: summary.written, failed: summary.failed }, `infer ${condition}: ${summary.written} written, ${summary.failed} failed, ${summary.skippedExisting} already done`);
+  await assertFailedShare(options, condition);
   const counts = Object.fromEntries(RESULT_KEYS.map((k) => [k, summary[k]])) as Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
   return { condition, output, ...counts };
 }
 
-async function correct(options: InferOptions, condition: Condition, backend: LlmBackend, hooks: StageHooks): Promise<RunCorrectionsSummary> {
+async function correct(options: InferOptions, condition: Condition, backend: LlmBackend, hooks: StageHooks<InferCheckpoint>): Promise<RunCorrectionsSummary> {
+  const attemptStarted = Date.now();
   try {
     const summary = await runCorrections({
       inputPath: options.input,
       outputPath: options.outputs[condition],
       backend,
       condition,
+      retryFailed: options.retryFailed,
       datasets: options.datasets,
       signal: hooks.signal,
       progress: 'log',
@@ -141,10 +173,77 @@ async function correct(options: InferOptions, condition: Condition, backend: Llm
   } catch (err) {
     // A malformed inference_input.jsonl line (file:line in the message) does not get better by retrying.
     if (err instanceof JsonlParseError) throw new UserInputError(err.message);
-    // A dead endpoint or wrong model: every call failing. Retrying later may help (server back).
-    if (err instanceof RunCorrectionsError) throw new Error(`${err.message} (${JSON.stringify(err.summary.failuresByReason)})`);
+    if (err instanceof LlmUnavailableError) throw outageFailure(err, options, backend, hooks, attemptStarted);
+    // Every line failing for a reason of its own (a wrong model name: 404 on each prompt) — retrying cannot help.
+    if (err instanceof RunCorrectionsError) throw new InferFailedError(`${err.message} (${JSON.stringify(err.summary.failuresByReason)})`);
     throw err;
   }
+}
+
+/**
+ * The endpoint is not serving. Until the outage has lasted `outageBudgetMs` — measured from the first attempt
+ * that made no progress, carried across attempts in the checkpoint — the error stays retryable.
+ */
+function outageFailure(err: LlmUnavailableError, options: InferOptions, backend: LlmBackend, hooks: StageHooks<InferCheckpoint>, attemptStarted: number): Error {
+  // Lines finished in this attempt: the outage began just now. None: it goes on from the previous attempt's.
+  const progressed = err.summary.written > 0;
+  const previous = hooks.resumeFrom?.outageSince ? Date.parse(hooks.resumeFrom.outageSince) : NaN;
+  const since = progressed ? Date.now() : Number.isFinite(previous) ? previous : attemptStarted;
+  hooks.checkpoint?.({ outageSince: new Date(since).toISOString() });
+  const lasted = Date.now() - since;
+  const o = err.failure;
+  const what = `${o.reason}: ${oneLine(o.message)}`;
+  if (lasted >= options.outageBudgetMs) {
+    return new InferFailedError(
+      `infer ${err.summary.condition}: the LLM at ${backend.id} has not served for ${formatMs(lasted)} (infer.outage_budget ${formatMs(options.outageBudgetMs)}; last: ${what}); ` +
+        `${err.summary.remaining} line(s) left — bring the endpoint up and rerun \`phase5 infer\``,
+    );
+  }
+  const retryable = new Error(`${err.message} — retrying (outage for ${formatMs(lasted)} of infer.outage_budget ${formatMs(options.outageBudgetMs)})`);
+  retryable.name = 'LlmUnavailableError';
+  return retryable;
+}
+
+/** A server's message can span lines (an HTML error page): the reason must stay one line. */
+function oneLine(text: string, max = 160): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+function formatMs(ms: number): string {
+  if (ms < 60_000) return `${Math.round(ms / 1000)}s`;
+  return `${(ms / 60_000).toFixed(ms < 600_000 ? 1 : 0)}m`;
+}
+
+/** Failed records of the selected datasets in a condition's output, by reason, with the first one's detail. */
+export async function countFailedRecords(file: string, datasets?: readonly string[]): Promise<{ records: number; failed: number; byReason: Record<string, number>; first: string | null }> {
+  const wanted = datasets ? new Set(datasets) : null;
+  const res = { records: 0, failed: 0, byReason: {} as Record<string, number>, first: null as string | null };
+  const rl = readline.createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  for await (const text of rl) {
+    if (!text.trim()) continue;
+    const r = JSON.parse(text) as { sample_id: string; dataset: string; error?: { reason?: string; message?: string } | null };
+    if (wanted && !wanted.has(r.dataset)) continue;
+    res.records++;
+    if (!r.error) continue;
+    res.failed++;
+    const reason = r.error.reason ?? 'unknown';
+    res.byReason[reason] = (res.byReason[reason] ?? 0) + 1;
+    res.first ??= `${r.sample_id}: ${reason}${r.error.message ? ` — ${oneLine(r.error.message)}` : ''}`;
+  }
+  return res;
+}
+
+/** More failed lines than `max_failed_share` would bias the comparison (they score as raw OCR): fail for good. */
+async function assertFailedShare(options: InferOptions, condition: Condition): Promise<void> {
+  const c = await countFailedRecords(options.outputs[condition], options.datasets);
+  if (c.records === 0 || c.failed / c.records <= options.maxFailedShare) return;
+  const pct = (x: number) => `${Number((x * 100).toFixed(1))}%`;
+  const reasons = Object.entries(c.byReason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${n} ${r}`).join(', ');
+  throw new InferFailedError(
+    `infer ${condition}: ${c.failed} of ${c.records} lines failed (${pct(c.failed / c.records)}, over infer.max_failed_share ${pct(options.maxFailedShare)}): ` +
+      `${reasons} — first: ${c.first}; fix the cause, then \`phase5 infer --retry-failed\``,
+  );
 }
 
 /** Validate every line of `importFile`, then write it where analyze reads the RAG condition. */

@@ -18,6 +18,8 @@ export interface RunOptions {
   noErrorAnalysis?: boolean;
   /** A corrections.jsonl produced elsewhere, validated and imported instead of running the LLM. */
   importFile?: string;
+  /** `phase5 infer --retry-failed`: remove the failed records of the selected lines and correct them again. */
+  retryFailed?: boolean;
 }
 
 /** The small value a stage activity receives: the validated config (a few KB), CLI options and the force flag. */

@@ -4,15 +4,16 @@
  * lines still missing, and non-retryable failures for input the user must fix.
  */
 import { expect } from 'chai';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { createActivities } from '../../activities';
 import { resultDirs } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { echoBackend, fixtureConfig, Gate, recordingEnv, stageInput, tmpResults, until } from './helpers';
+import { LlmError, type LlmBackend } from '../../src/llm';
 
-const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean);
+const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
 
 /** inference_input.jsonl with `n` RAG records. */
 function writeInput(config: Config, n: number): string {
@@ -72,6 +73,34 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
     expect(backend.calls - callsBefore).to.equal(8 - written);
     expect(result).to.deep.include({ written: 8 - written, skippedExisting: written });
     expect(lines(output).map((l) => JSON.parse(l).sample_id).sort()).to.deep.equal(['s0', 's1', 's2', 's3', 's4', 's5', 's6', 's7']);
+  });
+
+  it('an outage fails retryably and carries when it began to the next attempt; past infer.outage_budget it fails for good', async () => {
+    const config = fixtureConfig(tmpResults('infer-outage'), { infer: { outage_budget: '5m' } });
+    writeInput(config, 3);
+    const down: LlmBackend = {
+      id: 'openai:http://127.0.0.1:9/v1', model: 'echo', concurrency: 1,
+      async complete() { throw new LlmError('connection', 'connection error (ECONNREFUSED)', null, 5); },
+      async close() {},
+    };
+    const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => down });
+    const first = recordingEnv();
+    const retryable = await first.run(acts.inferCondition, { input: stageInput(config), condition: 'rag' }).then(() => null, (e: unknown) => e as Error);
+    expect(retryable).not.to.be.instanceOf(ApplicationFailure);
+    expect(retryable?.name).to.equal('LlmUnavailableError');
+    const outageSince = (first.beats.at(-1)?.checkpoint as { outageSince?: string } | undefined)?.outageSince;
+    expect(Date.parse(outageSince ?? '')).to.be.closeTo(Date.now(), 10_000);
+
+    // A later attempt that still makes no progress, with the outage begun 6 minutes ago (the budget is 5).
+    const sixMinutesAgo = new Date(Date.now() - 6 * 60_000).toISOString();
+    const later = recordingEnv({ heartbeatDetails: { ...first.beats.at(-1), checkpoint: { outageSince: sixMinutesAgo } } });
+    const final = await later.run(acts.inferCondition, { input: stageInput(config), condition: 'rag' }).then(() => null, (e: unknown) => e);
+    // Safety net: without the budget a dead endpoint would be retried forever.
+    expect(final).to.be.instanceOf(ApplicationFailure);
+    expect((final as ApplicationFailure).nonRetryable).to.equal(true);
+    expect((final as ApplicationFailure).type).to.equal('InferFailedError');
+    expect((final as ApplicationFailure).message).to.match(/^infer rag: the LLM at openai:http:\/\/127\.0\.0\.1:9\/v1 has not served for 6\.0m \(infer\.outage_budget 5\.0m; last: connection: connection error \(ECONNREFUSED\)\); 3 line\(s\) left/);
+    expect(lines(path.join(resultDirs(config).phase5, 'corrections.jsonl'))).to.have.length(0);
   });
 
   it('fails without retries when there is no inference input, and when an import file is malformed', async () => {

@@ -3,14 +3,12 @@
  * against the in-test fake OpenAI server (test/llm/fake-openai-server.ts), `infer.backend: openai`.
  *
  * Cases:
- *   - LLM HTTP 500              → a recorded error {reason: server_error, status: 500}; the run continues
- *   - LLM HTTP 429              → a recorded error {reason: rate_limited, status: 429}
- *   - LLM timeout               → a recorded error {reason: timeout}
- *   - LLM invalid JSON          → a recorded error {reason: invalid_response}
- *   - LLM empty content         → a recorded error {reason: empty_content}
- *   - re-run after recorded errors → the output is a valid resume point: a re-run skips every sample and
- *                                 leaves the file as it was; a forced re-run with the server healthy
- *                                 writes a complete, error-free output
+ *   - LLM HTTP 500 / 429 / timeout / invalid JSON (an outage) → no record for that line, what succeeded is
+ *                                 kept, the activity fails retryably (LlmUnavailableError); with the server
+ *                                 back the same call completes with zero failed records
+ *   - LLM HTTP 400 on one line  → a recorded error {reason: client_error}; the rest corrected
+ *   - LLM empty content / 400 over infer.max_failed_share → non-retryable, one line with counts and reasons
+ *   - --retry-failed            → only the failed lines are sent again
  *   - corrections.jsonl with a torn last line → the resumed run cuts it (logged) and redoes that sample only
  *   - infer with no inference_input.jsonl → non-retryable "no …/inference_input.jsonl — run `phase5 export` first"
  *   - inference_input.jsonl with a torn last line → non-retryable "file:line: invalid JSON"; cut, the same call runs
@@ -22,6 +20,7 @@
 import { expect } from 'chai';
 import { copyFileSync, readFileSync, truncateSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
 import { createActivities } from '../../activities';
 import type { CorrectionRecord } from '../../src/llm/records';
 import { recoverJsonl } from '../../src/io/jsonl';
@@ -40,6 +39,7 @@ const CASES: Record<string, FakeResponse> = {
   'case-timeout': { delayMs: 2500, content: 'too late' },
   'case-invalid': { raw: '{"choices": [{"message": ' },
   'case-empty': { content: '' },
+  'case-400': { status: 400, json: { error: { message: 'prompt too long' } } },
 };
 const IDS = ['ok-1', ...Object.keys(CASES), 'ok-2'];
 
@@ -72,7 +72,7 @@ describe('bad-input suite', function () {
   });
 
   /** A results dir with inference_input.jsonl and a config for the fake server. */
-  function study(prefix: string, records = IDS.map(inputRecord)) {
+  function study(prefix: string, records = IDS.map(inputRecord), openai: Record<string, unknown> = {}, infer: Record<string, unknown> = {}) {
     const results = tmpDir(prefix);
     mkdirSync(path.join(results, 'phase5'), { recursive: true });
     const inputFile = path.join(results, 'phase5', 'inference_input.jsonl');
@@ -81,69 +81,78 @@ describe('bad-input suite', function () {
       infer: {
         backend: 'openai',
         conditions: ['rag'],
-        openai: { base_url: server.url, model: 'fake-model', api_key_env: KEY_ENV, max_retries: 0, timeout_s: 0.5, concurrency: 8 },
+        openai: { base_url: server.url, model: 'fake-model', api_key_env: KEY_ENV, max_retries: 0, timeout_s: 0.5, concurrency: 8, ...openai },
+        ...infer,
       },
     });
     return { results, inputFile, output: path.join(results, 'phase5', 'corrections.jsonl'), config };
   }
 
   describe('infer', () => {
-    describe('LLM failures, one run', () => {
-      let s: ReturnType<typeof study>;
-      let result: Awaited<ReturnType<typeof inferCondition>>;
-      let byId: Map<string, CorrectionRecord>;
-      const errorOf = (id: string) => byId.get(id)!.error as { reason: string; status: number | null; message: string; attempts: number };
+    describe('LLM outages: never recorded, a retryable failure', () => {
+      // Safety net: before, each of these became a failed record and the activity completed.
+      for (const [id, reason] of [['case-500', 'server_error'], ['case-429', 'rate_limited'], ['case-timeout', 'timeout'], ['case-invalid', 'invalid_response']] as const) {
+        it(`LLM ${id.slice(5)} → ${reason}`, async () => {
+          healthy = false;
+          const s = study(`outage-${id}`, ['ok-1', id, 'ok-2'].map(inputRecord), { concurrency: 1 });
+          const { result: { err } } = await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }).then(() => ({ err: null }), (e: unknown) => ({ err: e as Error })));
+          expect(err, 'the activity must fail').to.be.instanceOf(Error);
+          expect(err).not.to.be.instanceOf(ApplicationFailure); // a plain error: Temporal retries it
+          expect(err!.name).to.equal('LlmUnavailableError');
+          expect(err!.message).to.contain(`LLM endpoint not serving (${reason}: `);
+          expect(err!.message).to.match(/— retrying \(outage for \d+s of infer\.outage_budget 30m\)/);
+          // What succeeded before the outage is kept; the line that met the outage is not written.
+          expect(readCorrections(s.output).map((r) => [r.sample_id, r.error])).to.deep.equal([['ok-1', null]]);
+          healthy = true;
+          try {
+            const { result } = await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }));
+            expect(result).to.include({ skippedExisting: 1, written: 2, failed: 0 });
+            expect(readCorrections(s.output).every((r) => r.error === null && r.corrected_text === r.sample_id)).to.equal(true);
+          } finally {
+            healthy = false;
+          }
+        });
+      }
+    });
 
-      before(async () => {
-        healthy = false;
-        s = study('llm-errors');
-        result = (await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }))).result;
-        byId = new Map(readCorrections(s.output).map((r) => [r.sample_id, r]));
+    describe('per-line failures: recorded, bounded by infer.max_failed_share', () => {
+      it('LLM HTTP 400 on one line → one failed record, the rest corrected (share allowed)', async () => {
+        const ids = ['ok-1', 'case-400', ...Array.from({ length: 8 }, (_, i) => `ok-x${i}`)];
+        const s = study('client-error', ids.map(inputRecord), {}, { max_failed_share: 0.2 });
+        const { result } = await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }));
+        expect(result).to.include({ written: 10, succeeded: 9, failed: 1 });
+        expect(result.failuresByReason).to.deep.equal({ client_error: 1 });
+        const byId = new Map(readCorrections(s.output).map((r) => [r.sample_id, r]));
+        expect(byId.get('case-400')!.error).to.include({ reason: 'client_error', status: 400 });
+        expect([...byId.values()].filter((r) => r.error)).to.have.length(1);
       });
 
-      it('LLM HTTP 500', () => {
-        expect(errorOf('case-500')).to.include({ reason: 'server_error', status: 500 });
-        expect(errorOf('case-500').message).to.match(/^HTTP 500: /);
-        expect(byId.get('case-500')!.corrected_text).to.equal('');
-        // The run went on: every sample has a record, the healthy ones corrected.
-        expect(result).to.include({ written: IDS.length, succeeded: 2, failed: 5 });
-        expect(readCorrections(s.output).map((r) => r.sample_id)).to.deep.equal(IDS);
-        expect(byId.get('ok-2')).to.include({ corrected_text: 'ok-2', error: null });
+      it('LLM empty content over max_failed_share → non-retryable, one line naming counts, reasons and the first failure', async () => {
+        const s = study('empty', ['ok-1', 'case-empty', 'case-400', 'ok-2'].map(inputRecord));
+        // Safety net: without the share check this run completed with half its lines failed.
+        const { message } = await failsWithLogs(
+          () => inferCondition({ input: stageInput(s.config), condition: 'rag' }),
+          /^infer rag: 2 of 4 lines failed \(50%, over infer\.max_failed_share 1%\): 1 empty_content, 1 client_error — first: case-empty: empty_content — choices\[0\]\.message\.content is empty; .*--retry-failed/,
+        );
+        expect(message).not.to.contain('\n');
+        expect(readCorrections(s.output)).to.have.length(4); // the records stay: --retry-failed redoes them
       });
 
-      it('LLM HTTP 429', () => {
-        expect(errorOf('case-429')).to.include({ reason: 'rate_limited', status: 429 });
-        expect(result.failuresByReason).to.deep.equal({ server_error: 1, rate_limited: 1, timeout: 1, invalid_response: 1, empty_content: 1 });
-      });
-
-      it('LLM timeout', () => {
-        expect(errorOf('case-timeout')).to.include({ reason: 'timeout', status: null });
-        expect(errorOf('case-timeout').message).to.equal('no response within 500 ms');
-      });
-
-      it('LLM invalid JSON', () => {
-        expect(errorOf('case-invalid').reason).to.equal('invalid_response');
-        expect(errorOf('case-invalid').message).to.match(/invalid JSON in response/);
-        expect(errorOf('case-invalid').attempts).to.equal(3); // retried twice, then recorded
-      });
-
-      it('LLM empty content', () => {
-        expect(errorOf('case-empty')).to.include({ reason: 'empty_content', status: 200 });
-        expect(errorOf('case-empty').message).to.equal('choices[0].message.content is empty');
-      });
-
-      it('re-run after recorded errors', async () => {
-        const before = readFileSync(s.output, 'utf8');
+      it('--retry-failed re-runs only the failed lines', async () => {
+        const s = study('retry-failed', ['ok-1', 'case-empty', 'ok-2', 'case-400'].map(inputRecord), {}, { max_failed_share: 0.5 });
+        await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }));
+        const before = server.requests.length;
         healthy = true;
         try {
           const again = await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }));
-          expect(again.result).to.include({ written: 0, skippedExisting: IDS.length });
-          expect(readFileSync(s.output, 'utf8')).to.equal(before);
-          const forced = await withLogs(() => inferCondition({ input: stageInput(s.config, {}, true), condition: 'rag' }));
-          expect(forced.result).to.include({ written: IDS.length, succeeded: IDS.length, failed: 0 });
+          expect(again.result).to.include({ written: 0, skippedExisting: 4 }); // without the flag nothing is redone
+          const { result } = await withLogs(() => inferCondition({ input: stageInput(s.config, { retryFailed: true }), condition: 'rag' }));
+          expect(result).to.include({ written: 2, succeeded: 2, failed: 0, skippedExisting: 2 });
+          const sent = server.requests.slice(before).map((r) => r.body.messages?.find((m) => m.role === 'user')?.content);
+          expect(sent.sort()).to.deep.equal(['case-400', 'case-empty']);
           const recs = readCorrections(s.output);
-          expect(recs.map((r) => r.sample_id)).to.deep.equal(IDS);
-          expect(recs.every((r) => r.error === null && r.corrected_text === r.sample_id)).to.equal(true);
+          expect(recs.map((r) => r.sample_id).sort()).to.deep.equal(['case-400', 'case-empty', 'ok-1', 'ok-2']);
+          expect(recs.every((r) => r.error === null)).to.equal(true);
         } finally {
           healthy = false;
         }

@@ -7,6 +7,7 @@ import { REPO_ROOT } from '../helpers/shared-data';
 import { buildProgram } from '../../bin/cli/main';
 import { resolveConfig, runOptions, forcedStages, UsageError } from '../../bin/cli/options';
 import { ConfigError } from '../../src/config/load';
+import { optionsFrom as inferOptionsFrom } from '../../src/stages/infer';
 
 function phase5(args: string[], env: NodeJS.ProcessEnv = {}) {
   const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), ...args], {
@@ -50,6 +51,15 @@ describe('cli', function () {
     expect(r.code).to.equal(1);
     expect(r.err).to.contain(f);
     expect(r.err).to.contain('unknown key "adress"');
+  });
+
+  it('phase5 infer --retry-failed reaches the infer stage (and only when given)', () => {
+    const infer = buildProgram().commands.find((c) => c.name() === 'infer')!;
+    expect(infer.options.map((o) => o.long)).to.include('--retry-failed');
+    const { config } = resolveConfig({}, {});
+    expect(runOptions({ retryFailed: true }, config)).to.deep.equal({ retryFailed: true });
+    expect(inferOptionsFrom(config, runOptions({ retryFailed: true }, config)).retryFailed).to.equal(true);
+    expect(inferOptionsFrom(config, runOptions({}, config)).retryFailed).to.equal(false);
   });
 
   it('flag overrides are validated like config values', () => {

@@ -45,7 +45,16 @@ describe('config/load', () => {
     expect(err.message).to.contain('temporal.max_parallel_activities');
   });
 
-  it('rejects a wrong type naming file, key path, expectation and value', () => {
+  it('infer has its own retry policy (unlimited attempts, backoff capped at 1m) even where a config names only its queue', () => {
+    const infer = { maximum_attempts: 0, initial_interval: '5s', backoff_coefficient: 2, maximum_interval: '1m' };
+    expect(loadConfig(DEFAULT_CONFIG, { env: {} }).config.temporal.stages.infer.retry).to.deep.equal(infer);
+    const older = parseConfig({ temporal: { stages: { infer: { queue: 'gpu', start_to_close: '24h' } } } }, 'older.yaml', { env: {} });
+    expect(older.temporal.stages.infer.retry).to.deep.equal(infer);
+    expect(older.temporal.stages.build.retry, 'other stages use temporal.retry').to.equal(undefined);
+    expect(older.infer).to.include({ max_failed_share: 0.01, outage_budget: '30m' });
+  });
+
+    it('rejects a wrong type naming file, key path, expectation and value', () => {
     const f = write('wrong-type.yaml', 'phase5:\n  retrieval:\n    top_k: "three"\n');
     const err = errorOf(() => loadConfig(f, { env: {} }));
     expect(err.message).to.contain(f);

@@ -2,6 +2,8 @@
  * A small OpenAI-compatible chat-completions server on 127.0.0.1 for tests and benchmarks. Each request is
  * answered by `respond(request)` (default: echo the user message), which can inject failures: any status,
  * headers (Retry-After), a raw body (invalid JSON), an empty content, or a delay (timeouts).
+ * An outage: `freePort()` reserves an address nothing listens on yet; `startFakeServer(respond, { port })`
+ * brings the server up there later, and `close()` takes it down again (open connections reset).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -46,7 +48,19 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
-export async function startFakeServer(respond: (req: FakeRequest) => FakeResponse | Promise<FakeResponse> = echo): Promise<FakeServer> {
+/** A port on 127.0.0.1 that was free a moment ago (connections to it are refused until a server listens). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = http.createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startFakeServer(respond: (req: FakeRequest) => FakeResponse | Promise<FakeResponse> = echo, opts: { port?: number } = {}): Promise<FakeServer> {
   const requests: FakeRequest[] = [];
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer(async (req, res) => {
@@ -75,7 +89,10 @@ export async function startFakeServer(respond: (req: FakeRequest) => FakeRespons
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(opts.port ?? 0, '127.0.0.1', ok);
+  });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { RAG_SYSTEM_V1, ZERO_SHOT_SYSTEM_V1 } from '../../src/prompts/builder';
 import { OpenAiCompatibleBackend } from '../../src/llm/openai-backend';
 import { CORRECTION_KEYS, validateCorrectionsFile, type CorrectionRecord, type InferenceInputRow } from '../../src/llm/records';
-import { RunCorrectionsError, runCorrections } from '../../src/llm/runner';
+import { LlmUnavailableError, RunCorrectionsError, runCorrections } from '../../src/llm/runner';
 import { LlmError, type ChatMessage, type CompletionResult, type LlmBackend } from '../../src/llm/types';
 import { startFakeServer } from './fake-openai-server';
 
@@ -126,19 +126,19 @@ describe('llm/runner: runCorrections', function () {
     expect(readOut(out).map((r) => r.sample_id)).to.deep.equal(inputs(20).map((r) => r.sample_id));
   });
 
-  it('records failures with their reason, keeps them on resume, and retries them with retryFailed', async () => {
+  it('records per-line failures with their reason, keeps them on resume, and retries only them with retryFailed', async () => {
     const input = inputs(6);
     const flaky = new MockBackend(1, (u) => {
-      if (u === 'نص 1') throw new LlmError('rate_limited', 'HTTP 429: slow down', 429, 5);
+      if (u === 'نص 1') throw new LlmError('local_error', 'context overflow', null, 1);
       if (u === 'نص 4') throw new LlmError('client_error', 'HTTP 400: bad', 400, 1);
       return u;
     });
     const s1 = await runCorrections({ inputPath: input, outputPath: out, backend: flaky, condition: 'rag', progress: 'silent' });
     expect(s1).to.include({ written: 6, succeeded: 4, failed: 2 });
-    expect(s1.failuresByReason).to.deep.equal({ rate_limited: 1, client_error: 1 });
+    expect(s1.failuresByReason).to.deep.equal({ local_error: 1, client_error: 1 });
     const failed = readOut(out)[1];
     expect(failed).to.include({ sample_id: 'DS/001', corrected_text: '', raw_output: '', prompt_tokens: null, completion_tokens: null });
-    expect(failed.error).to.deep.equal({ reason: 'rate_limited', status: 429, message: 'HTTP 429: slow down', attempts: 5 });
+    expect(failed.error).to.deep.equal({ reason: 'local_error', status: null, message: 'context overflow', attempts: 1 });
 
     const noRetry = new MockBackend();
     expect(await runCorrections({ inputPath: input, outputPath: out, backend: noRetry, condition: 'rag', progress: 'silent' })).to.include({ skippedExisting: 6, written: 0 });
@@ -153,9 +153,30 @@ describe('llm/runner: runCorrections', function () {
     expect(recs.every((r) => r.error === null)).to.equal(true);
   });
 
-  it('gives up after too many consecutive failures (dead server), keeping what it wrote', async () => {
+  for (const [reason, status] of [['connection', null], ['timeout', null], ['rate_limited', 429], ['server_error', 503], ['invalid_response', 200]] as const) {
+    it(`an outage (${reason}) is never recorded: the run stops, keeps what succeeded and throws LlmUnavailableError`, async () => {
+      let up = true;
+      const backend = new MockBackend(1, (u) => {
+        if (u === 'نص 3') up = false; // the server goes away after three lines
+        if (!up) throw new LlmError(reason, `${reason} after retries`, status, 5);
+        return u;
+      });
+      const err = await runCorrections({ inputPath: inputs(10), outputPath: out, backend, condition: 'rag', progress: 'silent' }).then(() => null, (e: unknown) => e);
+      // Safety net: before, every line after the outage became a failed record and the run "succeeded".
+      expect(err).to.be.instanceOf(LlmUnavailableError);
+      expect((err as LlmUnavailableError).failure).to.include({ reason, attempts: 5 });
+      expect((err as LlmUnavailableError).summary).to.include({ written: 3, failed: 0, remaining: 7, aborted: false });
+      expect(readOut(out).map((r) => r.error)).to.deep.equal([null, null, null]);
+      up = true;
+      const s2 = await runCorrections({ inputPath: inputs(10), outputPath: out, backend: new MockBackend(), condition: 'rag', progress: 'silent' });
+      expect(s2).to.include({ skippedExisting: 3, written: 7, failed: 0 });
+      expect(readOut(out)).to.have.length(10);
+    });
+  }
+
+  it('gives up after too many consecutive per-line failures (a wrong model name), keeping what it wrote', async () => {
     const dead = new MockBackend(1, () => {
-      throw new LlmError('connection', 'connection error (ECONNREFUSED)', null, 5);
+      throw new LlmError('client_error', 'HTTP 404: model not found', 404, 1);
     });
     let err: RunCorrectionsError | undefined;
     try {
@@ -164,7 +185,8 @@ describe('llm/runner: runCorrections', function () {
       err = e as RunCorrectionsError;
     }
     expect(err).to.be.instanceOf(RunCorrectionsError);
-    expect(err!.message).to.match(/5 consecutive failures \(last: connection/);
+    expect(err).not.to.be.instanceOf(LlmUnavailableError);
+    expect(err!.message).to.match(/5 consecutive failures \(last: client_error HTTP 404/);
     expect(err!.summary).to.include({ written: 5, failed: 5, remaining: 25 });
     expect(readOut(out)).to.have.length(5);
   });

@@ -96,7 +96,10 @@ export function registerDemoCommand(program: Command): void {
         if (analyze?.datasets) {
           console.log('\n  dataset                              n   OCR CER  zero-shot      RAG     ΔCER');
           const f = (x: number | null) => (x === null ? '     -' : x.toFixed(4).padStart(8));
-          for (const d of analyze.datasets) console.log(`  ${d.dataset.padEnd(32)} ${String(d.n).padStart(5)} ${f(d.ocr_cer)} ${f(d.phase2_cer)} ${f(d.phase5_cer)} ${f(d.delta_cer)}`);
+          for (const d of analyze.datasets) {
+            console.log(`  ${d.dataset.padEnd(32)} ${String(d.n).padStart(5)} ${f(d.ocr_cer)} ${f(d.phase2_cer)} ${f(d.phase5_cer)} ${d.invalid_reason ? 'not valid' : f(d.delta_cer)}`);
+            if (d.invalid_reason) console.log(`    not valid: ${d.invalid_reason}`);
+          }
           console.log('  (the demo LLM is a 135M-parameter model: it cannot really correct Arabic; point `infer` at a real model for a study)');
         }
         console.log(`\n  took ${((Date.now() - started) / 1000).toFixed(0)} s. The Temporal server is still running for inspection; stop it with \`npx phase5 server stop\`.`);

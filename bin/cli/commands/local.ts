@@ -25,7 +25,9 @@ export function registerLocalCommands(program: Command): void {
       const t = Date.now();
       const result = await analyze.run(opts, {}, 'silent');
       for (const d of result.datasets) {
-        console.log(`${d.dataset.padEnd(34)} n=${String(d.n).padStart(5)}  OCR CER ${fmt(d.ocr_cer)}  zero-shot ${fmt(d.phase2_cer)}  RAG ${fmt(d.phase5_cer)}  ΔCER ${fmt(d.delta_cer)}`);
+        // A comparison with too many failed lines gets its reason instead of a ΔCER.
+        const delta = d.invalid_reason ? `ΔCER not valid: ${d.invalid_reason}` : `ΔCER ${fmt(d.delta_cer)}`;
+        console.log(`${d.dataset.padEnd(34)} n=${String(d.n).padStart(5)}  OCR CER ${fmt(d.ocr_cer)}  zero-shot ${fmt(d.phase2_cer)}  RAG ${fmt(d.phase5_cer)}  ${delta}`);
       }
       for (const w of result.warnings) console.error(`warning: ${w}`);
       console.log(`${result.files} files written in ${result.phase5Dir} (${((Date.now() - t) / 1000).toFixed(1)} s); report: ${result.report}`);

@@ -53,19 +53,20 @@ async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<v
   }
 }
 
-function startOptions(config: Config, forced: StageName[]) {
-  return { force: forced.length > 0, taskQueue: config.temporal.queues.cpu, forbiddenValues: collectSecrets(config) };
+/** A new run of the workflow when a stage is forced, or to retry failed lines (a finished run would just be reported). */
+function startOptions(config: Config, forced: StageName[], options: RunOptions) {
+  return { force: forced.length > 0 || Boolean(options.retryFailed), taskQueue: config.temporal.queues.cpu, forbiddenValues: collectSecrets(config) };
 }
 
 /** Start (or attach to) the whole study's workflow, by function reference; `run` is the run key. */
 function startStudy(client: Client, config: Config, run: string, options: RunOptions, forced: StageName[]) {
-  return startOrAttach(client, phase5Workflow, runWorkflowId(run), [{ run, config, options, forceStages: forced }], startOptions(config, forced));
+  return startOrAttach(client, phase5Workflow, runWorkflowId(run), [{ run, config, options, forceStages: forced }], startOptions(config, forced, options));
 }
 
 /** Start (or attach to) one stage's workflow, by function reference; `run` is the run key. */
 function startStage(client: Client, config: Config, run: string, stage: StageName, options: RunOptions, forced: StageName[]) {
   const workflow: (typeof STAGE_WORKFLOW)[StageName] = STAGE_WORKFLOW[stage];
-  return startOrAttach(client, workflow, stageWorkflowId(run, stage), [{ run, config, options, force: forced.includes(stage) }], startOptions(config, forced));
+  return startOrAttach(client, workflow, stageWorkflowId(run, stage), [{ run, config, options, force: forced.includes(stage) }], startOptions(config, forced, options));
 }
 
 function stageCommand(program: Command, name: StageName | 'run', description: string): Command {
@@ -92,7 +93,8 @@ export function registerStageCommands(program: Command): void {
     .option('--index-path <file>', 'index file');
   stageCommand(program, 'infer', 'correct every OCR line with the LLM: RAG condition and zero-shot baseline')
     .option('--phase2-dir <dir>', 'existing zero-shot results; skips the baseline condition')
-    .option('--import <file>', 'import a corrections.jsonl produced elsewhere (validated line by line)');
+    .option('--import <file>', 'import a corrections.jsonl produced elsewhere (validated line by line)')
+    .option('--retry-failed', 'correct again the lines recorded as failed (removed from corrections.jsonl first)');
   stageCommand(program, 'analyze', 'CER/WER, comparison vs the baseline, retrieval and error analysis, report')
     .option('--datasets <keys...>', 'subset of dataset keys')
     .option('--phase2-dir <dir>', 'zero-shot baseline results directory')
