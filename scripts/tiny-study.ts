@@ -4,7 +4,6 @@
  * `npm run record-histories` and by the reset test, so both exercise exactly what a user runs.
  */
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import YAML from 'yaml';
 import type { Worker } from '@temporalio/worker';
@@ -12,22 +11,12 @@ import type { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { PROJECT_ROOT, parseConfig } from '../src/config/load';
 import type { Config } from '../src/config/schema';
-import { startServer, stopServer } from '../src/temporal/server';
+import { freePort, startServer, stopServer } from '../src/temporal/server';
 import { createWorkers } from '../bin/cli/worker-runtime';
 import { demoDataFallback } from '../bin/cli/commands/demo';
 import { phase5Workflow } from '../workflows';
 import { runWorkflowId, type Phase5Input, type Phase5Result } from '../workflows/types';
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 type Raw = Record<string, unknown>;
 

@@ -32,6 +32,18 @@ export function splitAddress(address: string): { host: string; port: number } {
   return { host: address.slice(0, i), port: Number(address.slice(i + 1)) };
 }
 
+/** A port on 127.0.0.1 that was free a moment ago (for test servers; connections are refused until one listens). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
 /** True when something accepts TCP connections on host:port. */
 export function portOpen(host: string, port: number, timeoutMs = 500): Promise<boolean> {
   return new Promise((resolve) => {

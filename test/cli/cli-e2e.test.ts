@@ -15,25 +15,16 @@
 import { expect } from 'chai';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, statSync, truncateSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
-import { startServer, stopServer } from '../../src/temporal/server';
+import { freePort, startServer, stopServer } from '../../src/temporal/server';
 import { REPO_ROOT, FIXTURES } from '../helpers/shared-data';
 import { baseRaw, E5_DIR, MINILM_DIR, requireModel, sharedResults } from '../bad-input/helpers';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
 

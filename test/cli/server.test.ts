@@ -6,15 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { REPO_ROOT } from '../helpers/shared-data';
+import { freePort } from '../../src/temporal/server';
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 describe('phase5 server start|stop|status (real dev server, own ports and db file)', function () {
   this.timeout(180000);

@@ -7,7 +7,6 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -15,22 +14,12 @@ import { Client, Connection } from '@temporalio/client';
 import { REPO_ROOT, OCR_GS_ROOT, OPENITI_ROOT, FIXTURES } from '../helpers/shared-data';
 import { loadConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
-import { startServer, stopServer } from '../../src/temporal/server';
+import { freePort, startServer, stopServer } from '../../src/temporal/server';
 import { createActivities } from '../../activities';
 import type { StageInput } from '../../workflows/types';
 
 const { buildCorpus, buildIndex, planExport, exportShard, mergeExport } = createActivities();
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 function lineCount(file: string): number {
   if (!existsSync(file)) return 0;

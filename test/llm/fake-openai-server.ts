@@ -48,17 +48,7 @@ export interface FakeServer {
   close(): Promise<void>;
 }
 
-/** A port on 127.0.0.1 that was free a moment ago (connections to it are refused until a server listens). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = http.createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from '../../src/temporal/server';
 
 export async function startFakeServer(respond: (req: FakeRequest) => FakeResponse | Promise<FakeResponse> = echo, opts: { port?: number } = {}): Promise<FakeServer> {
   const requests: FakeRequest[] = [];
