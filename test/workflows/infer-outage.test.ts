@@ -95,7 +95,7 @@ describe('infer: an LLM outage is retried, not recorded (real workflow, worker a
     return Math.max(...started.map((a) => a!.attempt ?? 1));
   }
 
-  it('down at the start, up 5 s later: completes with zero failed records and every line corrected', async () => {
+  it('down at the start, up 20 s later (as in the issue): completes with zero failed records and every line corrected', async () => {
     const port = await freePort();
     const s = study('recover', port, '2m');
     s.config.infer.conditions = ['rag'];
@@ -104,7 +104,7 @@ describe('infer: an LLM outage is retried, not recorded (real workflow, worker a
     const bringUp = setTimeout(async () => {
       server = await startFakeServer(echo, { port });
       upAt = Date.now();
-    }, 5000);
+    }, 20_000);
     try {
       const { result, error } = await runInfer(s, `outage-recover-${Date.now()}`);
       expect(error, String(error)).to.equal(null);
