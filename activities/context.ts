@@ -70,20 +70,33 @@ export function heartbeater(step: string, total: number, startDone = 0, unit = '
   const keepAlive = ctx && timeoutMs > 0 ? setInterval(() => ctx.heartbeat(details), Math.max(500, Math.floor(timeoutMs / 3))) : null;
   keepAlive?.unref();
   if (ctx) ctx.heartbeat(details);
+  // A beat inside the throttle window is sent when the window ends, so the last position is never held back
+  // until the next beat (a slow batch) or the keep-alive (a third of the heartbeat timeout).
+  let trailing: NodeJS.Timeout | null = null;
+  const send = () => {
+    if (trailing) clearTimeout(trailing);
+    trailing = null;
+    last = Date.now();
+    ctx?.heartbeat(details);
+  };
   return {
     step,
     setTotal(t) { tot = t; },
     beat(done, checkpoint, force = false) {
       details = { step, done, total: tot, unit, attemptStartedAt, doneAtAttemptStart: startDone, checkpoint: checkpoint ?? details.checkpoint };
       if (!ctx) return;
-      const now = Date.now();
-      if (!force && now - last < everyMs) return;
-      last = now;
-      ctx.heartbeat(details);
+      const wait = everyMs - (Date.now() - last);
+      if (!force && wait > 0) {
+        trailing ??= setTimeout(send, wait);
+        trailing.unref();
+        return;
+      }
+      send();
       throwIfCancelled();
     },
     stop() {
       if (keepAlive) clearInterval(keepAlive);
+      if (trailing) clearTimeout(trailing);
     },
   };
 }

@@ -151,11 +151,14 @@ export async function exportWorkflow(input: StageInput): Promise<ExportResult> {
   p.results.plan = planSummary;
   const shards = plan.datasets.flatMap((d) => d.shards);
   let finished = 0;
+  const lines = { done: 0, total: plan.datasets.reduce((a, d) => a + d.samples, 0) };
+  p.results.lines = lines;
   setStep(p, 'shards', 0, shards.length, 'shards');
   // Shards fan out to every worker polling the export queue; merged afterwards in a fixed order.
   const exportOne = async (shard: (typeof shards)[number]) => {
     const r = await acts.exportShard({ input, shard });
     finished++;
+    lines.done += r.records;
     setStep(p, 'shards', finished, shards.length, 'shards');
     return r;
   };

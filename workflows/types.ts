@@ -47,6 +47,8 @@ export interface ProgressResults extends Phase5Result {
   corpus?: CorpusResult;
   index?: IndexResult;
   plan?: ExportResult['plan'];
+  /** Export: lines of the finished shards and of the whole plan (the CLI adds the running shards' heartbeats). */
+  lines?: { done: number; total: number };
   merged?: MergeResult;
   rag?: ConditionResult;
   zero_shot?: ConditionResult;

@@ -6,7 +6,8 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../../src/config/load';
 import { UserFacingError } from '../../src/temporal/server';
-import { UsageError } from './options';
+import { UsageError, type GlobalFlags } from './options';
+import { envLogFormat, flushLogs, setLogFormat, type LogFormat } from '../../src/util/log';
 import { formatWorkflowFailure, isWorkflowFailure } from './errors';
 import { registerServerCommands } from './commands/server';
 import { registerWorkerCommand } from './commands/worker';
@@ -25,9 +26,12 @@ export function buildProgram(): Command {
     .option('--results-dir <dir>', 'results root (phase5/ and phase2/ inside)')
     .option('--run <name>', 'run name; workflow ids derive from it and a hash of the inputs (phase5-<run>-<hash8>-<stage>)')
     .option('-v, --verbose', 'show stack traces on errors')
+    .option('--json', 'print the result as a JSON document instead of a human summary')
+    .option('--log-format <format>', 'log lines: human (default) or json (structured pino lines; env PHASE5_LOG_FORMAT)')
     .showHelpAfterError('(run with --help for usage)')
     .configureHelp({ showGlobalOptions: true });
   program.exitOverride();
+  program.hook('preAction', (_program, action) => applyLogFormat(action));
   registerServerCommands(program);
   registerWorkerCommand(program);
   registerDoctorCommand(program);
@@ -41,6 +45,16 @@ export function buildProgram(): Command {
     for (const sub of cmd.commands) sub.exitOverride();
   }
   return program;
+}
+
+/**
+ * Logs for a person by default, structured with `--log-format json` / PHASE5_LOG_FORMAT=json. A worker's logs
+ * are for machines: structured unless a format is asked for.
+ */
+export function applyLogFormat(action: Command): void {
+  const asked = action.optsWithGlobals<GlobalFlags>().logFormat;
+  if (asked !== undefined && asked !== 'human' && asked !== 'json') throw new UsageError(`--log-format must be human or json, got "${asked}"`);
+  setLogFormat((asked as LogFormat | undefined) ?? envLogFormat() ?? (action.name() === 'worker' ? 'json' : 'human'));
 }
 
 /** Map any error to a one-line message and an exit code (stack only with --verbose). */
@@ -77,7 +91,10 @@ export async function main(argv = process.argv): Promise<number> {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (err) {
+    flushLogs();
     return reportError(err, verbose);
+  } finally {
+    flushLogs();
   }
 }
 

@@ -14,6 +14,10 @@ export interface GlobalFlags {
   run?: string;
   verbose?: boolean;
   openitiRoot?: string;
+  /** Print result documents as JSON instead of a human summary. */
+  json?: boolean;
+  /** `human` (default) or `json` (pino's structured lines); env PHASE5_LOG_FORMAT. */
+  logFormat?: string;
 }
 
 export interface StageFlags {

@@ -1,37 +1,74 @@
 /**
- * Follow a workflow until it finishes: a progress bar in a terminal (log lines otherwise), fed by the
- * workflow's `progress` query and the running activity's last heartbeat. For the whole-study workflow it
- * follows the child workflow of the current stage.
+ * Follow a workflow until it finishes: a progress bar in a terminal, plain lines otherwise (`export started`,
+ * then `export 1,200/5,092 lines · 82 lines/s · ETA 47 s` at most every 10 s), fed by the workflow's
+ * `progress` query and the heartbeats of its running activities (summed across an export's shards). For the
+ * whole-study workflow it follows the child workflow of the current stage.
  */
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { Workflow, WorkflowResultType } from '@temporalio/common';
-import { createProgress, type Progress as Bar } from '../../src/util/progress';
+import { createProgress, progressLine, type Progress as Bar } from '../../src/util/progress';
+import { flushLogs } from '../../src/util/log';
 import { workflowStatus, type StatusView } from '../../src/temporal/client';
 import { stageWorkflowId } from '../../src/temporal/types';
 
-function formatEta(s: number | null): string {
-  if (s === null || !Number.isFinite(s)) return '?';
-  if (s < 90) return `${Math.round(s)}s`;
-  if (s < 5400) return `${Math.round(s / 60)}m`;
-  return `${(s / 3600).toFixed(1)}h`;
+/** The stage's position in one line: `export 1,200/5,092 lines · 82 lines/s · ETA 47 s`. */
+export function progressOf(v: StatusView): string | null {
+  const label = v.progress?.stage ?? v.activity?.type ?? 'progress';
+  if (v.work && v.work.total > 0) return progressLine(label, v.work.done, v.work.total, v.work.unit, v.rate, v.etaSeconds);
+  if (v.progress && v.progress.total > 0) return progressLine(`${label} ${v.progress.step}`, v.progress.done, v.progress.total, v.progress.unit, null, null);
+  return null;
 }
 
 /** One line describing where a workflow is. */
 export function describeStatus(v: StatusView): string {
   const parts = [`${v.workflowId}: ${v.status}`];
   if (v.progress) parts.push(`stage ${v.progress.stage ?? '-'}, step ${v.progress.step} ${v.progress.done}/${v.progress.total} ${v.progress.unit}`);
-  const hb = v.activity?.heartbeat;
-  if (v.activity) parts.push(`activity ${v.activity.type} (attempt ${v.activity.attempt})${hb ? ` ${hb.step} ${hb.done}/${hb.total} ${hb.unit}` : ''}`);
-  if (v.rate !== null) parts.push(`${v.rate.toFixed(1)}/s, ETA ${formatEta(v.etaSeconds)}`);
-  if (v.activity?.lastFailure) parts.push(`last failure: ${v.activity.lastFailure}`);
+  const running = progressOf(v);
+  if (running && v.work) parts.push(running);
+  if (v.activities.length > 1) parts.push(`${v.activities.length} activities running`);
+  else if (v.activity) parts.push(`activity ${v.activity.type} (attempt ${v.activity.attempt})`);
+  const failure = v.activities.find((a) => a.lastFailure)?.lastFailure;
+  if (failure) parts.push(`last failure: ${failure}`);
   return parts.join(' | ');
+}
+
+/** Plain progress lines for logs and pipes: the stage when it starts, its position at most every `everyMs`. */
+export class ProgressLines {
+  private stage = '';
+  private last = -Infinity;
+  constructor(private readonly print: (line: string) => void, private readonly everyMs = 10_000, private readonly now = () => Date.now()) {}
+
+  show(v: StatusView): void {
+    const stage = v.progress?.stage ?? '';
+    if (stage && stage !== this.stage) {
+      flushLogs();
+      this.print(`${stage} started (${v.workflowId})`);
+      this.stage = stage;
+    }
+    const line = progressOf(v);
+    if (!line || this.now() - this.last < this.everyMs) return;
+    flushLogs();
+    this.print(line);
+    this.last = this.now();
+  }
+}
+
+async function currentView(client: Client, workflowId: string, run: string): Promise<StatusView | null> {
+  try {
+    const view = await workflowStatus(client, workflowId);
+    const stage = view.progress?.stage;
+    if (view.progress?.workflow === 'phase5Workflow' && stage && stage !== 'doctor') return await workflowStatus(client, stageWorkflowId(run, stage));
+    return view;
+  } catch {
+    return null;
+  }
 }
 
 export async function watchWorkflow<W extends Workflow>(
   client: Client,
   handle: WorkflowHandle<W>,
   run: string,
-  opts: { intervalMs?: number; quiet?: boolean } = {},
+  opts: { intervalMs?: number; quiet?: boolean; lineEveryMs?: number } = {},
 ): Promise<WorkflowResultType<W>> {
   const result = handle.result();
   if (opts.quiet) return result;
@@ -40,43 +77,26 @@ export async function watchWorkflow<W extends Workflow>(
   let bar: Bar | null = null;
   let barKey = '';
   const tty = process.stderr.isTTY && !process.env.CI;
-  let lastKey = '';
-  let lastPrinted = 0;
+  const lines = new ProgressLines((l) => console.error(l), opts.lineEveryMs);
   try {
     while (!settled) {
       await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, opts.intervalMs ?? 1000))]);
       if (settled) break;
-      let view: StatusView;
-      try {
-        view = await workflowStatus(client, handle.workflowId);
-        const stage = view.progress?.stage;
-        if (view.progress?.workflow === 'phase5Workflow' && stage && stage !== 'doctor') {
-          view = await workflowStatus(client, stageWorkflowId(run, stage));
-        }
-      } catch {
-        continue;
-      }
-      const hb = view.activity?.heartbeat;
-      if (tty && hb && hb.total > 0) {
-        const key = `${view.workflowId}/${view.activity?.type}/${hb.step}`;
+      const view = await currentView(client, handle.workflowId, run);
+      if (!view) continue;
+      if (tty && view.work && view.work.total > 0) {
+        const key = `${view.workflowId}/${view.progress?.step}`;
         if (key !== barKey) {
           bar?.stop();
-          bar = createProgress({ label: `${view.progress?.stage ?? ''} ${hb.step}`.trim(), total: hb.total, start: hb.done, mode: 'bar' });
+          bar = createProgress({ label: `${view.progress?.stage ?? ''} ${view.work.unit}`.trim(), total: view.work.total, start: view.work.done, mode: 'bar' });
           barKey = key;
         }
-        bar?.update(hb.done);
-      } else {
-        // Log mode: a line when the position changes, else every 15 s (rate and ETA drift every poll).
-        const key = `${view.status}|${view.progress?.step}|${view.progress?.done}|${hb?.step}|${hb?.done}|${view.activity?.attempt}`;
-        if (key !== lastKey || Date.now() - lastPrinted > 15000) {
-          console.error(describeStatus(view));
-          lastKey = key;
-          lastPrinted = Date.now();
-        }
-      }
+        bar?.update(view.work.done);
+      } else if (!tty) lines.show(view);
     }
   } finally {
     bar?.stop();
+    flushLogs();
   }
   return result;
 }

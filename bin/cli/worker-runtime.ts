@@ -74,6 +74,9 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
         activities,
         maxConcurrentActivityTaskExecutions: config.temporal.concurrency[queueKind(config, taskQueue)],
         shutdownGraceTime: `${opts.shutdownGraceSeconds ?? 10}s`,
+        // Progress reaches the server within 2 s (the SDK's default holds heartbeats up to 60 s).
+        maxHeartbeatThrottleInterval: '2s',
+        defaultHeartbeatThrottleInterval: '2s',
       }),
     ),
   );

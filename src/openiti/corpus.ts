@@ -13,7 +13,7 @@ import path from 'node:path';
 import { JsonlAppender, JsonlParseError, readJsonl, writeJsonlAtomic } from '../io/jsonl';
 import { stripHarakatAndTatweel } from '../text/arabic';
 import { sha256File } from '../util/hash';
-import { childLogger, type Logger } from '../util/log';
+import { childLogger, logFormat, type Logger } from '../util/log';
 import { createProgress, type Progress, type ProgressOptions } from '../util/progress';
 import { DEFAULT_METADATA_RELPATH, makeExcluder, readMetadata, resolveTextPath, type MetadataProblem, type MetadataResult, type MetadataRow, type StatusFilter } from './metadata';
 import { codePointLength, forEachLineBytes, NoHeaderError, NotUtf8Error, OpenITILineParser, type ParseOptions } from './parse';
@@ -360,7 +360,9 @@ function reportMetadataProblems(problems: readonly MetadataProblem[], log: Logge
   const examples: string[] = [];
   problems.forEach((p, i) => {
     if (examples.length < EXAMPLES_PER_REASON) examples.push(`${p.where}: ${p.detail}`);
-    if (i < LOGGED_PER_REASON) log.warn({ reason: p.reason, where: p.where, detail: p.detail }, 'openiti: metadata row skipped');
+    // Human logs aggregate every row into one line with a count; structured logs keep the first ones.
+    const summary = `metadata rows skipped: ${p.reason.replace(/_/g, ' ')}`;
+    if (i < LOGGED_PER_REASON || logFormat() === 'human') log.warn({ reason: p.reason, where: p.where, detail: p.detail, summary }, 'openiti: metadata row skipped');
     else if (i === LOGGED_PER_REASON) log.warn({ problems: problems.length }, 'openiti: further metadata problems are counted in the summary, not logged one by one');
   });
   return examples;
@@ -370,6 +372,9 @@ function reportMetadataProblems(problems: readonly MetadataProblem[], log: Logge
  * Files left out, by reason: counted, a few kept as examples for the summary, the first ones logged
  * (a broken checkout can have thousands; the log must stay readable).
  */
+/** How a human log line names a reason (the metadata row lists a text whose author folder is absent). */
+const SKIP_WORDS: Record<string, string> = { author_not_in_checkout: 'metadata rows skipped: author not in this checkout' };
+
 class FileProblems {
   readonly skipped = Object.fromEntries(FILE_SKIP_REASONS.map((r) => [r, 0])) as Record<FileSkipReason, number>;
   readonly examples: Record<string, string[]> = {};
@@ -382,7 +387,9 @@ class FileProblems {
     const list = (this.examples[reason] ??= []);
     if (list.length < EXAMPLES_PER_REASON) list.push(`${where} — ${detail}`);
     this.logged[reason] = (this.logged[reason] ?? 0) + 1;
-    if (this.logged[reason] <= LOGGED_PER_REASON) this.log[level]({ reason, path: where, detail }, `openiti: ${reason}`);
+    // Human logs aggregate them all into one line with a count; structured logs keep the first ones.
+    const summary = SKIP_WORDS[reason] ?? `${level === 'warn' ? 'files skipped' : 'files left out'}: ${reason.replace(/_/g, ' ')}`;
+    if (this.logged[reason] <= LOGGED_PER_REASON || logFormat() === 'human') this.log[level]({ reason, path: where, detail, summary }, `openiti: ${reason}`);
     else if (this.logged[reason] === LOGGED_PER_REASON + 1) this.log[level]({ reason }, `openiti: further "${reason}" files are counted in the summary, not logged one by one`);
   }
 

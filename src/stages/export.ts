@@ -195,6 +195,7 @@ export async function writeShardRecords(
   config: Config,
   onCheckpoint: (records: number) => void,
   signal?: AbortSignal,
+  onBatch?: () => void,
 ): Promise<number> {
   const { top_k, min_score } = config.phase5.retrieval;
   const { query_batch_size: batch, checkpoint_every: every } = config.phase5.export;
@@ -215,6 +216,7 @@ export async function writeShardRecords(
         sinceCheckpoint = 0;
       }
     }
+    onBatch?.(); // progress inside the shard between checkpoints (heartbeats are throttled by the hook)
   }
   onCheckpoint(out.checkpoint());
   return fallbacks;
@@ -270,7 +272,8 @@ export async function exportShard(options: ExportOptions, shard: ExportShard, op
         hooks.onProgress?.(records, total);
         hooks.checkpoint?.({ records }); // the shard file is durable up to here
       };
-      await writeShardRecords(todo, 0, out, retriever, config, onCheckpoint, hooks.signal);
+      const onBatch = () => hooks.onProgress?.(present.size + (out.count - recovered.records), total);
+      await writeShardRecords(todo, 0, out, retriever, config, onCheckpoint, hooks.signal, onBatch);
     } finally {
       out.close();
     }

@@ -74,14 +74,62 @@ export async function startOrAttach<W extends Workflow>(
   }
 }
 
+export interface PendingActivityView {
+  type: string;
+  attempt: number;
+  heartbeat: HeartbeatProgress | null;
+  lastFailure?: string;
+}
+
 export interface StatusView {
   workflowId: string;
   status: string;
   progress: Progress | null;
-  activity: { type: string; attempt: number; heartbeat: HeartbeatProgress | null; lastFailure?: string } | null;
-  /** Items per second over the current attempt, when known. */
+  /** The first pending activity (the one a sequential stage is running). */
+  activity: PendingActivityView | null;
+  /** Every pending activity (an export runs many shards at once). */
+  activities: PendingActivityView[];
+  /** Work done across the stage: finished work the workflow reports plus every running activity's heartbeat. */
+  work: { done: number; total: number; unit: string } | null;
+  /** Items per second over the current attempts, when known. */
   rate: number | null;
   etaSeconds: number | null;
+}
+
+type RawPending = NonNullable<Awaited<ReturnType<WorkflowHandle['describe']>>['raw']['pendingActivities']>[number];
+
+function pendingView(pending: RawPending): PendingActivityView {
+  const payload = pending.heartbeatDetails?.payloads?.[0];
+  return {
+    type: pending.activityType?.name ?? '?',
+    attempt: pending.attempt ?? 1,
+    heartbeat: payload ? (defaultPayloadConverter.fromPayload(payload) as HeartbeatProgress) : null,
+    lastFailure: pending.lastFailure?.message ?? undefined,
+  };
+}
+
+/** Items per second of one attempt (null before it made progress). */
+function attemptRate(hb: HeartbeatProgress | null, now: number): number | null {
+  if (!hb?.attemptStartedAt) return null;
+  const secs = (now - Date.parse(hb.attemptStartedAt)) / 1000;
+  return secs > 0 && hb.done > hb.doneAtAttemptStart ? (hb.done - hb.doneAtAttemptStart) / secs : null;
+}
+
+/**
+ * Sum the running activities' heartbeats: with `finished` (the work of activities that completed, which the
+ * workflow's progress reports, e.g. an export's lines of finished shards) the stage's position; else the
+ * position of the single running activity.
+ */
+export function combineProgress(activities: PendingActivityView[], finished: { done: number; total: number } | null, now = Date.now()): Pick<StatusView, 'work' | 'rate' | 'etaSeconds'> {
+  const beats = activities.map((a) => a.heartbeat).filter((h): h is HeartbeatProgress => h !== null);
+  const rates = beats.map((h) => attemptRate(h, now)).filter((r): r is number => r !== null);
+  const rate = rates.length ? rates.reduce((a, b) => a + b, 0) : null;
+  let work: StatusView['work'] = null;
+  if (finished) work = { done: finished.done + beats.reduce((a, h) => a + h.done, 0), total: finished.total, unit: 'lines' };
+  else if (beats.length === 1) work = { done: beats[0].done, total: beats[0].total, unit: beats[0].unit };
+  else if (beats.length > 1) work = { done: beats.reduce((a, h) => a + h.done, 0), total: beats.reduce((a, h) => a + h.total, 0), unit: beats[0].unit };
+  const etaSeconds = work && rate ? Math.max(0, work.total - work.done) / rate : null;
+  return { work, rate, etaSeconds };
 }
 
 export async function workflowStatus(client: Client, workflowId: string): Promise<StatusView> {
@@ -99,26 +147,7 @@ export async function workflowStatus(client: Client, workflowId: string): Promis
   } catch {
     progress = null; // no worker to answer the query, or a workflow without one
   }
-  const pending = desc.raw.pendingActivities?.[0];
-  let activity: StatusView['activity'] = null;
-  let rate: number | null = null;
-  let eta: number | null = null;
-  if (pending) {
-    const payload = pending.heartbeatDetails?.payloads?.[0];
-    const hb = payload ? (defaultPayloadConverter.fromPayload(payload) as HeartbeatProgress) : null;
-    activity = {
-      type: pending.activityType?.name ?? '?',
-      attempt: pending.attempt ?? 1,
-      heartbeat: hb,
-      lastFailure: pending.lastFailure?.message ?? undefined,
-    };
-    if (hb?.attemptStartedAt) {
-      const secs = (Date.now() - Date.parse(hb.attemptStartedAt)) / 1000;
-      if (secs > 0 && hb.done > hb.doneAtAttemptStart) {
-        rate = (hb.done - hb.doneAtAttemptStart) / secs;
-        eta = hb.total > hb.done ? (hb.total - hb.done) / rate : 0;
-      }
-    }
-  }
-  return { workflowId, status: desc.status.name, progress, activity, rate, etaSeconds: eta };
+  const activities = (desc.raw.pendingActivities ?? []).map(pendingView);
+  const lines = (progress?.results as { lines?: { done: number; total: number } } | undefined)?.lines ?? null;
+  return { workflowId, status: desc.status.name, progress, activity: activities[0] ?? null, activities, ...combineProgress(activities, lines) };
 }

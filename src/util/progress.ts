@@ -3,7 +3,7 @@
  * Callers also pass an optional `onTick` (activities use it to heartbeat).
  */
 import cliProgress from 'cli-progress';
-import { logger } from './log';
+import { flushLogs, logger } from './log';
 
 export interface Progress {
   /** Advance by `n` (default 1). */
@@ -19,8 +19,10 @@ export interface ProgressOptions {
   total: number;
   /** Start position (for resumed work). */
   start?: number;
-  /** Log line interval in ms when not in a TTY. */
+  /** Log line interval in ms when not in a TTY (default 10 s). */
   logEveryMs?: number;
+  /** What is counted, for log lines (`export 1,200/5,092 lines · 82 lines/s · ETA 47 s`). */
+  unit?: string;
   /** Force bar or log mode (default: bar when stderr is a TTY). */
   mode?: 'bar' | 'log' | 'silent';
 }
@@ -44,7 +46,7 @@ export function createProgress(opts: ProgressOptions): Progress {
       stop() { bar.stop(); },
     };
   }
-  const every = opts.logEveryMs ?? 5000;
+  const every = opts.logEveryMs ?? 10_000;
   let lastLog = 0;
   const log = (final = false) => {
     if (mode === 'silent') return;
@@ -54,7 +56,8 @@ export function createProgress(opts: ProgressOptions): Progress {
     const secs = Math.max(1e-3, (now - startedAt) / 1000);
     const rate = (done - startDone) / secs;
     const eta = rate > 0 ? Math.round((opts.total - done) / rate) : null;
-    logger.info({ progress: opts.label, done, total: opts.total, rate: Number(rate.toFixed(2)), eta_s: eta }, `${opts.label}: ${done}/${opts.total}`);
+    flushLogs();
+    logger.info({ progress: opts.label, done, total: opts.total, rate: Number(rate.toFixed(2)), eta_s: eta }, progressLine(opts.label, done, opts.total, opts.unit, rate, eta));
   };
   return {
     tick(n = 1) { done += n; log(); },
@@ -62,4 +65,21 @@ export function createProgress(opts: ProgressOptions): Progress {
     get done() { return done; },
     stop() { log(true); },
   };
+}
+
+const num = (n: number) => Math.round(n).toLocaleString('en-US');
+
+/** `export 1,200/5,092 lines · 82 lines/s · ETA 47 s` (rate and ETA only once known). */
+export function progressLine(label: string, done: number, total: number, unit: string | undefined, rate: number | null, etaSeconds: number | null): string {
+  const u = unit ? ` ${unit}` : '';
+  const parts = [`${label} ${num(done)}/${num(total)}${u}`];
+  if (rate !== null && rate > 0) parts.push(`${rate >= 10 ? num(rate) : rate.toFixed(1)}${u}/s`);
+  if (etaSeconds !== null && Number.isFinite(etaSeconds)) parts.push(`ETA ${formatSeconds(etaSeconds)}`);
+  return parts.join(' · ');
+}
+
+export function formatSeconds(s: number): string {
+  if (s < 90) return `${Math.round(s)} s`;
+  if (s < 5400) return `${Math.round(s / 60)} min`;
+  return `${(s / 3600).toFixed(1)} h`;
 }

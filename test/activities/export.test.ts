@@ -63,6 +63,28 @@ describe('activities/export (adapters over src/stages/export)', () => {
     expect(lines(file)).to.have.length(4);
   });
 
+  it('the shard heartbeat advances before the shard finishes, between checkpoints', async function () {
+    this.timeout(20000);
+    // No checkpoint before the shard's end: only per-batch progress (sent within the throttle window) moves it.
+    const config = fixtureConfig(tmpResults('export-progress'), { phase5: { export: { shard_size: 4, query_batch_size: 1, checkpoint_every: 100 }, corpus: { max_sentences: 40 } } });
+    fakeIndexFiles(config);
+    const gate = new Gate(2);
+    const retriever = countingRetriever(gate);
+    const acts = createActivities({ openRetriever: async () => retriever, openBackend: async () => echoBackend() });
+    const input = stageInput(config);
+    const shard = (await acts.planExport(input)).datasets[0].shards[0];
+    const { beats, run } = recordingEnv({ heartbeatTimeoutMs: 60000 });
+    const running = run(acts.exportShard, { input, shard });
+    const started = Date.now();
+    await until(() => retriever.queries.length === 2);
+    // Held at the third query: the keep-alive (20 s here) is far away; the throttled beat must still arrive.
+    await until(() => beats.some((b) => b.step === 'demo#0' && b.done === 2), 2500);
+    expect(Date.now() - started).to.be.below(2500);
+    expect(existsSync(`${shardFile(config, shard)}.done.json`), 'the shard is still running').to.equal(false);
+    gate.open();
+    expect(await running).to.deep.include({ records: 4 });
+  });
+
   it('reports a missing index as a non-retryable failure naming the fix', async () => {
     const config = fixtureConfig(tmpResults('export-noindex'));
     const acts = createActivities({ openRetriever: async () => countingRetriever(), openBackend: async () => echoBackend() });

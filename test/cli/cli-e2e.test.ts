@@ -48,11 +48,16 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
   }
 
   function phase5(file: string, ...args: string[]) {
+    return phase5With({}, file, ...args);
+  }
+
+  /** A command as a child process: stdout and stderr are pipes (not a terminal), as in CI or `| tee`. */
+  function phase5With(env: NodeJS.ProcessEnv, file: string, ...args: string[]) {
     const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', file, ...args], {
       cwd: REPO_ROOT,
       encoding: 'utf8',
       timeout: 120000,
-      env: { ...process.env, PHASE5_LOG_LEVEL: 'warn', CI: '1' },
+      env: { ...process.env, PHASE5_LOG_LEVEL: 'warn', PHASE5_LOG_FORMAT: '', CI: '1', ...env },
     });
     const workflowId = /(?:started|attached to the running) (phase5-\S+)|(phase5-\S+) already finished/.exec(r.stderr);
     return { code: r.status, stdout: r.stdout, stderr: r.stderr, workflowId: workflowId?.[1] ?? workflowId?.[2] };
@@ -182,6 +187,45 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
       expect(lines(corrections)).to.have.length(1);
       const same = phase5(configFile, 'infer', '--import', b);
       expect(same.stderr).to.contain(`${second.workflowId} already finished`);
+    });
+  });
+
+  describe('output without a terminal: plain lines by default, JSON on request', () => {
+    const jsonLines = (text: string) => text.split('\n').filter((l) => /^\s*\{.*\}\s*$/.test(l));
+    const query = () => (JSON.parse(lines(path.join(FIXTURES, 'demo', 'ocr.jsonl'))[0]) as { ocr_text: string }).ocr_text;
+    const retrieveArgs = () => ['retrieve', query(), '--k', '2', '--corpus-path', index.corpus, '--index-path', index.index];
+
+    it('a stage command prints plain lines and a human summary; --json prints the result document', () => {
+      const r = phase5With({ PHASE5_LOG_LEVEL: 'info' }, configFile, ...exportArgs(), '--datasets', 'demo', '--force');
+      expect(r.code, r.stderr).to.equal(0);
+      expect(jsonLines(r.stdout + r.stderr), r.stdout + r.stderr).to.deep.equal([]);
+      expect(r.stderr).to.match(/^started phase5-e2e-[0-9a-f]{8}-export — watch it at http/m);
+      expect(r.stdout).to.match(/^export: 10 records in 3 shards \(demo 10\); 2 without retrieval/m);
+      expect(r.stdout).to.contain(path.join(dir, 'results-a', 'phase5', 'inference_input.jsonl'));
+      const json = phase5(configFile, ...exportArgs(), '--datasets', 'demo', '--json');
+      expect(json.code, json.stderr).to.equal(0);
+      const doc = JSON.parse(json.stdout) as { workflowId: string; result: { merged: { records: number } } };
+      expect(doc.workflowId).to.equal(r.workflowId);
+      expect(doc.result.merged.records).to.equal(10);
+    });
+
+    it('retrieve: plain log lines before its hits; --log-format json (or PHASE5_LOG_FORMAT=json) gives pino lines', () => {
+      const human = phase5With({ PHASE5_LOG_LEVEL: 'info' }, configFile, ...retrieveArgs());
+      expect(human.code, human.stderr).to.equal(0);
+      expect(jsonLines(human.stdout + human.stderr), human.stderr).to.deep.equal([]);
+      expect(human.stderr.split('\n')).to.include('index loaded');
+      expect(human.stdout).to.match(/^1\. \d\.\d{4} {2}\S+/);
+      for (const r of [
+        phase5With({ PHASE5_LOG_LEVEL: 'info' }, configFile, '--log-format', 'json', ...retrieveArgs()),
+        phase5With({ PHASE5_LOG_LEVEL: 'info', PHASE5_LOG_FORMAT: 'json' }, configFile, ...retrieveArgs()),
+      ]) {
+        expect(r.code, r.stderr).to.equal(0);
+        const records = jsonLines(r.stderr).map((l) => JSON.parse(l) as { msg: string; level: number });
+        expect(records.map((x) => x.msg)).to.include('index loaded');
+        expect(r.stdout).to.match(/^1\. /);
+      }
+      const json = phase5(configFile, ...retrieveArgs(), '--json');
+      expect((JSON.parse(json.stdout) as unknown[]).length).to.equal(2);
     });
   });
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../helpers/shared-data';
@@ -34,6 +34,24 @@ describe('cli', function () {
     const bad = phase5(['export', '--no-such-flag']);
     expect(bad.code).to.equal(2);
     expect(bad.err).to.contain('unknown option');
+  });
+
+  it('before `npm install`: one line naming `npm run setup`, exit 1, no stack trace', () => {
+    // bin/ and package.json in a folder with no node_modules on the way up: no package can be resolved.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'cli-nodeps-'));
+    for (let d = dir; d !== path.dirname(d); d = path.dirname(d)) expect(existsSync(path.join(d, 'node_modules')), d).to.equal(false);
+    cpSync(path.join(REPO_ROOT, 'bin'), path.join(dir, 'bin'), { recursive: true });
+    cpSync(path.join(REPO_ROOT, 'package.json'), path.join(dir, 'package.json'));
+    const r = spawnSync(process.execPath, [path.join(dir, 'bin', 'phase5.js'), '--help'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH }, timeout: 30000 });
+    expect(r.status).to.equal(1);
+    expect(r.stdout).to.equal('');
+    expect(r.stderr).to.equal('phase5: dependencies are not installed — run `npm run setup`\n');
+  });
+
+  it('--log-format accepts human or json only', () => {
+    const r = phase5(['--log-format', 'xml', 'server', 'status']);
+    expect(r.code).to.equal(2);
+    expect(r.err.trim()).to.equal('phase5: --log-format must be human or json, got "xml"');
   });
 
   it('Temporal unreachable → one clear line, exit 1, no stack trace', () => {

@@ -88,6 +88,7 @@ export function registerDemoCommand(program: Command): void {
               : `demo: ${workflowId} already finished; showing its result (npm run demo -- --force runs it again)`,
         );
         const result = await watchWorkflow(client, handle, run);
+        if (flags.json) return void console.log(JSON.stringify({ workflowId, result }, null, 2));
         const analyze = result.analyze;
         console.log('\nDemo study finished.');
         console.log(`  workflow:  ${workflowId}  (${link})`);

@@ -24,6 +24,7 @@ export function registerLocalCommands(program: Command): void {
       }
       const t = Date.now();
       const result = await analyze.run(opts, {}, 'silent');
+      if (flags.json) return void console.log(JSON.stringify(result, null, 2));
       for (const d of result.datasets) {
         // A comparison with too many failed lines gets its reason instead of a ΔCER.
         const delta = d.invalid_reason ? `ΔCER not valid: ${d.invalid_reason}` : `ΔCER ${fmt(d.delta_cer)}`;
@@ -43,8 +44,7 @@ export function registerRetrieveCommand(program: Command): void {
     .option('--min-score <s>', 'minimum cosine similarity', '0')
     .option('--corpus-path <file>', 'corpus JSONL the index was built from')
     .option('--index-path <file>', 'index file')
-    .option('--json', 'print JSON')
-    .action(async (text: string, opts: { k: string; minScore: string; json?: boolean }, cmd: Command) => {
+    .action(async (text: string, opts: { k: string; minScore: string }, cmd: Command) => {
       const flags = cmd.optsWithGlobals<GlobalFlags & StageFlags>();
       const { config } = resolveConfig(flags, {});
       const k = Number(opts.k);
@@ -63,7 +63,7 @@ export function registerRetrieveCommand(program: Command): void {
       try {
         if (!retriever.enabled) throw new UserFacingError(retriever.disabledReason ?? 'retrieval is disabled');
         const hits = await retriever.retrieve(text, k, minScore);
-        if (opts.json) console.log(JSON.stringify(hits, null, 2));
+        if (flags.json) console.log(JSON.stringify(hits, null, 2));
         else if (hits.length === 0) console.log('(no hits: the text is empty, not Arabic, or every score is below --min-score)');
         else for (const h of hits) console.log(`${h.rank}. ${h.score.toFixed(4)}  ${h.source_uri}  ${h.text}`);
       } finally {

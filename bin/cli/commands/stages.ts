@@ -10,6 +10,7 @@ import type { RunOptions } from '../../../src/stages/types';
 import { collectSecrets } from '../secrets';
 import { StageRunFailed } from '../errors';
 import { runKey } from '../run-identity';
+import { summarizeResult } from '../summary';
 
 const STAGE_WORKFLOW = {
   build: buildWorkflow,
@@ -23,7 +24,7 @@ function uiLink(address: string, uiPort: number, namespace: string, workflowId: 
   return `http://${host}:${uiPort}/namespaces/${namespace}/workflows/${encodeURIComponent(workflowId)}`;
 }
 
-type Flags = GlobalFlags & StageFlags & { detach?: boolean };
+type Flags = GlobalFlags & StageFlags & { detach?: boolean; json?: boolean };
 
 async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<void> {
   const flags = cmd.optsWithGlobals<Flags>();
@@ -47,7 +48,8 @@ async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<v
     const result: unknown = await watchWorkflow(client, handle as WorkflowHandle, run).catch((err: unknown) => {
       throw new StageRunFailed(stage, workflowId, err); // reported with its root cause by reportError
     });
-    console.log(JSON.stringify({ workflowId, result }, null, 2));
+    if (flags.json) console.log(JSON.stringify({ workflowId, result }, null, 2));
+    else for (const line of [`${workflowId} finished`, ...summarizeResult(stage, result)]) console.log(line);
   } finally {
     await connection.close();
   }

@@ -9,9 +9,9 @@ export function registerStatusCommand(program: Command): void {
     .command('status')
     .description('stage, done/total, rate and ETA of a workflow (the id a stage command prints, e.g. phase5-default-3fa2c91b or phase5-default-3fa2c91b-export)')
     .argument('<workflowId>', 'workflow id')
-    .option('--json', 'print the raw status as JSON')
-    .action(async (workflowId: string, opts: { json?: boolean }, cmd: Command) => {
-      const { config } = resolveConfig(cmd.optsWithGlobals<GlobalFlags>());
+    .action(async (workflowId: string, _opts: unknown, cmd: Command) => {
+      const opts = cmd.optsWithGlobals<GlobalFlags>();
+      const { config } = resolveConfig(opts);
       const { client, connection } = await connectClient(config);
       try {
         const view = await workflowStatus(client, workflowId);

@@ -1,0 +1,65 @@
+/**
+ * A stage's result for a person: a few lines with counts and output paths (`--json` prints the document).
+ */
+import type { AnalyzeResult, BuildResult, InferResult, Phase5Result } from '../../workflows/types';
+import type { ExportResult } from '../../workflows/types';
+
+const n = (x: number) => x.toLocaleString('en-US');
+const f4 = (x: number | null) => (x === null ? '-' : x.toFixed(4));
+
+function buildLines(r: BuildResult): string[] {
+  const c = r.corpus;
+  const skipped = Object.values(c.filesSkipped ?? {}).reduce((a, b) => a + b, 0);
+  return [
+    `corpus: ${n(c.sentences)} sentences from ${n(c.filesParsed)} files${c.reused ? ' (reused: up to date)' : ''}${skipped ? `, ${n(skipped)} files skipped` : ''} → ${c.corpusPath}`,
+    `index:  ${n(r.index.vectors)} vectors × ${r.index.dims} (${r.index.indexType}, ${r.index.model}) → ${r.index.indexPath}`,
+  ];
+}
+
+function exportLines(r: ExportResult): string[] {
+  const per = Object.entries(r.merged.byDataset).map(([d, k]) => `${d} ${n(k)}`).join(', ');
+  return [
+    `export: ${n(r.merged.records)} records in ${n(r.shards)} shards (${per}); ${n(r.fallbacks)} without retrieval (zero-shot fallback)`,
+    `        → ${r.merged.path}`,
+  ];
+}
+
+function inferLines(r: InferResult): string[] {
+  if ('imported' in r && r.imported) return [`infer: imported ${n(r.imported.imported)} corrections (${n(r.imported.failed)} failed) → ${r.imported.output}`];
+  return Object.values(r).map((c) => {
+    const cond = c as { condition: string; output: string; written: number; skippedExisting: number; failed: number; model: string };
+    return `infer ${cond.condition}: ${n(cond.written)} written, ${n(cond.skippedExisting)} already done, ${n(cond.failed)} failed (${cond.model}) → ${cond.output}`;
+  });
+}
+
+function analyzeLines(r: AnalyzeResult): string[] {
+  const out = r.datasets.map((d) => {
+    const delta = d.invalid_reason ? `ΔCER not valid: ${d.invalid_reason}` : `ΔCER ${f4(d.delta_cer)}`;
+    return `  ${d.dataset}: n=${n(d.n)}  OCR CER ${f4(d.ocr_cer)}  zero-shot ${f4(d.phase2_cer)}  RAG ${f4(d.phase5_cer)}  ${delta}`;
+  });
+  return [`analyze: ${n(r.files)} files in ${r.phase5Dir}`, ...out, ...r.warnings.map((w) => `  warning: ${w}`), `report: ${r.report}`];
+}
+
+/** The summary lines of a stage command's (or the study's) result. */
+export function summarizeResult(stage: string, result: unknown): string[] {
+  if (result === null || typeof result !== 'object') return [`${stage}: ${String(result)}`];
+  switch (stage) {
+    case 'build':
+      return buildLines(result as BuildResult);
+    case 'export':
+      return exportLines(result as ExportResult);
+    case 'infer':
+      return inferLines(result as InferResult);
+    case 'analyze':
+      return analyzeLines(result as AnalyzeResult);
+    default: {
+      const r = result as Phase5Result;
+      return [
+        ...(r.build ? buildLines(r.build) : []),
+        ...(r.export ? exportLines(r.export) : []),
+        ...(r.infer ? inferLines(r.infer) : []),
+        ...(r.analyze ? analyzeLines(r.analyze) : []),
+      ];
+    }
+  }
+}
