@@ -10,6 +10,12 @@ import type { RunOptions } from '../../../src/stages/types';
 import { collectSecrets } from '../secrets';
 import { StageRunFailed } from '../errors';
 import { runKey } from '../run-identity';
+import { describeSkips } from '../skips';
+
+/** What the stage skipped, one summary per stage (stderr: stdout stays the result). */
+export function printSkips(stage: StageName | 'run', result: unknown): void {
+  for (const line of describeSkips(stage, result)) console.error(line);
+}
 
 const STAGE_WORKFLOW = {
   build: buildWorkflow,
@@ -48,6 +54,7 @@ async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<v
       throw new StageRunFailed(stage, workflowId, err); // reported with its root cause by reportError
     });
     console.log(JSON.stringify({ workflowId, result }, null, 2));
+    printSkips(stage, result);
   } finally {
     await connection.close();
   }
@@ -92,6 +99,8 @@ export function registerStageCommands(program: Command): void {
     .option('--corpus-path <file>', 'corpus JSONL')
     .option('--index-path <file>', 'index file');
   stageCommand(program, 'infer', 'correct every OCR line with the LLM: RAG condition and zero-shot baseline')
+    .option('--limit <n>', 'correct only the first n lines of each dataset (a smoke test)')
+    .option('--datasets <keys...>', 'subset of dataset keys')
     .option('--phase2-dir <dir>', 'existing zero-shot results; skips the baseline condition')
     .option('--import <file>', 'import a corrections.jsonl produced elsewhere (validated line by line)')
     .option('--retry-failed', 'correct again the lines recorded as failed (removed from corrections.jsonl first)');
