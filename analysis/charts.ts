@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OCR_CER_BANDS, SCORE_BUCKETS, UNKNOWN_ERA } from './format';
+import type { Skips } from '../src/stages/skips';
 
 export const CHART_TEMPLATE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'charts');
 
@@ -57,6 +58,8 @@ export interface ReportDocs {
   comparison: Json;
   errorChanges: Json | null;
   datasets: Array<{ name: string; metrics: Json; comparison: Json; retrieval: Json | null; errorChanges: Json | null }>;
+  /** export/skipped.json: the input lines/files the export left out, per dataset (absent when none). */
+  skippedInputs?: Record<string, Skips> | null;
 }
 
 export const CONDITIONS = [

@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { writeFileAtomic } from '../src/io/jsonl';
+import { describeKinds, totalSkips, type Skips } from '../src/stages/skips';
 import { buildCharts, CHART_NAMES, confusionLabel, type BuiltChart, type ReportDocs } from './charts';
 import { ERROR_CATEGORIES } from './error-changes';
 import { OCR_CER_BANDS, SCORE_BUCKETS } from './format';
@@ -48,6 +49,7 @@ export function loadReportDocs(phase5Dir: string): ReportDocs {
     metrics,
     comparison,
     errorChanges: opt(ecFile),
+    skippedInputs: opt(path.join(phase5Dir, 'export', 'skipped.json')) as Record<string, Skips> | null,
     datasets: names.map((name) => {
       const dir = path.join(phase5Dir, name);
       return {
@@ -89,6 +91,7 @@ function buildBlocks(d: ReportDocs, charts: RenderedChart[], skipped: string[], 
   return [
     ...introBlocks(d, title),
     ...validityBlocks(d),
+    ...skippedInputBlocks(d),
     ...mainResultBlocks(d),
     ...lineEffectBlocks(d),
     ...leakageBlocks(d),
@@ -115,6 +118,20 @@ function introBlocks(d: ReportDocs, title: string): Block[] {
       kind: 'p',
       text: 'Phase 5 (RAG over OpenITI) is compared only with Phase 2 (zero-shot, same model). Key metric: ΔCER = Phase 5 CER − Phase 2 CER; negative = improvement. Raw OCR is shown for reference.',
     },
+  ];
+}
+
+/** Input lines/files the export left out, per dataset of the report; nothing (not even a heading) when none. */
+function skippedInputBlocks(d: ReportDocs): Block[] {
+  const names = new Set(d.datasets.map((ds) => ds.name));
+  const items = Object.entries(d.skippedInputs ?? {})
+    .filter(([name, s]) => names.has(name) && totalSkips(s) > 0)
+    .map(([name, s]) => `${name}: ${totalSkips(s)} skipped — ${describeKinds(s, (f) => (path.isAbsolute(f) ? path.basename(f) : f))}`);
+  if (items.length === 0) return [];
+  return [
+    { kind: 'h2', text: 'Skipped inputs' },
+    { kind: 'p', text: 'Input lines or files the export left out (counted by kind, with the first examples); every other line was scored.' },
+    { kind: 'list', items },
   ];
 }
 

@@ -66,6 +66,8 @@ export interface RunCorrectionsSummary {
   inputRecords: number;
   /** Input records whose sample_id appeared earlier in the input (skipped). */
   duplicateInput: number;
+  /** The first few of those duplicate sample_ids (examples for the stage's summary). */
+  duplicateInputIds: string[];
   /** Samples already in the output (skipped). */
   skippedExisting: number;
   /** Failed records removed from the output to be retried (`retryFailed`). */
@@ -165,7 +167,7 @@ export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCo
   const { backend, condition, outputPath } = opts;
   if (condition !== 'rag' && condition !== 'zero_shot') throw new Error(`runCorrections: condition must be "rag" or "zero_shot", got "${condition}"`);
 
-  const { input, unique, seenInput, duplicateInput } = await readInput(opts);
+  const { input, unique, seenInput, duplicateInput, duplicateInputIds } = await readInput(opts);
   const { existing, retriedFailed } = await openExistingOutput(opts, seenInput);
   const skippedExisting = unique.filter((r) => existing.ids.has(r.sample_id)).length;
   const notDone = unique.filter((r) => !existing.ids.has(r.sample_id));
@@ -173,7 +175,7 @@ export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCo
 
   const summary: RunCorrectionsSummary = {
     outputPath, condition, backend: backend.id, model: backend.model,
-    inputRecords: input.length, duplicateInput, skippedExisting, retriedFailed,
+    inputRecords: input.length, duplicateInput, duplicateInputIds, skippedExisting, retriedFailed,
     written: 0, succeeded: 0, failed: 0, failuresByReason: {}, promptTypes: {},
     promptTokens: 0, completionTokens: 0, elapsedMs: 0, remaining: notDone.length, aborted: false, outage: null,
   };
@@ -200,6 +202,7 @@ interface RunInput {
   unique: InferenceInputRow[];
   seenInput: Set<string>;
   duplicateInput: number;
+  duplicateInputIds: string[];
 }
 
 /** 1. Input: validated records, filtered by dataset, deduplicated by sample_id. */
@@ -211,16 +214,18 @@ async function readInput(opts: RunCorrectionsOptions): Promise<RunInput> {
   }
   const seenInput = new Set<string>();
   let duplicateInput = 0;
+  const duplicateInputIds: string[] = [];
   const unique: InferenceInputRow[] = [];
   for (const r of input) {
-    if (seenInput.has(r.sample_id)) duplicateInput++;
-    else {
+    if (seenInput.has(r.sample_id)) {
+      if (duplicateInput++ < 3) duplicateInputIds.push(r.sample_id);
+    } else {
       seenInput.add(r.sample_id);
       unique.push(r);
     }
   }
   if (duplicateInput > 0) log.warn({ duplicateInput }, `input has ${duplicateInput} duplicate sample_id(s); only the first of each is used`);
-  return { input, unique, seenInput, duplicateInput };
+  return { input, unique, seenInput, duplicateInput, duplicateInputIds };
 }
 
 async function loadInputRecords(inputPath: RunCorrectionsOptions['inputPath']): Promise<InferenceInputRow[]> {

@@ -19,6 +19,7 @@ import { ModelDirError } from '../embed/model-dir';
 import { sha256File } from '../util/hash';
 import { childLogger } from '../util/log';
 import { retrieverConfig, type StagePaths } from './retriever';
+import { skipsFromCounts, type Skips } from './skips';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
 import { checkedResultDirs } from './results-dir';
 
@@ -79,6 +80,8 @@ export interface CorpusResult {
   filesParsed: number;
   filesSkipped: CorpusBuildSummary['files']['skipped'];
   metadataBadRows: CorpusBuildSummary['metadata']['badRows'];
+  /** Corpus files and metadata rows left out, by reason, with up to three examples each. */
+  skipped: Skips;
 }
 
 export interface IndexResult {
@@ -157,7 +160,22 @@ function corpusResult(summary: CorpusBuildSummary, reused: boolean): CorpusResul
     filesParsed: summary.files.parsed,
     filesSkipped: summary.files.skipped,
     metadataBadRows: summary.metadata.badRows,
+    skipped: corpusSkips(summary),
   };
+}
+
+/** Skipped files by reason (`file <reason>`) and bad / duplicate metadata rows, with examples. */
+function corpusSkips(summary: CorpusBuildSummary): Skips {
+  const counts: Record<string, number> = {};
+  const examples: Record<string, readonly string[]> = {};
+  for (const [reason, n] of Object.entries(summary.files.skipped)) {
+    counts[`file ${reason}`] = n;
+    examples[`file ${reason}`] = summary.files.examples?.[reason] ?? [];
+  }
+  const m = summary.metadata;
+  counts['metadata row'] = m.badRows + (m.duplicateRows ?? 0);
+  examples['metadata row'] = m.examples ?? [];
+  return skipsFromCounts(counts, examples);
 }
 
 /** Step 2: embed the corpus and index it (resumes from the vectors a killed run left on disk). */

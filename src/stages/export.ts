@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { resolvePath, resultDirs } from '../config/load';
 import type { Config } from '../config/schema';
-import { loadDataset, type DatasetSpec, type OcrSample } from '../datasets';
+import { loadDataset, type DatasetSpec, type LoadedDataset, type OcrSample } from '../datasets';
 import { JsonlAppender, readJson, recoverJsonl, writeJsonAtomic } from '../io/jsonl';
 import { indexFiles } from '../index/manifest';
 import { IndexCorruptError, IndexMismatchError, IndexMissingError } from '../index/errors';
@@ -27,6 +27,7 @@ import { childLogger } from '../util/log';
 import { stagePaths } from './build';
 import { compactShard, concatShards, sampleIdsIn } from './export-files';
 import type { ExportRetriever, StagePaths } from './retriever';
+import { skipsFromProblems, totalSkips, type Skips } from './skips';
 import { throwIfAborted, UserInputError, type RunOptions, type StageHooks } from './types';
 
 const log = childLogger('export');
@@ -43,7 +44,8 @@ export interface ExportShard {
 
 export interface ExportPlan {
   fingerprint: string;
-  datasets: { dataset: string; samples: number; shards: ExportShard[] }[];
+  /** `skipped`: the loader's problems (input lines or files left out), by kind with a few examples. */
+  datasets: { dataset: string; samples: number; shards: ExportShard[]; skipped?: Skips }[];
 }
 
 export interface ShardResult {
@@ -56,6 +58,8 @@ export interface MergeResult {
   path: string;
   records: number;
   byDataset: Record<string, number>;
+  /** Per dataset with anything skipped: the input lines/files left out, by kind (also in export/skipped.json). */
+  skipped: Record<string, Skips>;
 }
 
 export interface ExportOptions {
@@ -99,11 +103,23 @@ export function selectedDatasets(config: Config, options: Pick<RunOptions, 'data
   return keys;
 }
 
-/** The dataset's samples; its problems are logged by the plan only (every shard reloads the same files). */
-async function loadSamples(config: Config, key: string, limit: number | undefined, logProblems: boolean): Promise<OcrSample[]> {
+/** The dataset; its problems are logged by the plan only (every shard reloads the same files). */
+async function loadSamples(config: Config, key: string, limit: number | undefined, logProblems: boolean): Promise<LoadedDataset> {
   const spec = datasetSpec(config, key);
   if (!existsSync(spec.path)) throw new UserInputError(`dataset ${key}: ${spec.path} not found`);
-  return (await loadDataset(spec, { limit, maxLineChars: config.phase5.export.max_line_chars, logProblems })).samples;
+  return loadDataset(spec, { limit, maxLineChars: config.phase5.export.max_line_chars, logProblems });
+}
+
+/** `<results>/phase5/export/skipped.json`: what the export left out, per dataset (read by the report). */
+export function skippedFile(config: Config): string {
+  return path.join(exportDir(config), 'skipped.json');
+}
+
+/** The plan's skips per dataset (datasets without any left out); plans from older code carry none. */
+export function planSkips(plan: ExportPlan): Record<string, Skips> {
+  const out: Record<string, Skips> = {};
+  for (const d of plan.datasets) if (totalSkips(d.skipped) > 0) out[d.dataset] = d.skipped as Skips;
+  return out;
 }
 
 export function exportDir(config: Config): string {
@@ -139,14 +155,16 @@ export async function planExport(options: ExportOptions): Promise<ExportPlan> {
   const fingerprint = exportFingerprint(options, manifestPath);
   const plan: ExportPlan = { fingerprint, datasets: [] };
   for (const key of options.datasets) {
-    const samples = await loadSamples(config, key, options.limit, true);
+    const { samples, problems } = await loadSamples(config, key, options.limit, true);
     if (options.force) rmSync(path.join(exportDir(config), key), { recursive: true, force: true });
     const size = config.phase5.export.shard_size;
     const shards: ExportShard[] = [];
     for (let start = 0, i = 0; start < samples.length; start += size, i++) {
       shards.push({ dataset: key, index: i, start, end: Math.min(samples.length, start + size), fingerprint });
     }
-    plan.datasets.push({ dataset: key, samples: samples.length, shards });
+    const skipped = skipsFromProblems(problems);
+    // Only when something was left out: a clean study's plan.json stays as it was.
+    plan.datasets.push({ dataset: key, samples: samples.length, shards, ...(totalSkips(skipped) > 0 ? { skipped } : {}) });
   }
   mkdirSync(exportDir(config), { recursive: true });
   writeJsonAtomic(path.join(exportDir(config), 'plan.json'), plan);
@@ -260,7 +278,7 @@ export async function exportShard(options: ExportOptions, shard: ExportShard, op
   const name = `${shard.dataset}#${shard.index}`;
   if (present.size > 0) log.info({ shard: name, done: present.size, total }, 'resuming shard');
   hooks.onProgress?.(present.size, total);
-  const samples = (await loadSamples(config, shard.dataset, options.limit, false)).slice(shard.start, shard.end);
+  const samples = (await loadSamples(config, shard.dataset, options.limit, false)).samples.slice(shard.start, shard.end);
   if (samples.length !== total) throw new Error(`dataset ${shard.dataset} changed since the export was planned (${samples.length} vs ${total} samples in shard ${shard.index})`);
   const todo = samples.filter((s) => !present.has(s.sample_id));
   if (todo.length > 0) {
@@ -301,5 +319,9 @@ export async function mergeExport(options: ExportOptions, plan: ExportPlan): Pro
   const byDataset = await concatShards(target, files);
   const records = Object.values(byDataset).reduce((a, b) => a + b, 0);
   log.info({ target, records, byDataset }, `inference_input.jsonl: ${records} records`);
-  return { path: target, records, byDataset };
+  const skipped = planSkips(plan);
+  // Written only when something was left out, so a clean study's files stay as they were.
+  if (Object.keys(skipped).length > 0) writeJsonAtomic(skippedFile(config), skipped);
+  else rmSync(skippedFile(config), { force: true });
+  return { path: target, records, byDataset, skipped };
 }

@@ -34,6 +34,8 @@ import {
 import { childLogger } from '../util/log';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
 import { checkedResultDirs } from './results-dir';
+import { readInferenceInput, type InferenceInputRow } from '../llm/records';
+import { skipsFromCounts, type Skips } from './skips';
 
 const log = childLogger('infer');
 
@@ -49,6 +51,8 @@ export interface InferOptions {
   /** How to reach the LLM; checked lazily, so importing corrections needs no model. */
   backend: () => BackendConfig;
   datasets?: string[];
+  /** `phase5 infer --limit N`: only the first N lines of each selected dataset, in input order. */
+  limit?: number;
   /** `phase5 infer --import FILE`. */
   importFile?: string;
   force: boolean;
@@ -84,6 +88,7 @@ export function optionsFrom(config: Config, cli: RunOptions, force = false): Inf
     conditions: config.infer.conditions.filter((c) => !(c === 'zero_shot' && cli.phase2Dir)),
     backend: () => backendConfig(config),
     datasets: cli.datasets,
+    limit: cli.limit,
     importFile: cli.importFile ? resolvePath(cli.importFile) : undefined,
     force,
     retryFailed: cli.retryFailed ?? false,
@@ -114,8 +119,37 @@ export function backendConfig(config: Config): BackendConfig {
 
 const RESULT_KEYS = ['model', 'written', 'skippedExisting', 'succeeded', 'failed', 'failuresByReason', 'promptTypes', 'promptTokens', 'completionTokens', 'elapsedMs'] as const;
 
-/** What one condition produced: the runner's counts that matter downstream (small: crosses Temporal). */
-export type ConditionResult = { condition: Condition; output: string } & Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
+/**
+ * What one condition produced: the runner's counts that matter downstream (small: crosses Temporal); `skipped`:
+ * duplicate input records (the later ones are not corrected) and lines recorded as failed, by reason.
+ */
+export type ConditionResult = { condition: Condition; output: string; skipped: Skips } & Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
+
+/** What a condition left out: duplicate sample_ids of the input, failed lines by reason. */
+function conditionSkips(summary: RunCorrectionsSummary): Skips {
+  const counts: Record<string, number> = { 'duplicate input record': summary.duplicateInput };
+  for (const [reason, n] of Object.entries(summary.failuresByReason)) counts[`failed: ${reason}`] = n;
+  return skipsFromCounts(counts, { 'duplicate input record': summary.duplicateInputIds ?? [] });
+}
+
+/**
+ * `--limit N` (with `--datasets`): the records of the first N distinct sample_ids of each selected dataset, in
+ * input order (duplicates of those kept, so the runner still counts them). Without a limit: the input file.
+ */
+async function selectedInput(options: InferOptions): Promise<string | InferenceInputRow[]> {
+  if (options.limit === undefined) return options.input;
+  const wanted = options.datasets ? new Set(options.datasets) : null;
+  const taken = new Map<string, Set<string>>();
+  return (await readInferenceInput(options.input)).filter((r) => {
+    if (wanted && !wanted.has(r.dataset)) return false;
+    const ids = taken.get(r.dataset) ?? new Set<string>();
+    taken.set(r.dataset, ids);
+    if (ids.has(r.sample_id)) return true;
+    if (ids.size >= (options.limit as number)) return false;
+    ids.add(r.sample_id);
+    return true;
+  });
+}
 
 export interface ImportResult {
   imported: number;
@@ -150,14 +184,14 @@ export async function runCondition(options: InferOptions, condition: Condition, 
   log.info({ condition, output, written: summary.written, failed: summary.failed }, `infer ${condition}: ${summary.written} written, ${summary.failed} failed, ${summary.skippedExisting} already done`);
   await assertFailedShare(options, condition);
   const counts = Object.fromEntries(RESULT_KEYS.map((k) => [k, summary[k]])) as Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
-  return { condition, output, ...counts };
+  return { condition, output, ...counts, skipped: conditionSkips(summary) };
 }
 
 async function correct(options: InferOptions, condition: Condition, backend: LlmBackend, hooks: StageHooks<InferCheckpoint>): Promise<RunCorrectionsSummary> {
   const attemptStarted = Date.now();
   try {
     const summary = await runCorrections({
-      inputPath: options.input,
+      inputPath: await selectedInput(options),
       outputPath: options.outputs[condition],
       backend,
       condition,

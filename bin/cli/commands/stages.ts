@@ -11,6 +11,12 @@ import { collectSecrets } from '../secrets';
 import { StageRunFailed } from '../errors';
 import { runKey } from '../run-identity';
 import { summarizeResult } from '../summary';
+import { describeSkips } from '../skips';
+
+/** What the stage skipped, one summary per stage (stderr: stdout stays the result). */
+export function printSkips(stage: StageName | 'run', result: unknown): void {
+  for (const line of describeSkips(stage, result)) console.error(line);
+}
 
 const STAGE_WORKFLOW = {
   build: buildWorkflow,
@@ -50,6 +56,7 @@ async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<v
     });
     if (flags.json) console.log(JSON.stringify({ workflowId, result }, null, 2));
     else for (const line of [`${workflowId} finished`, ...summarizeResult(stage, result)]) console.log(line);
+    printSkips(stage, result);
   } finally {
     await connection.close();
   }
@@ -94,6 +101,8 @@ export function registerStageCommands(program: Command): void {
     .option('--corpus-path <file>', 'corpus JSONL')
     .option('--index-path <file>', 'index file');
   stageCommand(program, 'infer', 'correct every OCR line with the LLM: RAG condition and zero-shot baseline')
+    .option('--limit <n>', 'correct only the first n lines of each dataset (a smoke test)')
+    .option('--datasets <keys...>', 'subset of dataset keys')
     .option('--phase2-dir <dir>', 'existing zero-shot results; skips the baseline condition')
     .option('--import <file>', 'import a corrections.jsonl produced elsewhere (validated line by line)')
     .option('--retry-failed', 'correct again the lines recorded as failed (removed from corrections.jsonl first)');

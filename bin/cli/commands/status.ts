@@ -3,6 +3,15 @@ import { resolveConfig, type GlobalFlags } from '../options';
 import { connectClient, workflowStatus } from '../../../src/temporal/client';
 import { describeStatus } from '../watch';
 import { stageWorkflowId } from '../../../src/temporal/types';
+import type { Client } from '@temporalio/client';
+import { describeSkips, stageOfWorkflowType } from '../skips';
+
+/** For a finished stage or study: what it skipped, from its result. */
+async function finishedSkips(client: Client, workflowId: string): Promise<string[]> {
+  const handle = client.workflow.getHandle(workflowId);
+  const stage = stageOfWorkflowType((await handle.describe()).type);
+  return stage ? describeSkips(stage, await handle.result()) : [];
+}
 
 export function registerStatusCommand(program: Command): void {
   program
@@ -22,6 +31,7 @@ export function registerStatusCommand(program: Command): void {
         else {
           console.log(describeStatus(view));
           if (child) console.log(`  ${describeStatus(child)}`);
+          if (view.status === 'COMPLETED') for (const line of await finishedSkips(client, workflowId)) console.log(line);
         }
       } finally {
         await connection.close();
