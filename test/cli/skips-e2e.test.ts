@@ -143,7 +143,7 @@ describe('skipped inputs, end to end (real server, worker process, bad dataset f
   });
 
   it('exports every good line and the CLI summary names every skipped kind with its count', () => {
-    const r = phase5('export', '--corpus-path', index.corpus, '--index-path', index.index);
+    const r = phase5('--json', 'export', '--corpus-path', index.corpus, '--index-path', index.index);
     expect(r.code, r.stderr).to.equal(0);
     exportId = r.workflowId!;
     const exported = records(path.join(dir, 'results', 'phase5', 'inference_input.jsonl'));
