@@ -16,6 +16,7 @@ import { registerStageCommands } from './commands/stages';
 import { registerStatusCommand } from './commands/status';
 import { registerLocalCommands } from './commands/local';
 import { registerDemoCommand } from './commands/demo';
+import { registerRunsCommand } from './commands/runs';
 
 export function buildProgram(): Command {
   const program = new Command('phase5')
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerDoctorCommand(program);
   registerStageCommands(program);
   registerStatusCommand(program);
+  registerRunsCommand(program);
   registerLocalCommands(program);
   registerDemoCommand(program);
   // Every subcommand reports usage errors through exitOverride as well.

@@ -33,7 +33,38 @@ export const EraSchema = z.strictObject({
 });
 
 
+/**
+ * Where the build stage takes its corpus from (`phase5.corpus.source`; absent = `openiti`, today's sampling).
+ * `jsonl`: one record per line, text and metadata fields named here; `text_dir`: a folder of .txt/.md files.
+ * Both are chunked by whitespace-separated words with overlap (src/corpora; defaults 900/180).
+ */
+export const CorpusSourceSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('openiti') }),
+  z.strictObject({
+    type: z.literal('jsonl'),
+    path: z.string().min(1),
+    text_field: z.string().min(1).default('text'),
+    /** Field naming the record in source_uri (`<file>#<id>`); null = the line number. */
+    id_field: z.string().min(1).nullable().default(null),
+    /** Integer field copied to `date` (null when absent). */
+    date_field: z.string().min(1).nullable().default('date'),
+    metadata_fields: z.array(z.string().min(1)).default([]),
+    chunk_size: positiveInt.default(900),
+    chunk_overlap: nonNegInt.default(180),
+  }),
+  z.strictObject({
+    type: z.literal('text_dir'),
+    path: z.string().min(1),
+    extensions: z.array(z.string().min(1)).min(1).default(['.txt', '.md']),
+    recursive: z.boolean().default(true),
+    chunk_size: positiveInt.default(900),
+    chunk_overlap: nonNegInt.default(180),
+  }),
+]);
+
 const CorpusSchema = z.strictObject({
+  /** Absent = OpenITI (the keys below); jsonl / text_dir read a generic corpus instead. */
+  source: CorpusSourceSchema.optional(),
   max_sentences: positiveInt.default(200000),
   min_char_len: positiveInt.default(30),
   max_char_len: positiveInt.default(300),

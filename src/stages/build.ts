@@ -7,12 +7,15 @@
  * Both steps are skipped when their outputs are up to date (recorded settings and sha256 match), unless
  * forced. Embedding resumes from the partial vector file a killed run left (see src/index).
  */
-import { existsSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { metadataPath, resolvePath } from '../config/load';
 import type { Config } from '../config/schema';
 import { readJson, writeJsonAtomic } from '../io/jsonl';
 import { buildCorpus as buildCorpusFiles, CorpusBuildError, type CorpusBuildSummary } from '../openiti';
+import { FILE_SKIP_REASONS } from '../openiti/corpus';
+import { buildGenericCorpus, GenericCorpusError, type GenericCorpusSummary, type GenericSource } from '../corpora';
 import { RAGRetriever, type RetrieverConfig } from '../index/retriever';
 import { IndexMismatchError } from '../index/errors';
 import { ModelDirError } from '../embed/model-dir';
@@ -37,9 +40,50 @@ export function stagePaths(config: Config, options: Pick<RunOptions, 'corpusPath
 }
 
 /** Everything that changes corpus.jsonl (recorded beside it, compared before a rebuild). */
-export type CorpusSettings = ReturnType<typeof corpusSettings>;
+export type CorpusSettings = OpenitiCorpusSettings | GenericCorpusSettings;
+export type OpenitiCorpusSettings = ReturnType<typeof openitiSettings>;
 
-function corpusSettings(config: Config) {
+/** A generic corpus (`phase5.corpus.source` jsonl / text_dir) as src/corpora builds it. */
+export interface GenericCorpusSettings {
+  generic: GenericSource;
+  chunk: { size: number; overlap: number };
+  /** sha256 over the input files' names and contents: an edited file rebuilds the corpus (and so re-embeds). */
+  inputs: string;
+}
+
+/** Digest of the files a generic source reads (sorted relative paths + content hashes); `missing` when absent. */
+function inputsDigest(source: GenericSource): string {
+  const st = statSync(source.path, { throwIfNoEntry: false });
+  if (!st) return 'missing';
+  const files: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory() && source.type === 'folder' && source.recursive !== false) walk(p);
+      else if (e.isFile() && source.type === 'folder' && (source.extensions ?? ['.txt', '.md']).some((x) => e.name.toLowerCase().endsWith(x.toLowerCase()))) files.push(p);
+    }
+  };
+  if (st.isDirectory()) walk(source.path);
+  else files.push(source.path);
+  const h = createHash('sha256');
+  for (const f of files.sort()) h.update(`${path.relative(source.path, f)}\0${createHash('sha256').update(readFileSync(f)).digest('hex')}\n`);
+  return h.digest('hex');
+}
+
+function corpusSettings(config: Config): CorpusSettings {
+  const src = config.phase5.corpus.source;
+  if (!src || src.type === 'openiti') return openitiSettings(config); // unchanged: same record, same corpus bytes
+  const chunk = { size: src.chunk_size, overlap: src.chunk_overlap };
+  if (chunk.overlap >= chunk.size) throw new UserInputError(`phase5.corpus.source: chunk_overlap (${chunk.overlap}) must be smaller than chunk_size (${chunk.size})`);
+  const { text_field, id_field, date_field, metadata_fields } = src.type === 'jsonl' ? src : ({} as Record<string, never>);
+  const generic: GenericSource =
+    src.type === 'text_dir'
+      ? { type: 'folder', path: resolvePath(src.path), extensions: src.extensions, recursive: src.recursive }
+      : { type: 'jsonl', path: resolvePath(src.path), text_field, id_field, date_field, metadata_fields };
+  return { generic, chunk, inputs: inputsDigest(generic) };
+}
+
+function openitiSettings(config: Config) {
   const c = config.phase5.corpus;
   return {
     openitiRoot: resolvePath(config.data.openiti_root),
@@ -111,37 +155,54 @@ export async function run(options: BuildOptions, hooks: StageHooks<EmbedCheckpoi
 
 interface CorpusRecord {
   settings: CorpusSettings;
-  summary: CorpusBuildSummary;
+  summary: CorpusBuildSummary | GenericCorpusSummary;
 }
 
 const corpusRecordFile = (options: BuildOptions) => `${options.paths.corpus}.build.json`;
 
-/** Step 1: sample the corpus from OpenITI, or reuse the one on disk when its settings and bytes match. */
+/** Step 1: sample the corpus from OpenITI (or read the configured generic corpus), or reuse the one on disk when its settings and bytes match. */
 export async function buildCorpus(options: BuildOptions, hooks: StageHooks = {}): Promise<CorpusResult> {
   const { paths, corpus: settings, force } = options;
-  if (!existsSync(settings.openitiRoot)) {
+  if ('generic' in settings) {
+    if (settings.inputs === 'missing') throw new UserInputError(`corpus source not found: ${settings.generic.path} (phase5.corpus.source.path)`);
+  } else if (!existsSync(settings.openitiRoot)) {
     throw new UserInputError(`OpenITI root not found: ${settings.openitiRoot} (set data.openiti_root, OPENITI_ROOT or --openiti-root)`);
   }
   const reusable = force ? null : await upToDateCorpus(options);
   if (reusable) {
-    log.info({ corpus: paths.corpus, sentences: reusable.totalWritten }, 'corpus is up to date, reusing it (use --force to rebuild)');
+    log.info({ corpus: paths.corpus, sentences: corpusResult(reusable, true).sentences }, 'corpus is up to date, reusing it (use --force to rebuild)');
     return corpusResult(reusable, true);
   }
   if (force) rmSync(corpusRecordFile(options), { force: true });
-  let summary: CorpusBuildSummary;
+  const summary = 'generic' in settings ? await buildGeneric(settings, paths.corpus) : await buildOpeniti(settings, paths.corpus, hooks);
+  writeJsonAtomic(corpusRecordFile(options), { settings, summary } satisfies CorpusRecord);
+  if ('eras' in summary) for (const e of summary.eras) log.info({ era: e.name, target: e.target, written: e.written }, `era ${e.name}: ${e.written} sentences (target ${e.target})`);
+  return corpusResult(summary, false);
+}
+
+async function buildOpeniti(settings: OpenitiCorpusSettings, outPath: string, hooks: StageHooks): Promise<CorpusBuildSummary> {
   try {
-    summary = await buildCorpusFiles({ ...settings, outPath: paths.corpus, progressMode: 'log' }, (done, total, stage) => hooks.onProgress?.(done, total, stage));
+    return await buildCorpusFiles({ ...settings, outPath, progressMode: 'log' }, (done, total, stage) => hooks.onProgress?.(done, total, stage));
   } catch (err) {
     if (err instanceof CorpusBuildError) throw new UserInputError(err.message);
     throw err;
   }
-  writeJsonAtomic(corpusRecordFile(options), { settings, summary } satisfies CorpusRecord);
-  for (const e of summary.eras) log.info({ era: e.name, target: e.target, written: e.written }, `era ${e.name}: ${e.written} sentences (target ${e.target})`);
-  return corpusResult(summary, false);
+}
+
+async function buildGeneric(settings: GenericCorpusSettings, outPath: string): Promise<GenericCorpusSummary> {
+  try {
+    const summary = await buildGenericCorpus({ sources: [settings.generic], outPath, chunk: settings.chunk });
+    log.info({ documents: summary.documents, chunks: summary.chunks, duplicates: summary.duplicates, problems: summary.problems }, `generic corpus: ${summary.chunks} chunks from ${summary.documents} documents`);
+    if (summary.chunks === 0) throw new UserInputError(`corpus source ${settings.generic.path} gave no text chunks (problems: ${JSON.stringify(summary.problems)})`);
+    return summary;
+  } catch (err) {
+    if (err instanceof GenericCorpusError) throw new UserInputError(err.message);
+    throw err;
+  }
 }
 
 /** The recorded summary when corpus.jsonl was built with these settings and is unchanged since. */
-async function upToDateCorpus(options: BuildOptions): Promise<CorpusBuildSummary | null> {
+async function upToDateCorpus(options: BuildOptions): Promise<CorpusRecord['summary'] | null> {
   const recordFile = corpusRecordFile(options);
   if (!existsSync(options.paths.corpus) || !existsSync(recordFile)) return null;
   const rec = await readJson<CorpusRecord>(recordFile);
@@ -150,7 +211,12 @@ async function upToDateCorpus(options: BuildOptions): Promise<CorpusBuildSummary
   return null;
 }
 
-function corpusResult(summary: CorpusBuildSummary, reused: boolean): CorpusResult {
+function corpusResult(summary: CorpusRecord['summary'], reused: boolean): CorpusResult {
+  if (!('eras' in summary)) {
+    const skipped = Object.fromEntries(FILE_SKIP_REASONS.map((k) => [k, 0])) as CorpusResult['filesSkipped'];
+    const problems = skipsFromCounts(summary.problems as Record<string, number>, summary.examples as Record<string, readonly string[]>);
+    return { corpusPath: summary.outPath, reused, sentences: summary.chunks, sha256: summary.corpusSha256, eras: [], filesParsed: summary.documents, filesSkipped: skipped, metadataBadRows: 0, skipped: problems };
+  }
   return {
     corpusPath: summary.outPath,
     reused,

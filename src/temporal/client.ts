@@ -4,7 +4,7 @@
  * heartbeat of the running activity) for `phase5 status`.
  */
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
-import { defaultPayloadConverter, type Workflow } from '@temporalio/common';
+import { defaultPayloadConverter, type SearchAttributePair, type Workflow } from '@temporalio/common';
 import type { Config } from '../config/schema';
 import type { HeartbeatProgress, Progress } from './types';
 import { portOpen, splitAddress, UserFacingError } from './server';
@@ -34,6 +34,9 @@ export interface StartOrAttachOptions {
   taskQueue: string;
   /** Values that must never reach history (secrets) — checked before starting. */
   forbiddenValues?: string[];
+  /** Search attributes and memo of a new execution (src/temporal/search-attributes); an attached one keeps its own. */
+  typedSearchAttributes?: SearchAttributePair[];
+  memo?: Record<string, unknown>;
 }
 
 /**
@@ -65,6 +68,8 @@ export async function startOrAttach<W extends Workflow>(
       taskQueue: opts.taskQueue,
       args,
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      ...(opts.typedSearchAttributes ? { typedSearchAttributes: opts.typedSearchAttributes } : {}),
+      ...(opts.memo ? { memo: opts.memo } : {}),
     } as unknown as WorkflowStartOptions<W>);
     return { handle, outcome: 'started' };
   } catch (err) {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { PROJECT_ROOT, resolvePath } from '../config/load';
 import type { Config } from '../config/schema';
+import { searchAttributeFlags } from './search-attributes';
 
 export class UserFacingError extends Error {
   constructor(message: string, readonly exitCode = 1) {
@@ -159,6 +160,7 @@ export async function startServer(config: Config, opts: { waitMs?: number } = {}
       '--ui-port', String(uiPort),
       '--namespace', config.temporal.namespace,
       '--log-level', 'warn',
+      ...searchAttributeFlags(),
     ],
     { detached: true, stdio: ['ignore', logFd, logFd], cwd: PROJECT_ROOT },
   );

@@ -10,6 +10,7 @@ import { PROJECT_ROOT, resolvePath, resultDirs } from '../../../src/config/load'
 import type { Config } from '../../../src/config/schema';
 import { resolveConfig, runOptions, type GlobalFlags } from '../options';
 import { connectClient, startOrAttach } from '../../../src/temporal/client';
+import { runStartLabels, tryEnsureSearchAttributes } from '../../../src/temporal/search-attributes';
 import { startServer, temporalHealthy } from '../../../src/temporal/server';
 import { watchWorkflow } from '../watch';
 import { runWorkflowId, type Phase5Input } from '../../../workflows/types';
@@ -71,6 +72,7 @@ export function registerDemoCommand(program: Command): void {
       const { client, connection } = await connectClient(config);
       const run = runKey(config, options); // the same run identity as `phase5 run` (see run-identity.ts)
       const workflowId = runWorkflowId(run);
+      await tryEnsureSearchAttributes(connection, config.temporal.namespace);
       const host = config.temporal.address.slice(0, config.temporal.address.lastIndexOf(':'));
       const link = `http://${host}:${config.temporal.ui_port}/namespaces/${config.temporal.namespace}/workflows/${workflowId}`;
       try {
@@ -79,6 +81,7 @@ export function registerDemoCommand(program: Command): void {
           force: opts.force,
           taskQueue: config.temporal.queues.cpu,
           forbiddenValues: collectSecrets(config),
+          ...runStartLabels(config, options.datasets, run, 'run'),
         });
         console.error(
           outcome === 'started'

@@ -3,11 +3,23 @@ import { resolveConfig, type GlobalFlags } from '../options';
 import { connectClient } from '../../../src/temporal/client';
 import { resultDirs } from '../../../src/config/load';
 import { doctorWorkflow } from '../../../workflows';
+import type { Connection } from '@temporalio/client';
+import { ensureSearchAttributes } from '../../../src/temporal/search-attributes';
 
 /** Queues with no poller right now, according to the server. */
 async function pollerCounts(client: Awaited<ReturnType<typeof connectClient>>['client'], namespace: string, queue: string): Promise<number> {
   const res = await client.workflowService.describeTaskQueue({ namespace, taskQueue: { name: queue }, taskQueueType: 2 /* ACTIVITY */ });
   return res.pollers?.length ?? 0;
+}
+
+/** Register the Phase5* search attributes (idempotent) and report it. */
+async function searchAttributesRow(connection: Connection, namespace: string): Promise<[string, boolean, string]> {
+  try {
+    const added = await ensureSearchAttributes(connection, namespace);
+    return ['search attributes', true, added.length ? `registered ${added.join(', ')}` : 'Phase5* registered'];
+  } catch (err) {
+    return ['search attributes', false, `could not register Phase5* search attributes: ${(err as Error).message}`];
+  }
 }
 
 export function registerDoctorCommand(program: Command): void {
@@ -21,6 +33,7 @@ export function registerDoctorCommand(program: Command): void {
       const { client, connection } = await connectClient(config);
       try {
         rows.push(['temporal reachable', true, `${config.temporal.address} namespace ${config.temporal.namespace}`]);
+        rows.push(await searchAttributesRow(connection, config.temporal.namespace));
         const queues = [config.temporal.queues.cpu, config.temporal.queues.gpu];
         const withPollers: string[] = [];
         for (const q of queues) {

@@ -1,5 +1,9 @@
 import type { Command } from 'commander';
 import { resolveConfig, runOptions, type GlobalFlags, type StageFlags } from '../options';
+import type { Config } from '../../../src/config/schema';
+import type { FormatStyle, RetrievedChunk } from '../../../src/index/retriever';
+import type { StagePaths } from '../../../src/stages/retriever';
+import { UserFacingError } from '../../../src/temporal/server';
 
 /** Commands that work on local files without Temporal: report, retrieve, eval-retrieval. */
 export function registerLocalCommands(program: Command): void {
@@ -35,41 +39,74 @@ export function registerLocalCommands(program: Command): void {
     });
 }
 
+type RetrieveOpts = { k?: string; topK?: string; minScore?: string; json?: boolean; context?: boolean; denseOnly?: boolean };
+
+/**
+ * `phase5 retrieve TEXT`: the retrieval export does for an OCR line — the same pipeline (`openExportRetriever`:
+ * rerank, hybrid, MMR, window… as configured), the same top_k/min_score (config, or --top-k/--min-score), the
+ * same Arabic-text check. `--context` prints the formatted context exactly as export writes it into the prompt;
+ * `--dense-only` shows the raw index hits instead (no pipeline options).
+ */
 export function registerRetrieveCommand(program: Command): void {
   program
     .command('retrieve')
-    .description('print the corpus sentences most similar to a text (score, source_uri, text) — to inspect the index')
+    .description('retrieve for a text as export does (same pipeline, k and min_score) — score, source_uri, text; --context for the prompt context')
     .argument('<text>', 'query text (an OCR line)')
-    .option('--k <n>', 'number of hits', '5')
-    .option('--min-score <s>', 'minimum cosine similarity', '0')
+    .option('--top-k <n>', 'number of hits (default: phase5.retrieval.top_k)')
+    .option('--k <n>', 'alias of --top-k')
+    .option('--min-score <s>', 'minimum cosine similarity (default: phase5.retrieval.min_score)')
     .option('--corpus-path <file>', 'corpus JSONL the index was built from')
     .option('--index-path <file>', 'index file')
-    .action(async (text: string, opts: { k: string; minScore: string }, cmd: Command) => {
+    .option('--context', 'print the retrieval context as export puts it in the prompt')
+    .option('--dense-only', 'the raw dense index hits, without the configured pipeline (rerank, hybrid, …)')
+    .action(async (text: string, opts: RetrieveOpts, cmd: Command) => {
       const flags = cmd.optsWithGlobals<GlobalFlags & StageFlags>();
-      const { config } = resolveConfig(flags, {});
-      const k = Number(opts.k);
-      const minScore = Number(opts.minScore);
-      const { UsageError } = await import('../options');
-      if (!Number.isInteger(k) || k < 1) throw new UsageError(`--k must be a positive integer, got "${opts.k}"`);
-      if (!Number.isFinite(minScore) || minScore < 0 || minScore > 1) throw new UsageError(`--min-score must be a number in [0, 1], got "${opts.minScore}"`);
+      const { config } = resolveConfig(flags, { ...flags, topK: opts.topK ?? opts.k, minScore: opts.minScore });
       const { stagePaths } = await import('../../../src/stages/build');
-      const { retrieverConfig } = await import('../../../src/stages/retriever');
-      const { RAGRetriever } = await import('../../../src/index/retriever');
-      const { UserFacingError } = await import('../../../src/temporal/server');
       const paths = stagePaths(config, runOptions(flags, config));
-      const retriever = await RAGRetriever.open(retrieverConfig(config, paths)).catch((err: Error) => {
-        throw new UserFacingError(err.message);
-      });
-      try {
-        if (!retriever.enabled) throw new UserFacingError(retriever.disabledReason ?? 'retrieval is disabled');
-        const hits = await retriever.retrieve(text, k, minScore);
-        if (flags.json) console.log(JSON.stringify(hits, null, 2));
-        else if (hits.length === 0) console.log('(no hits: the text is empty, not Arabic, or every score is below --min-score)');
-        else for (const h of hits) console.log(`${h.rank}. ${h.score.toFixed(4)}  ${h.source_uri}  ${h.text}`);
-      } finally {
-        await retriever.close();
-      }
+      const { top_k: k, min_score: minScore, format_style: style } = config.phase5.retrieval;
+      const { isArabicText } = await import('../../../src/text/arabic');
+      const empty: HitsOut = { hits: [], ...(opts.context ? { context: '' } : {}) }; // export's record for such a line
+      const out = !text.trim() || !isArabicText(text) ? empty : opts.denseOnly ? await denseHits(config, paths, text, k, minScore) : await pipelineHits(config, paths, text, k, minScore, opts.context ? style : null);
+      printHits(out, { ...opts, json: flags.json }); // --json is a global flag
     });
+}
+
+type HitsOut = { hits: RetrievedChunk[]; context?: string };
+
+async function denseHits(config: Config, paths: StagePaths, text: string, k: number, minScore: number): Promise<HitsOut> {
+  const { retrieverConfig } = await import('../../../src/stages/retriever');
+  const { RAGRetriever } = await import('../../../src/index/retriever');
+  const retriever = await RAGRetriever.open(retrieverConfig(config, paths)).catch((err: Error) => {
+    throw new UserFacingError(err.message);
+  });
+  try {
+    if (!retriever.enabled) throw new UserFacingError(retriever.disabledReason ?? 'retrieval is disabled');
+    return { hits: await retriever.retrieve(text, k, minScore) };
+  } finally {
+    await retriever.close();
+  }
+}
+
+async function pipelineHits(config: Config, paths: StagePaths, text: string, k: number, minScore: number, style: FormatStyle | null): Promise<HitsOut> {
+  const { openExportRetriever } = await import('../../../src/stages/retriever');
+  const retriever = await openExportRetriever(config, paths).catch((err: Error) => {
+    throw new UserFacingError(err.message);
+  });
+  try {
+    const [hits] = await retriever.retrieveMany([text], k, minScore);
+    return { hits: hits ?? [], ...(style ? { context: retriever.formatForPrompt(hits ?? [], style) } : {}) };
+  } finally {
+    await retriever.close();
+  }
+}
+
+function printHits(out: HitsOut, opts: RetrieveOpts): void {
+  const { hits, context } = out;
+  if (opts.json) console.log(JSON.stringify(context === undefined ? hits : { hits, context }, null, 2));
+  else if (context !== undefined) console.log(context);
+  else if (hits.length === 0) console.log('(no hits: the text is empty, not Arabic, or every score is below --min-score)');
+  else hits.forEach((h, i) => console.log(`${i + 1}. ${h.score.toFixed(4)}  ${h.source_uri}  ${h.text}`));
 }
 
 export function registerEvalRetrievalCommand(program: Command): void {

@@ -17,6 +17,7 @@ import { describeSkips } from '../skips';
 export function printSkips(stage: StageName | 'run', result: unknown): void {
   for (const line of describeSkips(stage, result)) console.error(line);
 }
+import { runStartLabels, tryEnsureSearchAttributes } from '../../../src/temporal/search-attributes';
 
 const STAGE_WORKFLOW = {
   build: buildWorkflow,
@@ -40,6 +41,7 @@ async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<v
   const run = runKey(config, options);
   const { client, connection } = await connectClient(config);
   try {
+    await tryEnsureSearchAttributes(connection, config.temporal.namespace);
     const forced = forcedStages(flags);
     const workflowId = stage === 'run' ? runWorkflowId(run) : stageWorkflowId(run, stage);
     const { handle, outcome } = stage === 'run' ? await startStudy(client, config, run, options, forced) : await startStage(client, config, run, stage, options, forced);
@@ -62,20 +64,28 @@ async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<v
   }
 }
 
-/** A new run of the workflow when a stage is forced, or to retry failed lines (a finished run would just be reported). */
-function startOptions(config: Config, forced: StageName[], options: RunOptions) {
-  return { force: forced.length > 0 || Boolean(options.retryFailed), taskQueue: config.temporal.queues.cpu, forbiddenValues: collectSecrets(config) };
+/**
+ * A new run of the workflow when a stage is forced, or to retry failed lines (a finished run would just be
+ * reported). The start carries the searchable labels (Phase5Run, Phase5Stage, …) and the config memo.
+ */
+function startOptions(config: Config, forced: StageName[], options: RunOptions, run: string, stage: StageName | 'run') {
+  return {
+    force: forced.length > 0 || Boolean(options.retryFailed),
+    taskQueue: config.temporal.queues.cpu,
+    forbiddenValues: collectSecrets(config),
+    ...runStartLabels(config, options.datasets, run, stage),
+  };
 }
 
 /** Start (or attach to) the whole study's workflow, by function reference; `run` is the run key. */
 function startStudy(client: Client, config: Config, run: string, options: RunOptions, forced: StageName[]) {
-  return startOrAttach(client, phase5Workflow, runWorkflowId(run), [{ run, config, options, forceStages: forced }], startOptions(config, forced, options));
+  return startOrAttach(client, phase5Workflow, runWorkflowId(run), [{ run, config, options, forceStages: forced }], startOptions(config, forced, options, run, 'run'));
 }
 
 /** Start (or attach to) one stage's workflow, by function reference; `run` is the run key. */
 function startStage(client: Client, config: Config, run: string, stage: StageName, options: RunOptions, forced: StageName[]) {
   const workflow: (typeof STAGE_WORKFLOW)[StageName] = STAGE_WORKFLOW[stage];
-  return startOrAttach(client, workflow, stageWorkflowId(run, stage), [{ run, config, options, force: forced.includes(stage) }], startOptions(config, forced, options));
+  return startOrAttach(client, workflow, stageWorkflowId(run, stage), [{ run, config, options, force: forced.includes(stage) }], startOptions(config, forced, options, run, stage));
 }
 
 function stageCommand(program: Command, name: StageName | 'run', description: string): Command {

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { resolveConfig, UsageError, type GlobalFlags } from '../options';
 import { connectClient } from '../../../src/temporal/client';
+import { ensureSearchAttributes } from '../../../src/temporal/search-attributes';
 
 export function registerWorkerCommand(program: Command): void {
   program
@@ -14,7 +15,8 @@ export function registerWorkerCommand(program: Command): void {
       if (queues.length === 0) throw new UsageError('--queues: give at least one task queue');
       // Fail fast with the one-line message when the server is down.
       const { connection } = await connectClient(config);
-      await connection.close();
+      const added = await ensureSearchAttributes(connection, config.temporal.namespace).finally(() => connection.close());
+      if (added.length) console.error(`worker: registered search attributes ${added.join(', ')}`);
       console.error(`worker: serving ${queues.join(', ')} at ${config.temporal.address} (Ctrl-C to stop)`);
       const { runWorkers } = await import('../worker-runtime'); // heavy: native modules, webpack
       await runWorkers({ config, queues });
