@@ -29,7 +29,8 @@ import {
   workflowInfo,
   type ActivityOptions,
 } from '@temporalio/workflow';
-import type { Duration } from '@temporalio/common';
+import type { Duration, TypedSearchAttributes } from '@temporalio/common';
+import { RUN_ATTR, STAGE_ATTR } from '../src/temporal/search-attributes';
 import type { Activities } from '../activities';
 import {
   stageWorkflowId,
@@ -215,7 +216,19 @@ const STAGE_WORKFLOWS = {
 /** Run one stage as a child workflow with its own id (`phase5-<run>-<stage>`) and keep its typed result. */
 async function runStageChild<S extends StageName>(results: Phase5Result, stage: S, input: StageInput): Promise<void> {
   const workflow = STAGE_WORKFLOWS[stage] as (input: StageInput) => Promise<NonNullable<Phase5Result[S]>>;
-  results[stage] = await executeChild(workflow, { workflowId: stageWorkflowId(input.run, stage), args: [input] });
+  results[stage] = await executeChild(workflow, { workflowId: stageWorkflowId(input.run, stage), args: [input], ...childLabels(stage) });
+}
+
+/**
+ * The study's search attributes and memo for a stage child, with Phase5Stage set to the stage: the SDK does not
+ * copy them to children, and a stage must be findable by run like the study. Only when the study carries them
+ * (it was started by the CLI on a cluster that has them), so studies without labels start children as before.
+ * An attribute of the child-start command, not a new command: replay is unaffected (test/replay checks).
+ */
+function childLabels(stage: StageName): { typedSearchAttributes?: TypedSearchAttributes; memo?: Record<string, unknown> } {
+  const info = workflowInfo();
+  if (info.typedSearchAttributes.get(RUN_ATTR) === undefined) return {};
+  return { typedSearchAttributes: info.typedSearchAttributes.updateCopy([{ key: STAGE_ATTR, value: stage }]), memo: info.memo };
 }
 
 /** The whole study: build → export → infer → analyze, each stage a child workflow with its own id. */

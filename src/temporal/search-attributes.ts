@@ -1,9 +1,9 @@
 /**
  * Searchable runs: the custom search attributes every phase5 workflow is started with, and the memo with a
- * summary of its config. Both are set by the CLI in the start options (no workflow code sets them, so workflow
- * histories are unchanged). Child workflows do not inherit them in the TypeScript SDK (`startChild` sends only
- * the options it is given), so the study workflow carries them for its stages, and stage commands started
- * from the CLI carry their own.
+ * summary of its config. The CLI sets them in the start options. Child workflows do not inherit them in the
+ * TypeScript SDK (`startChild` sends only the options it is given), so the study workflow passes its own to its
+ * stage children with Phase5Stage set (workflows/index.ts `childLabels`); stage commands started from the CLI
+ * carry their own.
  *
  * Registration is idempotent: `phase5 server start` passes `--search-attribute Name=Type` to the dev server;
  * `phase5 worker` and `phase5 doctor` add them through the operator service on any other cluster.

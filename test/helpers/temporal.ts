@@ -2,6 +2,8 @@ import path from 'node:path';
 import { existsSync } from 'node:fs';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
+import type { SearchAttributeType } from '@temporalio/common';
+import type { SearchAttributeKey } from '@temporalio/common/lib/search-attributes';
 import { REPO_ROOT } from './shared-data';
 import { resolveTemporalCli } from '../../src/temporal/server';
 
@@ -18,12 +20,12 @@ export function installTestRuntime(): void {
   runtimeReady = true;
 }
 
-export async function createLocalEnv(): Promise<TestWorkflowEnvironment> {
+export async function createLocalEnv(opts: { searchAttributes?: SearchAttributeKey<SearchAttributeType>[] } = {}): Promise<TestWorkflowEnvironment> {
   installTestRuntime();
   const cli = resolveTemporalCli();
   if (!existsSync(cli) && !cli.includes('/')) throw new Error('Temporal CLI missing: run npm run setup');
   return TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: cli }, extraArgs: ['--log-level', 'error'] },
+    server: { executable: { type: 'existing-path', path: cli }, extraArgs: ['--log-level', 'error'], searchAttributes: opts.searchAttributes },
   });
 }
 
