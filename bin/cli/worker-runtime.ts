@@ -4,12 +4,12 @@
  * polling stops, running activities get a grace period to checkpoint (their outputs are resumable anyway).
  */
 import path from 'node:path';
-import { bundleWorkflowCode, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { IllegalStateError } from '@temporalio/common';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { PROJECT_ROOT } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
-import { logger } from '../../src/util/log';
+import { logFormat, logger } from '../../src/util/log';
 
 export const WORKFLOWS_PATH = path.join(PROJECT_ROOT, 'workflows', 'index.ts');
 
@@ -46,10 +46,13 @@ export interface WorkerOptions {
   deps?: ActivityDeps;
 }
 
-/** Shut down on SIGINT/SIGTERM; a runtime the embedding program (a test) installed first is kept. */
+/**
+ * Shut down on SIGINT/SIGTERM; a runtime the embedding program (a test) installed first is kept. With human
+ * output (the demo's in-process worker) the SDK's own INFO lines — worker state changes — are left out.
+ */
 function installRuntime(): void {
   try {
-    Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'] });
+    Runtime.install({ shutdownSignals: ['SIGINT', 'SIGTERM'], ...(logFormat() === 'human' ? { logger: new DefaultLogger('WARN') } : {}) });
   } catch (err) {
     if (!(err instanceof IllegalStateError)) throw err;
   }
