@@ -84,8 +84,7 @@ export function registerRunsCommand(program: Command): void {
     .description('list phase5 workflows (newest first) with stage, state, progress and start time; --run NAME filters by run name')
     .option('--config-hash <hash>', 'only runs with this identity hash (Phase5ConfigHash, the 8 hex digits of the id)')
     .option('--max <n>', 'at most this many rows', '50')
-    .option('--json', 'print JSON')
-    .action(async (opts: { configHash?: string; max: string; json?: boolean }, cmd: Command) => {
+    .action(async (opts: { configHash?: string; max: string }, cmd: Command) => {
       // `--run NAME` is the global option: here it filters (Phase5Run = "NAME"); without it every run is listed.
       const flags = cmd.optsWithGlobals<GlobalFlags>();
       const { config } = resolveConfig(flags);
@@ -95,7 +94,7 @@ export function registerRunsCommand(program: Command): void {
       const { client, connection } = await connectClient(config);
       try {
         const rows = await listRuns(client, query, max);
-        if (opts.json) console.log(JSON.stringify(rows, null, 2));
+        if (flags.json) console.log(JSON.stringify(rows, null, 2)); // --json is a global flag
         else for (const line of formatRuns(rows)) console.log(line);
       } finally {
         await connection.close();
