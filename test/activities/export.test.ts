@@ -8,10 +8,22 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { createActivities } from '../../activities';
+import type { Config } from '../../src/config/schema';
 import { shardFile } from '../../src/stages/export';
 import { countingRetriever, echoBackend, fakeIndexFiles, fixtureConfig, Gate, recordingEnv, stageInput, tmpResults, until } from './helpers';
 
 const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean);
+
+/** The first planned shard of `config`, with a retriever that holds after its second query until the gate opens. */
+async function gatedFirstShard(config: Config) {
+  fakeIndexFiles(config);
+  const gate = new Gate(2);
+  const retriever = countingRetriever(gate);
+  const acts = createActivities({ openRetriever: async () => retriever, openBackend: async () => echoBackend() });
+  const input = stageInput(config);
+  const shard = (await acts.planExport(input)).datasets[0].shards[0];
+  return { gate, retriever, acts, input, shard };
+}
 
 describe('activities/export (adapters over src/stages/export)', () => {
   it('plans, exports every shard with progress heartbeats, and merges in plan order', async () => {
@@ -34,12 +46,7 @@ describe('activities/export (adapters over src/stages/export)', () => {
 
   it('a cancelled shard stops mid-way; the next attempt resumes and retrieves only what is missing', async () => {
     const config = fixtureConfig(tmpResults('export-cancel'));
-    fakeIndexFiles(config);
-    const gate = new Gate(2);
-    const retriever = countingRetriever(gate);
-    const acts = createActivities({ openRetriever: async () => retriever, openBackend: async () => echoBackend() });
-    const input = stageInput(config);
-    const shard = (await acts.planExport(input)).datasets[0].shards[0];
+    const { gate, retriever, acts, input, shard } = await gatedFirstShard(config);
     const first = recordingEnv();
     const running = first.run(acts.exportShard, { input, shard });
     await until(() => retriever.queries.length === 2);
@@ -67,12 +74,7 @@ describe('activities/export (adapters over src/stages/export)', () => {
     this.timeout(20000);
     // No checkpoint before the shard's end: only per-batch progress (sent within the throttle window) moves it.
     const config = fixtureConfig(tmpResults('export-progress'), { phase5: { export: { shard_size: 4, query_batch_size: 1, checkpoint_every: 100 }, corpus: { max_sentences: 40 } } });
-    fakeIndexFiles(config);
-    const gate = new Gate(2);
-    const retriever = countingRetriever(gate);
-    const acts = createActivities({ openRetriever: async () => retriever, openBackend: async () => echoBackend() });
-    const input = stageInput(config);
-    const shard = (await acts.planExport(input)).datasets[0].shards[0];
+    const { gate, retriever, acts, input, shard } = await gatedFirstShard(config);
     const { beats, run } = recordingEnv({ heartbeatTimeoutMs: 60000 });
     const running = run(acts.exportShard, { input, shard });
     const started = Date.now();

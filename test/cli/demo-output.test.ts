@@ -12,18 +12,13 @@ import YAML from 'yaml';
 import { loadConfig } from '../../src/config/load';
 import { freePort, stopServer } from '../../src/temporal/server';
 import { REPO_ROOT } from '../helpers/shared-data';
+import { isJsonObjectLine } from '../helpers/output-lines';
 
 const GGUF_DIR = path.join(REPO_ROOT, 'models');
 
 /** A line a machine wrote: a JSON object, or the SDK's `2026-…Z [INFO] …` format. */
 function machineLine(line: string): boolean {
-  if (/^\d{4}-\d\d-\d\dT[\d:.]+Z \[[A-Z]+\]/.test(line)) return true;
-  if (!line.trimStart().startsWith('{')) return false;
-  try {
-    return typeof JSON.parse(line) === 'object';
-  } catch {
-    return false;
-  }
+  return /^\d{4}-\d\d-\d\dT[\d:.]+Z \[[A-Z]+\]/.test(line) || isJsonObjectLine(line);
 }
 
 describe('phase5 demo output without a terminal', function () {

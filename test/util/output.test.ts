@@ -10,14 +10,9 @@ import { progressLine } from '../../src/util/progress';
 import { combineProgress, type PendingActivityView, type StatusView } from '../../src/temporal/client';
 import { ProgressLines } from '../../bin/cli/watch';
 import { REPO_ROOT } from '../helpers/shared-data';
+import { isJsonObjectLine } from '../helpers/output-lines';
 
-const isJson = (l: string) => {
-  try {
-    return typeof JSON.parse(l) === 'object';
-  } catch {
-    return false;
-  }
-};
+const isJson = isJsonObjectLine;
 
 /** Logs 31 metadata-row warnings, an error and an info line from a child process in the given format. */
 function logFromChild(env: NodeJS.ProcessEnv): string[] {
