@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import type { Config } from '../src/config/schema';
 import { indexFiles } from '../src/index/manifest';
-import { createBackend } from '../src/llm';
+import { createBackend, type BackendConfig } from '../src/llm';
 import type { OpenBackend } from '../src/stages/infer';
 import { exportRetrieverKey, openExportRetriever, type ClosableRetriever, type ExportRetriever, type StagePaths } from '../src/stages/retriever';
 
@@ -19,7 +19,17 @@ export interface ActivityDeps {
 
 /** The real dependencies of a worker process. */
 export function defaultDeps(): ActivityDeps {
-  return { openRetriever: cachedRetrievers(openExportRetriever), openBackend: createBackend };
+  return { openRetriever: cachedRetrievers(openExportRetriever), openBackend: (cfg) => createBackend(withWorkerEndpoint(cfg)) };
+}
+
+/**
+ * A worker's own LLM endpoint: on a cluster every GPU box serves its own model, so `PHASE5_OPENAI_BASE_URL` in the
+ * worker's environment replaces the config's `infer.openai.base_url` for the activities this worker runs (it
+ * never enters workflow history).
+ */
+export function withWorkerEndpoint(cfg: BackendConfig, env: Record<string, string | undefined> = process.env): BackendConfig {
+  const url = env.PHASE5_OPENAI_BASE_URL;
+  return cfg.type === 'openai' && url ? { ...cfg, baseUrl: url } : cfg;
 }
 
 /**

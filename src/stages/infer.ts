@@ -62,6 +62,8 @@ export interface InferOptions {
   maxFailedShare: number;
   /** How long an outage may last, over retried attempts, before the stage gives up (`infer.outage_budget`). */
   outageBudgetMs: number;
+  /** Lines per shard of the sharded infer workflow (`infer.shard_size`). */
+  shardSize: number;
 }
 
 /** What an attempt leaves for the next one: when the current outage began (ISO), if one is going on. */
@@ -94,6 +96,8 @@ export function optionsFrom(config: Config, cli: RunOptions, force = false): Inf
     retryFailed: cli.retryFailed ?? false,
     maxFailedShare: config.infer.max_failed_share,
     outageBudgetMs: durationMs(config.infer.outage_budget),
+    // A config from before the key (a running workflow's input) gets the default.
+    shardSize: config.infer.shard_size ?? 256,
   };
 }
 
@@ -117,16 +121,19 @@ export function backendConfig(config: Config): BackendConfig {
   return { type: 'llama', modelPath, threads: inf.local.threads, contextSize: inf.local.context_size, maxTokens: inf.local.max_tokens, gpu: inf.local.gpu ? 'auto' : false };
 }
 
-const RESULT_KEYS = ['model', 'written', 'skippedExisting', 'succeeded', 'failed', 'failuresByReason', 'promptTypes', 'promptTokens', 'completionTokens', 'elapsedMs'] as const;
+export const RESULT_KEYS = ['model', 'written', 'skippedExisting', 'succeeded', 'failed', 'failuresByReason', 'promptTypes', 'promptTokens', 'completionTokens', 'elapsedMs'] as const;
 
 /**
  * What one condition produced: the runner's counts that matter downstream (small: crosses Temporal); `skipped`:
  * duplicate input records (the later ones are not corrected) and lines recorded as failed, by reason.
  */
-export type ConditionResult = { condition: Condition; output: string; skipped: Skips } & Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
+export type ConditionResult = { condition: Condition; output: string; skipped: Skips } & ConditionCounts;
+
+/** The runner's counts a condition (or a shard of it) reports. */
+export type ConditionCounts = Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
 
 /** What a condition left out: duplicate sample_ids of the input, failed lines by reason. */
-function conditionSkips(summary: RunCorrectionsSummary): Skips {
+export function conditionSkips(summary: RunCorrectionsSummary): Skips {
   const counts: Record<string, number> = { 'duplicate input record': summary.duplicateInput };
   for (const [reason, n] of Object.entries(summary.failuresByReason)) counts[`failed: ${reason}`] = n;
   return skipsFromCounts(counts, { 'duplicate input record': summary.duplicateInputIds ?? [] });
@@ -182,23 +189,39 @@ export async function runCondition(options: InferOptions, condition: Condition, 
     await backend.close();
   }
   log.info({ condition, output, written: summary.written, failed: summary.failed }, `infer ${condition}: ${summary.written} written, ${summary.failed} failed, ${summary.skippedExisting} already done`);
-  await assertFailedShare(options, condition);
+  await assertFailedShare(options, condition, output);
   const counts = Object.fromEntries(RESULT_KEYS.map((k) => [k, summary[k]])) as Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
   return { condition, output, ...counts, skipped: conditionSkips(summary) };
 }
 
 async function correct(options: InferOptions, condition: Condition, backend: LlmBackend, hooks: StageHooks<InferCheckpoint>): Promise<RunCorrectionsSummary> {
+  return correctLines(options, condition, backend, hooks, { input: await selectedInput(options), output: options.outputs[condition], datasets: options.datasets, progress: 'log' });
+}
+
+/** What one run of the corrections runner works on: a condition's whole input, or one shard's lines. */
+export interface CorrectTarget {
+  input: string | InferenceInputRow[];
+  output: string;
+  datasets?: string[];
+  /** Checkpoint (fsync) every N lines (a shard: 1, so a resume repeats only the lines in flight). */
+  checkpointEvery?: number;
+  progress: 'log' | 'silent';
+}
+
+/** Run the corrections runner on `target`, with the stage's failure semantics (outage retryable, bad input not). */
+export async function correctLines(options: InferOptions, condition: Condition, backend: LlmBackend, hooks: StageHooks<InferCheckpoint>, target: CorrectTarget): Promise<RunCorrectionsSummary> {
   const attemptStarted = Date.now();
   try {
     const summary = await runCorrections({
-      inputPath: await selectedInput(options),
-      outputPath: options.outputs[condition],
+      inputPath: target.input,
+      outputPath: target.output,
       backend,
       condition,
       retryFailed: options.retryFailed,
-      datasets: options.datasets,
+      datasets: target.datasets,
       signal: hooks.signal,
-      progress: 'log',
+      progress: target.progress,
+      checkpointEvery: target.checkpointEvery,
       onProgress: (done, total) => hooks.onProgress?.(done, total),
     });
     // Stopped early (cancelled or superseded): not a completed stage.
@@ -269,8 +292,8 @@ export async function countFailedRecords(file: string, datasets?: readonly strin
 }
 
 /** More failed lines than `max_failed_share` would bias the comparison (they score as raw OCR): fail for good. */
-async function assertFailedShare(options: InferOptions, condition: Condition): Promise<void> {
-  const c = await countFailedRecords(options.outputs[condition], options.datasets);
+export async function assertFailedShare(options: InferOptions, condition: string, output: string): Promise<void> {
+  const c = await countFailedRecords(output, options.datasets);
   if (c.records === 0 || c.failed / c.records <= options.maxFailedShare) return;
   const pct = (x: number) => `${Number((x * 100).toFixed(1))}%`;
   const reasons = Object.entries(c.byReason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${n} ${r}`).join(', ');
