@@ -82,8 +82,8 @@ export function createInferActivities(deps: ActivityDeps) {
         }),
       );
     },
-    async mergeInferArm(args: { input: StageInput; arm: shards.ArmPlan }): Promise<shards.MergeResult> {
-      return asActivity(() => shards.mergeArm(options(args.input), args.arm));
+    async mergeInferArm(args: { input: StageInput; arm: shards.ArmPlan; partial?: boolean }): Promise<shards.MergeResult> {
+      return asActivity(() => shards.mergeArm(options(args.input), args.arm, args.partial));
     },
     async importCorrections(input: StageInput): Promise<inference.ImportResult> {
       return asActivity(() => inference.importCorrections(options(input)));

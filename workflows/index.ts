@@ -278,11 +278,17 @@ export async function inferArmWorkflow(a: InferArmInput): Promise<ConditionResul
   const lines = { done: a.acc.lines, total: a.arm.lines };
   Object.assign(p.results, { arm: a.arm.arm, lines, linesAtRunStart: a.acc.lines });
   setStep(p, 'shards', a.from, all.length, 'shards');
-  await mapWithWindow(batch, a.window, async (shard) => {
-    addShard(a.acc, await acts.inferShard({ input: a.input, arm: a.arm, shard }));
-    lines.done = a.acc.lines;
-    setStep(p, 'shards', a.acc.shards, all.length, 'shards');
-  });
+  try {
+    await mapWithWindow(batch, a.window, async (shard) => {
+      addShard(a.acc, await acts.inferShard({ input: a.input, arm: a.arm, shard }));
+      lines.done = a.acc.lines;
+      setStep(p, 'shards', a.acc.shards, all.length, 'shards');
+    });
+  } catch (err) {
+    // Failed for good (a shard's outage outlasted its budget, bad input): keep what succeeded where analyze reads it.
+    if (!isCancellation(err)) await acts.mergeInferArm({ input: a.input, arm: a.arm, partial: true }).catch(() => undefined);
+    throw err;
+  }
   if (a.from + batch.length < all.length) return continueAsNew<typeof inferArmWorkflow>({ ...a, from: a.from + batch.length });
   setStep(p, 'merge', all.length, all.length, 'shards');
   const merged = await acts.mergeInferArm({ input: a.input, arm: a.arm });

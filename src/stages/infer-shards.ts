@@ -150,21 +150,27 @@ interface LoadedPart {
   lines: Map<string, string>;
 }
 
-function loadPart(arm: ArmPlan, dataset: string, shard: number): LoadedPart {
+function loadPart(arm: ArmPlan, dataset: string, shard: number, partial: boolean): LoadedPart {
   const ids = readPlannedRows(arm.plan, dataset, shard * arm.shardSize, (shard + 1) * arm.shardSize).map((r) => r.sample_id);
   const file = partFile(arm.output, dataset, shard);
   const lines = new Map<string, string>();
   const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
   for (const line of text.split('\n')) {
     if (!line.trim()) continue;
-    const id = (JSON.parse(line) as { sample_id: string }).sample_id;
+    let id: string;
+    try {
+      id = (JSON.parse(line) as { sample_id: string }).sample_id;
+    } catch (err) {
+      if (partial) continue; // a line being written by a shard still running
+      throw err;
+    }
     if (!lines.has(id)) lines.set(id, line);
   }
   return { shard, ids, lines };
 }
 
 /** The planned lines in input order, from their parts, into `file`; returns their sample_ids. */
-function writeMerged(arm: ArmPlan, file: string): Set<string> {
+function writeMerged(arm: ArmPlan, file: string, partial: boolean): Set<string> {
   const order = readOrder(arm.plan);
   const counters = new Array<number>(arm.plan.datasets.length).fill(0);
   const loaded: (LoadedPart | undefined)[] = [];
@@ -176,10 +182,11 @@ function writeMerged(arm: ArmPlan, file: string): Set<string> {
       const k = counters[d]++;
       const shard = Math.floor(k / arm.shardSize);
       const dataset = arm.plan.datasets[d].dataset;
-      if (loaded[d]?.shard !== shard) loaded[d] = loadPart(arm, dataset, shard);
+      if (loaded[d]?.shard !== shard) loaded[d] = loadPart(arm, dataset, shard, partial);
       const part = loaded[d] as LoadedPart;
       const id = part.ids[k - shard * arm.shardSize];
       const line = part.lines.get(id);
+      if (line === undefined && partial) continue;
       if (line === undefined) throw new Error(`merge ${arm.arm}: sample ${id} is missing from ${partFile(arm.output, dataset, shard)} (the shard did not finish)`);
       planned.add(id);
       buf.push(line + '\n');
@@ -211,14 +218,18 @@ async function assemble(output: string, merged: string, planned: Set<string>): P
   unlinkSync(merged);
 }
 
-/** Write the arm's corrections.jsonl from its parts, then fail the stage if too many lines failed. */
-export async function mergeArm(options: InferOptions, arm: ArmPlan): Promise<MergeResult> {
+/**
+ * Write the arm's corrections.jsonl from its parts, then fail the stage if too many lines failed. `partial` (the
+ * arm failed for good, e.g. an outage past its budget): the lines that are done, in order, and no checks — what
+ * succeeded stays where analyze and `phase5 report` read it, as with an unsharded run.
+ */
+export async function mergeArm(options: InferOptions, arm: ArmPlan, partial = false): Promise<MergeResult> {
   mkdirSync(path.dirname(arm.output), { recursive: true });
   const merged = `${arm.output}.merge-${process.pid}.tmp`;
-  const planned = writeMerged(arm, merged);
+  const planned = writeMerged(arm, merged, partial);
   await assemble(arm.output, merged, planned);
   const failed = await countFailedRecords(arm.output, options.datasets);
-  await assertFailedShare(options, arm.arm, arm.output);
+  if (!partial) await assertFailedShare(options, arm.arm, arm.output);
   const counts: Record<string, number> = { 'duplicate input record': arm.plan.duplicates };
   for (const [reason, n] of Object.entries(failed.byReason)) counts[`failed: ${reason}`] = n;
   return { output: arm.output, records: planned.size, failed: failed.failed, skipped: skipsFromCounts(counts, { 'duplicate input record': arm.plan.duplicateIds }) };
