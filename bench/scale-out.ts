@@ -22,6 +22,7 @@ import { loadConfig, PROJECT_ROOT } from '../src/config/load';
 import type { Config } from '../src/config/schema';
 import { loadDataset } from '../src/datasets';
 import { freePort, startServer, stopServer } from '../src/temporal/server';
+import { OCR_GS_ROOT } from '../test/helpers/shared-data';
 import { startSimLlmServer, type SimLlmServer } from '../test/helpers/sim-llm-server';
 
 interface Args {
@@ -51,8 +52,8 @@ function parseArgs(argv: string[]): Args {
 
 /** The first `n` OCR_GS lines (books in name order) as zero-shot inference_input records. */
 async function ocrGsRows(n: number): Promise<string[]> {
-  const root = path.join(PROJECT_ROOT, '..', 'shared', 'data', 'ocr-gs');
-  if (!existsSync(root)) throw new Error(`no OCR_GS data at ${root} (see ../shared/data/README.md)`);
+  const root = OCR_GS_ROOT;
+  if (!existsSync(root)) throw new Error(`no OCR_GS data at ${root} (see ../shared/data/README.md; or set SHARED_DATA)`);
   const rows: string[] = [];
   for (const book of ['book_IbnAthir.Kamil', 'book_IbnFaqihHamadhani.Buldan', 'book_IbnQutayba.Adab', 'book_Jahiz.Hayawan', 'book_Yacqubi.Tarikh']) {
     const ds = await loadDataset({ key: `OCR_GS-${book.slice(5)}`, type: 'paired_dir', path: path.join(root, book) });
