@@ -31,11 +31,13 @@ import {
 } from '@temporalio/workflow';
 import type { Duration, TypedSearchAttributes } from '@temporalio/common';
 import { RUN_ATTR, STAGE_ATTR } from '../src/temporal/search-attributes';
+import { armNames } from '../src/stages/arm-names';
 import type { Activities } from '../activities';
 import {
   stageWorkflowId,
   type AnalyzeResult,
   type BuildResult,
+  type ConditionResult,
   type Config,
   type DoctorReport,
   type ExportResult,
@@ -184,16 +186,17 @@ export async function inferWorkflow(input: StageInput): Promise<InferResult> {
     setStep(p, 'done', 1, 1);
     return { imported };
   }
-  const conditions = input.config.infer.conditions.filter((c) => !(c === 'zero_shot' && input.options.phase2Dir));
-  const out: Exclude<InferResult, { imported: unknown }> = {};
+  // Study arms in order (without `study:`: rag and zero_shot, as the histories recorded); `condition` = arm name.
+  const arms = armNames(input.config, input.options);
+  const out: Record<string, ConditionResult> = {};
   let i = 0;
-  for (const condition of conditions) {
-    setStep(p, `infer:${condition}`, i, conditions.length, 'conditions');
-    out[condition] = await acts.inferCondition({ input, condition });
-    p.results[condition] = out[condition];
+  for (const arm of arms) {
+    setStep(p, `infer:${arm}`, i, arms.length, 'conditions');
+    out[arm] = await acts.inferCondition({ input, condition: arm });
+    p.results[arm] = out[arm];
     i++;
   }
-  setStep(p, 'done', i, conditions.length, 'conditions');
+  setStep(p, 'done', i, arms.length, 'conditions');
   return out;
 }
 

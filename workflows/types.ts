@@ -11,7 +11,7 @@ import type { Progress } from '../src/temporal/types';
 import type { AnalyzeResult } from '../analysis/stage';
 import type { RunOptions, StageInput } from '../src/stages/types';
 
-export type { Config, StageName, RunOptions, StageInput, BuildResult, InferResult, AnalyzeResult };
+export type { Config, StageName, RunOptions, StageInput, BuildResult, InferResult, AnalyzeResult, ConditionResult };
 export type { Progress, HeartbeatProgress, StageState, DoctorCheck, DoctorReport } from '../src/temporal/types';
 export { stageWorkflowId, runWorkflowId } from '../src/temporal/types';
 
@@ -52,6 +52,8 @@ export interface ProgressResults extends Phase5Result {
   merged?: MergeResult;
   rag?: ConditionResult;
   zero_shot?: ConditionResult;
+  /** Infer: every other study arm's result, by arm name. */
+  [arm: string]: unknown;
 }
 
 export type WorkflowProgress = Progress<ProgressResults>;
