@@ -100,6 +100,7 @@ export function buildArmsCharts(a: ArmsAnalysis): ArmsChart[] {
   return charts;
 }
 
+const rateCiF = (ci: [number, number] | null) => (ci ? `[${(ci[0] * 100).toFixed(2)}, ${(ci[1] * 100).toFixed(2)}%]` : dash);
 const pF = (p: number | null | undefined) => (p === null || p === undefined ? dash : p < 0.0001 ? '<0.0001' : p.toFixed(4));
 
 function armRow(arm: ArmResult, m: ArmMetrics): string[] {
@@ -108,7 +109,7 @@ function armRow(arm: ArmResult, m: ArmMetrics): string[] {
   return [
     arm.is_baseline ? `**${armLabel(arm)}** (baseline)` : armLabel(arm),
     String(m.lines),
-    `${pctF(m.cer)} ${ciF(m.cer_ci).replace(/ pp\]$/, ']')}`,
+    `${pctF(m.cer)} ${rateCiF(m.cer_ci)}`,
     pctF(m.wer),
     pctF(m.raw_cer),
     vb ? `${ppF(vb.delta_cer)} ${ciF(vb.ci)}` : dash,

@@ -229,7 +229,7 @@ describe('analysis/arms (all arms together)', function () {
       expect(validate(c.spec), `${c.name}: ${JSON.stringify(validate.errors?.slice(0, 3))}`).to.equal(true);
       const warnings: string[] = [];
       const logger = { level: () => 0, error: (...x: unknown[]) => (warnings.push(x.join(' ')), logger), warn: (...x: unknown[]) => (warnings.push(x.join(' ')), logger), info: () => logger, debug: () => logger };
-      vl.compile(c.spec as vl.TopLevelSpec, { logger: logger as never });
+      vl.compile(c.spec as unknown as vl.TopLevelSpec, { logger: logger as never });
       expect(warnings, c.name).to.deep.equal([]);
     }
   });
