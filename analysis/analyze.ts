@@ -14,6 +14,7 @@ import { writeJsonAtomic, writeJsonlAtomic } from '../src/io/jsonl';
 import { DEFAULT_ARABIC_NORMALIZATION, type ArabicNormalization } from '../src/text/arabic';
 import { childLogger } from '../src/util/log';
 import { createProgress } from '../src/util/progress';
+import { DEFAULT_BOOTSTRAP } from './bootstrap';
 import { DEFAULT_ERAS, cmpStr, round, sourceMatcher } from './format';
 import { loadStudyInputs, type AnalysisInputRecord, type Loaded, type StudyInputs } from './inputs';
 import { renderReport } from './report';
@@ -23,7 +24,7 @@ import type { AnalysisSummary, AnalyzeOptions, DatasetSummary } from './types';
 
 const log = childLogger('analyze');
 
-export const DEFAULT_BOOTSTRAP = { iterations: 1000, seed: 42 } as const;
+export { DEFAULT_BOOTSTRAP };
 /** The config's default `infer.max_failed_share`. */
 export const DEFAULT_MAX_FAILED_SHARE = 0.01;
 

@@ -12,10 +12,13 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { writeFileAtomic } from '../src/io/jsonl';
 import { describeKinds, totalSkips, type Skips } from '../src/stages/skips';
-import { buildCharts, CHART_NAMES, confusionLabel, type BuiltChart, type ReportDocs } from './charts';
+import type { ArmsAnalysis } from './arms';
+import { ARMS_CHART_NAMES, armsSection, buildArmsCharts } from './arms-report';
+import { buildCharts, CHART_NAMES, confusionLabel, type ReportDocs, type VegaLiteSpec } from './charts';
 import { ERROR_CATEGORIES } from './error-changes';
 import { OCR_CER_BANDS, SCORE_BUCKETS } from './format';
-import { compileToVega, renderSvg, svgToPng, type VegaSpec } from './render';
+import { ciF, dash, pctF, ppF, type Block, type RenderedChart } from './blocks';
+import { compileToVega, renderSvg, svgToPng } from './render';
 import type { RenderReportOptions } from './types';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -67,22 +70,6 @@ export function loadReportDocs(phase5Dir: string): ReportDocs {
 // A tiny document model rendered to both Markdown and HTML
 // ---------------------------------------------------------------------------------------------
 
-type Block =
-  | { kind: 'h1' | 'h2' | 'h3' | 'p'; text: string }
-  | { kind: 'list'; items: string[] }
-  | { kind: 'table'; head: string[]; rows: string[][]; align?: Array<'l' | 'r'> }
-  | { kind: 'chart'; chart: RenderedChart };
-
-interface RenderedChart extends BuiltChart {
-  vega: VegaSpec;
-  svg: string;
-}
-
-const dash = '—';
-const pctF = (x: number | null | undefined, d = 2) => (x === null || x === undefined ? dash : `${(x * 100).toFixed(d)}%`);
-const ppF = (x: number | null | undefined, d = 2) =>
-  x === null || x === undefined ? dash : `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x * 100).toFixed(d)} pp`;
-const ciF = (ci: [number, number] | null | undefined) => (ci ? `[${ppF(ci[0]).replace(' pp', '')}, ${ppF(ci[1])}]` : dash);
 const numF = (x: number | null | undefined, d = 3) => (x === null || x === undefined ? dash : x.toFixed(d).replace('-', '−'));
 const netF = (x: number) => (x > 0 ? `+${x}` : x < 0 ? `−${-x}` : '±0');
 const relF = (x: number | null | undefined) => (x === null || x === undefined ? dash : `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(1)}%`);
@@ -460,34 +447,70 @@ export interface RenderedReport {
   skipped: string[];
 }
 
-/** Write report.md, report.html and charts/* from the analysis documents in `phase5Dir`. */
+/** Write report.md, report.html and charts/* from the analysis documents in `phase5Dir` (+ the Arms section when given). */
 export async function renderReport(phase5Dir: string, opts: RenderReportOptions = {}): Promise<RenderedReport> {
   const docs = loadReportDocs(phase5Dir);
   const title = opts.title ?? 'Phase 5 report: RAG (OpenITI) vs Phase 2 zero-shot';
   const { charts, skipped } = buildCharts(docs);
-  const files: string[] = [];
   const chartDir = path.join(phase5Dir, 'charts');
-  mkdirSync(chartDir, { recursive: true });
+  const out = await renderCharts(chartDir, charts, opts.png !== false);
+  // Charts without data this time must not linger from an earlier run.
+  removeCharts(chartDir, CHART_NAMES.filter((n) => skipped.includes(n)));
+  const arms = await renderArmsCharts(chartDir, opts, out.files);
+  const blocks = buildBlocks(docs, out.rendered, skipped, title);
+  if (opts.arms) blocks.splice(blocks.findIndex((b) => b.kind === 'h2' && b.text === 'Charts'), 0, ...armsSection(opts.arms, arms));
+  writeFileAtomic(path.join(phase5Dir, 'report.md'), toMarkdown(blocks));
+  writeFileAtomic(path.join(phase5Dir, 'report.html'), toHtml(blocks, title));
+  out.files.push('report.md', 'report.html');
+  return { files: out.files, charts: [...out.rendered, ...arms].map((c) => c.name), skipped };
+}
+
+/**
+ * A report of the arms alone (a study whose results have no Phase 5 corrections of their own): report.md,
+ * report.html and charts/ in `dir` (the analysis writes it to `<results>/study/`).
+ */
+export async function renderArmsReport(dir: string, arms: ArmsAnalysis, opts: RenderReportOptions = {}): Promise<RenderedReport> {
+  const title = opts.title ?? 'Study arms report';
+  const files: string[] = [];
+  const rendered = await renderArmsCharts(path.join(dir, 'charts'), { ...opts, arms }, files);
+  const blocks: Block[] = [{ kind: 'h1', text: title }, { kind: 'p', text: `Inputs as of ${arms.generated_at}; datasets: ${arms.datasets.join(', ')}.` }, ...armsSection(arms, rendered)];
+  writeFileAtomic(path.join(dir, 'report.md'), toMarkdown(blocks));
+  writeFileAtomic(path.join(dir, 'report.html'), toHtml(blocks, title));
+  files.push('report.md', 'report.html');
+  return { files, charts: rendered.map((c) => c.name), skipped: [] };
+}
+
+/** The Arms charts (none, and none left from an earlier run, without an arms analysis). */
+async function renderArmsCharts(chartDir: string, opts: RenderReportOptions, files: string[]): Promise<RenderedChart[]> {
+  const charts = opts.arms ? buildArmsCharts(opts.arms) : [];
+  removeCharts(chartDir, ARMS_CHART_NAMES.filter((n) => !charts.some((c) => c.name === n)));
+  const out = await renderCharts(chartDir, charts, opts.png !== false);
+  files.push(...out.files);
+  return out.rendered;
+}
+
+/** Compile, render and write each chart as charts/<name>.vl.json, .svg and (optionally) .png. */
+async function renderCharts(chartDir: string, charts: Array<{ name: string; title: string; spec: VegaLiteSpec }>, png: boolean) {
+  const files: string[] = [];
   const rendered: RenderedChart[] = [];
+  mkdirSync(chartDir, { recursive: true });
   for (const ch of charts) {
     const vg = compileToVega(ch.spec);
     const svg = await renderSvg(vg);
     writeFileAtomic(path.join(chartDir, `${ch.name}.vl.json`), JSON.stringify(ch.spec, null, 2) + '\n');
     writeFileAtomic(path.join(chartDir, `${ch.name}.svg`), svg);
     files.push(`charts/${ch.name}.vl.json`, `charts/${ch.name}.svg`);
-    if (opts.png !== false) {
+    if (png) {
       writeFileAtomic(path.join(chartDir, `${ch.name}.png`), svgToPng(svg));
       files.push(`charts/${ch.name}.png`);
     }
     rendered.push({ ...ch, vega: vg, svg });
   }
-  // Charts without data this time must not linger from an earlier run.
-  for (const name of CHART_NAMES.filter((n) => skipped.includes(n))) {
+  return { files, rendered };
+}
+
+function removeCharts(chartDir: string, names: readonly string[]): void {
+  for (const name of names) {
     for (const ext of ['vl.json', 'svg', 'png']) rmSync(path.join(chartDir, `${name}.${ext}`), { force: true });
   }
-  const blocks = buildBlocks(docs, rendered, skipped, title);
-  writeFileAtomic(path.join(phase5Dir, 'report.md'), toMarkdown(blocks));
-  writeFileAtomic(path.join(phase5Dir, 'report.html'), toHtml(blocks, title));
-  files.push('report.md', 'report.html');
-  return { files, charts: rendered.map((c) => c.name), skipped };
 }
