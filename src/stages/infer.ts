@@ -34,6 +34,7 @@ import {
 import { childLogger } from '../util/log';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
 import { checkedResultDirs } from './results-dir';
+import type { GuardSettings } from '../llm/guard';
 import { readInferenceInput, type InferenceInputRow } from '../llm/records';
 import { skipsFromCounts, type Skips } from './skips';
 
@@ -62,6 +63,11 @@ export interface InferOptions {
   maxFailedShare: number;
   /** How long an outage may last, over retried attempts, before the stage gives up (`infer.outage_budget`). */
   outageBudgetMs: number;
+  /**
+   * Over-correction guard for the corrections (src/llm/guard.ts); absent or disabled = today's records. Set per
+   * arm by the study; `optionsFrom` leaves it unset.
+   */
+  guard?: GuardSettings;
 }
 
 /** What an attempt leaves for the next one: when the current outage began (ISO), if one is going on. */
@@ -197,6 +203,7 @@ async function correct(options: InferOptions, condition: Condition, backend: Llm
       condition,
       retryFailed: options.retryFailed,
       datasets: options.datasets,
+      guard: options.guard,
       signal: hooks.signal,
       progress: 'log',
       onProgress: (done, total) => hooks.onProgress?.(done, total),
