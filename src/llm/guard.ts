@@ -15,7 +15,7 @@
  *      from src/text/distance.ts, widened to whole words) — continued sentences, a doubled line (the first copy),
  *      a preamble without a colon are dropped. A word the model adds at either end of the line is dropped too:
  *      the price of never reading the gold line.
- * A marker or preamble that the OCR line itself contains is content and stays. `trimmed` is true when the result
+ * A marker or preamble that the OCR line itself contains (allowing OCR errors: `ocrHolds`) is content and stays. `trimmed` is true when the result
  * differs from `cleanOutput`'s in scoring form (./text/tokens `scoringText`); when it does not, the text is
  * exactly `cleanOutput`'s, so a line the trimming leaves alone keeps today's bytes.
  *
@@ -111,6 +111,16 @@ const PREAMBLE_RE = new RegExp(`^([^\\n:：]{0,80}?(?:${alt(PREAMBLE_WORDS)})[^\
 /** Compare markers with the OCR line in one case and whitespace, so a marker the OCR itself holds stays. */
 const squash = (s: string) => s.toLowerCase().replace(/\s+/gu, ' ').trim();
 
+/**
+ * True when the OCR line (squashed) holds `segment`, also with OCR errors: at most a quarter of its characters
+ * edited (semi-global alignment), so "هدا هو الصحيح:" in the OCR protects the model's "هذا هو الصحيح:".
+ */
+function ocrHolds(ocrKey: string, segment: string): boolean {
+  const seg = squash(segment);
+  if (!seg || ocrKey.includes(seg)) return seg !== '';
+  return substringEditDistance(toCodePoints(seg), toCodePoints(ocrKey)).distance <= Math.floor(Array.from(seg).length / 4);
+}
+
 export interface TrimResult {
   text: string;
   /** The result differs from `cleanOutput(raw)` (in scoring form): trimming removed something. */
@@ -140,7 +150,7 @@ function cutExplanation(lines: string[], ocrKey: string, arabicOcr: boolean): st
     const line = lines[i];
     if (!line.trim()) continue;
     const marker = MARKER_LINE_RE.exec(line);
-    const isMarker = marker !== null && !ocrKey.includes(squash(marker[0]).replace(/^[#>*_\-•\s([]+/u, ''));
+    const isMarker = marker !== null && !ocrHolds(ocrKey, marker[0].replace(/^[#>*_\-•\s([]+/u, ''));
     const foreignAfterArabic = arabicOcr && seenArabic && hasLetters(line) && !isArabicText(line);
     if (i > 0 && (isMarker || RULE_LINE_RE.test(line) || foreignAfterArabic)) return lines.slice(0, i);
     seenArabic ||= isArabicText(line);
@@ -159,7 +169,7 @@ const hasLetters = (s: string) => /\p{L}/u.test(s);
 
 /** "(Note: …)" anywhere and " ملاحظة: …" to the end of the text, unless the OCR line holds the marker. */
 function stripInlineNotes(text: string, ocrKey: string): string {
-  const keep = (m: string) => ocrKey.includes(squash(m).replace(/^[([]\s*/u, '').split(/[:：]/u)[0]);
+  const keep = (m: string) => ocrHolds(ocrKey, squash(m).replace(/^[([]\s*/u, '').split(/[:：]/u)[0]);
   let out = text.replace(INLINE_NOTE_RE, (m) => (keep(m) ? m : ''));
   const trailing = TRAILING_NOTE_RE.exec(out);
   if (trailing && !keep(trailing[0]) && trailing.index > 0) out = out.slice(0, trailing.index);
@@ -169,7 +179,7 @@ function stripInlineNotes(text: string, ocrKey: string): string {
 /** A leading "…: " that announces the answer ("إليك النص المصحح:"), unless the OCR line starts the same way. */
 function stripPreamble(text: string, ocrKey: string): string {
   const m = PREAMBLE_RE.exec(text);
-  if (!m || ocrKey.includes(squash(m[1]))) return text;
+  if (!m || ocrHolds(ocrKey, m[1])) return text;
   const rest = text.slice(m[0].length);
   return rest.trim() ? rest : text;
 }
