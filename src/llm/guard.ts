@@ -13,8 +13,9 @@
  *   3. continuation: the remaining lines are joined with spaces; when that is longer than the OCR line, only the
  *      span that aligns best with the OCR line is kept (semi-global character alignment, `substringEditDistance`
  *      from src/text/distance.ts, widened to whole words) — continued sentences, a doubled line (the first copy),
- *      a preamble without a colon are dropped. A word the model adds at either end of the line is dropped too:
- *      the price of never reading the gold line.
+ *      a preamble without a colon are dropped — provided the dropped words are mostly absent from the OCR line
+ *      (`SPAN_MIN_SAVING`), so a line that a correction legitimately lengthens is left whole. A word the model
+ *      restores at either end of the line may still be dropped: the price of never reading the gold line.
  * A marker or preamble that the OCR line itself contains (allowing OCR errors: `ocrHolds`) is content and stays. `trimmed` is true when the result
  * differs from `cleanOutput`'s in scoring form (./text/tokens `scoringText`); when it does not, the text is
  * exactly `cleanOutput`'s, so a line the trimming leaves alone keeps today's bytes.
@@ -25,8 +26,9 @@
  *   - `fell_back:empty`       — nothing left after cleaning/trimming (while the OCR line is not empty);
  *   - `fell_back:empty_ocr`   — the OCR line is empty but the model wrote something (an empty OCR line with an empty
  *                               answer is `kept`);
- *   - `fell_back:not_arabic`  — the OCR line is Arabic text and the answer is not (a refusal, an English
- *                               translation: fewer than half of its letters Arabic; src/text/arabic.ts);
+ *   - `fell_back:not_arabic`  — the OCR line is Arabic text and the answer has letters, fewer than half of them
+ *                               Arabic (a refusal, an English translation; src/text/arabic.ts). An answer with
+ *                               no letters at all (a page number "407") goes on to the next checks;
  *   - `fell_back:length_ratio`— len(answer) / len(ocr) outside `length_ratio` [lo, hi] (bounds inclusive);
  *   - `fell_back:edit_ratio`  — Levenshtein(answer, ocr) > `max_edit_ratio` × len(ocr).
  * Otherwise the decision is `trimmed` (trimming changed the text) or `kept`.
@@ -185,20 +187,36 @@ function stripPreamble(text: string, ocrKey: string): string {
 }
 
 /**
- * Longer than the OCR line: keep the substring that aligns best with it, widened to whole words (a word the
- * model completed at either end stays). Ties go to the earliest span, so a doubled line keeps its first copy.
+ * Dropping words at the ends must save at least this many edits (against the OCR line) per dropped character.
+ * Words the OCR line does not hold at all (a continuation, a second copy) save about one each; a correction
+ * that legitimately grows the line (an abbreviation such as "صعم" written out) keeps most of its characters
+ * matched and saves far fewer. 0.7 (bench/guard-trim.ts, all 5,092 OCR_GS lines): the gold line given as
+ * the answer is cut on 51 lines (CER 0 → 0.18 %), while gold + three words, gold + the next line and gold
+ * twice come back from 25–102 % CER to 1.6–1.7 % (0.0 would cut gold to 1.4 %, 0.9 leave the others near 7 %).
  */
-function bestSpan(text: string, ocr: string): string {
+const SPAN_MIN_SAVING = 0.7;
+
+/**
+ * Longer than the OCR line: keep the substring that aligns best with it, widened to whole words (a word the
+ * model completed at either end stays), when dropping the rest pays (SPAN_MIN_SAVING). Ties go to the earliest
+ * span, so a doubled line keeps its first copy.
+ */
+function bestSpan(joined: string, ocr: string): string {
+  const text = scoringText(joined);
   const ocrCp = toCodePoints(scoringText(ocr));
   const chars = Array.from(text);
-  if (ocrCp.length === 0 || chars.length <= ocrCp.length) return text;
-  const { start, end } = substringEditDistance(ocrCp, toCodePoints(text));
-  if (end <= start) return text;
+  if (ocrCp.length === 0 || chars.length <= ocrCp.length) return joined;
+  const textCp = toCodePoints(text);
+  const { start, end } = substringEditDistance(ocrCp, textCp);
   let s = start;
   let e = end;
-  while (s > 0 && !/\s/u.test(chars[s - 1])) s--;
-  while (e < chars.length && !/\s/u.test(chars[e])) e++;
-  return chars.slice(s, e).join('');
+  while (s > 0 && chars[s - 1] !== ' ') s--;
+  while (e < chars.length && chars[e] !== ' ') e++;
+  const span = chars.slice(s, e).join('');
+  const dropped = chars.length - (e - s);
+  if (dropped === 0) return joined;
+  const saved = levenshtein(ocrCp, textCp) - levenshtein(ocrCp, toCodePoints(span));
+  return saved >= SPAN_MIN_SAVING * dropped ? span : joined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -224,7 +242,7 @@ export function fallbackReason(text: string, ocr: string, settings: Pick<GuardSe
   const ref = toCodePoints(scoringText(ocr));
   if (ref.length === 0) return hyp.length === 0 ? null : 'empty_ocr';
   if (hyp.length === 0) return 'empty';
-  if (isArabicText(ocr) && !isArabicText(text)) return 'not_arabic';
+  if (isArabicText(ocr) && hasLetters(text) && !isArabicText(text)) return 'not_arabic';
   const [lo, hi] = settings.length_ratio;
   const ratio = hyp.length / ref.length;
   if (ratio < lo || ratio > hi) return 'length_ratio';

@@ -1,4 +1,8 @@
 import { expect } from 'chai';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ErrorRateAccumulator, scorePair } from '../../src/text/distance';
+import { requireSharedData } from '../helpers/shared-data';
 import { cleanOutput } from '../../src/llm/clean';
 import { applyGuard, fallbackReason, GUARD_DEFAULTS, GuardOverrideSchema, GuardSettingsSchema, resolveGuard, trimOutput, type GuardSettings } from '../../src/llm/guard';
 
@@ -59,6 +63,8 @@ const CASES: [string, string, string, string, string][] = [
   ['only an unfinished think block', '<think>the line has a period at the end and', OCR_BULDAN_1, OCR_BULDAN_1, 'fell_back:empty'],
   ['all-Latin refusal', 'The text is already correct; no changes are needed.', OCR_BULDAN_1, OCR_BULDAN_1, 'fell_back:not_arabic'],
   ['Latin transliteration', "qala: wa-qala 'Abd Allah ibn 'Amr ibn al-'As: al-baraka 'ashr barakat", OCR_BULDAN_1, OCR_BULDAN_1, 'fell_back:not_arabic'],
+  ['digits only is not "not Arabic" (a page number the OCR misread)', '407', ' ت407.', '407', 'kept'],
+  ['digits only, but too far from the OCR line', '12', ' ت407.', ' ت407.', 'fell_back:length_ratio'],
   ['too short (half a line)', 'قال: وقال عبد الله', OCR_BULDAN_1, OCR_BULDAN_1, 'fell_back:length_ratio'],
   ['wildly different rewrite', 'ثم رحل الأمير إلى الشام فأقام بها شهرا وكتب إلى الخليفة', OCR_JAHIZ_20, OCR_JAHIZ_20, 'fell_back:edit_ratio'],
   ['model writes text for an empty OCR line', 'قال أبو زيد', '', '', 'fell_back:empty_ocr'],
@@ -127,5 +133,36 @@ describe('llm/guard: settings', () => {
     expect(resolveGuard(study, arm)).to.deep.equal({ enabled: true, max_edit_ratio: 0.3, length_ratio: [0.8, 1.2], trim_overgeneration: true });
     expect(resolveGuard(undefined, { enabled: true })).to.deep.equal({ ...GUARD_DEFAULTS, enabled: true });
     expect(resolveGuard(study, null)).to.deep.equal(study);
+  });
+});
+
+describe('llm/guard: on real OCR_GS lines (Ibn Qutayba, Adab al-katib; 790 lines)', function () {
+  let lines: { gt: string; ocr: string }[] = [];
+  before(function () {
+    const dir = path.join(requireSharedData(this, 'ocr-gs'), 'book_IbnQutayba.Adab');
+    lines = readdirSync(dir).filter((f) => f.endsWith('.gt.txt')).sort().map((f) => ({
+      gt: readFileSync(path.join(dir, f), 'utf8'),
+      ocr: readFileSync(path.join(dir, f.replace('.gt.txt', '.png.rec.txt')), 'utf8'),
+    }));
+  });
+
+  it('the OCR line given back as the answer is always kept, as cleanOutput leaves it', () => {
+    for (const l of lines) expect(applyGuard(l.ocr, l.ocr, ON), l.ocr).to.deep.equal({ corrected_text: cleanOutput(l.ocr, { source: l.ocr }), guard: 'kept' });
+  });
+
+  it('trimming leaves the gold line whole on at least 98 % of lines and undoes a doubled line (CER vs gold < 3 %)', () => {
+    const cut = lines.filter((l) => trimOutput(l.gt, l.ocr).trimmed).length;
+    expect(cut / lines.length).to.be.below(0.02);
+    // Doubled, the answers are at 100 % CER against the gold lines; trimmed, near the gold (a detached " ،"
+    // at the end of a copy may go, a very short line may stay doubled).
+    const doubled = new ErrorRateAccumulator();
+    const trimmed = new ErrorRateAccumulator();
+    for (const l of lines) {
+      const raw = `${l.gt.trim()} ${l.gt.trim()}`;
+      doubled.add(scorePair(l.gt, raw));
+      trimmed.add(scorePair(l.gt, trimOutput(raw, l.ocr).text));
+    }
+    expect(doubled.cer.rate).to.be.above(1);
+    expect(trimmed.cer.rate).to.be.below(0.03);
   });
 });
