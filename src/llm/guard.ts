@@ -16,9 +16,9 @@
  *      a preamble without a colon are dropped — provided the dropped words are mostly absent from the OCR line
  *      (`SPAN_MIN_SAVING`), so a line that a correction legitimately lengthens is left whole. A word the model
  *      restores at either end of the line may still be dropped: the price of never reading the gold line.
- * A marker or preamble that the OCR line itself contains (allowing OCR errors: `ocrHolds`) is content and stays. `trimmed` is true when the result
- * differs from `cleanOutput`'s in scoring form (./text/tokens `scoringText`); when it does not, the text is
- * exactly `cleanOutput`'s, so a line the trimming leaves alone keeps today's bytes.
+ * A marker or preamble that the OCR line itself contains (allowing OCR errors: `ocrHolds`) is content and stays.
+ * `trimmed` is true when the result differs from `cleanOutput`'s in scoring form (./text/tokens `scoringText`);
+ * when it does not, the text is exactly `cleanOutput`'s, so a line the trimming leaves alone keeps today's bytes.
  *
  * `applyGuard(raw, ocr, settings)` trims (when `trim_overgeneration`; otherwise it takes `cleanOutput`'s text),
  * then falls back to the OCR text, verbatim, on the first failing check, in this order (lengths and distances are
@@ -31,7 +31,8 @@
  *                               no letters at all (a page number "407") goes on to the next checks;
  *   - `fell_back:length_ratio`— len(answer) / len(ocr) outside `length_ratio` [lo, hi] (bounds inclusive);
  *   - `fell_back:edit_ratio`  — Levenshtein(answer, ocr) > `max_edit_ratio` × len(ocr).
- * Otherwise the decision is `trimmed` (trimming changed the text) or `kept`.
+ * Otherwise the decision is `trimmed` (trimming changed the text) or `kept`. `applyGuard` ignores `enabled`: the
+ * caller (the runner) decides whether the guard runs at all.
  */
 import { z } from 'zod';
 import { isArabicText } from '../text/arabic';
