@@ -9,6 +9,7 @@
  *
  *   for (const arm of armsFrom(config, {})) await runArm(options, arm, hooks, openBackend);
  */
+import type { GuardSettings } from '../llm/guard';
 import path from 'node:path';
 import type { Config } from '../config/schema';
 import type { BackendConfig, Condition } from '../llm';
@@ -24,16 +25,8 @@ export { armNames };
 /** How an arm's context is found: the configured retriever (dense, or hybrid when `hybrid.enabled`), a placebo, an oracle, or none. */
 export type RetrievalMode = 'dense' | 'hybrid' | 'random' | 'gold_query' | 'none';
 
-/**
- * The over-correction guard of an arm (contract field names).
- * TODO(arms-guard): the same shape as `GuardSettings` / `GuardSettingsSchema` in src/llm/guard.ts — use that type at merge.
- */
-export interface ArmGuard {
-  enabled: boolean;
-  max_edit_ratio: number;
-  length_ratio: [number, number];
-  trim_overgeneration: boolean;
-}
+/** The over-correction guard of an arm (src/llm/guard.ts). */
+export type ArmGuard = GuardSettings;
 
 export type RetrievalSettings = Config['phase5']['retrieval'];
 
