@@ -1,6 +1,7 @@
 /**
  * Public option and result types of the analyze stage (plain objects: they cross the Temporal boundary).
  */
+import type { ArmSource } from './arms';
 import type { Era } from './format';
 import type { ArabicNormalization } from '../src/text/arabic';
 
@@ -65,6 +66,12 @@ export interface AnalyzeOptions {
   progress?: 'bar' | 'log' | 'silent';
   /** A comparison in which a condition failed on a larger share of lines is marked not valid (default 0.01). */
   maxFailedShare?: number;
+  /** Write lines.json + error_classes.json and the report's Lines view (default true). */
+  lines?: boolean;
+  /** Arms shown beside rag and zero_shot in the Lines view and the error-class table. */
+  arms?: ArmSource[];
+  /** The arm ΔCER is measured against in the Lines view (default zero_shot, else the first arm). */
+  baselineArm?: string;
 }
 
 /** Set only on a comparison that is not valid (too many failed lines); absent when it is valid. */
