@@ -12,7 +12,7 @@ import { prepareText, scoreDistances, scorePrepared } from '../src/text/distance
 import { lineKey, type LoadedArm } from './arms';
 import { diffSegments, type DiffSegment } from './diff';
 import { anchorOps, compareErrors, type AnchoredError } from './error-changes';
-import { ocrCerBand, round } from './format';
+import { OCR_CER_BANDS, ocrCerBand, round } from './format';
 import type { AnalysisInputRecord, StudyInputs } from './inputs';
 import { failureKind, type FailureKind } from './score';
 
@@ -179,6 +179,7 @@ export function linesDocument(lines: ExplorerLine[], arms: readonly LoadedArm[],
       baseline: opts.baseline,
       arms: arms.map((a) => ({ name: a.name, retrieval: a.retrievalMode, upper_bound: a.upperBound })),
       datasets: datasets.map((d) => ({ name: d, source_excluded: opts.sourceExcluded(d) })),
+      bands: [...OCR_CER_BANDS],
       diff: 'segments of the counted character alignment (scoring form): a string = same in gold and output; [gold, output, edits] = changed, edits = code-point edits inside; summed edits = the CER numerator',
       delta_cer: `line CER of an arm − line CER of the baseline arm (${opts.baseline}) on the same line`,
     },
