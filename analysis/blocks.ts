@@ -9,7 +9,9 @@ export type Block =
   | { kind: 'h1' | 'h2' | 'h3' | 'p'; text: string }
   | { kind: 'list'; items: string[] }
   | { kind: 'table'; head: string[]; rows: string[][]; align?: Array<'l' | 'r'> }
-  | { kind: 'chart'; chart: RenderedChart };
+  | { kind: 'chart'; chart: RenderedChart }
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  | { kind: 'lines'; doc: Record<string, any> };
 
 /** A Vega-Lite chart with its file name (charts/<name>.*), compiled and rendered. */
 export interface RenderedChart {

@@ -18,7 +18,9 @@ import { buildCharts, CHART_NAMES, confusionLabel, type ReportDocs, type VegaLit
 import { ERROR_CATEGORIES } from './error-changes';
 import { OCR_CER_BANDS, SCORE_BUCKETS } from './format';
 import { ciF, dash, pctF, ppF, type Block, type RenderedChart } from './blocks';
+import { linesView } from './explorer/embed';
 import { compileToVega, renderSvg, svgToPng } from './render';
+import { errorClassBlocks, exampleSectionBlocks } from './report-lines';
 import type { RenderReportOptions } from './types';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -53,6 +55,8 @@ export function loadReportDocs(phase5Dir: string): ReportDocs {
     comparison,
     errorChanges: opt(ecFile),
     skippedInputs: opt(path.join(phase5Dir, 'export', 'skipped.json')) as Record<string, Skips> | null,
+    lines: opt(path.join(phase5Dir, 'lines.json')),
+    errorClasses: opt(path.join(phase5Dir, 'error_classes.json')),
     datasets: names.map((name) => {
       const dir = path.join(phase5Dir, name);
       return {
@@ -85,8 +89,11 @@ function buildBlocks(d: ReportDocs, charts: RenderedChart[], skipped: string[], 
     ...retrievalBlocks(d),
     ...bandBlocks(d),
     ...errorChangeBlocks(d),
+    ...errorClassBlocks(d.errorClasses),
     ...normalisedBlocks(d),
     ...chartBlocks(charts, skipped),
+    ...(d.lines ? [{ kind: 'lines', doc: d.lines } as Block] : []),
+    ...exampleSectionBlocks(d.lines),
     ...noteBlocks(d),
   ];
 }
@@ -356,6 +363,7 @@ function toMarkdown(blocks: Block[]): string {
         break;
       }
       case 'chart': out.push(`![${b.chart.title}](charts/${b.chart.name}.png)`, ''); break;
+      case 'lines': out.push('## Lines', '', `Every one of the ${b.doc.meta.num_lines} lines, with each arm's output diffed against gold and the retrieved sentences, is in the Lines view of report.html (lines.json holds the same data).`, ''); break;
     }
   }
   return out.join('\n');
@@ -370,6 +378,7 @@ const scriptSafe = (s: string) => s.replace(/<\/(script)/gi, '<\\/$1').replace(/
 function toHtml(blocks: Block[], title: string): string {
   const body: string[] = [];
   const specs: string[] = [];
+  const extra = { style: '', script: '' };
   for (const b of blocks) {
     switch (b.kind) {
       case 'h1': case 'h2': case 'h3': case 'p': body.push(`<${b.kind}>${inline(b.text)}</${b.kind}>`); break;
@@ -392,6 +401,13 @@ function toHtml(blocks: Block[], title: string): string {
         specs.push(`<script type="application/json" id="spec-${id}">${scriptSafe(JSON.stringify(b.chart.vega))}</script>`);
         break;
       }
+      case 'lines': {
+        const v = linesView(b.doc);
+        body.push(v.body);
+        extra.style = v.style;
+        extra.script = `<script>${scriptSafe(v.script)}</script>`;
+        break;
+      }
     }
   }
   const vegaJs = readFileSync(vegaMinJsPath(), 'utf8');
@@ -409,6 +425,7 @@ th { background: #f4f4f4; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 figure.chart { margin: 1rem 0 2rem; }
 .vega svg { max-width: 100%; height: auto; }
+${extra.style}
 </style>
 </head>
 <body>
@@ -431,6 +448,7 @@ ${specs.join('\n')}
   });
 })();
 </script>
+${extra.script}
 </body>
 </html>
 `;

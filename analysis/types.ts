@@ -2,6 +2,7 @@
  * Public option and result types of the analyze stage (plain objects: they cross the Temporal boundary).
  */
 import type { ArmsAnalysis } from './arms';
+import type { ArmSource } from './line-arms';
 import type { Era } from './format';
 import type { ArabicNormalization } from '../src/text/arabic';
 
@@ -74,6 +75,12 @@ export interface AnalyzeOptions {
    * arms folder exists; absent = today's two-condition analysis only.
    */
   arms?: { resultsDir: string; baseline: string };
+  /** Write lines.json + error_classes.json and the report's Lines view (default true). */
+  lines?: boolean;
+  /** Arms shown beside rag and zero_shot in the Lines view and the error-class table. */
+  lineArms?: ArmSource[];
+  /** The arm ΔCER is measured against in the Lines view (default zero_shot, else the first arm). */
+  baselineArm?: string;
 }
 
 /** Set only on a comparison that is not valid (too many failed lines); absent when it is valid. */
