@@ -8,6 +8,9 @@
  *    from another model or corpus is never resumed.
  * 2. `buildIndexFromVectors` turns the finished rows into the index file, the ordered sentence list and
  *    the manifest (written last: a manifest means a complete index).
+ *
+ * A fanned-out build (src/stages/build-shards.ts) runs step 1 once per row range (`range`), each into its own
+ * part file, and step 2 over the part files in row order.
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import os from 'node:os';

@@ -15,6 +15,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
+import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { loadConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
@@ -23,12 +24,15 @@ import { freePort, startServer, stopServer } from '../../src/temporal/server';
 import type { HeartbeatProgress } from '../../src/temporal/types';
 import type { StageInput } from '../../workflows/types';
 import { MINILM, requireModel } from '../embed/models';
+import { workflowBundle } from '../../bin/cli/worker-runtime';
+import { decodedText } from '../helpers/decoded-text';
 import { REPO_ROOT } from '../helpers/shared-data';
+import { installTestRuntime } from '../helpers/temporal';
 
 const { buildCorpus, buildIndex } = createActivities();
 
-const SENTENCES = 960;
-const SHARD = 160;
+const SENTENCES = 640;
+const SHARD = 128;
 const STEP = 16;
 const WORDS = ['قال', 'أبو', 'عثمان', 'الكتاب', 'العلم', 'زينة', 'الرجال', 'في', 'من', 'إلى', 'الشعر', 'البيان', 'الحيوان', 'كان', 'يقول', 'حدثنا'];
 
@@ -168,5 +172,9 @@ describe('build fan-out: a CPU worker SIGKILLed mid-embedding (real server, two 
     expect(resumed.map((r) => r.resumedFrom), 'the retried shard resumed after its last heartbeated step').to.have.length(1);
     expect(resumed[0].resumedFrom).to.be.at.least(doneAtKill);
     expect(indexFingerprint(indexPath)).to.deep.equal(indexFingerprint(path.join(dir, 'reference', 'index.usearch')));
+    // The sharded branch replays deterministically (window order, retries): its history against the current code.
+    installTestRuntime();
+    await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, await handle.fetchHistory(), handle.workflowId);
+    expect(await handle.fetchHistory().then((h) => decodedText(h))).to.contain('sharded-build');
   });
 });
