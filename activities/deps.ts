@@ -7,6 +7,7 @@ import { statSync } from 'node:fs';
 import type { Config } from '../src/config/schema';
 import { indexFiles } from '../src/index/manifest';
 import { createBackend } from '../src/llm';
+import { applyEndpointOverride, type EndpointOverride } from '../src/llm/endpoint';
 import type { OpenBackend } from '../src/stages/infer';
 import { exportRetrieverKey, openExportRetriever, type ClosableRetriever, type ExportRetriever, type StagePaths } from '../src/stages/retriever';
 
@@ -17,9 +18,18 @@ export interface ActivityDeps {
   openBackend: OpenBackend;
 }
 
-/** The real dependencies of a worker process. */
-export function defaultDeps(): ActivityDeps {
-  return { openRetriever: cachedRetrievers(openExportRetriever), openBackend: createBackend };
+/** The real dependencies of a worker process; `endpoint`: the worker's own LLM endpoint (`phase5 worker --openai-base-url`). */
+export function defaultDeps(endpoint: EndpointOverride = {}): ActivityDeps {
+  return { openRetriever: cachedRetrievers(openExportRetriever), openBackend: withEndpointOverride(createBackend, endpoint) };
+}
+
+/**
+ * The worker's override applied to every backend it opens: the config in the workflow input (and so in its
+ * history) keeps the study's endpoint; only this process talks to its own.
+ */
+export function withEndpointOverride(open: OpenBackend, endpoint: EndpointOverride): OpenBackend {
+  if (Object.keys(endpoint).length === 0) return open;
+  return (config) => open(applyEndpointOverride(config, endpoint));
 }
 
 /**

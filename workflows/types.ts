@@ -11,7 +11,7 @@ import type { Progress } from '../src/temporal/types';
 import type { AnalyzeResult } from '../analysis/stage';
 import type { RunOptions, StageInput } from '../src/stages/types';
 
-export type { Config, StageName, RunOptions, StageInput, BuildResult, InferResult, AnalyzeResult, ConditionResult };
+export type { Config, StageName, RunOptions, StageInput, BuildResult, IndexResult, InferResult, AnalyzeResult, ConditionResult };
 export type { Progress, HeartbeatProgress, StageState, DoctorCheck, DoctorReport } from '../src/temporal/types';
 export { stageWorkflowId, runWorkflowId } from '../src/temporal/types';
 
