@@ -6,7 +6,8 @@
 import { statSync } from 'node:fs';
 import type { Config } from '../src/config/schema';
 import { indexFiles } from '../src/index/manifest';
-import { createBackend, type BackendConfig } from '../src/llm';
+import { createBackend } from '../src/llm';
+import { applyEndpointOverride, type EndpointOverride } from '../src/llm/endpoint';
 import type { OpenBackend } from '../src/stages/infer';
 import { exportRetrieverKey, openExportRetriever, type ClosableRetriever, type ExportRetriever, type StagePaths } from '../src/stages/retriever';
 
@@ -17,19 +18,18 @@ export interface ActivityDeps {
   openBackend: OpenBackend;
 }
 
-/** The real dependencies of a worker process. */
-export function defaultDeps(): ActivityDeps {
-  return { openRetriever: cachedRetrievers(openExportRetriever), openBackend: (cfg) => createBackend(withWorkerEndpoint(cfg)) };
+/** The real dependencies of a worker process; `endpoint`: the worker's own LLM endpoint (`phase5 worker --openai-base-url`). */
+export function defaultDeps(endpoint: EndpointOverride = {}): ActivityDeps {
+  return { openRetriever: cachedRetrievers(openExportRetriever), openBackend: withEndpointOverride(createBackend, endpoint) };
 }
 
 /**
- * A worker's own LLM endpoint: on a cluster every GPU box serves its own model, so `PHASE5_OPENAI_BASE_URL` in the
- * worker's environment replaces the config's `infer.openai.base_url` for the activities this worker runs (it
- * never enters workflow history).
+ * The worker's override applied to every backend it opens: the config in the workflow input (and so in its
+ * history) keeps the study's endpoint; only this process talks to its own.
  */
-export function withWorkerEndpoint(cfg: BackendConfig, env: Record<string, string | undefined> = process.env): BackendConfig {
-  const url = env.PHASE5_OPENAI_BASE_URL;
-  return cfg.type === 'openai' && url ? { ...cfg, baseUrl: url } : cfg;
+export function withEndpointOverride(open: OpenBackend, endpoint: EndpointOverride): OpenBackend {
+  if (Object.keys(endpoint).length === 0) return open;
+  return (config) => open(applyEndpointOverride(config, endpoint));
 }
 
 /**

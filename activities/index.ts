@@ -4,13 +4,13 @@
  */
 import { createAnalyzeActivities } from './analyze';
 import { createBuildActivities } from './build';
-import { defaultDeps, type ActivityDeps } from './deps';
+import { defaultDeps, withEndpointOverride, type ActivityDeps } from './deps';
 import { checkEnvironment } from './doctor';
 import { createExportActivities } from './export';
 import { createInferActivities } from './infer';
 
 export type { ActivityDeps };
-export { defaultDeps };
+export { defaultDeps, withEndpointOverride };
 
 export function createActivities(deps: ActivityDeps = defaultDeps()) {
   return {

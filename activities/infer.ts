@@ -1,10 +1,11 @@
 /**
  * Infer activities (GPU queue): the sharded infer — plan, one activity per shard (every GPU worker takes
- * shards), merge per arm — the whole-condition activity of workflows recorded before shards, and the import of
- * corrections made elsewhere.
+ * shards), merge per arm — the one-activity-per-arm path of workflows recorded before shards, and the import
+ * of corrections made elsewhere.
  */
 import * as inference from '../src/stages/infer';
 import * as shards from '../src/stages/infer-shards';
+import { findArm } from '../src/stages/arms';
 import type { LlmBackend } from '../src/llm';
 import type { StageInput } from '../src/stages/types';
 import { activityHooks, asActivity, runExclusive } from './context';
@@ -49,20 +50,22 @@ export function createInferActivities(deps: ActivityDeps) {
   const openShared = sharedBackends(deps.openBackend);
   const options = (input: StageInput) => inference.optionsFrom(input.config, input.options, input.force);
   return {
-    async inferCondition(args: { input: StageInput; condition: inference.Condition }): Promise<inference.ConditionResult> {
+    /** One arm: `condition` is the arm's name (today's `rag` / `zero_shot`; the name kept so recorded histories replay). */
+    async inferCondition(args: { input: StageInput; condition: string }): Promise<inference.ConditionResult> {
       const { input, condition } = args;
-      const opts = options(input);
-      // One writer per output file in this process (a newer attempt supersedes an older one still running here).
-      return asActivity(() =>
-        runExclusive(opts.outputs[condition], async (signal) => {
+      return asActivity(async () => {
+        const opts = inference.optionsFrom(input.config, input.options, input.force);
+        const arm = findArm(opts.arms, condition);
+        // One writer per output file in this process (a newer attempt supersedes an older one still running here).
+        return runExclusive(arm.output, async (signal) => {
           const hooks = activityHooks<inference.InferCheckpoint>(`infer:${condition}`, 'samples');
           try {
-            return await inference.runCondition(opts, condition, { ...hooks, signal }, deps.openBackend);
+            return await inference.runArm(opts, arm, { ...hooks, signal }, deps.openBackend);
           } finally {
             hooks.stop();
           }
-        }),
-      );
+        });
+      });
     },
     /** Plan every arm's shards (plan files, parts dirs); returns the small per-arm plan the workflows fan out. */
     async planInfer(input: StageInput): Promise<shards.ArmPlan[]> {

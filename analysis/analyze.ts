@@ -10,12 +10,15 @@
  */
 import { appendFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { writeJsonAtomic, writeJsonlAtomic } from '../src/io/jsonl';
+import { writeFileAtomic, writeJsonAtomic, writeJsonlAtomic } from '../src/io/jsonl';
 import { DEFAULT_ARABIC_NORMALIZATION, type ArabicNormalization } from '../src/text/arabic';
 import { childLogger } from '../src/util/log';
 import { createProgress } from '../src/util/progress';
+import { DEFAULT_BOOTSTRAP } from './bootstrap';
+import { baselineArm, conditionArms, loadExtraArms } from './line-arms';
 import { DEFAULT_ERAS, cmpStr, round, sourceMatcher } from './format';
 import { loadStudyInputs, type AnalysisInputRecord, type Loaded, type StudyInputs } from './inputs';
+import { errorClassesDocument, explorerLines, linesDocument, type LinesOptions } from './lines';
 import { renderReport } from './report';
 import { scoreDataset, type ScoredDataset } from './score';
 import { aggregateDocuments, datasetDocuments, type DatasetDocuments, type ResolvedMeta, type SectionContext } from './sections';
@@ -23,7 +26,7 @@ import type { AnalysisSummary, AnalyzeOptions, DatasetSummary } from './types';
 
 const log = childLogger('analyze');
 
-export const DEFAULT_BOOTSTRAP = { iterations: 1000, seed: 42 } as const;
+export { DEFAULT_BOOTSTRAP };
 /** The config's default `infer.max_failed_share`. */
 export const DEFAULT_MAX_FAILED_SHARE = 0.01;
 
@@ -60,6 +63,8 @@ export async function analyzeStudy(opts: AnalyzeOptions): Promise<AnalysisSummar
   const out = new OutputWriter(phase5Dir);
   const docs = writeDatasetDocuments(out, scored, inputs, ctx, opts.datasetInfo, warnings);
   const agg = writeAggregates(out, scored, docs, ctx);
+  if (opts.lines !== false) await writeLineDocuments(out, inputs, opts, ctx.generatedAt, settings.collapseWhitespace);
+  else for (const f of LINE_DOCUMENTS) removeStale(path.join(phase5Dir, f));
   const summary: AnalysisSummary = {
     generated_at: ctx.generatedAt,
     phase5_dir: phase5Dir,
@@ -159,6 +164,12 @@ class OutputWriter {
     this.files.push(rel);
   }
 
+  /** One-line JSON, for documents that are large and read by programs (lines.json). */
+  compactJson(rel: string, value: unknown): void {
+    writeFileAtomic(path.join(this.dir, rel), JSON.stringify(value) + '\n');
+    this.files.push(rel);
+  }
+
   /** Write the document, or remove an earlier run's copy when this run has none. */
   jsonOrRemove(rel: string, value: unknown | null): void {
     if (value) this.json(rel, value);
@@ -201,6 +212,24 @@ function writeAggregates(out: OutputWriter, scored: ScoredDataset[], docs: Datas
   out.json('comparison.json', agg.comparison);
   out.jsonOrRemove('error_changes.json', agg.errorChanges);
   return agg;
+}
+
+const LINE_DOCUMENTS = ['lines.json', 'error_classes.json'];
+
+/** lines.json (every line, every arm, the diffs) and error_classes.json, for the report's Lines view. */
+async function writeLineDocuments(out: OutputWriter, inputs: StudyInputs, opts: AnalyzeOptions, generatedAt: string, collapseWhitespace: boolean) {
+  const base = conditionArms(inputs);
+  const arms = [...base, ...(await loadExtraArms(opts.lineArms ?? [], inputs.datasets, base.map((a) => a.name)))];
+  const info = opts.datasetInfo ?? {};
+  const lineOpts: LinesOptions = {
+    collapseWhitespace,
+    baseline: baselineArm(arms, opts.baselineArm),
+    sourceMatcher: (ds) => (info[ds]?.sourcePattern ? sourceMatcher(info[ds].sourcePattern!) : null),
+    sourceExcluded: (ds) => info[ds]?.excluded ?? null,
+  };
+  const { lines, classes } = explorerLines(inputs, arms, lineOpts);
+  out.compactJson('lines.json', linesDocument(lines, arms, lineOpts, generatedAt, inputs.datasets));
+  out.json('error_classes.json', errorClassesDocument(classes, arms, generatedAt));
 }
 
 function datasetSummary(g: DatasetDocuments['digest']): DatasetSummary {

@@ -6,6 +6,9 @@
  * resample, which makes the differences paired.
  */
 
+/** Resamples and seed when the config gives none (config `analysis.bootstrap_iterations` / `bootstrap_seed`). */
+export const DEFAULT_BOOTSTRAP = { iterations: 1000, seed: 42 } as const;
+
 /** mulberry32: a small, well-known 32-bit PRNG; plenty for resampling indices. Returns [0, 1). */
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;

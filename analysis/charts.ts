@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OCR_CER_BANDS, SCORE_BUCKETS, UNKNOWN_ERA } from './format';
 import type { Skips } from '../src/stages/skips';
+import { errorClassLabel, type ErrorClass } from '../src/text/arabic';
 
 export const CHART_TEMPLATE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'charts');
 
@@ -18,6 +19,7 @@ export const CHART_NAMES = [
   'score_histogram',
   'era_distribution',
   'confusions',
+  'error_classes',
 ] as const;
 export type ChartName = (typeof CHART_NAMES)[number];
 
@@ -60,6 +62,10 @@ export interface ReportDocs {
   datasets: Array<{ name: string; metrics: Json; comparison: Json; retrieval: Json | null; errorChanges: Json | null }>;
   /** export/skipped.json: the input lines/files the export left out, per dataset (absent when none). */
   skippedInputs?: Record<string, Skips> | null;
+  /** lines.json (the Lines view and the examples), absent when the analysis ran without it. */
+  lines?: Json | null;
+  /** error_classes.json, absent when the analysis ran without the Lines view. */
+  errorClasses?: Json | null;
 }
 
 export const CONDITIONS = [
@@ -179,6 +185,19 @@ function confusions(d: ReportDocs, top = 15) {
   return rows;
 }
 
+/** Errors by class for OCR and each arm (classes without any error left out). */
+function errorClasses(d: ReportDocs) {
+  const ec = d.errorClasses;
+  if (!ec) return [];
+  const sources = Object.keys(ec.errors);
+  const used = (ec.classes as ErrorClass[]).filter((c) => sources.some((s) => ec.errors[s][c] > 0));
+  return used.flatMap((c, class_order) =>
+    sources.map((s, source_order) => ({
+      label: errorClassLabel(c), class_order, source: s === 'ocr' ? 'OCR' : s, source_order, errors: ec.errors[s][c],
+      fixed: ec.fixed[s]?.[c] ?? null, introduced: ec.introduced[s]?.[c] ?? null,
+    })));
+}
+
 export interface BuiltChart {
   name: ChartName;
   title: string;
@@ -192,6 +211,7 @@ const TITLES: Record<ChartName, string> = {
   score_histogram: 'Top-1 retrieval score histogram',
   era_distribution: 'Era distribution of top-1 hits',
   confusions: 'Top confusions fixed vs introduced',
+  error_classes: 'Errors by class: OCR and each arm vs gold',
 };
 
 /** Every chart that has data, in CHART_NAMES order; `skipped` names the ones without data. */
@@ -203,6 +223,7 @@ export function buildCharts(d: ReportDocs): { charts: BuiltChart[]; skipped: Cha
     score_histogram: histogram(d),
     era_distribution: eras(d),
     confusions: confusions(d),
+    error_classes: errorClasses(d),
   };
   const charts: BuiltChart[] = [];
   const skipped: ChartName[] = [];

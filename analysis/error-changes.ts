@@ -9,7 +9,7 @@
  * `corrected_errors = introduced + unchanged` (the edit distances of the two alignments).
  * A substitution whose wrong character changed (ة→ه became ة→ت) counts as one fixed plus one introduced.
  */
-import { isArabicDiacritic, TATWEEL } from '../src/text/arabic';
+import { DOT_GROUPS, HAMZA_FORMS, HAMZA_SEATS, isArabicDiacritic, TATWEEL } from '../src/text/arabic';
 import { alignSequences, SPACE, type EditOp } from '../src/text/distance';
 import { toCodePoints } from '../src/text/tokens';
 
@@ -30,12 +30,9 @@ export const ERROR_CATEGORIES = [
 ] as const;
 export type ErrorCategory = (typeof ERROR_CATEGORIES)[number];
 
-const HAMZA_FORMS = new Set([...'أإآٱءؤئ']);
-const HAMZA_SEATS = new Set([...'اويى']);
-/** Letters that share a skeleton (rasm) and differ only in dots. */
-const SKELETON_GROUPS = ['بتثني', 'جحخ', 'دذ', 'رز', 'سش', 'صض', 'طظ', 'عغ', 'فق'];
+/** Letters that share a skeleton (rasm) and differ only in dots (src/text/arabic.ts). */
 const SKELETON = new Map<string, number>();
-SKELETON_GROUPS.forEach((g, k) => { for (const c of g) SKELETON.set(c, k); });
+DOT_GROUPS.forEach((g, k) => { for (const c of g) SKELETON.set(c, k); });
 
 const isSpace = (c: string) => /\s/u.test(c);
 const isMark = (c: string) => c !== '' && (isArabicDiacritic(c.codePointAt(0)!) || c === TATWEEL);

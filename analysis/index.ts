@@ -3,9 +3,14 @@
  *   analyzeStudy(opts)              → score, write per-dataset + aggregated documents, render the report
  *   renderReport(phase5Dir, opts)   → report.md / report.html / charts from existing documents
  *   metrics: scorePair, cer, wer, alignSequences, normalizeArabic, …
+ *   analyzeArms(opts)              → all study arms together: <results>/study/arms.json, per-arm metrics.json
+ *   paired tests: pairedBootstrapDelta, signTest, wilcoxonSignedRank, holm
  */
 export { analyzeStudy, DEFAULT_BOOTSTRAP } from './analyze';
-export { renderReport, loadReportDocs, type RenderedReport } from './report';
+export { renderReport, renderArmsReport, loadReportDocs, type RenderedReport } from './report';
+export { analyzeArms, ARM_OCR_BANDS, armOcrBand, type AnalyzeArmsOptions, type ArmsAnalysis, type ArmResult, type ArmMetrics } from './arms';
+export { armsSection, buildArmsCharts, ARMS_CHART_NAMES } from './arms-report';
+export { pairedBootstrapDelta, lineDifferences, signTest, wilcoxonSignedRank, holm } from './paired';
 export { buildCharts, CHART_NAMES, CHART_TEMPLATE_DIR, loadTemplate, type ChartName } from './charts';
 export { compileToVega, renderSvg, svgToPng } from './render';
 export * from './metrics';

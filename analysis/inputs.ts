@@ -48,7 +48,7 @@ export interface LoadedFile<T> {
   mtimeMs: number;
 }
 
-async function loadFile<T extends { dataset: string; sample_id: string }>(
+export async function loadFile<T extends { dataset: string; sample_id: string }>(
   file: string,
   parse: (v: unknown) => { ok: true; value: T } | { ok: false; error: string },
   keep: (dataset: string) => boolean,

@@ -12,10 +12,15 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { writeFileAtomic } from '../src/io/jsonl';
 import { describeKinds, totalSkips, type Skips } from '../src/stages/skips';
-import { buildCharts, CHART_NAMES, confusionLabel, type BuiltChart, type ReportDocs } from './charts';
+import type { ArmsAnalysis } from './arms';
+import { ARMS_CHART_NAMES, armsSection, buildArmsCharts } from './arms-report';
+import { buildCharts, CHART_NAMES, confusionLabel, type ReportDocs, type VegaLiteSpec } from './charts';
 import { ERROR_CATEGORIES } from './error-changes';
 import { OCR_CER_BANDS, SCORE_BUCKETS } from './format';
-import { compileToVega, renderSvg, svgToPng, type VegaSpec } from './render';
+import { ciF, dash, pctF, ppF, type Block, type RenderedChart } from './blocks';
+import { linesView } from './explorer/embed';
+import { compileToVega, renderSvg, svgToPng } from './render';
+import { errorClassBlocks, exampleSectionBlocks } from './report-lines';
 import type { RenderReportOptions } from './types';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -50,6 +55,8 @@ export function loadReportDocs(phase5Dir: string): ReportDocs {
     comparison,
     errorChanges: opt(ecFile),
     skippedInputs: opt(path.join(phase5Dir, 'export', 'skipped.json')) as Record<string, Skips> | null,
+    lines: opt(path.join(phase5Dir, 'lines.json')),
+    errorClasses: opt(path.join(phase5Dir, 'error_classes.json')),
     datasets: names.map((name) => {
       const dir = path.join(phase5Dir, name);
       return {
@@ -67,22 +74,6 @@ export function loadReportDocs(phase5Dir: string): ReportDocs {
 // A tiny document model rendered to both Markdown and HTML
 // ---------------------------------------------------------------------------------------------
 
-type Block =
-  | { kind: 'h1' | 'h2' | 'h3' | 'p'; text: string }
-  | { kind: 'list'; items: string[] }
-  | { kind: 'table'; head: string[]; rows: string[][]; align?: Array<'l' | 'r'> }
-  | { kind: 'chart'; chart: RenderedChart };
-
-interface RenderedChart extends BuiltChart {
-  vega: VegaSpec;
-  svg: string;
-}
-
-const dash = '—';
-const pctF = (x: number | null | undefined, d = 2) => (x === null || x === undefined ? dash : `${(x * 100).toFixed(d)}%`);
-const ppF = (x: number | null | undefined, d = 2) =>
-  x === null || x === undefined ? dash : `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x * 100).toFixed(d)} pp`;
-const ciF = (ci: [number, number] | null | undefined) => (ci ? `[${ppF(ci[0]).replace(' pp', '')}, ${ppF(ci[1])}]` : dash);
 const numF = (x: number | null | undefined, d = 3) => (x === null || x === undefined ? dash : x.toFixed(d).replace('-', '−'));
 const netF = (x: number) => (x > 0 ? `+${x}` : x < 0 ? `−${-x}` : '±0');
 const relF = (x: number | null | undefined) => (x === null || x === undefined ? dash : `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(1)}%`);
@@ -98,8 +89,11 @@ function buildBlocks(d: ReportDocs, charts: RenderedChart[], skipped: string[], 
     ...retrievalBlocks(d),
     ...bandBlocks(d),
     ...errorChangeBlocks(d),
+    ...errorClassBlocks(d.errorClasses),
     ...normalisedBlocks(d),
     ...chartBlocks(charts, skipped),
+    ...(d.lines ? [{ kind: 'lines', doc: d.lines } as Block] : []),
+    ...exampleSectionBlocks(d.lines),
     ...noteBlocks(d),
   ];
 }
@@ -369,6 +363,7 @@ function toMarkdown(blocks: Block[]): string {
         break;
       }
       case 'chart': out.push(`![${b.chart.title}](charts/${b.chart.name}.png)`, ''); break;
+      case 'lines': out.push('## Lines', '', `Every one of the ${b.doc.meta.num_lines} lines, with each arm's output diffed against gold and the retrieved sentences, is in the Lines view of report.html (lines.json holds the same data).`, ''); break;
     }
   }
   return out.join('\n');
@@ -383,6 +378,7 @@ const scriptSafe = (s: string) => s.replace(/<\/(script)/gi, '<\\/$1').replace(/
 function toHtml(blocks: Block[], title: string): string {
   const body: string[] = [];
   const specs: string[] = [];
+  const extra = { style: '', script: '' };
   for (const b of blocks) {
     switch (b.kind) {
       case 'h1': case 'h2': case 'h3': case 'p': body.push(`<${b.kind}>${inline(b.text)}</${b.kind}>`); break;
@@ -405,6 +401,13 @@ function toHtml(blocks: Block[], title: string): string {
         specs.push(`<script type="application/json" id="spec-${id}">${scriptSafe(JSON.stringify(b.chart.vega))}</script>`);
         break;
       }
+      case 'lines': {
+        const v = linesView(b.doc);
+        body.push(v.body);
+        extra.style = v.style;
+        extra.script = `<script>${scriptSafe(v.script)}</script>`;
+        break;
+      }
     }
   }
   const vegaJs = readFileSync(vegaMinJsPath(), 'utf8');
@@ -422,6 +425,7 @@ th { background: #f4f4f4; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 figure.chart { margin: 1rem 0 2rem; }
 .vega svg { max-width: 100%; height: auto; }
+${extra.style}
 </style>
 </head>
 <body>
@@ -444,6 +448,7 @@ ${specs.join('\n')}
   });
 })();
 </script>
+${extra.script}
 </body>
 </html>
 `;
@@ -460,34 +465,70 @@ export interface RenderedReport {
   skipped: string[];
 }
 
-/** Write report.md, report.html and charts/* from the analysis documents in `phase5Dir`. */
+/** Write report.md, report.html and charts/* from the analysis documents in `phase5Dir` (+ the Arms section when given). */
 export async function renderReport(phase5Dir: string, opts: RenderReportOptions = {}): Promise<RenderedReport> {
   const docs = loadReportDocs(phase5Dir);
   const title = opts.title ?? 'Phase 5 report: RAG (OpenITI) vs Phase 2 zero-shot';
   const { charts, skipped } = buildCharts(docs);
-  const files: string[] = [];
   const chartDir = path.join(phase5Dir, 'charts');
-  mkdirSync(chartDir, { recursive: true });
+  const out = await renderCharts(chartDir, charts, opts.png !== false);
+  // Charts without data this time must not linger from an earlier run.
+  removeCharts(chartDir, CHART_NAMES.filter((n) => skipped.includes(n)));
+  const arms = await renderArmsCharts(chartDir, opts, out.files);
+  const blocks = buildBlocks(docs, out.rendered, skipped, title);
+  if (opts.arms) blocks.splice(blocks.findIndex((b) => b.kind === 'h2' && b.text === 'Charts'), 0, ...armsSection(opts.arms, arms));
+  writeFileAtomic(path.join(phase5Dir, 'report.md'), toMarkdown(blocks));
+  writeFileAtomic(path.join(phase5Dir, 'report.html'), toHtml(blocks, title));
+  out.files.push('report.md', 'report.html');
+  return { files: out.files, charts: [...out.rendered, ...arms].map((c) => c.name), skipped };
+}
+
+/**
+ * A report of the arms alone (a study whose results have no Phase 5 corrections of their own): report.md,
+ * report.html and charts/ in `dir` (the analysis writes it to `<results>/study/`).
+ */
+export async function renderArmsReport(dir: string, arms: ArmsAnalysis, opts: RenderReportOptions = {}): Promise<RenderedReport> {
+  const title = opts.title ?? 'Study arms report';
+  const files: string[] = [];
+  const rendered = await renderArmsCharts(path.join(dir, 'charts'), { ...opts, arms }, files);
+  const blocks: Block[] = [{ kind: 'h1', text: title }, { kind: 'p', text: `Inputs as of ${arms.generated_at}; datasets: ${arms.datasets.join(', ')}.` }, ...armsSection(arms, rendered)];
+  writeFileAtomic(path.join(dir, 'report.md'), toMarkdown(blocks));
+  writeFileAtomic(path.join(dir, 'report.html'), toHtml(blocks, title));
+  files.push('report.md', 'report.html');
+  return { files, charts: rendered.map((c) => c.name), skipped: [] };
+}
+
+/** The Arms charts (none, and none left from an earlier run, without an arms analysis). */
+async function renderArmsCharts(chartDir: string, opts: RenderReportOptions, files: string[]): Promise<RenderedChart[]> {
+  const charts = opts.arms ? buildArmsCharts(opts.arms) : [];
+  removeCharts(chartDir, ARMS_CHART_NAMES.filter((n) => !charts.some((c) => c.name === n)));
+  const out = await renderCharts(chartDir, charts, opts.png !== false);
+  files.push(...out.files);
+  return out.rendered;
+}
+
+/** Compile, render and write each chart as charts/<name>.vl.json, .svg and (optionally) .png. */
+async function renderCharts(chartDir: string, charts: Array<{ name: string; title: string; spec: VegaLiteSpec }>, png: boolean) {
+  const files: string[] = [];
   const rendered: RenderedChart[] = [];
+  mkdirSync(chartDir, { recursive: true });
   for (const ch of charts) {
     const vg = compileToVega(ch.spec);
     const svg = await renderSvg(vg);
     writeFileAtomic(path.join(chartDir, `${ch.name}.vl.json`), JSON.stringify(ch.spec, null, 2) + '\n');
     writeFileAtomic(path.join(chartDir, `${ch.name}.svg`), svg);
     files.push(`charts/${ch.name}.vl.json`, `charts/${ch.name}.svg`);
-    if (opts.png !== false) {
+    if (png) {
       writeFileAtomic(path.join(chartDir, `${ch.name}.png`), svgToPng(svg));
       files.push(`charts/${ch.name}.png`);
     }
     rendered.push({ ...ch, vega: vg, svg });
   }
-  // Charts without data this time must not linger from an earlier run.
-  for (const name of CHART_NAMES.filter((n) => skipped.includes(n))) {
+  return { files, rendered };
+}
+
+function removeCharts(chartDir: string, names: readonly string[]): void {
+  for (const name of names) {
     for (const ext of ['vl.json', 'svg', 'png']) rmSync(path.join(chartDir, `${name}.${ext}`), { force: true });
   }
-  const blocks = buildBlocks(docs, rendered, skipped, title);
-  writeFileAtomic(path.join(phase5Dir, 'report.md'), toMarkdown(blocks));
-  writeFileAtomic(path.join(phase5Dir, 'report.html'), toHtml(blocks, title));
-  files.push('report.md', 'report.html');
-  return { files, charts: rendered.map((c) => c.name), skipped };
 }

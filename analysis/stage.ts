@@ -14,6 +14,9 @@ import { stagePaths } from '../src/stages/build';
 import { UserInputError, type RunOptions, type StageHooks } from '../src/stages/types';
 import { checkedResultDirs } from '../src/stages/results-dir';
 import { analyzeStudy } from './analyze';
+import { analyzeArms, type ArmsAnalysis } from './arms';
+import { armsRoot } from './arms-inputs';
+import { renderArmsReport } from './report';
 import { sourceExcluded } from './leakage';
 import type { AnalysisSummary, AnalyzeOptions, DatasetInfo } from './types';
 
@@ -37,7 +40,19 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
     collapseWhitespace: config.analysis.collapse_whitespace,
     eras: config.phase5.corpus.eras.map((e) => ({ name: e.name, from: e.from, to: e.to })),
     maxFailedShare: config.infer.max_failed_share,
+    ...armsOptions(config, dirs.root),
   };
+}
+
+/**
+ * The arms analysis runs when the config has a `study:` block or `<results>/arms/` exists; the baseline is
+ * `study.baseline` (default `zero_shot`). Absent otherwise, so a study without arms keeps today's outputs.
+ */
+function armsOptions(config: Config, root: string): Pick<AnalyzeOptions, 'arms'> {
+  // `study` is added to the config schema by the arms stage; read it without depending on its type here.
+  const study = (config as { study?: { baseline?: string } | null }).study;
+  if (!study && !existsSync(armsRoot(root))) return {};
+  return { arms: { resultsDir: root, baseline: study?.baseline ?? 'zero_shot' } };
 }
 
 /** Sentences in the corpus the index was built from, when its build record is there. */
@@ -65,13 +80,28 @@ export interface AnalyzeResult {
   datasets: { dataset: string; n: number; ocr_cer: number | null; phase2_cer: number | null; phase5_cer: number | null; delta_cer: number | null; invalid_reason?: string }[];
   files: number;
   warnings: string[];
+  /** Present when the study arms were analyzed (`<results>/study/arms.json`). */
+  arms?: ArmsSummary;
 }
 
-/** Score, compare and report; fails with the fix when there are no corrections yet. */
+/** The arms at a glance (pooled over datasets); the full figures are in `file`. */
+export interface ArmsSummary {
+  file: string;
+  baseline: string;
+  skipped: number;
+  arms: { name: string; upper_bound: boolean; lines: number; cer: number | null; raw_cer: number | null; delta_cer: number | null; ci: [number, number] | null; p_holm: number | null }[];
+}
+
+/** Score, compare and report (and the study arms, when there are any); fails with the fix when there are no corrections yet. */
 export async function run(options: AnalyzeOptions, hooks: StageHooks = {}, progress: AnalyzeOptions['progress'] = 'log'): Promise<AnalyzeResult> {
   const corrections = path.join(options.phase5Dir, 'corrections.jsonl');
-  if (!existsSync(corrections)) throw new UserInputError(`no ${corrections} — run \`phase5 infer\` (or \`phase5 infer --import FILE\`) first`);
-  const summary = await analyzeStudy({ ...options, progress, onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)) });
+  const arms = options.arms ? await runArms(options, options.arms, hooks) : null;
+  if (!existsSync(corrections)) {
+    if (arms) return armsOnlyResult(options, arms);
+    throw new UserInputError(`no ${corrections} — run \`phase5 infer\` (or \`phase5 infer --import FILE\`) first`);
+  }
+  const report = options.report === false ? false : { ...(typeof options.report === 'object' ? options.report : {}), ...(arms ? { arms } : {}) };
+  const summary = await analyzeStudy({ ...options, report, progress, onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)) });
   return {
     phase5Dir: summary.phase5_dir,
     report: path.join(summary.phase5_dir, 'report.html'),
@@ -81,6 +111,49 @@ export async function run(options: AnalyzeOptions, hooks: StageHooks = {}, progr
       ...(d.invalid_reason ? { invalid_reason: d.invalid_reason } : {}),
     })),
     files: summary.files.length,
-    warnings: summary.warnings,
+    warnings: [...summary.warnings, ...(arms?.warnings ?? [])],
+    ...(arms ? { arms: armsSummary(options.arms!.resultsDir, arms) } : {}),
+  };
+}
+
+async function runArms(options: AnalyzeOptions, arms: NonNullable<AnalyzeOptions['arms']>, hooks: StageHooks): Promise<ArmsAnalysis> {
+  return analyzeArms({
+    resultsDir: arms.resultsDir,
+    baseline: arms.baseline,
+    bootstrap: options.bootstrap,
+    collapseWhitespace: options.collapseWhitespace,
+    datasets: options.datasets,
+    onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
+  });
+}
+
+/** A study whose results hold arms but no Phase 5 corrections of their own: the arms report in `<results>/study/`. */
+async function armsOnlyResult(options: AnalyzeOptions, arms: ArmsAnalysis): Promise<AnalyzeResult> {
+  const studyDir = path.join(options.arms!.resultsDir, 'study');
+  const report = options.report === false ? null : await renderArmsReport(studyDir, arms, typeof options.report === 'object' ? options.report : {});
+  const base = arms.arms.find((a) => a.is_baseline)!;
+  return {
+    phase5Dir: options.phase5Dir,
+    report: path.join(studyDir, 'report.html'),
+    overall: {
+      num_samples: base.lines, n_paired: 0, ocr_cer: base.ocr_cer, phase2_cer: null, phase5_cer: null, delta_cer: null, delta_cer_ci95: null,
+      interpretation: `No Phase 5 corrections of their own; ${arms.arms.length} study arm(s) compared with ${arms.baseline} in ${path.join(studyDir, 'arms.json')}.`,
+    },
+    datasets: [],
+    files: arms.files.length + (report?.files.length ?? 0),
+    warnings: arms.warnings,
+    arms: armsSummary(options.arms!.resultsDir, arms),
+  };
+}
+
+function armsSummary(resultsDir: string, a: ArmsAnalysis): ArmsSummary {
+  return {
+    file: path.join(resultsDir, 'study', 'arms.json'),
+    baseline: a.baseline,
+    skipped: a.skipped.length,
+    arms: a.arms.map((r) => ({
+      name: r.name, upper_bound: r.upper_bound, lines: r.lines, cer: r.cer, raw_cer: r.raw_cer,
+      delta_cer: r.vs_baseline?.delta_cer ?? null, ci: r.vs_baseline?.ci ?? null, p_holm: r.vs_baseline?.p_holm ?? null,
+    })),
   };
 }

@@ -1,6 +1,8 @@
 /**
  * Public option and result types of the analyze stage (plain objects: they cross the Temporal boundary).
  */
+import type { ArmsAnalysis } from './arms';
+import type { ArmSource } from './line-arms';
 import type { Era } from './format';
 import type { ArabicNormalization } from '../src/text/arabic';
 
@@ -33,6 +35,8 @@ export interface RenderReportOptions {
   png?: boolean;
   /** Report title. */
   title?: string;
+  /** The analysis of the study arms: adds the "Arms" section and its charts (analysis/arms-report.ts). */
+  arms?: ArmsAnalysis;
 }
 
 export interface AnalyzeOptions {
@@ -65,6 +69,18 @@ export interface AnalyzeOptions {
   progress?: 'bar' | 'log' | 'silent';
   /** A comparison in which a condition failed on a larger share of lines is marked not valid (default 0.01). */
   maxFailedShare?: number;
+  /**
+   * Analyze the study arms under `<resultsDir>/arms/` too (analysis/arms.ts): `<resultsDir>/study/arms.json`, each
+   * arm's metrics.json and the report's "Arms" section. Set by the stage when `study:` is configured or the
+   * arms folder exists; absent = today's two-condition analysis only.
+   */
+  arms?: { resultsDir: string; baseline: string };
+  /** Write lines.json + error_classes.json and the report's Lines view (default true). */
+  lines?: boolean;
+  /** Arms shown beside rag and zero_shot in the Lines view and the error-class table. */
+  lineArms?: ArmSource[];
+  /** The arm ΔCER is measured against in the Lines view (default zero_shot, else the first arm). */
+  baselineArm?: string;
 }
 
 /** Set only on a comparison that is not valid (too many failed lines); absent when it is valid. */

@@ -23,6 +23,7 @@ import { workflowBundle } from '../bin/cli/worker-runtime';
 import type { StageInput } from '../workflows/types';
 import { captureLogs, type LogCapture } from './helpers/log-capture';
 import { inferenceInputRecord } from './helpers/records';
+import { decodedText } from './helpers/decoded-text';
 import { createLocalEnv } from './helpers/temporal';
 import { echo, startFakeServer, type FakeServer } from './llm/fake-openai-server';
 
@@ -30,32 +31,6 @@ const KEY_ENV = 'PHASE5_TEST_KEY';
 const KEY = `sk-phase5-test-${randomBytes(16).toString('hex')}`;
 const CPU = 'secrets-cpu';
 const GPU = 'secrets-gpu';
-
-/**
- * All text in a history (or any proto object): strings, keys, and every byte field decoded as UTF-8, so JSON
- * payloads are searchable. (JSON.stringify would not do: proto messages serialise bytes as base64.)
- */
-function decodedText(value: unknown): string {
-  const out: string[] = [];
-  const seen = new Set<object>();
-  const walk = (v: unknown): void => {
-    if (v === null || v === undefined) return;
-    if (typeof v === 'string') out.push(v);
-    else if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') out.push(String(v));
-    else if (v instanceof Uint8Array) out.push(Buffer.from(v).toString('utf8'));
-    else if (typeof v === 'object' && !seen.has(v)) {
-      seen.add(v);
-      if (Array.isArray(v)) v.forEach(walk);
-      else
-        for (const [k, x] of Object.entries(v)) {
-          out.push(k);
-          walk(x);
-        }
-    }
-  };
-  walk(value);
-  return out.join('\n');
-}
 
 /** Every file under `dir`, concatenated (results are small here). */
 function allFilesText(dir: string): { files: string[]; text: string } {

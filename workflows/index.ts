@@ -32,16 +32,18 @@ import {
 } from '@temporalio/workflow';
 import type { Duration, TypedSearchAttributes } from '@temporalio/common';
 import { RUN_ATTR, STAGE_ATTR } from '../src/temporal/search-attributes';
+import { armNames } from '../src/stages/arm-names';
 import type { Activities } from '../activities';
 import type { ArmPlan, ShardRef, ShardResult } from '../src/stages/infer-shards';
-import type { ConditionResult } from '../src/stages/infer';
 import {
   stageWorkflowId,
   type AnalyzeResult,
   type BuildResult,
+  type ConditionResult,
   type Config,
   type DoctorReport,
   type ExportResult,
+  type IndexResult,
   type InferResult,
   type Phase5Input,
   type Phase5Result,
@@ -139,11 +141,34 @@ export async function buildWorkflow(input: StageInput): Promise<BuildResult> {
   setStep(p, 'corpus', 0, 2);
   const corpus = await acts.buildCorpus(input);
   p.results.corpus = corpus;
-  setStep(p, 'embed+index', 1, 2);
-  const index = await acts.buildIndex(input);
+  // Embedding in shards on every CPU worker, then one assemble step. Histories recorded before it replay
+  // the single buildIndex activity.
+  const index = patched('sharded-build') ? await shardedIndex(input, acts, p) : await singleIndex(input, acts, p);
   p.results.index = index;
   setStep(p, 'done', 2, 2);
   return { corpus, index };
+}
+
+type StageActivities = ReturnType<typeof stageActivities>;
+
+async function singleIndex(input: StageInput, acts: StageActivities, p: WorkflowProgress): Promise<IndexResult> {
+  setStep(p, 'embed+index', 1, 2);
+  return acts.buildIndex(input);
+}
+
+/** Plan the shards, embed them (at most max_parallel_activities in flight), assemble the index from the parts. */
+async function shardedIndex(input: StageInput, acts: StageActivities, p: WorkflowProgress): Promise<IndexResult> {
+  setStep(p, 'embed:plan', 1, 2);
+  const plan = await acts.planIndexShards(input);
+  if (plan.reused) return plan.reused;
+  let finished = 0;
+  setStep(p, 'embed', 0, plan.shards.length, 'shards');
+  await mapWithWindow(plan.shards, input.config.temporal.max_parallel_activities ?? DEFAULT_MAX_PARALLEL, async (shard) => {
+    await acts.embedIndexShard({ input, shard });
+    setStep(p, 'embed', ++finished, plan.shards.length, 'shards');
+  });
+  setStep(p, 'index', plan.shards.length, plan.shards.length, 'shards');
+  return acts.assembleIndex({ input, plan });
 }
 
 export async function exportWorkflow(input: StageInput): Promise<ExportResult> {
@@ -187,18 +212,19 @@ export async function inferWorkflow(input: StageInput): Promise<InferResult> {
     setStep(p, 'done', 1, 1);
     return { imported };
   }
-  // Shards on every GPU worker (histories from before it run one activity per condition, below).
+  // Shards on every GPU worker (histories from before it run one activity per arm, below).
   if (patched('sharded-infer')) return shardedInfer(input, p, acts);
-  const conditions = input.config.infer.conditions.filter((c) => !(c === 'zero_shot' && input.options.phase2Dir));
-  const out: Exclude<InferResult, { imported: unknown }> = {};
+  // Study arms in order (without `study:`: rag and zero_shot, as the histories recorded); `condition` = arm name.
+  const arms = armNames(input.config, input.options);
+  const out: Record<string, ConditionResult> = {};
   let i = 0;
-  for (const condition of conditions) {
-    setStep(p, `infer:${condition}`, i, conditions.length, 'conditions');
-    out[condition] = await acts.inferCondition({ input, condition });
-    p.results[condition] = out[condition];
+  for (const arm of arms) {
+    setStep(p, `infer:${arm}`, i, arms.length, 'conditions');
+    out[arm] = await acts.inferCondition({ input, condition: arm });
+    p.results[arm] = out[arm];
     i++;
   }
-  setStep(p, 'done', i, conditions.length, 'conditions');
+  setStep(p, 'done', i, arms.length, 'conditions');
   return out;
 }
 
@@ -219,8 +245,8 @@ async function shardedInfer(input: StageInput, p: WorkflowProgress, acts: Return
     arms.map(async (arm) => {
       const args: InferArmInput = { input, arm, window, from: 0, acc: emptyTotals() };
       const r = await executeChild(inferArmWorkflow, { workflowId: `${parent}-${arm.arm}`, args: [args], ...childLabels('infer') });
-      out[arm.condition] = r;
-      p.results[arm.condition] = r;
+      out[arm.arm] = r;
+      p.results[arm.arm] = r;
       setStep(p, 'arms', ++finished, arms.length, 'arms');
     }),
   );
@@ -294,7 +320,7 @@ export async function inferArmWorkflow(a: InferArmInput): Promise<ConditionResul
   const merged = await acts.mergeInferArm({ input: a.input, arm: a.arm });
   setStep(p, 'done', all.length, all.length, 'shards');
   const elapsedMs = Date.now() - Date.parse(a.acc.startedAt);
-  return { condition: a.arm.condition, output: merged.output, ...a.acc.counts, elapsedMs, skipped: merged.skipped };
+  return { condition: a.arm.arm, output: merged.output, ...a.acc.counts, elapsedMs, skipped: merged.skipped };
 }
 
 export async function analyzeWorkflow(input: StageInput): Promise<AnalyzeResult> {

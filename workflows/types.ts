@@ -11,7 +11,7 @@ import type { Progress } from '../src/temporal/types';
 import type { AnalyzeResult } from '../analysis/stage';
 import type { RunOptions, StageInput } from '../src/stages/types';
 
-export type { Config, StageName, RunOptions, StageInput, BuildResult, InferResult, AnalyzeResult };
+export type { Config, StageName, RunOptions, StageInput, BuildResult, IndexResult, InferResult, AnalyzeResult, ConditionResult };
 export type { Progress, HeartbeatProgress, StageState, DoctorCheck, DoctorReport } from '../src/temporal/types';
 export { stageWorkflowId, runWorkflowId } from '../src/temporal/types';
 
@@ -57,6 +57,8 @@ export interface ProgressResults extends Phase5Result {
   /** An arm's workflow: its name and the lines done when this run (of a continue-as-new chain) began. */
   arm?: string;
   linesAtRunStart?: number;
+  /** Infer: every other study arm's result, by arm name. */
+  [arm: string]: unknown;
 }
 
 export type WorkflowProgress = Progress<ProgressResults>;

@@ -1,6 +1,7 @@
 /**
  * A stage's result for a person: a few lines with counts and output paths (`--json` prints the document).
  */
+import type { ImportResult } from '../../src/stages/infer';
 import type { AnalyzeResult, BuildResult, InferResult, Phase5Result } from '../../workflows/types';
 import type { ExportResult } from '../../workflows/types';
 
@@ -25,7 +26,8 @@ function exportLines(r: ExportResult): string[] {
 }
 
 function inferLines(r: InferResult): string[] {
-  if ('imported' in r && r.imported) return [`infer: imported ${n(r.imported.imported)} corrections (${n(r.imported.failed)} failed) → ${r.imported.output}`];
+  const imported = 'imported' in r ? (r.imported as ImportResult | undefined) : undefined;
+  if (imported && 'imported' in imported) return [`infer: imported ${n(imported.imported)} corrections (${n(imported.failed)} failed) → ${imported.output}`];
   return Object.values(r).map((c) => {
     const cond = c as { condition: string; output: string; written: number; skippedExisting: number; failed: number; model: string };
     return `infer ${cond.condition}: ${n(cond.written)} written, ${n(cond.skippedExisting)} already done, ${n(cond.failed)} failed (${cond.model}) → ${cond.output}`;

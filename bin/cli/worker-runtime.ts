@@ -6,7 +6,8 @@
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { IllegalStateError } from '@temporalio/common';
-import { createActivities, type ActivityDeps } from '../../activities';
+import { createActivities, defaultDeps, type ActivityDeps } from '../../activities';
+import { describeEndpointOverride, type EndpointOverride } from '../../src/llm/endpoint';
 import { PROJECT_ROOT } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { logFormat, logger } from '../../src/util/log';
@@ -44,6 +45,8 @@ export interface WorkerOptions {
   shutdownGraceSeconds?: number;
   /** The activities' dependencies (default: the real retriever and LLM backends). */
   deps?: ActivityDeps;
+  /** This worker's own LLM endpoint / local model for the real backends (ignored when `deps` is given). */
+  endpoint?: EndpointOverride;
 }
 
 /**
@@ -66,7 +69,7 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
   const { config } = opts;
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const bundle = await workflowBundle();
-  const activities = createActivities(opts.deps);
+  const activities = createActivities(opts.deps ?? defaultDeps(opts.endpoint));
   const workers = await Promise.all(
     opts.queues.map((taskQueue) =>
       Worker.create({
@@ -90,6 +93,8 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
 export async function runWorkers(opts: WorkerOptions): Promise<void> {
   const { workers, connection } = await createWorkers(opts);
   logger.info({ queues: opts.queues, address: opts.config.temporal.address, pid: process.pid }, `worker polling ${opts.queues.join(', ')}`);
+  const endpoint = describeEndpointOverride(opts.endpoint ?? {});
+  if (endpoint) logger.info({ endpoint: opts.endpoint }, endpoint);
   try {
     await Promise.all(workers.map((w) => w.run()));
   } finally {

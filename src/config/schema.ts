@@ -82,6 +82,8 @@ const IndexSchema = z.strictObject({
   /** FlatIP = exact search (spec default); HNSW for large corpora. "IVFFlat" is accepted as an alias of HNSW. */
   type: z.enum(['FlatIP', 'HNSW', 'IVFFlat']).default('FlatIP'),
   batch_size: positiveInt.default(256),
+  /** Sentences per embedding activity of a Temporal build (rounded up to a multiple of batch_size); every CPU worker takes shards. */
+  embed_shard_size: positiveInt.default(20000),
   connectivity: positiveInt.default(16),
   expansion_add: positiveInt.default(128),
   expansion_search: positiveInt.default(64),

@@ -8,6 +8,9 @@
  *    from another model or corpus is never resumed.
  * 2. `buildIndexFromVectors` turns the finished rows into the index file, the ordered sentence list and
  *    the manifest (written last: a manifest means a complete index).
+ *
+ * A fanned-out build (src/stages/build-shards.ts) runs step 1 once per row range (`range`), each into its own
+ * part file, and step 2 over the part files in row order.
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import os from 'node:os';
@@ -45,6 +48,11 @@ export interface EmbedCorpusOptions {
   startRow?: number;
   /** Discard an existing partial file and start from row 0. */
   restart?: boolean;
+  /**
+   * Embed only corpus rows [start, end) into `vectorsPath` (one shard of a fanned-out build). Start on a
+   * multiple of `chunkRows` so the length-sorted chunks, and so the vectors, are those of a whole-corpus run.
+   */
+  range?: RowRange;
   /** Called after each chunk is durably on disk. */
   onBatch?: (r: BatchReport) => void | Promise<void>;
   onProgress?: (done: number, total: number) => void;
@@ -62,9 +70,17 @@ export interface EmbedCorpusResult {
   seconds: number;
 }
 
+/** Corpus rows [start, end). */
+export interface RowRange {
+  start: number;
+  end: number;
+}
+
 interface PartialMeta {
   model: ReturnType<typeof modelSection>;
   corpus_sha256: string;
+  /** The rows a shard's part file holds (absent: the whole corpus). */
+  rows?: [number, number];
 }
 
 function metaPath(vectorsPath: string): string {
@@ -114,46 +130,56 @@ export async function embedCorpusToVectors(opts: EmbedCorpusOptions): Promise<Em
   mkdirSync(path.dirname(vectorsPath), { recursive: true });
   const release = acquireWriterLock(vectorsPath); // before any await: a concurrent call fails fast
   try {
-    const [corpusSha256, totalRows] = await Promise.all([sha256File(corpusPath), countJsonlRecords(corpusPath)]);
-    const meta: PartialMeta = { model: modelSection(embedder.identity), corpus_sha256: corpusSha256 };
-    return await embedLocked(opts, meta, corpusSha256, totalRows, started);
+    const [corpusSha256, corpusRows] = await Promise.all([sha256File(corpusPath), countJsonlRecords(corpusPath)]);
+    const range = opts.range ?? { start: 0, end: corpusRows };
+    if (range.start < 0 || range.end > corpusRows || range.start > range.end) throw new Error(`rows ${range.start}..${range.end} are outside corpus ${corpusPath} (${corpusRows} records)`);
+    const meta: PartialMeta = { model: modelSection(embedder.identity), corpus_sha256: corpusSha256, ...(opts.range ? { rows: [range.start, range.end] as [number, number] } : {}) };
+    return await embedLocked(opts, meta, corpusSha256, range, started);
   } finally {
     release();
   }
 }
 
-async function embedLocked(opts: EmbedCorpusOptions, meta: PartialMeta, corpusSha256: string, totalRows: number, started: number): Promise<EmbedCorpusResult> {
+/** Record the meta of a new partial file; throw when an existing one is from another model, corpus or row range. */
+async function checkResumable(vectorsPath: string, meta: PartialMeta): Promise<void> {
+  if (!existsSync(vectorsPath)) {
+    writeJsonAtomic(metaPath(vectorsPath), meta);
+    return;
+  }
+  const old = existsSync(metaPath(vectorsPath)) ? await readJson<PartialMeta>(metaPath(vectorsPath)) : null;
+  const why = !old
+    ? `it has no ${path.basename(metaPath(vectorsPath))}`
+    : old.corpus_sha256 !== meta.corpus_sha256
+      ? 'the corpus changed since'
+      : JSON.stringify(old.model) !== JSON.stringify(meta.model)
+        ? `it was embedded with another model or settings (${old.model.id} ${old.model.sha256.slice(0, 12)}…)`
+        : JSON.stringify(old.rows) !== JSON.stringify(meta.rows)
+          ? `it holds rows ${old.rows?.join('..') ?? 'of the whole corpus'}, not ${meta.rows?.join('..') ?? 'the whole corpus'}`
+          : null;
+  if (why) throw new PartialVectorsError(`partial vectors ${vectorsPath} cannot be resumed: ${why} — delete it or rebuild with \`phase5 build --force\``);
+}
+
+async function embedLocked(opts: EmbedCorpusOptions, meta: PartialMeta, corpusSha256: string, range: RowRange, started: number): Promise<EmbedCorpusResult> {
   const { corpusPath, vectorsPath, embedder } = opts;
   const dims = embedder.dims;
+  const totalRows = range.end - range.start;
   if (opts.restart) {
     rmSync(vectorsPath, { force: true });
     rmSync(metaPath(vectorsPath), { force: true });
   }
-  if (existsSync(vectorsPath)) {
-    const old = existsSync(metaPath(vectorsPath)) ? await readJson<PartialMeta>(metaPath(vectorsPath)) : null;
-    const why = !old
-      ? `it has no ${path.basename(metaPath(vectorsPath))}`
-      : old.corpus_sha256 !== meta.corpus_sha256
-        ? 'the corpus changed since'
-        : JSON.stringify(old.model) !== JSON.stringify(meta.model)
-          ? `it was embedded with another model or settings (${old.model.id} ${old.model.sha256.slice(0, 12)}…)`
-          : null;
-    if (why) throw new PartialVectorsError(`partial vectors ${vectorsPath} cannot be resumed: ${why} — delete it or rebuild with \`phase5 build --force\``);
-  } else {
-    writeJsonAtomic(metaPath(vectorsPath), meta);
-  }
+  await checkResumable(vectorsPath, meta);
 
   const recovered = recoverPartialVectors(vectorsPath, dims);
   if (recovered.truncatedBytes) log.warn({ file: vectorsPath, bytes: recovered.truncatedBytes }, 'cut a partial trailing vector row (interrupted write)');
   let rows = recovered.rows;
   if (rows > totalRows) {
-    throw new PartialVectorsError(`partial vectors ${vectorsPath} has ${rows} rows but corpus ${corpusPath} has only ${totalRows} records — delete it or rebuild with --force`);
+    throw new PartialVectorsError(`partial vectors ${vectorsPath} has ${rows} rows but corpus ${corpusPath} has only ${totalRows} records${opts.range ? ` in rows ${range.start}..${range.end}` : ''} — delete it or rebuild with --force`);
   }
   if (opts.startRow !== undefined && opts.startRow !== rows) {
     log.info({ file: vectorsPath, startRow: opts.startRow, rowsOnDisk: rows }, 'resuming from the rows on disk, not the reported start row');
   }
   const resumedFrom = rows;
-  if (rows > 0) log.info({ file: vectorsPath, rows, totalRows }, 'resuming embedding');
+  if (rows > 0 && rows < totalRows) log.info({ file: vectorsPath, rows, totalRows }, 'resuming embedding');
 
   const chunkRows = opts.chunkRows ?? embedder.settings.batchSize * 16;
   const progress = createProgress({ label: 'embed corpus', total: totalRows, start: rows, mode: opts.progressMode });
@@ -172,16 +198,19 @@ async function embedLocked(opts: EmbedCorpusOptions, meta: PartialMeta, corpusSh
       opts.onProgress?.(rows, totalRows);
       await opts.onBatch?.({ rowsEmbedded: rows, totalRows });
     };
-    for await (const s of readCorpusForIndex(corpusPath, rows)) {
-      pending.push(s.text);
-      if (pending.length >= chunkRows) await flush();
+    if (rows < totalRows) {
+      for await (const s of readCorpusForIndex(corpusPath, range.start + rows)) {
+        pending.push(s.text);
+        if (pending.length >= chunkRows) await flush();
+        if (rows + pending.length >= totalRows) break;
+      }
     }
     await flush();
   } finally {
     closeSync(fd);
     progress.stop();
   }
-  if (rows !== totalRows) throw new Error(`embedded ${rows} rows but corpus ${corpusPath} has ${totalRows} records`);
+  if (rows !== totalRows) throw new Error(`embedded ${rows} rows but corpus ${corpusPath} has ${totalRows} records${opts.range ? ` in rows ${range.start}..${range.end}` : ''}`);
   const seconds = (Date.now() - started) / 1000;
   log.info({ rows, resumedFrom, seconds: Number(seconds.toFixed(1)), perSecond: Number(((rows - resumedFrom) / Math.max(seconds, 1e-3)).toFixed(1)) }, 'corpus embedded');
   return { rows, totalRows, dims, resumedFrom, corpusSha256, seconds };
@@ -189,7 +218,8 @@ async function embedLocked(opts: EmbedCorpusOptions, meta: PartialMeta, corpusSh
 
 export interface BuildIndexOptions {
   corpusPath: string;
-  vectorsPath: string;
+  /** The finished vectors: one file, or the part files of a fanned-out build in row order. */
+  vectorsPath: string | readonly string[];
   /** `<dir>/index.usearch`; sidecars are derived from it (see manifest.ts). */
   indexPath: string;
   /** Identity of the embedder that produced the vectors (Embedder#identity). */
@@ -231,8 +261,7 @@ export async function buildIndexFromVectors(opts: BuildIndexOptions): Promise<In
   const manifest = await indexManifest(opts, params, { file: files.index, fileBytes, count, corpusSha256 });
   writeJsonAtomic(files.manifest, manifest);
   if (!opts.keepVectors) {
-    rmSync(opts.vectorsPath, { force: true });
-    rmSync(metaPath(opts.vectorsPath), { force: true });
+    for (const f of vectorFiles(opts)) for (const p of [f, metaPath(f)]) rmSync(p, { force: true });
   }
   log.info({ index: files.index, type: params.type, count, bytes: fileBytes }, 'index built');
   return manifest;
@@ -240,10 +269,50 @@ export async function buildIndexFromVectors(opts: BuildIndexOptions): Promise<In
 
 /** The vectors must exist and hold exactly one row per corpus record (an unfinished embedding does not). */
 function checkVectorsFile(opts: BuildIndexOptions, count: number, dims: number): void {
-  if (!existsSync(opts.vectorsPath)) throw new Error(`vectors file ${opts.vectorsPath} does not exist — run the embedding step first`);
-  const vecBytes = statSync(opts.vectorsPath).size;
+  const files = vectorFiles(opts);
+  const missing = files.find((f) => !existsSync(f));
+  if (missing) throw new Error(`vectors file ${missing} does not exist — run the embedding step first`);
+  const vecBytes = files.reduce((sum, f) => sum + statSync(f).size, 0);
   if (vecBytes !== count * dims * 4) {
-    throw new Error(`vectors file ${opts.vectorsPath} holds ${vecBytes / (4 * dims)} rows of ${dims} floats but corpus ${opts.corpusPath} has ${count} records — finish (resume) the embedding first`);
+    const what = files.length === 1 ? `vectors file ${files[0]}` : `the ${files.length} vector parts in ${path.dirname(files[0])}`;
+    throw new Error(`${what} hold${files.length === 1 ? 's' : ''} ${vecBytes / (4 * dims)} rows of ${dims} floats but corpus ${opts.corpusPath} has ${count} records — finish (resume) the embedding first`);
+  }
+}
+
+function vectorFiles(opts: Pick<BuildIndexOptions, 'vectorsPath'>): readonly string[] {
+  return typeof opts.vectorsPath === 'string' ? [opts.vectorsPath] : opts.vectorsPath;
+}
+
+/** Rows of the vector files read as one matrix: rows [start, start+count) may span part files. */
+class VectorRows {
+  private readonly parts: { fd: number; firstRow: number; rows: number }[] = [];
+
+  constructor(files: readonly string[], private readonly dims: number) {
+    let firstRow = 0;
+    try {
+      for (const f of files) {
+        const rows = statSync(f).size / (4 * dims);
+        this.parts.push({ fd: openSync(f, 'r'), firstRow, rows });
+        firstRow += rows;
+      }
+    } catch (err) {
+      this.close();
+      throw err;
+    }
+  }
+
+  read(start: number, count: number): Float32Array {
+    const out = new Float32Array(count * this.dims);
+    for (const p of this.parts) {
+      const from = Math.max(start, p.firstRow);
+      const to = Math.min(start + count, p.firstRow + p.rows);
+      if (from < to) out.set(readFloatRows(p.fd, this.dims, from - p.firstRow, to - from), (from - start) * this.dims);
+    }
+    return out;
+  }
+
+  close(): void {
+    for (const p of this.parts) closeSync(p.fd);
   }
 }
 
@@ -265,20 +334,19 @@ async function writeSentenceList(corpusPath: string, file: string, count: number
 /** The index file from the normalised vectors: a plain f32 matrix (exact) or a usearch HNSW graph. */
 function writeIndexFile(opts: BuildIndexOptions, params: IndexParams, file: string, count: number): void {
   const progress = createProgress({ label: params.type === 'hnsw' ? 'build HNSW index' : 'write vector matrix', total: count, mode: opts.progressMode });
-  const vfd = openSync(opts.vectorsPath, 'r');
-  const blocks: RowBlocks = { vfd, dims: opts.model.dims, count, opts, progress };
+  const vectors = new VectorRows(vectorFiles(opts), opts.model.dims);
+  const blocks: RowBlocks = { vectors, dims: opts.model.dims, count, opts, progress };
   try {
     if (params.type === 'exact') writeMatrixFile(blocks, file);
     else writeHnswFile(blocks, params, file, opts.threads ?? os.availableParallelism());
   } finally {
-    closeSync(vfd);
+    vectors.close();
     progress.stop();
   }
 }
 
 interface RowBlocks {
-  /** The open vectors file. */
-  vfd: number;
+  vectors: VectorRows;
   dims: number;
   count: number;
   opts: Pick<BuildIndexOptions, 'signal' | 'onProgress'>;
@@ -290,7 +358,7 @@ function forEachNormalizedBlock(b: RowBlocks, onBlock: (start: number, rows: num
   for (let start = 0; start < b.count; start += ROWS_PER_STEP) {
     b.opts.signal?.throwIfAborted();
     const rows = Math.min(ROWS_PER_STEP, b.count - start);
-    onBlock(start, rows, normalizeRows(readFloatRows(b.vfd, b.dims, start, rows), rows));
+    onBlock(start, rows, normalizeRows(b.vectors.read(start, rows), rows));
     b.progress.update(start + rows);
     b.opts.onProgress?.(start + rows, b.count);
   }

@@ -39,6 +39,13 @@ export function defaultVectorsPath(indexPath: string): string {
   return path.join(dir, `${stem}.vectors.f32.partial`);
 }
 
+/** Where a fanned-out build keeps its shards' vector parts until the index is assembled. */
+export function defaultPartsDir(indexPath: string): string {
+  const dir = path.dirname(indexPath);
+  const stem = path.basename(indexPath).replace(/\.usearch$/, '');
+  return path.join(dir, `${stem}.parts`);
+}
+
 export interface IndexParams {
   type: IndexType;
   /** Vector storage of an HNSW index (exact search always keeps float32). */

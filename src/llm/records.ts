@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { JsonlParseError, readJsonl } from '../io/jsonl';
+import type { GuardDecision } from './guard';
 import type { FailureInfo } from './types';
 
 export const PROMPT_TYPES = ['rag', 'zero_shot_fallback', 'zero_shot'] as const;
@@ -58,6 +59,10 @@ export interface CorrectionRecord {
   gt_text: string;
   corrected_text: string;
   raw_output: string;
+  /** Only when the over-correction guard ran (./guard): the untouched model output (= raw_output). */
+  raw_text?: string;
+  /** Only when the over-correction guard ran: `kept` | `trimmed` | `fell_back:<reason>`. */
+  guard?: GuardDecision;
   latency_ms: number | null;
   prompt_tokens: number | null;
   completion_tokens: number | null;
@@ -69,8 +74,8 @@ const count = z.number().int().nonnegative().nullable();
 
 /**
  * Accepts what the runner writes and what another tool may have written: `raw_output`, `latency_ms`,
- * token counts and `error` may be missing (they default to corrected_text / null). Unknown keys are allowed
- * and dropped by `toCorrectionRecord`.
+ * token counts and `error` may be missing (they default to corrected_text / null); the guard's `raw_text` and
+ * `guard` are optional and kept when present. Unknown keys are allowed and dropped by `toCorrectionRecord`.
  */
 export const CorrectionRecordSchema = z.object({
   sample_id: z.string().min(1),
@@ -82,6 +87,8 @@ export const CorrectionRecordSchema = z.object({
   gt_text: z.string(),
   corrected_text: z.string(),
   raw_output: z.string().optional(),
+  raw_text: z.string().optional(),
+  guard: z.string().regex(/^(?:kept|trimmed|fell_back:\S+)$/, 'expected "kept", "trimmed" or "fell_back:<reason>"').optional(),
   latency_ms: z.number().nonnegative().nullable().optional(),
   prompt_tokens: count.optional(),
   completion_tokens: count.optional(),
@@ -93,7 +100,13 @@ export const CORRECTION_KEYS = [
   'corrected_text', 'raw_output', 'latency_ms', 'prompt_tokens', 'completion_tokens', 'error',
 ] as const;
 
-/** Canonical record (key order of CORRECTION_KEYS, defaults filled in, unknown keys dropped). */
+/** Keys a record carries only when the over-correction guard ran; they follow `raw_output`. */
+export const GUARD_KEYS = ['raw_text', 'guard'] as const;
+
+/**
+ * Canonical record (key order of CORRECTION_KEYS, defaults filled in, unknown keys dropped); the guard's keys
+ * (GUARD_KEYS) are kept after `raw_output` when present, and never added when absent.
+ */
 export function toCorrectionRecord(v: z.infer<typeof CorrectionRecordSchema>): CorrectionRecord {
   return {
     sample_id: v.sample_id,
@@ -105,6 +118,8 @@ export function toCorrectionRecord(v: z.infer<typeof CorrectionRecordSchema>): C
     gt_text: v.gt_text,
     corrected_text: v.corrected_text,
     raw_output: v.raw_output ?? v.corrected_text,
+    ...(v.raw_text !== undefined ? { raw_text: v.raw_text } : {}),
+    ...(v.guard !== undefined ? { guard: v.guard as GuardDecision } : {}),
     latency_ms: v.latency_ms ?? null,
     prompt_tokens: v.prompt_tokens ?? null,
     completion_tokens: v.completion_tokens ?? null,
@@ -159,7 +174,7 @@ export async function validateCorrectionsFile(file: string): Promise<Corrections
   const out: CorrectionsValidation = { file, lines: 0, records: [], invalid: [], duplicates: [], failed: 0, byDataset: {}, byPromptType: {}, extraKeys: [], ok: true };
   const firstLine = new Map<string, number>();
   const extra = new Set<string>();
-  const known = new Set<string>(CORRECTION_KEYS);
+  const known = new Set<string>([...CORRECTION_KEYS, ...GUARD_KEYS]);
   // Our own line loop (not readJsonl), so one bad line does not stop the scan.
   const rl = readline.createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   let line = 0;

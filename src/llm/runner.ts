@@ -19,6 +19,7 @@ import { childLogger } from '../util/log';
 import { createProgress } from '../util/progress';
 import { buildPrompt } from '../prompts/builder';
 import { cleanOutput } from './clean';
+import { applyGuard, type GuardSettings } from './guard';
 import { runPool } from './pool';
 import { InferenceInputSchema, describeZodError, readInferenceInput, type CorrectionRecord, type InferenceInputRow } from './records';
 import { isOutage, LlmError, type FailureInfo, type LlmBackend } from './types';
@@ -55,6 +56,12 @@ export interface RunCorrectionsOptions {
   maxConsecutiveFailures?: number;
   /** Progress display (default: bar in a TTY, log lines otherwise). */
   progress?: 'bar' | 'log' | 'silent';
+  /**
+   * Over-correction guard (./guard). Enabled: `corrected_text` is the trimmed/guarded text and each successful
+   * record also carries `raw_text` and `guard` after `raw_output`. Absent or disabled: records exactly as before.
+   * Failed records never carry the guard's keys (the guard did not run; `error` says why).
+   */
+  guard?: GuardSettings;
 }
 
 export interface RunCorrectionsSummary {
@@ -86,6 +93,8 @@ export interface RunCorrectionsSummary {
   aborted: boolean;
   /** The first outage failure when the run stopped because the endpoint was not serving (null otherwise). */
   outage: FailureInfo | null;
+  /** Only with the guard enabled: records written in this run by guard decision (`kept`, `fell_back:empty`, …). */
+  guardDecisions?: Record<string, number>;
 }
 
 export class RunCorrectionsError extends Error {
@@ -114,19 +123,22 @@ interface ExistingOutput {
   /** model → first line, prompt_type → first line (to refuse mixing runs in one file). */
   models: Map<string, number>;
   promptTypes: Map<string, number>;
+  /** First line of a successful record with / without the guard's `guard` key (a file is guarded or not). */
+  guardedLine: number | null;
+  unguardedLine: number | null;
 }
 
 async function scanOutput(file: string): Promise<ExistingOutput> {
   const recovered = recoverJsonl(file);
   if (recovered.truncatedBytes > 0) log.warn({ file, truncatedBytes: recovered.truncatedBytes }, 'cut a partial last line (interrupted write) before resuming');
-  const res: ExistingOutput = { records: recovered.records, ids: new Set(), failedIds: new Set(), duplicates: 0, models: new Map(), promptTypes: new Map() };
+  const res: ExistingOutput = { records: recovered.records, ids: new Set(), failedIds: new Set(), duplicates: 0, models: new Map(), promptTypes: new Map(), guardedLine: null, unguardedLine: null };
   if (recovered.records === 0) return res;
   const rl = readline.createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   let line = 0;
   for await (const text of rl) {
     line++;
     if (!text.trim()) continue;
-    let v: { sample_id?: unknown; error?: unknown; model?: unknown; prompt_type?: unknown };
+    let v: { sample_id?: unknown; error?: unknown; model?: unknown; prompt_type?: unknown; guard?: unknown };
     try {
       v = JSON.parse(text);
     } catch (err) {
@@ -136,6 +148,8 @@ async function scanOutput(file: string): Promise<ExistingOutput> {
     if (res.ids.has(v.sample_id)) res.duplicates++;
     res.ids.add(v.sample_id);
     if (v.error !== null && v.error !== undefined && v.error !== '') res.failedIds.add(v.sample_id);
+    else if (v.guard !== undefined) res.guardedLine ??= line;
+    else res.unguardedLine ??= line;
     if (typeof v.model === 'string' && !res.models.has(v.model)) res.models.set(v.model, line);
     if (typeof v.prompt_type === 'string' && !res.promptTypes.has(v.prompt_type)) res.promptTypes.set(v.prompt_type, line);
   }
@@ -178,6 +192,7 @@ export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCo
     inputRecords: input.length, duplicateInput, duplicateInputIds, skippedExisting, retriedFailed,
     written: 0, succeeded: 0, failed: 0, failuresByReason: {}, promptTypes: {},
     promptTokens: 0, completionTokens: 0, elapsedMs: 0, remaining: notDone.length, aborted: false, outage: null,
+    ...(opts.guard?.enabled ? { guardDecisions: {} } : {}),
   };
   const total = skippedExisting + pending.length;
   opts.onProgress?.(skippedExisting, total);
@@ -251,6 +266,7 @@ async function openExistingOutput(opts: RunCorrectionsOptions, seenInput: Set<st
     }
   }
   assertSameExperiment(existing, outputPath, opts.backend.model, opts.condition);
+  assertSameGuard(existing, outputPath, opts.guard?.enabled === true);
   if (existing.duplicates > 0) log.warn({ file: outputPath, duplicates: existing.duplicates }, 'existing output has duplicate sample_ids');
   return { existing, retriedFailed };
 }
@@ -268,6 +284,14 @@ function assertSameExperiment(existing: ExistingOutput, outputPath: string, mode
       throw new Error(`${outputPath}:${line}: existing output holds prompt_type "${type}", which does not belong to condition "${condition}"; use another output path`);
     }
   }
+}
+
+/** A resumed file is guarded throughout or not at all, so its corrected_text means one thing. */
+function assertSameGuard(existing: ExistingOutput, outputPath: string, guarded: boolean): void {
+  const line = guarded ? existing.unguardedLine : existing.guardedLine;
+  if (line === null) return;
+  const had = guarded ? 'without' : 'with';
+  throw new Error(`${outputPath}:${line}: existing output was written ${had} the over-correction guard, this run has it ${guarded ? 'on' : 'off'}; use another output path or remove the file to start over`);
 }
 
 /**
@@ -375,8 +399,7 @@ class CorrectionCalls {
       this.countSuccess(prompt.promptType, res.promptTokens, res.completionTokens);
       return {
         ...base,
-        corrected_text: cleanOutput(res.text, { source: r.ocr_text }),
-        raw_output: res.text,
+        ...this.outputFields(res.text, r.ocr_text),
         latency_ms: res.latencyMs,
         prompt_tokens: res.promptTokens,
         completion_tokens: res.completionTokens,
@@ -392,6 +415,16 @@ class CorrectionCalls {
         prompt_tokens: null, completion_tokens: null, error: info,
       };
     }
+  }
+
+  /** corrected_text and raw_output; with the guard on, the guarded text plus raw_text and the decision. */
+  private outputFields(raw: string, ocr: string): Pick<CorrectionRecord, 'corrected_text' | 'raw_output' | 'raw_text' | 'guard'> {
+    const guard = this.opts.guard;
+    if (!guard?.enabled) return { corrected_text: cleanOutput(raw, { source: ocr }), raw_output: raw };
+    const g = applyGuard(raw, ocr, guard);
+    const counts = (this.summary.guardDecisions ??= {});
+    counts[g.guard] = (counts[g.guard] ?? 0) + 1;
+    return { corrected_text: g.corrected_text, raw_output: raw, raw_text: raw, guard: g.guard };
   }
 
   /** The endpoint is not serving: stop the run and write nothing for this line (a later run redoes it). */

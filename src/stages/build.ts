@@ -106,12 +106,15 @@ export interface BuildOptions {
   retriever: RetrieverConfig;
   /** Sentences embedded per durable step. */
   batchSize: number;
+  /** Sentences per embedding shard of a fanned-out build (see build-shards.ts). */
+  embedShardSize: number;
   force: boolean;
 }
 
 export function optionsFrom(config: Config, cli: RunOptions, force = false): BuildOptions {
   const paths = stagePaths(config, cli);
-  return { paths, corpus: corpusSettings(config), retriever: retrieverConfig(config, paths), batchSize: config.phase5.index.batch_size, force };
+  const index = config.phase5.index;
+  return { paths, corpus: corpusSettings(config), retriever: retrieverConfig(config, paths), batchSize: index.batch_size, embedShardSize: index.embed_shard_size, force };
 }
 
 /** The small summary that crosses Temporal (the full one is in corpus.jsonl.build.json). */

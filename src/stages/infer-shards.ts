@@ -18,6 +18,7 @@ import readline from 'node:readline';
 import path from 'node:path';
 import { recoverJsonl, writeJsonAtomic, writeJsonlAtomic } from '../io/jsonl';
 import type { Condition } from '../llm';
+import { findArm } from './arms';
 import { readOrder, readPlannedRows, safeName, writePlan, type InferPlanFiles } from './infer-plan';
 import {
   assertFailedShare,
@@ -32,7 +33,7 @@ import {
 import { skipsFromCounts, type Skips } from './skips';
 import { UserInputError, type StageHooks } from './types';
 
-/** One arm's share of the plan (small: crosses Temporal). */
+/** One arm's share of the plan (small: crosses Temporal); `arm` is the arm's name, `condition` its prompt. */
 export interface ArmPlan {
   arm: string;
   condition: Condition;
@@ -57,11 +58,6 @@ export interface MergeResult {
   skipped: Skips;
 }
 
-/** The arms the stage runs; today one per condition (the study-arms work turns these into configured arms). */
-export function armsOf(options: InferOptions): { name: string; condition: Condition; input: string; output: string }[] {
-  return options.conditions.map((c) => ({ name: c, condition: c, input: options.input, output: options.outputs[c] }));
-}
-
 export function partsDir(output: string): string {
   return `${output}.parts`;
 }
@@ -77,12 +73,13 @@ export function shardLabel(arm: ArmPlan, shard: ShardRef): string {
 /** Write the plan (once per input selection) and make every arm's parts dir ready for its shards. */
 export function planInfer(options: InferOptions): ArmPlan[] {
   const plans = new Map<string, InferPlanFiles>();
-  return armsOf(options).map((a) => {
+  const shardSize = options.shardSize ?? 256;
+  return options.arms.map((a) => {
     if (!existsSync(a.input)) throw new UserInputError(`no ${a.input} — run \`phase5 export\` first`);
     const plan = plans.get(a.input) ?? writePlan(a.input, { datasets: options.datasets, limit: options.limit });
     plans.set(a.input, plan);
-    const shards = plan.datasets.reduce((n, d) => n + Math.ceil(d.lines / options.shardSize), 0);
-    const arm: ArmPlan = { arm: a.name, condition: a.condition, output: a.output, plan, shardSize: options.shardSize, lines: plan.lines, shards };
+    const shards = plan.datasets.reduce((n, d) => n + Math.ceil(d.lines / shardSize), 0);
+    const arm: ArmPlan = { arm: a.name, condition: a.prompt, output: a.output, plan, shardSize, lines: plan.lines, shards };
     prepareParts(options, arm);
     return arm;
   });
@@ -133,10 +130,11 @@ export async function runShard(options: InferOptions, arm: ArmPlan, shard: Shard
   const start = shard.index * arm.shardSize;
   const rows = readPlannedRows(arm.plan, shard.dataset, start, start + arm.shardSize);
   if (rows.length === 0) throw new UserInputError(`infer shard ${shardLabel(arm, shard)}: the plan in ${arm.plan.dir} has no lines for it`);
-  const backend = await openBackend(options.backend());
+  const run = findArm(options.arms, arm.arm);
+  const backend = await openBackend(run.backend());
   try {
     const target = { input: rows, output: partFile(arm.output, shard.dataset, shard.index), checkpointEvery: 1, progress: 'silent' as const };
-    const summary = await correctLines(options, arm.condition, backend, hooks, target);
+    const summary = await correctLines(options, run, backend, hooks, target);
     const counts = Object.fromEntries(RESULT_KEYS.map((k) => [k, summary[k]])) as ConditionCounts;
     return { shard: shardLabel(arm, shard), lines: rows.length, ...counts };
   } finally {

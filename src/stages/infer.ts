@@ -1,16 +1,17 @@
 /**
- * Infer stage: an LLM corrects every exported OCR line, once per condition — RAG (p5v1 with the record's
- * retrieval context) into results/phase5/corrections.jsonl and the zero-shot baseline (v1) into
- * results/phase2/corrections.jsonl. Resumable and deduplicated by sample_id: a rerun continues where the
- * output file ends.
+ * Infer stage: an LLM corrects every exported OCR line, once per study arm (./arms). Without `study:` the arms
+ * are today's conditions — RAG (p5v1 with the record's retrieval context) into results/phase5/corrections.jsonl
+ * and the zero-shot baseline (v1) into results/phase2/corrections.jsonl. Resumable and deduplicated by
+ * sample_id: a rerun continues where the output file ends.
  *
  *   const options = optionsFrom(config, {});
- *   const results = await run(options, {}, () => createBackend(options.backend));
+ *   const results = await run(options, {}, (backend) => createBackend(backend));
  *
- * `phase5 infer --import FILE` validates corrections made elsewhere and puts them where analyze reads them.
+ * `phase5 infer --import FILE [--arm NAME]` validates corrections made elsewhere and puts them where analyze
+ * reads that arm (default: rag).
  *
  * Failures: an LLM outage (connection, timeout, 429, 5xx after the backend's retries) writes no record and
- * fails the condition retryably (`LlmUnavailableError`), so Temporal retries and the next attempt resumes —
+ * fails the arm retryably (`LlmUnavailableError`), so Temporal retries and the next attempt resumes —
  * until the outage has lasted `infer.outage_budget`. Per-line failures are records; more of them than
  * `infer.max_failed_share` fail the stage for good (`InferFailedError`); `--retry-failed` redoes them.
  */
@@ -33,23 +34,19 @@ import {
 } from '../llm';
 import { childLogger } from '../util/log';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
-import { checkedResultDirs } from './results-dir';
 import { readInferenceInput, type InferenceInputRow } from '../llm/records';
 import { skipsFromCounts, type Skips } from './skips';
+import { armsFrom, findArm, type ArmRun } from './arms';
 
 const log = childLogger('infer');
 
 export type { Condition };
 
 export interface InferOptions {
-  /** inference_input.jsonl written by export. */
-  input: string;
-  /** corrections.jsonl per condition. */
-  outputs: Record<Condition, string>;
-  /** The conditions to run, in order (the baseline is left out when `--phase2-dir` supplies it). */
-  conditions: Condition[];
-  /** How to reach the LLM; checked lazily, so importing corrections needs no model. */
-  backend: () => BackendConfig;
+  /** The arms to run, in order (the baseline is left out when `--phase2-dir` supplies it). */
+  arms: ArmRun[];
+  /** The arm an `--import` file is written to (`--arm NAME`, default rag). */
+  importArm?: ArmRun;
   datasets?: string[];
   /** `phase5 infer --limit N`: only the first N lines of each selected dataset, in input order. */
   limit?: number;
@@ -58,12 +55,12 @@ export interface InferOptions {
   force: boolean;
   /** `phase5 infer --retry-failed`: remove the failed records and try those lines again. */
   retryFailed: boolean;
-  /** A condition with a larger share of failed records fails the stage (`infer.max_failed_share`). */
+  /** An arm with a larger share of failed records fails the stage (`infer.max_failed_share`). */
   maxFailedShare: number;
   /** How long an outage may last, over retried attempts, before the stage gives up (`infer.outage_budget`). */
   outageBudgetMs: number;
-  /** Lines per shard of the sharded infer workflow (`infer.shard_size`). */
-  shardSize: number;
+  /** Lines per shard of the sharded infer workflow (`infer.shard_size`; default 256). */
+  shardSize?: number;
 }
 
 /** What an attempt leaves for the next one: when the current outage began (ISO), if one is going on. */
@@ -79,16 +76,14 @@ export class InferFailedError extends UserInputError {
   }
 }
 
-/** Opens the LLM backend for one condition (closed by the stage when the condition ends). */
+/** Opens the LLM backend for one arm (closed by the stage when the arm ends). */
 export type OpenBackend = (config: BackendConfig) => Promise<LlmBackend>;
 
 export function optionsFrom(config: Config, cli: RunOptions, force = false): InferOptions {
-  const dirs = checkedResultDirs(config);
+  const arms = armsFrom(config, cli);
   return {
-    input: path.join(dirs.phase5, 'inference_input.jsonl'),
-    outputs: { rag: path.join(dirs.phase5, 'corrections.jsonl'), zero_shot: path.join(dirs.phase2, 'corrections.jsonl') },
-    conditions: config.infer.conditions.filter((c) => !(c === 'zero_shot' && cli.phase2Dir)),
-    backend: () => backendConfig(config),
+    arms,
+    importArm: cli.importFile ? findArm(armsFrom(config, { ...cli, phase2Dir: undefined }), cli.arm ?? 'rag') : undefined,
     datasets: cli.datasets,
     limit: cli.limit,
     importFile: cli.importFile ? resolvePath(cli.importFile) : undefined,
@@ -101,39 +96,24 @@ export function optionsFrom(config: Config, cli: RunOptions, force = false): Inf
   };
 }
 
-export function backendConfig(config: Config): BackendConfig {
-  const inf = config.infer;
-  if (inf.backend === 'openai') {
-    return {
-      type: 'openai',
-      baseUrl: inf.openai.base_url,
-      model: inf.openai.model,
-      apiKeyEnv: inf.openai.api_key_env,
-      temperature: inf.temperature,
-      maxTokens: inf.openai.max_tokens,
-      concurrency: inf.openai.concurrency,
-      timeoutMs: inf.openai.timeout_s * 1000,
-      retry: { maxRetries: inf.openai.max_retries },
-    };
-  }
-  const modelPath = resolvePath(inf.local.model_path);
-  if (!existsSync(modelPath)) throw new UserInputError(`GGUF model not found: ${modelPath} (infer.local.model_path; \`npm run setup\` installs the default)`);
-  return { type: 'llama', modelPath, threads: inf.local.threads, contextSize: inf.local.context_size, maxTokens: inf.local.max_tokens, gpu: inf.local.gpu ? 'auto' : false };
-}
+export { backendConfig } from './backend';
+export type { ArmRun };
 
 export const RESULT_KEYS = ['model', 'written', 'skippedExisting', 'succeeded', 'failed', 'failuresByReason', 'promptTypes', 'promptTokens', 'completionTokens', 'elapsedMs'] as const;
 
 /**
- * What one condition produced: the runner's counts that matter downstream (small: crosses Temporal); `skipped`:
+ * What one arm produced: the runner's counts that matter downstream (small: crosses Temporal); `skipped`:
  * duplicate input records (the later ones are not corrected) and lines recorded as failed, by reason.
+ * `condition` is the arm's name (today's `rag` / `zero_shot` without a study).
  */
-export type ConditionResult = { condition: Condition; output: string; skipped: Skips } & ConditionCounts;
+export type ConditionResult = { condition: string; output: string; skipped: Skips } & ConditionCounts;
+export type ArmResult = ConditionResult;
 
-/** The runner's counts a condition (or a shard of it) reports. */
+/** The runner's counts an arm (or a shard of it) reports. */
 export type ConditionCounts = Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
 
-/** What a condition left out: duplicate sample_ids of the input, failed lines by reason. */
-export function conditionSkips(summary: RunCorrectionsSummary): Skips {
+/** What an arm left out: duplicate sample_ids of the input, failed lines by reason. */
+function armSkips(summary: RunCorrectionsSummary): Skips {
   const counts: Record<string, number> = { 'duplicate input record': summary.duplicateInput };
   for (const [reason, n] of Object.entries(summary.failuresByReason)) counts[`failed: ${reason}`] = n;
   return skipsFromCounts(counts, { 'duplicate input record': summary.duplicateInputIds ?? [] });
@@ -143,11 +123,11 @@ export function conditionSkips(summary: RunCorrectionsSummary): Skips {
  * `--limit N` (with `--datasets`): the records of the first N distinct sample_ids of each selected dataset, in
  * input order (duplicates of those kept, so the runner still counts them). Without a limit: the input file.
  */
-async function selectedInput(options: InferOptions): Promise<string | InferenceInputRow[]> {
-  if (options.limit === undefined) return options.input;
+async function selectedInput(options: InferOptions, input: string): Promise<string | InferenceInputRow[]> {
+  if (options.limit === undefined) return input;
   const wanted = options.datasets ? new Set(options.datasets) : null;
   const taken = new Map<string, Set<string>>();
-  return (await readInferenceInput(options.input)).filter((r) => {
+  return (await readInferenceInput(input)).filter((r) => {
     if (wanted && !wanted.has(r.dataset)) return false;
     const ids = taken.get(r.dataset) ?? new Set<string>();
     taken.set(r.dataset, ids);
@@ -165,40 +145,46 @@ export interface ImportResult {
   output: string;
 }
 
-export type InferResult = { imported: ImportResult } | Partial<Record<Condition, ConditionResult>>;
+/** Per arm name, its result; or the import. */
+export type InferResult = { imported: ImportResult } | Partial<Record<string, ConditionResult>>;
 
-/** Every condition in order, or the import when `importFile` is set. */
+/** Every arm in order, or the import when `importFile` is set. */
 export async function run(options: InferOptions, hooks: StageHooks, openBackend: OpenBackend): Promise<InferResult> {
   if (options.importFile) return { imported: await importCorrections(options) };
-  const out: Partial<Record<Condition, ConditionResult>> = {};
-  for (const condition of options.conditions) out[condition] = await runCondition(options, condition, hooks, openBackend);
+  const out: Partial<Record<string, ConditionResult>> = {};
+  for (const arm of options.arms) out[arm.name] = await runArm(options, arm, hooks, openBackend);
   return out;
 }
 
-/** Correct every line of the input for one condition; `onProgress` counts records in the output. */
-export async function runCondition(options: InferOptions, condition: Condition, hooks: StageHooks<InferCheckpoint>, openBackend: OpenBackend): Promise<ConditionResult> {
-  const output = options.outputs[condition];
-  if (!existsSync(options.input)) throw new UserInputError(`no ${options.input} — run \`phase5 export\` first`);
+/** `runArm` for the arm named `name` (the activity's `condition` argument is an arm name). */
+export async function runCondition(options: InferOptions, name: string, hooks: StageHooks<InferCheckpoint>, openBackend: OpenBackend): Promise<ConditionResult> {
+  return runArm(options, findArm(options.arms, name), hooks, openBackend);
+}
+
+/** Correct every line of the arm's input with its prompt and LLM; `onProgress` counts records in the output. */
+export async function runArm(options: InferOptions, arm: ArmRun, hooks: StageHooks<InferCheckpoint>, openBackend: OpenBackend): Promise<ConditionResult> {
+  const { output } = arm;
+  if (!existsSync(arm.input)) throw new UserInputError(`no ${arm.input} — run \`phase5 export\` first`);
   mkdirSync(path.dirname(output), { recursive: true });
   if (options.force && existsSync(output)) writeJsonlAtomic(output, []);
-  const backend = await openBackend(options.backend());
+  const backend = await openBackend(arm.backend());
   let summary: RunCorrectionsSummary;
   try {
-    summary = await correct(options, condition, backend, hooks);
+    summary = await correct(options, arm, backend, hooks);
   } finally {
     await backend.close();
   }
-  log.info({ condition, output, written: summary.written, failed: summary.failed }, `infer ${condition}: ${summary.written} written, ${summary.failed} failed, ${summary.skippedExisting} already done`);
-  await assertFailedShare(options, condition, output);
+  log.info({ arm: arm.name, output, written: summary.written, failed: summary.failed }, `infer ${arm.name}: ${summary.written} written, ${summary.failed} failed, ${summary.skippedExisting} already done`);
+  await assertFailedShare(options, arm.name, arm.output);
   const counts = Object.fromEntries(RESULT_KEYS.map((k) => [k, summary[k]])) as Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
-  return { condition, output, ...counts, skipped: conditionSkips(summary) };
+  return { condition: arm.name, output, ...counts, skipped: armSkips(summary) };
 }
 
-async function correct(options: InferOptions, condition: Condition, backend: LlmBackend, hooks: StageHooks<InferCheckpoint>): Promise<RunCorrectionsSummary> {
-  return correctLines(options, condition, backend, hooks, { input: await selectedInput(options), output: options.outputs[condition], datasets: options.datasets, progress: 'log' });
+async function correct(options: InferOptions, arm: ArmRun, backend: LlmBackend, hooks: StageHooks<InferCheckpoint>): Promise<RunCorrectionsSummary> {
+  return correctLines(options, arm, backend, hooks, { input: await selectedInput(options, arm.input), output: arm.output, datasets: options.datasets, progress: 'log' });
 }
 
-/** What one run of the corrections runner works on: a condition's whole input, or one shard's lines. */
+/** What one run of the corrections runner works on: an arm's whole input, or one shard's lines. */
 export interface CorrectTarget {
   input: string | InferenceInputRow[];
   output: string;
@@ -208,24 +194,25 @@ export interface CorrectTarget {
   progress: 'log' | 'silent';
 }
 
-/** Run the corrections runner on `target`, with the stage's failure semantics (outage retryable, bad input not). */
-export async function correctLines(options: InferOptions, condition: Condition, backend: LlmBackend, hooks: StageHooks<InferCheckpoint>, target: CorrectTarget): Promise<RunCorrectionsSummary> {
+/** Run the corrections runner on `target` with the arm's prompt and guard, and the stage's failure semantics. */
+export async function correctLines(options: InferOptions, arm: ArmRun, backend: LlmBackend, hooks: StageHooks<InferCheckpoint>, target: CorrectTarget): Promise<RunCorrectionsSummary> {
   const attemptStarted = Date.now();
   try {
     const summary = await runCorrections({
       inputPath: target.input,
       outputPath: target.output,
       backend,
-      condition,
+      condition: arm.prompt,
       retryFailed: options.retryFailed,
       datasets: target.datasets,
+      guard: arm.guard,
       signal: hooks.signal,
       progress: target.progress,
       checkpointEvery: target.checkpointEvery,
       onProgress: (done, total) => hooks.onProgress?.(done, total),
     });
     // Stopped early (cancelled or superseded): not a completed stage.
-    if (summary.aborted) throw new Error(`infer ${condition} stopped before the end (${summary.remaining} samples left)`);
+    if (summary.aborted) throw new Error(`infer ${arm.name} stopped before the end (${summary.remaining} samples left)`);
     return summary;
   } catch (err) {
     // A malformed inference_input.jsonl line (file:line in the message) does not get better by retrying.
@@ -292,25 +279,26 @@ export async function countFailedRecords(file: string, datasets?: readonly strin
 }
 
 /** More failed lines than `max_failed_share` would bias the comparison (they score as raw OCR): fail for good. */
-export async function assertFailedShare(options: InferOptions, condition: string, output: string): Promise<void> {
+export async function assertFailedShare(options: InferOptions, name: string, output: string): Promise<void> {
   const c = await countFailedRecords(output, options.datasets);
   if (c.records === 0 || c.failed / c.records <= options.maxFailedShare) return;
   const pct = (x: number) => `${Number((x * 100).toFixed(1))}%`;
   const reasons = Object.entries(c.byReason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${n} ${r}`).join(', ');
   throw new InferFailedError(
-    `infer ${condition}: ${c.failed} of ${c.records} lines failed (${pct(c.failed / c.records)}, over infer.max_failed_share ${pct(options.maxFailedShare)}): ` +
+    `infer ${name}: ${c.failed} of ${c.records} lines failed (${pct(c.failed / c.records)}, over infer.max_failed_share ${pct(options.maxFailedShare)}): ` +
       `${reasons} — first: ${c.first}; fix the cause, then \`phase5 infer --retry-failed\``,
   );
 }
 
-/** Validate every line of `importFile`, then write it where analyze reads the RAG condition. */
+/** Validate every line of `importFile`, then write it where analyze reads the import's arm (default rag). */
 export async function importCorrections(options: InferOptions): Promise<ImportResult> {
   const file = options.importFile;
   if (!file) throw new UserInputError('no file to import (--import FILE)');
   if (!existsSync(file)) throw new UserInputError(`import file not found: ${file}`);
   const v = await validateCorrectionsFile(file);
   if (!v.ok) throw new UserInputError(`import rejected — ${formatValidation(v)}`);
-  const output = options.outputs.rag;
+  if (!options.importArm) throw new UserInputError('no arm to import into (--arm NAME)');
+  const output = options.importArm.output;
   writeJsonlAtomic(output, v.records); // canonical key order; unknown keys dropped
   if (v.extraKeys.length) log.warn({ extraKeys: v.extraKeys }, 'import: keys outside the schema were dropped');
   return { imported: v.records.length, failed: v.failed, byDataset: v.byDataset, output };

@@ -20,6 +20,8 @@ export interface RunOptions {
   importFile?: string;
   /** `phase5 infer --retry-failed`: remove the failed records of the selected lines and correct them again. */
   retryFailed?: boolean;
+  /** `phase5 infer --arm NAME`: run only this study arm (with `--import`: the arm the file is imported into). */
+  arm?: string;
 }
 
 /** The small value a stage activity receives: the validated config (a few KB), CLI options and the force flag. */

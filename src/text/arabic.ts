@@ -183,3 +183,67 @@ export function normalizeArabic(
 ): string {
   return scoringText(normalizeOrthography(s, opts), collapseWhitespace);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Letter classes of OCR errors: dot-only groups, hamza/alef forms, lam-alef
+// ---------------------------------------------------------------------------------------------
+
+/** Letters that share a skeleton (rasm) and differ only in dots, one string per group. */
+export const DOT_GROUPS = ['بتثني', 'جحخ', 'دذ', 'رز', 'سش', 'صض', 'طظ', 'عغ', 'فق'] as const;
+
+const DOT_GROUP_OF = new Map<string, number>();
+DOT_GROUPS.forEach((g, k) => { for (const c of g) DOT_GROUP_OF.set(c, k); });
+
+/** Index into DOT_GROUPS of a letter, or undefined when it is in none. */
+export function dotGroupOf(c: string): number | undefined {
+  return DOT_GROUP_OF.get(c);
+}
+
+/** Hamza forms (on alef, waw, ya, alone) and the alef variants ٱ آ that OCR confuses with them. */
+export const HAMZA_FORMS: ReadonlySet<string> = new Set([...'أإآٱءؤئ']);
+/** The bare seats a hamza form is confused with. */
+export const HAMZA_SEATS: ReadonlySet<string> = new Set([...'اويى']);
+
+/** A substitution between hamza/alef forms (at least one side a hamza form), or a hamza form added or lost. */
+export function isHamzaAlefEdit(ref: string, hyp: string): boolean {
+  if (ref === '' || hyp === '') return HAMZA_FORMS.has(ref || hyp);
+  const forms = [ref, hyp];
+  return forms.some((c) => HAMZA_FORMS.has(c)) && forms.every((c) => HAMZA_FORMS.has(c) || HAMZA_SEATS.has(c));
+}
+
+export const LAM = '\u0644';
+/** Alef forms that join a preceding lam into the lam-alef ligature (لا لأ لإ لآ). */
+const LIGATURE_ALEFS: ReadonlySet<string> = new Set([...'اأإآ']);
+
+/** True when `alef` (a code point string) joins a preceding lam into one lam-alef ligature. */
+export function isLigatureAlef(alef: string): boolean {
+  return LIGATURE_ALEFS.has(alef);
+}
+
+/** The error classes of the report's confusion table, in display order. */
+export const ERROR_CLASSES = [
+  'dots_ba', 'dots_jim', 'dots_dal', 'dots_ra', 'dots_sin', 'dots_sad', 'dots_ta', 'dots_ain', 'dots_fa',
+  'diacritics', 'hamza_alef', 'whitespace', 'other',
+] as const;
+export type ErrorClass = (typeof ERROR_CLASSES)[number];
+
+/** Human label of an error class ("dots ب ت ث ن ي", "hamza/alef forms", …). */
+export function errorClassLabel(c: ErrorClass): string {
+  const k = ERROR_CLASSES.indexOf(c);
+  if (k < DOT_GROUPS.length) return `dots ${[...DOT_GROUPS[k]].join(' ')}`;
+  return { diacritics: 'diacritics', hamza_alef: 'hamza/alef forms', whitespace: 'whitespace', other: 'other' }[c as 'other'];
+}
+
+/**
+ * Class of one character edit (`ref` gold, `hyp` output; '' = the missing side): whitespace, diacritics
+ * (and tatweel), hamza/alef forms, a substitution within one dot-only group, else other. First match wins.
+ */
+export function errorClassOf(ref: string, hyp: string): ErrorClass {
+  const both = [ref, hyp].filter((c) => c !== '');
+  if (both.some((c) => /\s/u.test(c))) return 'whitespace';
+  if (both.some((c) => c === TATWEEL || isArabicDiacritic(c.codePointAt(0)!))) return 'diacritics';
+  if (isHamzaAlefEdit(ref, hyp)) return 'hamza_alef';
+  const g = ref !== '' && hyp !== '' ? dotGroupOf(ref) : undefined;
+  if (g !== undefined && g === dotGroupOf(hyp)) return ERROR_CLASSES[g];
+  return 'other';
+}

@@ -98,14 +98,18 @@ describe('analysis/charts (Vega-Lite specs are data)', function () {
     ]);
     const conf = rows('confusions');
     expect(conf.some((r) => r.label === confusionLabel('', 'ا') && r.kind === 'introduced' && r.count === 1)).to.equal(true);
+    // Errors by class: a3's ي→ب is a dot-only substitution in the OCR that rag fixed and zero_shot kept.
+    const dots = rows('error_classes').filter((r) => r.label === 'dots ب ت ث ن ي').map((r) => [r.source, r.errors, r.fixed]);
+    expect(dots).to.deep.equal([['OCR', 1, null], ['rag', 0, 1], ['zero_shot', 2, 0]]);
   });
 
   it('skips charts without data instead of drawing empty ones', () => {
     const docs = loadReportDocs(phase5Dir);
     docs.errorChanges = null;
+    docs.errorClasses = null;
     for (const d of docs.datasets) d.retrieval = null;
     const { charts, skipped } = buildCharts(docs);
-    expect(skipped).to.deep.equal(['delta_cer_by_score_bucket', 'score_histogram', 'era_distribution', 'confusions']);
+    expect(skipped).to.deep.equal(['delta_cer_by_score_bucket', 'score_histogram', 'era_distribution', 'confusions', 'error_classes']);
     expect(charts.map((c) => c.name)).to.deep.equal(['cer_by_condition', 'cer_by_ocr_band']);
   });
 });

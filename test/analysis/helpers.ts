@@ -30,6 +30,8 @@ export interface Correction {
 
 export interface Retrieval {
   scores: number[];
+  /** The retrieved sentences (retrieval_context in the numbered_arabic format); default a placeholder. */
+  texts?: string[];
   sources: Array<{ source_uri: string; idx: number; date?: number | string }>;
 }
 
@@ -44,6 +46,13 @@ export interface StudySpec {
 }
 
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : '');
+
+/** retrieval_context as export writes it in the numbered_arabic style (header line, then "1. …"). */
+function contextOf(r: Retrieval): string {
+  if (r.scores.length === 0) return '';
+  if (!r.texts) return 'ctx';
+  return ['نصوص مرجعية صحيحة:', ...r.texts.map((t, i) => `${i + 1}. ${t}`)].join('\n');
+}
 
 /** Write `<root>/phase5/{inference_input,corrections}.jsonl` and `<root>/phase2/corrections.jsonl`. */
 export function writeStudy(root: string, spec: StudySpec): { phase5Dir: string; phase2Dir: string } {
@@ -61,7 +70,7 @@ export function writeStudy(root: string, spec: StudySpec): { phase5Dir: string; 
       const promptType = r.scores.length ? 'rag' : 'zero_shot_fallback';
       inputs.push({
         sample_id: p.id, dataset: ds, ocr_text: p.ocr, gt_text: p.gt, prompt_type: 'rag', prompt_version: 'p5v1',
-        retrieval_context: r.scores.length ? 'ctx' : '', retrieved_k: r.scores.length, retrieval_scores: r.scores, retrieval_sources: r.sources,
+        retrieval_context: contextOf(r), retrieved_k: r.scores.length, retrieval_scores: r.scores, retrieval_sources: r.sources,
       });
       const a = spec.phase5(p, i, ds);
       c5.push({

@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import {
   ARABIC_DIACRITICS,
+  errorClassLabel,
+  errorClassOf,
   arabicShare,
   countArabicLetters,
   countLetters,
@@ -106,4 +108,27 @@ describe('text/arabic', () => {
     });
   });
 
+});
+
+describe('text/arabic: error classes of character edits', () => {
+  it('puts substitutions within a dot-only group in that group, and across groups in other', () => {
+    expect(errorClassOf('ي', 'ب')).to.equal('dots_ba');
+    expect(errorClassOf('ن', 'ث')).to.equal('dots_ba');
+    expect(errorClassOf('خ', 'ح')).to.equal('dots_jim');
+    expect(errorClassOf('ف', 'ق')).to.equal('dots_fa');
+    expect(errorClassOf('ب', 'ج')).to.equal('other');
+    expect(errorClassOf('ب', '')).to.equal('other');
+    expect(errorClassLabel('dots_ba')).to.equal('dots ب ت ث ن ي');
+  });
+
+  it('classifies diacritics, hamza/alef forms and whitespace first', () => {
+    expect(errorClassOf('\u064E', '')).to.equal('diacritics');
+    expect(errorClassOf('ـ', '')).to.equal('diacritics');
+    expect(errorClassOf('أ', 'ا')).to.equal('hamza_alef');
+    expect(errorClassOf('ئ', 'ي')).to.equal('hamza_alef');
+    expect(errorClassOf('', 'ء')).to.equal('hamza_alef');
+    expect(errorClassOf('ا', 'ي')).to.equal('other');
+    expect(errorClassOf(' ', '')).to.equal('whitespace');
+    expect(errorClassOf('ب', ' ')).to.equal('whitespace');
+  });
 });

@@ -127,7 +127,7 @@ describe('sharded infer (real workflows on a local Temporal server, echo backend
     for (const c of ['rag', 'zero_shot'] as const) {
       await inference.runCondition(refOptions, c, {}, async () => echoBackend());
       const output = result[c].output;
-      expect(readFileSync(output, 'utf8'), c).to.equal(readFileSync(refOptions.outputs[c], 'utf8'));
+      expect(readFileSync(output, 'utf8'), c).to.equal(readFileSync(refOptions.arms.find((a) => a.name === c)!.output, 'utf8'));
       expect(readFileSync(output, 'utf8').trim().split('\n').map((l) => JSON.parse(l).sample_id)).to.deep.equal(ids);
       expect(result[c]).to.include({ written: 520, succeeded: 520, failed: 0 });
     }

@@ -69,6 +69,9 @@ describe('workflows (real local Temporal server)', function () {
     return {
       buildCorpus: rec('buildCorpus', { sentences: 10 }),
       buildIndex: rec('buildIndex', { vectors: 10 }),
+      planIndexShards: rec('planIndexShards', { reused: null, rows: 10, corpusSha256: 'c', shards: [{ part: 0, start: 0, end: 8 }, { part: 1, start: 8, end: 10 }] }),
+      embedIndexShard: rec('embedIndexShard', { rows: 8 }),
+      assembleIndex: rec('assembleIndex', { vectors: 10 }),
       planExport: rec('planExport', {
         datasets: [
           { dataset: 'A', samples: 3, shards: [{ dataset: 'A', index: 0, start: 0, end: 2 }, { dataset: 'A', index: 1, start: 2, end: 3 }] },
@@ -98,9 +101,10 @@ describe('workflows (real local Temporal server)', function () {
     });
     expect(Object.keys(result as object)).to.deep.equal(['build', 'export', 'infer', 'analyze']);
     const order = calls.map((c) => c.replace(/!$/, ''));
-    expect(order.slice(0, 3)).to.deep.equal(['cpu:buildCorpus', 'cpu:buildIndex', 'cpu:planExport']);
+    // The build embeds in shards (sharded-build): plan, one activity per shard, assemble.
+    expect(order.slice(0, 6)).to.deep.equal(['cpu:buildCorpus', 'cpu:planIndexShards', 'cpu:embedIndexShard', 'cpu:embedIndexShard', 'cpu:assembleIndex', 'cpu:planExport']);
     expect(order.filter((c) => c === 'cpu:exportShard')).to.have.length(3);
-    expect(order.slice(6)).to.deep.equal(['cpu:mergeExport', 'gpu:infer:rag', 'gpu:infer:zero_shot', 'cpu:analyzeResults']);
+    expect(order.slice(9)).to.deep.equal(['cpu:mergeExport', 'gpu:infer:rag', 'gpu:infer:zero_shot', 'cpu:analyzeResults']);
     expect(calls.filter((c) => c.endsWith('!')).every((c) => /planExport|exportShard|mergeExport/.test(c))).to.equal(true);
     // Each stage ran as its own child workflow with an id derived from the run name.
     const child = await env.client.workflow.getHandle(`phase5-${input.run}-export`).describe();

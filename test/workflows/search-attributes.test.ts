@@ -19,6 +19,7 @@ const STAGES = ['build', 'export', 'infer', 'analyze'] as const;
 const noopActivities = {
   buildCorpus: async () => ({}),
   buildIndex: async () => ({}),
+  planIndexShards: async () => ({ reused: {}, shards: [] }),
   planExport: async () => ({ datasets: [{ dataset: 'A', samples: 1, shards: [{ dataset: 'A', index: 0, start: 0, end: 1 }] }] }),
   exportShard: async () => ({ records: 1, fallbacks: 0 }),
   mergeExport: async () => ({ records: 1 }),

@@ -22,7 +22,8 @@ export function registerLocalCommands(program: Command): void {
       const analyze = await import('../../../analysis/stage');
       const { existsSync } = await import('node:fs');
       const opts = await analyze.optionsFrom(config, options);
-      if (!existsSync(`${opts.phase5Dir}/corrections.jsonl`)) {
+      // With study arms, the analysis runs on the arms even where Phase 5 has no corrections of its own.
+      if (!existsSync(`${opts.phase5Dir}/corrections.jsonl`) && !opts.arms) {
         const { UserFacingError } = await import('../../../src/temporal/server');
         throw new UserFacingError(`no corrections in ${opts.phase5Dir} — run \`phase5 infer\` first (or \`phase5 infer --import FILE\`)`);
       }
@@ -34,6 +35,11 @@ export function registerLocalCommands(program: Command): void {
         const delta = d.invalid_reason ? `ΔCER not valid: ${d.invalid_reason}` : `ΔCER ${fmt(d.delta_cer)}`;
         console.log(`${d.dataset.padEnd(34)} n=${String(d.n).padStart(5)}  OCR CER ${fmt(d.ocr_cer)}  zero-shot ${fmt(d.phase2_cer)}  RAG ${fmt(d.phase5_cer)}  ${delta}`);
       }
+      for (const a of result.arms?.arms ?? []) {
+        const delta = a.name === result.arms!.baseline ? '(baseline)' : `ΔCER ${fmt(a.delta_cer)}  p(Holm) ${a.p_holm ?? 'n/a'}`;
+        console.log(`arm ${a.name.padEnd(30)} n=${String(a.lines).padStart(5)}  CER ${fmt(a.cer)}  raw ${fmt(a.raw_cer)}  ${delta}${a.upper_bound ? '  (upper bound)' : ''}`);
+      }
+      if (result.arms) console.log(`arms analysis: ${result.arms.file}${result.arms.skipped ? ` (${result.arms.skipped} arm folder(s) skipped)` : ''}`);
       for (const w of result.warnings) console.error(`warning: ${w}`);
       console.log(`${result.files} files written in ${result.phase5Dir} (${((Date.now() - t) / 1000).toFixed(1)} s); report: ${result.report}`);
     });

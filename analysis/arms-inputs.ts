@@ -1,0 +1,145 @@
+/**
+ * Finding and reading the study arms: `<results>/arms/<arm>/arm.json` + `corrections.jsonl` (the layout of
+ * issue 13's shared contract). A folder without either file is a counted skip shown to the user; a malformed
+ * arm.json or correction line is an error naming the file, line and field.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { readJsonl } from '../src/io/jsonl';
+import { describeZodError, type CorrectionRecord } from '../src/llm/records';
+import { UserInputError } from '../src/stages/types';
+import { cmpStr } from './format';
+import { parseCorrection } from './inputs';
+
+export const RETRIEVAL_MODES = ['dense', 'hybrid', 'random', 'gold_query', 'none'] as const;
+
+/** arm.json as the arms stage writes it; unknown keys are kept out of the analysis but allowed. */
+export const ArmJsonSchema = z.object({
+  name: z.string().min(1),
+  prompt: z.enum(['rag', 'zero_shot']),
+  retrieval: z
+    .object({
+      mode: z.enum(RETRIEVAL_MODES),
+      top_k: z.number().int().nonnegative().nullish(),
+      fingerprint: z.string().nullish(),
+    })
+    .nullish(),
+  upper_bound: z.boolean().optional(),
+  model: z.string().nullish(),
+  guard: z.record(z.string(), z.unknown()).nullish(),
+});
+
+export interface ArmInfo {
+  name: string;
+  prompt: 'rag' | 'zero_shot';
+  retrieval: { mode: (typeof RETRIEVAL_MODES)[number]; top_k: number | null; fingerprint: string | null } | null;
+  upper_bound: boolean;
+  model: string | null;
+  guard: Record<string, unknown> | null;
+}
+
+/** `guard` of a corrections record: kept | trimmed | fell_back:<reason>. */
+const GUARD_VALUE = /^(kept|trimmed|fell_back:[^\s].*)$/;
+
+export interface ArmLine {
+  record: CorrectionRecord;
+  /** The untouched model output (`raw_text`) when the guard recorded it. */
+  rawText: string | null;
+  guard: string | null;
+}
+
+export interface LoadedArm {
+  info: ArmInfo;
+  dir: string;
+  /** dataset → lines in file order (a repeated sample_id keeps its first line). */
+  byDataset: Map<string, ArmLine[]>;
+  duplicates: number;
+  mtimeMs: number;
+}
+
+export interface ArmSkip {
+  arm: string;
+  reason: string;
+}
+
+export interface DiscoveredArms {
+  arms: LoadedArm[];
+  skipped: ArmSkip[];
+}
+
+export function armsRoot(resultsDir: string): string {
+  return path.join(resultsDir, 'arms');
+}
+
+/** Every arm folder under `<results>/arms/`, in code-unit order; folders without arm.json or corrections are skipped. */
+export async function discoverArms(resultsDir: string, datasets?: readonly string[]): Promise<DiscoveredArms> {
+  const root = armsRoot(resultsDir);
+  if (!existsSync(root)) return { arms: [], skipped: [] };
+  const arms: LoadedArm[] = [];
+  const skipped: ArmSkip[] = [];
+  const dirs = readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory() || d.isSymbolicLink()).map((d) => d.name).sort(cmpStr);
+  for (const name of dirs) {
+    const dir = path.join(root, name);
+    if (!statSync(dir).isDirectory()) continue;
+    if (!existsSync(path.join(dir, 'arm.json'))) skipped.push({ arm: name, reason: `no arm.json in ${dir}` });
+    else if (!existsSync(path.join(dir, 'corrections.jsonl'))) skipped.push({ arm: name, reason: `no corrections.jsonl in ${dir} (not inferred yet)` });
+    else arms.push(await loadArm(dir, datasets));
+  }
+  return { arms, skipped };
+}
+
+function readArmInfo(dir: string): ArmInfo {
+  const file = path.join(dir, 'arm.json');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UserInputError(`${file}: not valid JSON (${(err as Error).message})`);
+  }
+  const r = ArmJsonSchema.safeParse(raw);
+  if (!r.success) throw new UserInputError(`${file}: ${describeZodError(r.error)}`);
+  const v = r.data;
+  if (v.name !== path.basename(dir)) throw new UserInputError(`${file}: name "${v.name}" differs from its folder "${path.basename(dir)}"`);
+  return {
+    name: v.name,
+    prompt: v.prompt,
+    retrieval: v.retrieval ? { mode: v.retrieval.mode, top_k: v.retrieval.top_k ?? null, fingerprint: v.retrieval.fingerprint ?? null } : null,
+    upper_bound: v.upper_bound ?? v.retrieval?.mode === 'gold_query',
+    model: v.model ?? null,
+    guard: v.guard ?? null,
+  };
+}
+
+async function loadArm(dir: string, datasets?: readonly string[]): Promise<LoadedArm> {
+  const info = readArmInfo(dir);
+  const file = path.join(dir, 'corrections.jsonl');
+  const keep = datasets && datasets.length > 0 ? new Set(datasets) : null;
+  const byDataset = new Map<string, ArmLine[]>();
+  const seen = new Set<string>();
+  let duplicates = 0;
+  for await (const { value, line } of readJsonl(file)) {
+    const p = parseCorrection(value);
+    if (!p.ok) throw new UserInputError(`${file}:${line}: ${p.error}`);
+    const rec = p.value;
+    if (keep && !keep.has(rec.dataset)) continue;
+    const key = `${rec.dataset}\u0000${rec.sample_id}`;
+    if (seen.has(key)) { duplicates++; continue; }
+    seen.add(key);
+    let list = byDataset.get(rec.dataset);
+    if (!list) byDataset.set(rec.dataset, (list = []));
+    list.push({ record: rec, ...guardFields(value as Record<string, unknown>, `${file}:${line}`) });
+  }
+  return { info, dir, byDataset, duplicates, mtimeMs: statSync(file).mtimeMs };
+}
+
+/** `raw_text` and `guard` of a record (both optional; the guard writes them together). */
+function guardFields(v: Record<string, unknown>, where: string): { rawText: string | null; guard: string | null } {
+  const raw = v.raw_text;
+  const guard = v.guard;
+  if (raw !== undefined && raw !== null && typeof raw !== 'string') throw new UserInputError(`${where}: raw_text: expected a string`);
+  if (guard !== undefined && guard !== null && (typeof guard !== 'string' || !GUARD_VALUE.test(guard))) {
+    throw new UserInputError(`${where}: guard: expected "kept", "trimmed" or "fell_back:<reason>", got ${JSON.stringify(guard)}`);
+  }
+  return { rawText: (raw as string | null | undefined) ?? null, guard: (guard as string | null | undefined) ?? null };
+}

@@ -1,0 +1,29 @@
+/**
+ * The report's tiny document model (rendered to both Markdown and HTML by analysis/report.ts) and the number
+ * formats its sections share, so a section built elsewhere (analysis/arms-report.ts) looks the same.
+ */
+import type { VegaLiteSpec } from './charts';
+import type { VegaSpec } from './render';
+
+export type Block =
+  | { kind: 'h1' | 'h2' | 'h3' | 'p'; text: string }
+  | { kind: 'list'; items: string[] }
+  | { kind: 'table'; head: string[]; rows: string[][]; align?: Array<'l' | 'r'> }
+  | { kind: 'chart'; chart: RenderedChart }
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  | { kind: 'lines'; doc: Record<string, any> };
+
+/** A Vega-Lite chart with its file name (charts/<name>.*), compiled and rendered. */
+export interface RenderedChart {
+  name: string;
+  title: string;
+  spec: VegaLiteSpec;
+  vega: VegaSpec;
+  svg: string;
+}
+
+export const dash = '—';
+export const pctF = (x: number | null | undefined, d = 2) => (x === null || x === undefined ? dash : `${(x * 100).toFixed(d)}%`);
+export const ppF = (x: number | null | undefined, d = 2) =>
+  x === null || x === undefined ? dash : `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x * 100).toFixed(d)} pp`;
+export const ciF = (ci: [number, number] | null | undefined) => (ci ? `[${ppF(ci[0]).replace(' pp', '')}, ${ppF(ci[1])}]` : dash);

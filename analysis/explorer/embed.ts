@@ -1,0 +1,36 @@
+/**
+ * The Lines view of report.html: lines.json, gzip-compressed and base64-encoded into the page (no network;
+ * the browser inflates it with DecompressionStream), with the view's own script and style
+ * (analysis/explorer/lines.js, lines.css) inlined. The diffs are computed at analysis time
+ * (analysis/diff.ts); the script only filters, sorts and renders.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const DIR = path.dirname(fileURLToPath(import.meta.url));
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** lines.json as the page embeds it: gzip (level 9, no timestamp: byte-stable) then base64. */
+export function encodeLines(doc: Json): string {
+  return gzipSync(Buffer.from(JSON.stringify(doc), 'utf8'), { level: 9 }).toString('base64');
+}
+
+/** The view's markup (with the embedded data), style and script. */
+export function linesView(doc: Json): { body: string; style: string; script: string } {
+  const body = `<section id="lines-view" aria-labelledby="lines-title">
+<h2 id="lines-title">Lines</h2>
+<p>Every analysed line. Filter and sort, then click a row (or open <code>#line=&lt;sample_id&gt;</code>) to see OCR, gold and each arm's output with a character diff against gold — the alignment the CER counts: <del>gold only</del>, <ins>output only</ins> — and the retrieved sentences. ΔCER = the arm's line CER − the ${esc(String(doc.meta.baseline))} line CER; for ${esc(String(doc.meta.baseline))} itself, − the OCR line CER. Outcome and guard filters apply to the chosen arm.</p>
+<div class="lx-controls" id="lines-controls"></div>
+<p class="lx-status"><strong id="lines-count">…</strong> lines match <span id="lines-page"></span></p>
+<div class="lx-scroll"><table class="lx" id="lines-table"><thead></thead><tbody></tbody></table></div>
+<div class="lx-pager" id="lines-pager"></div>
+<noscript><p>The Lines view needs JavaScript; lines.json holds the same data.</p></noscript>
+<script type="application/octet-stream" id="lines-data" data-encoding="gzip+base64">${encodeLines(doc)}</script>
+</section>`;
+  return { body, style: readFileSync(path.join(DIR, 'lines.css'), 'utf8'), script: readFileSync(path.join(DIR, 'lines.js'), 'utf8') };
+}
+
+const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

@@ -1,0 +1,32 @@
+/** The LLM backend a config (or an arm's effective config) asks for, and the model name the outputs record. */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { resolvePath } from '../config/load';
+import type { Config } from '../config/schema';
+import type { BackendConfig } from '../llm';
+import { UserInputError } from './types';
+
+export function backendConfig(config: Config): BackendConfig {
+  const inf = config.infer;
+  if (inf.backend === 'openai') {
+    return {
+      type: 'openai',
+      baseUrl: inf.openai.base_url,
+      model: inf.openai.model,
+      apiKeyEnv: inf.openai.api_key_env,
+      temperature: inf.temperature,
+      maxTokens: inf.openai.max_tokens,
+      concurrency: inf.openai.concurrency,
+      timeoutMs: inf.openai.timeout_s * 1000,
+      retry: { maxRetries: inf.openai.max_retries },
+    };
+  }
+  const modelPath = resolvePath(inf.local.model_path);
+  if (!existsSync(modelPath)) throw new UserInputError(`GGUF model not found: ${modelPath} (infer.local.model_path; \`npm run setup\` installs the default)`);
+  return { type: 'llama', modelPath, threads: inf.local.threads, contextSize: inf.local.context_size, maxTokens: inf.local.max_tokens, gpu: inf.local.gpu ? 'auto' : false };
+}
+
+/** The model name as the analysis records it: the endpoint's model id, or the GGUF file's name. */
+export function modelName(config: Config): string {
+  return config.infer.backend === 'openai' ? config.infer.openai.model : path.basename(config.infer.local.model_path, '.gguf');
+}
