@@ -6,7 +6,7 @@
  * (`PHASE5_OPENAI_BASE_URL`). Timing starts when every worker polls and ends with the workflow's result (plan,
  * shards, merge). Outputs are compared across N with `latency_ms` (a measured duration) zeroed.
  *
- *   npx tsx bench/scale-out.ts --workers 1,2,4 --lines 480 --latency-ms 300 --concurrency 4 [--shard-size 16] [--json]
+ *   npx tsx bench/scale-out.ts --workers 1,2,4 --lines 960 --latency-ms 300 --concurrency 4 [--shard-size 16] [--json]
  *
  * Targets (issue 14): 2 workers ≥ 1.8× one worker, 4 workers ≥ 3.4×, identical outputs, LLM requests = lines.
  * Pick a latency at which waiting for the LLM dominates (as on a real GPU box); on a 2-core machine 200–400 ms
@@ -35,7 +35,7 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { workers: [1, 2, 4], lines: 480, latencyMs: 300, concurrency: 4, shardSize: 16, json: false };
+  const a: Args = { workers: [1, 2, 4], lines: 960, latencyMs: 300, concurrency: 4, shardSize: 16, json: false };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
     if (argv[i] === '--workers') (a.workers = v.split(',').map(Number)), i++;
@@ -129,7 +129,9 @@ async function main(): Promise<void> {
       ui_port: uiPort,
       db_file: path.join(dir, 'temporal.db'),
       queues: { cpu: `scale-out-cpu-${port}`, gpu: `scale-out-gpu-${port}` },
-      concurrency: { cpu: 1, gpu: 1 },
+      // Two shards per worker share its backend (and its `concurrency` cap): while one shard drains, the next
+      // already fills the box's free slots, so a shard boundary leaves no idle gap on the GPU.
+      concurrency: { cpu: 1, gpu: 2 },
     },
   };
   const configFile = path.join(dir, 'config.yaml');
