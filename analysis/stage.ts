@@ -66,7 +66,9 @@ async function corpusSize(config: Config, cli: RunOptions): Promise<number | und
 function datasetLeakage(config: Config): Record<string, DatasetInfo> {
   const info: Record<string, DatasetInfo> = {};
   for (const [key, d] of Object.entries(config.datasets)) {
-    info[key] = { excluded: sourceExcluded(config.phase5.corpus.exclude, d.source_pattern), sourcePattern: d.source_pattern };
+    // exclude_dataset_sources holds out every version of a declared source's work (src/openiti/source-works).
+    const byWork = config.phase5.corpus.exclude_dataset_sources && Boolean(d.source_pattern);
+    info[key] = { excluded: byWork || sourceExcluded(config.phase5.corpus.exclude, d.source_pattern), sourcePattern: d.source_pattern };
   }
   return info;
 }
