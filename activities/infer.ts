@@ -1,11 +1,54 @@
-/** Infer activities (GPU queue): one per study arm, and the import of corrections made elsewhere. */
+/**
+ * Infer activities (GPU queue): the sharded infer — plan, one activity per shard (every GPU worker takes
+ * shards), merge per arm — the one-activity-per-arm path of workflows recorded before shards, and the import
+ * of corrections made elsewhere.
+ */
 import * as inference from '../src/stages/infer';
+import * as shards from '../src/stages/infer-shards';
 import { findArm } from '../src/stages/arms';
+import type { LlmBackend } from '../src/llm';
 import type { StageInput } from '../src/stages/types';
 import { activityHooks, asActivity, runExclusive } from './context';
 import type { ActivityDeps } from './deps';
 
+/**
+ * One open backend per backend config in this worker, shared by the shards it runs (a local GGUF loads once,
+ * not once per shard; an HTTP backend's concurrency cap covers all its shards); closed after `idleMs` unused.
+ */
+export function sharedBackends(open: inference.OpenBackend, idleMs = 30_000): inference.OpenBackend {
+  const cache = new Map<string, { backend: Promise<LlmBackend>; users: number; timer?: NodeJS.Timeout }>();
+  return async (cfg) => {
+    const key = JSON.stringify(cfg);
+    let entry = cache.get(key);
+    if (!entry) {
+      const backend = open(cfg);
+      entry = { backend, users: 0 };
+      cache.set(key, entry);
+      backend.catch(() => cache.delete(key));
+    }
+    const e = entry;
+    e.users++;
+    if (e.timer) clearTimeout(e.timer);
+    const backend = await e.backend.catch((err: unknown) => {
+      e.users--;
+      throw err;
+    });
+    const release = async (): Promise<void> => {
+      if (--e.users > 0) return;
+      e.timer = setTimeout(() => {
+        if (e.users > 0 || cache.get(key) !== e) return;
+        cache.delete(key);
+        void backend.close().catch(() => undefined);
+      }, idleMs);
+      e.timer.unref();
+    };
+    return { id: backend.id, model: backend.model, concurrency: backend.concurrency, complete: (m, o) => backend.complete(m, o), close: release };
+  };
+}
+
 export function createInferActivities(deps: ActivityDeps) {
+  const openShared = sharedBackends(deps.openBackend);
+  const options = (input: StageInput) => inference.optionsFrom(input.config, input.options, input.force);
   return {
     /** One arm: `condition` is the arm's name (today's `rag` / `zero_shot`; the name kept so recorded histories replay). */
     async inferCondition(args: { input: StageInput; condition: string }): Promise<inference.ConditionResult> {
@@ -24,8 +67,29 @@ export function createInferActivities(deps: ActivityDeps) {
         });
       });
     },
+    /** Plan every arm's shards (plan files, parts dirs); returns the small per-arm plan the workflows fan out. */
+    async planInfer(input: StageInput): Promise<shards.ArmPlan[]> {
+      return asActivity(async () => shards.planInfer(options(input)));
+    },
+    async inferShard(args: { input: StageInput; arm: shards.ArmPlan; shard: shards.ShardRef }): Promise<shards.ShardResult> {
+      const { input, arm, shard } = args;
+      const opts = options(input);
+      return asActivity(() =>
+        runExclusive(shards.partFile(arm.output, shard.dataset, shard.index), async (signal) => {
+          const hooks = activityHooks<inference.InferCheckpoint>(shards.shardLabel(arm, shard), 'lines');
+          try {
+            return await shards.runShard(opts, arm, shard, { ...hooks, signal }, openShared);
+          } finally {
+            hooks.stop();
+          }
+        }),
+      );
+    },
+    async mergeInferArm(args: { input: StageInput; arm: shards.ArmPlan; partial?: boolean }): Promise<shards.MergeResult> {
+      return asActivity(() => shards.mergeArm(options(args.input), args.arm, args.partial));
+    },
     async importCorrections(input: StageInput): Promise<inference.ImportResult> {
-      return asActivity(() => inference.importCorrections(inference.optionsFrom(input.config, input.options, input.force)));
+      return asActivity(() => inference.importCorrections(options(input)));
     },
   };
 }

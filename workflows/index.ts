@@ -19,6 +19,7 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  continueAsNew,
   defineQuery,
   executeChild,
   isCancellation,
@@ -33,6 +34,7 @@ import type { Duration, TypedSearchAttributes } from '@temporalio/common';
 import { RUN_ATTR, STAGE_ATTR } from '../src/temporal/search-attributes';
 import { armNames } from '../src/stages/arm-names';
 import type { Activities } from '../activities';
+import type { ArmPlan, ShardRef, ShardResult } from '../src/stages/infer-shards';
 import {
   stageWorkflowId,
   type AnalyzeResult,
@@ -210,6 +212,8 @@ export async function inferWorkflow(input: StageInput): Promise<InferResult> {
     setStep(p, 'done', 1, 1);
     return { imported };
   }
+  // Shards on every GPU worker (histories from before it run one activity per arm, below).
+  if (patched('sharded-infer')) return shardedInfer(input, p, acts);
   // Study arms in order (without `study:`: rag and zero_shot, as the histories recorded); `condition` = arm name.
   const arms = armNames(input.config, input.options);
   const out: Record<string, ConditionResult> = {};
@@ -222,6 +226,101 @@ export async function inferWorkflow(input: StageInput): Promise<InferResult> {
   }
   setStep(p, 'done', i, arms.length, 'conditions');
   return out;
+}
+
+/**
+ * Plan, then one child workflow per arm (`<infer id>-<arm>`), all at once: each keeps its share of
+ * `temporal.max_parallel_activities` shards in flight, so all arms' shards form one bounded pool on the GPU queue.
+ */
+async function shardedInfer(input: StageInput, p: WorkflowProgress, acts: ReturnType<typeof stageActivities>): Promise<InferResult> {
+  setStep(p, 'plan', 0, 1);
+  const arms = await acts.planInfer(input);
+  const window = Math.max(1, Math.floor((input.config.temporal.max_parallel_activities ?? DEFAULT_MAX_PARALLEL) / Math.max(1, arms.length)));
+  const parent = workflowInfo().workflowId;
+  p.results.arms = Object.fromEntries(arms.map((a) => [a.arm, { workflowId: `${parent}-${a.arm}`, lines: a.lines, shards: a.shards }]));
+  const out: Exclude<InferResult, { imported: unknown }> = {};
+  let finished = 0;
+  setStep(p, 'arms', 0, arms.length, 'arms');
+  await Promise.all(
+    arms.map(async (arm) => {
+      const args: InferArmInput = { input, arm, window, from: 0, acc: emptyTotals() };
+      const r = await executeChild(inferArmWorkflow, { workflowId: `${parent}-${arm.arm}`, args: [args], ...childLabels('infer') });
+      out[arm.arm] = r;
+      p.results[arm.arm] = r;
+      setStep(p, 'arms', ++finished, arms.length, 'arms');
+    }),
+  );
+  setStep(p, 'done', arms.length, arms.length, 'arms');
+  return out;
+}
+
+/** What an arm's finished shards add up to, carried across continue-as-new. */
+export interface ArmTotals {
+  lines: number;
+  shards: number;
+  startedAt: string;
+  counts: Omit<ConditionResult, 'condition' | 'output' | 'skipped'>;
+}
+
+export interface InferArmInput {
+  input: StageInput;
+  arm: ArmPlan;
+  /** Shards in flight at once. */
+  window: number;
+  /** Index of the first shard this run executes (runs continue as new after `infer.shards_per_run`). */
+  from: number;
+  acc: ArmTotals;
+}
+
+function emptyTotals(): ArmTotals {
+  const counts = { model: '', written: 0, skippedExisting: 0, succeeded: 0, failed: 0, failuresByReason: {}, promptTypes: {}, promptTokens: 0, completionTokens: 0, elapsedMs: 0 };
+  return { lines: 0, shards: 0, startedAt: nowIso(), counts };
+}
+
+function addShard(acc: ArmTotals, r: ShardResult): void {
+  const c = acc.counts;
+  acc.lines += r.lines;
+  acc.shards++;
+  c.model ||= r.model;
+  for (const k of ['written', 'skippedExisting', 'succeeded', 'failed', 'promptTokens', 'completionTokens'] as const) c[k] += r[k];
+  for (const [k, n] of Object.entries(r.failuresByReason)) c.failuresByReason[k] = (c.failuresByReason[k] ?? 0) + n;
+  for (const [k, n] of Object.entries(r.promptTypes)) c.promptTypes[k] = (c.promptTypes[k] ?? 0) + n;
+}
+
+/** Every shard of an arm, dataset by dataset (the plan's order). */
+function shardRefs(arm: ArmPlan): ShardRef[] {
+  return arm.plan.datasets.flatMap((d) => Array.from({ length: Math.ceil(d.lines / arm.shardSize) }, (_, index) => ({ dataset: d.dataset, index })));
+}
+
+/**
+ * One arm of the sharded infer: its shards through a window, `infer.shards_per_run` per run (then continue as
+ * new, so the history stays far below Temporal's limits), then the merge into the arm's corrections.jsonl.
+ */
+export async function inferArmWorkflow(a: InferArmInput): Promise<ConditionResult> {
+  const p = trackProgress('infer');
+  const acts = stageActivities(a.input.config, 'infer');
+  const all = shardRefs(a.arm);
+  const batch = all.slice(a.from, a.from + (a.input.config.infer.shards_per_run ?? 1000));
+  const lines = { done: a.acc.lines, total: a.arm.lines };
+  Object.assign(p.results, { arm: a.arm.arm, lines, linesAtRunStart: a.acc.lines });
+  setStep(p, 'shards', a.from, all.length, 'shards');
+  try {
+    await mapWithWindow(batch, a.window, async (shard) => {
+      addShard(a.acc, await acts.inferShard({ input: a.input, arm: a.arm, shard }));
+      lines.done = a.acc.lines;
+      setStep(p, 'shards', a.acc.shards, all.length, 'shards');
+    });
+  } catch (err) {
+    // Failed for good (a shard's outage outlasted its budget, bad input): keep what succeeded where analyze reads it.
+    if (!isCancellation(err)) await acts.mergeInferArm({ input: a.input, arm: a.arm, partial: true }).catch(() => undefined);
+    throw err;
+  }
+  if (a.from + batch.length < all.length) return continueAsNew<typeof inferArmWorkflow>({ ...a, from: a.from + batch.length });
+  setStep(p, 'merge', all.length, all.length, 'shards');
+  const merged = await acts.mergeInferArm({ input: a.input, arm: a.arm });
+  setStep(p, 'done', all.length, all.length, 'shards');
+  const elapsedMs = Date.now() - Date.parse(a.acc.startedAt);
+  return { condition: a.arm.arm, output: merged.output, ...a.acc.counts, elapsedMs, skipped: merged.skipped };
 }
 
 export async function analyzeWorkflow(input: StageInput): Promise<AnalyzeResult> {

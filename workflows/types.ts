@@ -52,6 +52,11 @@ export interface ProgressResults extends Phase5Result {
   merged?: MergeResult;
   rag?: ConditionResult;
   zero_shot?: ConditionResult;
+  /** Sharded infer: each arm's child workflow, lines and shards. */
+  arms?: Record<string, { workflowId: string; lines: number; shards: number }>;
+  /** An arm's workflow: its name and the lines done when this run (of a continue-as-new chain) began. */
+  arm?: string;
+  linesAtRunStart?: number;
   /** Infer: every other study arm's result, by arm name. */
   [arm: string]: unknown;
 }

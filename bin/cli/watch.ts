@@ -32,6 +32,14 @@ export function describeStatus(v: StatusView): string {
   return parts.join(' | ');
 }
 
+/** Sharded infer: one line per arm — `arm rag 1,200/5,092 lines · 82 lines/s · ETA 47 s · workers 41@gpu-a, 97@gpu-b`. */
+export function describeArms(v: StatusView): string[] {
+  return (v.arms ?? []).map((a) => {
+    const line = progressLine(`arm ${a.arm}`, a.done, a.total, 'lines', a.rate, a.etaSeconds);
+    return `${line} · ${a.status === 'RUNNING' ? `workers ${a.workers.join(', ') || '-'}` : a.status.toLowerCase()}`;
+  });
+}
+
 /** Plain progress lines for logs and pipes: the stage when it starts, its position at most every `everyMs`. */
 export class ProgressLines {
   private stage = '';

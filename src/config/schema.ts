@@ -201,6 +201,13 @@ export const InferSchema = z.strictObject({
    * infer stage gives up for good. Until then an outage fails the activity retryably and Temporal retries it.
    */
   outage_budget: duration.default('30m'),
+  /** Lines per infer shard: every arm × dataset is split into shards, one activity each, on every GPU worker. */
+  shard_size: positiveInt.default(256),
+  /**
+   * Shards one run of an arm's workflow executes before it continues as new, so no history nears Temporal's
+   * limits (each shard adds ~6 events and its input, with the config, ~4 KB).
+   */
+  shards_per_run: positiveInt.default(1000),
 });
 
 const AnalysisSchema = z.strictObject({

@@ -59,6 +59,8 @@ export interface InferOptions {
   maxFailedShare: number;
   /** How long an outage may last, over retried attempts, before the stage gives up (`infer.outage_budget`). */
   outageBudgetMs: number;
+  /** Lines per shard of the sharded infer workflow (`infer.shard_size`; default 256). */
+  shardSize?: number;
 }
 
 /** What an attempt leaves for the next one: when the current outage began (ISO), if one is going on. */
@@ -89,21 +91,26 @@ export function optionsFrom(config: Config, cli: RunOptions, force = false): Inf
     retryFailed: cli.retryFailed ?? false,
     maxFailedShare: config.infer.max_failed_share,
     outageBudgetMs: durationMs(config.infer.outage_budget),
+    // A config from before the key (a running workflow's input) gets the default.
+    shardSize: config.infer.shard_size ?? 256,
   };
 }
 
 export { backendConfig } from './backend';
 export type { ArmRun };
 
-const RESULT_KEYS = ['model', 'written', 'skippedExisting', 'succeeded', 'failed', 'failuresByReason', 'promptTypes', 'promptTokens', 'completionTokens', 'elapsedMs'] as const;
+export const RESULT_KEYS = ['model', 'written', 'skippedExisting', 'succeeded', 'failed', 'failuresByReason', 'promptTypes', 'promptTokens', 'completionTokens', 'elapsedMs'] as const;
 
 /**
  * What one arm produced: the runner's counts that matter downstream (small: crosses Temporal); `skipped`:
  * duplicate input records (the later ones are not corrected) and lines recorded as failed, by reason.
  * `condition` is the arm's name (today's `rag` / `zero_shot` without a study).
  */
-export type ConditionResult = { condition: string; output: string; skipped: Skips } & Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
+export type ConditionResult = { condition: string; output: string; skipped: Skips } & ConditionCounts;
 export type ArmResult = ConditionResult;
+
+/** The runner's counts an arm (or a shard of it) reports. */
+export type ConditionCounts = Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
 
 /** What an arm left out: duplicate sample_ids of the input, failed lines by reason. */
 function armSkips(summary: RunCorrectionsSummary): Skips {
@@ -168,24 +175,40 @@ export async function runArm(options: InferOptions, arm: ArmRun, hooks: StageHoo
     await backend.close();
   }
   log.info({ arm: arm.name, output, written: summary.written, failed: summary.failed }, `infer ${arm.name}: ${summary.written} written, ${summary.failed} failed, ${summary.skippedExisting} already done`);
-  await assertFailedShare(options, arm);
+  await assertFailedShare(options, arm.name, arm.output);
   const counts = Object.fromEntries(RESULT_KEYS.map((k) => [k, summary[k]])) as Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
   return { condition: arm.name, output, ...counts, skipped: armSkips(summary) };
 }
 
 async function correct(options: InferOptions, arm: ArmRun, backend: LlmBackend, hooks: StageHooks<InferCheckpoint>): Promise<RunCorrectionsSummary> {
+  return correctLines(options, arm, backend, hooks, { input: await selectedInput(options, arm.input), output: arm.output, datasets: options.datasets, progress: 'log' });
+}
+
+/** What one run of the corrections runner works on: an arm's whole input, or one shard's lines. */
+export interface CorrectTarget {
+  input: string | InferenceInputRow[];
+  output: string;
+  datasets?: string[];
+  /** Checkpoint (fsync) every N lines (a shard: 1, so a resume repeats only the lines in flight). */
+  checkpointEvery?: number;
+  progress: 'log' | 'silent';
+}
+
+/** Run the corrections runner on `target` with the arm's prompt and guard, and the stage's failure semantics. */
+export async function correctLines(options: InferOptions, arm: ArmRun, backend: LlmBackend, hooks: StageHooks<InferCheckpoint>, target: CorrectTarget): Promise<RunCorrectionsSummary> {
   const attemptStarted = Date.now();
   try {
     const summary = await runCorrections({
-      inputPath: await selectedInput(options, arm.input),
-      outputPath: arm.output,
+      inputPath: target.input,
+      outputPath: target.output,
       backend,
       condition: arm.prompt,
       retryFailed: options.retryFailed,
-      datasets: options.datasets,
+      datasets: target.datasets,
       guard: arm.guard,
       signal: hooks.signal,
-      progress: 'log',
+      progress: target.progress,
+      checkpointEvery: target.checkpointEvery,
       onProgress: (done, total) => hooks.onProgress?.(done, total),
     });
     // Stopped early (cancelled or superseded): not a completed stage.
@@ -256,13 +279,13 @@ export async function countFailedRecords(file: string, datasets?: readonly strin
 }
 
 /** More failed lines than `max_failed_share` would bias the comparison (they score as raw OCR): fail for good. */
-async function assertFailedShare(options: InferOptions, arm: ArmRun): Promise<void> {
-  const c = await countFailedRecords(arm.output, options.datasets);
+export async function assertFailedShare(options: InferOptions, name: string, output: string): Promise<void> {
+  const c = await countFailedRecords(output, options.datasets);
   if (c.records === 0 || c.failed / c.records <= options.maxFailedShare) return;
   const pct = (x: number) => `${Number((x * 100).toFixed(1))}%`;
   const reasons = Object.entries(c.byReason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${n} ${r}`).join(', ');
   throw new InferFailedError(
-    `infer ${arm.name}: ${c.failed} of ${c.records} lines failed (${pct(c.failed / c.records)}, over infer.max_failed_share ${pct(options.maxFailedShare)}): ` +
+    `infer ${name}: ${c.failed} of ${c.records} lines failed (${pct(c.failed / c.records)}, over infer.max_failed_share ${pct(options.maxFailedShare)}): ` +
       `${reasons} — first: ${c.first}; fix the cause, then \`phase5 infer --retry-failed\``,
   );
 }

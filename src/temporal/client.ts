@@ -82,6 +82,8 @@ export async function startOrAttach<W extends Workflow>(
 export interface PendingActivityView {
   type: string;
   attempt: number;
+  /** The worker running (or that last ran) it: `pid@host` unless the worker set another identity. */
+  worker?: string;
   heartbeat: HeartbeatProgress | null;
   lastFailure?: string;
 }
@@ -99,6 +101,20 @@ export interface StatusView {
   /** Items per second over the current attempts, when known. */
   rate: number | null;
   etaSeconds: number | null;
+  /** Sharded infer: every arm's lines, rate, ETA and the workers running its shards. */
+  arms?: ArmStatus[];
+}
+
+export interface ArmStatus {
+  arm: string;
+  workflowId: string;
+  status: string;
+  done: number;
+  total: number;
+  /** Lines per second (this run of the arm's workflow: finished shards; else the running shards' heartbeats). */
+  rate: number | null;
+  etaSeconds: number | null;
+  workers: string[];
 }
 
 type RawPending = NonNullable<Awaited<ReturnType<WorkflowHandle['describe']>>['raw']['pendingActivities']>[number];
@@ -108,6 +124,7 @@ function pendingView(pending: RawPending): PendingActivityView {
   return {
     type: pending.activityType?.name ?? '?',
     attempt: pending.attempt ?? 1,
+    worker: pending.lastWorkerIdentity || undefined,
     heartbeat: payload ? (defaultPayloadConverter.fromPayload(payload) as HeartbeatProgress) : null,
     lastFailure: pending.lastFailure?.message ?? undefined,
   };
@@ -137,6 +154,31 @@ export function combineProgress(activities: PendingActivityView[], finished: { d
   return { work, rate, etaSeconds };
 }
 
+type ArmsProgress = Record<string, { workflowId: string; lines: number; shards: number }>;
+
+/** One arm's child workflow (its latest run): finished shards' lines plus the running shards' heartbeats. */
+async function armStatus(client: Client, arm: string, a: ArmsProgress[string], now = Date.now()): Promise<ArmStatus> {
+  const view = await workflowStatus(client, a.workflowId).catch(() => null);
+  if (!view) return { arm, workflowId: a.workflowId, status: 'NOT_STARTED', done: 0, total: a.lines, rate: null, etaSeconds: null, workers: [] };
+  const results = (view.progress?.results ?? {}) as { lines?: { done: number }; linesAtRunStart?: number };
+  const done = Math.min(a.lines, view.work?.done ?? results.lines?.done ?? 0);
+  const secs = view.progress ? (now - Date.parse(view.progress.startedAt)) / 1000 : 0;
+  const runLines = (results.lines?.done ?? 0) - (results.linesAtRunStart ?? 0);
+  const rate = secs > 0 && runLines > 0 ? runLines / secs : view.rate;
+  const finished = view.status === 'COMPLETED' ? a.lines : done;
+  const workers = [...new Set(view.activities.filter((x) => x.heartbeat).map((x) => x.worker).filter((w): w is string => !!w))].sort();
+  return { arm, workflowId: a.workflowId, status: view.status, done: finished, total: a.lines, rate, etaSeconds: rate ? Math.max(0, a.lines - finished) / rate : null, workers };
+}
+
+/** The stage's position summed over its arms. */
+function sumArms(arms: ArmStatus[]): Pick<StatusView, 'work' | 'rate' | 'etaSeconds'> {
+  const done = arms.reduce((n, a) => n + a.done, 0);
+  const total = arms.reduce((n, a) => n + a.total, 0);
+  const rates = arms.map((a) => a.rate).filter((r): r is number => r !== null);
+  const rate = rates.length ? rates.reduce((x, y) => x + y, 0) : null;
+  return { work: { done, total, unit: 'lines' }, rate, etaSeconds: rate ? Math.max(0, total - done) / rate : null };
+}
+
 export async function workflowStatus(client: Client, workflowId: string): Promise<StatusView> {
   const handle = client.workflow.getHandle(workflowId);
   let desc;
@@ -154,5 +196,11 @@ export async function workflowStatus(client: Client, workflowId: string): Promis
   }
   const activities = (desc.raw.pendingActivities ?? []).map(pendingView);
   const lines = (progress?.results as { lines?: { done: number; total: number } } | undefined)?.lines ?? null;
-  return { workflowId, status: desc.status.name, progress, activity: activities[0] ?? null, activities, ...combineProgress(activities, lines) };
+  const view: StatusView = { workflowId, status: desc.status.name, progress, activity: activities[0] ?? null, activities, ...combineProgress(activities, lines) };
+  const arms = (progress?.results as { arms?: ArmsProgress } | undefined)?.arms;
+  if (arms) {
+    view.arms = await Promise.all(Object.entries(arms).map(([arm, a]) => armStatus(client, arm, a)));
+    Object.assign(view, sumArms(view.arms));
+  }
+  return view;
 }

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import os from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
-import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
@@ -124,6 +124,8 @@ describe('infer: an LLM outage is retried, not recorded (real workflow, worker a
   it('down for good mid-run: fails non-retryably after the outage budget with a one-line reason; `phase5 report` prints no ΔCER', async () => {
     const port = await freePort();
     const s = study('dead', port, '3s');
+    // One arm, so which arm's shard meets the dead server first is not a race (arms run at once).
+    s.config.infer.conditions = ['rag'];
     let served = 0;
     // Serves four lines, then the server is gone for good (connections refused from then on).
     const server = await startFakeServer((req) => {
@@ -134,7 +136,10 @@ describe('infer: an LLM outage is retried, not recorded (real workflow, worker a
     const workflowId = `outage-dead-${Date.now()}`;
     const { error } = await runInfer(s, workflowId);
     expect(error).to.be.instanceOf(WorkflowFailedError);
-    const activity = (error as WorkflowFailedError).cause;
+    // The shard activities run in the arm's child workflow (sharded infer).
+    const child = (error as WorkflowFailedError).cause;
+    expect(child).to.be.instanceOf(ChildWorkflowFailure);
+    const activity = (child as ChildWorkflowFailure).cause;
     expect(activity).to.be.instanceOf(ActivityFailure);
     const failure = (activity as ActivityFailure).cause as ApplicationFailure;
     expect(failure).to.be.instanceOf(ApplicationFailure);
@@ -143,8 +148,8 @@ describe('infer: an LLM outage is retried, not recorded (real workflow, worker a
     expect(failure.message).to.match(/^infer rag: the LLM at openai:http:\/\/127\.0\.0\.1:\d+\/v1 has not served for \d+s \(infer\.outage_budget 3s; last: connection: /);
     expect(failure.message).to.match(/line\(s\) left — bring the endpoint up and rerun `phase5 infer`$/);
     expect(failure.message).not.to.contain('\n');
-    expect(await lastAttempt(workflowId), 'Temporal retried the activity before giving up').to.be.at.least(2);
-    // What was served is kept; nothing was recorded as failed.
+    expect(await lastAttempt(`${workflowId}-rag`), 'Temporal retried the activity before giving up').to.be.at.least(2);
+    // What was served is kept (merged from the shards' parts when the arm failed); nothing was recorded as failed.
     const recs = records(s.output);
     expect(recs.length).to.be.within(1, 4);
     expect(recs.every((r) => r.error === null)).to.equal(true);

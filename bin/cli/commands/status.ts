@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { resolveConfig, type GlobalFlags } from '../options';
 import { connectClient, workflowStatus } from '../../../src/temporal/client';
-import { describeStatus } from '../watch';
+import { describeArms, describeStatus } from '../watch';
 import { stageWorkflowId } from '../../../src/temporal/types';
 import type { Client } from '@temporalio/client';
 import { describeSkips, stageOfWorkflowType } from '../skips';
@@ -30,7 +30,9 @@ export function registerStatusCommand(program: Command): void {
         if (opts.json) console.log(JSON.stringify({ workflow: view, currentStage: child }, null, 2));
         else {
           console.log(describeStatus(view));
+          for (const line of describeArms(view)) console.log(`  ${line}`);
           if (child) console.log(`  ${describeStatus(child)}`);
+          for (const line of child ? describeArms(child) : []) console.log(`    ${line}`);
           if (view.status === 'COMPLETED') for (const line of await finishedSkips(client, workflowId)) console.log(line);
         }
       } finally {

@@ -1,0 +1,161 @@
+/**
+ * The infer plan: which input lines each shard corrects, written once per input selection so a shard reads only
+ * its own lines. `writePlan` scans inference_input.jsonl once (dataset filter, `--limit`, first record of each
+ * sample_id) and writes, in `<phase5>/infer-plan/<hash>/`:
+ *  - `<dataset>.offsets`: (byte offset, byte length) of the dataset's selected lines, in input order (float64 pairs);
+ *  - `order.u16`: the dataset (index into `plan.json`'s list) of every selected line, in input order — the merge
+ *    order, so merged outputs follow the input exactly as a single run writes them;
+ *  - `plan.json` last (the marker that the plan is complete).
+ * Shard n of a dataset is its lines [n·size, (n+1)·size).
+ */
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { JsonlParseError, writeJsonAtomic } from '../io/jsonl';
+import { describeZodError, InferenceInputSchema, type InferenceInputRow } from '../llm/records';
+import { UserInputError } from './types';
+
+export interface PlanDataset {
+  dataset: string;
+  /** Selected lines (distinct sample_ids). */
+  lines: number;
+}
+
+export interface InferPlanFiles {
+  dir: string;
+  input: string;
+  datasets: PlanDataset[];
+  lines: number;
+  /** Input records whose sample_id appeared earlier (left out), with the first few ids. */
+  duplicates: number;
+  duplicateIds: string[];
+}
+
+export interface PlanSelection {
+  datasets?: readonly string[];
+  limit?: number;
+}
+
+/** A dataset key as a file name (dataset keys are config keys: letters, digits, `.`, `_`, `-` stay). */
+export function safeName(dataset: string): string {
+  return dataset.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
+function planDirFor(input: string, sel: PlanSelection): string {
+  const st = statSync(input);
+  const key = JSON.stringify([path.resolve(input), st.size, st.mtimeMs, sel.datasets ?? null, sel.limit ?? null]);
+  return path.join(path.dirname(input), 'infer-plan', createHash('sha256').update(key).digest('hex').slice(0, 12));
+}
+
+/** Every line of `file` with its byte offset and length (without the newline), read in 4 MB chunks. */
+function forEachLine(file: string, fn: (text: string, offset: number, length: number, lineNo: number) => void): void {
+  const fd = openSync(file, 'r');
+  try {
+    const chunk = Buffer.alloc(4 << 20);
+    let carry = Buffer.alloc(0);
+    let carryOffset = 0;
+    let lineNo = 0;
+    for (let pos = 0; ; ) {
+      const n = readSync(fd, chunk, 0, chunk.length, pos);
+      const buf = carry.length ? Buffer.concat([carry, chunk.subarray(0, n)]) : chunk.subarray(0, n);
+      let start = 0;
+      for (let nl = buf.indexOf(10, start); nl >= 0; nl = buf.indexOf(10, start)) {
+        fn(buf.toString('utf8', start, nl), carryOffset + start, nl - start, ++lineNo);
+        start = nl + 1;
+      }
+      carryOffset += start;
+      carry = Buffer.from(buf.subarray(start));
+      pos += n;
+      if (n === 0) {
+        if (carry.length) fn(carry.toString('utf8'), carryOffset, carry.length, ++lineNo);
+        return;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+interface Scan {
+  byDataset: Map<string, number[]>;
+  order: number[];
+  duplicates: number;
+  duplicateIds: string[];
+}
+
+function scanInput(input: string, sel: PlanSelection): Scan {
+  const wanted = sel.datasets ? new Set(sel.datasets) : null;
+  const seen = new Set<string>();
+  const scan: Scan = { byDataset: new Map(), order: [], duplicates: 0, duplicateIds: [] };
+  const datasetIndex = new Map<string, number>();
+  forEachLine(input, (text, offset, length, lineNo) => {
+    if (!text.trim()) return;
+    let v: { sample_id?: unknown; dataset?: unknown };
+    try {
+      v = JSON.parse(text);
+    } catch (err) {
+      throw new JsonlParseError(input, lineNo, `invalid JSON (${(err as Error).message})`);
+    }
+    if (typeof v?.sample_id !== 'string' || typeof v.dataset !== 'string') throw new JsonlParseError(input, lineNo, 'needs string "sample_id" and "dataset"');
+    if (wanted && !wanted.has(v.dataset)) return;
+    if (seen.has(v.sample_id)) {
+      if (scan.duplicates++ < 3) scan.duplicateIds.push(v.sample_id);
+      return;
+    }
+    const list = scan.byDataset.get(v.dataset) ?? [];
+    if (sel.limit !== undefined && list.length >= sel.limit) return;
+    seen.add(v.sample_id);
+    if (!datasetIndex.has(v.dataset)) datasetIndex.set(v.dataset, datasetIndex.size);
+    scan.byDataset.set(v.dataset, list);
+    list.push(offset, length);
+    scan.order.push(datasetIndex.get(v.dataset) as number);
+  });
+  return scan;
+}
+
+/** Scan the input once and write the plan files; an existing complete plan for the same selection is reused. */
+export function writePlan(input: string, sel: PlanSelection): InferPlanFiles {
+  const dir = planDirFor(input, sel);
+  const marker = path.join(dir, 'plan.json');
+  if (existsSync(marker)) return JSON.parse(readFileSync(marker, 'utf8')) as InferPlanFiles;
+  const scan = scanInput(input, sel);
+  if (scan.byDataset.size > 0xffff) throw new Error(`infer plan: more than 65,535 datasets in ${input}`);
+  mkdirSync(dir, { recursive: true });
+  const datasets: PlanDataset[] = [];
+  for (const [dataset, offsets] of scan.byDataset) {
+    writeFileSync(path.join(dir, `${safeName(dataset)}.offsets`), Buffer.from(Float64Array.from(offsets).buffer));
+    datasets.push({ dataset, lines: offsets.length / 2 });
+  }
+  writeFileSync(path.join(dir, 'order.u16'), Buffer.from(Uint16Array.from(scan.order).buffer));
+  const plan: InferPlanFiles = { dir, input, datasets, lines: scan.order.length, duplicates: scan.duplicates, duplicateIds: scan.duplicateIds };
+  writeJsonAtomic(marker, plan);
+  return plan;
+}
+
+/** The dataset of every planned line, in input order (indices into `plan.datasets`). */
+export function readOrder(plan: InferPlanFiles): Uint16Array {
+  const buf = readFileSync(path.join(plan.dir, 'order.u16'));
+  return new Uint16Array(buf.buffer, buf.byteOffset, buf.length / 2);
+}
+
+/** The validated input records of a dataset's lines [start, end), read at their offsets. */
+export function readPlannedRows(plan: InferPlanFiles, dataset: string, start: number, end: number): InferenceInputRow[] {
+  const offsetsFile = path.join(plan.dir, `${safeName(dataset)}.offsets`);
+  const pairs = readFileSync(offsetsFile);
+  const offsets = new Float64Array(pairs.buffer, pairs.byteOffset, pairs.length / 8);
+  const fd = openSync(plan.input, 'r');
+  try {
+    const rows: InferenceInputRow[] = [];
+    for (let i = start; i < Math.min(end, offsets.length / 2); i++) {
+      const [offset, length] = [offsets[2 * i], offsets[2 * i + 1]];
+      const buf = Buffer.alloc(length);
+      readSync(fd, buf, 0, length, offset);
+      const parsed = InferenceInputSchema.safeParse(JSON.parse(buf.toString('utf8')));
+      if (!parsed.success) throw new UserInputError(`${plan.input} (byte ${offset}, ${dataset}): ${describeZodError(parsed.error)}`);
+      rows.push(parsed.data);
+    }
+    return rows;
+  } finally {
+    closeSync(fd);
+  }
+}

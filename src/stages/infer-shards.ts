@@ -1,0 +1,234 @@
+/**
+ * Sharded infer: every arm × dataset is split into shards of `infer.shard_size` lines, each corrected by its own
+ * activity on the GPU queue, so every GPU worker takes work. Three steps, each a plain function the activities
+ * wrap:
+ *
+ *   const arms = planInfer(options);                       // plan files + each arm's parts dir
+ *   await runShard(options, arms[0], { dataset, index: 0 }, hooks, openBackend);   // any order, any worker
+ *   await mergeArm(options, arms[0]);                      // corrections.jsonl in input order, then the checks
+ *
+ * A shard writes `<output>.parts/<dataset>-<n>.jsonl` through the corrections runner, checkpointing every line:
+ * the part file is the cursor, so an attempt after a crash repeats only the lines that were in flight. The merge
+ * walks the plan's input order and takes each line from its part, so the merged file is the one a single runner
+ * writes (with a deterministic backend, byte for byte). Records of the output outside this selection (other
+ * datasets, lines past `--limit`) stay in front of the merged ones.
+ */
+import { closeSync, createReadStream, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync, appendFileSync } from 'node:fs';
+import readline from 'node:readline';
+import path from 'node:path';
+import { recoverJsonl, writeJsonAtomic, writeJsonlAtomic } from '../io/jsonl';
+import type { Condition } from '../llm';
+import { findArm } from './arms';
+import { readOrder, readPlannedRows, safeName, writePlan, type InferPlanFiles } from './infer-plan';
+import {
+  assertFailedShare,
+  correctLines,
+  countFailedRecords,
+  RESULT_KEYS,
+  type ConditionCounts,
+  type InferCheckpoint,
+  type InferOptions,
+  type OpenBackend,
+} from './infer';
+import { skipsFromCounts, type Skips } from './skips';
+import { UserInputError, type StageHooks } from './types';
+
+/** One arm's share of the plan (small: crosses Temporal); `arm` is the arm's name, `condition` its prompt. */
+export interface ArmPlan {
+  arm: string;
+  condition: Condition;
+  output: string;
+  plan: InferPlanFiles;
+  shardSize: number;
+  lines: number;
+  shards: number;
+}
+
+export interface ShardRef {
+  dataset: string;
+  index: number;
+}
+
+export type ShardResult = ConditionCounts & { shard: string; lines: number };
+
+export interface MergeResult {
+  output: string;
+  records: number;
+  failed: number;
+  skipped: Skips;
+}
+
+export function partsDir(output: string): string {
+  return `${output}.parts`;
+}
+
+export function partFile(output: string, dataset: string, index: number): string {
+  return path.join(partsDir(output), `${safeName(dataset)}-${String(index).padStart(5, '0')}.jsonl`);
+}
+
+export function shardLabel(arm: ArmPlan, shard: ShardRef): string {
+  return `${arm.arm}:${shard.dataset}#${shard.index}`;
+}
+
+/** Write the plan (once per input selection) and make every arm's parts dir ready for its shards. */
+export function planInfer(options: InferOptions): ArmPlan[] {
+  const plans = new Map<string, InferPlanFiles>();
+  const shardSize = options.shardSize ?? 256;
+  return options.arms.map((a) => {
+    if (!existsSync(a.input)) throw new UserInputError(`no ${a.input} — run \`phase5 export\` first`);
+    const plan = plans.get(a.input) ?? writePlan(a.input, { datasets: options.datasets, limit: options.limit });
+    plans.set(a.input, plan);
+    const shards = plan.datasets.reduce((n, d) => n + Math.ceil(d.lines / shardSize), 0);
+    const arm: ArmPlan = { arm: a.name, condition: a.prompt, output: a.output, plan, shardSize, lines: plan.lines, shards };
+    prepareParts(options, arm);
+    return arm;
+  });
+}
+
+/**
+ * The parts dir holds this shard size's parts (`layout.json`). `--force` starts over; a new dir (first sharded
+ * run, or another shard size) is seeded from the arm's existing output, so finished lines are not redone.
+ */
+function prepareParts(options: InferOptions, arm: ArmPlan): void {
+  const dir = partsDir(arm.output);
+  const layout = path.join(dir, 'layout.json');
+  if (options.force) {
+    if (existsSync(arm.output)) writeJsonlAtomic(arm.output, []);
+  } else if (existsSync(layout) && (JSON.parse(readFileSync(layout, 'utf8')) as { shard_size: number }).shard_size === arm.shardSize) {
+    return;
+  }
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  if (!options.force) seedParts(arm);
+  writeJsonAtomic(layout, { shard_size: arm.shardSize });
+}
+
+/** Which part each planned sample_id belongs to. */
+function partsOfIds(arm: ArmPlan): Map<string, string> {
+  const where = new Map<string, string>();
+  for (const d of arm.plan.datasets) {
+    for (let start = 0; start < d.lines; start += arm.shardSize) {
+      const file = partFile(arm.output, d.dataset, start / arm.shardSize);
+      for (const r of readPlannedRows(arm.plan, d.dataset, start, start + arm.shardSize)) where.set(r.sample_id, file);
+    }
+  }
+  return where;
+}
+
+function seedParts(arm: ArmPlan): void {
+  if (!existsSync(arm.output) || recoverJsonl(arm.output).records === 0) return;
+  const where = partsOfIds(arm);
+  for (const line of readFileSync(arm.output, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const file = where.get((JSON.parse(line) as { sample_id: string }).sample_id);
+    if (file) appendFileSync(file, line + '\n');
+  }
+}
+
+/** Correct one shard's lines into its part file (resuming from what the part holds). */
+export async function runShard(options: InferOptions, arm: ArmPlan, shard: ShardRef, hooks: StageHooks<InferCheckpoint>, openBackend: OpenBackend): Promise<ShardResult> {
+  const start = shard.index * arm.shardSize;
+  const rows = readPlannedRows(arm.plan, shard.dataset, start, start + arm.shardSize);
+  if (rows.length === 0) throw new UserInputError(`infer shard ${shardLabel(arm, shard)}: the plan in ${arm.plan.dir} has no lines for it`);
+  const run = findArm(options.arms, arm.arm);
+  const backend = await openBackend(run.backend());
+  try {
+    const target = { input: rows, output: partFile(arm.output, shard.dataset, shard.index), checkpointEvery: 1, progress: 'silent' as const };
+    const summary = await correctLines(options, run, backend, hooks, target);
+    const counts = Object.fromEntries(RESULT_KEYS.map((k) => [k, summary[k]])) as ConditionCounts;
+    return { shard: shardLabel(arm, shard), lines: rows.length, ...counts };
+  } finally {
+    await backend.close();
+  }
+}
+
+interface LoadedPart {
+  shard: number;
+  ids: string[];
+  lines: Map<string, string>;
+}
+
+function loadPart(arm: ArmPlan, dataset: string, shard: number, partial: boolean): LoadedPart {
+  const ids = readPlannedRows(arm.plan, dataset, shard * arm.shardSize, (shard + 1) * arm.shardSize).map((r) => r.sample_id);
+  const file = partFile(arm.output, dataset, shard);
+  const lines = new Map<string, string>();
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    let id: string;
+    try {
+      id = (JSON.parse(line) as { sample_id: string }).sample_id;
+    } catch (err) {
+      if (partial) continue; // a line being written by a shard still running
+      throw err;
+    }
+    if (!lines.has(id)) lines.set(id, line);
+  }
+  return { shard, ids, lines };
+}
+
+/** The planned lines in input order, from their parts, into `file`; returns their sample_ids. */
+function writeMerged(arm: ArmPlan, file: string, partial: boolean): Set<string> {
+  const order = readOrder(arm.plan);
+  const counters = new Array<number>(arm.plan.datasets.length).fill(0);
+  const loaded: (LoadedPart | undefined)[] = [];
+  const planned = new Set<string>();
+  const fd = openSync(file, 'w');
+  try {
+    let buf: string[] = [];
+    for (const d of order) {
+      const k = counters[d]++;
+      const shard = Math.floor(k / arm.shardSize);
+      const dataset = arm.plan.datasets[d].dataset;
+      if (loaded[d]?.shard !== shard) loaded[d] = loadPart(arm, dataset, shard, partial);
+      const part = loaded[d] as LoadedPart;
+      const id = part.ids[k - shard * arm.shardSize];
+      const line = part.lines.get(id);
+      if (line === undefined && partial) continue;
+      if (line === undefined) throw new Error(`merge ${arm.arm}: sample ${id} is missing from ${partFile(arm.output, dataset, shard)} (the shard did not finish)`);
+      planned.add(id);
+      buf.push(line + '\n');
+      if (buf.length >= 4096) (writeSync(fd, buf.join('')), (buf = []));
+    }
+    writeSync(fd, buf.join(''));
+  } finally {
+    closeSync(fd);
+  }
+  return planned;
+}
+
+/** Existing output records outside the selection (kept, in front), then the merged lines; atomic rename. */
+async function assemble(output: string, merged: string, planned: Set<string>): Promise<void> {
+  const tmp = `${output}.assemble-${process.pid}.tmp`;
+  const fd = openSync(tmp, 'w');
+  try {
+    if (existsSync(output)) {
+      const rl = readline.createInterface({ input: createReadStream(output, { encoding: 'utf8' }), crlfDelay: Infinity });
+      for await (const line of rl) {
+        if (line.trim() && !planned.has((JSON.parse(line) as { sample_id: string }).sample_id)) writeSync(fd, line + '\n');
+      }
+    }
+    for await (const chunk of createReadStream(merged)) writeSync(fd, chunk as Buffer);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, output);
+  unlinkSync(merged);
+}
+
+/**
+ * Write the arm's corrections.jsonl from its parts, then fail the stage if too many lines failed. `partial` (the
+ * arm failed for good, e.g. an outage past its budget): the lines that are done, in order, and no checks — what
+ * succeeded stays where analyze and `phase5 report` read it, as with an unsharded run.
+ */
+export async function mergeArm(options: InferOptions, arm: ArmPlan, partial = false): Promise<MergeResult> {
+  mkdirSync(path.dirname(arm.output), { recursive: true });
+  const merged = `${arm.output}.merge-${process.pid}.tmp`;
+  const planned = writeMerged(arm, merged, partial);
+  await assemble(arm.output, merged, planned);
+  const failed = await countFailedRecords(arm.output, options.datasets);
+  if (!partial) await assertFailedShare(options, arm.arm, arm.output);
+  const counts: Record<string, number> = { 'duplicate input record': arm.plan.duplicates };
+  for (const [reason, n] of Object.entries(failed.byReason)) counts[`failed: ${reason}`] = n;
+  return { output: arm.output, records: planned.size, failed: failed.failed, skipped: skipsFromCounts(counts, { 'duplicate input record': arm.plan.duplicateIds }) };
+}

@@ -1,0 +1,176 @@
+/**
+ * A simulated GPU box: an OpenAI-compatible server (`POST /v1/chat/completions`, `GET /v1/models`) on plain
+ * node:http, for tests and `bench/scale-out.ts`. One server per simulated box.
+ *
+ * The answer is deterministic: the OCR line is the last user message (both prompts, p5v1 and zero-shot v1,
+ * put it there — src/prompts/builder.ts), returned with one fixed edit, `simEdit`: every tatweel (U+0640) is
+ * removed and every alef maqsura (ى) becomes yaa (ي). It answers after `baseMs + perTokenMs × tokens`
+ * (tokens: the answer's completion tokens, ceil(chars / 4)), serves at most `concurrency` requests at once
+ * (the rest wait in a queue, as a GPU server's batch slots do) and counts what it served: in total and per
+ * OCR line (the sample is identified by its text). `stop()` closes the port (connections are refused, as
+ * when the box goes down) and `start()` opens it again on the same port.
+ */
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+export interface SimLlmOptions {
+  baseMs?: number;
+  perTokenMs?: number;
+  /** Requests served at once; more wait in a FIFO queue. */
+  concurrency?: number;
+  /** Port to listen on (default: a free one). */
+  port?: number;
+}
+
+export interface SimLlmServer {
+  /** `http://127.0.0.1:<port>/v1`, the `base_url` for the openai backend. */
+  readonly url: string;
+  readonly port: number;
+  /** Completions answered (a request cut off by `stop()` is not counted). */
+  served(): number;
+  /** Completions answered per OCR line (the text of the last user message). */
+  servedByText(): Map<string, number>;
+  /** Requests being answered or queued right now. */
+  inFlight(): number;
+  /** Most requests answered at once so far. */
+  peakConcurrency(): number;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The fixed edit the simulated model makes to an OCR line. */
+export function simEdit(ocr: string): string {
+  return ocr.replace(/\u0640/g, '').replace(/\u0649/g, '\u064a');
+}
+
+export function simTokens(text: string): number {
+  return Math.max(1, Math.ceil(text.length / 4));
+}
+
+interface ChatBody {
+  model?: string;
+  messages?: { role: string; content: string }[];
+}
+
+class Slots {
+  private active = 0;
+  peak = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly size: number) {}
+  get busy(): number {
+    return this.active + this.waiting.length;
+  }
+  async acquire(): Promise<() => void> {
+    if (this.active >= this.size) await new Promise<void>((r) => this.waiting.push(r));
+    else this.active++;
+    this.peak = Math.max(this.peak, this.active);
+    return () => {
+      const next = this.waiting.shift();
+      if (next) next(); // the slot passes straight to the next request
+      else this.active--;
+    };
+  }
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (data += c));
+    req.on('end', () => resolve(data));
+    req.on('error', reject);
+  });
+}
+
+function send(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function completion(model: string, answer: string, promptChars: number): unknown {
+  return {
+    id: `sim-${Date.now()}`,
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
+    usage: { prompt_tokens: simTokens('x'.repeat(promptChars)), completion_tokens: simTokens(answer), total_tokens: 0 },
+  };
+}
+
+export async function startSimLlmServer(opts: SimLlmOptions = {}): Promise<SimLlmServer> {
+  const baseMs = opts.baseMs ?? 0;
+  const perTokenMs = opts.perTokenMs ?? 0;
+  const slots = new Slots(opts.concurrency ?? 4);
+  const byText = new Map<string, number>();
+  let served = 0;
+  const sockets = new Set<Socket>();
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    if (req.method === 'GET' && req.url === '/v1/models') return send(res, 200, { object: 'list', data: [{ id: 'sim', object: 'model' }] });
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return send(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
+    let body: ChatBody;
+    try {
+      body = JSON.parse(await readBody(req)) as ChatBody;
+    } catch {
+      return send(res, 400, { error: { message: 'body is not JSON' } });
+    }
+    const messages = body.messages ?? [];
+    const ocr = [...messages].reverse().find((m) => m.role === 'user')?.content;
+    if (typeof ocr !== 'string') return send(res, 400, { error: { message: 'no user message' } });
+    const answer = simEdit(ocr);
+    const release = await slots.acquire();
+    try {
+      await new Promise((r) => setTimeout(r, baseMs + perTokenMs * simTokens(answer)));
+      if (res.destroyed) return; // the box went down meanwhile: nothing was served
+      served++;
+      byText.set(ocr, (byText.get(ocr) ?? 0) + 1);
+      send(res, 200, completion(body.model ?? 'sim', answer, messages.reduce((n, m) => n + m.content.length, 0)));
+    } finally {
+      release();
+    }
+  };
+
+  let server: http.Server | null = null;
+  let port = opts.port ?? 0;
+  const start = async (): Promise<void> => {
+    if (server) return;
+    const s = http.createServer((req, res) => void handle(req, res).catch((err: unknown) => send(res, 500, { error: { message: String(err) } })));
+    s.on('connection', (sock) => {
+      sockets.add(sock);
+      sock.on('close', () => sockets.delete(sock));
+    });
+    await new Promise<void>((resolve, reject) => {
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', () => resolve());
+    });
+    port = (s.address() as AddressInfo).port;
+    server = s;
+  };
+  const stop = async (): Promise<void> => {
+    const s = server;
+    if (!s) return;
+    server = null;
+    const closed = new Promise<void>((r) => s.close(() => r()));
+    for (const sock of sockets) sock.destroy(); // in-flight requests die with the box
+    await closed;
+  };
+  await start();
+  return {
+    get url() {
+      return `http://127.0.0.1:${port}/v1`;
+    },
+    get port() {
+      return port;
+    },
+    served: () => served,
+    servedByText: () => new Map(byText),
+    inFlight: () => slots.busy,
+    peakConcurrency: () => slots.peak,
+    stop,
+    start,
+    close: stop,
+  };
+}
