@@ -23,7 +23,8 @@ export function createExportActivities(deps: ActivityDeps) {
           const opts = options(input);
           const hooks = activityHooks(`${shard.dataset}#${shard.index}`, 'records', shard.end - shard.start);
           try {
-            return await exporter.exportShard(opts, shard, () => deps.openRetriever(input.config, opts.paths), { ...hooks, signal });
+            // The shard's own (study arm's) config: a hybrid arm gets a hybrid retriever, cached apart from the dense one.
+            return await exporter.exportShard(opts, shard, (config) => deps.openRetriever(config, opts.paths), { ...hooks, signal });
           } finally {
             hooks.stop();
           }

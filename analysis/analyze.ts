@@ -15,7 +15,7 @@ import { DEFAULT_ARABIC_NORMALIZATION, type ArabicNormalization } from '../src/t
 import { childLogger } from '../src/util/log';
 import { createProgress } from '../src/util/progress';
 import { DEFAULT_BOOTSTRAP } from './bootstrap';
-import { baselineArm, conditionArms, loadExtraArms } from './line-arms';
+import { baselineArm, conditionArms, joiningStudyArms, loadExtraArms } from './line-arms';
 import { DEFAULT_ERAS, cmpStr, round, sourceMatcher } from './format';
 import { loadStudyInputs, type AnalysisInputRecord, type Loaded, type StudyInputs } from './inputs';
 import { errorClassesDocument, explorerLines, linesDocument, type LinesOptions } from './lines';
@@ -63,7 +63,7 @@ export async function analyzeStudy(opts: AnalyzeOptions): Promise<AnalysisSummar
   const out = new OutputWriter(phase5Dir);
   const docs = writeDatasetDocuments(out, scored, inputs, ctx, opts.datasetInfo, warnings);
   const agg = writeAggregates(out, scored, docs, ctx);
-  if (opts.lines !== false) await writeLineDocuments(out, inputs, opts, ctx.generatedAt, settings.collapseWhitespace);
+  if (opts.lines !== false) await writeLineDocuments(out, inputs, opts, ctx.generatedAt, settings.collapseWhitespace, warnings);
   else for (const f of LINE_DOCUMENTS) removeStale(path.join(phase5Dir, f));
   const summary: AnalysisSummary = {
     generated_at: ctx.generatedAt,
@@ -217,9 +217,10 @@ function writeAggregates(out: OutputWriter, scored: ScoredDataset[], docs: Datas
 const LINE_DOCUMENTS = ['lines.json', 'error_classes.json'];
 
 /** lines.json (every line, every arm, the diffs) and error_classes.json, for the report's Lines view. */
-async function writeLineDocuments(out: OutputWriter, inputs: StudyInputs, opts: AnalyzeOptions, generatedAt: string, collapseWhitespace: boolean) {
+async function writeLineDocuments(out: OutputWriter, inputs: StudyInputs, opts: AnalyzeOptions, generatedAt: string, collapseWhitespace: boolean, warnings: string[]) {
   const base = conditionArms(inputs);
-  const arms = [...base, ...(await loadExtraArms(opts.lineArms ?? [], inputs.datasets, base.map((a) => a.name)))];
+  const extra = [...(opts.lineArms ?? []), ...joiningStudyArms(opts.studyArms ?? [], base, warnings)];
+  const arms = [...base, ...(await loadExtraArms(extra, inputs.datasets, base.map((a) => a.name)))];
   const info = opts.datasetInfo ?? {};
   const lineOpts: LinesOptions = {
     collapseWhitespace,
@@ -227,7 +228,7 @@ async function writeLineDocuments(out: OutputWriter, inputs: StudyInputs, opts: 
     sourceMatcher: (ds) => (info[ds]?.sourcePattern ? sourceMatcher(info[ds].sourcePattern!) : null),
     sourceExcluded: (ds) => info[ds]?.excluded ?? null,
   };
-  const { lines, classes } = explorerLines(inputs, arms, lineOpts);
+  const { lines, classes } = explorerLines({ datasets: inputs.datasets, byDataset: inputs.phase5.byDataset }, arms, lineOpts);
   out.compactJson('lines.json', linesDocument(lines, arms, lineOpts, generatedAt, inputs.datasets));
   out.json('error_classes.json', errorClassesDocument(classes, arms, generatedAt));
 }

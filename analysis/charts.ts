@@ -186,8 +186,7 @@ function confusions(d: ReportDocs, top = 15) {
 }
 
 /** Errors by class for OCR and each arm (classes without any error left out). */
-function errorClasses(d: ReportDocs) {
-  const ec = d.errorClasses;
+function errorClasses(ec: Json | null | undefined) {
   if (!ec) return [];
   const sources = Object.keys(ec.errors);
   const used = (ec.classes as ErrorClass[]).filter((c) => sources.some((s) => ec.errors[s][c] > 0));
@@ -214,6 +213,12 @@ const TITLES: Record<ChartName, string> = {
   error_classes: 'Errors by class: OCR and each arm vs gold',
 };
 
+/** The error-class chart alone (the arms report has no Phase 5 documents for the others); null without data. */
+export function errorClassChart(ec: Json | null | undefined): BuiltChart | null {
+  const rows = errorClasses(ec);
+  return rows.length === 0 ? null : { name: 'error_classes', title: TITLES.error_classes, spec: fillTemplate('error_classes', rows) };
+}
+
 /** Every chart that has data, in CHART_NAMES order; `skipped` names the ones without data. */
 export function buildCharts(d: ReportDocs): { charts: BuiltChart[]; skipped: ChartName[] } {
   const data: Record<ChartName, Array<Record<string, unknown>>> = {
@@ -223,7 +228,7 @@ export function buildCharts(d: ReportDocs): { charts: BuiltChart[]; skipped: Cha
     score_histogram: histogram(d),
     era_distribution: eras(d),
     confusions: confusions(d),
-    error_classes: errorClasses(d),
+    error_classes: errorClasses(d.errorClasses),
   };
   const charts: BuiltChart[] = [];
   const skipped: ChartName[] = [];

@@ -56,6 +56,18 @@ export function conditionArms(inputs: StudyInputs): LoadedArm[] {
   return arms;
 }
 
+/**
+ * The study arms that join the two conditions: one named like a condition (a study arm `rag` beside
+ * results/phase5) would be a second column of the same name, so the condition keeps it (with a warning).
+ */
+export function joiningStudyArms(study: readonly ArmSource[], conditions: readonly LoadedArm[], warnings: string[]): ArmSource[] {
+  const taken = new Set(conditions.map((a) => a.name));
+  for (const s of study.filter((x) => taken.has(x.name))) {
+    warnings.push(`study arm "${s.name}" has the name of a condition; the Lines view shows the condition's lines (${s.correctionsPath} left out there)`);
+  }
+  return study.filter((x) => !taken.has(x.name));
+}
+
 /** Load extra arms (only the analysed datasets); a missing file is a clear one-line error. */
 export async function loadExtraArms(sources: readonly ArmSource[], datasets: readonly string[], taken: readonly string[]): Promise<LoadedArm[]> {
   const keep = (d: string) => datasets.includes(d);

@@ -13,7 +13,7 @@ import { lineKey, type LoadedArm } from './line-arms';
 import { diffSegments, type DiffSegment } from './diff';
 import { anchorOps, compareErrors, type AnchoredError } from './error-changes';
 import { OCR_CER_BANDS, ocrCerBand, round } from './format';
-import type { AnalysisInputRecord, StudyInputs } from './inputs';
+import type { AnalysisInputRecord } from './inputs';
 import { failureKind, type FailureKind } from './score';
 
 /** One text scored against gold: its edits (the CER numerator), its line CER and the diff. */
@@ -54,6 +54,8 @@ export interface ExplorerLine {
 export interface LinesOptions {
   collapseWhitespace: boolean;
   baseline: string;
+  /** OCR-CER bands of the view (default OCR_CER_BANDS / ocrCerBand; a study with arms uses the Arms section's bands). */
+  bands?: { names: readonly string[]; of: (edits: number, refChars: number) => string };
   /** Per dataset: does a retrieved source URI come from its source book (null: unknown). */
   sourceMatcher: (dataset: string) => ((uri: string) => boolean) | null;
   sourceExcluded: (dataset: string) => boolean | null;
@@ -105,25 +107,35 @@ function alignText(g: string, hyp: string, refChars: number): Aligned {
 
 const lineCer = (edits: number, refChars: number) => (refChars > 0 ? round(edits / refChars) : null);
 
-/** Every analysed line (the rag arm's lines, datasets in order, lines in file order) with every arm. */
-export function explorerLines(inputs: StudyInputs, arms: readonly LoadedArm[], opts: LinesOptions): { lines: ExplorerLine[]; classes: ErrorClassAccumulator } {
+/** What a line of the view needs from its record (a correction or an inference input). */
+export type LineText = Pick<CorrectionRecord, 'dataset' | 'sample_id' | 'gt_text' | 'ocr_text'>;
+
+/** The lines to show: datasets in order, each dataset's records in file order. */
+export interface LineSource {
+  datasets: readonly string[];
+  byDataset: ReadonlyMap<string, ReadonlyArray<{ record: LineText }>>;
+}
+
+/** Every line of `source` (the rag arm's lines, or the study baseline's) with every arm. */
+export function explorerLines(source: LineSource, arms: readonly LoadedArm[], opts: LinesOptions): { lines: ExplorerLine[]; classes: ErrorClassAccumulator } {
   const classes = new ErrorClassAccumulator();
   const lines: ExplorerLine[] = [];
-  for (const ds of inputs.datasets) {
+  for (const ds of source.datasets) {
     const match = opts.sourceMatcher(ds);
-    for (const { record } of inputs.phase5.byDataset.get(ds)!) lines.push(explorerLine(record, arms, opts.collapseWhitespace, match, classes));
+    for (const { record } of source.byDataset.get(ds) ?? []) lines.push(explorerLine(record, arms, opts, match, classes));
   }
   return { lines, classes };
 }
 
 function explorerLine(
-  r: CorrectionRecord,
+  r: LineText,
   arms: readonly LoadedArm[],
-  collapseWhitespace: boolean,
+  opts: LinesOptions,
   match: ((uri: string) => boolean) | null,
   classes: ErrorClassAccumulator,
 ): ExplorerLine {
-  const base = { collapseWhitespace };
+  const base = { collapseWhitespace: opts.collapseWhitespace };
+  const band = opts.bands?.of ?? ocrCerBand;
   const g = prepareText(r.gt_text, base);
   const refChars = [...g].length;
   const { errors: ocrErrors, ...ocr } = alignText(g, prepareText(r.ocr_text, base), refChars);
@@ -138,7 +150,7 @@ function explorerLine(
     classes.addArm(arm.name, ocrErrors, a.errors);
     armLines[arm.name] = { edits: a.edits, cer: a.cer, diff: a.diff, failed, ...rawAndGuard(x.record, x.raw), retrieval: retrieved(arm.inputs?.get(key) ?? null, match) };
   }
-  return { dataset: r.dataset, sample_id: r.sample_id, band: ocrCerBand(ocr.edits, refChars), ref_chars: refChars, ocr, arms: armLines };
+  return { dataset: r.dataset, sample_id: r.sample_id, band: band(ocr.edits, refChars), ref_chars: refChars, ocr, arms: armLines };
 }
 
 /** The raw model output when it differs from the corrected text (`raw_text` of a guarded arm, else `raw_output`), and the guard's decision. */
@@ -179,7 +191,7 @@ export function linesDocument(lines: ExplorerLine[], arms: readonly LoadedArm[],
       baseline: opts.baseline,
       arms: arms.map((a) => ({ name: a.name, retrieval: a.retrievalMode, upper_bound: a.upperBound })),
       datasets: datasets.map((d) => ({ name: d, source_excluded: opts.sourceExcluded(d) })),
-      bands: [...OCR_CER_BANDS],
+      bands: [...(opts.bands?.names ?? OCR_CER_BANDS)],
       diff: 'segments of the counted character alignment (scoring form): a string = same in gold and output; [gold, output, edits] = changed, edits = code-point edits inside; summed edits = the CER numerator',
       delta_cer: `line CER of an arm − line CER of the baseline arm (${opts.baseline}) on the same line`,
     },

@@ -17,6 +17,7 @@ export type LineBlock =
 
 const EXAMPLES = 10;
 const CONTEXT_CHARS = 80;
+const RAW_CHARS = 160;
 const dash = '—';
 const pct = (x: number | null) => (x === null ? dash : `${(x * 100).toFixed(2)}%`);
 const pp = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x * 100).toFixed(2)} pp`;
@@ -59,6 +60,9 @@ function contextItem(r: readonly RetrievedSentence[] | null): string {
   return `Retrieved: ${hits.join(' · ')}`;
 }
 
+/** A guarded arm's decision, with the untouched model output when trimming or the guard changed it. */
+const guardItem = (a: ArmLine) => `Guard: ${a.guard}${a.raw !== null ? `; raw model output: ${cut(a.raw, RAW_CHARS)}` : ''}`;
+
 function exampleBlocks(e: Example, k: number, armName: string, refName: string): LineBlock[] {
   const text = (d: DiffSegment[]) => diffSides(d);
   const ocr = text(e.line.ocr.diff);
@@ -70,6 +74,7 @@ function exampleBlocks(e: Example, k: number, armName: string, refName: string):
         `OCR: ${oneLine(ocr.output)}`,
         `Gold: ${oneLine(ocr.gold)}`,
         `Output: ${oneLine(text(e.arm.diff).output)}${e.arm.failed ? ` (failed: ${e.arm.failed}; scored as the OCR text)` : ''}`,
+        ...(e.arm.guard ? [guardItem(e.arm)] : []),
         ...(e.arm.retrieval ? [contextItem(e.arm.retrieval)] : []),
       ],
     },
@@ -84,12 +89,12 @@ export function exampleSectionBlocks(lines: Json | null | undefined): LineBlock[
     { kind: 'h2', text: 'Examples: largest changes per arm' },
     { kind: 'p', text: `ΔCER of a line = the arm's line CER − the ${baseline} line CER (for ${baseline} itself: − the OCR line CER); negative = better. Texts in scoring form; retrieved sentences cut to ${CONTEXT_CHARS} characters. Every line is in the Lines view of report.html.` },
   ];
-  for (const { name } of lines.meta.arms as Array<{ name: string }>) {
+  for (const { name, upper_bound } of lines.meta.arms as Array<{ name: string; upper_bound?: boolean }>) {
     const ref = name === baseline ? null : baseline;
     const deltas = armDeltas(lines.lines, name, ref);
     for (const kind of ['improvements', 'regressions'] as const) {
       const ex = largestChanges(deltas, kind);
-      blocks.push({ kind: 'h3', text: `${name}: ${ex.length} largest ${kind} (vs ${ref ?? 'OCR'})` });
+      blocks.push({ kind: 'h3', text: `${name}${upper_bound ? ' † (upper bound)' : ''}: ${ex.length} largest ${kind} (vs ${ref ?? 'OCR'})` });
       if (ex.length === 0) blocks.push({ kind: 'p', text: `No line ${kind === 'improvements' ? 'improved' : 'got worse'}.` });
       ex.forEach((e, i) => blocks.push(...exampleBlocks(e, i + 1, name, ref ?? 'OCR')));
     }

@@ -14,7 +14,7 @@ import { writeFileAtomic } from '../src/io/jsonl';
 import { describeKinds, totalSkips, type Skips } from '../src/stages/skips';
 import type { ArmsAnalysis } from './arms';
 import { ARMS_CHART_NAMES, armsSection, buildArmsCharts } from './arms-report';
-import { buildCharts, CHART_NAMES, confusionLabel, type ReportDocs, type VegaLiteSpec } from './charts';
+import { buildCharts, CHART_NAMES, confusionLabel, errorClassChart, type ReportDocs, type VegaLiteSpec } from './charts';
 import { ERROR_CATEGORIES } from './error-changes';
 import { OCR_CER_BANDS, SCORE_BUCKETS } from './format';
 import { ciF, dash, pctF, ppF, type Block, type RenderedChart } from './blocks';
@@ -55,8 +55,7 @@ export function loadReportDocs(phase5Dir: string): ReportDocs {
     comparison,
     errorChanges: opt(ecFile),
     skippedInputs: opt(path.join(phase5Dir, 'export', 'skipped.json')) as Record<string, Skips> | null,
-    lines: opt(path.join(phase5Dir, 'lines.json')),
-    errorClasses: opt(path.join(phase5Dir, 'error_classes.json')),
+    ...loadLineDocs(phase5Dir),
     datasets: names.map((name) => {
       const dir = path.join(phase5Dir, name);
       return {
@@ -68,6 +67,12 @@ export function loadReportDocs(phase5Dir: string): ReportDocs {
       };
     }),
   };
+}
+
+/** lines.json and error_classes.json of `dir` (null each when the analysis ran without the Lines view). */
+function loadLineDocs(dir: string): { lines: Json | null; errorClasses: Json | null } {
+  const opt = (f: string) => (existsSync(f) ? readJsonSync(f) : null);
+  return { lines: opt(path.join(dir, 'lines.json')), errorClasses: opt(path.join(dir, 'error_classes.json')) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -490,8 +495,22 @@ export async function renderReport(phase5Dir: string, opts: RenderReportOptions 
 export async function renderArmsReport(dir: string, arms: ArmsAnalysis, opts: RenderReportOptions = {}): Promise<RenderedReport> {
   const title = opts.title ?? 'Study arms report';
   const files: string[] = [];
-  const rendered = await renderArmsCharts(path.join(dir, 'charts'), { ...opts, arms }, files);
-  const blocks: Block[] = [{ kind: 'h1', text: title }, { kind: 'p', text: `Inputs as of ${arms.generated_at}; datasets: ${arms.datasets.join(', ')}.` }, ...armsSection(arms, rendered)];
+  const chartDir = path.join(dir, 'charts');
+  const rendered = await renderArmsCharts(chartDir, { ...opts, arms }, files);
+  const docs = loadLineDocs(dir);
+  const classChart = errorClassChart(docs.errorClasses);
+  removeCharts(chartDir, classChart ? [] : ['error_classes']);
+  const classes = await renderCharts(chartDir, classChart ? [classChart] : [], opts.png !== false);
+  files.push(...classes.files);
+  const blocks: Block[] = [
+    { kind: 'h1', text: title },
+    { kind: 'p', text: `Inputs as of ${arms.generated_at}; datasets: ${arms.datasets.join(', ')}.` },
+    ...armsSection(arms, rendered),
+    ...errorClassBlocks(docs.errorClasses),
+    ...classes.rendered.map((chart): Block => ({ kind: 'chart', chart })),
+    ...(docs.lines ? [{ kind: 'lines', doc: docs.lines } as Block] : []),
+    ...exampleSectionBlocks(docs.lines),
+  ];
   writeFileAtomic(path.join(dir, 'report.md'), toMarkdown(blocks));
   writeFileAtomic(path.join(dir, 'report.html'), toHtml(blocks, title));
   files.push('report.md', 'report.html');

@@ -16,6 +16,7 @@ import { checkedResultDirs } from '../src/stages/results-dir';
 import { analyzeStudy } from './analyze';
 import { analyzeArms, type ArmsAnalysis } from './arms';
 import { armsRoot } from './arms-inputs';
+import { studyArmSources, writeArmsLineDocuments } from './arms-lines';
 import { renderArmsReport } from './report';
 import { sourceExcluded } from './leakage';
 import type { AnalysisSummary, AnalyzeOptions, DatasetInfo } from './types';
@@ -66,7 +67,9 @@ async function corpusSize(config: Config, cli: RunOptions): Promise<number | und
 function datasetLeakage(config: Config): Record<string, DatasetInfo> {
   const info: Record<string, DatasetInfo> = {};
   for (const [key, d] of Object.entries(config.datasets)) {
-    info[key] = { excluded: sourceExcluded(config.phase5.corpus.exclude, d.source_pattern), sourcePattern: d.source_pattern };
+    // exclude_dataset_sources holds out every version of a declared source's work (src/openiti/source-works).
+    const byWork = config.phase5.corpus.exclude_dataset_sources && Boolean(d.source_pattern);
+    info[key] = { excluded: byWork || sourceExcluded(config.phase5.corpus.exclude, d.source_pattern), sourcePattern: d.source_pattern };
   }
   return info;
 }
@@ -101,7 +104,7 @@ export async function run(options: AnalyzeOptions, hooks: StageHooks = {}, progr
     throw new UserInputError(`no ${corrections} — run \`phase5 infer\` (or \`phase5 infer --import FILE\`) first`);
   }
   const report = options.report === false ? false : { ...(typeof options.report === 'object' ? options.report : {}), ...(arms ? { arms } : {}) };
-  const summary = await analyzeStudy({ ...options, report, progress, onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)) });
+  const summary = await analyzeStudy({ ...options, ...(arms ? studyLineArms(options, arms) : {}), report, progress, onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)) });
   return {
     phase5Dir: summary.phase5_dir,
     report: path.join(summary.phase5_dir, 'report.html'),
@@ -127,9 +130,17 @@ async function runArms(options: AnalyzeOptions, arms: NonNullable<AnalyzeOptions
   });
 }
 
-/** A study whose results hold arms but no Phase 5 corrections of their own: the arms report in `<results>/study/`. */
+/** The study arms join rag and zero_shot in the Lines view, with ΔCER against the study's baseline arm. */
+function studyLineArms(options: AnalyzeOptions, arms: ArmsAnalysis): Pick<AnalyzeOptions, 'studyArms' | 'baselineArm'> {
+  return { studyArms: studyArmSources(options.arms!.resultsDir, arms), baselineArm: options.baselineArm ?? arms.baseline };
+}
+
+/** A study whose results hold arms but no Phase 5 corrections of their own: the arms report (with the arms' Lines view) in `<results>/study/`. */
 async function armsOnlyResult(options: AnalyzeOptions, arms: ArmsAnalysis): Promise<AnalyzeResult> {
   const studyDir = path.join(options.arms!.resultsDir, 'study');
+  const lineFiles = await writeArmsLineDocuments({
+    resultsDir: options.arms!.resultsDir, arms, collapseWhitespace: options.collapseWhitespace, datasetInfo: options.datasetInfo, lines: options.lines,
+  });
   const report = options.report === false ? null : await renderArmsReport(studyDir, arms, typeof options.report === 'object' ? options.report : {});
   const base = arms.arms.find((a) => a.is_baseline)!;
   return {
@@ -140,7 +151,7 @@ async function armsOnlyResult(options: AnalyzeOptions, arms: ArmsAnalysis): Prom
       interpretation: `No Phase 5 corrections of their own; ${arms.arms.length} study arm(s) compared with ${arms.baseline} in ${path.join(studyDir, 'arms.json')}.`,
     },
     datasets: [],
-    files: arms.files.length + (report?.files.length ?? 0),
+    files: arms.files.length + lineFiles.length + (report?.files.length ?? 0),
     warnings: arms.warnings,
     arms: armsSummary(options.arms!.resultsDir, arms),
   };

@@ -79,6 +79,11 @@ export interface AnalyzeOptions {
   lines?: boolean;
   /** Arms shown beside rag and zero_shot in the Lines view and the error-class table. */
   lineArms?: ArmSource[];
+  /**
+   * The study's arms (`<results>/arms/<arm>/`, analysis/arms-lines.ts `studyArmSources`): they join rag and
+   * zero_shot in the Lines view, the examples and the error classes; one named like a condition is left out.
+   */
+  studyArms?: ArmSource[];
   /** The arm ΔCER is measured against in the Lines view (default zero_shot, else the first arm). */
   baselineArm?: string;
 }

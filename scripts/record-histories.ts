@@ -4,6 +4,7 @@
  * replays against the current workflow code. Re-record only as the versioning rule in workflows/index.ts says
  * (after a `patched()` change, with a new prefix), keeping the old recordings that exercise the old branch.
  */
+import { armNames } from '../src/stages/arm-names';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,6 +38,8 @@ async function main(): Promise<void> {
     mkdirSync(HISTORIES_DIR, { recursive: true });
     await save(study, runWorkflowId(config.run_name), `${prefix}-phase5.json`);
     for (const stage of ['build', 'export', 'infer', 'analyze'] as const) await save(study, stageWorkflowId(config.run_name, stage), `${prefix}-${stage}.json`);
+    // Sharded infer (patched 'sharded-infer'): one child workflow per arm.
+    for (const arm of armNames(config, {})) await save(study, `${stageWorkflowId(config.run_name, 'infer')}-${arm}`, `${prefix}-infer-arm-${arm}.json`);
     await save(study, doctorId, `${prefix}-doctor.json`);
   } finally {
     await study.stop();

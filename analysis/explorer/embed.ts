@@ -22,7 +22,7 @@ export function encodeLines(doc: Json): string {
 export function linesView(doc: Json): { body: string; style: string; script: string } {
   const body = `<section id="lines-view" aria-labelledby="lines-title">
 <h2 id="lines-title">Lines</h2>
-<p>Every analysed line. Filter and sort, then click a row (or open <code>#line=&lt;sample_id&gt;</code>) to see OCR, gold and each arm's output with a character diff against gold — the alignment the CER counts: <del>gold only</del>, <ins>output only</ins> — and the retrieved sentences. ΔCER = the arm's line CER − the ${esc(String(doc.meta.baseline))} line CER; for ${esc(String(doc.meta.baseline))} itself, − the OCR line CER. Outcome and guard filters apply to the chosen arm.</p>
+<p>Every analysed line. Filter and sort, then click a row (or open <code>#line=&lt;sample_id&gt;</code>) to see OCR, gold and each arm's output with a character diff against gold — the alignment the CER counts: <del>gold only</del>, <ins>output only</ins> — and the retrieved sentences. ΔCER = the arm's line CER − the ${esc(String(doc.meta.baseline))} line CER; for ${esc(String(doc.meta.baseline))} itself, − the OCR line CER. Outcome and guard filters apply to the chosen arm.${upperBoundNote(doc)}</p>
 <div class="lx-controls" id="lines-controls"></div>
 <p class="lx-status"><strong id="lines-count">…</strong> lines match <span id="lines-page"></span></p>
 <div class="lx-scroll"><table class="lx" id="lines-table"><thead></thead><tbody></tbody></table></div>
@@ -31,6 +31,12 @@ export function linesView(doc: Json): { body: string; style: string; script: str
 <script type="application/octet-stream" id="lines-data" data-encoding="gzip+base64">${encodeLines(doc)}</script>
 </section>`;
   return { body, style: readFileSync(path.join(DIR, 'lines.css'), 'utf8'), script: readFileSync(path.join(DIR, 'lines.js'), 'utf8') };
+}
+
+/** Said only when an arm is an upper bound (a study's gold_query arm), so a study without one keeps its page. */
+function upperBoundNote(doc: Json): string {
+  const upper = (doc.meta.arms as Array<{ name: string; upper_bound?: boolean }>).filter((a) => a.upper_bound).map((a) => a.name);
+  return upper.length ? ` † marks an upper bound (${esc(upper.join(', '))}: retrieval with the gold line as the query), not a method.` : '';
 }
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

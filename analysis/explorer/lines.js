@@ -7,7 +7,7 @@
 (function () {
   'use strict';
   var PAGE_SIZE = 50;
-  var S = { rows: [], arms: [], baseline: '', focus: '', bands: [], datasets: {}, hasGuard: false,
+  var S = { rows: [], arms: [], upper: {}, baseline: '', focus: '', bands: [], datasets: {}, hasGuard: false,
     filters: { dataset: '', band: '', outcome: '', guard: '', q: '' }, sort: { key: 'idx', dir: 1 }, page: 0, open: null };
 
   function el(tag, attrs, children) {
@@ -34,6 +34,7 @@
 
   function prepare(doc) {
     S.arms = doc.meta.arms.map(function (a) { return a.name; });
+    doc.meta.arms.forEach(function (a) { if (a.upper_bound) S.upper[a.name] = true; });
     S.baseline = doc.meta.baseline;
     S.focus = S.arms.find(function (a) { return a !== S.baseline; }) || S.baseline;
     S.bands = doc.meta.bands || [];
@@ -90,11 +91,14 @@
 
   function view() { return S.rows.filter(matches).sort(compareRows); }
 
+  /** An upper-bound arm (retrieval with the gold line as the query) carries a dagger wherever it is named. */
+  function armName(a) { return S.upper[a] ? a + ' †' : a; }
+
   function columns() {
     var cols = [['idx', '#'], ['dataset', 'Dataset'], ['sample_id', 'sample_id'], ['band', 'OCR CER band'], ['ocr', 'OCR CER']];
     S.arms.forEach(function (a) {
-      cols.push(['cer:' + a, a + ' CER']);
-      cols.push(['delta:' + a, 'ΔCER ' + a + (a === S.baseline ? ' vs OCR' : ' vs ' + S.baseline)]);
+      cols.push(['cer:' + a, armName(a) + ' CER']);
+      cols.push(['delta:' + a, 'ΔCER ' + armName(a) + (a === S.baseline ? ' vs OCR' : ' vs ' + S.baseline)]);
     });
     if (S.hasGuard) cols.push(['guard', 'Guard']);
     return cols;
@@ -188,7 +192,8 @@
   }
 
   function armLabel(r, a, x) {
-    var parts = [a + ' · CER ' + pct(x.cer) + ' · Δ ' + pp(r.delta[a])];
+    var parts = [armName(a) + ' · CER ' + pct(x.cer) + ' · Δ ' + pp(r.delta[a])];
+    if (S.upper[a]) parts.push('upper bound: retrieved with the gold line as the query');
     if (x.failed) parts.push('failed: ' + x.failed + ' (scored as OCR)');
     if (x.guard) parts.push('guard: ' + x.guard);
     return parts.join(' · ');
@@ -250,7 +255,7 @@
     q.value = f.q;
     q.addEventListener('input', function () { f.q = q.value.trim(); S.page = 0; writeHash(); render(); });
     var c = [
-      select('lines-arm', 'Arm', pairs(S.arms), S.focus, function (v) { S.focus = v; }),
+      select('lines-arm', 'Arm', S.arms.map(function (a) { return [a, S.upper[a] ? a + ' † (upper bound)' : a]; }), S.focus, function (v) { S.focus = v; }),
       select('lines-dataset', 'Dataset', all('all').concat(pairs(Object.keys(S.datasets))), f.dataset, setFilter('dataset')),
       select('lines-band', 'OCR CER band', all('all').concat(pairs(S.bands)), f.band, setFilter('band')),
       select('lines-outcome', 'Outcome of the arm', all('all').concat(pairs(['improved', 'unchanged', 'worsened', 'n/a'])), f.outcome, setFilter('outcome')),

@@ -5,6 +5,7 @@
 import { ConfigError, DEFAULT_CONFIG, formatIssues, loadConfig } from '../../src/config/load';
 import { ConfigSchema, type Config, type StageName, STAGES } from '../../src/config/schema';
 import type { RunOptions } from '../../src/stages/types';
+import { allArmNames } from '../../src/stages/arm-names';
 
 export interface GlobalFlags {
   config?: string;
@@ -36,6 +37,8 @@ export interface StageFlags {
   phase2Dir?: string;
   import?: string;
   retryFailed?: boolean;
+  /** `phase5 infer --arm NAME`: one study arm (with --import: the arm the file goes to). */
+  arm?: string;
 }
 
 export class UsageError extends Error {
@@ -76,6 +79,7 @@ export function resolveConfig(global: GlobalFlags, stage: StageFlags = {}): { co
   return { config: check.data, file };
 }
 
+/** The CLI options that are not config keys, checked against the config (datasets, arms). */
 export function runOptions(stage: StageFlags, config: Config): RunOptions {
   const limit = num('--limit', stage.limit, true);
   if (limit !== undefined && limit <= 0) throw new UsageError(`--limit must be a positive integer, got ${limit}`);
@@ -95,6 +99,11 @@ export function runOptions(stage: StageFlags, config: Config): RunOptions {
   if (stage.noErrorAnalysis || stage.errorAnalysis === false) opts.noErrorAnalysis = true;
   if (stage.import) opts.importFile = stage.import;
   if (stage.retryFailed) opts.retryFailed = true;
+  if (stage.arm !== undefined) {
+    const arms = allArmNames(config);
+    if (!arms.includes(stage.arm)) throw new UsageError(`unknown arm "${stage.arm}" (--arm) — the ${config.study ? 'study has' : 'config runs'}: ${arms.join(', ')}`);
+    opts.arm = stage.arm;
+  }
   return opts;
 }
 

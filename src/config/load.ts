@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import YAML, { YAMLParseError } from 'yaml';
 import { z } from 'zod';
 import { ConfigSchema, type Config } from './schema';
+import { studyProblems } from './study';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DEFAULT_CONFIG = path.join(PROJECT_ROOT, 'configs', 'config.yaml');
@@ -84,6 +85,7 @@ function checkConsistency(config: Config, file: string): void {
   c.eras.forEach((e, i) => {
     if (e.from >= e.to) problems.push(`phase5.corpus.eras.${i}: from (${e.from}) must be < to (${e.to})`);
   });
+  problems.push(...studyProblems(config));
   if (problems.length) throw new ConfigError(file, problems);
 }
 

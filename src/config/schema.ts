@@ -4,6 +4,7 @@
  * names the environment variable that holds an API key (`infer.openai.api_key_env`).
  */
 import { z } from 'zod';
+import { GuardOverrideSchema, GuardSettingsSchema } from '../llm/guard';
 import { DEFAULT_ERAS } from '../openiti/sampling';
 import { RetrievalPipelineSchema } from '../retrieval/config';
 
@@ -75,6 +76,11 @@ const CorpusSchema = z.strictObject({
   max_per_file: positiveInt.nullable().default(null),
   /** Glob-style version-URI patterns held out of the corpus (e.g. the OCR books' own sources). */
   exclude: z.array(z.string().min(1)).default([]),
+  /**
+   * Hold out every version of each dataset's source work (`datasets.*.source_pattern` resolved against the
+   * metadata to work URIs `NNNNAuthor.Title`; all their versions excluded), on top of `exclude`.
+   */
+  exclude_dataset_sources: z.boolean().default(false),
   dedup_across_corpus: z.boolean().default(true),
 });
 
@@ -91,7 +97,7 @@ const IndexSchema = z.strictObject({
 });
 
 /** Spec §11 retrieval keys + the retriever options of the companion specs (all off by default, src/retrieval). */
-const RetrievalSchema = z
+export const RetrievalSchema = z
   .strictObject({
     top_k: positiveInt.default(3),
     min_score: unitInterval.default(0),
@@ -178,7 +184,7 @@ const OpenAiLlmSchema = z.strictObject({
   max_retries: nonNegInt.default(4),
 });
 
-const InferSchema = z.strictObject({
+export const InferSchema = z.strictObject({
   backend: z.enum(['local', 'openai']).default('local'),
   temperature: z.number().min(0).max(2).default(0),
   local: LocalLlmSchema.prefault({}),
@@ -265,6 +271,50 @@ const TemporalSchema = z.strictObject({
     .prefault({}),
 });
 
+/** Over-correction guard (issue 13): the study's block and an arm's override, defined beside the guard. */
+export const StudyGuardSchema = GuardSettingsSchema;
+export const ArmGuardOverrideSchema = GuardOverrideSchema;
+
+/** How an arm finds its context: the configured retriever, random corpus sentences (placebo), the gold line as query (oracle), none. */
+export const ARM_MODES = ['dense', 'random', 'gold_query', 'none'] as const;
+
+/**
+ * One study arm. `retrieval` and `infer` are partial overrides deep-merged into `phase5.retrieval` / `infer`
+ * (src/config/study.ts validates the merged result, so a bad key names `study.arms.N.retrieval.<key>`).
+ */
+const ArmSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-"'),
+  /** Default `rag`; `zero_shot` (or `retrieval.mode: none`) = the v1 prompt without context. */
+  prompt: z.enum(['rag', 'zero_shot']).optional(),
+  retrieval: z.looseObject({ mode: z.enum(ARM_MODES).optional() }).optional(),
+  infer: z.record(z.string(), z.unknown()).optional(),
+  guard: ArmGuardOverrideSchema.optional(),
+});
+
+/** `study:` — experiment arms analysed together; absent = today's rag and zero_shot conditions. */
+export const StudySchema = z
+  .strictObject({
+    /** The arm every other arm is compared with (default: the first zero-shot arm, else the first arm). */
+    baseline: z.string().min(1).optional(),
+    guard: StudyGuardSchema.optional(),
+    arms: z.array(ArmSchema).min(1),
+  })
+  .superRefine((study, ctx) => {
+    const seen = new Set<string>();
+    study.arms.forEach((arm, i) => {
+      if (seen.has(arm.name)) ctx.addIssue({ code: 'custom', path: ['arms', i, 'name'], message: `duplicate arm name "${arm.name}" (arm names must be unique)` });
+      seen.add(arm.name);
+    });
+    if (study.baseline !== undefined && !seen.has(study.baseline)) {
+      ctx.addIssue({ code: 'custom', path: ['baseline'], message: `unknown baseline arm "${study.baseline}" — the arms are: ${[...seen].join(', ')}` });
+    }
+  })
+  .transform((study) => ({ ...study, baseline: study.baseline ?? defaultBaseline(study.arms) }));
+
+function defaultBaseline(arms: readonly { name: string; prompt?: string; retrieval?: { mode?: string } }[]): string {
+  return (arms.find((a) => a.prompt === 'zero_shot' || a.retrieval?.mode === 'none') ?? arms[0]).name;
+}
+
 export const ConfigSchema = z.strictObject({
   /** Default run name; workflow ids derive from it and a hash of the inputs (`phase5-<run>-<hash8>-<stage>`). */
   run_name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-"').default('default'),
@@ -287,9 +337,13 @@ export const ConfigSchema = z.strictObject({
   infer: InferSchema.prefault({}),
   analysis: AnalysisSchema.prefault({}),
   temporal: TemporalSchema.prefault({}),
+  /** Experiment arms (issue 13); absent = today's two conditions at today's paths. */
+  study: StudySchema.optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type DatasetConfig = Config['datasets'][string];
+export type StudyConfig = NonNullable<Config['study']>;
+export type ArmConfig = StudyConfig['arms'][number];
 export type StageName = 'build' | 'export' | 'infer' | 'analyze';
 export const STAGES: StageName[] = ['build', 'export', 'infer', 'analyze'];

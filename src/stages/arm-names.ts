@@ -8,11 +8,12 @@ import type { Config } from '../config/schema';
 import type { RunOptions } from './types';
 
 export function armNames(config: Config, options: Pick<RunOptions, 'phase2Dir' | 'arm' | 'importFile'>): string[] {
-  const all = allArmNames(config).filter((c) => !(c === 'zero_shot' && options.phase2Dir));
+  // --phase2-dir supplies today's baseline; a study's arms all run (its baseline is one of them).
+  const all = config.study ? allArmNames(config) : allArmNames(config).filter((c) => !(c === 'zero_shot' && options.phase2Dir));
   return options.arm && !options.importFile ? all.filter((a) => a === options.arm) : all;
 }
 
 /** Every arm the config declares, in order. */
 export function allArmNames(config: Config): string[] {
-  return [...config.infer.conditions];
+  return config.study ? config.study.arms.map((a) => a.name) : [...config.infer.conditions];
 }

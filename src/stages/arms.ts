@@ -9,9 +9,10 @@
  *
  *   for (const arm of armsFrom(config, {})) await runArm(options, arm, hooks, openBackend);
  */
-import type { GuardSettings } from '../llm/guard';
+import { resolveGuard, type GuardSettings } from '../llm/guard';
 import path from 'node:path';
 import type { Config } from '../config/schema';
+import { armConfig, armModeAndPrompt } from '../config/study';
 import type { BackendConfig, Condition } from '../llm';
 import { sha256Text } from '../util/hash';
 import { allArmNames, armNames } from './arm-names';
@@ -63,14 +64,90 @@ export interface ArmRun {
 export function armsFrom(config: Config, cli: RunOptions): ArmRun[] {
   const declared = allArmNames(config);
   if (cli.arm && !declared.includes(cli.arm)) throw new UserInputError(`unknown arm "${cli.arm}" (--arm) — the study has: ${declared.join(', ')}`);
+  const wanted = new Set(armNames(config, cli));
+  const arms = config.study ? studyArms(config, cli) : conditionArms(config, cli);
+  return arms.filter((a) => wanted.has(a.name));
+}
+
+/** Today's two conditions: rag → <results>/phase5, zero_shot → <results>/phase2, one inference_input.jsonl. */
+function conditionArms(config: Config, cli: RunOptions): ArmRun[] {
   const dirs = checkedResultDirs(config);
   const input = path.join(dirs.phase5, 'inference_input.jsonl');
   const outputs: Record<Condition, string> = { rag: path.join(dirs.phase5, 'corrections.jsonl'), zero_shot: path.join(dirs.phase2, 'corrections.jsonl') };
-  return armNames(config, cli).map((name) => {
+  return config.infer.conditions.map((name) => {
     const prompt = name as Condition;
     const retrieval = armRetrieval(config, cli, config.phase5.retrieval, prompt === 'zero_shot' ? 'none' : undefined);
     return { name, prompt, input, output: outputs[prompt], backend: () => backendConfig(config), model: modelName(config), upperBound: false, retrieval, config };
   });
+}
+
+/** `<results>/arms/<arm>/` — arm.json, inference_input.jsonl (a link to the shared export), corrections.jsonl. */
+export function armDir(config: Config, name: string): string {
+  return path.join(checkedResultDirs(config).root, 'arms', name);
+}
+
+/** `<results>/exports/<fingerprint>/` — one export (inference_input.jsonl, retrieval_stats.json, shards) per distinct retrieval. */
+export function sharedExportDir(config: Config, fingerprint: string): string {
+  return path.join(checkedResultDirs(config).root, 'exports', fingerprint);
+}
+
+/**
+ * The arms of `study:`. A zero-shot arm (prompt zero_shot / mode none) ignores the context but needs the lines:
+ * it reads the export of the configured `phase5.retrieval` (dense) when an arm makes that one, else the first
+ * export an arm makes, else the configured one (exported for it) — so it never costs an extra export when there is one.
+ */
+function studyArms(config: Config, cli: RunOptions): ArmRun[] {
+  const study = config.study!;
+  const arms = study.arms.map((spec) => {
+    const { mode, prompt } = armModeAndPrompt(spec);
+    const effective = armConfig(config, spec);
+    const retrieval = armRetrieval(effective, cli, effective.phase5.retrieval, mode);
+    const dir = armDir(config, spec.name);
+    const guard = study.guard || spec.guard ? resolveGuard(study.guard, spec.guard) : undefined;
+    return {
+      name: spec.name, prompt, input: path.join(dir, 'inference_input.jsonl'), output: path.join(dir, 'corrections.jsonl'),
+      backend: () => backendConfig(effective), model: modelName(effective), guard, upperBound: mode === 'gold_query', retrieval, config: effective,
+    } satisfies ArmRun;
+  });
+  const zeroShotInput = zeroShotExport(config, cli, arms);
+  for (const arm of arms) if (arm.retrieval.mode === 'none') arm.retrieval = { ...arm.retrieval, top_k: 0, fingerprint: zeroShotInput };
+  return arms;
+}
+
+/** The fingerprint of the export zero-shot arms read (see studyArms). */
+function zeroShotExport(config: Config, cli: RunOptions, arms: readonly ArmRun[]): string {
+  const configured = armRetrieval(config, cli, config.phase5.retrieval).fingerprint;
+  const exporting = arms.filter((a) => a.retrieval.mode !== 'none').map((a) => a.retrieval.fingerprint);
+  return exporting.includes(configured) ? configured : (exporting[0] ?? configured);
+}
+
+/** One export per distinct retrieval fingerprint, with the (effective) config that makes it and the arms that read it. */
+export interface ExportGroup {
+  fingerprint: string;
+  mode: Exclude<RetrievalMode, 'none'>;
+  config: Config;
+  arms: string[];
+  dir: string;
+}
+
+/** The exports a study needs, in arm order (a zero-shot arm alone gets the configured retrieval's). Null without `study:`. */
+export function exportGroups(config: Config, cli: RunOptions): ExportGroup[] | null {
+  if (!config.study) return null;
+  const arms = studyArms(config, cli);
+  const groups = new Map<string, ExportGroup>();
+  for (const arm of arms) {
+    const fp = arm.retrieval.fingerprint;
+    const group = groups.get(fp);
+    if (group) {
+      group.arms.push(arm.name);
+      continue;
+    }
+    // A zero-shot arm first in line for this fingerprint: the export is the configured retrieval's (or another arm's, joined later).
+    const maker = arm.retrieval.mode === 'none' ? arms.find((a) => a.retrieval.mode !== 'none' && a.retrieval.fingerprint === fp) : arm;
+    const mode = maker ? (maker.retrieval.mode as ExportGroup['mode']) : config.phase5.retrieval.hybrid.enabled ? 'hybrid' : 'dense';
+    groups.set(fp, { fingerprint: fp, mode, config: maker?.config ?? config, arms: [arm.name], dir: sharedExportDir(config, fp) });
+  }
+  return [...groups.values()];
 }
 
 /** The arm named `name` among `arms`, or an error listing the names there are. */

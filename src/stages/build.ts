@@ -15,6 +15,8 @@ import type { Config } from '../config/schema';
 import { readJson, writeJsonAtomic } from '../io/jsonl';
 import { buildCorpus as buildCorpusFiles, CorpusBuildError, type CorpusBuildSummary } from '../openiti';
 import { FILE_SKIP_REASONS } from '../openiti/corpus';
+import { MetadataError, readMetadata } from '../openiti/metadata';
+import { sourceWorkExclusions, type SourceWorkExclusion } from '../openiti/source-works';
 import { buildGenericCorpus, GenericCorpusError, type GenericCorpusSummary, type GenericSource } from '../corpora';
 import { RAGRetriever, type RetrieverConfig } from '../index/retriever';
 import { IndexMismatchError } from '../index/errors';
@@ -97,7 +99,14 @@ function openitiSettings(config: Config) {
     maxPerFile: c.max_per_file,
     exclude: c.exclude,
     dedupAcrossCorpus: c.dedup_across_corpus,
+    // Only when asked for, so the recorded settings (and the corpus) of other studies stay as they were.
+    ...(c.exclude_dataset_sources ? { datasetSources: datasetSources(config) } : {}),
   };
+}
+
+/** The datasets' declared sources, in config order (resolved against the metadata by the corpus step). */
+function datasetSources(config: Config): { dataset: string; source_pattern?: string }[] {
+  return Object.entries(config.datasets).map(([dataset, d]) => ({ dataset, ...(d.source_pattern ? { source_pattern: d.source_pattern } : {}) }));
 }
 
 export interface BuildOptions {
@@ -129,6 +138,8 @@ export interface CorpusResult {
   metadataBadRows: CorpusBuildSummary['metadata']['badRows'];
   /** Corpus files and metadata rows left out, by reason, with up to three examples each. */
   skipped: Skips;
+  /** `exclude_dataset_sources`: per dataset, the works and versions held out of the corpus. */
+  excludedSources?: SourceWorkExclusion[];
 }
 
 export interface IndexResult {
@@ -172,20 +183,34 @@ export async function buildCorpus(options: BuildOptions, hooks: StageHooks = {})
     throw new UserInputError(`OpenITI root not found: ${settings.openitiRoot} (set data.openiti_root, OPENITI_ROOT or --openiti-root)`);
   }
   const reusable = force ? null : await upToDateCorpus(options);
+  const held = 'generic' in settings ? null : await resolveSourceExclusions(settings);
+  const withHeld = (r: CorpusResult): CorpusResult => (held ? { ...r, excludedSources: held } : r);
   if (reusable) {
     log.info({ corpus: paths.corpus, sentences: corpusResult(reusable, true).sentences }, 'corpus is up to date, reusing it (use --force to rebuild)');
-    return corpusResult(reusable, true);
+    return withHeld(corpusResult(reusable, true));
   }
   if (force) rmSync(corpusRecordFile(options), { force: true });
-  const summary = 'generic' in settings ? await buildGeneric(settings, paths.corpus) : await buildOpeniti(settings, paths.corpus, hooks);
+  const summary = 'generic' in settings ? await buildGeneric(settings, paths.corpus) : await buildOpeniti(settings, paths.corpus, hooks, held ?? []);
   writeJsonAtomic(corpusRecordFile(options), { settings, summary } satisfies CorpusRecord);
   if ('eras' in summary) for (const e of summary.eras) log.info({ era: e.name, target: e.target, written: e.written }, `era ${e.name}: ${e.written} sentences (target ${e.target})`);
-  return corpusResult(summary, false);
+  return withHeld(corpusResult(summary, false));
 }
 
-async function buildOpeniti(settings: OpenitiCorpusSettings, outPath: string, hooks: StageHooks): Promise<CorpusBuildSummary> {
+/** Every version of each dataset's source work (`exclude_dataset_sources`), from the metadata; null when not asked for. */
+export async function resolveSourceExclusions(settings: OpenitiCorpusSettings): Promise<SourceWorkExclusion[] | null> {
+  if (!settings.datasetSources) return null;
+  const { rows } = await readMetadata(settings.metadataPath).catch((err: unknown) => {
+    throw err instanceof MetadataError ? new UserInputError(`${err.message} (phase5.corpus.exclude_dataset_sources reads it)`) : err;
+  });
+  const found = sourceWorkExclusions(settings.datasetSources, rows);
+  for (const e of found) log.info({ dataset: e.dataset, works: e.works, versions: e.versions.length }, `${e.dataset}: excluding ${e.versions.length} version(s) of ${e.works.join(', ') || '(no work matches ' + e.source_pattern + ')'}`);
+  return found;
+}
+
+async function buildOpeniti(settings: OpenitiCorpusSettings, outPath: string, hooks: StageHooks, held: readonly SourceWorkExclusion[]): Promise<CorpusBuildSummary> {
+  const { datasetSources: _sources, ...files } = settings;
   try {
-    return await buildCorpusFiles({ ...settings, outPath, progressMode: 'log' }, (done, total, stage) => hooks.onProgress?.(done, total, stage));
+    return await buildCorpusFiles({ ...files, exclude: [...files.exclude, ...held.flatMap((e) => e.patterns)], outPath, progressMode: 'log' }, (done, total, stage) => hooks.onProgress?.(done, total, stage));
   } catch (err) {
     if (err instanceof CorpusBuildError) throw new UserInputError(err.message);
     throw err;

@@ -26,6 +26,10 @@ import { sha256Text } from '../util/hash';
 import { childLogger } from '../util/log';
 import { stagePaths } from './build';
 import { compactShard, concatShards, sampleIdsIn } from './export-files';
+import { armsFrom, exportGroups, sharedExportDir, type ExportGroup } from './arms';
+import { writeArmDirs, writeSharedExportStats, type SharedExport } from './study-files';
+import { PlaceboSampler } from '../retrieval/placebo';
+import { formatForPrompt } from '../index/retriever';
 import type { ExportRetriever, StagePaths } from './retriever';
 import { skipsFromProblems, totalSkips, type Skips } from './skips';
 import { throwIfAborted, UserInputError, type RunOptions, type StageHooks } from './types';
@@ -40,12 +44,14 @@ export interface ExportShard {
   end: number;
   /** Settings fingerprint: a finished shard is reused only when it matches. */
   fingerprint: string;
+  /** Study arms: the retrieval fingerprint of the export this shard belongs to (`<results>/exports/<group>/`). */
+  group?: string;
 }
 
 export interface ExportPlan {
   fingerprint: string;
   /** `skipped`: the loader's problems (input lines or files left out), by kind with a few examples. */
-  datasets: { dataset: string; samples: number; shards: ExportShard[]; skipped?: Skips }[];
+  datasets: { dataset: string; samples: number; shards: ExportShard[]; skipped?: Skips; group?: string }[];
 }
 
 export interface ShardResult {
@@ -60,6 +66,8 @@ export interface MergeResult {
   byDataset: Record<string, number>;
   /** Per dataset with anything skipped: the input lines/files left out, by kind (also in export/skipped.json). */
   skipped: Record<string, Skips>;
+  /** Study arms: one export per distinct retrieval (`path` is the first one's). */
+  exports?: SharedExport[];
 }
 
 export interface ExportOptions {
@@ -69,17 +77,32 @@ export interface ExportOptions {
   datasets: string[];
   limit?: number;
   force: boolean;
+  /** Study arms: one export per distinct retrieval fingerprint (null without `study:`: today's single export). */
+  groups?: ExportGroup[] | null;
+  /** The CLI options the arms were resolved with (arm dirs are written at merge). */
+  cli?: RunOptions;
 }
 
-/** Opens the retriever only when a shard has work left (loading the model and index is the slow part). */
-export type OpenRetriever = () => Promise<ExportRetriever>;
+/**
+ * Opens the retriever for the given (arm's effective) config only when a shard has work left (loading the model
+ * and index is the slow part).
+ */
+export type OpenRetriever = (config: Config) => Promise<ExportRetriever>;
 
 export function optionsFrom(config: Config, cli: RunOptions, force = false): ExportOptions {
-  return { config, paths: stagePaths(config, cli), datasets: selectedDatasets(config, cli), limit: cli.limit, force };
+  return { config, paths: stagePaths(config, cli), datasets: selectedDatasets(config, cli), limit: cli.limit, force, groups: exportGroups(config, cli), cli };
+}
+
+/** The options that make one shared export: the group's effective config (its retrieval overrides). */
+function groupOptions(options: ExportOptions, group: string | undefined): ExportOptions & { mode: ExportGroup['mode'] } {
+  if (group === undefined) return { ...options, mode: 'dense' };
+  const g = options.groups?.find((x) => x.fingerprint === group);
+  if (!g) throw new UserInputError(`export ${group}: no study arm has this retrieval any more — the config changed since the plan; rerun \`phase5 export\``);
+  return { ...options, config: g.config, mode: g.mode };
 }
 
 /** The whole stage in one process: plan, every shard in order, merge. */
-export async function run(options: ExportOptions, hooks: StageHooks, openRetriever: OpenRetriever): Promise<MergeResult> {
+export async function run(options: ExportOptions, hooks: StageHooks, openRetriever: OpenRetriever): Promise<MergeResult> { // every shared export of a study too
   const plan = await planExport(options);
   const shards = plan.datasets.flatMap((d) => d.shards);
   for (const [i, shard] of shards.entries()) {
@@ -126,8 +149,9 @@ export function exportDir(config: Config): string {
   return path.join(resultDirs(config).phase5, 'export');
 }
 
-export function shardFile(config: Config, shard: Pick<ExportShard, 'dataset' | 'index'>): string {
-  return path.join(exportDir(config), shard.dataset, `shard-${String(shard.index).padStart(5, '0')}.jsonl`);
+export function shardFile(config: Config, shard: Pick<ExportShard, 'dataset' | 'index' | 'group'>): string {
+  const dir = shard.group ? path.join(sharedExportDir(config, shard.group), 'shards') : exportDir(config);
+  return path.join(dir, shard.dataset, `shard-${String(shard.index).padStart(5, '0')}.jsonl`);
 }
 
 const doneFile = (f: string) => `${f}.done.json`;
@@ -147,28 +171,38 @@ function exportFingerprint(options: ExportOptions, manifestPath: string): string
   ).slice(0, 16);
 }
 
-/** Split every selected dataset into shards of `phase5.export.shard_size` samples; writes export/plan.json. */
+/**
+ * Split every selected dataset into shards of `phase5.export.shard_size` samples — for a study, once per shared
+ * export (distinct retrieval fingerprint), each with its own settings fingerprint; writes export/plan.json.
+ */
 export async function planExport(options: ExportOptions): Promise<ExportPlan> {
   const { config, paths } = options;
   const manifestPath = indexFiles(paths.index).manifest;
   if (!existsSync(paths.index) || !existsSync(manifestPath)) throw new UserInputError(`no index at ${paths.index} — run \`phase5 build\` first`);
-  const fingerprint = exportFingerprint(options, manifestPath);
-  const plan: ExportPlan = { fingerprint, datasets: [] };
+  const groups: (string | undefined)[] = options.groups ? options.groups.map((g) => g.fingerprint) : [undefined];
+  const fingerprints = groups.map((g) => exportFingerprint(groupOptions(options, g), manifestPath));
+  const plan: ExportPlan = { fingerprint: fingerprints.length === 1 ? fingerprints[0] : sha256Text(fingerprints.join(',')).slice(0, 16), datasets: [] };
   for (const key of options.datasets) {
     const { samples, problems } = await loadSamples(config, key, options.limit, true);
-    if (options.force) rmSync(path.join(exportDir(config), key), { recursive: true, force: true });
-    const size = config.phase5.export.shard_size;
-    const shards: ExportShard[] = [];
-    for (let start = 0, i = 0; start < samples.length; start += size, i++) {
-      shards.push({ dataset: key, index: i, start, end: Math.min(samples.length, start + size), fingerprint });
-    }
     const skipped = skipsFromProblems(problems);
-    // Only when something was left out: a clean study's plan.json stays as it was.
-    plan.datasets.push({ dataset: key, samples: samples.length, shards, ...(totalSkips(skipped) > 0 ? { skipped } : {}) });
+    groups.forEach((group, gi) => {
+      if (options.force) rmSync(path.dirname(shardFile(config, { dataset: key, index: 0, group })), { recursive: true, force: true });
+      const shards = planShards(key, samples.length, config.phase5.export.shard_size, fingerprints[gi], group);
+      // Only when something was left out: a clean study's plan.json stays as it was.
+      plan.datasets.push({ dataset: key, samples: samples.length, shards, ...(totalSkips(skipped) > 0 ? { skipped } : {}), ...(group ? { group } : {}) });
+    });
   }
   mkdirSync(exportDir(config), { recursive: true });
   writeJsonAtomic(path.join(exportDir(config), 'plan.json'), plan);
   return plan;
+}
+
+function planShards(dataset: string, samples: number, size: number, fingerprint: string, group: string | undefined): ExportShard[] {
+  const shards: ExportShard[] = [];
+  for (let start = 0, i = 0; start < samples; start += size, i++) {
+    shards.push({ dataset, index: i, start, end: Math.min(samples, start + size), fingerprint, ...(group ? { group } : {}) });
+  }
+  return shards;
 }
 
 /** The record for one sample; lines with no Arabic (or empty) get the zero-shot fallback, no retrieval. */
@@ -204,6 +238,25 @@ function ragRecord(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, conf
   };
 }
 
+/**
+ * How a study arm's context is found for a batch of lines (all Arabic): the retriever with the OCR text as the
+ * query (`dense`, also hybrid), with the gold text (`gold_query`, the oracle), or random corpus sentences (`random`).
+ */
+export interface ContextSource {
+  mode: 'dense' | 'hybrid' | 'gold_query' | 'random';
+  placebo?: PlaceboSampler;
+}
+
+async function contextsFor(batch: OcrSample[], retriever: ExportRetriever, config: Config, source: ContextSource): Promise<Hit[][]> {
+  const { top_k, min_score, budget } = config.phase5.retrieval;
+  if (batch.length === 0) return [];
+  if (source.mode === 'random') {
+    if (!source.placebo) throw new Error('placebo retrieval without a corpus sampler');
+    return batch.map((s) => source.placebo!.draw(s.sample_id, config.phase5.corpus.seed, top_k, budget.max_chars));
+  }
+  return retriever.retrieveMany(batch.map((s) => (source.mode === 'gold_query' ? s.gt_text : s.ocr_text)), top_k, min_score);
+}
+
 /** Write the records of `samples[from..]` to `out`, retrieving in batches. Shared by the stage and benchmarks. */
 export async function writeShardRecords(
   samples: OcrSample[],
@@ -214,8 +267,8 @@ export async function writeShardRecords(
   onCheckpoint: (records: number) => void,
   signal?: AbortSignal,
   onBatch?: () => void,
+  source: ContextSource = { mode: 'dense' },
 ): Promise<number> {
-  const { top_k, min_score } = config.phase5.retrieval;
   const { query_batch_size: batch, checkpoint_every: every } = config.phase5.export;
   let fallbacks = 0;
   let sinceCheckpoint = 0;
@@ -223,7 +276,7 @@ export async function writeShardRecords(
     throwIfAborted(signal);
     const slice = samples.slice(i, i + batch);
     const queryable = slice.filter((s) => s.ocr_text.trim() !== '' && isArabicText(s.ocr_text));
-    const hits = queryable.length ? await retriever.retrieveMany(queryable.map((s) => s.ocr_text), top_k, min_score) : [];
+    const hits = await contextsFor(queryable, retriever, config, source);
     const byId = new Map(queryable.map((s, j) => [s.sample_id, hits[j]]));
     for (const s of slice) {
       const chunks = byId.get(s.sample_id) ?? [];
@@ -250,9 +303,21 @@ async function finishedShard(file: string, shard: ExportShard, total: number): P
   return null;
 }
 
+/** The placebo needs only the corpus and the prompt format, never the model or the index. */
+async function contextSource(options: ExportOptions & { mode: ContextSource['mode'] }, openRetriever: OpenRetriever): Promise<{ retriever: ExportRetriever; source: ContextSource }> {
+  if (options.mode !== 'random') return { retriever: await openForShard(openRetriever, options.config), source: { mode: options.mode } };
+  const r = options.config.phase5.retrieval;
+  const retriever: ExportRetriever = {
+    retrieveMany: () => Promise.reject(new Error('placebo retrieval does not query the index')),
+    formatForPrompt: (chunks, style) => formatForPrompt(chunks, style, r.max_chars_per_sentence),
+    fingerprint: 'placebo',
+  };
+  return { retriever, source: { mode: 'random', placebo: await PlaceboSampler.open(options.paths.corpus) } };
+}
+
 /** The retriever, with a stale, damaged or missing index (or model) reported as input the user must fix. */
-async function openForShard(openRetriever: OpenRetriever): Promise<ExportRetriever> {
-  return openRetriever().catch((err: unknown) => {
+async function openForShard(openRetriever: OpenRetriever, config: Config): Promise<ExportRetriever> {
+  return openRetriever(config).catch((err: unknown) => {
     // These do not get better by retrying; the message names the fix.
     if (err instanceof IndexMismatchError || err instanceof IndexCorruptError || err instanceof IndexMissingError || err instanceof ModelDirError) {
       throw new UserInputError(err.message);
@@ -265,7 +330,8 @@ async function openForShard(openRetriever: OpenRetriever): Promise<ExportRetriev
  * Write one shard file, resuming by content after a crash: whatever earlier attempts wrote, each sample is
  * done once it has a record. `onProgress` counts records in the shard.
  */
-export async function exportShard(options: ExportOptions, shard: ExportShard, openRetriever: OpenRetriever, hooks: StageHooks = {}): Promise<ShardResult> {
+export async function exportShard(base: ExportOptions, shard: ExportShard, openRetriever: OpenRetriever, hooks: StageHooks = {}): Promise<ShardResult> {
+  const options = groupOptions(base, shard.group);
   const { config } = options;
   const file = shardFile(config, shard);
   const total = shard.end - shard.start;
@@ -282,7 +348,7 @@ export async function exportShard(options: ExportOptions, shard: ExportShard, op
   if (samples.length !== total) throw new Error(`dataset ${shard.dataset} changed since the export was planned (${samples.length} vs ${total} samples in shard ${shard.index})`);
   const todo = samples.filter((s) => !present.has(s.sample_id));
   if (todo.length > 0) {
-    const retriever = await openForShard(openRetriever);
+    const { retriever, source } = await contextSource(options, openRetriever);
     const out = new JsonlAppender(file, recovered.records);
     try {
       const onCheckpoint = () => {
@@ -291,7 +357,7 @@ export async function exportShard(options: ExportOptions, shard: ExportShard, op
         hooks.checkpoint?.({ records }); // the shard file is durable up to here
       };
       const onBatch = () => hooks.onProgress?.(present.size + (out.count - recovered.records), total);
-      await writeShardRecords(todo, 0, out, retriever, config, onCheckpoint, hooks.signal, onBatch);
+      await writeShardRecords(todo, 0, out, retriever, config, onCheckpoint, hooks.signal, onBatch, source);
     } finally {
       out.close();
     }
@@ -303,10 +369,18 @@ export async function exportShard(options: ExportOptions, shard: ExportShard, op
   return { records: total, fallbacks, reused: false };
 }
 
-/** Concatenate the finished shards in plan order into inference_input.jsonl (atomic rename). */
+/**
+ * Concatenate the finished shards in plan order into inference_input.jsonl (atomic rename) — for a study, each
+ * shared export into `<results>/exports/<fingerprint>/`, with its retrieval_stats.json, and every arm's dir.
+ */
 export async function mergeExport(options: ExportOptions, plan: ExportPlan): Promise<MergeResult> {
+  if (options.groups) return mergeStudyExports(options, plan, options.groups);
+  const target = path.join(resultDirs(options.config).phase5, 'inference_input.jsonl');
+  return mergeInto(options, plan, target);
+}
+
+async function mergeInto(options: ExportOptions, plan: ExportPlan, target: string): Promise<MergeResult> {
   const { config } = options;
-  const target = path.join(resultDirs(config).phase5, 'inference_input.jsonl');
   const files = plan.datasets.map((d) => ({
     dataset: d.dataset,
     samples: d.samples,
@@ -324,4 +398,18 @@ export async function mergeExport(options: ExportOptions, plan: ExportPlan): Pro
   if (Object.keys(skipped).length > 0) writeJsonAtomic(skippedFile(config), skipped);
   else rmSync(skippedFile(config), { force: true });
   return { path: target, records, byDataset, skipped };
+}
+
+/** Each shared export of a study, then the arm dirs that point at them. */
+async function mergeStudyExports(options: ExportOptions, plan: ExportPlan, groups: ExportGroup[]): Promise<MergeResult> {
+  const exports: SharedExport[] = [];
+  let first: MergeResult | null = null;
+  for (const group of groups) {
+    const part: ExportPlan = { ...plan, datasets: plan.datasets.filter((d) => d.group === group.fingerprint) };
+    const merged = await mergeInto(options, part, path.join(group.dir, 'inference_input.jsonl'));
+    first ??= merged;
+    exports.push(await writeSharedExportStats(group, merged));
+  }
+  writeArmDirs(armsFrom(options.config, { ...options.cli, arm: undefined }), exports);
+  return { ...(first as MergeResult), exports };
 }

@@ -13,6 +13,7 @@ import YAML from 'yaml';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
+import { workflowStatus, type ArmStatus } from '../../src/temporal/client';
 import { freePort, startServer, stopServer } from '../../src/temporal/server';
 import type { StageInput } from '../../workflows/types';
 import { inferenceInputRecord } from '../helpers/records';
@@ -140,7 +141,21 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
     const [a, b] = [startWorker(sims[0]), startWorker(sims[1])];
     await waitFor('two pollers', async () => (await pollers()) >= 2, 90000, 200);
     const { input, outputs } = results('clean');
-    await (await startInfer('clean', input)).result();
+    const handle = await startInfer('clean', input);
+    // `phase5 status` while it runs: every arm's done/total lines, a rate and the workers running its shards.
+    let seen: ArmStatus[] = [];
+    await waitFor('a status with progress and workers on every arm', async () => {
+      seen = (await workflowStatus(client, handle.workflowId)).arms ?? [];
+      return seen.length === ARMS.length && seen.every((a) => a.done > 0 && a.workers.length > 0 && a.rate !== null);
+    }, 60000, 100);
+    expect(seen.map((a) => a.arm).sort()).to.deep.equal(ARMS);
+    for (const a of seen) {
+      expect(a.total).to.equal(LINES);
+      expect(a.done).to.be.at.most(LINES);
+      expect(a.rate, `${a.arm} lines/s`).to.be.greaterThan(0);
+      expect(a.etaSeconds, `${a.arm} ETA`).to.be.a('number');
+    }
+    await handle.result();
     clean = outputs.map(normalized);
     expect(served()).to.equal(LINES * ARMS.length);
     expect(sims[0].served(), 'worker A did work').to.be.greaterThan(0);

@@ -11,18 +11,31 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { workflowBundle } from '../../bin/cli/worker-runtime';
 import { historyFromJson, type History } from '../../src/temporal/history-json';
+import { runWorkflowId, stageWorkflowId } from '../../src/temporal/types';
+import type { StageName } from '../../src/config/schema';
 import { installTestRuntime } from '../helpers/temporal';
 import { REPO_ROOT } from '../helpers/shared-data';
 
 const HISTORIES = path.join(REPO_ROOT, 'test', 'replay', 'histories');
+const RECORDED_RUN = 'tiny';
 const FILES = readdirSync(HISTORIES).filter((f) => f.endsWith('.json')).sort();
 
 function loadHistory(file: string): History {
   return historyFromJson(JSON.parse(readFileSync(path.join(HISTORIES, file), 'utf8')));
 }
 
+/** The id the recorded workflow ran under (scripts/record-histories.ts, run 'tiny'): the sharded infer names its arm children after it. */
+function recordedWorkflowId(file: string): string {
+  const name = file.replace(/^v\d+-/, '').replace(/\.json$/, '');
+  if (name === 'phase5') return runWorkflowId(RECORDED_RUN);
+  if (name === 'doctor') return `doctor-${RECORDED_RUN}`;
+  const arm = /^infer-arm-(.+)$/.exec(name);
+  if (arm) return `${stageWorkflowId(RECORDED_RUN, 'infer')}-${arm[1]}`;
+  return stageWorkflowId(RECORDED_RUN, name as StageName);
+}
+
 async function replay(bundle: WorkflowBundleWithSourceMap, file: string): Promise<void> {
-  await Worker.runReplayHistory({ workflowBundle: bundle }, loadHistory(file), file);
+  await Worker.runReplayHistory({ workflowBundle: bundle }, loadHistory(file), recordedWorkflowId(file));
 }
 
 describe('replay: recorded histories against the current workflow code', function () {
@@ -34,12 +47,14 @@ describe('replay: recorded histories against the current workflow code', functio
     current = await workflowBundle();
   });
 
-  it('has a recording of every workflow type, before (v1) and after (v2) the bounded export fan-out', () => {
+  it('has a recording of every workflow type, before (v1) and after (v2) the bounded export fan-out, and after the sharded build and infer (v3)', () => {
     for (const version of ['v1', 'v2']) {
       for (const name of ['phase5', 'build', 'export', 'infer', 'analyze', 'doctor']) expect(FILES).to.include(`${version}-${name}.json`);
     }
+    // v3: after the sharded build and infer, with the per-arm infer children.
+    for (const name of ['phase5', 'build', 'export', 'infer', 'infer-arm-rag', 'infer-arm-zero_shot', 'analyze', 'doctor']) expect(FILES).to.include(`v3-${name}.json`);
     const types = FILES.map((f) => loadHistory(f).events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name);
-    expect(new Set(types)).to.deep.equal(new Set(['phase5Workflow', 'buildWorkflow', 'exportWorkflow', 'inferWorkflow', 'analyzeWorkflow', 'doctorWorkflow']));
+    expect(new Set(types)).to.deep.equal(new Set(['phase5Workflow', 'buildWorkflow', 'exportWorkflow', 'inferWorkflow', 'inferArmWorkflow', 'analyzeWorkflow', 'doctorWorkflow']));
   });
 
   for (const file of FILES) {
@@ -61,6 +76,13 @@ describe('replay: recorded histories against the current workflow code', functio
     const err = await replay(unbounded, 'v2-export.json').then(() => undefined, (e: unknown) => e);
     expect(err).to.be.instanceOf(DeterminismViolationError);
     await replay(unbounded, 'v1-export.json');
+  });
+
+  it('control: the v3 infer history fails replay against the code from before the sharded infer; v2 replays', async () => {
+    const unsharded = await bundleWorkflowCode({ workflowsPath: path.join(REPO_ROOT, 'test', 'replay', 'unsharded-infer-workflows.ts'), logger: silentLogger });
+    const err = await replay(unsharded, 'v3-infer.json').then(() => undefined, (e: unknown) => e);
+    expect(err).to.be.instanceOf(DeterminismViolationError);
+    await replay(unsharded, 'v2-infer.json');
   });
 
   it('control: the build histories fail replay against a copy that runs buildIndex before buildCorpus', async () => {

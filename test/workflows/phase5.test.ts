@@ -8,6 +8,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { createLocalEnv } from '../helpers/temporal';
 import { workflowBundle } from '../../bin/cli/worker-runtime';
 import { parseConfig } from '../../src/config/load';
+import { armNames } from '../../src/stages/arm-names';
 import { checkEnvironment } from '../../activities/doctor';
 import { buildWorkflow, doctorWorkflow, exportWorkflow, phase5Workflow } from '../../workflows';
 import type { DoctorQueueResult } from '../../workflows';
@@ -84,20 +85,20 @@ describe('workflows (real local Temporal server)', function () {
         calls.push(`${queue}:infer:${arg.condition}`);
         return { written: 4 };
       },
-      // Sharded infer: the plan names the arms the stage runs (here 3 lines of dataset A in shards of 2).
+      // Sharded infer (sharded-infer): one plan per arm the config names (3 lines of A in shards of 2), then the merge.
       planInfer: async (input: StageInput) => {
         calls.push(`${queue}:planInfer`);
-        const names = input.config.infer.conditions.filter((c) => !(c === 'zero_shot' && input.options.phase2Dir));
-        const plan = { dir: 'p', input: 'i', datasets: [{ dataset: 'A', lines: 3 }], lines: 3, duplicates: 0, duplicateIds: [] };
-        return names.map((arm) => ({ arm, condition: arm, output: `${arm}.jsonl`, plan, shardSize: 2, lines: 3, shards: 2 }));
+        const plan = { dir: '/unused', input: '/unused', datasets: [{ dataset: 'A', lines: 3 }], lines: 3, duplicates: 0, duplicateIds: [] };
+        return armNames(input.config, input.options).map((arm) => ({ arm, condition: arm, output: `/unused/${arm}.jsonl`, plan, shardSize: 2, lines: 3, shards: 2 }));
       },
       inferShard: async (arg: { arm: { arm: string }; shard: { index: number } }) => {
-        calls.push(`${queue}:infer:${arg.arm.arm}#${arg.shard.index}`);
-        return { shard: '', lines: 2, model: 'm', written: 2, skippedExisting: 0, succeeded: 2, failed: 0, failuresByReason: {}, promptTypes: {}, promptTokens: 0, completionTokens: 0, elapsedMs: 0 };
+        calls.push(`${queue}:inferShard:${arg.arm.arm}:${arg.shard.index}`);
+        const counts = { model: 'm', written: 1, skippedExisting: 0, succeeded: 1, failed: 0, failuresByReason: {}, promptTypes: {}, promptTokens: 0, completionTokens: 0, elapsedMs: 1 };
+        return { ...counts, shard: String(arg.shard.index), lines: arg.shard.index === 0 ? 2 : 1 };
       },
       mergeInferArm: async (arg: { arm: { arm: string } }) => {
-        calls.push(`${queue}:infer:${arg.arm.arm}:merge`);
-        return { output: `${arg.arm.arm}.jsonl`, records: 3, failed: 0, skipped: {} };
+        calls.push(`${queue}:mergeInferArm:${arg.arm.arm}`);
+        return { output: `/unused/${arg.arm.arm}.jsonl`, records: 3, failed: 0, skipped: { total: 0, kinds: {} } };
       },
       importCorrections: rec('importCorrections'),
       analyzeResults: rec('analyzeResults', { datasets: 2 }),
@@ -119,11 +120,16 @@ describe('workflows (real local Temporal server)', function () {
     // The build embeds in shards (sharded-build): plan, one activity per shard, assemble.
     expect(order.slice(0, 6)).to.deep.equal(['cpu:buildCorpus', 'cpu:planIndexShards', 'cpu:embedIndexShard', 'cpu:embedIndexShard', 'cpu:assembleIndex', 'cpu:planExport']);
     expect(order.filter((c) => c === 'cpu:exportShard')).to.have.length(3);
-    // Sharded infer: the plan, then both arms' shards and merges (arms run at once), all on the GPU queue.
-    expect(order.slice(9, 11)).to.deep.equal(['cpu:mergeExport', 'gpu:planInfer']);
-    expect(order.slice(11, -1).sort()).to.deep.equal(['gpu:infer:rag#0', 'gpu:infer:rag#1', 'gpu:infer:rag:merge', 'gpu:infer:zero_shot#0', 'gpu:infer:zero_shot#1', 'gpu:infer:zero_shot:merge']);
-    expect(order.indexOf('gpu:infer:rag:merge')).to.be.greaterThan(Math.max(order.indexOf('gpu:infer:rag#0'), order.indexOf('gpu:infer:rag#1')));
-    expect(order[order.length - 1]).to.equal('cpu:analyzeResults');
+    expect(order[9]).to.equal('cpu:mergeExport');
+    // Infer: the plan, then each arm's shards and merge (arms run side by side, so only their own order is fixed).
+    const infer = order.slice(10, -1);
+    expect(infer[0]).to.equal('gpu:planInfer');
+    for (const arm of ['rag', 'zero_shot']) {
+      expect(infer.filter((c) => c.includes(`:${arm}`))).to.have.members([`gpu:inferShard:${arm}:0`, `gpu:inferShard:${arm}:1`, `gpu:mergeInferArm:${arm}`]);
+      expect(infer.indexOf(`gpu:mergeInferArm:${arm}`)).to.be.greaterThan(infer.indexOf(`gpu:inferShard:${arm}:1`));
+    }
+    expect(infer).to.have.length(7);
+    expect(order.at(-1)).to.equal('cpu:analyzeResults');
     expect(calls.filter((c) => c.endsWith('!')).every((c) => /planExport|exportShard|mergeExport/.test(c))).to.equal(true);
     // Each stage ran as its own child workflow with an id derived from the run name.
     const child = await env.client.workflow.getHandle(`phase5-${input.run}-export`).describe();
@@ -165,8 +171,7 @@ describe('workflows (real local Temporal server)', function () {
     await withWorkers({ 'wf2-cpu': recordingActivities('cpu', calls), 'wf2-gpu': recordingActivities('gpu', calls) }, () =>
       env.client.workflow.execute(phase5Workflow, { taskQueue: 'wf2-cpu', workflowId: `phase5-${input.run}`, args: [input] }),
     );
-    // The two shards run at once (either order), then the merge; no zero_shot arm.
-    expect([calls[0], ...calls.slice(1, 3).sort(), ...calls.slice(3)]).to.deep.equal(['gpu:planInfer', 'gpu:infer:rag#0', 'gpu:infer:rag#1', 'gpu:infer:rag:merge', 'cpu:analyzeResults']);
+    expect(calls).to.deep.equal(['gpu:planInfer', 'gpu:inferShard:rag:0', 'gpu:inferShard:rag:1', 'gpu:mergeInferArm:rag', 'cpu:analyzeResults']);
   });
 
   it('a non-retryable input error fails the stage with its message instead of retrying forever', async () => {

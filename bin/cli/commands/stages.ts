@@ -110,7 +110,8 @@ export function registerStageCommands(program: Command): void {
     .option('--min-score <s>', 'minimum cosine similarity')
     .option('--corpus-path <file>', 'corpus JSONL')
     .option('--index-path <file>', 'index file');
-  stageCommand(program, 'infer', 'correct every OCR line with the LLM: RAG condition and zero-shot baseline')
+  stageCommand(program, 'infer', 'correct every OCR line with the LLM: every study arm (default: RAG condition and zero-shot baseline)')
+    .option('--arm <name>', 'run only this study arm (with --import: the arm the file is imported into; default rag)')
     .option('--limit <n>', 'correct only the first n lines of each dataset (a smoke test)')
     .option('--datasets <keys...>', 'subset of dataset keys')
     .option('--phase2-dir <dir>', 'existing zero-shot results; skips the baseline condition')
@@ -120,7 +121,7 @@ export function registerStageCommands(program: Command): void {
     .option('--datasets <keys...>', 'subset of dataset keys')
     .option('--phase2-dir <dir>', 'zero-shot baseline results directory')
     .option('--no-error-analysis', 'skip error_changes.json');
-  stageCommand(program, 'run', 'all four stages for a config (re-running attaches or reports the finished run)')
+  stageCommand(program, 'run', 'all four stages for a config: every study arm (export once per retrieval, infer per arm, analyze all)')
     .option('--force-stage <stages...>', 'redo these stages (build, export, infer, analyze)')
     .option('--limit <n>', 'max samples per dataset')
     .option('--datasets <keys...>', 'subset of dataset keys')

@@ -1,0 +1,56 @@
+/**
+ * Study arms' effective settings: an arm's `retrieval` and `infer` overrides deep-merged into the config's
+ * `phase5.retrieval` / `infer` and validated by the same schemas, so a bad override names its key
+ * (`study.arms.2.retrieval.top_k: …`). Pure: used by config loading (validation) and src/stages/arms.
+ */
+import { z } from 'zod';
+import { InferSchema, RetrievalSchema, type ArmConfig, type Config } from './schema';
+
+export type ArmMode = 'dense' | 'random' | 'gold_query' | 'none';
+
+/** `base` with `over` merged in: objects merge key by key, anything else (arrays too) replaces. */
+export function deepMerge<T>(base: T, over: unknown): T {
+  if (!isPlainObject(base) || !isPlainObject(over)) return (over === undefined ? base : over) as T;
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) out[k] = k in out ? deepMerge(out[k], v) : v;
+  return out as T;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** The arm's retrieval mode (`prompt: zero_shot` implies `none`) and prompt (`mode: none` implies zero_shot). */
+export function armModeAndPrompt(arm: ArmConfig): { mode: ArmMode; prompt: 'rag' | 'zero_shot' } {
+  const mode = arm.retrieval?.mode ?? (arm.prompt === 'zero_shot' ? 'none' : 'dense');
+  return { mode, prompt: arm.prompt ?? (mode === 'none' ? 'zero_shot' : 'rag') };
+}
+
+/** The config an arm runs with: its overrides merged into phase5.retrieval and infer (throws a ZodError on a bad override). */
+export function armConfig(config: Config, arm: ArmConfig): Config {
+  const { mode: _mode, ...retrieval } = arm.retrieval ?? {};
+  return {
+    ...config,
+    phase5: { ...config.phase5, retrieval: RetrievalSchema.parse(deepMerge(config.phase5.retrieval, retrieval)) },
+    infer: InferSchema.parse(deepMerge(config.infer, arm.infer ?? {})),
+  };
+}
+
+/** One line per problem with the study's arms (the merged overrides), `study.arms.N.<block>.<key>: …`. */
+export function studyProblems(config: Config): string[] {
+  const problems: string[] = [];
+  config.study?.arms.forEach((arm, i) => {
+    const check = (block: 'retrieval' | 'infer', schema: z.ZodType, base: unknown, over: unknown) => {
+      const r = schema.safeParse(deepMerge(base, over ?? {}));
+      if (!r.success) for (const issue of r.error.issues) problems.push(`study.arms.${i}.${[block, ...issue.path.map(String)].join('.')}: ${issue.message} (arm "${arm.name}")`);
+    };
+    const { mode: _mode, ...retrieval } = arm.retrieval ?? {};
+    check('retrieval', RetrievalSchema, config.phase5.retrieval, retrieval);
+    check('infer', InferSchema, config.infer, arm.infer);
+    if (arm.prompt === 'zero_shot' && arm.retrieval?.mode && arm.retrieval.mode !== 'none') {
+      problems.push(`study.arms.${i}.retrieval.mode: a zero_shot prompt uses no context, so mode must be "none", got "${arm.retrieval.mode}" (arm "${arm.name}")`);
+    }
+    if (arm.prompt === 'rag' && arm.retrieval?.mode === 'none') problems.push(`study.arms.${i}.prompt: mode "none" has no context for the rag prompt — use prompt: zero_shot (arm "${arm.name}")`);
+  });
+  return problems;
+}

@@ -1,0 +1,128 @@
+/**
+ * Study arms from the config: today's two conditions without `study:`, validated `study:` blocks with one-line
+ * errors naming the field, and one export per distinct retrieval fingerprint.
+ */
+import { expect } from 'chai';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ConfigError, parseConfig } from '../../src/config/load';
+import { armNames } from '../../src/stages/arm-names';
+import { armsFrom, exportGroups } from '../../src/stages/arms';
+import { optionsFrom } from '../../src/stages/infer';
+import { UserInputError } from '../../src/stages/types';
+import { FIXTURES } from '../helpers/shared-data';
+
+const results = () => mkdtempSync(path.join(os.tmpdir(), 'arms-'));
+
+function config(extra: Record<string, unknown> = {}) {
+  return parseConfig({ paths: { results_dir: results() }, datasets: { demo: { type: 'jsonl', path: path.join(FIXTURES, 'demo', 'ocr.jsonl') } }, ...extra }, 'arms-test.yaml', { env: {} });
+}
+
+function configError(study: unknown): string {
+  try {
+    config({ study });
+  } catch (err) {
+    expect(err).to.be.instanceOf(ConfigError);
+    return (err as ConfigError).problems.join('\n');
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('stages/arms', () => {
+  it('without study: the arms are rag (phase5) and zero_shot (phase2), in infer.conditions order, reading one input', () => {
+    const c = config({ infer: { conditions: ['zero_shot', 'rag'] } });
+    const root = c.paths.results_dir;
+    const arms = armsFrom(c, {});
+    expect(arms.map((a) => [a.name, a.prompt, a.input, a.output])).to.deep.equal([
+      ['zero_shot', 'zero_shot', path.join(root, 'phase5', 'inference_input.jsonl'), path.join(root, 'phase2', 'corrections.jsonl')],
+      ['rag', 'rag', path.join(root, 'phase5', 'inference_input.jsonl'), path.join(root, 'phase5', 'corrections.jsonl')],
+    ]);
+    expect(arms.every((a) => !a.upperBound && a.guard === undefined)).to.equal(true);
+    expect(exportGroups(c, {})).to.equal(null);
+  });
+
+  it('--phase2-dir leaves zero_shot out; --arm runs one arm; an unknown --arm is an error naming the arms', () => {
+    const c = config();
+    expect(armNames(c, { phase2Dir: '/elsewhere' })).to.deep.equal(['rag']);
+    expect(armsFrom(c, { phase2Dir: '/elsewhere' }).map((a) => a.name)).to.deep.equal(['rag']);
+    expect(armsFrom(c, { arm: 'zero_shot' }).map((a) => a.name)).to.deep.equal(['zero_shot']);
+    expect(() => armsFrom(c, { arm: 'placebo' })).to.throw(UserInputError, /unknown arm "placebo".*rag, zero_shot/);
+  });
+
+  it('an import goes to the rag arm by default and to --arm NAME when given', () => {
+    const c = config({ study: { arms: [{ name: 'zero_shot', prompt: 'zero_shot' }, { name: 'rag' }, { name: 'rag_k1', retrieval: { top_k: 1 } }] } });
+    expect(optionsFrom(c, { importFile: 'x.jsonl' }).importArm?.name).to.equal('rag');
+    const opts = optionsFrom(c, { importFile: 'x.jsonl', arm: 'rag_k1' });
+    expect(opts.importArm?.output).to.equal(path.join(c.paths.results_dir, 'arms', 'rag_k1', 'corrections.jsonl'));
+  });
+
+  it('study: arms get <results>/arms/<arm>/, overrides deep-merged, oracle an upper bound, guard study + arm', () => {
+    const c = config({
+      infer: { local: { max_tokens: 64 } },
+      study: {
+        guard: { enabled: true },
+        arms: [
+          { name: 'zero_shot', prompt: 'zero_shot' },
+          { name: 'rag' },
+          { name: 'hybrid', retrieval: { hybrid: { enabled: true, fusion: 'weighted' } }, guard: { max_edit_ratio: 0.3 } },
+          { name: 'oracle', retrieval: { mode: 'gold_query' } },
+          { name: 'big', infer: { local: { threads: 4 } } },
+        ],
+      },
+    });
+    expect(c.study?.baseline).to.equal('zero_shot'); // default: the first zero-shot arm
+    const arms = Object.fromEntries(armsFrom(c, {}).map((a) => [a.name, a]));
+    expect(arms.hybrid.retrieval.mode).to.equal('hybrid');
+    expect(arms.hybrid.config.phase5.retrieval.hybrid).to.include({ enabled: true, fusion: 'weighted', ngram: 3 });
+    expect(arms.hybrid.guard).to.deep.equal({ enabled: true, max_edit_ratio: 0.3, length_ratio: [0.6, 1.5], trim_overgeneration: true });
+    expect(arms.oracle.upperBound).to.equal(true);
+    expect(arms.zero_shot.retrieval.mode).to.equal('none');
+    expect(arms.big.config.infer.local).to.include({ threads: 4, max_tokens: 64 });
+    expect(arms.rag.output).to.equal(path.join(c.paths.results_dir, 'arms', 'rag', 'corrections.jsonl'));
+  });
+
+  it('arms with equal retrieval share one export (zero-shot reads the configured one); other settings get their own', () => {
+    const c = config({
+      study: {
+        arms: [
+          { name: 'zero_shot', prompt: 'zero_shot' },
+          { name: 'rag' },
+          { name: 'rag_again', retrieval: { top_k: 3 } }, // the default k: the same retrieval
+          { name: 'rag_k1', retrieval: { top_k: 1 } },
+          { name: 'placebo', retrieval: { mode: 'random' } },
+        ],
+      },
+    });
+    const groups = exportGroups(c, {})!;
+    expect(groups.map((g) => [g.mode, g.arms])).to.deep.equal([
+      ['dense', ['zero_shot', 'rag', 'rag_again']],
+      ['dense', ['rag_k1']],
+      ['random', ['placebo']],
+    ]);
+    expect(new Set(groups.map((g) => g.fingerprint)).size).to.equal(3);
+    expect(groups[0].dir).to.equal(path.join(c.paths.results_dir, 'exports', groups[0].fingerprint));
+  });
+
+  describe('config validation: one line naming the field', () => {
+    it('unknown baseline arm', () => {
+      expect(configError({ baseline: 'nope', arms: [{ name: 'rag' }] })).to.match(/^study\.baseline: unknown baseline arm "nope" — the arms are: rag/);
+    });
+    it('duplicate arm names', () => {
+      expect(configError({ arms: [{ name: 'rag' }, { name: 'rag', retrieval: { top_k: 1 } }] })).to.match(/^study\.arms\.1\.name: duplicate arm name "rag"/);
+    });
+    it('bad mode', () => {
+      expect(configError({ arms: [{ name: 'x', retrieval: { mode: 'bm25' } }] })).to.match(/^study\.arms\.0\.retrieval\.mode: .*"dense".*"random".*"gold_query".*"none"/);
+    });
+    it('a bad override key or value, and a zero-shot prompt with a retrieval mode', () => {
+      expect(configError({ arms: [{ name: 'x', retrieval: { top_kk: 1 } }] })).to.match(/^study\.arms\.0\.retrieval: .*top_kk/);
+      expect(configError({ arms: [{ name: 'x', retrieval: { top_k: -1 } }] })).to.match(/^study\.arms\.0\.retrieval\.top_k: .*\(arm "x"\)/);
+      expect(configError({ arms: [{ name: 'x', infer: { backend: 'gpt' } }] })).to.match(/^study\.arms\.0\.infer\.backend: /);
+      expect(configError({ arms: [{ name: 'z', prompt: 'zero_shot', retrieval: { mode: 'random' } }] })).to.match(/^study\.arms\.0\.retrieval\.mode: a zero_shot prompt uses no context/);
+    });
+    it('every problem is one line', () => {
+      const text = configError({ baseline: 'b', arms: [{ name: 'a' }, { name: 'a' }] });
+      expect(text.split('\n')).to.have.length(2);
+    });
+  });
+});
