@@ -8,6 +8,7 @@ import type { ExportResult } from '../../workflows/types';
 
 const n = (x: number) => x.toLocaleString('en-US');
 const f4 = (x: number | null) => (x === null ? '-' : x.toFixed(4));
+const percent = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)} %`);
 
 function buildLines(r: BuildResult): string[] {
   const c = r.corpus;
@@ -20,6 +21,14 @@ function buildLines(r: BuildResult): string[] {
 
 function exportLines(r: ExportResult): string[] {
   const per = Object.entries(r.merged.byDataset).map(([d, k]) => `${d} ${n(k)}`).join(', ');
+  const exports = r.merged.exports;
+  if (exports?.length) {
+    // Study arms: one export per distinct retrieval; totals are per export, shards and fallbacks over all of them.
+    return [
+      `export: ${n(exports.length)} exports of ${n(r.merged.records)} records each (${per}); ${n(r.shards)} shards, ${n(r.fallbacks)} lines without retrieval in all`,
+      ...exports.map((e) => `        ${e.mode} k=${e.top_k}${e.upper_bound ? ' †' : ''} (arms ${e.arms.join(', ')}): verbatim gold in context ${n(e.verbatim_gold.hits)}/${n(e.verbatim_gold.lines)} lines → ${e.path}`),
+    ];
+  }
   return [
     `export: ${n(r.merged.records)} records in ${n(r.shards)} shards (${per}); ${n(r.fallbacks)} without retrieval (zero-shot fallback)`,
     `        → ${r.merged.path}`,
@@ -46,7 +55,6 @@ function analyzeLines(r: AnalyzeResult): string[] {
 
 const ci4 = (ci: [number, number] | null) => (ci ? `[${f4(ci[0])}, ${f4(ci[1])}]` : '');
 const pValue = (p: number | null) => (p === null ? '-' : p < 0.001 ? p.toExponential(1) : p.toFixed(3));
-const percent = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)} %`);
 
 /** Rows as columns padded to their widest cell (text columns left, numbers right). */
 function alignColumns(rows: string[][], leftAligned: ReadonlySet<number>): string[] {

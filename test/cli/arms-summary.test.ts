@@ -12,6 +12,7 @@ import { run, type AnalyzeResult } from '../../analysis/stage';
 import type { ArmsAnalysis } from '../../analysis/arms';
 import { armsTableLines, summarizeResult } from '../../bin/cli/summary';
 import { REPO_ROOT } from '../helpers/shared-data';
+import type { ExportResult } from '../../workflows/types';
 
 const GOLD = ['abcdefghij', 'klmnopqrst', 'uvwxyzabcd', 'efghijklmn', 'opqrstuvwx', 'yzabcdefgh'];
 const OCR = GOLD.map((g, i) => (i % 2 === 0 ? `${g.slice(0, 8)}XY` : g));
@@ -113,5 +114,18 @@ describe('cli: the arms table (study configs)', function () {
     const doc = JSON.parse(json.stdout) as AnalyzeResult;
     expect(doc.arms!.arms.map((a) => a.name)).to.have.members(['zero_shot', 'rag', 'oracle']);
     expect(doc.arms!.arms.find((a) => a.name === 'rag')!.guard_fell_back).to.be.closeTo(1 / 6, 1e-6);
+  });
+
+  it('the export summary of a study names every shared export with its arms and verbatim-gold count', () => {
+    const shared = (fingerprint: string, mode: string, top_k: number, arms: string[], hits: number) => ({
+      fingerprint, mode, top_k, upper_bound: mode === 'gold_query', arms, path: `/r/exports/${fingerprint}/inference_input.jsonl`, records: 10,
+      verbatim_gold: { threshold: 0.9, lines: 10, hits, rate: hits / 10, by_dataset: {} },
+    });
+    const exports = [shared('aa', 'dense', 3, ['zero_shot', 'rag'], 1), shared('bb', 'gold_query', 3, ['oracle'], 4)];
+    const result = { plan: {}, shards: 4, fallbacks: 2, merged: { path: exports[0].path, records: 10, byDataset: { D: 10 }, skipped: {}, exports } } as unknown as ExportResult;
+    const lines = summarizeResult('export', result);
+    expect(lines[0]).to.equal('export: 2 exports of 10 records each (D 10); 4 shards, 2 lines without retrieval in all');
+    expect(lines[1]).to.equal('        dense k=3 (arms zero_shot, rag): verbatim gold in context 1/10 lines → /r/exports/aa/inference_input.jsonl');
+    expect(lines[2]).to.equal('        gold_query k=3 † (arms oracle): verbatim gold in context 4/10 lines → /r/exports/bb/inference_input.jsonl');
   });
 });

@@ -40,7 +40,9 @@ export function registerLocalCommands(program: Command): void {
         for (const line of armsTableLines(result.arms)) console.log(line);
       }
       for (const w of result.warnings) console.error(`warning: ${w}`);
-      console.log(`${result.files} files written in ${result.phase5Dir} (${((Date.now() - t) / 1000).toFixed(1)} s); report: ${result.report}`);
+      // Arms-only results are written under study/, beside the report; otherwise in the Phase 5 folder.
+      const written = result.datasets.length ? result.phase5Dir : (await import('node:path')).dirname(result.report);
+      console.log(`${result.files} files written in ${written} (${((Date.now() - t) / 1000).toFixed(1)} s); report: ${result.report}`);
     });
 }
 
