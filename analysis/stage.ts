@@ -92,7 +92,22 @@ export interface ArmsSummary {
   file: string;
   baseline: string;
   skipped: number;
-  arms: { name: string; upper_bound: boolean; lines: number; cer: number | null; raw_cer: number | null; delta_cer: number | null; ci: [number, number] | null; p_holm: number | null }[];
+  arms: ArmsSummaryRow[];
+}
+
+/** One arm pooled over datasets: `ci` is the paired-bootstrap CI of `delta_cer` (vs the baseline; null on it). */
+export interface ArmsSummaryRow {
+  name: string;
+  upper_bound: boolean;
+  lines: number;
+  cer: number | null;
+  cer_ci: [number, number] | null;
+  raw_cer: number | null;
+  delta_cer: number | null;
+  ci: [number, number] | null;
+  p_holm: number | null;
+  /** Share of the arm's lines the guard replaced with the OCR text; null when no record carries `guard`. */
+  guard_fell_back: number | null;
 }
 
 /** Score, compare and report (and the study arms, when there are any); fails with the fix when there are no corrections yet. */
@@ -163,8 +178,9 @@ function armsSummary(resultsDir: string, a: ArmsAnalysis): ArmsSummary {
     baseline: a.baseline,
     skipped: a.skipped.length,
     arms: a.arms.map((r) => ({
-      name: r.name, upper_bound: r.upper_bound, lines: r.lines, cer: r.cer, raw_cer: r.raw_cer,
+      name: r.name, upper_bound: r.upper_bound, lines: r.lines, cer: r.cer, cer_ci: r.cer_ci, raw_cer: r.raw_cer,
       delta_cer: r.vs_baseline?.delta_cer ?? null, ci: r.vs_baseline?.ci ?? null, p_holm: r.vs_baseline?.p_holm ?? null,
+      guard_fell_back: r.guard?.fell_back ?? null,
     })),
   };
 }

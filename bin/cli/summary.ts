@@ -2,11 +2,13 @@
  * A stage's result for a person: a few lines with counts and output paths (`--json` prints the document).
  */
 import type { ImportResult } from '../../src/stages/infer';
+import type { ArmsSummary } from '../../analysis/stage';
 import type { AnalyzeResult, BuildResult, InferResult, Phase5Result } from '../../workflows/types';
 import type { ExportResult } from '../../workflows/types';
 
 const n = (x: number) => x.toLocaleString('en-US');
 const f4 = (x: number | null) => (x === null ? '-' : x.toFixed(4));
+const percent = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)} %`);
 
 function buildLines(r: BuildResult): string[] {
   const c = r.corpus;
@@ -19,6 +21,14 @@ function buildLines(r: BuildResult): string[] {
 
 function exportLines(r: ExportResult): string[] {
   const per = Object.entries(r.merged.byDataset).map(([d, k]) => `${d} ${n(k)}`).join(', ');
+  const exports = r.merged.exports;
+  if (exports?.length) {
+    // Study arms: one export per distinct retrieval; totals are per export, shards and fallbacks over all of them.
+    return [
+      `export: ${n(exports.length)} exports of ${n(r.merged.records)} records each (${per}); ${n(r.shards)} shards, ${n(r.fallbacks)} lines without retrieval in all`,
+      ...exports.map((e) => `        ${e.mode} k=${e.top_k}${e.upper_bound ? ' †' : ''} (arms ${e.arms.join(', ')}): verbatim gold in context ${n(e.verbatim_gold.hits)}/${n(e.verbatim_gold.lines)} lines → ${e.path}`),
+    ];
+  }
   return [
     `export: ${n(r.merged.records)} records in ${n(r.shards)} shards (${per}); ${n(r.fallbacks)} without retrieval (zero-shot fallback)`,
     `        → ${r.merged.path}`,
@@ -39,7 +49,39 @@ function analyzeLines(r: AnalyzeResult): string[] {
     const delta = d.invalid_reason ? `ΔCER not valid: ${d.invalid_reason}` : `ΔCER ${f4(d.delta_cer)}`;
     return `  ${d.dataset}: n=${n(d.n)}  OCR CER ${f4(d.ocr_cer)}  zero-shot ${f4(d.phase2_cer)}  RAG ${f4(d.phase5_cer)}  ${delta}`;
   });
-  return [`analyze: ${n(r.files)} files in ${r.phase5Dir}`, ...out, ...r.warnings.map((w) => `  warning: ${w}`), `report: ${r.report}`];
+  const arms = r.arms ? armsTableLines(r.arms).map((l) => `  ${l}`) : [];
+  return [`analyze: ${n(r.files)} files in ${r.phase5Dir}`, ...out, ...arms, ...r.warnings.map((w) => `  warning: ${w}`), `report: ${r.report}`];
+}
+
+const ci4 = (ci: [number, number] | null) => (ci ? `[${f4(ci[0])}, ${f4(ci[1])}]` : '');
+const pValue = (p: number | null) => (p === null ? '-' : p < 0.001 ? p.toExponential(1) : p.toFixed(3));
+
+/** Rows as columns padded to their widest cell (text columns left, numbers right). */
+function alignColumns(rows: string[][], leftAligned: ReadonlySet<number>): string[] {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => [...r[c]].length)));
+  const pad = (cell: string, c: number) => (leftAligned.has(c) ? cell.padEnd(widths[c] + cell.length - [...cell].length) : cell.padStart(widths[c] + cell.length - [...cell].length));
+  return rows.map((r) => r.map(pad).join('  ').trimEnd());
+}
+
+/**
+ * The study arms pooled over datasets (AnalyzeResult.arms, from study/arms.json): CER with its bootstrap CI, raw
+ * CER (before trim + guard), ΔCER vs the baseline with its paired-bootstrap CI, Holm-adjusted p, and the share of
+ * lines the guard sent back to the OCR text. Upper-bound arms (oracle retrieval) carry a `†`, as in the report.
+ */
+export function armsTableLines(a: ArmsSummary): string[] {
+  const header = ['arm', 'lines', 'CER', '[95 % CI]', 'raw CER', 'ΔCER vs base', '[95 % CI]', 'p_holm', 'guard fallback'];
+  const rows = a.arms.map((r) => {
+    const base = r.name === a.baseline;
+    return [
+      `${r.name}${r.upper_bound ? ' †' : ''}`, n(r.lines), f4(r.cer), ci4(r.cer_ci), f4(r.raw_cer),
+      base ? '(baseline)' : f4(r.delta_cer), base ? '' : ci4(r.ci), base ? '' : pValue(r.p_holm), percent(r.guard_fell_back),
+    ];
+  });
+  const notes = [
+    ...(a.arms.some((r) => r.upper_bound) ? ['† upper bound: retrieval with the gold line as the query'] : []),
+    ...(a.skipped ? [`${n(a.skipped)} arm folder(s) skipped (see arms.json "skipped")`] : []),
+  ];
+  return [`study arms (baseline ${a.baseline}; CIs: bootstrap over lines, paired for ΔCER; p Holm-adjusted) → ${a.file}`, ...alignColumns([header, ...rows], new Set([0])), ...notes];
 }
 
 /** The summary lines of a stage command's (or the study's) result. */

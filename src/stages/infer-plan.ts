@@ -103,7 +103,8 @@ function scanInput(input: string, sel: PlanSelection): Scan {
       return;
     }
     const list = scan.byDataset.get(v.dataset) ?? [];
-    if (sel.limit !== undefined && list.length / 2 >= sel.limit) return; // (offset, length) pairs
+    // `list` holds (offset, length) pairs: two entries per selected line.
+    if (sel.limit !== undefined && list.length / 2 >= sel.limit) return;
     seen.add(v.sample_id);
     if (!datasetIndex.has(v.dataset)) datasetIndex.set(v.dataset, datasetIndex.size);
     scan.byDataset.set(v.dataset, list);

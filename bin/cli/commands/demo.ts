@@ -95,15 +95,22 @@ export function registerDemoCommand(program: Command): void {
         const analyze = result.analyze;
         console.log('\nDemo study finished.');
         console.log(`  workflow:  ${workflowId}  (${link})`);
-        console.log(`  report:    ${path.join(resultDirs(config).phase5, 'report.html')}`);
+        console.log(`  report:    ${analyze?.report ?? path.join(resultDirs(config).phase5, 'report.html')}`);
         console.log(`  results:   ${resultDirs(config).root}`);
-        if (analyze?.datasets) {
+        if (analyze?.arms) {
+          const { armsTableLines } = await import('../summary');
+          console.log('');
+          for (const line of armsTableLines(analyze.arms)) console.log(`  ${line}`);
+        }
+        if (analyze?.datasets?.length) {
           console.log('\n  dataset                              n   OCR CER  zero-shot      RAG     ΔCER');
           const f = (x: number | null) => (x === null ? '     -' : x.toFixed(4).padStart(8));
           for (const d of analyze.datasets) {
             console.log(`  ${d.dataset.padEnd(32)} ${String(d.n).padStart(5)} ${f(d.ocr_cer)} ${f(d.phase2_cer)} ${f(d.phase5_cer)} ${d.invalid_reason ? 'not valid' : f(d.delta_cer)}`);
             if (d.invalid_reason) console.log(`    not valid: ${d.invalid_reason}`);
           }
+        }
+        if (analyze?.arms || analyze?.datasets?.length) {
           console.log('  (the demo LLM is a 135M-parameter model: it cannot really correct Arabic; point `infer` at a real model for a study)');
         }
         console.log(`\n  took ${((Date.now() - started) / 1000).toFixed(0)} s. The Temporal server is still running for inspection; stop it with \`npx phase5 server stop\`.`);

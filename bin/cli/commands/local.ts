@@ -35,13 +35,14 @@ export function registerLocalCommands(program: Command): void {
         const delta = d.invalid_reason ? `ΔCER not valid: ${d.invalid_reason}` : `ΔCER ${fmt(d.delta_cer)}`;
         console.log(`${d.dataset.padEnd(34)} n=${String(d.n).padStart(5)}  OCR CER ${fmt(d.ocr_cer)}  zero-shot ${fmt(d.phase2_cer)}  RAG ${fmt(d.phase5_cer)}  ${delta}`);
       }
-      for (const a of result.arms?.arms ?? []) {
-        const delta = a.name === result.arms!.baseline ? '(baseline)' : `ΔCER ${fmt(a.delta_cer)}  p(Holm) ${a.p_holm ?? 'n/a'}`;
-        console.log(`arm ${a.name.padEnd(30)} n=${String(a.lines).padStart(5)}  CER ${fmt(a.cer)}  raw ${fmt(a.raw_cer)}  ${delta}${a.upper_bound ? '  (upper bound)' : ''}`);
+      if (result.arms) {
+        const { armsTableLines } = await import('../summary');
+        for (const line of armsTableLines(result.arms)) console.log(line);
       }
-      if (result.arms) console.log(`arms analysis: ${result.arms.file}${result.arms.skipped ? ` (${result.arms.skipped} arm folder(s) skipped)` : ''}`);
       for (const w of result.warnings) console.error(`warning: ${w}`);
-      console.log(`${result.files} files written in ${result.phase5Dir} (${((Date.now() - t) / 1000).toFixed(1)} s); report: ${result.report}`);
+      // Arms-only results are written under study/, beside the report; otherwise in the Phase 5 folder.
+      const written = result.datasets.length ? result.phase5Dir : (await import('node:path')).dirname(result.report);
+      console.log(`${result.files} files written in ${written} (${((Date.now() - t) / 1000).toFixed(1)} s); report: ${result.report}`);
     });
 }
 
