@@ -5,21 +5,13 @@
  * Lines are resampled with replacement; every series (OCR, Phase 2, Phase 5, …) is evaluated on the same
  * resample, which makes the differences paired.
  */
+import { mulberry32 } from '../src/util/random';
+
+/** The seeded PRNG the resampling uses (src/util/random.ts; also the placebo's). */
+export { mulberry32 };
 
 /** Resamples and seed when the config gives none (config `analysis.bootstrap_iterations` / `bootstrap_seed`). */
 export const DEFAULT_BOOTSTRAP = { iterations: 1000, seed: 42 } as const;
-
-/** mulberry32: a small, well-known 32-bit PRNG; plenty for resampling indices. Returns [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Derive a per-key seed (FNV-1a of the key mixed with the base seed) so adding a dataset leaves others unchanged. */
 export function seedFor(base: number, key: string): number {

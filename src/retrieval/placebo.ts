@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readJsonl } from '../io/jsonl';
 import { codePointCount, mergeWithinBudget } from './budget';
+import { mulberry32 } from '../util/random';
 
 export interface PlaceboSentence {
   text: string;
@@ -15,18 +16,6 @@ export interface PlaceboSentence {
   date: number | null;
   score: number;
   rank: number;
-}
-
-/** A 32-bit generator (mulberry32): small, fast, and the same numbers on every platform. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The per-line seed: the first 32 bits of sha256(sample_id + NUL + corpus seed). */
