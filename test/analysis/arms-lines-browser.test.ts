@@ -4,15 +4,14 @@
  * retrieved sentences, the guard and raw output, the upper bound marked; no console errors, no network.
  */
 import { expect } from 'chai';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { openOfflinePage } from '../helpers/offline-page';
 import { run } from '../../analysis/stage';
 import { ARM_LINES, writeArmsLinesTree } from './arms-fixture';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 interface Node { textContent: string | null; getAttribute(name: string): string | null }
@@ -31,20 +30,9 @@ describe('analysis/arms-lines: the arms-only study report\'s Lines view in headl
     writeArmsLinesTree(root);
     await run({ phase5Dir: path.join(root, 'phase5'), bootstrap: { iterations: 50, seed: 1 }, report: { png: false }, logFile: false, arms: { resultsDir: root, baseline: 'zero_shot' } }, {}, 'silent');
     lines = JSON.parse(readFileSync(path.join(root, 'study', 'lines.json'), 'utf8'));
-    if (!existsSync(CHROMIUM)) {
-      console.log(`    (browser checks skipped: ${CHROMIUM} not found; install Debian "chromium" or set CHROMIUM_PATH)`);
-      return;
-    }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 90000 });
-    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    await page.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith('file:') || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
-      external.push(url);
-      return route.abort();
-    });
+    const opened = await openOfflinePage(problems, external);
+    if (!opened) return;
+    ({ browser, page } = opened);
   });
   after(async () => {
     await browser?.close();

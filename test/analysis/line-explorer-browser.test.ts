@@ -4,15 +4,14 @@
  * spans with dir="rtl", the raw output a guard changed, and no console errors or network requests.
  */
 import { expect } from 'chai';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { openOfflinePage } from '../helpers/offline-page';
 import { analyzeStudy } from '../../analysis/analyze';
 import { FIXTURES } from '../helpers/shared-data';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 /** Where the screenshot of the expanded view is kept for a look by eye. */
 const SHOT = path.join(os.tmpdir(), 'line-explorer-expanded.png');
 
@@ -60,20 +59,9 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
     });
     lines = JSON.parse(readFileSync(path.join(phase5Dir, 'lines.json'), 'utf8'));
     metrics = JSON.parse(readFileSync(path.join(phase5Dir, 'metrics.json'), 'utf8'));
-    if (!existsSync(CHROMIUM)) {
-      console.log(`    (browser checks skipped: ${CHROMIUM} not found; install Debian "chromium" or set CHROMIUM_PATH)`);
-      return;
-    }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 90000 });
-    page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    await page.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith('file:') || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
-      external.push(url);
-      return route.abort();
-    });
+    const opened = await openOfflinePage(problems, external);
+    if (!opened) return;
+    ({ browser, page } = opened);
   });
   after(async () => {
     await browser?.close();
