@@ -28,6 +28,7 @@ export const ArmJsonSchema = z.object({
   upper_bound: z.boolean().optional(),
   model: z.string().nullish(),
   guard: z.record(z.string(), z.unknown()).nullish(),
+  verbatim_gold_rate: z.number().min(0).max(1).nullish(),
 });
 
 export interface ArmInfo {
@@ -37,6 +38,22 @@ export interface ArmInfo {
   upper_bound: boolean;
   model: string | null;
   guard: Record<string, unknown> | null;
+}
+
+/** Lines whose retrieved context held the line's own gold text (src/retrieval/verbatim.ts), from the export. */
+export interface VerbatimCounts {
+  lines: number;
+  hits: number;
+}
+
+/**
+ * The verbatim-gold retrieval rate of the context an arm saw: per dataset from its export's
+ * `retrieval_stats.json` when that is there, else only the pooled `verbatim_gold_rate` of arm.json.
+ * Null for a zero-shot arm (it sees no context) and when neither file has it.
+ */
+export interface ArmVerbatim {
+  rate: number | null;
+  byDataset: Record<string, VerbatimCounts> | null;
 }
 
 /** `guard` of a corrections record: kept | trimmed | fell_back:<reason>. */
@@ -56,6 +73,7 @@ export interface LoadedArm {
   byDataset: Map<string, ArmLine[]>;
   duplicates: number;
   mtimeMs: number;
+  verbatim: ArmVerbatim;
 }
 
 export interface ArmSkip {
@@ -84,12 +102,12 @@ export async function discoverArms(resultsDir: string, datasets?: readonly strin
     if (!statSync(dir).isDirectory()) continue;
     if (!existsSync(path.join(dir, 'arm.json'))) skipped.push({ arm: name, reason: `no arm.json in ${dir}` });
     else if (!existsSync(path.join(dir, 'corrections.jsonl'))) skipped.push({ arm: name, reason: `no corrections.jsonl in ${dir} (not inferred yet)` });
-    else arms.push(await loadArm(dir, datasets));
+    else arms.push(await loadArm(resultsDir, dir, datasets));
   }
   return { arms, skipped };
 }
 
-function readArmInfo(dir: string): ArmInfo {
+function readArmInfo(dir: string): { info: ArmInfo; verbatimRate: number | null } {
   const file = path.join(dir, 'arm.json');
   let raw: unknown;
   try {
@@ -101,7 +119,7 @@ function readArmInfo(dir: string): ArmInfo {
   if (!r.success) throw new UserInputError(`${file}: ${describeZodError(r.error)}`);
   const v = r.data;
   if (v.name !== path.basename(dir)) throw new UserInputError(`${file}: name "${v.name}" differs from its folder "${path.basename(dir)}"`);
-  return {
+  const info: ArmInfo = {
     name: v.name,
     prompt: v.prompt,
     retrieval: v.retrieval ? { mode: v.retrieval.mode, top_k: v.retrieval.top_k ?? null, fingerprint: v.retrieval.fingerprint ?? null } : null,
@@ -109,10 +127,36 @@ function readArmInfo(dir: string): ArmInfo {
     model: v.model ?? null,
     guard: v.guard ?? null,
   };
+  return { info, verbatimRate: v.verbatim_gold_rate ?? null };
 }
 
-async function loadArm(dir: string, datasets?: readonly string[]): Promise<LoadedArm> {
-  const info = readArmInfo(dir);
+const VerbatimStatsSchema = z.object({
+  verbatim_gold: z.object({ by_dataset: z.record(z.string(), z.object({ lines: z.number().int().nonnegative(), hits: z.number().int().nonnegative() })) }),
+});
+
+/** The per-dataset verbatim-gold counts of `<results>/exports/<fingerprint>/retrieval_stats.json`; null without the file. */
+function readVerbatimStats(resultsDir: string, fingerprint: string | null): Record<string, VerbatimCounts> | null {
+  if (!fingerprint) return null;
+  const file = path.join(resultsDir, 'exports', fingerprint, 'retrieval_stats.json');
+  if (!existsSync(file)) return null;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UserInputError(`${file}: not valid JSON (${(err as Error).message})`);
+  }
+  const r = VerbatimStatsSchema.safeParse(raw);
+  if (!r.success) throw new UserInputError(`${file}: ${describeZodError(r.error)}`);
+  return Object.fromEntries(Object.entries(r.data.verbatim_gold.by_dataset).map(([ds, c]) => [ds, { lines: c.lines, hits: c.hits }]));
+}
+
+function armVerbatim(resultsDir: string, info: ArmInfo, rate: number | null): ArmVerbatim {
+  if (info.prompt === 'zero_shot' || info.retrieval?.mode === 'none') return { rate: null, byDataset: null };
+  return { rate, byDataset: readVerbatimStats(resultsDir, info.retrieval?.fingerprint ?? null) };
+}
+
+async function loadArm(resultsDir: string, dir: string, datasets?: readonly string[]): Promise<LoadedArm> {
+  const { info, verbatimRate } = readArmInfo(dir);
   const file = path.join(dir, 'corrections.jsonl');
   const keep = datasets && datasets.length > 0 ? new Set(datasets) : null;
   const byDataset = new Map<string, ArmLine[]>();
@@ -130,7 +174,7 @@ async function loadArm(dir: string, datasets?: readonly string[]): Promise<Loade
     if (!list) byDataset.set(rec.dataset, (list = []));
     list.push({ record: rec, ...guardFields(value as Record<string, unknown>, `${file}:${line}`) });
   }
-  return { info, dir, byDataset, duplicates, mtimeMs: statSync(file).mtimeMs };
+  return { info, dir, byDataset, duplicates, mtimeMs: statSync(file).mtimeMs, verbatim: armVerbatim(resultsDir, info, verbatimRate) };
 }
 
 /** `raw_text` and `guard` of a record (both optional; the guard writes them together). */

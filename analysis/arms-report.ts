@@ -1,6 +1,7 @@
 /**
  * The report's "Arms" section: tables of every arm (CER, raw vs guarded CER, ΔCER vs the baseline arm and vs
- * the raw OCR with CIs and Holm-adjusted p, line counts per OCR-CER band, guard trigger rates) and two
+ * the raw OCR with CIs and Holm-adjusted p, line counts per OCR-CER band, guard trigger rates, the verbatim-gold
+ * retrieval rate), per dataset what the corpus held out of its source, and two
  * Vega-Lite charts from templates in analysis/charts/arms/: a forest plot of ΔCER vs the baseline (arm ×
  * dataset) and, when two or more arms differ only in retrieval.top_k, ΔCER against k.
  */
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { ARM_OCR_BANDS, type ArmMetrics, type ArmResult, type ArmsAnalysis } from './arms';
 import { ciF, dash, pctF, ppF, type Block, type RenderedChart } from './blocks';
 import { CHART_CONFIG, CHART_TEMPLATE_DIR, type VegaLiteSpec } from './charts';
+import { exclusionText } from './leakage';
 
 export const ARMS_CHART_NAMES = ['arms_forest', 'arms_gain_vs_k'] as const;
 export type ArmsChartName = (typeof ARMS_CHART_NAMES)[number];
@@ -117,16 +119,17 @@ function armRow(arm: ArmResult, m: ArmMetrics): string[] {
     `${ppF(m.vs_ocr.delta_cer)} ${ciF(m.vs_ocr.ci)}`,
     `${m.improved} / ${m.unchanged} / ${m.worsened}`,
     guard,
+    pctF(m.verbatim_gold_rate, 1),
   ];
 }
 
-const ARM_HEAD = ['Arm', 'Lines', 'CER [95% CI]', 'WER', 'Raw CER', 'ΔCER vs baseline [95% CI]', 'p / p (Holm)', 'ΔCER vs OCR [95% CI]', 'Improved / unchanged / worsened', 'Guard fell back'];
+const ARM_HEAD = ['Arm', 'Lines', 'CER [95% CI]', 'WER', 'Raw CER', 'ΔCER vs baseline [95% CI]', 'p / p (Holm)', 'ΔCER vs OCR [95% CI]', 'Improved / unchanged / worsened', 'Guard fell back', 'Verbatim gold retrieved'];
 
 function armTables(a: ArmsAnalysis): Block[] {
   const blocks: Block[] = [];
   for (const scope of scopes(a)) {
     const rows = a.arms.filter((r) => scope.of(r)).map((r) => armRow(r, scope.of(r)!));
-    blocks.push({ kind: 'h3', text: scope.label }, { kind: 'table', head: ARM_HEAD, rows, align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'] });
+    blocks.push({ kind: 'h3', text: scope.label }, { kind: 'table', head: ARM_HEAD, rows, align: ['l', ...ARM_HEAD.slice(1).map(() => 'r' as const)] });
   }
   return blocks;
 }
@@ -159,6 +162,15 @@ function guardTable(a: ArmsAnalysis): Block[] {
   ];
 }
 
+/** Per dataset, what the corpus held out of its source (leakage control); nothing when the analysis was not told. */
+function exclusionBlocks(a: ArmsAnalysis): Block[] {
+  if (!a.exclusions || a.exclusions.length === 0) return [];
+  return [
+    { kind: 'h3', text: 'Excluded from the retrieval corpus (leakage control)' },
+    { kind: 'list', items: a.exclusions.map((e) => `${e.dataset} → ${exclusionText(e)}`) },
+  ];
+}
+
 function introBlock(a: ArmsAnalysis): Block {
   const n = a.arms.length;
   const upper = a.arms.some((r) => r.upper_bound) ? ' † marks an upper bound (retrieval with the gold line as the query), not a method.' : '';
@@ -169,7 +181,8 @@ function introBlock(a: ArmsAnalysis): Block {
       `${n} arm(s) compared with the baseline arm **${a.baseline}** on the lines both have (paired by sample). ` +
       'ΔCER = CER(arm) − CER(reference), negative = fewer errors; 95% CIs from a paired bootstrap over lines ' +
       `(${a.methods.bootstrap.iterations} resamples, seed ${a.methods.bootstrap.seed}); p = Wilcoxon signed-rank on per-line CER differences, ` +
-      `Holm-adjusted across arms. Raw CER scores the model output before trimming and the guard.${upper}${skipped}`,
+      'Holm-adjusted across arms. Raw CER scores the model output before trimming and the guard. ' +
+      `Verbatim gold retrieved = share of lines whose normalised gold line appears in the retrieved context (character similarity ≥ 0.9).${upper}${skipped}`,
   };
 }
 
@@ -181,6 +194,7 @@ export function armsSection(a: ArmsAnalysis, charts: RenderedChart[]): Block[] {
   return [
     { kind: 'h2', text: 'Arms' },
     introBlock(a),
+    ...exclusionBlocks(a),
     ...armTables(a),
     ...bandTable(a),
     ...guardTable(a),

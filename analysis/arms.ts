@@ -18,10 +18,11 @@ import { writeJsonAtomic } from '../src/io/jsonl';
 import { isFailed } from '../src/llm/records';
 import { UserInputError } from '../src/stages/types';
 import { prepareText, scoreDistances } from '../src/text/distance';
-import { discoverArms, type ArmInfo, type ArmLine, type ArmSkip, type LoadedArm } from './arms-inputs';
+import { discoverArms, type ArmInfo, type ArmLine, type ArmSkip, type ArmVerbatim, type LoadedArm } from './arms-inputs';
 import { DEFAULT_BOOTSTRAP, bootstrapRates, seedFor } from './bootstrap';
 import { cmpStr, ratio, round } from './format';
 import { holm, lineDifferences, pairedBootstrapDelta, signTest, wilcoxonSignedRank } from './paired';
+import type { DatasetExclusion } from './leakage';
 import { failureKind } from './score';
 
 const { op } = aq;
@@ -57,6 +58,8 @@ export interface AnalyzeArmsOptions {
   generatedAt?: string;
   /** Write arms.json and the per-arm metrics.json (default true). */
   write?: boolean;
+  /** Per dataset, what the corpus held out of its source (analysis/stage.ts `corpusExclusions`); absent = not known. */
+  exclusions?: DatasetExclusion[];
   /** Called after each arm is scored (activities heartbeat with it). */
   onProgress?: (done: number, total: number) => void;
 }
@@ -113,6 +116,11 @@ export interface ArmMetrics {
   unchanged: number;
   worsened: number;
   by_band: Record<ArmOcrBand, BandCounts>;
+  /**
+   * Share of the lines whose retrieved context held their own normalised gold line (similarity ≥ 0.9,
+   * src/retrieval/verbatim.ts), from the export; null for zero-shot arms and when the export did not record it.
+   */
+  verbatim_gold_rate: number | null;
 }
 
 export interface ArmResult extends ArmMetrics {
@@ -134,6 +142,8 @@ export interface ArmsAnalysis {
   methods: ReturnType<typeof methodsNote>;
   skipped: ArmSkip[];
   warnings: string[];
+  /** Leakage control: per dataset, what the corpus held out of its source; null when the caller did not say. */
+  exclusions: DatasetExclusion[] | null;
   arms: ArmResult[];
   /** Files written, relative to resultsDir. */
   files: string[];
@@ -192,6 +202,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     methods: methodsNote(settings),
     skipped,
     warnings,
+    exclusions: options.exclusions ?? null,
     arms: results,
     files: [],
   };
@@ -258,10 +269,10 @@ function armResult(arm: LoadedArm, rows: ArmRow[], baseRows: ArmRow[] | null, da
   for (const ds of datasets) {
     const sub = rows.filter((r) => r.dataset === ds);
     if (sub.length === 0) continue;
-    perDataset[ds] = armMetrics(sub, pairs && pairs.filter(([a]) => a.dataset === ds), s, `${name}:${ds}`);
+    perDataset[ds] = { ...armMetrics(sub, pairs && pairs.filter(([a]) => a.dataset === ds), s, `${name}:${ds}`), verbatim_gold_rate: verbatimRate(arm.verbatim, [ds], false) };
   }
   const strata = Int32Array.from(rows, (r) => datasets.indexOf(r.dataset));
-  const overall = armMetrics(rows, pairs, s, `${name}:*overall*`, strata);
+  const overall = { ...armMetrics(rows, pairs, s, `${name}:*overall*`, strata), verbatim_gold_rate: verbatimRate(arm.verbatim, Object.keys(perDataset), true) };
   return {
     name,
     is_baseline: baseRows === null,
@@ -273,6 +284,20 @@ function armResult(arm: LoadedArm, rows: ArmRow[], baseRows: ArmRow[] | null, da
     ...overall,
     datasets: perDataset,
   };
+}
+
+/**
+ * The verbatim-gold rate over `datasets` from the export's per-dataset counts (so a `--datasets` subset gets
+ * its own rate); without them, arm.json's pooled rate for the pooled figures and null per dataset.
+ */
+function verbatimRate(v: ArmVerbatim, datasets: string[], pooled: boolean): number | null {
+  if (!v.byDataset) return pooled ? round(v.rate) : null;
+  let lines = 0, hits = 0;
+  for (const ds of datasets) {
+    lines += v.byDataset[ds]?.lines ?? 0;
+    hits += v.byDataset[ds]?.hits ?? 0;
+  }
+  return round(ratio(hits, lines));
 }
 
 /** [arm line, baseline line] for every sample both arms have; counts gold texts that differ. */
@@ -292,7 +317,7 @@ function pairWithBaseline(rows: ArmRow[], baseRows: ArmRow[], arm: string, warni
 }
 
 /** Every figure of one arm on one set of lines (a dataset, or all of them with `strata`). */
-function armMetrics(rows: ArmRow[], pairs: Array<[ArmRow, ArmRow]> | null, s: Settings, key: string, strata?: Int32Array): ArmMetrics {
+function armMetrics(rows: ArmRow[], pairs: Array<[ArmRow, ArmRow]> | null, s: Settings, key: string, strata?: Int32Array): Omit<ArmMetrics, 'verbatim_gold_rate'> {
   const t = aq.from(rows.map(({ gold: _gold, ...r }) => r)).derive({
     improved: 'd => d.ce < d.ocr_ce ? 1 : 0',
     worsened: 'd => d.ce > d.ocr_ce ? 1 : 0',

@@ -10,7 +10,8 @@ import path from 'node:path';
 import { resolvePath } from '../src/config/load';
 import type { Config } from '../src/config/schema';
 import { readJson } from '../src/io/jsonl';
-import { stagePaths } from '../src/stages/build';
+import type { SourceWorkExclusion } from '../src/openiti/source-works';
+import { corpusSettings, resolveSourceExclusions, stagePaths, type CorpusRecord, type OpenitiCorpusSettings } from '../src/stages/build';
 import { UserInputError, type RunOptions, type StageHooks } from '../src/stages/types';
 import { checkedResultDirs } from '../src/stages/results-dir';
 import { analyzeStudy } from './analyze';
@@ -18,7 +19,7 @@ import { analyzeArms, type ArmsAnalysis } from './arms';
 import { armsRoot } from './arms-inputs';
 import { studyArmSources, writeArmsLineDocuments } from './arms-lines';
 import { renderArmsReport } from './report';
-import { sourceExcluded } from './leakage';
+import { datasetExclusions, sourceExcluded, type DatasetExclusion } from './leakage';
 import type { AnalysisSummary, AnalyzeOptions, DatasetInfo } from './types';
 
 /** The analysis options a config and the CLI options imply. */
@@ -41,7 +42,7 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
     collapseWhitespace: config.analysis.collapse_whitespace,
     eras: config.phase5.corpus.eras.map((e) => ({ name: e.name, from: e.from, to: e.to })),
     maxFailedShare: config.infer.max_failed_share,
-    ...armsOptions(config, dirs.root),
+    ...(await armsOptions(config, cli, dirs.root)),
   };
 }
 
@@ -49,11 +50,34 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
  * The arms analysis runs when the config has a `study:` block or `<results>/arms/` exists; the baseline is
  * `study.baseline` (default `zero_shot`). Absent otherwise, so a study without arms keeps today's outputs.
  */
-function armsOptions(config: Config, root: string): Pick<AnalyzeOptions, 'arms'> {
+async function armsOptions(config: Config, cli: RunOptions, root: string): Promise<Pick<AnalyzeOptions, 'arms'>> {
   // `study` is added to the config schema by the arms stage; read it without depending on its type here.
   const study = (config as { study?: { baseline?: string } | null }).study;
   if (!study && !existsSync(armsRoot(root))) return {};
-  return { arms: { resultsDir: root, baseline: study?.baseline ?? 'zero_shot' } };
+  return { arms: { resultsDir: root, baseline: study?.baseline ?? 'zero_shot', exclusions: await corpusExclusions(config, cli) } };
+}
+
+/** Per dataset (config order, `--datasets` applied): what the corpus held out of its source (for the Arms section). */
+export async function corpusExclusions(config: Config, cli: RunOptions): Promise<DatasetExclusion[]> {
+  const keep = cli.datasets?.length ? new Set(cli.datasets) : null;
+  const datasets = Object.entries(config.datasets)
+    .filter(([key]) => !keep || keep.has(key))
+    .map(([dataset, d]) => ({ dataset, ...(d.source_pattern ? { source_pattern: d.source_pattern } : {}) }));
+  const settings = corpusSettings(config);
+  // A generic corpus (phase5.corpus.source) applies neither exclude patterns nor exclusion by work.
+  if ('generic' in settings) return datasetExclusions(datasets, [], null);
+  const byWork = settings.datasetSources ? await heldByWork(config, cli, settings) : null;
+  return datasetExclusions(datasets, settings.exclude, byWork);
+}
+
+/** What exclusion by work held out: the build record's list, else resolved from the metadata as the build does. */
+async function heldByWork(config: Config, cli: RunOptions, settings: OpenitiCorpusSettings): Promise<SourceWorkExclusion[] | 'unknown'> {
+  const record = `${stagePaths(config, cli).corpus}.build.json`;
+  if (existsSync(record)) {
+    const rec = await readJson<CorpusRecord>(record);
+    if (rec.excludedSources) return rec.excludedSources;
+  }
+  return (await resolveSourceExclusions(settings).catch(() => null)) ?? 'unknown';
 }
 
 /** Sentences in the corpus the index was built from, when its build record is there. */
@@ -141,6 +165,7 @@ async function runArms(options: AnalyzeOptions, arms: NonNullable<AnalyzeOptions
     bootstrap: options.bootstrap,
     collapseWhitespace: options.collapseWhitespace,
     datasets: options.datasets,
+    exclusions: arms.exclusions,
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
   });
 }

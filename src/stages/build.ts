@@ -72,7 +72,7 @@ function inputsDigest(source: GenericSource): string {
   return h.digest('hex');
 }
 
-function corpusSettings(config: Config): CorpusSettings {
+export function corpusSettings(config: Config): CorpusSettings {
   const src = config.phase5.corpus.source;
   if (!src || src.type === 'openiti') return openitiSettings(config); // unchanged: same record, same corpus bytes
   const chunk = { size: src.chunk_size, overlap: src.chunk_overlap };
@@ -167,9 +167,11 @@ export async function run(options: BuildOptions, hooks: StageHooks<EmbedCheckpoi
   return { corpus, index };
 }
 
-interface CorpusRecord {
+export interface CorpusRecord {
   settings: CorpusSettings;
   summary: CorpusBuildSummary | GenericCorpusSummary;
+  /** `exclude_dataset_sources` only: per dataset, the works and versions this corpus was built without. */
+  excludedSources?: SourceWorkExclusion[];
 }
 
 const corpusRecordFile = (options: BuildOptions) => `${options.paths.corpus}.build.json`;
@@ -191,7 +193,7 @@ export async function buildCorpus(options: BuildOptions, hooks: StageHooks = {})
   }
   if (force) rmSync(corpusRecordFile(options), { force: true });
   const summary = 'generic' in settings ? await buildGeneric(settings, paths.corpus) : await buildOpeniti(settings, paths.corpus, hooks, held ?? []);
-  writeJsonAtomic(corpusRecordFile(options), { settings, summary } satisfies CorpusRecord);
+  writeJsonAtomic(corpusRecordFile(options), { settings, summary, ...(held ? { excludedSources: held } : {}) } satisfies CorpusRecord);
   if ('eras' in summary) for (const e of summary.eras) log.info({ era: e.name, target: e.target, written: e.written }, `era ${e.name}: ${e.written} sentences (target ${e.target})`);
   return withHeld(corpusResult(summary, false));
 }

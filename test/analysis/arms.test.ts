@@ -11,6 +11,7 @@ import path from 'node:path';
 import * as vl from 'vega-lite';
 import { analyzeArms, armOcrBand, type ArmsAnalysis } from '../../analysis/arms';
 import { buildArmsCharts, topKGroups } from '../../analysis/arms-report';
+import { datasetExclusions } from '../../analysis/leakage';
 import { run } from '../../analysis/stage';
 import { UserInputError } from '../../src/stages/types';
 import { REPO_ROOT } from '../helpers/shared-data';
@@ -58,11 +59,27 @@ function writeArm(root: string, info: Record<string, unknown>, correct: ((l: Lin
   writeFileSync(path.join(dir, 'corrections.jsonl'), recs.join('\n') + '\n');
 }
 
-/** zero_shot (baseline): fixes l2 only. rag (guard on): see per line. oracle: gold everywhere. rag_k1: as the baseline. */
+/** `<root>/exports/<fingerprint>/retrieval_stats.json` as the study export writes it (verbatim-gold counts per dataset). */
+function writeRetrievalStats(root: string, fingerprint: string, byDataset: Record<string, [lines: number, hits: number]>): void {
+  const dir = path.join(root, 'exports', fingerprint);
+  mkdirSync(dir, { recursive: true });
+  const per = Object.fromEntries(Object.entries(byDataset).map(([ds, [lines, hits]]) => [ds, { lines, hits, rate: hits / lines }]));
+  const lines = Object.values(byDataset).reduce((n, [l]) => n + l, 0);
+  const hits = Object.values(byDataset).reduce((n, [, h]) => n + h, 0);
+  writeFileSync(path.join(dir, 'retrieval_stats.json'), JSON.stringify({ fingerprint, verbatim_gold: { threshold: 0.9, lines, hits, rate: hits / lines, by_dataset: per } }));
+}
+
+/**
+ * zero_shot (baseline): fixes l2 only. rag (guard on): see per line. oracle: gold everywhere. rag_k1: as the baseline.
+ * Verbatim gold: rag's export has D1 1/4, D2 2/2; oracle's has every line (and a dataset D3 it has no lines of);
+ * rag_k1 has only arm.json's pooled rate; zero_shot's arm.json claims one, which a zero-shot arm must not report.
+ */
 function writeArmsTree(root: string): void {
   const ret = (mode: string, top_k: number) => ({ mode, top_k, fingerprint: `fp-${mode}-${top_k}` });
-  writeArm(root, { name: 'zero_shot', prompt: 'zero_shot', retrieval: ret('none', 0), upper_bound: false, model: 'm', guard: null }, (l) => ({ corrected: l.id === 'l2' ? l.gt : l.ocr }));
-  writeArm(root, { name: 'rag', prompt: 'rag', retrieval: ret('dense', 3), upper_bound: false, model: 'm', guard: GUARD }, (l) => {
+  writeRetrievalStats(root, 'fp-dense-3', { D1: [4, 1], D2: [2, 2] });
+  writeRetrievalStats(root, 'fp-gold_query-3', { D1: [4, 4], D2: [2, 2], D3: [10, 0] });
+  writeArm(root, { name: 'zero_shot', prompt: 'zero_shot', retrieval: ret('none', 0), upper_bound: false, model: 'm', guard: null, verbatim_gold_rate: 0.9 }, (l) => ({ corrected: l.id === 'l2' ? l.gt : l.ocr }));
+  writeArm(root, { name: 'rag', prompt: 'rag', retrieval: ret('dense', 3), upper_bound: false, model: 'm', guard: GUARD, verbatim_gold_rate: 0.5 }, (l) => {
     switch (l.id) {
       case 'l3': return { corrected: l.ocr, raw: 'z'.repeat(20), guard: 'fell_back:edit_ratio' }; // raw: 20 edits
       case 'l4': return { corrected: l.gt, raw: `Here: ${l.gt}`, guard: 'trimmed' }; //            raw: 6 edits
@@ -71,9 +88,22 @@ function writeArmsTree(root: string): void {
     }
   });
   writeArm(root, { name: 'oracle', prompt: 'rag', retrieval: ret('gold_query', 3), upper_bound: true, model: 'm', guard: GUARD }, (l) => ({ corrected: l.gt, guard: 'kept' }));
-  writeArm(root, { name: 'rag_k1', prompt: 'rag', retrieval: ret('dense', 1), upper_bound: false, model: 'm', guard: GUARD }, (l) => ({ corrected: l.id === 'l2' ? l.gt : l.ocr, guard: 'kept' }));
+  writeArm(root, { name: 'rag_k1', prompt: 'rag', retrieval: ret('dense', 1), upper_bound: false, model: 'm', guard: GUARD, verbatim_gold_rate: 0.333333 }, (l) => ({ corrected: l.id === 'l2' ? l.gt : l.ocr, guard: 'kept' }));
   writeArm(root, { name: 'unfinished', prompt: 'rag', retrieval: ret('random', 3), upper_bound: false, model: 'm', guard: null }, null);
 }
+
+/** What the stage (analysis/stage.ts `corpusExclusions`) would pass for a config with exclusion by work on. */
+const EXCLUSIONS = datasetExclusions(
+  [{ dataset: 'D1', source_pattern: '0292Yacqubi.Tarikh.JK001493-ara1' }, { dataset: 'D2' }],
+  [],
+  [{ dataset: 'D1', works: ['0292Yacqubi.Tarikh'], versions: ['0292Yacqubi.Tarikh.JK001493-ara1', '0292Yacqubi.Tarikh.Shamela0001-ara1'] }],
+);
+const EXCLUSION_LINES = [
+  '### Excluded from the retrieval corpus (leakage control)',
+  '',
+  '- D1 → excluded 2 version(s) of 0292Yacqubi.Tarikh (by work): 0292Yacqubi.Tarikh.JK001493-ara1, 0292Yacqubi.Tarikh.Shamela0001-ara1',
+  '- D2 → no source declared (no source_pattern) — nothing could be excluded',
+].join('\n');
 
 const arm = (a: ArmsAnalysis, name: string) => a.arms.find((x) => x.name === name)!;
 
@@ -147,6 +177,17 @@ describe('analysis/arms (all arms together)', function () {
     expect(rag.datasets.D2.by_band['10–20%'].lines).to.equal(0);
   });
 
+  it('reports the verbatim-gold retrieval rate per arm and dataset; none for a zero-shot arm', async () => {
+    const rate = (name: string) => [arm(a, name).verbatim_gold_rate, arm(a, name).datasets.D1.verbatim_gold_rate, arm(a, name).datasets.D2.verbatim_gold_rate];
+    expect(rate('rag')).to.deep.equal([0.5, 0.25, 1]); // (1 + 2) / (4 + 2) pooled, from retrieval_stats.json
+    expect(rate('oracle')).to.deep.equal([1, 1, 1]); // D3 of the export has no line of this analysis: left out
+    expect(rate('rag_k1')).to.deep.equal([0.333333, null, null]); // no export stats: arm.json's pooled rate only
+    expect(rate('zero_shot')).to.deep.equal([null, null, null]); // a zero-shot arm sees no context
+    // A dataset subset gets the rate of its own lines, not the export's pooled one.
+    const d1 = await analyzeArms({ resultsDir: root, baseline: 'zero_shot', datasets: ['D1'], bootstrap: { iterations: 20, seed: 3 }, write: false });
+    expect(arm(d1, 'rag').verbatim_gold_rate).to.equal(0.25);
+  });
+
   it('reports guard trigger rates per reason, and none for an arm without guard fields', () => {
     expect(arm(a, 'rag').guard).to.deep.equal({
       lines: 6, kept: 0.666667, trimmed: 0.166667, fell_back: 0.166667,
@@ -187,6 +228,13 @@ describe('analysis/arms (all arms together)', function () {
     expect(existsSync(path.join(root, 'arms', 'unfinished', 'metrics.json'))).to.equal(false);
     // A broken document must fail the schema (the check can fail).
     expect(validate({ ...doc, arms: [{ ...doc.arms[0], by_band: {} }] })).to.equal(false);
+    expect(doc.exclusions).to.equal(null); // analysed without a config: not known
+    expect(doc.arms.find((x: { name: string }) => x.name === 'rag').datasets.D1.verbatim_gold_rate).to.equal(0.25);
+    const { verbatim_gold_rate: _v, ...noRate } = doc.arms[0];
+    expect(validate({ ...doc, arms: [noRate] })).to.equal(false);
+    const excl = { dataset: 'D1', source_pattern: 'X*', status: 'excluded', by_work: true, works: ['X'], versions: ['X.v1'], exclude_patterns: [] };
+    expect(validate({ ...doc, exclusions: [excl] })).to.equal(true);
+    expect(validate({ ...doc, exclusions: [{ ...excl, status: 'maybe' }] })).to.equal(false);
   });
 
   it('is deterministic: a second run writes the same bytes', async () => {
@@ -241,9 +289,14 @@ describe('analysis/arms (all arms together)', function () {
       phase2: (p) => ({ corrected: p.ocr }),
     });
     const base = { phase5Dir, phase2Dir, bootstrap: { iterations: 50, seed: 1 }, logFile: false as const, report: { png: false } };
-    const withArms = await run({ ...base, arms: { resultsDir: root, baseline: 'zero_shot' } }, {}, 'silent');
+    const withArms = await run({ ...base, arms: { resultsDir: root, baseline: 'zero_shot', exclusions: EXCLUSIONS } }, {}, 'silent');
     const md = readFileSync(path.join(phase5Dir, 'report.md'), 'utf8');
     expect(md).to.include('## Arms');
+    expect(md).to.include(EXCLUSION_LINES);
+    expect(md).to.match(/\| rag \|.*\| 50\.0% \|$/m); // the verbatim-gold column, last
+    expect(md).to.include('| Verbatim gold retrieved |');
+    expect(readFileSync(path.join(phase5Dir, 'report.html'), 'utf8')).to.include('D2 → no source declared');
+    expect(JSON.parse(readFileSync(path.join(root, 'study', 'arms.json'), 'utf8')).exclusions).to.deep.equal(EXCLUSIONS);
     expect(md).to.include('oracle † (upper bound)');
     expect(md).to.include('![ΔCER vs the baseline arm (forest plot)](charts/arms_forest.png)');
     expect(readFileSync(path.join(phase5Dir, 'report.html'), 'utf8')).to.include('id="chart-arms_forest"');
@@ -255,9 +308,11 @@ describe('analysis/arms (all arms together)', function () {
   });
 
   it('with arms and no Phase 5 corrections, the stage writes the arms report under study/', async () => {
-    const r = await run({ phase5Dir: path.join(root, 'nothing-here'), bootstrap: { iterations: 50, seed: 1 }, report: { png: false }, arms: { resultsDir: root, baseline: 'zero_shot' } }, {}, 'silent');
+    const r = await run({ phase5Dir: path.join(root, 'nothing-here'), bootstrap: { iterations: 50, seed: 1 }, report: { png: false }, arms: { resultsDir: root, baseline: 'zero_shot', exclusions: EXCLUSIONS } }, {}, 'silent');
     expect(r.report).to.equal(path.join(root, 'study', 'report.html'));
-    expect(readFileSync(path.join(root, 'study', 'report.md'), 'utf8')).to.include('## Arms');
+    const md = readFileSync(path.join(root, 'study', 'report.md'), 'utf8');
+    expect(md).to.include('## Arms');
+    expect(md).to.include(EXCLUSION_LINES);
     expect(existsSync(path.join(root, 'study', 'charts', 'arms_gain_vs_k.svg'))).to.equal(true);
   });
 });

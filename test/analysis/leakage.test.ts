@@ -1,7 +1,13 @@
 import { expect } from 'chai';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { sourceMatcher } from '../../analysis/format';
-import { sourceExcluded } from '../../analysis/leakage';
+import { datasetExclusions, exclusionText, sourceExcluded } from '../../analysis/leakage';
+import { corpusExclusions } from '../../analysis/stage';
+import { parseConfig } from '../../src/config/load';
 import { makeExcluder } from '../../src/openiti/metadata';
+import { stagePaths } from '../../src/stages/build';
 
 /**
  * The report's leakage line must say what the corpus build did: a source book whose versions the build's
@@ -74,5 +80,73 @@ describe('analysis/leakage', () => {
     expect(sourceExcluded([], '0292Yacqubi.Tarikh*')).to.equal(false);
     expect(sourceExcluded(['*'], undefined)).to.equal(false);
     expect(sourceExcluded(['*'], '')).to.equal(false);
+  });
+});
+
+describe('analysis/leakage: what the corpus excluded, per dataset (Arms section, arms.json)', () => {
+  const TARIKH = { dataset: 'tarikh', source_pattern: '0292Yacqubi.Tarikh.JK001493-ara1' };
+  const ADAB = { dataset: 'adab', source_pattern: '0276IbnQutaybaDinawari.AdabKatib*' };
+  const NONE = { dataset: 'none' };
+  const HELD = [
+    { dataset: 'tarikh', works: ['0292Yacqubi.Tarikh'], versions: ['0292Yacqubi.Tarikh.JK001493-ara1', '0292Yacqubi.Tarikh.Shamela01-ara1'] },
+    { dataset: 'adab', works: [], versions: [] }, // its pattern named no work in the metadata
+  ];
+
+  it('by work: lists the works and versions held out; a pattern that names no work and a missing source exclude nothing', () => {
+    const [tarikh, adab, none] = datasetExclusions([TARIKH, ADAB, NONE], [], HELD);
+    expect(tarikh).to.include({ status: 'excluded', by_work: true });
+    expect(tarikh.versions).to.deep.equal(HELD[0].versions);
+    expect(exclusionText(tarikh)).to.equal('excluded 2 version(s) of 0292Yacqubi.Tarikh (by work): 0292Yacqubi.Tarikh.JK001493-ara1, 0292Yacqubi.Tarikh.Shamela01-ara1');
+    expect(adab.status).to.equal('nothing_excluded');
+    expect(exclusionText(adab)).to.equal('nothing excluded — source 0276IbnQutaybaDinawari.AdabKatib* matches no work in the OpenITI metadata');
+    expect(none).to.include({ status: 'no_source', source_pattern: null });
+    expect(exclusionText(none)).to.match(/^no source declared/);
+  });
+
+  it('by exclude pattern: names the patterns that hold out the source, and only those', () => {
+    const [tarikh, adab] = datasetExclusions([TARIKH, ADAB], ['0292Yacqubi.Tarikh.JK001493-ara1', '0276IbnQutaybaDinawari.AnwaFiMawasim*'], null);
+    expect(tarikh).to.deep.include({ status: 'excluded', by_work: false, works: [], exclude_patterns: ['0292Yacqubi.Tarikh.JK001493-ara1'] });
+    expect(exclusionText(tarikh)).to.equal('excluded exclude pattern(s) 0292Yacqubi.Tarikh.JK001493-ara1');
+    expect(adab).to.deep.include({ status: 'nothing_excluded', exclude_patterns: [] });
+    expect(exclusionText(adab)).to.equal('nothing excluded — source 0276IbnQutaybaDinawari.AdabKatib* stays in the corpus');
+  });
+
+  it('says "unknown" when exclusion by work was on but nothing recorded what it held out', () => {
+    const [tarikh] = datasetExclusions([TARIKH], [], 'unknown');
+    expect(tarikh.status).to.equal('unknown');
+    expect(exclusionText(tarikh)).to.match(/^unknown/);
+  });
+
+  describe('corpusExclusions (from the config and the corpus build record)', () => {
+    let dir: string;
+    const config = (corpus: Record<string, unknown>) =>
+      parseConfig(
+        {
+          paths: { results_dir: dir },
+          data: { openiti_root: path.join(dir, 'no-openiti') },
+          phase5: { corpus },
+          datasets: Object.fromEntries([TARIKH, ADAB, NONE].map((d) => [d.dataset, { type: 'paired_dir', path: dir, ...('source_pattern' in d ? { source_pattern: d.source_pattern } : {}) }])),
+        },
+        'leakage test',
+        { env: {} },
+      );
+    beforeEach(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'leakage-'))));
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('reads what the build held out by work from corpus.jsonl.build.json, per dataset, --datasets applied', async () => {
+      const c = config({ exclude_dataset_sources: true });
+      const record = `${stagePaths(c, {}).corpus}.build.json`;
+      mkdirSync(path.dirname(record), { recursive: true });
+      writeFileSync(record, JSON.stringify({ settings: {}, summary: {}, excludedSources: HELD.map((h) => ({ ...h, source_pattern: 'x', patterns: [] })) }));
+      const got = await corpusExclusions(c, {});
+      expect(got.map((e) => [e.dataset, e.status, e.versions.length])).to.deep.equal([['tarikh', 'excluded', 2], ['adab', 'nothing_excluded', 0], ['none', 'no_source', 0]]);
+      expect((await corpusExclusions(c, { datasets: ['adab'] })).map((e) => e.dataset)).to.deep.equal(['adab']);
+    });
+
+    it('without a build record or readable metadata, exclusion by work is "unknown"; without it, exclude patterns decide', async () => {
+      expect((await corpusExclusions(config({ exclude_dataset_sources: true }), {})).map((e) => e.status)).to.deep.equal(['unknown', 'unknown', 'no_source']);
+      const manual = await corpusExclusions(config({ exclude: ['0292Yacqubi.Tarikh*'] }), {});
+      expect(manual.map((e) => [e.status, e.exclude_patterns])).to.deep.equal([['excluded', ['0292Yacqubi.Tarikh*']], ['nothing_excluded', []], ['no_source', []]]);
+    });
   });
 });

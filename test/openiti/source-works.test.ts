@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { corpusExclusions } from '../../analysis/stage';
 import { parseConfig } from '../../src/config/load';
 import { makeExcluder, readMetadata, type MetadataRow } from '../../src/openiti/metadata';
 import { sourceWorkExclusions } from '../../src/openiti/source-works';
@@ -72,5 +73,14 @@ describe('openiti/source-works: leakage by work', function () {
     const uris = readFileSync(result.corpusPath, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { source_uri: string }).source_uri);
     expect(uris.length).to.be.greaterThan(100);
     expect(uris.filter((u) => u.startsWith('0276IbnQutaybaDinawari.AdabKatib.') || u.startsWith('0292Yacqubi.Tarikh.'))).to.deep.equal([]);
+    // The build record keeps the list, and the arms analysis states exactly that per dataset.
+    const record = JSON.parse(readFileSync(`${result.corpusPath}.build.json`, 'utf8')) as { excludedSources: unknown };
+    expect(record.excludedSources).to.deep.equal(result.excludedSources);
+    const stated = await corpusExclusions(config, {});
+    expect(stated.map((e) => [e.dataset, e.status, e.versions])).to.deep.equal([
+      ['OCR_GS-IbnQutayba.Adab', 'excluded', result.excludedSources![0].versions],
+      ['OCR_GS-Yacqubi.Tarikh', 'excluded', result.excludedSources![1].versions],
+      ['no-source', 'no_source', []],
+    ]);
   });
 });
