@@ -24,6 +24,10 @@ const noopActivities = {
   exportShard: async () => ({ records: 1, fallbacks: 0 }),
   mergeExport: async () => ({ records: 1 }),
   inferCondition: async () => ({ written: 1 }),
+  // Sharded infer: one arm of one one-line shard, so an arm child workflow starts.
+  planInfer: async () => [{ arm: 'rag', condition: 'rag', output: '/unused', plan: { dir: '/unused', input: '/unused', datasets: [{ dataset: 'A', lines: 1 }], lines: 1, duplicates: 0, duplicateIds: [] }, shardSize: 1, lines: 1, shards: 1 }],
+  inferShard: async () => ({ model: 'm', written: 1, skippedExisting: 0, succeeded: 1, failed: 0, failuresByReason: {}, promptTypes: {}, promptTokens: 0, completionTokens: 0, elapsedMs: 1, shard: '0', lines: 1 }),
+  mergeInferArm: async () => ({ output: '/unused', records: 1, failed: 0, skipped: { total: 0, kinds: {} } }),
   importCorrections: async () => ({}),
   analyzeResults: async () => ({}),
 };
@@ -64,6 +68,10 @@ describe('workflows: search attributes and memo reach the stage children', funct
       expect(d.typedSearchAttributes.get(CONFIG_HASH_ATTR)).to.equal('1a2b3c4d');
       expect(await d.memo).to.have.property('embedding_model');
     }
+    // The sharded infer's arm child is findable by run too (it is part of the infer stage).
+    const arm = await env.client.workflow.getHandle(`phase5-${run}-infer-rag`).describe();
+    expect(arm.typedSearchAttributes.get(STAGE_ATTR)).to.equal('infer');
+    expect(arm.typedSearchAttributes.get(RUN_ATTR)).to.equal('sa');
   });
 
   it('a study started without labels starts its children without them', async () => {
