@@ -126,7 +126,8 @@ describe('workflows (real local Temporal server)', function () {
     expect(infer[0]).to.equal('gpu:planInfer');
     for (const arm of ['rag', 'zero_shot']) {
       expect(infer.filter((c) => c.includes(`:${arm}`))).to.have.members([`gpu:inferShard:${arm}:0`, `gpu:inferShard:${arm}:1`, `gpu:mergeInferArm:${arm}`]);
-      expect(infer.indexOf(`gpu:mergeInferArm:${arm}`)).to.be.greaterThan(infer.indexOf(`gpu:inferShard:${arm}:1`));
+      const merge = infer.indexOf(`gpu:mergeInferArm:${arm}`);
+      expect(merge).to.be.greaterThan(Math.max(infer.indexOf(`gpu:inferShard:${arm}:0`), infer.indexOf(`gpu:inferShard:${arm}:1`)));
     }
     expect(infer).to.have.length(7);
     expect(order.at(-1)).to.equal('cpu:analyzeResults');
@@ -171,7 +172,10 @@ describe('workflows (real local Temporal server)', function () {
     await withWorkers({ 'wf2-cpu': recordingActivities('cpu', calls), 'wf2-gpu': recordingActivities('gpu', calls) }, () =>
       env.client.workflow.execute(phase5Workflow, { taskQueue: 'wf2-cpu', workflowId: `phase5-${input.run}`, args: [input] }),
     );
-    expect(calls).to.deep.equal(['gpu:planInfer', 'gpu:inferShard:rag:0', 'gpu:inferShard:rag:1', 'gpu:mergeInferArm:rag', 'cpu:analyzeResults']);
+    // The two shards run side by side: either may start first; plan before them, merge and analyze after.
+    expect(calls[0]).to.equal('gpu:planInfer');
+    expect([...calls.slice(1, 3)].sort()).to.deep.equal(['gpu:inferShard:rag:0', 'gpu:inferShard:rag:1']);
+    expect(calls.slice(3)).to.deep.equal(['gpu:mergeInferArm:rag', 'cpu:analyzeResults']);
   });
 
   it('a non-retryable input error fails the stage with its message instead of retrying forever', async () => {
