@@ -23,6 +23,7 @@ export const ArmJsonSchema = z.object({
       mode: z.enum(RETRIEVAL_MODES),
       top_k: z.number().int().nonnegative().nullish(),
       fingerprint: z.string().nullish(),
+      k_group: z.string().nullish(),
     })
     .nullish(),
   upper_bound: z.boolean().optional(),
@@ -34,7 +35,7 @@ export const ArmJsonSchema = z.object({
 export interface ArmInfo {
   name: string;
   prompt: 'rag' | 'zero_shot';
-  retrieval: { mode: (typeof RETRIEVAL_MODES)[number]; top_k: number | null; fingerprint: string | null } | null;
+  retrieval: { mode: (typeof RETRIEVAL_MODES)[number]; top_k: number | null; fingerprint: string | null; k_group: string | null } | null;
   upper_bound: boolean;
   model: string | null;
   guard: Record<string, unknown> | null;
@@ -122,7 +123,7 @@ function readArmInfo(dir: string): { info: ArmInfo; verbatimRate: number | null 
   const info: ArmInfo = {
     name: v.name,
     prompt: v.prompt,
-    retrieval: v.retrieval ? { mode: v.retrieval.mode, top_k: v.retrieval.top_k ?? null, fingerprint: v.retrieval.fingerprint ?? null } : null,
+    retrieval: v.retrieval ? { mode: v.retrieval.mode, top_k: v.retrieval.top_k ?? null, fingerprint: v.retrieval.fingerprint ?? null, k_group: v.retrieval.k_group ?? null } : null,
     upper_bound: v.upper_bound ?? v.retrieval?.mode === 'gold_query',
     model: v.model ?? null,
     guard: v.guard ?? null,

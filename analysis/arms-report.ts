@@ -61,12 +61,15 @@ function forestRows(a: ArmsAnalysis): Array<Record<string, unknown>> {
   return rows;
 }
 
-/** Arms grouped by everything arm.json says except top_k (and the retrieval fingerprint, which hashes it). */
+/**
+ * Arms that differ only in top_k: grouped by arm.json's k_group (a hash of every setting but k, rerank / MMR /
+ * min_score / temperature included); arm.json files written before k_group existed group by what they say.
+ */
 export function topKGroups(arms: ArmResult[]): ArmResult[][] {
   const groups = new Map<string, ArmResult[]>();
   for (const arm of arms) {
     if (arm.retrieval?.top_k === null || arm.retrieval?.top_k === undefined) continue;
-    const key = JSON.stringify([arm.prompt, arm.retrieval.mode, arm.model, arm.guard_config, arm.upper_bound]);
+    const key = arm.retrieval.k_group ?? JSON.stringify([arm.prompt, arm.retrieval.mode, arm.model, arm.guard_config, arm.upper_bound]);
     groups.set(key, [...(groups.get(key) ?? []), arm]);
   }
   return [...groups.values()].filter((g) => new Set(g.map((x) => x.retrieval!.top_k)).size >= 2);
@@ -112,10 +115,10 @@ function armRow(arm: ArmResult, m: ArmMetrics): string[] {
     arm.is_baseline ? `**${armLabel(arm)}** (baseline)` : armLabel(arm),
     String(m.lines),
     `${pctF(m.cer)} ${rateCiF(m.cer_ci)}`,
-    pctF(m.wer),
+    `${pctF(m.wer)} ${rateCiF(m.wer_ci)}`,
     pctF(m.raw_cer),
     vb ? `${ppF(vb.delta_cer)} ${ciF(vb.ci)}` : dash,
-    vb ? `${pF(vb.p)} / ${pF(vb.p_holm)}` : dash,
+    vb ? `${pF(vb.p)} / ${arm.upper_bound ? 'n/a (upper bound)' : pF(vb.p_holm)}` : dash,
     `${ppF(m.vs_ocr.delta_cer)} ${ciF(m.vs_ocr.ci)}`,
     `${m.improved} / ${m.unchanged} / ${m.worsened}`,
     guard,
@@ -123,7 +126,7 @@ function armRow(arm: ArmResult, m: ArmMetrics): string[] {
   ];
 }
 
-const ARM_HEAD = ['Arm', 'Lines', 'CER [95% CI]', 'WER', 'Raw CER', 'ΔCER vs baseline [95% CI]', 'p / p (Holm)', 'ΔCER vs OCR [95% CI]', 'Improved / unchanged / worsened', 'Guard fell back', 'Verbatim gold retrieved'];
+const ARM_HEAD = ['Arm', 'Lines', 'CER [95% CI]', 'WER [95% CI]', 'Raw CER', 'ΔCER vs baseline [95% CI]', 'p / p (Holm)', 'ΔCER vs OCR [95% CI]', 'Improved / unchanged / worsened', 'Guard fell back', 'Verbatim gold retrieved'];
 
 function armTables(a: ArmsAnalysis): Block[] {
   const blocks: Block[] = [];

@@ -105,6 +105,8 @@ export interface ArmMetrics {
   cer: number | null;
   cer_ci: [number, number] | null;
   wer: number | null;
+  /** Bootstrap 95 % CI of the WER (the same resampling of lines as cer_ci; a seed of its own). */
+  wer_ci: [number, number] | null;
   /** CER of the untouched model output (`raw_text`) where recorded, else of the scored output (= cer). */
   raw_cer: number | null;
   ocr_cer: number | null;
@@ -324,13 +326,16 @@ function armMetrics(rows: ArmRow[], pairs: Array<[ArmRow, ArmRow]> | null, s: Se
     failed_n: 'd => d.failed ? 1 : 0',
   });
   const sum = totals(t);
-  const ci = bootstrapRates(rows.map((r) => r.ref_chars), { arm: rows.map((r) => r.ce) }, {}, { iterations: s.iterations, seed: seedFor(s.seed, `arms:${key}`), strata }).rates.arm.ci95;
+  const boot = { iterations: s.iterations, strata };
+  const ci = bootstrapRates(rows.map((r) => r.ref_chars), { arm: rows.map((r) => r.ce) }, {}, { ...boot, seed: seedFor(s.seed, `arms:${key}`) }).rates.arm.ci95;
+  const werCi = bootstrapRates(rows.map((r) => r.ref_words), { arm: rows.map((r) => r.we) }, {}, { ...boot, seed: seedFor(s.seed, `arms:${key}:wer`) }).rates.arm.ci95;
   const ocrPairs = rows.map((r) => [r, { ...r, ce: r.ocr_ce }] as [ArmRow, ArmRow]);
   return {
     lines: sum.n,
     cer: round(ratio(sum.ce, sum.ref_chars)),
     cer_ci: roundPair(ci),
     wer: round(ratio(sum.we, sum.ref_words)),
+    wer_ci: roundPair(werCi),
     raw_cer: round(ratio(sum.raw_ce, sum.ref_chars)),
     ocr_cer: round(ratio(sum.ocr_ce, sum.ref_chars)),
     failures: sum.failed_n,
@@ -419,11 +424,16 @@ function compare(pairs: Array<[ArmRow, ArmRow]>, s: Settings, key: string, strat
   };
 }
 
-/** Holm across the non-baseline arms, within each dataset and for the pooled figures. */
+/**
+ * Holm across the non-baseline method arms, within each dataset and for the pooled figures. Upper-bound arms
+ * (oracle: the gold line as the query) are no hypothesis about a method: they stay out of the family, so adding
+ * one never weakens the real arms' adjusted p, and their own p_holm is null.
+ */
 function applyHolm(results: ArmResult[], datasets: string[]): void {
+  const methods = results.filter((r) => !r.upper_bound);
   const scopes: Array<(r: ArmResult) => ArmMetrics | undefined> = [(r) => r, ...datasets.map((ds) => (r: ArmResult) => r.datasets[ds])];
   for (const scope of scopes) {
-    const family = results.map(scope).filter((m): m is ArmMetrics => !!m?.vs_baseline);
+    const family = methods.map(scope).filter((m): m is ArmMetrics => !!m?.vs_baseline);
     const adjusted = holm(family.map((m) => m.vs_baseline!.p));
     family.forEach((m, i) => (m.vs_baseline!.p_holm = pValue(adjusted[i])));
   }
@@ -444,7 +454,7 @@ function methodsNote(s: Settings) {
     text_preparation: s.collapseWhitespace ? 'trimmed; whitespace runs collapsed to one space' : 'trimmed only',
     bootstrap: { iterations: s.iterations, seed: s.seed, method: 'paired percentile bootstrap over lines (95 %); the pooled figures resample within each dataset' },
     test: 'Wilcoxon signed-rank on per-line CER differences (zeros dropped, tie + continuity corrected normal approximation) = p; exact sign test (ties dropped) = p_sign',
-    holm: 'vs_baseline.p adjusted across the non-baseline arms (Holm), separately per dataset and for the pooled figures',
+    holm: 'vs_baseline.p adjusted across the non-baseline arms (Holm), separately per dataset and for the pooled figures; upper-bound (gold_query) arms are left out of the family and get p_holm null',
     bands: 'OCR line CER bands 0–2 %, 2–5 %, 5–10 %, 10–20 %, > 20 %; improved / unchanged / worsened = fewer / as many / more character edits than the OCR line',
     raw_cer: 'CER of raw_text (the model output before trimming and the guard) where recorded, else of the scored output',
   };

@@ -37,7 +37,10 @@ function exportLines(r: ExportResult): string[] {
 
 function inferLines(r: InferResult): string[] {
   const imported = 'imported' in r ? (r.imported as ImportResult | undefined) : undefined;
-  if (imported && 'imported' in imported) return [`infer: imported ${n(imported.imported)} corrections (${n(imported.failed)} failed) → ${imported.output}`];
+  if (imported && 'imported' in imported) {
+    const guard = imported.guard ? Object.entries(imported.guard).map(([k, c]) => `${n(c)} ${k}`).join(', ') : '';
+    return [`infer: imported ${n(imported.imported)} corrections (${n(imported.failed)} failed) → ${imported.output}`, ...(guard ? [`  guard on the imported lines: ${guard}`] : [])];
+  }
   return Object.values(r).map((c) => {
     const cond = c as { condition: string; output: string; written: number; skippedExisting: number; failed: number; model: string };
     return `infer ${cond.condition}: ${n(cond.written)} written, ${n(cond.skippedExisting)} already done, ${n(cond.failed)} failed (${cond.model}) → ${cond.output}`;

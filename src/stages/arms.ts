@@ -36,6 +36,12 @@ export interface ArmRetrieval {
   top_k: number;
   /** Stable hash of the effective retrieval settings, mode and corpus/index identity: arms with equal fingerprints share one export. */
   fingerprint: string;
+  /**
+   * Hash of everything that shapes the arm's corrections except `top_k` (retrieval settings and mode, corpus and
+   * index, prompt, the effective `infer` block, guard): arms with equal k_group differ only in k, so the
+   * analysis may draw them as one gain-vs-k series.
+   */
+  k_group?: string;
   /** phase5.retrieval with the arm's overrides applied. */
   settings: RetrievalSettings;
 }
@@ -111,7 +117,15 @@ function studyArms(config: Config, cli: RunOptions): ArmRun[] {
   });
   const zeroShotInput = zeroShotExport(config, cli, arms);
   for (const arm of arms) if (arm.retrieval.mode === 'none') arm.retrieval = { ...arm.retrieval, top_k: 0, fingerprint: zeroShotInput };
+  for (const arm of arms) arm.retrieval.k_group = kGroup(arm, cli);
   return arms;
+}
+
+/** See ArmRetrieval.k_group: the retrieval fingerprint with top_k neutralised, plus prompt, infer and guard. */
+function kGroup(arm: ArmRun, cli: RunOptions): string {
+  const r = arm.retrieval;
+  const retrieval = r.mode === 'none' ? 'none' : retrievalFingerprint(arm.config, cli, { ...r.settings, top_k: 0 }, r.mode);
+  return sha256Text(stableJson({ retrieval, prompt: arm.prompt, infer: arm.config.infer, guard: arm.guard ?? null })).slice(0, 16);
 }
 
 /** The fingerprint of the export zero-shot arms read (see studyArms). */

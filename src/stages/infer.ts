@@ -20,7 +20,7 @@ import readline from 'node:readline';
 import path from 'node:path';
 import { resolvePath } from '../config/load';
 import { durationMs, type Config } from '../config/schema';
-import { JsonlParseError, writeJsonlAtomic } from '../io/jsonl';
+import { JsonlParseError, writeJsonAtomic, writeJsonlAtomic } from '../io/jsonl';
 import {
   formatValidation,
   LlmUnavailableError,
@@ -34,9 +34,11 @@ import {
 } from '../llm';
 import { childLogger } from '../util/log';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
-import { readInferenceInput, type InferenceInputRow } from '../llm/records';
+import { isFailed, readInferenceInput, type CorrectionRecord, type InferenceInputRow } from '../llm/records';
+import { applyGuard, type GuardSettings } from '../llm/guard';
+import { armJson } from './study-files';
 import { skipsFromCounts, type Skips } from './skips';
-import { armsFrom, findArm, type ArmRun } from './arms';
+import { armDir, armsFrom, findArm, type ArmRun } from './arms';
 
 const log = childLogger('infer');
 
@@ -143,6 +145,8 @@ export interface ImportResult {
   failed: number;
   byDataset: Record<string, number>;
   output: string;
+  /** With the arm's guard on: the decisions taken on the imported lines that carried none (`kept`, `trimmed`, `fell_back:<reason>`). */
+  guard?: Record<string, number>;
 }
 
 /** Per arm name, its result; or the import. */
@@ -290,16 +294,45 @@ export async function assertFailedShare(options: InferOptions, name: string, out
   );
 }
 
-/** Validate every line of `importFile`, then write it where analyze reads the import's arm (default rag). */
+/**
+ * Validate every line of `importFile`, then write it where analyze reads the import's arm (default rag). With the
+ * arm's guard on, lines that carry no guard decision go through trimming and the guard like the runner's lines
+ * (from `raw_output`, kept as `raw_text`), so an imported arm is scored like one inferred here. A study arm
+ * imported before its export gets its arm.json now, so the analysis finds it.
+ */
 export async function importCorrections(options: InferOptions): Promise<ImportResult> {
   const file = options.importFile;
   if (!file) throw new UserInputError('no file to import (--import FILE)');
   if (!existsSync(file)) throw new UserInputError(`import file not found: ${file}`);
   const v = await validateCorrectionsFile(file);
   if (!v.ok) throw new UserInputError(`import rejected — ${formatValidation(v)}`);
-  if (!options.importArm) throw new UserInputError('no arm to import into (--arm NAME)');
-  const output = options.importArm.output;
-  writeJsonlAtomic(output, v.records); // canonical key order; unknown keys dropped
+  const arm = options.importArm;
+  if (!arm) throw new UserInputError('no arm to import into (--arm NAME)');
+  const guarded = guardImported(v.records, arm.guard);
+  writeJsonlAtomic(arm.output, guarded.records); // canonical key order; unknown keys dropped
   if (v.extraKeys.length) log.warn({ extraKeys: v.extraKeys }, 'import: keys outside the schema were dropped');
-  return { imported: v.records.length, failed: v.failed, byDataset: v.byDataset, output };
+  writeMissingArmJson(arm);
+  return { imported: v.records.length, failed: v.failed, byDataset: v.byDataset, output: arm.output, ...(guarded.decisions ? { guard: guarded.decisions } : {}) };
+}
+
+/** Trim + guard the imported lines that carry no decision (failed lines stay as they are); null decisions with the guard off. */
+export function guardImported(records: CorrectionRecord[], guard: GuardSettings | undefined): { records: CorrectionRecord[]; decisions: Record<string, number> | null } {
+  if (!guard?.enabled) return { records, decisions: null };
+  const decisions: Record<string, number> = {};
+  const out = records.map((r) => {
+    if (r.guard !== undefined || isFailed(r)) return r;
+    const raw = r.raw_output;
+    const g = applyGuard(raw, r.ocr_text, guard);
+    decisions[g.guard] = (decisions[g.guard] ?? 0) + 1;
+    return { ...r, corrected_text: g.corrected_text, raw_text: raw, guard: g.guard };
+  });
+  return { records: out, decisions };
+}
+
+/** A study arm's arm.json, when the import comes before the arm's export wrote one (the default arms have none). */
+function writeMissingArmJson(arm: ArmRun): void {
+  const dir = path.dirname(arm.output);
+  if (dir !== armDir(arm.config, arm.name) || existsSync(path.join(dir, 'arm.json'))) return;
+  mkdirSync(dir, { recursive: true });
+  writeJsonAtomic(path.join(dir, 'arm.json'), armJson(arm, undefined));
 }

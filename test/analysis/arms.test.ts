@@ -4,7 +4,7 @@
  */
 import Ajv from 'ajv';
 import { expect } from 'chai';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -161,6 +161,11 @@ describe('analysis/arms (all arms together)', function () {
     const [lo, hi] = rag.cer_ci!;
     expect(lo).to.be.at.most(rag.cer!);
     expect(hi).to.be.at.least(rag.cer!);
+    // WER with its own bootstrap interval around it.
+    const [wlo, whi] = rag.wer_ci!;
+    expect(wlo).to.be.at.most(rag.wer!);
+    expect(whi).to.be.at.least(rag.wer!);
+    expect(whi).to.be.greaterThan(wlo);
   });
 
   it('counts improved / unchanged / worsened lines per OCR-CER band', () => {
@@ -196,17 +201,35 @@ describe('analysis/arms (all arms together)', function () {
     expect(arm(a, 'zero_shot').guard).to.equal(null);
   });
 
-  it('runs the paired tests and Holm-adjusts across the non-baseline arms per scope', () => {
+  it('runs the paired tests and Holm-adjusts across the non-baseline method arms per scope; an upper bound stays out', async () => {
     // rag_k1 equals the baseline on every line: no test, and it is left out of the Holm family.
     expect(arm(a, 'rag_k1').vs_baseline!.p).to.equal(null);
     expect(arm(a, 'rag_k1').vs_baseline!.p_holm).to.equal(null);
-    for (const scope of [(x: ArmsAnalysis['arms'][number]) => x, (x: ArmsAnalysis['arms'][number]) => x.datasets.D1]) {
-      const fam = a.arms.map(scope).filter((m) => m.vs_baseline && m.vs_baseline.p !== null).map((m) => m.vs_baseline!);
-      expect(fam).to.have.length(2);
-      // Holm by hand: smallest p × 2, next p × 1, running maximum, capped at 1.
-      const [s, l] = [...fam].sort((x, y) => x.p! - y.p!);
-      expect(s.p_holm).to.be.closeTo(Math.min(1, 2 * s.p!), 1e-5);
-      expect(l.p_holm).to.be.closeTo(Math.min(1, Math.max(2 * s.p!, l.p!)), 1e-5);
+    type Scope = (x: ArmsAnalysis['arms'][number]) => ArmsAnalysis['arms'][number]['datasets'][string];
+    const scopes: Scope[] = [(x) => x, (x) => x.datasets.D1];
+    // The oracle is an upper bound, not a method: rag is the family's only member, so its p is not adjusted.
+    for (const scope of scopes) {
+      expect(scope(arm(a, 'rag')).vs_baseline!.p_holm).to.equal(scope(arm(a, 'rag')).vs_baseline!.p);
+      expect(scope(arm(a, 'oracle')).vs_baseline!.p_holm).to.equal(null);
+    }
+    // The same oracle declared a method arm joins the family: Holm by hand on two p-values.
+    const twin = mkdtempSync(path.join(os.tmpdir(), 'arms-holm-'));
+    try {
+      cpSync(root, twin, { recursive: true });
+      const oracleJson = path.join(twin, 'arms', 'oracle', 'arm.json');
+      writeFileSync(oracleJson, JSON.stringify({ ...JSON.parse(readFileSync(oracleJson, 'utf8')), upper_bound: false }));
+      const b = await analyzeArms({ resultsDir: twin, baseline: 'zero_shot', bootstrap: { iterations: 200, seed: 3 }, write: false });
+      for (const scope of scopes) {
+        const fam = b.arms.map(scope).filter((m) => m.vs_baseline && m.vs_baseline.p !== null).map((m) => m.vs_baseline!);
+        expect(fam).to.have.length(2);
+        // Holm by hand: smallest p × 2, next p × 1, running maximum, capped at 1.
+        const [s, l] = [...fam].sort((x, y) => x.p! - y.p!);
+        expect(s.p_holm).to.be.closeTo(Math.min(1, 2 * s.p!), 1e-5);
+        expect(l.p_holm).to.be.closeTo(Math.min(1, Math.max(2 * s.p!, l.p!)), 1e-5);
+      }
+      expect(arm(b, 'rag').datasets.D1.vs_baseline!.p_holm).to.be.at.least(arm(a, 'rag').datasets.D1.vs_baseline!.p_holm!);
+    } finally {
+      rmSync(twin, { recursive: true, force: true });
     }
     // oracle vs baseline pooled: l3 (−0.05), l4 (−0.3) and m1 (−0.02) better, the rest tie → Wilcoxon on 3 negatives:
     // R+ = 0, mean 3, se = √(3·4·7/24) → z = (−3 + 0.5)/se; p = 2Φ(−|z|) = 0.181449 (scipy); sign test 2 · ⅛.
@@ -264,6 +287,10 @@ describe('analysis/arms (all arms together)', function () {
 
   it('draws the gain-vs-k chart only for arms that differ only in top_k', () => {
     expect(topKGroups(a.arms).map((g) => g.map((x) => x.name))).to.deep.equal([['rag', 'rag_k1']]);
+    // With k_group (arm.json of a study export) only arms whose every other setting matches form a series.
+    const withGroup = (g: (name: string) => string) => a.arms.map((x) => ({ ...x, retrieval: x.retrieval && { ...x.retrieval, k_group: g(x.name) } }));
+    expect(topKGroups(withGroup(() => 'same')).map((g) => g.map((x) => x.name))).to.deep.equal([['oracle', 'rag', 'rag_k1', 'zero_shot']]);
+    expect(topKGroups(withGroup((n) => (n === 'rag_k1' ? 'rerank-on' : n)))).to.deep.equal([]); // rag and rag_k1 differ in more than k
     const charts = buildArmsCharts(a);
     expect(charts.map((c) => c.name)).to.deep.equal(['arms_forest', 'arms_gain_vs_k']);
     const noK = { ...a, arms: a.arms.filter((x) => x.name !== 'rag_k1') };

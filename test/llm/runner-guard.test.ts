@@ -14,7 +14,7 @@ import { runCorrections } from '../../src/llm/runner';
 import { LlmError, type ChatMessage, type CompletionResult, type LlmBackend } from '../../src/llm/types';
 import { parseConfig } from '../../src/config/load';
 import type { ArmRun } from '../../src/stages/arms';
-import { runArm, type InferOptions } from '../../src/stages/infer';
+import { importCorrections, optionsFrom, runArm, type InferOptions } from '../../src/stages/infer';
 
 // Real OCR_GS lines (Ibn al-Faqih, Buldan) and what a chatty model answers for each.
 const OCR = [
@@ -153,5 +153,43 @@ describe('stages/infer: an arm\'s guard reaches the runner', () => {
     const res = await runArm(options, arm, {}, async () => new ScriptedBackend());
     expect(res).to.include({ written: 4, failed: 0 });
     expect(readRecords(res.output).map((r) => r.guard)).to.deep.equal(['kept', 'trimmed', 'fell_back:not_arabic', 'trimmed']);
+  });
+});
+
+describe('stages/infer: an import into a guarded arm is guarded like a run', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'import-guard-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const study = (guard: boolean) =>
+    parseConfig({ paths: { results_dir: path.join(dir, 'results') }, study: { guard: { enabled: guard }, arms: [{ name: 'zero_shot', prompt: 'zero_shot' }, { name: 'rag' }] } }, 'test.yaml', { env: {} });
+
+  it('lines without a decision get trim + guard from raw_output (as the runner would), lines with one keep it; arm.json is written', async () => {
+    // What an unguarded run elsewhere (e.g. on Kaggle) writes, and what a guarded run here writes.
+    const unguarded = path.join(dir, 'unguarded.jsonl');
+    const guarded = path.join(dir, 'guarded.jsonl');
+    await runCorrections({ inputPath: inputs(), outputPath: unguarded, backend: new ScriptedBackend(), condition: 'rag', progress: 'silent' });
+    await runCorrections({ inputPath: inputs(), outputPath: guarded, backend: new ScriptedBackend(), condition: 'rag', progress: 'silent', guard: ON });
+    const config = study(true);
+    const res = await importCorrections(optionsFrom(config, { importFile: unguarded, arm: 'rag' }));
+    expect(res.guard).to.deep.equal({ kept: 1, trimmed: 2, 'fell_back:not_arabic': 1 });
+    const pick = (r: Record<string, unknown>) => [r.sample_id, r.corrected_text, r.raw_text ?? null, r.guard ?? null];
+    expect(readRecords(res.output).map(pick)).to.deep.equal(readRecords(guarded).map(pick));
+    // The arm had no export yet: the import wrote its arm.json, so the analysis finds the arm.
+    const armJson = JSON.parse(readFileSync(path.join(dir, 'results', 'arms', 'rag', 'arm.json'), 'utf8'));
+    expect(armJson).to.include({ name: 'rag', prompt: 'rag', upper_bound: false });
+    expect(armJson.guard).to.include({ enabled: true });
+    // Importing the guarded file again changes nothing: its lines carry their decisions.
+    const again = await importCorrections(optionsFrom(config, { importFile: guarded, arm: 'rag' }));
+    expect(again.guard).to.deep.equal({});
+    expect(readFileSync(again.output, 'utf8')).to.equal(readFileSync(guarded, 'utf8'));
+  });
+
+  it('with the guard off an import is written as it is', async () => {
+    const file = path.join(dir, 'unguarded.jsonl');
+    await runCorrections({ inputPath: inputs(), outputPath: file, backend: new ScriptedBackend(), condition: 'rag', progress: 'silent' });
+    const res = await importCorrections(optionsFrom(study(false), { importFile: file, arm: 'rag' }));
+    expect(res.guard).to.equal(undefined);
+    expect(readFileSync(res.output, 'utf8')).to.equal(readFileSync(file, 'utf8'));
   });
 });

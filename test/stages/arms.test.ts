@@ -104,6 +104,28 @@ describe('stages/arms', () => {
     expect(groups[0].dir).to.equal(path.join(c.paths.results_dir, 'exports', groups[0].fingerprint));
   });
 
+  it('k_group is equal for arms that differ only in top_k, and differs when anything else differs', () => {
+    const c = config({
+      study: {
+        arms: [
+          { name: 'rag' },
+          { name: 'rag_k1', retrieval: { top_k: 1 } },
+          { name: 'rag_k10', retrieval: { top_k: 10 } },
+          { name: 'rerank_k1', retrieval: { top_k: 1, rerank: { enabled: true, method: 'lexical' } } },
+          { name: 'hot_k1', retrieval: { top_k: 1 }, infer: { temperature: 0.7 } },
+          { name: 'placebo_k1', retrieval: { top_k: 1, mode: 'random' } },
+          { name: 'unguarded_k1', retrieval: { top_k: 1 }, guard: { enabled: false } },
+        ],
+        guard: { enabled: true },
+      },
+    });
+    const group = Object.fromEntries(armsFrom(c, {}).map((a) => [a.name, a.retrieval.k_group]));
+    expect(group.rag_k1).to.equal(group.rag);
+    expect(group.rag_k10).to.equal(group.rag);
+    for (const other of ['rerank_k1', 'hot_k1', 'placebo_k1', 'unguarded_k1']) expect(group[other], other).to.not.equal(group.rag);
+    expect(new Set(Object.values(group)).size).to.equal(5);
+  });
+
   describe('config validation: one line naming the field', () => {
     it('unknown baseline arm', () => {
       expect(configError({ baseline: 'nope', arms: [{ name: 'rag' }] })).to.match(/^study\.baseline: unknown baseline arm "nope" — the arms are: rag/);
