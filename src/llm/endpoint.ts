@@ -8,6 +8,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { BackendConfig } from './index';
+import { redactedUrl } from './openai-backend';
 
 export interface EndpointOverride {
   /** Replaces `infer.openai.base_url` (OpenAI-compatible backend). */
@@ -77,7 +78,7 @@ export function applyEndpointOverride(cfg: BackendConfig, o: EndpointOverride): 
 /** One line for the worker's start-up log: which override is active, or null when none. */
 export function describeEndpointOverride(o: EndpointOverride): string | null {
   const parts = [
-    o.baseUrl && `base_url ${o.baseUrl}`,
+    o.baseUrl && `base_url ${redactedUrl(o.baseUrl)}`,
     o.model && `model ${o.model}`,
     o.apiKeyEnv && `key from $${o.apiKeyEnv}`,
     o.modelPath && `local model ${o.modelPath}`,

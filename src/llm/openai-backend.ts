@@ -13,6 +13,25 @@ import { Semaphore } from './pool';
 import { AbortedError, DEFAULT_RETRY_POLICY, backoffDelay, classifyStatus, parseRetryAfter, sleep, type RetryPolicy } from './retry';
 import { LlmError, type ChatMessage, type CompletionOptions, type CompletionResult, type LlmBackend } from './types';
 
+/**
+ * A URL safe to log or put in a failure message: credentials (`user:key@`) and query values (`?api-key=…`) are
+ * replaced by `***`. Text that is not a URL is returned as it is.
+ */
+export function redactedUrl(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  if (u.username || u.password) {
+    u.username = '***';
+    u.password = '';
+  }
+  for (const key of [...u.searchParams.keys()]) u.searchParams.set(key, '***');
+  return u.toString().replace(/%2A%2A%2A/g, '***');
+}
+
 export interface OpenAiBackendOptions {
   /** e.g. `http://127.0.0.1:8000/v1` (vLLM), `http://127.0.0.1:11434/v1` (Ollama), `https://openrouter.ai/api/v1`. */
   baseUrl: string;
@@ -64,7 +83,7 @@ export class OpenAiCompatibleBackend implements LlmBackend {
       this.apiKey = null;
     }
     this.model = opts.model;
-    this.id = `openai:${opts.baseUrl}`;
+    this.id = `openai:${redactedUrl(opts.baseUrl)}`; // the id reaches logs and failure messages (workflow history)
     this.concurrency = opts.concurrency ?? 4;
     if (!(Number.isInteger(this.concurrency) && this.concurrency >= 1)) throw new Error(`openai backend: concurrency must be an integer >= 1, got ${opts.concurrency}`);
     this.policy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };

@@ -97,8 +97,11 @@ describe('phase5 worker --openai-base-url: a worker-local endpoint (real server,
     expect(corrections.map((c) => [c.sample_id, c.model, c.error])).to.deep.equal(LINES.map((id) => [id, 'box-model', null]));
     expect(workerErr).to.contain(`worker: worker-local LLM endpoint: base_url ${box.url}, model box-model, key from $${KEY_NAME}`);
 
-    const history = decodedText(await handle.fetchHistory());
+    // The infer workflow and the arm's child, where the shards ran (their inputs and results).
+    const child = client.workflow.getHandle(`${handle.workflowId}-rag`);
+    const history = decodedText(await handle.fetchHistory()) + decodedText(await child.fetchHistory());
     expect(history, 'the workflow input carries the study config').to.contain(deadUrl);
+    expect(history, 'the arm child ran the shards').to.contain('inferShard');
     expect(history).to.not.contain(box.url);
     expect(history).to.not.contain(KEY);
   });

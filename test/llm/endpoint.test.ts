@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { applyEndpointOverride, describeEndpointOverride, endpointOverrideFrom } from '../../src/llm/endpoint';
 import type { BackendConfig } from '../../src/llm';
+import { OpenAiCompatibleBackend, redactedUrl } from '../../src/llm/openai-backend';
 
 const openai: BackendConfig = { type: 'openai', baseUrl: 'https://openrouter.ai/api/v1', model: 'qwen/qwen3-8b', apiKeyEnv: 'OPENROUTER_API_KEY', concurrency: 4 };
 const llama: BackendConfig = { type: 'llama', modelPath: '/models/config.gguf', modelName: 'config', threads: 2 };
@@ -55,5 +56,15 @@ describe('llm/endpoint: worker-local endpoint override', () => {
   it('describes the active override in one line for the worker log, or nothing', () => {
     expect(describeEndpointOverride({})).to.equal(null);
     expect(describeEndpointOverride({ baseUrl: 'http://127.0.0.1:8000/v1', apiKeyEnv: 'BOX_KEY' })).to.match(/^worker-local LLM endpoint: base_url http:\/\/127\.0\.0\.1:8000\/v1, key from \$BOX_KEY \(/);
+  });
+
+  it('never shows a key carried in the URL: credentials and query values are redacted in the log line and the backend id', () => {
+    const url = 'https://user:sekret-1@box.example/v1?api-key=sekret-2';
+    const line = describeEndpointOverride({ baseUrl: url })!;
+    expect(line).to.include('base_url https://***@box.example/v1?api-key=***');
+    const backend = new OpenAiCompatibleBackend({ baseUrl: url, model: 'm' });
+    for (const text of [line, backend.id]) expect(text).to.not.match(/sekret/);
+    expect(redactedUrl('http://127.0.0.1:8000/v1')).to.equal('http://127.0.0.1:8000/v1');
+    expect(redactedUrl('not a url')).to.equal('not a url');
   });
 });
