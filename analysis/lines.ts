@@ -160,25 +160,42 @@ function rawAndGuard(r: CorrectionRecord, raw: unknown): { raw: string | null; g
   return { raw: untouched !== r.corrected_text ? untouched : null, guard: typeof o.guard === 'string' ? o.guard : null };
 }
 
-/** A numbered context line's prefix ("1. " of numbered_arabic, "[#1] " of plain with citations). */
-const NUMBERING = /^(?:\d+\.\s|\[#\d+\]\s)/u;
+/**
+ * The sentences of a prompt's retrieval context (src/retrieval/pipeline.ts `formatContext`): numbered_arabic
+ * is a header line then "1. …", "2. …"; plain with citations "[#1] …". The numbers, taken in order, start the
+ * sentences — a line without the next number continues the sentence before it (a hit whose context window
+ * kept a newline), and lines before "1." are the header. Plain context without numbers is one sentence a line,
+ * which can be trusted only when the count matches (`numbered: false`).
+ */
+export function contextSentences(context: string): { sentences: string[]; numbered: boolean } {
+  const lines = context.split('\n');
+  const sentences: string[] = [];
+  for (const line of lines) {
+    const text = afterNumber(line, sentences.length + 1);
+    if (text !== null) sentences.push(text);
+    else if (sentences.length > 0) sentences[sentences.length - 1] += `\n${line}`;
+  }
+  if (sentences.length > 0) return { sentences: sentences.map((t) => t.trimEnd()), numbered: true };
+  return { sentences: lines.filter((l) => l.trim() !== ''), numbered: false };
+}
+
+/** The line's text after the number `n` ("n. " or "[#n] "), or null when it does not start with it. */
+function afterNumber(line: string, n: number): string | null {
+  for (const prefix of [`${n}. `, `[#${n}] `]) if (line.startsWith(prefix)) return line.slice(prefix.length);
+  return null;
+}
 
 /** The retrieved sentences of an inference input: score, source and the sentence as the prompt showed it. */
 export function retrieved(input: AnalysisInputRecord | null, match: ((uri: string) => boolean) | null): RetrievedSentence[] | null {
   if (!input) return null;
   const scores = input.retrieval_scores ?? [];
   const sources = input.retrieval_sources ?? [];
-  const n = Math.max(scores.length, sources.length);
-  let texts = (input.retrieval_context ?? '').split('\n').filter((l) => l.trim() !== '');
-  if (texts.length === n + 1) texts = texts.slice(1); // the numbered_arabic header line
+  const { sentences, numbered } = contextSentences(input.retrieval_context ?? '');
+  const n = Math.max(scores.length, sources.length, numbered ? sentences.length : 0);
+  const texts = numbered || sentences.length === n ? sentences : []; // unnumbered lines that miscount pair with nothing
   return Array.from({ length: n }, (_, i) => {
     const uri = sources[i]?.source_uri ?? null;
-    return {
-      score: scores[i] ?? null,
-      source_uri: uri,
-      text: texts.length === n ? texts[i].replace(NUMBERING, '') : null,
-      from_source: match && uri !== null ? match(uri) : null,
-    };
+    return { score: scores[i] ?? null, source_uri: uri, text: texts[i] ?? null, from_source: match && uri !== null ? match(uri) : null };
   });
 }
 

@@ -1,7 +1,7 @@
 /**
  * Size and first render of report.html with the Lines view on the full OCR_GS set (5,092 lines).
  *
- *   npx tsx bench/report-size.ts [--input inference_input.jsonl] [--runs 3] [--keep]
+ *   npx tsx bench/report-size.ts [--input inference_input.jsonl] [--runs 3] [--keep] [--lines N] [--screenshot PATH]
  *
  * Inputs: a real export of every OCR_GS line (default `results/ocrgs-full/phase5/inference_input.jsonl`, with
  * its real retrieved sentences) and corrections made without an LLM — rag: the gold text on every third
@@ -10,13 +10,14 @@
  * the sizes (report.html, the embedded Lines data, lines.json, report.md) against the README's budget,
  * and in headless Chromium (/usr/bin/chromium or CHROMIUM_PATH) the time from navigation to the first
  * rendered Lines page, and to a deep-linked expanded line, as the median of --runs. Exits 1 only when the
- * report is over the size budget.
+ * report is over the size budget. `--lines N` keeps the first N lines (a quick check; the budget is for the
+ * full set); `--screenshot PATH` saves a PNG of the Lines view with one line expanded by its deep link.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { chromium } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { analyzeStudy } from '../analysis/analyze';
 import { OCR_GS_ROOT, REPO_ROOT } from '../test/helpers/shared-data';
 import { writeOcrGsStudy } from '../test/helpers/ocr-gs-study';
@@ -30,8 +31,14 @@ const { values: args } = parseArgs({
     input: { type: 'string', default: path.join(REPO_ROOT, 'results', 'ocrgs-full', 'phase5', 'inference_input.jsonl') },
     runs: { type: 'string', default: '3' },
     keep: { type: 'boolean', default: false },
+    lines: { type: 'string' },
+    screenshot: { type: 'string' },
   },
 });
+const LIMIT = args.lines === undefined ? Infinity : Number(args.lines);
+if (!(LIMIT > 0)) throw new Error(`--lines must be a positive number, got ${args.lines}`);
+/** Rows on a page of the Lines view (lines.js PAGE_SIZE): the screenshot's line opens a page, under the controls. */
+const PAGE_SIZE = 50;
 
 type Rec = { sample_id: string; dataset: string; ocr_text: string; gt_text: string };
 
@@ -41,8 +48,9 @@ function studyFromExport(root: string, input: string): { phase5Dir: string; phas
   const phase2Dir = path.join(root, 'phase2');
   mkdirSync(phase5Dir, { recursive: true });
   mkdirSync(phase2Dir, { recursive: true });
-  copyFileSync(input, path.join(phase5Dir, 'inference_input.jsonl'));
-  const recs = readFileSync(input, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Rec);
+  const rows = readFileSync(input, 'utf8').trim().split('\n').slice(0, LIMIT);
+  writeFileSync(path.join(phase5Dir, 'inference_input.jsonl'), rows.join('\n') + '\n');
+  const recs = rows.map((l) => JSON.parse(l) as Rec);
   const correction = (r: Rec, text: string, prompt: string, version: string) => JSON.stringify({
     sample_id: r.sample_id, dataset: r.dataset, prompt_type: prompt, prompt_version: version, model: 'bench/none',
     ocr_text: r.ocr_text, gt_text: r.gt_text, corrected_text: text, raw_output: text, latency_ms: 0, prompt_tokens: 0, completion_tokens: 0, error: null,
@@ -56,32 +64,76 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(2)} MB`;
 
 /** Navigation → first rendered Lines page, and → a deep-linked line expanded (ms, page clocks). */
-async function renderTimes(report: string, lineId: string, runs: number): Promise<{ first: number[]; deep: number[] }> {
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+async function renderTimes(browser: Browser, report: string, lineId: string, runs: number): Promise<{ first: number[]; deep: number[] }> {
   const first: number[] = [];
   const deep: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    for (const [hash, into] of [['', first], [`#line=${encodeURIComponent(lineId)}`, deep]] as const) {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+      await page.goto(`file://${report}${hash}`);
+      await page.waitForSelector('body[data-lines-rendered="true"]', { timeout: 120000 });
+      if (hash && (await page.$('tr.lx-detail')) === null) throw new Error(`${hash}: no line expanded`);
+      into.push(Number(await page.getAttribute('body', 'data-lines-ms')));
+      await page.close();
+    }
+  }
+  return { first, deep };
+}
+
+/**
+ * A PNG of the Lines view opened at `#line=<id>`: from the view's heading (controls, count) down to a few rows
+ * below the expanded line — the line opens its page, so the whole page of rows is left out.
+ */
+async function screenshot(browser: Browser, report: string, lineId: string, file: string): Promise<void> {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   try {
-    for (let i = 0; i < runs; i++) {
-      for (const [hash, into] of [['', first], [`#line=${encodeURIComponent(lineId)}`, deep]] as const) {
-        const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-        await page.goto(`file://${report}${hash}`);
-        await page.waitForSelector('body[data-lines-rendered="true"]', { timeout: 120000 });
-        if (hash && (await page.$('tr.lx-detail')) === null) throw new Error(`${hash}: no line expanded`);
-        into.push(Number(await page.getAttribute('body', 'data-lines-ms')));
-        await page.close();
-      }
+    await page.goto(`file://${report}#line=${encodeURIComponent(lineId)}`);
+    await page.waitForSelector('body[data-lines-rendered="true"]', { timeout: 120000 });
+    await page.waitForSelector(`tr.lx-detail[data-detail-for="${lineId}"]`);
+    await page.evaluate('document.fonts.ready.then(() => true)');
+    const clip = await page.evaluate(`(() => {
+      const top = document.getElementById('lines-view').getBoundingClientRect().top + scrollY;
+      const detail = document.querySelector('tr.lx-detail');
+      let last = detail;
+      for (let i = 0; i < 3 && last.nextElementSibling; i++) last = last.nextElementSibling;
+      return { x: 0, y: top, width: document.documentElement.clientWidth, height: last.getBoundingClientRect().bottom + scrollY - top + 8 };
+    })()`);
+    mkdirSync(path.dirname(file), { recursive: true });
+    await page.screenshot({ path: file, fullPage: true, clip: clip as { x: number; y: number; width: number; height: number } });
+  } finally {
+    await page.close();
+  }
+}
+
+/** Render times in headless Chromium (and the screenshot when asked for), or a line saying why not. */
+async function inBrowser(report: string, doc: { lines: Array<{ sample_id: string }> }): Promise<void> {
+  if (!existsSync(CHROMIUM)) {
+    console.log(`(no render times${args.screenshot ? ' or screenshot' : ''}: ${CHROMIUM} not found)`);
+    return;
+  }
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu'] });
+  try {
+    const runs = Number(args.runs);
+    const t = await renderTimes(browser, report, doc.lines[Math.floor(doc.lines.length / 2)].sample_id, runs);
+    console.log(`first render of the Lines view (navigation → first page drawn, median of ${runs}): ${median(t.first)} ms  [${t.first.join(', ')}]`);
+    console.log(`deep link #line=… (navigation → line expanded, median of ${runs}): ${median(t.deep)} ms  [${t.deep.join(', ')}]`);
+    if (args.screenshot) {
+      const line = doc.lines[Math.floor(doc.lines.length / 2 / PAGE_SIZE) * PAGE_SIZE].sample_id;
+      const file = path.resolve(args.screenshot);
+      await screenshot(browser, report, line, file);
+      console.log(`screenshot (#line=${line} expanded): ${file}`);
     }
   } finally {
     await browser.close();
   }
-  return { first, deep };
 }
 
 async function main(): Promise<void> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'bench-report-size-'));
   const real = existsSync(args.input!);
-  const dirs = real ? studyFromExport(root, args.input!) : writeOcrGsStudy(root, OCR_GS_ROOT);
-  console.log(`inputs: ${real ? `${args.input} (real export)` : `${OCR_GS_ROOT} (stand-in retrieval)`}; rag = gold every third line, zero_shot = OCR`);
+  const dirs = real ? studyFromExport(root, args.input!) : writeOcrGsStudy(root, OCR_GS_ROOT, LIMIT);
+  const first = LIMIT < Infinity ? ` (first ${LIMIT} lines only: not the budget's set)` : '';
+  console.log(`inputs: ${real ? `${args.input} (real export)` : `${OCR_GS_ROOT} (stand-in retrieval)`}${first}; rag = gold every third line, zero_shot = OCR`);
   const t0 = performance.now();
   await analyzeStudy({ ...dirs, bootstrap: { iterations: 1000 }, progress: 'silent', logFile: false, report: { png: false } });
   console.log(`analysis + report: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -93,14 +145,7 @@ async function main(): Promise<void> {
   console.log(`lines: ${doc.lines.length} × ${doc.meta.arms.length} arms`);
   console.log(`report.html: ${mb(htmlBytes)} (budget ${mb(BUDGET_BYTES)}) — Lines data embedded: ${mb(embedded)} (gzip + base64 of lines.json ${mb(size('lines.json'))})`);
   console.log(`report.md: ${(size('report.md') / 1024).toFixed(1)} KB`);
-  if (existsSync(CHROMIUM)) {
-    const runs = Number(args.runs);
-    const t = await renderTimes(path.join(dirs.phase5Dir, 'report.html'), doc.lines[Math.floor(doc.lines.length / 2)].sample_id, runs);
-    console.log(`first render of the Lines view (navigation → first page drawn, median of ${runs}): ${median(t.first)} ms  [${t.first.join(', ')}]`);
-    console.log(`deep link #line=… (navigation → line expanded, median of ${runs}): ${median(t.deep)} ms  [${t.deep.join(', ')}]`);
-  } else {
-    console.log(`(no render times: ${CHROMIUM} not found)`);
-  }
+  await inBrowser(path.join(dirs.phase5Dir, 'report.html'), doc);
   if (args.keep) console.log(`kept: ${dirs.phase5Dir}`);
   else rmSync(root, { recursive: true, force: true });
   if (htmlBytes > BUDGET_BYTES) {

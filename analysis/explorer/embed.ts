@@ -25,6 +25,7 @@ export function linesView(doc: Json): { body: string; style: string; script: str
 <p>Every analysed line. Filter and sort, then click a row (or open <code>#line=&lt;sample_id&gt;</code>) to see OCR, gold and each arm's output with a character diff against gold — the alignment the CER counts: <del>gold only</del>, <ins>output only</ins> — and the retrieved sentences. ΔCER = the arm's line CER − the ${esc(String(doc.meta.baseline))} line CER; for ${esc(String(doc.meta.baseline))} itself, − the OCR line CER. Outcome and guard filters apply to the chosen arm.${upperBoundNote(doc)}</p>
 <div class="lx-controls" id="lines-controls"></div>
 <p class="lx-status"><strong id="lines-count">…</strong> lines match <span id="lines-page"></span></p>
+<p class="lx-notice" id="lines-notice" role="status" hidden></p>
 <div class="lx-scroll"><table class="lx" id="lines-table"><thead></thead><tbody></tbody></table></div>
 <div class="lx-pager" id="lines-pager"></div>
 <noscript><p>The Lines view needs JavaScript; lines.json holds the same data.</p></noscript>

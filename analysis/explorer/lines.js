@@ -7,8 +7,13 @@
 (function () {
   'use strict';
   var PAGE_SIZE = 50;
-  var S = { rows: [], arms: [], upper: {}, baseline: '', focus: '', bands: [], datasets: {}, hasGuard: false,
-    filters: { dataset: '', band: '', outcome: '', guard: '', q: '' }, sort: { key: 'idx', dir: 1 }, page: 0, open: null };
+  /** The arm filter's "all lines" value: no arm required, so lines no arm corrected are listed too (never an arm name). */
+  var ALL = '*';
+  var OUTCOMES = ['improved', 'unchanged', 'worsened', 'n/a'];
+  var S = { rows: [], arms: [], upper: {}, baseline: '', focus: '', defaultFocus: '', bands: [], datasets: {}, hasGuard: false,
+    filters: noFilters(), sort: { key: 'idx', dir: 1 }, page: 0, open: null, notes: [] };
+
+  function noFilters() { return { dataset: '', band: '', outcome: '', guard: '', q: '' }; }
 
   function el(tag, attrs, children) {
     var e = document.createElement(tag);
@@ -36,7 +41,7 @@
     S.arms = doc.meta.arms.map(function (a) { return a.name; });
     doc.meta.arms.forEach(function (a) { if (a.upper_bound) S.upper[a.name] = true; });
     S.baseline = doc.meta.baseline;
-    S.focus = S.arms.find(function (a) { return a !== S.baseline; }) || S.baseline;
+    S.focus = S.defaultFocus = S.arms.find(function (a) { return a !== S.baseline; }) || S.baseline;
     S.bands = doc.meta.bands || [];
     doc.meta.datasets.forEach(function (d) { S.datasets[d.name] = d; });
     S.rows = doc.lines.map(prepareRow);
@@ -59,13 +64,14 @@
     return Math.abs(d) < 1e-9 ? 'unchanged' : d < 0 ? 'improved' : 'worsened';
   }
 
+  /** Outcome and guard belong to the chosen arm; with all lines (S.focus === ALL) they are cleared and disabled. */
   function matches(r) {
     var f = S.filters, a = r.line.arms[S.focus];
-    if (!a) return false;
+    if (S.focus !== ALL && !a) return false;
     if (f.dataset && r.line.dataset !== f.dataset) return false;
     if (f.band && r.line.band !== f.band) return false;
-    if (f.outcome && outcomeOf(r.delta[S.focus]) !== f.outcome) return false;
-    if (f.guard && (a.guard || '(none)') !== f.guard) return false;
+    if (a && f.outcome && outcomeOf(r.delta[S.focus]) !== f.outcome) return false;
+    if (a && f.guard && (a.guard || '(none)') !== f.guard) return false;
     if (f.q && r.gold.indexOf(f.q) < 0 && r.ocr.indexOf(f.q) < 0 && r.line.sample_id.indexOf(f.q) < 0) return false;
     return true;
   }
@@ -147,6 +153,25 @@
     document.getElementById('lines-count').textContent = String(list.length);
     document.getElementById('lines-page').textContent = '· page ' + (S.page + 1) + ' of ' + pages;
     renderPager(pages);
+    syncControls();
+    renderNotice();
+  }
+
+  /** The controls show the state, whatever set it (a control, a link, a line opened from a link). */
+  function syncControls() {
+    var set = function (id, v) { var s = document.getElementById(id); if (s) s.value = v; return s; };
+    set('lines-arm', S.focus);
+    ['dataset', 'band', 'outcome', 'guard'].forEach(function (k) { set('lines-' + k, S.filters[k]); });
+    ['lines-outcome', 'lines-guard'].forEach(function (id) { var s = document.getElementById(id); if (s) s.disabled = S.focus === ALL; });
+    var q = document.getElementById('lines-q');
+    if (q && q.value.trim() !== S.filters.q) q.value = S.filters.q; // leave a trailing space being typed alone
+  }
+
+  /** One line saying how a link was read: unknown values ignored, the arm or filters changed to show its line. */
+  function renderNotice() {
+    var n = document.getElementById('lines-notice');
+    n.textContent = S.notes.join(' · ');
+    n.hidden = S.notes.length === 0;
   }
 
   function rowEl(r) {
@@ -235,11 +260,16 @@
   function select(id, label, options, value, onChange) {
     var s = el('select', { id: id });
     options.forEach(function (o) { var opt = el('option', { value: o[0] }, [o[1]]); opt.selected = o[0] === value; s.append(opt); });
-    s.addEventListener('change', function () { onChange(s.value); S.page = 0; S.open = null; writeHash(); render(); });
+    s.addEventListener('change', function () { onChange(s.value); S.page = 0; S.open = null; S.notes = []; writeHash(); render(); });
     return el('label', {}, [label, s]);
   }
 
   function setFilter(k) { return function (v) { S.filters[k] = v; }; }
+
+  function setFocus(v) {
+    S.focus = v;
+    if (v === ALL) S.filters.outcome = S.filters.guard = '';
+  }
 
   function guardValues() {
     var seen = {};
@@ -253,12 +283,13 @@
     var f = S.filters;
     var q = el('input', { id: 'lines-q', type: 'search', dir: 'auto', placeholder: 'OCR / gold / sample_id' });
     q.value = f.q;
-    q.addEventListener('input', function () { f.q = q.value.trim(); S.page = 0; writeHash(); render(); });
+    q.addEventListener('input', function () { S.filters.q = q.value.trim(); S.page = 0; S.notes = []; writeHash(); render(); });
+    var arms = S.arms.map(function (a) { return [a, S.upper[a] ? a + ' † (upper bound)' : a]; }).concat([[ALL, 'all lines (any arm or none)']]);
     var c = [
-      select('lines-arm', 'Arm', S.arms.map(function (a) { return [a, S.upper[a] ? a + ' † (upper bound)' : a]; }), S.focus, function (v) { S.focus = v; }),
+      select('lines-arm', 'Arm', arms, S.focus, setFocus),
       select('lines-dataset', 'Dataset', all('all').concat(pairs(Object.keys(S.datasets))), f.dataset, setFilter('dataset')),
       select('lines-band', 'OCR CER band', all('all').concat(pairs(S.bands)), f.band, setFilter('band')),
-      select('lines-outcome', 'Outcome of the arm', all('all').concat(pairs(['improved', 'unchanged', 'worsened', 'n/a'])), f.outcome, setFilter('outcome')),
+      select('lines-outcome', 'Outcome of the arm', all('all').concat(pairs(OUTCOMES)), f.outcome, setFilter('outcome')),
     ];
     if (S.hasGuard) c.push(select('lines-guard', 'Guard', all('all').concat(pairs(guardValues())), f.guard, setFilter('guard')));
     c.push(el('label', {}, ['Search', q]));
@@ -272,20 +303,56 @@
     try { history.replaceState(null, '', '#' + p.toString()); } catch (e) { /* file:// may refuse; the view works without */ }
   }
 
+  /** The filters a link may set, each with its label and the values it knows ('q' is free text). */
+  function knownValues() {
+    return { dataset: ['dataset', Object.keys(S.datasets)], band: ['band', S.bands], outcome: ['outcome', OUTCOMES], guard: ['guard', S.hasGuard ? guardValues() : []] };
+  }
+
+  /** The state a link describes: what it leaves out is the default, an unknown value is ignored and said so. */
   function readHash() {
     var p = new URLSearchParams(location.hash.replace(/^#/, ''));
-    if (p.has('arm') && S.arms.indexOf(p.get('arm')) >= 0) S.focus = p.get('arm');
-    Object.keys(S.filters).forEach(function (k) { S.filters[k] = p.get(k) || ''; });
+    S.notes = [];
+    S.focus = armFromHash(p.get('arm'));
+    var known = knownValues();
+    Object.keys(S.filters).forEach(function (k) { S.filters[k] = filterFromHash(k, p.get(k) || '', known[k]); });
+    if (S.focus === ALL && (S.filters.outcome || S.filters.guard)) {
+      S.notes.push('outcome and guard filters apply to one arm: ignored with all lines');
+      S.filters.outcome = S.filters.guard = '';
+    }
     S.page = 0;
+    S.open = null;
     if (p.has('line')) openLine(p.get('line'), p.get('dataset'));
   }
 
-  /** Show a line expanded: keep the filters that let it through (dataset, arm), clear the rest, go to its page. */
+  function armFromHash(v) {
+    if (v === null || v === ALL || S.arms.indexOf(v) >= 0) return v === null ? S.defaultFocus : v;
+    S.notes.push('unknown arm "' + v + '" in the link: showing ' + S.defaultFocus);
+    return S.defaultFocus;
+  }
+
+  function filterFromHash(k, v, known) {
+    if (!v || !known || known[1].indexOf(v) >= 0) return v;
+    S.notes.push('unknown ' + known[0] + ' "' + v + '" in the link: ignored');
+    return '';
+  }
+
+  /**
+   * Show a line expanded, always: if the chosen arm has no line for it, switch to an arm that has, or to all
+   * lines when no arm corrected it; if the other filters hide it, clear them; say what changed; go to its page.
+   */
   function openLine(id, dataset) {
     var r = S.rows.find(function (x) { return x.line.sample_id === id && (!dataset || x.line.dataset === dataset); });
-    if (!r) { document.getElementById('lines-page').textContent = '· line ' + id + ' not found'; return; }
-    if (!r.line.arms[S.focus]) S.focus = S.arms.find(function (a) { return r.line.arms[a]; }) || S.focus;
-    if (!matches(r)) S.filters = { dataset: '', band: '', outcome: '', guard: '', q: '' };
+    if (!r) { S.notes.push('line "' + id + '"' + (dataset ? ' of ' + dataset : '') + ' is not in this report'); return; }
+    if (S.focus !== ALL && !r.line.arms[S.focus]) {
+      var other = S.arms.find(function (a) { return r.line.arms[a]; });
+      S.notes.push(other ? 'line ' + id + ' has no ' + S.focus + ' output: showing arm ' + other
+        : 'no arm corrected line ' + id + ': showing all lines');
+      setFocus(other || ALL);
+    }
+    if (!matches(r)) {
+      S.notes.push('filters cleared to show line ' + id);
+      S.filters = noFilters();
+    }
     S.open = r;
     S.page = Math.floor(view().indexOf(r) / PAGE_SIZE);
   }
@@ -302,7 +369,7 @@
       renderControls();
       render();
       scrollToOpen();
-      window.addEventListener('hashchange', function () { readHash(); renderControls(); render(); scrollToOpen(); });
+      window.addEventListener('hashchange', function () { readHash(); render(); scrollToOpen(); });
       document.body.setAttribute('data-lines-ms', String(Math.round(performance.now())));
       document.body.setAttribute('data-lines-rendered', 'true');
     } catch (e) {

@@ -78,6 +78,36 @@ describe('analysis/arms-lines: the arms-only study report\'s Lines view in headl
     expect(text).to.not.include('zero_shot: retrieved sentences');
   });
 
+  const notice = async () => ((await page.isVisible('#lines-notice')) ? page.textContent('#lines-notice') : null);
+
+  it('#line=l5 (no arm corrected it) opens it expanded under "all lines", says so, on page 1', async function () {
+    needBrowser(this);
+    for (const hash of ['#line=l5', `#line=l5&arm=rag&band=${encodeURIComponent('>20%')}`]) {
+      await open(hash);
+      expect(await page.$$eval('tr.lx-detail', (ds) => ds.map((d) => d.getAttribute('data-detail-for'))), hash).to.deep.equal(['l5']);
+      expect(await page.inputValue('#lines-arm')).to.equal('*');
+      expect(await notice()).to.include('no arm corrected line l5: showing all lines');
+      expect(await page.textContent('#lines-page')).to.equal('· page 1 of 1');
+      expect(await rowIds()).to.include('l5');
+      expect(await page.isDisabled('#lines-outcome')).to.equal(true);
+    }
+    expect(await page.textContent('tr.lx-detail[data-detail-for="l5"]')).to.include('no line for this sample');
+  });
+
+  it('#arm=* lists every analysed line, those no arm corrected too (the count of lines.json)', async function () {
+    needBrowser(this);
+    await open('#arm=*');
+    expect(await count()).to.equal(lines.lines.length);
+    expect(await rowIds()).to.deep.equal((lines.lines as Json[]).map((l) => l.sample_id));
+    expect(await notice()).to.equal(null);
+    await open('#arm=*&outcome=improved');
+    expect(await count()).to.equal(lines.lines.length);
+    expect(await notice()).to.include('outcome and guard filters apply to one arm');
+    await page.selectOption('#lines-arm', 'rag');
+    expect(await page.isDisabled('#lines-outcome')).to.equal(false);
+    expect(await count()).to.equal((lines.lines as Json[]).filter((l) => l.arms.rag !== null).length);
+  });
+
   it('had no console errors and made no network request', function () {
     needBrowser(this);
     expect(problems).to.deep.equal([]);

@@ -161,6 +161,50 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
     expect(await page.$$eval('tr.lx-detail .raw', (r) => r.map((x) => x.getAttribute('dir')))).to.deep.equal(['rtl']);
   });
 
+  const notice = async () => ((await page.isVisible('#lines-notice')) ? page.textContent('#lines-notice') : null);
+  const expanded = () => page.$$eval('tr.lx-detail', (ds) => ds.map((d) => d.getAttribute('data-detail-for')));
+
+  it('#line=<id> of a line the chosen arm lacks switches to an arm that has it and says so (b2 has no zero_shot line)', async function () {
+    needBrowser(this);
+    await open(`#line=b2&arm=zero_shot&band=${encodeURIComponent('>30%')}`);
+    expect(await expanded()).to.deep.equal(['b2']);
+    expect(await page.inputValue('#lines-arm')).to.equal('rag');
+    expect(await notice()).to.include('b2 has no zero_shot output: showing arm rag');
+    expect(await page.textContent('#lines-page')).to.match(/page 1 of 1$/);
+  });
+
+  it('a link with unknown values ignores them with a one-line notice naming each; the dropdowns show what applies', async function () {
+    needBrowser(this);
+    await open('#band=nonsense');
+    expect(await count()).to.equal(linesWhere((l) => l.arms.rag !== null).length);
+    expect(await page.inputValue('#lines-band')).to.equal('');
+    expect(await notice()).to.equal('unknown band "nonsense" in the link: ignored');
+    await open('#arm=nope&dataset=NOPE&outcome=maybe&guard=zzz&band=nonsense');
+    expect(await count()).to.equal(linesWhere((l) => l.arms.rag !== null).length);
+    expect(await page.inputValue('#lines-arm')).to.equal('rag');
+    for (const id of ['#lines-dataset', '#lines-outcome', '#lines-guard']) expect(await page.inputValue(id)).to.equal('');
+    const text = (await notice())!;
+    for (const v of ['arm "nope"', 'dataset "NOPE"', 'outcome "maybe"', 'guard "zzz"', 'band "nonsense"']) expect(text).to.include(`unknown ${v}`);
+    expect(text).to.not.include('\n');
+    await page.selectOption('#lines-band', '5–15%');
+    expect(await notice()).to.equal(null); // a control changed: the link's notice is gone
+  });
+
+  it('going to a hash without line= collapses the expanded line; an unknown line says so', async function () {
+    needBrowser(this);
+    await open('#line=a3');
+    expect(await expanded()).to.deep.equal(['a3']);
+    await page.evaluate(`location.hash = '#arm=rag&band=${encodeURIComponent('5–15%')}'`);
+    await page.waitForSelector('tr.lx-detail', { state: 'detached' });
+    expect(await page.inputValue('#lines-band')).to.equal('5–15%');
+    expect(await count()).to.equal(linesWhere((l) => l.band === '5–15%' && l.arms.rag !== null).length);
+    await page.evaluate(`location.hash = '#line=nosuch'`);
+    await page.waitForFunction('document.getElementById("lines-notice").hidden === false');
+    expect(await notice()).to.equal('line "nosuch" is not in this report');
+    expect(await expanded()).to.deep.equal([]);
+    expect(await page.inputValue('#lines-band')).to.equal('');
+  });
+
   it('had no console errors and made no network request', function () {
     needBrowser(this);
     expect(problems).to.deep.equal([]);

@@ -1,7 +1,8 @@
 /**
  * `phase5 demo` as a person runs it without a terminal (CI, nohup, `| tee`): plain lines only — no pino JSON,
  * no SDK log lines — and the human summary at the end. A small demo (300 corpus sentences, 1 line per dataset)
- * on its own dev server (free ports, temp db), which the demo itself starts and the test stops.
+ * on its own dev server (free ports, temp db), which the demo itself starts and the test stops. Then the
+ * report it names, in headless Chromium: the Lines view works on a real demo run (issue 15's "done when").
  */
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
@@ -13,6 +14,12 @@ import { loadConfig } from '../../src/config/load';
 import { freePort, stopServer } from '../../src/temporal/server';
 import { REPO_ROOT } from '../helpers/shared-data';
 import { isJsonObjectLine } from '../helpers/output-lines';
+import type { Page } from 'playwright-core';
+import { openOfflinePage } from '../helpers/offline-page';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/** The DOM surface the page-side callbacks use (the project compiles without the DOM lib). */
+interface Node { getAttribute(name: string): string | null; closest(sel: string): Node | null; querySelectorAll(sel: string): ArrayLike<Node> }
 
 const GGUF_DIR = path.join(REPO_ROOT, 'models');
 
@@ -25,6 +32,8 @@ describe('phase5 demo output without a terminal', function () {
   this.timeout(600000);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'demo-output-'));
   const configFile = path.join(dir, 'demo.yaml');
+  /** The report.html the demo's summary names (set by the first test). */
+  let report: string | null = null;
 
   after(async () => {
     if (existsSync(configFile)) await stopServer(loadConfig(configFile).config).catch(() => undefined);
@@ -52,6 +61,54 @@ describe('phase5 demo output without a terminal', function () {
     expect(lines.filter(machineLine), 'machine-format lines').to.deep.equal([]);
     expect(out).to.contain('Demo study finished.');
     expect(out).to.match(/report: +.*report\.html/);
+    report = /report: +(\S*report\.html)/.exec(out)![1];
     expect(out).to.match(/started \(phase5-demo-output-[0-9a-f]{8}-build\)/);
   });
+
+  it('its report.html: the Lines view lists every line of lines.json, #line= opens the first expanded with rtl diffs; offline, no errors', async function () {
+    if (!report) this.skip();
+    const lines = (JSON.parse(readFileSync(path.join(path.dirname(report!), 'lines.json'), 'utf8')) as Json).lines as Json[];
+    const problems: string[] = [];
+    const external: string[] = [];
+    const opened = await openOfflinePage(problems, external);
+    if (!opened) this.skip();
+    const { browser, page } = opened!;
+    try {
+      const open = async (hash: string) => {
+        await page.goto('about:blank'); // a fresh load, not a same-document hash change
+        await page.goto(`file://${report}${hash}`);
+        await page.waitForSelector('body[data-lines-rendered="true"]', { timeout: 30000 });
+      };
+      await open('');
+      expect(lines.length).to.be.greaterThan(0);
+      expect(Number(await page.textContent('#lines-count'))).to.equal(lines.length);
+      const ids = await page.$$eval('#lines-table tr.lx-row', (rs) => rs.map((r) => r.getAttribute('data-sample-id')));
+      expect(ids).to.deep.equal(lines.slice(0, 50).map((l) => l.sample_id));
+      await checkDeepLink(page, lines[0], open);
+      expect(problems, 'console errors').to.deep.equal([]);
+      expect(external, 'network requests').to.deep.equal([]);
+    } finally {
+      await browser.close();
+    }
+  });
 });
+
+/** `#line=<id>` opens the line expanded: each diff rtl, its <del>/<ins> inside rtl, its edits those of lines.json. */
+async function checkDeepLink(page: Page, line: Json, open: (hash: string) => Promise<void>): Promise<void> {
+  await open(`#line=${encodeURIComponent(line.sample_id)}`);
+  const detail = page.locator(`tr.lx-detail[data-detail-for="${line.sample_id}"]`);
+  await detail.waitFor({ timeout: 10000 });
+  const diffs = await detail.locator('.diff').evaluateAll((ds: Node[]) => ds.map((d) => ({
+    id: d.getAttribute('data-diff'), dir: d.getAttribute('dir'),
+    spans: Array.from(d.querySelectorAll('del, ins')).map((x) => x.closest('[dir="rtl"]') !== null),
+    edits: Array.from(d.querySelectorAll('[data-edits]')).reduce((a: number, x) => a + Number(x.getAttribute('data-edits')), 0),
+  })));
+  const expected = ['ocr', ...Object.keys(line.arms).filter((a) => line.arms[a] !== null)];
+  expect(diffs.map((d) => d.id)).to.have.members(expected);
+  for (const d of diffs) {
+    expect(d.dir, d.id!).to.equal('rtl');
+    expect(d.spans.every(Boolean), d.id!).to.equal(true);
+    expect(d.edits, d.id!).to.equal(d.id === 'ocr' ? line.ocr.edits : line.arms[d.id!].edits);
+  }
+  expect(diffs.reduce((a, d) => a + d.spans.length, 0), 'diff spans').to.be.greaterThan(0);
+}

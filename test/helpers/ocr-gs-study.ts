@@ -17,9 +17,24 @@ export function ocrGsDatasets(ocrGsRoot: string): Record<string, Pair[]> {
   return out;
 }
 
-/** Write `<root>/phase5` (rag + inference_input) and `<root>/phase2` (zero_shot) for every OCR_GS line. */
-export function writeOcrGsStudy(root: string, ocrGsRoot: string): { phase5Dir: string; phase2Dir: string; lines: number } {
-  const datasets = ocrGsDatasets(ocrGsRoot);
+/** The first `limit` lines, datasets in order (a dataset left with none is dropped). */
+function firstLines(datasets: Record<string, Pair[]>, limit: number): Record<string, Pair[]> {
+  const out: Record<string, Pair[]> = {};
+  let left = limit;
+  for (const [ds, pairs] of Object.entries(datasets)) {
+    if (left <= 0) break;
+    out[ds] = pairs.slice(0, left);
+    left -= out[ds].length;
+  }
+  return out;
+}
+
+/**
+ * Write `<root>/phase5` (rag + inference_input) and `<root>/phase2` (zero_shot) for every OCR_GS line, or for
+ * the first `limit` of them (a quick bench run).
+ */
+export function writeOcrGsStudy(root: string, ocrGsRoot: string, limit = Infinity): { phase5Dir: string; phase2Dir: string; lines: number } {
+  const datasets = firstLines(ocrGsDatasets(ocrGsRoot), limit);
   const dirs = writeStudy(root, {
     datasets,
     phase5: (p, i) => ({ corrected: i % 3 === 0 ? p.gt : p.ocr }),
