@@ -46,6 +46,19 @@ export function sharedBackends(open: inference.OpenBackend, idleMs = 30_000): in
   };
 }
 
+/**
+ * Plan and merge read and write whole files (a million lines at cluster scale): heartbeat while they run, so the
+ * stage's heartbeat timeout applies to a stuck worker, not to a long file.
+ */
+async function keptAlive<T>(step: string, work: () => Promise<T>): Promise<T> {
+  const hooks = activityHooks(step, 'steps');
+  try {
+    return await work();
+  } finally {
+    hooks.stop();
+  }
+}
+
 export function createInferActivities(deps: ActivityDeps) {
   const openShared = sharedBackends(deps.openBackend);
   const options = (input: StageInput) => inference.optionsFrom(input.config, input.options, input.force);
@@ -69,7 +82,7 @@ export function createInferActivities(deps: ActivityDeps) {
     },
     /** Plan every arm's shards (plan files, parts dirs); returns the small per-arm plan the workflows fan out. */
     async planInfer(input: StageInput): Promise<shards.ArmPlan[]> {
-      return asActivity(async () => shards.planInfer(options(input)));
+      return asActivity(() => keptAlive('infer:plan', async () => shards.planInfer(options(input))));
     },
     async inferShard(args: { input: StageInput; arm: shards.ArmPlan; shard: shards.ShardRef }): Promise<shards.ShardResult> {
       const { input, arm, shard } = args;
@@ -86,7 +99,7 @@ export function createInferActivities(deps: ActivityDeps) {
       );
     },
     async mergeInferArm(args: { input: StageInput; arm: shards.ArmPlan; partial?: boolean }): Promise<shards.MergeResult> {
-      return asActivity(() => shards.mergeArm(options(args.input), args.arm, args.partial));
+      return asActivity(() => keptAlive(`infer:merge:${args.arm.arm}`, () => shards.mergeArm(options(args.input), args.arm, args.partial)));
     },
     async importCorrections(input: StageInput): Promise<inference.ImportResult> {
       return asActivity(() => inference.importCorrections(options(input)));

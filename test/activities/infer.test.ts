@@ -103,6 +103,22 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
     expect(lines(path.join(resultDirs(config).phase5, 'corrections.jsonl'))).to.have.length(0);
   });
 
+  it('the sharded infer: plan, shards and merge heartbeat (a long plan or merge is not a dead worker)', async () => {
+    const config = fixtureConfig(tmpResults('infer-sharded'), { infer: { shard_size: 4, conditions: ['rag'] } });
+    writeInput(config, 6);
+    const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => echoBackend() });
+    const plan = recordingEnv();
+    const [arm] = await plan.run(acts.planInfer, stageInput(config));
+    expect(arm).to.include({ arm: 'rag', lines: 6, shards: 2 });
+    expect(plan.beats.map((b) => b.step)).to.include('infer:plan');
+    for (const index of [0, 1]) await recordingEnv().run(acts.inferShard, { input: stageInput(config), arm, shard: { dataset: 'demo', index } });
+    const merge = recordingEnv();
+    const merged = await merge.run(acts.mergeInferArm, { input: stageInput(config), arm });
+    expect(merged.records).to.equal(6);
+    expect(merge.beats.map((b) => b.step)).to.include('infer:merge:rag');
+    expect(lines(merged.output).map((l) => JSON.parse(l).sample_id)).to.deep.equal(['s0', 's1', 's2', 's3', 's4', 's5']);
+  });
+
   it('fails without retries when there is no inference input, and when an import file is malformed', async () => {
     const config = fixtureConfig(tmpResults('infer-bad'));
     const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => echoBackend() });
