@@ -2,6 +2,7 @@
  * Size and first render of report.html with the Lines view on the full OCR_GS set (5,092 lines).
  *
  *   npx tsx bench/report-size.ts [--input inference_input.jsonl] [--runs 3] [--keep] [--lines N] [--screenshot PATH]
+ *   npx tsx bench/report-size.ts --report results/ocrgs-arms/study [--runs 3] [--screenshot PATH]   (an existing report)
  *
  * Inputs: a real export of every OCR_GS line (default `results/ocrgs-full/phase5/inference_input.jsonl`, with
  * its real retrieved sentences) and corrections made without an LLM — rag: the gold text on every third
@@ -33,6 +34,7 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     lines: { type: 'string' },
     screenshot: { type: 'string' },
+    report: { type: 'string' },
   },
 });
 const LIMIT = args.lines === undefined ? Infinity : Number(args.lines);
@@ -128,8 +130,21 @@ async function inBrowser(report: string, doc: { lines: Array<{ sample_id: string
   }
 }
 
-async function main(): Promise<void> {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'bench-report-size-'));
+/** Sizes of a report folder (report.html, its embedded Lines data, lines.json, report.md) against the budget; the html's size. */
+function printSizes(dir: string): { htmlBytes: number; doc: { lines: Array<{ sample_id: string }>; meta: { arms: unknown[] } } } {
+  const size = (f: string) => statSync(path.join(dir, f)).size;
+  const htmlBytes = size('report.html');
+  const html = readFileSync(path.join(dir, 'report.html'), 'utf8');
+  const embedded = /id="lines-data"[^>]*>([^<]*)</.exec(html)?.[1].length ?? 0;
+  const doc = JSON.parse(readFileSync(path.join(dir, 'lines.json'), 'utf8'));
+  console.log(`lines: ${doc.lines.length} × ${doc.meta.arms.length} arms`);
+  console.log(`report.html: ${mb(htmlBytes)} (budget ${mb(BUDGET_BYTES)}) — Lines data embedded: ${mb(embedded)} (gzip + base64 of lines.json ${mb(size('lines.json'))})`);
+  console.log(`report.md: ${(size('report.md') / 1024).toFixed(1)} KB`);
+  return { htmlBytes, doc };
+}
+
+/** The two-arm study of the budget, analysed here from a real export (or the stand-in); returns its phase5 folder. */
+async function analysedStudy(root: string): Promise<string> {
   const real = existsSync(args.input!);
   const dirs = real ? studyFromExport(root, args.input!) : writeOcrGsStudy(root, OCR_GS_ROOT, LIMIT);
   const first = LIMIT < Infinity ? ` (first ${LIMIT} lines only: not the budget's set)` : '';
@@ -137,16 +152,16 @@ async function main(): Promise<void> {
   const t0 = performance.now();
   await analyzeStudy({ ...dirs, bootstrap: { iterations: 1000 }, progress: 'silent', logFile: false, report: { png: false } });
   console.log(`analysis + report: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const size = (f: string) => statSync(path.join(dirs.phase5Dir, f)).size;
-  const htmlBytes = size('report.html');
-  const html = readFileSync(path.join(dirs.phase5Dir, 'report.html'), 'utf8');
-  const embedded = /id="lines-data"[^>]*>([^<]*)</.exec(html)?.[1].length ?? 0;
-  const doc = JSON.parse(readFileSync(path.join(dirs.phase5Dir, 'lines.json'), 'utf8'));
-  console.log(`lines: ${doc.lines.length} × ${doc.meta.arms.length} arms`);
-  console.log(`report.html: ${mb(htmlBytes)} (budget ${mb(BUDGET_BYTES)}) — Lines data embedded: ${mb(embedded)} (gzip + base64 of lines.json ${mb(size('lines.json'))})`);
-  console.log(`report.md: ${(size('report.md') / 1024).toFixed(1)} KB`);
-  await inBrowser(path.join(dirs.phase5Dir, 'report.html'), doc);
-  if (args.keep) console.log(`kept: ${dirs.phase5Dir}`);
+  return dirs.phase5Dir;
+}
+
+async function main(): Promise<void> {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'bench-report-size-'));
+  const dir = args.report ? path.resolve(args.report) : await analysedStudy(root);
+  if (args.report) console.log(`report: ${dir} (as written by its analysis)`);
+  const { htmlBytes, doc } = printSizes(dir);
+  await inBrowser(path.join(dir, 'report.html'), doc);
+  if (args.keep && !args.report) console.log(`kept: ${dir}`);
   else rmSync(root, { recursive: true, force: true });
   if (htmlBytes > BUDGET_BYTES) {
     console.log('OVER the size budget');
