@@ -27,8 +27,14 @@ async function main(): Promise<void> {
   const prefix = process.argv[2] ?? 'v2';
   if (!/^[a-z0-9-]+$/.test(prefix)) throw new Error(`prefix must be lower-case letters, digits and "-", got "${prefix}"`);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'record-histories-'));
-  // 3 export shards through a window of 2, so the recording shows the window at work.
-  const config = await tinyStudyConfig(dir, { temporal: { max_parallel_activities: 2 } });
+  // 3 export shards through a window of 2, so the recording shows the window at work. Infer: 3 study arms of
+  // three 2-line shards (one export: the arms differ only in the prompt) through the pool's 2 lanes: two arms
+  // start, the third waits for the first to finish, then gets the second's lane too (the setWindow signal).
+  const config = await tinyStudyConfig(dir, {
+    temporal: { max_parallel_activities: 2, concurrency: { gpu: 2 } },
+    infer: { shard_size: 2 },
+    study: { baseline: 'zero_shot', arms: [{ name: 'zero_shot', prompt: 'zero_shot' }, { name: 'rag' }, { name: 'rag_b' }] },
+  });
   const study = await startTinyStudy(config);
   try {
     await runTinyStudy(study);
@@ -38,7 +44,7 @@ async function main(): Promise<void> {
     mkdirSync(HISTORIES_DIR, { recursive: true });
     await save(study, runWorkflowId(config.run_name), `${prefix}-phase5.json`);
     for (const stage of ['build', 'export', 'infer', 'analyze'] as const) await save(study, stageWorkflowId(config.run_name, stage), `${prefix}-${stage}.json`);
-    // Sharded infer (patched 'sharded-infer'): one child workflow per arm.
+    // Sharded infer (patched 'sharded-infer', then 'infer-pool'): one child workflow per arm.
     for (const arm of armNames(config, {})) await save(study, `${stageWorkflowId(config.run_name, 'infer')}-${arm}`, `${prefix}-infer-arm-${arm}.json`);
     await save(study, doctorId, `${prefix}-doctor.json`);
   } finally {

@@ -21,14 +21,17 @@ import {
   ApplicationFailure,
   continueAsNew,
   defineQuery,
+  defineSignal,
   executeChild,
   isCancellation,
   patched,
   proxyActivities,
   setHandler,
+  startChild,
   TimeoutFailure,
   workflowInfo,
   type ActivityOptions,
+  type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import type { Duration, TypedSearchAttributes } from '@temporalio/common';
 import { RUN_ATTR, STAGE_ATTR } from '../src/temporal/search-attributes';
@@ -53,6 +56,8 @@ import {
 } from './types';
 
 export const progressQuery = defineQuery<WorkflowProgress>('progress');
+/** Parent → arm child of the sharded infer: the arm's new window (shards in flight); it only ever grows. */
+export const setWindowSignal = defineSignal<[number]>('setWindow');
 
 const ALL_STAGES: StageName[] = ['build', 'export', 'infer', 'analyze'];
 
@@ -133,6 +138,37 @@ async function mapWithWindow<T, R>(items: readonly T[], limit: number, task: (it
   const lanes = Math.max(1, Math.min(Math.floor(limit), items.length));
   await Promise.all(Array.from({ length: lanes }, lane));
   return results;
+}
+
+/**
+ * mapWithWindow whose limit may grow while it runs: `grow()`, after `limit()` went up, spawns the extra lanes at
+ * once (each takes the next item); `done()` resolves when every lane has run dry. While the limit stays put it
+ * issues exactly mapWithWindow's commands, in the same order.
+ */
+function growingWindow<T>(items: readonly T[], limit: () => number, task: (item: T) => Promise<void>): { grow(): void; done(): Promise<void> } {
+  let next = 0;
+  let active = 0;
+  const lanes: Promise<void>[] = [];
+  const lane = async (): Promise<void> => {
+    active++;
+    try {
+      while (next < items.length) await task(items[next++]);
+    } finally {
+      active--;
+    }
+  };
+  const grow = (): void => {
+    while (active < Math.max(1, Math.floor(limit())) && next < items.length) lanes.push(lane());
+  };
+  const done = async (): Promise<void> => {
+    grow();
+    // Lanes a signal adds while we wait join the wait.
+    for (let waited = -1; waited < lanes.length; ) {
+      waited = lanes.length;
+      await Promise.all(lanes);
+    }
+  };
+  return { grow, done };
 }
 
 export async function buildWorkflow(input: StageInput): Promise<BuildResult> {
@@ -229,29 +265,112 @@ export async function inferWorkflow(input: StageInput): Promise<InferResult> {
 }
 
 /**
- * Plan, then one child workflow per arm (`<infer id>-<arm>`), all at once: each keeps its share of
- * `temporal.max_parallel_activities` shards in flight, so all arms' shards form one bounded pool on the GPU queue.
+ * Plan, then one child workflow per arm (`<infer id>-<arm>`) running that arm's shards. Since `infer-pool`, all
+ * arms' shards share one pool of `temporal.max_parallel_activities` lanes (see pooledArms); histories from before
+ * it ran every arm at once with a fixed share of the bound each (fixedWindowArms).
  */
 async function shardedInfer(input: StageInput, p: WorkflowProgress, acts: ReturnType<typeof stageActivities>): Promise<InferResult> {
   setStep(p, 'plan', 0, 1);
   const arms = await acts.planInfer(input);
-  const window = Math.max(1, Math.floor((input.config.temporal.max_parallel_activities ?? DEFAULT_MAX_PARALLEL) / Math.max(1, arms.length)));
   const parent = workflowInfo().workflowId;
   p.results.arms = Object.fromEntries(arms.map((a) => [a.arm, { workflowId: `${parent}-${a.arm}`, lines: a.lines, shards: a.shards }]));
   const out: Exclude<InferResult, { imported: unknown }> = {};
   let finished = 0;
   setStep(p, 'arms', 0, arms.length, 'arms');
+  const onDone = (arm: string, r: ConditionResult): void => {
+    out[arm] = r;
+    p.results[arm] = r;
+    setStep(p, 'arms', ++finished, arms.length, 'arms');
+  };
+  if (patched('infer-pool')) await pooledArms(input, arms, onDone);
+  else await fixedWindowArms(input, arms, onDone);
+  setStep(p, 'done', arms.length, arms.length, 'arms');
+  return out;
+}
+
+/** Before `infer-pool`: every arm's child at once, each with a fixed window of floor(bound / arms), at least 1. */
+async function fixedWindowArms(input: StageInput, arms: ArmPlan[], onDone: (arm: string, r: ConditionResult) => void): Promise<void> {
+  const window = Math.max(1, Math.floor((input.config.temporal.max_parallel_activities ?? DEFAULT_MAX_PARALLEL) / Math.max(1, arms.length)));
+  const parent = workflowInfo().workflowId;
   await Promise.all(
     arms.map(async (arm) => {
       const args: InferArmInput = { input, arm, window, from: 0, acc: emptyTotals() };
-      const r = await executeChild(inferArmWorkflow, { workflowId: `${parent}-${arm.arm}`, args: [args], ...childLabels('infer') });
-      out[arm.arm] = r;
-      p.results[arm.arm] = r;
-      setStep(p, 'arms', ++finished, arms.length, 'arms');
+      onDone(arm.arm, await executeChild(inferArmWorkflow, { workflowId: `${parent}-${arm.arm}`, args: [args], ...childLabels('infer') }));
     }),
   );
-  setStep(p, 'done', arms.length, arms.length, 'arms');
-  return out;
+}
+
+/** An arm in the pool: its lanes (the window it was started with or signalled) and its child, once started. */
+interface PoolArm {
+  arm: ArmPlan;
+  window: number;
+  child?: ChildWorkflowHandle<typeof inferArmWorkflow>;
+}
+
+type ArmOutcome = { arm: string; result: ConditionResult } | { arm: string; error: unknown };
+
+/**
+ * Hand `free` lanes out one at a time, round robin in arm order, to arms whose window is still below their shard
+ * count (more lanes than shards would sit idle). Returns the lanes nobody can use.
+ */
+function shareLanes(free: number, arms: readonly PoolArm[]): number {
+  for (let gave = true; free > 0 && gave; ) {
+    gave = false;
+    for (const a of arms) {
+      if (free > 0 && a.window < a.arm.shards) {
+        a.window++;
+        free--;
+        gave = true;
+      }
+    }
+  }
+  return free;
+}
+
+/**
+ * All arms' shards in one pool of `temporal.max_parallel_activities` lanes, a lane being one inferShard activity
+ * in flight. At most that many arm children run at once (queued arms wait); the lanes are shared out among the
+ * running children as their windows. When a child finishes, its lanes start the next queued arm, and the rest go
+ * to the children still running (the `setWindow` signal: the child spawns the extra lanes at once), so the tail of
+ * a study keeps every lane busy. The windows never add up to more than the bound, and a window only grows, so a
+ * child never has more shards in flight than the parent counts for it: the bound holds at every moment.
+ */
+async function pooledArms(input: StageInput, arms: ArmPlan[], onDone: (arm: string, r: ConditionResult) => void): Promise<void> {
+  const parent = workflowInfo().workflowId;
+  const queued: PoolArm[] = arms.map((arm) => ({ arm, window: 0 }));
+  const running: PoolArm[] = [];
+  const outcomes = new Map<string, Promise<ArmOutcome>>();
+  let free = Math.max(1, Math.floor(input.config.temporal.max_parallel_activities ?? DEFAULT_MAX_PARALLEL));
+  const rebalance = async (): Promise<void> => {
+    const before = running.map((a) => a.window);
+    const starting: PoolArm[] = [];
+    for (; free > 0 && queued.length; free--) starting.push(Object.assign(queued.shift()!, { window: 1 }));
+    running.push(...starting);
+    free = shareLanes(free, running);
+    // All starts in one workflow task, like the children before the pool.
+    await Promise.all(
+      starting.map(async (a) => {
+        const args: InferArmInput = { input, arm: a.arm, window: a.window, from: 0, acc: emptyTotals() };
+        a.child = await startChild(inferArmWorkflow, { workflowId: `${parent}-${a.arm.arm}`, args: [args], ...childLabels('infer') });
+        outcomes.set(a.arm.arm, a.child.result().then((result): ArmOutcome => ({ arm: a.arm.arm, result }), (error: unknown): ArmOutcome => ({ arm: a.arm.arm, error })));
+      }),
+    );
+    // A child that finished before the signal reached it gives its lanes back when the parent sees it finish.
+    before.forEach((w, i) => {
+      if (running[i].window > w) void running[i].child!.signal(setWindowSignal, running[i].window).catch(() => undefined);
+    });
+  };
+  await rebalance();
+  while (outcomes.size > 0) {
+    const done = await Promise.race(outcomes.values());
+    outcomes.delete(done.arm);
+    if ('error' in done) throw done.error;
+    const i = running.findIndex((a) => a.arm.arm === done.arm);
+    free += running[i].window;
+    running.splice(i, 1);
+    onDone(done.arm, done.result);
+    await rebalance();
+  }
 }
 
 /** What an arm's finished shards add up to, carried across continue-as-new. */
@@ -265,7 +384,7 @@ export interface ArmTotals {
 export interface InferArmInput {
   input: StageInput;
   arm: ArmPlan;
-  /** Shards in flight at once. */
+  /** Shards in flight at once; the pool's `setWindow` signal raises it, and it carries over continue-as-new. */
   window: number;
   /** Index of the first shard this run executes (runs continue as new after `infer.shards_per_run`). */
   from: number;
@@ -304,18 +423,26 @@ export async function inferArmWorkflow(a: InferArmInput): Promise<ConditionResul
   const lines = { done: a.acc.lines, total: a.arm.lines };
   Object.assign(p.results, { arm: a.arm.arm, lines, linesAtRunStart: a.acc.lines });
   setStep(p, 'shards', a.from, all.length, 'shards');
+  let window = a.window;
+  const pool = growingWindow(batch, () => window, async (shard) => {
+    addShard(a.acc, await acts.inferShard({ input: a.input, arm: a.arm, shard }));
+    lines.done = a.acc.lines;
+    setStep(p, 'shards', a.acc.shards, all.length, 'shards');
+  });
+  // The infer pool hands this arm more lanes when another arm finishes (never fewer). Without a signal this runs
+  // exactly the commands of the fixed window it replaced, so histories from before replay unchanged.
+  setHandler(setWindowSignal, (w) => {
+    window = Math.max(window, w);
+    pool.grow();
+  });
   try {
-    await mapWithWindow(batch, a.window, async (shard) => {
-      addShard(a.acc, await acts.inferShard({ input: a.input, arm: a.arm, shard }));
-      lines.done = a.acc.lines;
-      setStep(p, 'shards', a.acc.shards, all.length, 'shards');
-    });
+    await pool.done();
   } catch (err) {
     // Failed for good (a shard's outage outlasted its budget, bad input): keep what succeeded where analyze reads it.
     if (!isCancellation(err)) await acts.mergeInferArm({ input: a.input, arm: a.arm, partial: true }).catch(() => undefined);
     throw err;
   }
-  if (a.from + batch.length < all.length) return continueAsNew<typeof inferArmWorkflow>({ ...a, from: a.from + batch.length });
+  if (a.from + batch.length < all.length) return continueAsNew<typeof inferArmWorkflow>({ ...a, window, from: a.from + batch.length });
   setStep(p, 'merge', all.length, all.length, 'shards');
   const merged = await acts.mergeInferArm({ input: a.input, arm: a.arm });
   setStep(p, 'done', all.length, all.length, 'shards');

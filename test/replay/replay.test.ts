@@ -1,8 +1,8 @@
 /**
  * Replay: every recorded history in test/replay/histories (written by `npm run record-histories`) must replay
  * against the current workflow code without a determinism violation. A workflow change that alters the
- * commands a workflow issues, without `patched()`, fails here. The positive control replays the build
- * histories against a copy of the code with the build activities reordered and expects that to fail.
+ * commands a workflow issues, without `patched()`, fails here. The positive controls replay histories against
+ * copies of the code from before a patch (and one with the build activities reordered) and expect that to fail.
  */
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -47,12 +47,14 @@ describe('replay: recorded histories against the current workflow code', functio
     current = await workflowBundle();
   });
 
-  it('has a recording of every workflow type, before (v1) and after (v2) the bounded export fan-out, and after the sharded build and infer (v3)', () => {
+  it('has a recording of every workflow type, before (v1) and after (v2) the bounded export fan-out, after the sharded build and infer (v3) and after the infer pool (v4)', () => {
     for (const version of ['v1', 'v2']) {
       for (const name of ['phase5', 'build', 'export', 'infer', 'analyze', 'doctor']) expect(FILES).to.include(`${version}-${name}.json`);
     }
     // v3: after the sharded build and infer, with the per-arm infer children.
     for (const name of ['phase5', 'build', 'export', 'infer', 'infer-arm-rag', 'infer-arm-zero_shot', 'analyze', 'doctor']) expect(FILES).to.include(`v3-${name}.json`);
+    // v4: the infer pool, on a study of three arms through two lanes.
+    for (const name of ['phase5', 'build', 'export', 'infer', 'infer-arm-zero_shot', 'infer-arm-rag', 'infer-arm-rag_b', 'analyze', 'doctor']) expect(FILES).to.include(`v4-${name}.json`);
     const types = FILES.map((f) => loadHistory(f).events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name);
     expect(new Set(types)).to.deep.equal(new Set(['phase5Workflow', 'buildWorkflow', 'exportWorkflow', 'inferWorkflow', 'inferArmWorkflow', 'analyzeWorkflow', 'doctorWorkflow']));
   });
@@ -83,6 +85,32 @@ describe('replay: recorded histories against the current workflow code', functio
     const err = await replay(unsharded, 'v3-infer.json').then(() => undefined, (e: unknown) => e);
     expect(err).to.be.instanceOf(DeterminismViolationError);
     await replay(unsharded, 'v2-infer.json');
+  });
+
+  it('the v4 infer history runs 3 arms through the pool of 2 lanes: the third arm waits for a lane, then gets the second arm\'s by signal', () => {
+    const markers = (file: string) => (loadHistory(file).events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch');
+    expect(markers('v3-infer.json'), 'sharded-infer').to.have.length(1);
+    expect(markers('v4-infer.json'), 'sharded-infer, infer-pool').to.have.length(2);
+    const steps = (loadHistory('v4-infer.json').events ?? []).flatMap((e) => {
+      const started = e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+      if (started) return [`start ${started.replace(/^.*-infer-/, '')}`];
+      if (e.childWorkflowExecutionCompletedEventAttributes) return [`done ${e.childWorkflowExecutionCompletedEventAttributes.workflowExecution?.workflowId?.replace(/^.*-infer-/, '')}`];
+      const signal = e.signalExternalWorkflowExecutionInitiatedEventAttributes;
+      if (signal) return [`signal ${signal.workflowExecution?.workflowId?.replace(/^.*-infer-/, '')} ${signal.signalName}`];
+      return [];
+    });
+    const [first, second] = steps.filter((s) => s.startsWith('done ')).map((s) => s.slice(5));
+    expect(steps).to.deep.equal(['start zero_shot', 'start rag', `done ${first}`, 'start rag_b', `done ${second}`, 'signal rag_b setWindow', 'done rag_b']);
+    // rag_b, started with 1 lane, runs a second shard as soon as the signal arrives, before its first is done.
+    const arm = (loadHistory('v4-infer-arm-rag_b.json').events ?? []).map((e) => e.workflowExecutionSignaledEventAttributes?.signalName ?? e.activityTaskScheduledEventAttributes?.activityType?.name ?? (e.activityTaskCompletedEventAttributes ? 'completed' : null));
+    expect(arm.filter((x) => x).slice(0, 3)).to.deep.equal(['inferShard', 'setWindow', 'inferShard']);
+  });
+
+  it('control: the v4 infer history fails replay against the code from before the infer pool; v3 replays', async () => {
+    const unpooled = await bundleWorkflowCode({ workflowsPath: path.join(REPO_ROOT, 'test', 'replay', 'unpooled-infer-workflows.ts'), logger: silentLogger });
+    const err = await replay(unpooled, 'v4-infer.json').then(() => undefined, (e: unknown) => e);
+    expect(err).to.be.instanceOf(DeterminismViolationError);
+    await replay(unpooled, 'v3-infer.json');
   });
 
   it('control: the build histories fail replay against a copy that runs buildIndex before buildCorpus', async () => {

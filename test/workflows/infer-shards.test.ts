@@ -1,8 +1,9 @@
 /**
- * Sharded infer through the real workflows (plan → one child per arm → shards through a window, continue-as-new
- * after `infer.shards_per_run` → merge) on a local Temporal server with an in-process worker and a deterministic
- * echo backend: ≥ 1,000 one-line shards, merged outputs byte-identical to the single-runner stage, and the size
- * of every history printed (events and bytes), so the README's numbers for 1M lines × 8 arms rest on a measurement.
+ * Sharded infer through the real workflows (plan → one child per arm → shards through the pool's windows,
+ * continue-as-new after `infer.shards_per_run` → merge) on a local Temporal server with an in-process worker and a
+ * deterministic echo backend: ≥ 1,000 one-line shards, merged outputs byte-identical to the single-runner stage,
+ * and the size of every history printed (events and bytes), so the README's numbers for 1M lines × 8 arms rest on
+ * a measurement; and a pool that hands a finished arm's lanes to an arm in the middle of its continue-as-new chain.
  */
 import { expect } from 'chai';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,13 +12,14 @@ import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { createActivities, defaultDeps } from '../../activities';
 import { workflowBundle } from '../../bin/cli/worker-runtime';
 import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import type { LlmBackend } from '../../src/llm';
 import * as inference from '../../src/stages/infer';
-import { inferWorkflow } from '../../workflows';
+import { inferWorkflow, type InferArmInput } from '../../workflows';
 import type { StageInput } from '../../workflows/types';
 import { inferenceInputRecord } from '../helpers/records';
 import { createLocalEnv } from '../helpers/temporal';
@@ -55,12 +57,12 @@ function writeInput(results: string, n: number): string[] {
   return ids;
 }
 
-function configFor(results: string, queue: string, extra: { shardSize: number; perRun: number }): Config {
+function configFor(results: string, queue: string, extra: { shardSize: number; perRun: number; maxParallel?: number }): Config {
   return parseConfig(
     {
       paths: { results_dir: results },
       infer: { backend: 'openai', conditions: ['rag', 'zero_shot'], shard_size: extra.shardSize, shards_per_run: extra.perRun },
-      temporal: { queues: { cpu: queue, gpu: queue }, concurrency: { cpu: 8, gpu: 8 }, max_parallel_activities: 32 },
+      temporal: { queues: { cpu: queue, gpu: queue }, concurrency: { cpu: 8, gpu: 8 }, max_parallel_activities: extra.maxParallel ?? 32 },
     },
     'sharded infer test config',
     { env: {} },
@@ -89,6 +91,33 @@ async function historySize(client: Client, workflowId: string): Promise<HistoryS
   return out;
 }
 
+/** The input of every run of an arm's continue-as-new chain, first run first. */
+async function armRunInputs(client: Client, workflowId: string): Promise<InferArmInput[]> {
+  const inputs: InferArmInput[] = [];
+  let runId: string | undefined = (await client.workflow.getHandle(workflowId).describe()).runId;
+  while (runId) {
+    const history: Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>> = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+    inputs.unshift(defaultPayloadConverter.fromPayload<InferArmInput>(started!.input!.payloads![0] as Parameters<typeof defaultPayloadConverter.fromPayload>[0]));
+    runId = started?.continuedExecutionRunId ?? undefined;
+  }
+  return inputs;
+}
+
+/** Each arm's merged output equals the single-runner stage's on the same input, byte for byte, in input order. */
+async function expectSingleRunnerBytes(result: Record<string, inference.ConditionResult>, lines: number, ids: string[], queue: string): Promise<void> {
+  const refDir = mkdtempSync(path.join(os.tmpdir(), 'infer-single-'));
+  writeInput(refDir, lines);
+  const refOptions = inference.optionsFrom(configFor(refDir, queue, { shardSize: 1, perRun: 400 }), {});
+  for (const c of ['rag', 'zero_shot'] as const) {
+    await inference.runCondition(refOptions, c, {}, async () => echoBackend());
+    const output = result[c].output;
+    expect(readFileSync(output, 'utf8'), c).to.equal(readFileSync(refOptions.arms.find((a) => a.name === c)!.output, 'utf8'));
+    expect(readFileSync(output, 'utf8').trim().split('\n').map((l) => JSON.parse(l).sample_id)).to.deep.equal(ids);
+    expect(result[c]).to.include({ written: lines, succeeded: lines, failed: 0 });
+  }
+}
+
 describe('sharded infer (real workflows on a local Temporal server, echo backend)', function () {
   this.timeout(600000);
   let env: TestWorkflowEnvironment;
@@ -98,12 +127,13 @@ describe('sharded infer (real workflows on a local Temporal server, echo backend
   });
   after(async () => env?.teardown());
 
-  async function runSharded(config: Config, queue: string, workflowId: string, options: StageInput['options'] = {}) {
+  type Acts = ReturnType<typeof createActivities>;
+  async function runSharded(config: Config, queue: string, workflowId: string, options: StageInput['options'] = {}, wrap: (acts: Acts) => Acts = (a) => a) {
     const worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue: queue,
       workflowBundle: await workflowBundle(),
-      activities: createActivities({ ...defaultDeps(), openBackend: async () => echoBackend() }),
+      activities: wrap(createActivities({ ...defaultDeps(), openBackend: async () => echoBackend() })),
       maxConcurrentActivityTaskExecutions: 8,
     });
     const input: StageInput = { run: workflowId, config, options, force: false };
@@ -120,17 +150,7 @@ describe('sharded infer (real workflows on a local Temporal server, echo backend
     const result = (await runSharded(config, queue, workflowId)) as Record<string, inference.ConditionResult>;
     const seconds = (Date.now() - t0) / 1000;
 
-    const refDir = mkdtempSync(path.join(os.tmpdir(), 'infer-single-'));
-    writeInput(refDir, 520);
-    const refConfig = configFor(refDir, queue, { shardSize: 1, perRun: 400 });
-    const refOptions = inference.optionsFrom(refConfig, {});
-    for (const c of ['rag', 'zero_shot'] as const) {
-      await inference.runCondition(refOptions, c, {}, async () => echoBackend());
-      const output = result[c].output;
-      expect(readFileSync(output, 'utf8'), c).to.equal(readFileSync(refOptions.arms.find((a) => a.name === c)!.output, 'utf8'));
-      expect(readFileSync(output, 'utf8').trim().split('\n').map((l) => JSON.parse(l).sample_id)).to.deep.equal(ids);
-      expect(result[c]).to.include({ written: 520, succeeded: 520, failed: 0 });
-    }
+    await expectSingleRunnerBytes(result, 520, ids, queue);
 
     const sizes = [await historySize(env.client, workflowId)];
     for (const arm of ['rag', 'zero_shot']) sizes.push(await historySize(env.client, `${workflowId}-${arm}`));
@@ -143,7 +163,57 @@ describe('sharded infer (real workflows on a local Temporal server, echo backend
       expect(s.maxEvents).to.be.lessThan(50_000);
       expect(s.maxBytes).to.be.lessThan(50 * 1024 * 1024);
     }
-    expect(sizes[0].maxEvents, 'the parent only plans and starts one child per arm').to.be.lessThan(40);
+    expect(sizes[0].maxEvents, 'the parent only plans, starts one child per arm and hands the lanes of the first to finish to the other').to.be.lessThan(40);
     expect(existsSync(`${result.rag.output}.parts`)).to.equal(true);
+  });
+
+  it('the pool hands a finished arm\'s lanes to an arm mid-way through its continue-as-new chain; outputs unchanged', async () => {
+    const results = mkdtempSync(path.join(os.tmpdir(), 'infer-pool-can-'));
+    const lines = 40;
+    const ids = writeInput(results, lines);
+    const queue = `pool-can-${Date.now()}`;
+    // 20 two-line shards per arm, 4 a run (5 runs), 4 lanes: 2 each until zero_shot is done, then rag has 4.
+    const config = configFor(results, queue, { shardSize: 2, perRun: 4, maxParallel: 4 });
+    const workflowId = `infer-pool-can-${Date.now()}`;
+    const running = { rag: 0, zero_shot: 0 };
+    let maxTotal = 0;
+    let maxRag = 0;
+    // rag's shards after its first run wait for zero_shot's merge, so rag is mid-chain when it gets the lanes.
+    let zeroShotMerged!: () => void;
+    const gate = new Promise<void>((resolve) => (zeroShotMerged = resolve));
+    const firstRun = new Set(['a:0', 'a:1', 'a:2', 'a:3']);
+    const slowRag = (acts: Acts): Acts => ({
+      ...acts,
+      inferShard: async (arg) => {
+        const arm = arg.arm.arm as keyof typeof running;
+        if (arm === 'rag' && !firstRun.has(`${arg.shard.dataset}:${arg.shard.index}`)) await gate;
+        running[arm]++;
+        maxTotal = Math.max(maxTotal, running.rag + running.zero_shot);
+        maxRag = Math.max(maxRag, running.rag);
+        try {
+          if (arm === 'rag') await new Promise((r) => setTimeout(r, 200)); // long enough for rag's lanes to overlap
+          return await acts.inferShard(arg);
+        } finally {
+          running[arm]--;
+        }
+      },
+      mergeInferArm: async (arg) => {
+        const merged = await acts.mergeInferArm(arg);
+        if (arg.arm.arm === 'zero_shot') zeroShotMerged();
+        return merged;
+      },
+    });
+    const result = (await runSharded(config, queue, workflowId, {}, slowRag)) as Record<string, inference.ConditionResult>;
+    await expectSingleRunnerBytes(result, lines, ids, queue);
+    expect(maxTotal, 'shards in flight over both arms').to.equal(4);
+    expect(maxRag, 'rag after zero_shot finished').to.equal(4);
+    const rag = await armRunInputs(env.client, `${workflowId}-rag`);
+    expect(rag.map((r) => r.from), 'rag continues as new every 4 shards').to.deep.equal([0, 4, 8, 12, 16]);
+    // The signal lands in run 2 (or, on a slow machine, 3); from then on every run starts with the grown window.
+    const windows = rag.map((r) => r.window);
+    expect(windows.slice(0, 2), 'rag runs 1-2 start with its share').to.deep.equal([2, 2]);
+    expect(windows.at(-1), 'the grown window carries over continue-as-new').to.equal(4);
+    expect(windows, 'a window only grows').to.deep.equal([...windows].sort((x, y) => x - y));
+    expect((await armRunInputs(env.client, `${workflowId}-zero_shot`)).map((r) => r.window)).to.deep.equal([2, 2, 2, 2, 2]);
   });
 });
