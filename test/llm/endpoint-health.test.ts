@@ -92,7 +92,7 @@ describe('llm/endpoint-health', () => {
 
   it('down → probes GET <baseUrl>/models with a doubling, capped backoff → up when it answers below 500', async () => {
     const b = await box(503); // llama.cpp while it loads a model
-    const { gate, events } = gateOn(b);
+    const { gate, events } = gateOn(b, 100, 400);
     gate.markDown('connection refused');
     gate.markDown('again'); // already down: no second pause
     expect(gate.isUp).to.equal(false);
@@ -106,8 +106,8 @@ describe('llm/endpoint-health', () => {
     expect(b.requests.every((r) => r.url === '/v1/models' && r.authorization === undefined)).to.equal(true);
     const times = [started, ...b.requests.map((r) => r.at)];
     const gaps = times.slice(1).map((t, i) => t - times[i]);
-    // 40, 80, 160, 160, 160 ms (timers fire late on a busy machine, never early)
-    [40, 80, 160, 160, 160].forEach((want, i) => expect(gaps[i], `gap ${i}: ${gaps.join(', ')}`).to.be.within(want - 5, want + 120));
+    // 100, 200, 400, 400, 400 ms (timers fire late on a busy machine, never early; a doubled 800 would fail)
+    [100, 200, 400, 400, 400].forEach((want, i) => expect(gaps[i], `gap ${i}: ${gaps.join(', ')}`).to.be.within(want - 5, want + 250));
   });
 
   it('a refused connection and a probe without an answer count as down; any status below 500 (401) as up', async () => {
