@@ -16,6 +16,11 @@ export interface ActivityDeps {
   openRetriever(config: Config, paths: StagePaths): Promise<ExportRetriever>;
   /** The LLM backend for one infer condition (closed by the stage). */
   openBackend: OpenBackend;
+  /**
+   * Called when an infer attempt failed because the LLM endpoint did not serve (an outage, not a bad line):
+   * a worker with its own endpoint pauses its GPU queue on it (bin/cli/worker-runtime.ts). Unset: nothing.
+   */
+  endpointDown?(reason: string): void;
 }
 
 /** The real dependencies of a worker process; `endpoint`: the worker's own LLM endpoint (`phase5 worker --openai-base-url`). */

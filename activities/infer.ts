@@ -59,6 +59,16 @@ async function keptAlive<T>(step: string, work: () => Promise<T>): Promise<T> {
   }
 }
 
+/** `work`, telling `deps.endpointDown` when it failed because the LLM endpoint did not serve. */
+async function reportingOutage<T>(deps: ActivityDeps, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (inference.isOutageFailure(err)) deps.endpointDown?.((err as Error).message);
+    throw err;
+  }
+}
+
 export function createInferActivities(deps: ActivityDeps) {
   const openShared = sharedBackends(deps.openBackend);
   const options = (input: StageInput) => inference.optionsFrom(input.config, input.options, input.force);
@@ -73,7 +83,7 @@ export function createInferActivities(deps: ActivityDeps) {
         return runExclusive(arm.output, async (signal) => {
           const hooks = activityHooks<inference.InferCheckpoint>(`infer:${condition}`, 'samples');
           try {
-            return await inference.runArm(opts, arm, { ...hooks, signal }, deps.openBackend);
+            return await reportingOutage(deps, () => inference.runArm(opts, arm, { ...hooks, signal }, deps.openBackend));
           } finally {
             hooks.stop();
           }
@@ -91,7 +101,7 @@ export function createInferActivities(deps: ActivityDeps) {
         runExclusive(shards.partFile(arm.output, shard.dataset, shard.index), async (signal) => {
           const hooks = activityHooks<inference.InferCheckpoint>(shards.shardLabel(arm, shard), 'lines');
           try {
-            return await shards.runShard(opts, arm, shard, { ...hooks, signal }, openShared);
+            return await reportingOutage(deps, () => shards.runShard(opts, arm, shard, { ...hooks, signal }, openShared));
           } finally {
             hooks.stop();
           }

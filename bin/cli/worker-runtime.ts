@@ -4,10 +4,15 @@
  * polling stops, running activities get a grace period to checkpoint (their outputs are resumable anyway).
  */
 import path from 'node:path';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker,
+  type ActivitySlotInfo, type CustomSlotSupplier, type WorkerOptions as SdkWorkerOptions, type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { IllegalStateError } from '@temporalio/common';
 import { createActivities, defaultDeps, type ActivityDeps } from '../../activities';
 import { describeEndpointOverride, type EndpointOverride } from '../../src/llm/endpoint';
+import { EndpointHealthGate, GatedSlots } from '../../src/llm/endpoint-health';
+import { redactedUrl } from '../../src/llm/openai-backend';
 import { PROJECT_ROOT } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { logFormat, logger } from '../../src/util/log';
@@ -61,6 +66,61 @@ function installRuntime(): void {
   }
 }
 
+/** The SDK's custom activity slot supplier over `slots`: while the endpoint is down no slot is free, so no poll. */
+export function gatedActivitySlots(slots: GatedSlots): CustomSlotSupplier<ActivitySlotInfo> {
+  return {
+    type: 'custom',
+    // Rejects with the abort signal's reason when the SDK drops the reservation (shutdown), as it expects.
+    reserveSlot: async (_ctx, abortSignal) => {
+      await slots.reserve(abortSignal);
+      return {};
+    },
+    tryReserveSlot: () => (slots.tryReserve() ? {} : null), // eager activities: never wait
+    markSlotUsed: () => undefined,
+    releaseSlot: () => slots.release(),
+  };
+}
+
+/**
+ * The queue the infer stage runs on (phase5-gpu) pauses while this worker's own endpoint is down: its outage
+ * failures mark the gate down, and until GET <base_url>/models answers again it takes no new activity tasks —
+ * else the idle worker would take (and fail within milliseconds) most shards, healthy workers would sit idle
+ * and shards would use up infer.outage_budget. Only with a base-URL override: without one every worker talks
+ * to the config's endpoints — shared, and per arm possibly several — so one arm's outage must not stop a
+ * worker from serving the others. Returns null when there is nothing to gate.
+ */
+export function endpointGate(config: Config, endpoint: EndpointOverride | undefined, queues: string[]): { gate: EndpointHealthGate; queue: string } | null {
+  const queue = config.temporal.queues[config.temporal.stages.infer.queue];
+  if (!endpoint?.baseUrl || !queues.includes(queue)) return null;
+  const url = redactedUrl(endpoint.baseUrl);
+  const gate = new EndpointHealthGate({
+    baseUrl: endpoint.baseUrl,
+    onPause: (reason) =>
+      logger.warn({ endpoint: url, queue, reason }, `LLM endpoint ${url} is not serving — pausing ${queue}: no new tasks until it answers (GET …/models, every 1–15 s)`),
+    onResume: (downMs, probes) =>
+      logger.warn({ endpoint: url, queue, down_ms: downMs, probes }, `LLM endpoint ${url} answers again after ${Math.round(downMs / 1000)} s — resuming ${queue}`),
+  });
+  return { gate, queue };
+}
+
+/** The SDK's defaults without a tuner (a tuner replaces all four slot kinds). */
+const DEFAULT_SLOTS = { workflow: 40, localActivity: 100, nexus: 100 };
+
+/** Activity slots of one queue: `slots` of them, gated by `gate` when given. */
+function activitySlots(slots: number, gate: EndpointHealthGate | undefined): Partial<SdkWorkerOptions> {
+  if (!gate) return { maxConcurrentActivityTaskExecutions: slots };
+  return {
+    tuner: {
+      activityTaskSlotSupplier: gatedActivitySlots(new GatedSlots(slots, gate)),
+      workflowTaskSlotSupplier: { type: 'fixed-size', numSlots: DEFAULT_SLOTS.workflow },
+      localActivityTaskSlotSupplier: { type: 'fixed-size', numSlots: DEFAULT_SLOTS.localActivity },
+      nexusTaskSlotSupplier: { type: 'fixed-size', numSlots: DEFAULT_SLOTS.nexus },
+    },
+    // As many pollers as without a tuner (min(10, slots)); each waits for a slot first.
+    activityTaskPollerBehavior: { type: 'simple-maximum', maximum: Math.min(10, slots) },
+  };
+}
+
 export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection }> {
   if (!runtimeInstalled) {
     installRuntime();
@@ -69,7 +129,9 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
   const { config } = opts;
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const bundle = await workflowBundle();
-  const activities = createActivities(opts.deps ?? defaultDeps(opts.endpoint));
+  const gated = opts.deps ? null : endpointGate(config, opts.endpoint, opts.queues);
+  const deps = opts.deps ?? { ...defaultDeps(opts.endpoint), ...(gated ? { endpointDown: (reason: string) => gated.gate.markDown(reason) } : {}) };
+  const activities = createActivities(deps);
   const workers = await Promise.all(
     opts.queues.map((taskQueue) =>
       Worker.create({
@@ -78,7 +140,7 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
         taskQueue,
         workflowBundle: bundle,
         activities,
-        maxConcurrentActivityTaskExecutions: config.temporal.concurrency[queueKind(config, taskQueue)],
+        ...activitySlots(config.temporal.concurrency[queueKind(config, taskQueue)], gated?.queue === taskQueue ? gated.gate : undefined),
         shutdownGraceTime: `${opts.shutdownGraceSeconds ?? 10}s`,
         // Progress reaches the server within 2 s (the SDK's default holds heartbeats up to 60 s).
         maxHeartbeatThrottleInterval: '2s',

@@ -228,6 +228,16 @@ export async function correctLines(options: InferOptions, arm: ArmRun, backend: 
   }
 }
 
+const outageFailures = new WeakSet<Error>();
+
+/**
+ * Whether `err` is the stage's failure for an LLM endpoint that did not serve (retryable, or past the outage
+ * budget) — not a bad prompt or input. A worker with its own endpoint pauses on it (src/llm/endpoint-health.ts).
+ */
+export function isOutageFailure(err: unknown): boolean {
+  return err instanceof Error && outageFailures.has(err);
+}
+
 /**
  * The endpoint is not serving. Until the outage has lasted `outageBudgetMs` — measured from the first attempt
  * that made no progress, carried across attempts in the checkpoint — the error stays retryable.
@@ -242,14 +252,19 @@ function outageFailure(err: LlmUnavailableError, options: InferOptions, backend:
   const o = err.failure;
   const what = `${o.reason}: ${oneLine(o.message)}`;
   if (lasted >= options.outageBudgetMs) {
-    return new InferFailedError(
+    return outage(new InferFailedError(
       `infer ${err.summary.condition}: the LLM at ${backend.id} has not served for ${formatMs(lasted)} (infer.outage_budget ${formatMs(options.outageBudgetMs)}; last: ${what}); ` +
         `${err.summary.remaining} line(s) left — bring the endpoint up and rerun \`phase5 infer\``,
-    );
+    ));
   }
   const retryable = new Error(`${err.message} — retrying (outage for ${formatMs(lasted)} of infer.outage_budget ${formatMs(options.outageBudgetMs)})`);
   retryable.name = 'LlmUnavailableError';
-  return retryable;
+  return outage(retryable);
+}
+
+function outage(err: Error): Error {
+  outageFailures.add(err);
+  return err;
 }
 
 /** A server's message can span lines (an HTML error page): the reason must stay one line. */

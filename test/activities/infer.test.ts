@@ -83,7 +83,8 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
       async complete() { throw new LlmError('connection', 'connection error (ECONNREFUSED)', null, 5); },
       async close() {},
     };
-    const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => down });
+    const endpointDown: string[] = [];
+    const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => down, endpointDown: (r) => endpointDown.push(r) });
     const first = recordingEnv();
     const retryable = await first.run(acts.inferCondition, { input: stageInput(config), condition: 'rag' }).then(() => null, (e: unknown) => e as Error);
     expect(retryable).not.to.be.instanceOf(ApplicationFailure);
@@ -101,6 +102,7 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
     expect((final as ApplicationFailure).type).to.equal('InferFailedError');
     expect((final as ApplicationFailure).message).to.match(/^infer rag: the LLM at openai:http:\/\/127\.0\.0\.1:9\/v1 has not served for 6\.0m \(infer\.outage_budget 5\.0m; last: connection: connection error \(ECONNREFUSED\)\); 3 line\(s\) left/);
     expect(lines(path.join(resultDirs(config).phase5, 'corrections.jsonl'))).to.have.length(0);
+    expect(endpointDown, 'both attempts were outages').to.deep.equal([retryable?.message, (final as ApplicationFailure).message]);
   });
 
   it('the sharded infer: plan, shards and merge heartbeat (a long plan or merge is not a dead worker)', async () => {
@@ -117,6 +119,35 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
     expect(merged.records).to.equal(6);
     expect(merge.beats.map((b) => b.step)).to.include('infer:merge:rag');
     expect(lines(merged.output).map((l) => JSON.parse(l).sample_id)).to.deep.equal(['s0', 's1', 's2', 's3', 's4', 's5']);
+  });
+
+  it('a shard that fails for an outage tells deps.endpointDown (the worker’s endpoint gate); other failures do not', async () => {
+    const config = fixtureConfig(tmpResults('infer-endpoint-down'), { infer: { shard_size: 4, conditions: ['rag'] } });
+    writeInput(config, 6);
+    let refuse = true;
+    const echo = echoBackend();
+    const box: LlmBackend = {
+      id: 'openai:http://127.0.0.1:9/v1', model: 'echo', concurrency: 1,
+      async complete(m, o) {
+        if (refuse) throw new LlmError('connection', 'connection error (ECONNREFUSED)', null, 1);
+        return echo.complete(m, o);
+      },
+      async close() {},
+    };
+    const down: string[] = [];
+    const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => box, endpointDown: (r) => down.push(r) });
+    const [arm] = await recordingEnv().run(acts.planInfer, stageInput(config));
+    const shard = { input: stageInput(config), arm, shard: { dataset: 'demo', index: 0 } };
+    const failed = await recordingEnv().run(acts.inferShard, shard).then(() => null, (e: unknown) => e as Error);
+    expect(failed?.name).to.equal('LlmUnavailableError');
+    expect(down).to.deep.equal([failed?.message]);
+    expect(down[0]).to.match(/^infer rag: LLM endpoint not serving \(connection: /);
+
+    refuse = false;
+    await recordingEnv().run(acts.inferShard, shard);
+    const missing = await recordingEnv().run(acts.inferShard, { ...shard, shard: { dataset: 'demo', index: 7 } }).then(() => null, (e: unknown) => e);
+    expect(missing).to.be.instanceOf(ApplicationFailure); // no lines for that shard: the user's input, not the endpoint
+    expect(down, 'only the outage').to.have.length(1);
   });
 
   it('fails without retries when there is no inference input, and when an import file is malformed', async () => {

@@ -9,6 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import readline from 'node:readline';
 import YAML from 'yaml';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../../src/config/load';
@@ -22,8 +23,10 @@ import { startSimLlmServer, type SimLlmServer } from '../helpers/sim-llm-server'
 
 const LINES = 120;
 const ARMS = ['rag', 'zero_shot'];
+/** A worker's activity slots on the GPU queue (temporal.concurrency.gpu). */
+const WORKER_SLOTS = 2;
 /** Requests one worker can have outstanding: temporal.concurrency.gpu × infer.openai.concurrency. */
-const WORKER_IN_FLIGHT = 2 * 2;
+const WORKER_IN_FLIGHT = WORKER_SLOTS * 2;
 
 function lineCount(file: string): number {
   return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).length : 0;
@@ -58,12 +61,14 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
   const sims: SimLlmServer[] = [];
   const workers: ChildProcess[] = [];
 
-  function startWorker(sim: SimLlmServer): ChildProcess {
+  /** A GPU worker bound to `sim`; `log` collects its stderr lines (its warnings, as JSON) when given. */
+  function startWorker(sim: SimLlmServer, log?: string[]): ChildProcess {
     const w = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, 'worker', '--queues', config.temporal.queues.gpu], {
       cwd: REPO_ROOT,
       env: { ...process.env, PHASE5_LOG_LEVEL: 'warn', PHASE5_OPENAI_BASE_URL: sim.url, OPENAI_API_KEY: 'sim-key' },
-      stdio: ['ignore', 'ignore', 'ignore'],
+      stdio: ['ignore', 'ignore', log ? 'pipe' : 'ignore'],
     });
+    if (log) readline.createInterface({ input: w.stderr! }).on('line', (l) => log.push(l));
     workers.push(w);
     return w;
   }
@@ -115,7 +120,7 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
         ui_port: uiPort,
         db_file: path.join(dir, 'temporal.db'),
         queues: { cpu: `scale-cpu-${port}`, gpu: `scale-gpu-${port}` },
-        concurrency: { cpu: 1, gpu: 2 },
+        concurrency: { cpu: 1, gpu: WORKER_SLOTS },
         max_parallel_activities: 8,
         heartbeat_timeout: '4s',
         stages: { infer: { queue: 'gpu', start_to_close: '10m', retry: { maximum_attempts: 0, initial_interval: '300ms', backoff_coefficient: 2, maximum_interval: '1s' } } },
@@ -189,14 +194,20 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
     await kill(a);
   });
 
-  it("a worker whose GPU box goes down fails its shard with a clear retryable error; the other worker finishes it", async () => {
+  /** Worker log lines (pino JSON) whose message matches `re`. */
+  const logged = (log: string[], re: RegExp) => log.filter((l) => l.startsWith('{') && re.test((JSON.parse(l) as { msg?: string }).msg ?? ''));
+  const OUTAGE = /^infer (rag|zero_shot): LLM endpoint not serving/;
+
+  it('a worker whose GPU box goes down fails at most its slots’ shards (clear, retryable), then pauses while the other finishes; it resumes when its box is back', async () => {
     for (const w of workers) await kill(w);
-    const a = startWorker(sims[0]);
+    const logA: string[] = [];
+    const a = startWorker(sims[0], logA);
     const b = startWorker(sims[1]);
     await waitFor('two pollers', async () => (await pollers()) >= 2, 90000, 200);
     const { input, outputs } = results('endpoint-lost');
     const handle = await startInfer('lost', input);
     await waitFor('some of worker A’s lines', () => sims[0].served() > 0 && outputs.reduce((n, o) => n + partLines(o), 0) >= 30, 120000);
+    const stoppedAt = Date.now();
     await sims[0].stop();
     await handle.result();
     outputs.forEach((o, i) => expect(normalized(o), o).to.equal(clean[i]));
@@ -204,7 +215,7 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
     const started = [];
     for (const arm of ARMS) {
       const history = await client.workflow.getHandle(`${handle.workflowId}-${arm}`).fetchHistory();
-      for (const e of history.events ?? []) if (e.activityTaskStartedEventAttributes) started.push(e.activityTaskStartedEventAttributes);
+      for (const e of history.events ?? []) if (e.activityTaskStartedEventAttributes) started.push({ ...e.activityTaskStartedEventAttributes, at: Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6 });
     }
     const retried = started.filter((s) => (s.attempt ?? 1) >= 2 && s.lastFailure);
     expect(retried.length, 'a shard was retried').to.be.greaterThan(0);
@@ -212,7 +223,30 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
     expect(message).to.match(/^infer (rag|zero_shot): LLM endpoint not serving \(connection: .*retrying \(outage for \d+s of infer\.outage_budget 5\.0m\)$/);
     expect(message).to.not.contain('\n');
     expect(retried.some((s) => s.identity?.startsWith(`${b.pid}@`)), 'worker B finished a shard worker A failed').to.equal(true);
+
+    // Worker A failed only the shards its slots held when its box went down, then paused: it took no task
+    // (shard or merge) while B finished the run.
+    const failedOnA = logged(logA, OUTAGE).length;
+    const pauses = logged(logA, /is not serving — pausing /);
+    console.log(`      worker A failed ${failedOnA} shard attempt(s) after its box went down (its slots: ${WORKER_SLOTS}); paused ${pauses.length} time(s)`);
+    expect(failedOnA, 'shard attempts worker A failed').to.be.within(1, WORKER_SLOTS);
+    expect(pauses).to.have.length(1);
+    expect(pauses[0]).to.contain(`LLM endpoint ${sims[0].url} is not serving — pausing ${config.temporal.queues.gpu}`);
+    const lateOnA = started.filter((s) => s.identity?.startsWith(`${a.pid}@`) && s.at >= stoppedAt + 1000);
+    expect(lateOnA.map((s) => s.attempt), 'tasks worker A completed after its box went down').to.deep.equal([]);
+
+    // Its box back, worker A's probe finds it (within the 15 s backoff cap) and A takes shards of the next run.
     await sims[0].start();
+    const backAt = Date.now();
+    await waitFor('worker A resumes', () => logged(logA, /answers again after \d+ s — resuming /).length === 1, 60000, 100);
+    const resumedAfter = Date.now() - backAt;
+    const servedByA = sims[0].served();
+    const again = results('endpoint-back');
+    await (await startInfer('back', again.input)).result();
+    again.outputs.forEach((o, i) => expect(normalized(o), o).to.equal(clean[i]));
+    console.log(`      worker A resumed ${(resumedAfter / 1000).toFixed(1)} s after its box came back and served ${sims[0].served() - servedByA} of ${LINES * ARMS.length} lines of the next run`);
+    expect(sims[0].served() - servedByA, 'worker A took shards again').to.be.greaterThan(0);
+    expect(logged(logA, OUTAGE)).to.have.length(failedOnA);
     await Promise.all([kill(a), kill(b)]);
   });
 });

@@ -1,0 +1,229 @@
+/**
+ * The endpoint health gate against a real HTTP server on 127.0.0.1: up/down transitions, the probe's backoff
+ * (measured from the server's request times), what counts as up, aborts (and that probing stops with its
+ * last waiter), and the gated slots' reserve / tryReserve / release.
+ */
+import { expect } from 'chai';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { EndpointHealthGate, GatedSlots, httpProbe, modelsUrl } from '../../src/llm/endpoint-health';
+
+const tick = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
+
+interface Box {
+  url: string;
+  /** The status GET /v1/models answers with; `hang`: never answers. */
+  status: number | 'hang';
+  requests: { at: number; url: string; authorization?: string }[];
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+async function startBox(status: number | 'hang' = 200): Promise<Box> {
+  let port = 0;
+  let server: http.Server | null = null;
+  const sockets = new Set<Socket>();
+  const box: Box = {
+    url: '',
+    status,
+    requests: [],
+    async start() {
+      const s = http.createServer((req, res) => {
+        box.requests.push({ at: Date.now(), url: req.url ?? '', authorization: req.headers.authorization });
+        if (box.status === 'hang') return;
+        res.writeHead(box.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ object: 'list', data: [] }));
+      });
+      s.on('connection', (sock) => {
+        sockets.add(sock);
+        sock.on('close', () => sockets.delete(sock));
+      });
+      await new Promise<void>((resolve) => s.listen(port, '127.0.0.1', () => resolve()));
+      port = (s.address() as AddressInfo).port;
+      box.url = `http://127.0.0.1:${port}/v1`;
+      server = s;
+    },
+    async stop() {
+      const s = server;
+      server = null;
+      if (!s) return;
+      const closed = new Promise<void>((r) => s.close(() => r()));
+      for (const sock of sockets) sock.destroy();
+      await closed;
+    },
+  };
+  await box.start();
+  return box;
+}
+
+/** A gate on `box` with fast delays, recording its pause / resume calls. */
+function gateOn(box: Box, minDelayMs = 40, maxDelayMs = 160) {
+  const events: string[] = [];
+  const gate = new EndpointHealthGate({
+    baseUrl: box.url,
+    minDelayMs,
+    maxDelayMs,
+    probeTimeoutMs: 300,
+    onPause: (reason) => events.push(`pause: ${reason}`),
+    onResume: (_ms, probes) => events.push(`resume after ${probes} probe(s)`),
+  });
+  return { gate, events };
+}
+
+describe('llm/endpoint-health', () => {
+  const boxes: Box[] = [];
+  const box = async (status: number | 'hang' = 200) => {
+    const b = await startBox(status);
+    boxes.push(b);
+    return b;
+  };
+  afterEach(async () => {
+    for (const b of boxes.splice(0)) await b.stop();
+  });
+
+  it('starts up: waitUntilUp resolves at once, without probing', async () => {
+    const b = await box();
+    const { gate, events } = gateOn(b);
+    expect(gate.isUp).to.equal(true);
+    await gate.waitUntilUp(new AbortController().signal);
+    expect(b.requests).to.have.length(0);
+    expect(events).to.deep.equal([]);
+  });
+
+  it('down → probes GET <baseUrl>/models with a doubling, capped backoff → up when it answers below 500', async () => {
+    const b = await box(503); // llama.cpp while it loads a model
+    const { gate, events } = gateOn(b, 100, 400);
+    gate.markDown('connection refused');
+    gate.markDown('again'); // already down: no second pause
+    expect(gate.isUp).to.equal(false);
+    const started = Date.now();
+    const up = gate.waitUntilUp(new AbortController().signal);
+    while (b.requests.length < 5) await tick(5);
+    b.status = 200;
+    await up;
+    expect(gate.isUp).to.equal(true);
+    expect(events).to.deep.equal(['pause: connection refused', `resume after ${b.requests.length} probe(s)`]);
+    expect(b.requests.every((r) => r.url === '/v1/models' && r.authorization === undefined)).to.equal(true);
+    const times = [started, ...b.requests.map((r) => r.at)];
+    const gaps = times.slice(1).map((t, i) => t - times[i]);
+    // 100, 200, 400, 400, 400 ms (timers fire late on a busy machine, never early; a doubled 800 would fail)
+    [100, 200, 400, 400, 400].forEach((want, i) => expect(gaps[i], `gap ${i}: ${gaps.join(', ')}`).to.be.within(want - 5, want + 250));
+  });
+
+  it('a refused connection and a probe without an answer count as down; any status below 500 (401) as up', async () => {
+    const b = await box();
+    await b.stop();
+    const refused = httpProbe(b.url, 300);
+    expect(await refused(new AbortController().signal)).to.equal(false);
+    await b.start(); // same port
+    b.status = 'hang';
+    const t0 = Date.now();
+    expect(await httpProbe(b.url, 200)(new AbortController().signal)).to.equal(false);
+    expect(Date.now() - t0).to.be.within(150, 1500);
+    b.status = 401; // vLLM started with --api-key: the probe sends none, the server answers
+    expect(await httpProbe(b.url)(new AbortController().signal)).to.equal(true);
+    b.status = 500;
+    expect(await httpProbe(b.url)(new AbortController().signal)).to.equal(false);
+  });
+
+  it('resumes when a box that refused connections comes back on its port', async () => {
+    const b = await box();
+    await b.stop();
+    const { gate, events } = gateOn(b, 20, 40);
+    gate.markDown('connection: ECONNREFUSED');
+    const up = gate.waitUntilUp(new AbortController().signal);
+    await tick(150); // a few refused probes
+    expect(gate.isUp).to.equal(false);
+    await b.start();
+    await up;
+    expect(events).to.have.length(2);
+    expect(events[1]).to.match(/^resume after \d+ probe\(s\)$/);
+    expect(Number(/(\d+)/.exec(events[1])?.[1])).to.be.greaterThan(2);
+  });
+
+  it('abort: waitUntilUp rejects with the signal’s reason, and probing stops with the last waiter', async () => {
+    const b = await box(503);
+    const { gate } = gateOn(b, 20, 20);
+    gate.markDown('down');
+    const [a1, a2] = [new AbortController(), new AbortController()];
+    const w1 = gate.waitUntilUp(a1.signal);
+    const w2 = gate.waitUntilUp(a2.signal);
+    while (b.requests.length < 2) await tick(5);
+    const reason = new Error('Request Cancelled');
+    a1.abort(reason);
+    expect(await w1.then(() => 'resolved', (e: unknown) => e)).to.equal(reason);
+    const seen = b.requests.length;
+    await tick(80);
+    expect(b.requests.length, 'one waiter left: still probing').to.be.greaterThan(seen);
+    a2.abort('bye');
+    expect(await w2.then(() => 'resolved', (e: unknown) => e)).to.equal('bye');
+    await tick(30); // a probe in flight may still land
+    const after = b.requests.length;
+    await tick(120);
+    expect(b.requests.length, 'no waiters: no probes').to.equal(after);
+    expect(gate.isUp).to.equal(false);
+    // An already aborted signal rejects at once and starts no probing.
+    await tick(0);
+    const gone = new AbortController();
+    gone.abort('late');
+    expect(await gate.waitUntilUp(gone.signal).then(() => 'resolved', (e: unknown) => e)).to.equal('late');
+    await tick(80);
+    expect(b.requests.length).to.equal(after);
+  });
+
+  it('gated slots: at most `size` at once, none while down (reserve waits, tryReserve refuses), back when up', async () => {
+    const b = await box(503);
+    const { gate } = gateOn(b, 20, 40);
+    const slots = new GatedSlots(2, gate);
+    const signal = new AbortController().signal;
+    await slots.reserve(signal);
+    expect(slots.tryReserve()).to.equal(true);
+    expect(slots.tryReserve(), 'full').to.equal(false);
+    let third = false;
+    const pending = slots.reserve(signal).then(() => (third = true));
+    await tick(20);
+    expect(third).to.equal(false);
+    slots.release();
+    await pending;
+    expect(slots.inUse).to.equal(2);
+
+    gate.markDown('outage');
+    slots.release();
+    slots.release();
+    expect(slots.inUse).to.equal(0);
+    expect(slots.tryReserve(), 'down: a free slot is not handed out').to.equal(false);
+    let got = 0;
+    const waiting = [slots.reserve(signal), slots.reserve(signal), slots.reserve(signal)].map((p) => p.then(() => got++));
+    await tick(100);
+    expect(got, 'down: reserve waits').to.equal(0);
+    b.status = 200;
+    await Promise.race([Promise.all(waiting.slice(0, 2)), tick(2000)]);
+    await tick(10);
+    expect(got, 'up: two slots, the third waits for a release').to.equal(2);
+    slots.release();
+    await Promise.all(waiting);
+    expect(slots.inUse).to.equal(2);
+  });
+
+  it('an aborted reservation rejects with the reason and takes no slot', async () => {
+    const b = await box();
+    const { gate } = gateOn(b);
+    const slots = new GatedSlots(1, gate);
+    await slots.reserve(new AbortController().signal);
+    const ac = new AbortController();
+    const p = slots.reserve(ac.signal);
+    ac.abort('shutdown');
+    expect(await p.then(() => 'resolved', (e: unknown) => e)).to.equal('shutdown');
+    slots.release();
+    expect(slots.inUse).to.equal(0);
+    expect(slots.tryReserve()).to.equal(true);
+  });
+
+  it('modelsUrl: /models under the base path, query kept, credentials moved to a header', () => {
+    expect(modelsUrl('http://127.0.0.1:8000/v1')).to.deep.equal({ url: 'http://127.0.0.1:8000/v1/models', headers: {} });
+    expect(modelsUrl('http://box:8000/v1/?api-version=2')).to.deep.equal({ url: 'http://box:8000/v1/models?api-version=2', headers: {} });
+    const withUser = modelsUrl('https://user:p%40ss@box/v1');
+    expect(withUser.url).to.equal('https://box/v1/models');
+    expect(withUser.headers.authorization).to.equal(`Basic ${Buffer.from('user:p@ss').toString('base64')}`);
+  });
+});
