@@ -34,6 +34,8 @@ export interface RunCorrectionsOptions {
   backend: LlmBackend;
   /** `rag` (Phase 5: p5v1 with the record's retrieval_context) or `zero_shot` (Phase 2 baseline, v1). */
   condition: Condition;
+  /** What log lines, progress and errors call this run (a study arm's name; default: the condition). */
+  label?: string;
   /** Parallel calls (default: the backend's own concurrency). */
   concurrency?: number;
   /** Max tokens per answer (default: the backend's). */
@@ -67,6 +69,8 @@ export interface RunCorrectionsOptions {
 export interface RunCorrectionsSummary {
   outputPath: string;
   condition: Condition;
+  /** The run's name in messages: the arm (options.label), else the condition. */
+  label: string;
   backend: string;
   model: string;
   /** Input records after the dataset filter. */
@@ -188,7 +192,7 @@ export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCo
   const pending = opts.limit !== undefined ? notDone.slice(0, Math.max(0, opts.limit)) : notDone;
 
   const summary: RunCorrectionsSummary = {
-    outputPath, condition, backend: backend.id, model: backend.model,
+    outputPath, condition, label: opts.label ?? condition, backend: backend.id, model: backend.model,
     inputRecords: input.length, duplicateInput, duplicateInputIds, skippedExisting, retriedFailed,
     written: 0, succeeded: 0, failed: 0, failuresByReason: {}, promptTypes: {},
     promptTokens: 0, completionTokens: 0, elapsedMs: 0, remaining: notDone.length, aborted: false, outage: null,
@@ -308,7 +312,7 @@ async function runPending(
 ): Promise<{ gaveUp: string | null; stopped: boolean }> {
   const concurrency = opts.concurrency ?? opts.backend.concurrency;
   const appender = new JsonlAppender(opts.outputPath, existingRecords);
-  const progress = createProgress({ label: `infer ${opts.condition}`, total, start: skippedExisting, mode: opts.progress });
+  const progress = createProgress({ label: `infer ${opts.label ?? opts.condition}`, total, start: skippedExisting, mode: opts.progress });
   const stop = new AbortController();
   // One short-lived listener per in-flight call is expected here; lift Node's leak warning accordingly.
   setMaxListeners(Math.max(10, concurrency * 2 + 10), stop.signal);
@@ -457,18 +461,18 @@ class CorrectionCalls {
 
 /** 4. Log the outcome; throw (with the summary) when the run gave up. */
 function reportRun(summary: RunCorrectionsSummary, gaveUp: string | null): RunCorrectionsSummary {
-  const { condition, outputPath } = summary;
+  const { label, outputPath } = summary;
   if (summary.outage) {
     const o = summary.outage;
-    const msg = `infer ${condition}: LLM endpoint not serving (${o.reason}: ${o.message.replace(/\s+/g, ' ')}, after ${o.attempts} attempt(s)); stopped with ${summary.remaining} sample(s) left, ${summary.written} record(s) written to ${outputPath}`;
+    const msg = `infer ${label}: LLM endpoint not serving (${o.reason}: ${o.message.replace(/\s+/g, ' ')}, after ${o.attempts} attempt(s)); stopped with ${summary.remaining} sample(s) left, ${summary.written} record(s) written to ${outputPath}`;
     log.warn({ ...summary }, msg);
     throw new LlmUnavailableError(msg, summary, o);
   }
   if (gaveUp) {
-    log.error({ ...summary }, `infer ${condition}: giving up after ${gaveUp}`);
-    throw new RunCorrectionsError(`infer ${condition}: giving up after ${gaveUp}; ${summary.written} record(s) written to ${outputPath} (rerun with retryFailed to retry failures)`, summary);
+    log.error({ ...summary }, `infer ${label}: giving up after ${gaveUp}`);
+    throw new RunCorrectionsError(`infer ${label}: giving up after ${gaveUp}; ${summary.written} record(s) written to ${outputPath} (rerun with retryFailed to retry failures)`, summary);
   }
-  const msg = `infer ${condition}: wrote ${summary.written} record(s) (${summary.failed} failed), skipped ${summary.skippedExisting} existing`;
+  const msg = `infer ${label}: wrote ${summary.written} record(s) (${summary.failed} failed), skipped ${summary.skippedExisting} existing`;
   if (summary.failed > 0) log.warn({ ...summary }, msg);
   else log.info({ ...summary }, msg);
   return summary;

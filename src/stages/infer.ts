@@ -207,6 +207,7 @@ export async function correctLines(options: InferOptions, arm: ArmRun, backend: 
       outputPath: target.output,
       backend,
       condition: arm.prompt,
+      label: arm.name,
       retryFailed: options.retryFailed,
       datasets: target.datasets,
       guard: arm.guard,
@@ -253,7 +254,7 @@ function outageFailure(err: LlmUnavailableError, options: InferOptions, backend:
   const what = `${o.reason}: ${oneLine(o.message)}`;
   if (lasted >= options.outageBudgetMs) {
     return outage(new InferFailedError(
-      `infer ${err.summary.condition}: the LLM at ${backend.id} has not served for ${formatMs(lasted)} (infer.outage_budget ${formatMs(options.outageBudgetMs)}; last: ${what}); ` +
+      `infer ${err.summary.label}: the LLM at ${backend.id} has not served for ${formatMs(lasted)} (infer.outage_budget ${formatMs(options.outageBudgetMs)}; last: ${what}); ` +
         `${err.summary.remaining} line(s) left — bring the endpoint up and rerun \`phase5 infer\``,
     ));
   }
