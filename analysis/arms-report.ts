@@ -184,7 +184,7 @@ function introBlock(a: ArmsAnalysis): Block {
       `${n} arm(s) compared with the baseline arm **${a.baseline}** on the lines both have (paired by sample). ` +
       'ΔCER = CER(arm) − CER(reference), negative = fewer errors; 95% CIs from a paired bootstrap over lines ' +
       `(${a.methods.bootstrap.iterations} resamples, seed ${a.methods.bootstrap.seed}); p = Wilcoxon signed-rank on per-line CER differences, ` +
-      'Holm-adjusted across arms. Raw CER scores the model output before trimming and the guard. ' +
+      'Holm-adjusted across the method arms (an upper bound stays out of the family). Raw CER scores the model output before trimming and the guard. ' +
       `Verbatim gold retrieved = share of lines whose normalised gold line appears in the retrieved context (character similarity ≥ 0.9).${upper}${skipped}`,
   };
 }
