@@ -2,7 +2,7 @@
 import * as build from '../src/stages/build';
 import * as shards from '../src/stages/build-shards';
 import type { StageInput } from '../src/stages/types';
-import { activityHooks, asActivity, runExclusive } from './context';
+import { activityHooks, asActivity, keptAlive, runExclusive } from './context';
 
 export interface EmbedShardInput {
   input: StageInput;
@@ -40,14 +40,7 @@ export function createBuildActivities() {
       });
     },
     async planIndexShards(input: StageInput): Promise<shards.IndexPlan> {
-      return asActivity(async () => {
-        const hooks = activityHooks('embed-plan', 'steps');
-        try {
-          return await shards.planIndexShards(optionsOf(input));
-        } finally {
-          hooks.stop();
-        }
-      });
+      return asActivity(() => keptAlive('embed-plan', () => shards.planIndexShards(optionsOf(input))));
     },
     /** One shard's embeddings into its part file; heartbeats rowsEmbedded (within the shard) as the checkpoint. */
     async embedIndexShard({ input, shard }: EmbedShardInput): Promise<shards.ShardResult> {

@@ -165,6 +165,19 @@ export async function asActivity<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /**
+ * `work` with the activity heartbeating until it ends (no progress of its own): a step that reads or writes
+ * whole files — a plan, a merge — is not taken for a stuck worker by the heartbeat timeout.
+ */
+export async function keptAlive<T>(step: string, work: () => Promise<T>): Promise<T> {
+  const hooks = activityHooks(step, 'steps');
+  try {
+    return await work();
+  } finally {
+    hooks.stop();
+  }
+}
+
+/**
  * Stage hooks backed by the activity context: progress and checkpoints become heartbeats, the previous
  * attempt's checkpoint becomes `resumeFrom`, cancellation becomes `signal`. Call `stop()` in `finally`.
  */

@@ -8,7 +8,7 @@ import * as shards from '../src/stages/infer-shards';
 import { findArm } from '../src/stages/arms';
 import type { LlmBackend } from '../src/llm';
 import type { StageInput } from '../src/stages/types';
-import { activityHooks, asActivity, runExclusive } from './context';
+import { activityHooks, asActivity, keptAlive, runExclusive } from './context';
 import type { ActivityDeps } from './deps';
 
 /**
@@ -46,19 +46,6 @@ export function sharedBackends(open: inference.OpenBackend, idleMs = 30_000): in
   };
 }
 
-/**
- * Plan and merge read and write whole files (a million lines at cluster scale): heartbeat while they run, so the
- * stage's heartbeat timeout applies to a stuck worker, not to a long file.
- */
-async function keptAlive<T>(step: string, work: () => Promise<T>): Promise<T> {
-  const hooks = activityHooks(step, 'steps');
-  try {
-    return await work();
-  } finally {
-    hooks.stop();
-  }
-}
-
 /** `work`, telling `deps.endpointDown` when it failed because the LLM endpoint did not serve. */
 async function reportingOutage<T>(deps: ActivityDeps, work: () => Promise<T>): Promise<T> {
   try {
@@ -90,7 +77,10 @@ export function createInferActivities(deps: ActivityDeps) {
         });
       });
     },
-    /** Plan every arm's shards (plan files, parts dirs); returns the small per-arm plan the workflows fan out. */
+    /**
+     * Plan every arm's shards (plan files, parts dirs); returns the small per-arm plan the workflows fan out. Plan
+     * and merge read and write whole files (a million lines at cluster scale), so they heartbeat while they run.
+     */
     async planInfer(input: StageInput): Promise<shards.ArmPlan[]> {
       return asActivity(() => keptAlive('infer:plan', async () => shards.planInfer(options(input))));
     },
