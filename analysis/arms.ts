@@ -105,7 +105,7 @@ export interface ArmMetrics {
   cer: number | null;
   cer_ci: [number, number] | null;
   wer: number | null;
-  /** Bootstrap 95 % CI of the WER (the same resampling of lines as cer_ci; a seed of its own). */
+  /** Bootstrap 95 % CI of the WER: lines resampled as for cer_ci (within each dataset when pooled), with a seed of its own. */
   wer_ci: [number, number] | null;
   /** CER of the untouched model output (`raw_text`) where recorded, else of the scored output (= cer). */
   raw_cer: number | null;
