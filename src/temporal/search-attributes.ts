@@ -2,7 +2,7 @@
  * Searchable runs: the custom search attributes every phase5 workflow is started with, and the memo with a
  * summary of its config. The CLI sets them in the start options. Child workflows do not inherit them in the
  * TypeScript SDK (`startChild` sends only the options it is given), so the study workflow passes its own to its
- * stage children with Phase5Stage set (workflows/index.ts `childLabels`); stage commands started from the CLI
+ * stage children with Phase5Stage set (workflows/options.ts `childLabels`); stage commands started from the CLI
  * carry their own.
  *
  * Registration is idempotent: `phase5 server start` passes `--search-attribute Name=Type` to the dev server;

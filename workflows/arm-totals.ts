@@ -1,0 +1,32 @@
+/** What an arm's finished infer shards add up to: the running totals its workflow carries across continue-as-new. */
+import type { ArmPlan, ShardRef, ShardResult } from '../src/stages/infer-shards';
+import { nowIso } from './progress';
+import type { ConditionResult } from './types';
+
+/** What an arm's finished shards add up to, carried across continue-as-new. */
+export interface ArmTotals {
+  lines: number;
+  shards: number;
+  startedAt: string;
+  counts: Omit<ConditionResult, 'condition' | 'output' | 'skipped'>;
+}
+
+export function emptyTotals(): ArmTotals {
+  const counts = { model: '', written: 0, skippedExisting: 0, succeeded: 0, failed: 0, failuresByReason: {}, promptTypes: {}, promptTokens: 0, completionTokens: 0, elapsedMs: 0 };
+  return { lines: 0, shards: 0, startedAt: nowIso(), counts };
+}
+
+export function addShard(acc: ArmTotals, r: ShardResult): void {
+  const c = acc.counts;
+  acc.lines += r.lines;
+  acc.shards++;
+  c.model ||= r.model;
+  for (const k of ['written', 'skippedExisting', 'succeeded', 'failed', 'promptTokens', 'completionTokens'] as const) c[k] += r[k];
+  for (const [k, n] of Object.entries(r.failuresByReason)) c.failuresByReason[k] = (c.failuresByReason[k] ?? 0) + n;
+  for (const [k, n] of Object.entries(r.promptTypes)) c.promptTypes[k] = (c.promptTypes[k] ?? 0) + n;
+}
+
+/** Every shard of an arm, dataset by dataset (the plan's order). */
+export function shardRefs(arm: ArmPlan): ShardRef[] {
+  return arm.plan.datasets.flatMap((d) => Array.from({ length: Math.ceil(d.lines / arm.shardSize) }, (_, index) => ({ dataset: d.dataset, index })));
+}

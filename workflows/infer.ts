@@ -1,0 +1,129 @@
+/**
+ * The infer workflow: an import, or the study arms — each a child workflow (infer-arm.ts) running its shards,
+ * all arms sharing one pool of `temporal.max_parallel_activities` lanes.
+ */
+import { executeChild, patched, startChild, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
+import { armNames } from '../src/stages/arm-names';
+import type { ArmPlan } from '../src/stages/infer-shards';
+import { emptyTotals } from './arm-totals';
+import { inferArmWorkflow, setWindowSignal, type InferArmInput } from './infer-arm';
+import { childLabels, DEFAULT_MAX_PARALLEL, stageActivities, type StageActivities } from './options';
+import { setStep, trackProgress } from './progress';
+import type { ConditionResult, InferResult, StageInput, WorkflowProgress } from './types';
+import { shareLanes } from './windows';
+
+export async function inferWorkflow(input: StageInput): Promise<InferResult> {
+  const p = trackProgress('infer');
+  const acts = stageActivities(input.config, 'infer');
+  if (input.options.importFile) {
+    setStep(p, 'import', 0, 1);
+    const imported = await acts.importCorrections(input);
+    setStep(p, 'done', 1, 1);
+    return { imported };
+  }
+  // Shards on every GPU worker (histories from before it run one activity per arm, below).
+  if (patched('sharded-infer')) return shardedInfer(input, p, acts);
+  // Study arms in order (without `study:`: rag and zero_shot, as the histories recorded); `condition` = arm name.
+  const arms = armNames(input.config, input.options);
+  const out: Record<string, ConditionResult> = {};
+  let i = 0;
+  for (const arm of arms) {
+    setStep(p, `infer:${arm}`, i, arms.length, 'conditions');
+    out[arm] = await acts.inferCondition({ input, condition: arm });
+    p.results[arm] = out[arm];
+    i++;
+  }
+  setStep(p, 'done', i, arms.length, 'conditions');
+  return out;
+}
+
+/**
+ * Plan, then one child workflow per arm (`<infer id>-<arm>`) running that arm's shards. Since `infer-pool`, all
+ * arms' shards share one pool of `temporal.max_parallel_activities` lanes (see pooledArms); histories from before
+ * it ran every arm at once with a fixed share of the bound each (fixedWindowArms).
+ */
+async function shardedInfer(input: StageInput, p: WorkflowProgress, acts: StageActivities): Promise<InferResult> {
+  setStep(p, 'plan', 0, 1);
+  const arms = await acts.planInfer(input);
+  const parent = workflowInfo().workflowId;
+  p.results.arms = Object.fromEntries(arms.map((a) => [a.arm, { workflowId: `${parent}-${a.arm}`, lines: a.lines, shards: a.shards }]));
+  const out: Exclude<InferResult, { imported: unknown }> = {};
+  let finished = 0;
+  setStep(p, 'arms', 0, arms.length, 'arms');
+  const onDone = (arm: string, r: ConditionResult): void => {
+    out[arm] = r;
+    p.results[arm] = r;
+    setStep(p, 'arms', ++finished, arms.length, 'arms');
+  };
+  if (patched('infer-pool')) await pooledArms(input, arms, onDone);
+  else await fixedWindowArms(input, arms, onDone);
+  setStep(p, 'done', arms.length, arms.length, 'arms');
+  return out;
+}
+
+/** Without `infer-pool`: every arm's child at once, each with a fixed window of floor(bound / arms), at least 1. */
+async function fixedWindowArms(input: StageInput, arms: ArmPlan[], onDone: (arm: string, r: ConditionResult) => void): Promise<void> {
+  const window = Math.max(1, Math.floor((input.config.temporal.max_parallel_activities ?? DEFAULT_MAX_PARALLEL) / Math.max(1, arms.length)));
+  const parent = workflowInfo().workflowId;
+  await Promise.all(
+    arms.map(async (arm) => {
+      const args: InferArmInput = { input, arm, window, from: 0, acc: emptyTotals() };
+      onDone(arm.arm, await executeChild(inferArmWorkflow, { workflowId: `${parent}-${arm.arm}`, args: [args], ...childLabels('infer') }));
+    }),
+  );
+}
+
+/** An arm in the pool: its lanes (the window it was started with or signalled) and its child, once started. */
+interface PoolArm {
+  arm: ArmPlan;
+  window: number;
+  child?: ChildWorkflowHandle<typeof inferArmWorkflow>;
+}
+
+type ArmOutcome = { arm: string; result: ConditionResult } | { arm: string; error: unknown };
+
+/**
+ * All arms' shards in one pool of `temporal.max_parallel_activities` lanes, a lane being one inferShard activity
+ * in flight. At most that many arm children run at once (queued arms wait); the lanes are shared out among the
+ * running children as their windows. When a child finishes, its lanes start the next queued arm, and the rest go
+ * to the children still running (the `setWindow` signal: the child spawns the extra lanes at once), so the tail of
+ * a study keeps every lane busy. The windows never add up to more than the bound, and a window only grows, so a
+ * child never has more shards in flight than the parent counts for it: the bound holds at every moment.
+ */
+async function pooledArms(input: StageInput, arms: ArmPlan[], onDone: (arm: string, r: ConditionResult) => void): Promise<void> {
+  const parent = workflowInfo().workflowId;
+  const queued: PoolArm[] = arms.map((arm) => ({ arm, window: 0 }));
+  const running: PoolArm[] = [];
+  const outcomes = new Map<string, Promise<ArmOutcome>>();
+  let free = Math.max(1, Math.floor(input.config.temporal.max_parallel_activities ?? DEFAULT_MAX_PARALLEL));
+  const rebalance = async (): Promise<void> => {
+    const before = running.map((a) => a.window);
+    const starting: PoolArm[] = [];
+    for (; free > 0 && queued.length; free--) starting.push(Object.assign(queued.shift()!, { window: 1 }));
+    running.push(...starting);
+    free = shareLanes(free, running);
+    // All starts in one workflow task, as fixedWindowArms starts its children.
+    await Promise.all(
+      starting.map(async (a) => {
+        const args: InferArmInput = { input, arm: a.arm, window: a.window, from: 0, acc: emptyTotals() };
+        a.child = await startChild(inferArmWorkflow, { workflowId: `${parent}-${a.arm.arm}`, args: [args], ...childLabels('infer') });
+        outcomes.set(a.arm.arm, a.child.result().then((result): ArmOutcome => ({ arm: a.arm.arm, result }), (error: unknown): ArmOutcome => ({ arm: a.arm.arm, error })));
+      }),
+    );
+    // A child that finished before the signal reached it gives its lanes back when the parent sees it finish.
+    before.forEach((w, i) => {
+      if (running[i].window > w) void running[i].child!.signal(setWindowSignal, running[i].window).catch(() => undefined);
+    });
+  };
+  await rebalance();
+  while (outcomes.size > 0) {
+    const done = await Promise.race(outcomes.values());
+    outcomes.delete(done.arm);
+    if ('error' in done) throw done.error;
+    const i = running.findIndex((a) => a.arm.arm === done.arm);
+    free += running[i].window;
+    running.splice(i, 1);
+    onDone(done.arm, done.result);
+    await rebalance();
+  }
+}
