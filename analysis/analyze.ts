@@ -21,7 +21,7 @@ import { loadStudyInputs, type AnalysisInputRecord, type Loaded, type StudyInput
 import { errorClassesDocument, explorerLines, linesDocument, type LinesOptions } from './lines';
 import { renderReport } from './report';
 import { scoreDataset, type ScoredDataset } from './score';
-import { aggregateDocuments, datasetDocuments, type DatasetDocuments, type ResolvedMeta, type SectionContext } from './sections';
+import { aggregateDocuments, datasetDocuments, type DatasetDocuments, type ResolvedMeta, type SectionContext } from './documents';
 import type { AnalysisSummary, AnalyzeOptions, DatasetSummary } from './types';
 
 const log = childLogger('analyze');

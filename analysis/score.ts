@@ -1,7 +1,7 @@
 /**
  * Per-line scoring of one dataset: raw OCR, the Phase 2 zero-shot correction and the Phase 5 RAG correction,
  * each against the gold line, plus what the line's retrieval looked like. Produces plain rows that
- * become an Arquero table (analysis/sections.ts) and, optionally, the character-level error changes.
+ * become an Arquero table (analysis/documents/sums.ts) and, optionally, the character-level error changes.
  *
  * Failed corrections (an `error`, or an empty output for a non-empty OCR line) are scored as identity:
  * corrected = OCR text. They are counted, never dropped.

@@ -1,0 +1,87 @@
+/** comparison_vs_phase2.json: the lines with both conditions — headline, bootstrap, line effects, OCR-CER bands. */
+import type { ArabicNormalization } from '../../src/text/arabic';
+import { round, ratio } from '../format';
+import type { BootstrapBlock } from './bootstrap-block';
+import type { SectionContext } from './context';
+import { FAILED_SCORED_AS } from './metrics';
+import { byOcrCerBand, cerWer, deltaBlock, normalizationLabel, normCerWer, pct, signed } from './rates';
+import type { Rollup, Sums } from './sums';
+import type { Validity } from './validity';
+
+/** One sentence in the spec's style ("CER reduced by 20.2% vs Phase 2.") with the bootstrap interval. */
+export function interpretation(p2: number | null, p5: number | null, ci: [number, number] | null, significant: boolean | null): string {
+  if (p2 === null || p5 === null) return 'No Phase 2 baseline for these samples, so no comparison was made.';
+  const ciText = ci
+    ? ` (ΔCER ${signed(p5 - p2)}, 95% CI [${signed(ci[0])}, ${signed(ci[1])}]${significant ? '' : ', not significant'})`
+    : '';
+  if (p2 === 0) return p5 === 0 ? `CER is 0 in both conditions${ciText}.` : `CER rose from 0 to ${pct(p5)} vs Phase 2${ciText}.`;
+  const rel = ((p5 - p2) / p2) * 100;
+  if (Math.abs(rel) < 0.05) return `CER unchanged vs Phase 2${ciText}.`;
+  return `CER ${rel < 0 ? 'reduced' : 'increased'} by ${Math.abs(rel).toFixed(1)}% vs Phase 2${ciText}.`;
+}
+
+/**
+ * The comparison headline (both conditions, Δ, the sentence, OCR for reference, the bootstrap), shared by
+ * comparison_vs_phase2.json and the aggregate comparison.json.
+ */
+export function comparisonHeadline(cmp: Sums, hasBaseline: boolean, boot: BootstrapBlock, validity: Validity) {
+  const p2cw = hasBaseline ? cerWer(cmp, 'p2') : null;
+  const p5cw = cerWer(cmp, 'p5');
+  return {
+    ...validity,
+    phase2_baseline: p2cw,
+    phase5_corrected: p5cw,
+    delta: p2cw ? deltaBlock(p2cw, p5cw) : null,
+    interpretation: validity
+      ? `Not valid: ${validity.invalid_reason}.`
+      : interpretation(p2cw?.cer ?? null, p5cw.cer, boot.delta_cer?.ci95 ?? null, boot.delta_cer?.significant ?? null),
+    ocr_baseline: cerWer(cmp, 'ocr'),
+    bootstrap: boot,
+  };
+}
+
+/** Phase 5 vs Phase 2 per line on the comparison set; per dataset also ties and the definition. */
+export function pairedLineEffects(cmp: Sums, hasBaseline: boolean, perDataset: boolean) {
+  return {
+    phase5_better_than_phase2: hasBaseline ? cmp.p5_better : null,
+    phase5_worse_than_phase2: hasBaseline ? cmp.p5_worse : null,
+    ...(perDataset ? { tied: hasBaseline ? cmp.n - cmp.p5_better - cmp.p5_worse : null } : {}),
+    phase5_help_rate: round(ratio(cmp.p5_help, cmp.n)),
+    phase5_harm_rate: round(ratio(cmp.p5_harm, cmp.n)),
+    phase2_help_rate: hasBaseline ? round(ratio(cmp.p2_help, cmp.n)) : null,
+    phase2_harm_rate: hasBaseline ? round(ratio(cmp.p2_harm, cmp.n)) : null,
+    ...(perDataset ? { definition: 'help/harm: per line, fewer/more character edits than the raw OCR line' } : {}),
+  };
+}
+
+/** comparison_vs_phase2.json (spec §10.3 + extras): the lines with both conditions. */
+export function comparisonDocument(ds: string, { all, cmp, cmpT, hasBaseline }: Rollup, boot: BootstrapBlock, validity: Validity, ctx: SectionContext) {
+  const headline = comparisonHeadline(cmp, hasBaseline, boot, validity);
+  return {
+    meta: {
+      comparison: 'phase5_vs_phase2',
+      dataset: ds,
+      generated_at: ctx.generatedAt,
+      n_paired: cmp.paired,
+      phase5_samples: all.n,
+      phase5_without_phase2: all.n - all.paired,
+    },
+    ...headline,
+    failures: {
+      phase5: cmp.p5_fail_n,
+      phase2: hasBaseline ? cmp.p2_fail_n : null,
+      phase2_error: hasBaseline ? cmp.p2_fail_error : null,
+      phase2_empty_output: hasBaseline ? cmp.p2_fail_empty : null,
+      scored_as: FAILED_SCORED_AS,
+    },
+    line_effects: pairedLineEffects(cmp, hasBaseline, true),
+    by_ocr_cer_band: byOcrCerBand(cmpT, hasBaseline),
+    normalized: ctx.normalization ? normalizedComparison(ctx.normalization, cmp, hasBaseline) : null,
+  };
+}
+
+function normalizedComparison(n: ArabicNormalization, cmp: Sums, hasBaseline: boolean) {
+  const a = hasBaseline ? normCerWer(cmp, 'p2') : null;
+  const b = normCerWer(cmp, 'p5');
+  return { label: normalizationLabel(n), phase2_baseline: a, phase5_corrected: b, delta: a ? deltaBlock(a, b) : null };
+}

@@ -1,0 +1,29 @@
+/** What every analysis document is built from: the resolved study meta and the analysis settings. */
+import type * as aq from 'arquero';
+import type { ArabicNormalization } from '../../src/text/arabic';
+import type { Era } from '../format';
+
+/** An Arquero table of scored lines. */
+export type Table = ReturnType<typeof aq.from>;
+
+/** Study meta after defaults were resolved from the records. */
+export interface ResolvedMeta {
+  model: string | null;
+  embedding_model: string | null;
+  top_k: number | null;
+  corpus_size: number | null;
+  prompt_version: string | null;
+}
+
+export interface SectionContext {
+  generatedAt: string;
+  meta: ResolvedMeta;
+  bootstrap: { iterations: number; seed: number };
+  normalization: ArabicNormalization | null;
+  collapseWhitespace: boolean;
+  topConfusions: number;
+  eras: readonly Era[];
+  errorAnalysis: boolean;
+  /** A comparison in which a condition has a larger share of failed lines is marked not valid. */
+  maxFailedShare: number;
+}

@@ -1,0 +1,61 @@
+/** The four documents of one dataset, and the digest the summary and the aggregate read. */
+import { seedFor } from '../bootstrap';
+import type { ScoredDataset } from '../score';
+import type { DatasetInfo } from '../types';
+import { bootstrapBlock, type BootstrapBlock } from './bootstrap-block';
+import { comparisonDocument } from './comparison';
+import type { SectionContext } from './context';
+import { errorChangesDocument } from './error-changes';
+import { metricsDocument } from './metrics';
+import { retrievalDocument, type leakageBlock } from './retrieval';
+import { rollup, type Sums } from './sums';
+import { comparisonValidity, type Validity } from './validity';
+
+export interface DatasetDocuments {
+  metrics: Record<string, unknown>;
+  comparison: Record<string, unknown>;
+  errorChanges: Record<string, unknown> | null;
+  retrieval: Record<string, unknown>;
+  /** Everything the summary and the aggregate need. */
+  digest: DatasetDigest;
+}
+
+export interface DatasetDigest {
+  dataset: string;
+  all: Sums;
+  cmp: Sums;
+  hasBaseline: boolean;
+  bootstrap: BootstrapBlock;
+  interpretation: string;
+  leakage: ReturnType<typeof leakageBlock>;
+  avgTop1: number | null;
+  validity: Validity;
+}
+
+export function datasetDocuments(scored: ScoredDataset, ctx: SectionContext, info: DatasetInfo | undefined): DatasetDocuments {
+  const ds = scored.dataset;
+  const r = rollup(scored.rows);
+  const boot = bootstrapBlock(r.cmpT, r.hasBaseline, ctx.bootstrap.iterations, seedFor(ctx.bootstrap.seed, ds));
+  const validity = comparisonValidity(r.cmp, r.hasBaseline, ctx.maxFailedShare);
+  const comparison = comparisonDocument(ds, r, boot, validity, ctx);
+  const retrieval = retrievalDocument(scored, r, ctx, info);
+  return {
+    metrics: metricsDocument(scored, r, ctx),
+    comparison,
+    errorChanges: scored.p5Changes
+      ? errorChangesDocument({ dataset: ds }, r.all.n, scored.alignmentSkipped, scored.p5Changes, scored.p2Changes, ctx)
+      : null,
+    retrieval,
+    digest: {
+      dataset: ds,
+      all: r.all,
+      cmp: r.cmp,
+      hasBaseline: r.hasBaseline,
+      bootstrap: boot,
+      interpretation: comparison.interpretation,
+      leakage: retrieval.leakage,
+      avgTop1: retrieval.retrieval_stats.avg_top1_score,
+      validity,
+    },
+  };
+}

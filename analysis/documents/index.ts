@@ -1,0 +1,18 @@
+/**
+ * The per-dataset output documents (metrics.json, comparison_vs_phase2.json, error_changes.json,
+ * retrieval_analysis.json) and the aggregated ones, built from the scored lines with Arquero.
+ *
+ * Sets of lines:
+ * - metrics.json uses every Phase 5 line of the dataset;
+ * - comparisons (comparison_vs_phase2.json, ΔCER by bucket / half / band) use the lines that have both a
+ *   Phase 5 and a Phase 2 line (all lines when no baseline exists at all; Phase 2 figures are then null).
+ */
+export type { ResolvedMeta, SectionContext } from './context';
+export { samplesTable, sums, sumsBy, type Sums } from './sums';
+export { comparisonValidity, type Validity } from './validity';
+export { conditionBlock } from './rates';
+export { interpretation } from './comparison';
+export { leakageBlock } from './retrieval';
+export { scoringNote } from './metrics';
+export { datasetDocuments, type DatasetDigest, type DatasetDocuments } from './dataset';
+export { aggregateDocuments } from './aggregate';

@@ -1,0 +1,82 @@
+/** Rate blocks shared by the documents: CER/WER of a condition, group figures, deltas, normalisation label. */
+import type { ArabicNormalization } from '../../src/text/arabic';
+import { OCR_CER_BANDS, ratio, round } from '../format';
+import type { Table } from './context';
+import { sumsBy, type Sums } from './sums';
+
+type Cond = 'ocr' | 'p5' | 'p2';
+
+/** Full rate block of one condition (metrics.json `corrected` / `ocr_baseline`). */
+export function conditionBlock(s: Sums, c: Cond) {
+  return {
+    cer: round(ratio(s[`${c}_ce`], s.ref_chars)),
+    wer: round(ratio(s[`${c}_we`], s.ref_words)),
+    cer_mean_per_line: round(s[`${c}_line_cer`]),
+    wer_mean_per_line: round(s[`${c}_line_wer`]),
+    char_edits: s[`${c}_ce`],
+    ref_chars: s.ref_chars,
+    word_edits: s[`${c}_we`],
+    ref_words: s.ref_words,
+    substitutions: s[`${c}_cs`],
+    deletions: s[`${c}_cd`],
+    insertions: s[`${c}_ci`],
+  };
+}
+
+export function cerWer(s: Sums, c: Cond) {
+  return { cer: round(ratio(s[`${c}_ce`], s.ref_chars)), wer: round(ratio(s[`${c}_we`], s.ref_words)) };
+}
+
+export function normCerWer(s: Sums, c: Cond) {
+  return { cer: round(ratio(s[`n_${c}_ce`], s.n_ref_chars)), wer: round(ratio(s[`n_${c}_we`], s.n_ref_words)) };
+}
+
+/** CER-by-group figures: Phase 2 / Phase 5 on the comparison set, improvement = Phase 2 − Phase 5. */
+export function groupStats(s: Sums, hasBaseline: boolean) {
+  const p5 = ratio(s.p5_ce, s.ref_chars);
+  const p2 = hasBaseline ? ratio(s.p2_ce, s.ref_chars) : null;
+  const ocr = ratio(s.ocr_ce, s.ref_chars);
+  return {
+    n_samples: s.n,
+    mean_top1_score: round(s.top1),
+    ocr_cer: round(ocr),
+    phase2_cer: round(p2),
+    phase5_cer: round(p5),
+    delta_cer: round(p2 !== null && p5 !== null ? p5 - p2 : null),
+    cer_improvement: round(p2 !== null && p5 !== null ? p2 - p5 : null),
+    cer_improvement_vs_ocr: round(ocr !== null && p5 !== null ? ocr - p5 : null),
+    phase5_help_rate: round(ratio(s.p5_help, s.n)),
+    phase5_harm_rate: round(ratio(s.p5_harm, s.n)),
+    phase2_help_rate: hasBaseline ? round(ratio(s.p2_help, s.n)) : null,
+    phase2_harm_rate: hasBaseline ? round(ratio(s.p2_harm, s.n)) : null,
+  };
+}
+
+export const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
+export const signed = (x: number, d = 4) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(d)}`;
+
+export function deltaBlock(base: { cer: number | null; wer: number | null }, cur: { cer: number | null; wer: number | null }) {
+  const abs = (a: number | null, b: number | null) => (a === null || b === null ? null : b - a);
+  const rel = (a: number | null, b: number | null) => (a === null || b === null || a === 0 ? null : ((b - a) / a) * 100);
+  return {
+    cer_absolute: round(abs(base.cer, cur.cer)),
+    wer_absolute: round(abs(base.wer, cur.wer)),
+    cer_relative_pct: round(rel(base.cer, cur.cer), 2),
+    wer_relative_pct: round(rel(base.wer, cur.wer), 2),
+  };
+}
+
+/** CER-by-group figures per raw-OCR CER band of the comparison set. */
+export function byOcrCerBand(cmpT: Table, hasBaseline: boolean) {
+  return Object.fromEntries(sumsBy(cmpT, 'ocr_band', OCR_CER_BANDS).map(([b, s]) => [b, groupStats(s, hasBaseline)]));
+}
+
+export function normalizationLabel(n: ArabicNormalization): string {
+  const parts: string[] = [];
+  if (n.remove_diacritics) parts.push('diacritics removed');
+  if (n.remove_tatweel) parts.push('tatweel removed');
+  if (n.unify_alef) parts.push('أ إ آ ٱ → ا');
+  if (n.unify_yaa) parts.push('ى → ي');
+  if (n.unify_taa_marbuta) parts.push('ة → ه');
+  return `SECONDARY metrics after Arabic normalisation (${parts.join('; ') || 'no rule enabled'}); the primary figures are unnormalised`;
+}
