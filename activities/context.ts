@@ -7,7 +7,8 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ConfigError } from '../src/config/load';
-import { UserInputError, type StageHooks } from '../src/stages/types';
+import { UserInputError, type RunOptions, type StageHooks, type StageInput } from '../src/stages/types';
+import type { Config } from '../src/config/schema';
 import { DatasetError, DatasetLineError } from '../src/datasets';
 import { JsonlParseError } from '../src/io/jsonl';
 import { CorpusBuildError } from '../src/openiti/corpus';
@@ -165,21 +166,40 @@ export async function asActivity<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /**
- * `work` with the activity heartbeating until it ends (no progress of its own): a step that reads or writes
- * whole files — a plan, a merge — is not taken for a stuck worker by the heartbeat timeout.
+ * `work` with stage hooks backed by the activity context (see activityHooks), stopped when `work` ends however
+ * it ends: the hooks life cycle of every activity that reports progress.
  */
-export async function keptAlive<T>(step: string, work: () => Promise<T>): Promise<T> {
-  const hooks = activityHooks(step, 'steps');
+export async function withActivityHooks<T, C extends object = Record<string, unknown>>(
+  step: string,
+  unit: string,
+  total: number,
+  work: (hooks: StageHooks<C>) => Promise<T>,
+): Promise<T> {
+  const hooks = activityHooks<C>(step, unit, total);
   try {
-    return await work();
+    return await work(hooks);
   } finally {
     hooks.stop();
   }
 }
 
 /**
+ * `work` with the activity heartbeating until it ends (no progress of its own): a step that reads or writes
+ * whole files — a plan, a merge — is not taken for a stuck worker by the heartbeat timeout.
+ */
+export async function keptAlive<T>(step: string, work: () => Promise<T>): Promise<T> {
+  return withActivityHooks(step, 'steps', 0, () => work());
+}
+
+/** A stage's options from an activity's input (config, CLI options, `--force`), through the stage's `optionsFrom`. */
+export function optionsOfInput<O>(optionsFrom: (config: Config, cli: RunOptions, force?: boolean) => O): (input: StageInput) => O {
+  return (input) => optionsFrom(input.config, input.options, input.force);
+}
+
+/**
  * Stage hooks backed by the activity context: progress and checkpoints become heartbeats, the previous
- * attempt's checkpoint becomes `resumeFrom`, cancellation becomes `signal`. Call `stop()` in `finally`.
+ * attempt's checkpoint becomes `resumeFrom`, cancellation becomes `signal`. Call `stop()` in `finally`
+ * (withActivityHooks does).
  */
 export function activityHooks<C extends object = Record<string, unknown>>(step: string, unit: string, total = 0): StageHooks<C> & { stop(): void } {
   const prev = previousCheckpoint<C & Record<string, unknown>>();

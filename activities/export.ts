@@ -5,11 +5,11 @@
  */
 import * as exporter from '../src/stages/export';
 import type { StageInput } from '../src/stages/types';
-import { activityHooks, asActivity, runExclusive } from './context';
+import { asActivity, optionsOfInput, runExclusive, withActivityHooks } from './context';
 import type { ActivityDeps } from './deps';
 
 export function createExportActivities(deps: ActivityDeps) {
-  const options = (input: StageInput) => exporter.optionsFrom(input.config, input.options, input.force);
+  const options = optionsOfInput(exporter.optionsFrom);
   return {
     async planExport(input: StageInput): Promise<exporter.ExportPlan> {
       return asActivity(() => exporter.planExport(options(input)));
@@ -19,15 +19,12 @@ export function createExportActivities(deps: ActivityDeps) {
       const file = exporter.shardFile(input.config, shard);
       // One writer per shard file in this process: a newer attempt supersedes an older one still running here.
       return asActivity(() =>
-        runExclusive(file, async (signal) => {
+        runExclusive(file, (signal) => {
           const opts = options(input);
-          const hooks = activityHooks(`${shard.dataset}#${shard.index}`, 'records', shard.end - shard.start);
-          try {
+          return withActivityHooks(`${shard.dataset}#${shard.index}`, 'records', shard.end - shard.start, (hooks) =>
             // The shard's own (study arm's) config: a hybrid arm gets a hybrid retriever, cached apart from the dense one.
-            return await exporter.exportShard(opts, shard, (config) => deps.openRetriever(config, opts.paths), { ...hooks, signal });
-          } finally {
-            hooks.stop();
-          }
+            exporter.exportShard(opts, shard, (config) => deps.openRetriever(config, opts.paths), { ...hooks, signal }),
+          );
         }),
       );
     },

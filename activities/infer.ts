@@ -8,7 +8,7 @@ import * as shards from '../src/stages/infer-shards';
 import { findArm } from '../src/stages/arms';
 import type { LlmBackend } from '../src/llm';
 import type { StageInput } from '../src/stages/types';
-import { activityHooks, asActivity, keptAlive, runExclusive } from './context';
+import { asActivity, keptAlive, optionsOfInput, runExclusive, withActivityHooks } from './context';
 import type { ActivityDeps } from './deps';
 
 /**
@@ -58,23 +58,20 @@ async function reportingOutage<T>(deps: ActivityDeps, work: () => Promise<T>): P
 
 export function createInferActivities(deps: ActivityDeps) {
   const openShared = sharedBackends(deps.openBackend);
-  const options = (input: StageInput) => inference.optionsFrom(input.config, input.options, input.force);
+  const options = optionsOfInput(inference.optionsFrom);
   return {
     /** One arm: `condition` is the arm's name (today's `rag` / `zero_shot`; the name kept so recorded histories replay). */
     async inferCondition(args: { input: StageInput; condition: string }): Promise<inference.ConditionResult> {
       const { input, condition } = args;
       return asActivity(async () => {
-        const opts = inference.optionsFrom(input.config, input.options, input.force);
+        const opts = options(input);
         const arm = findArm(opts.arms, condition);
         // One writer per output file in this process (a newer attempt supersedes an older one still running here).
-        return runExclusive(arm.output, async (signal) => {
-          const hooks = activityHooks<inference.InferCheckpoint>(`infer:${condition}`, 'samples');
-          try {
-            return await reportingOutage(deps, () => inference.runArm(opts, arm, { ...hooks, signal }, deps.openBackend));
-          } finally {
-            hooks.stop();
-          }
-        });
+        return runExclusive(arm.output, (signal) =>
+          withActivityHooks<inference.ConditionResult, inference.InferCheckpoint>(`infer:${condition}`, 'samples', 0, (hooks) =>
+            reportingOutage(deps, () => inference.runArm(opts, arm, { ...hooks, signal }, deps.openBackend)),
+          ),
+        );
       });
     },
     /**
@@ -88,14 +85,11 @@ export function createInferActivities(deps: ActivityDeps) {
       const { input, arm, shard } = args;
       const opts = options(input);
       return asActivity(() =>
-        runExclusive(shards.partFile(arm.output, shard.dataset, shard.index), async (signal) => {
-          const hooks = activityHooks<inference.InferCheckpoint>(shards.shardLabel(arm, shard), 'lines');
-          try {
-            return await reportingOutage(deps, () => shards.runShard(opts, arm, shard, { ...hooks, signal }, openShared));
-          } finally {
-            hooks.stop();
-          }
-        }),
+        runExclusive(shards.partFile(arm.output, shard.dataset, shard.index), (signal) =>
+          withActivityHooks<shards.ShardResult, inference.InferCheckpoint>(shards.shardLabel(arm, shard), 'lines', 0, (hooks) =>
+            reportingOutage(deps, () => shards.runShard(opts, arm, shard, { ...hooks, signal }, openShared)),
+          ),
+        ),
       );
     },
     async mergeInferArm(args: { input: StageInput; arm: shards.ArmPlan; partial?: boolean }): Promise<shards.MergeResult> {

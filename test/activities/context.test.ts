@@ -1,11 +1,11 @@
 /**
  * activityHooks: how a plain stage's hooks map onto the activity context — resumeFrom is the previous
  * attempt's checkpoint, a checkpoint heartbeats at once (progress is throttled), signal is the activity's
- * cancellation — and asActivity's mapping of input errors to non-retryable failures.
+ * cancellation —, withActivityHooks stopping the keep-alive however the work ends, and asActivity's mapping of input errors to non-retryable failures.
  */
 import { expect } from 'chai';
 import { ApplicationFailure } from '@temporalio/common';
-import { activityHooks, asActivity } from '../../activities/context';
+import { activityHooks, asActivity, withActivityHooks } from '../../activities/context';
 import { UserInputError } from '../../src/stages/types';
 import { recordingEnv } from './helpers';
 
@@ -44,6 +44,22 @@ describe('activities/context', () => {
       return hooks.signal?.aborted;
     });
     expect(await aborted).to.equal(true);
+  });
+
+  it('withActivityHooks keeps the activity alive while the work runs and stops the keep-alive when it throws', async () => {
+    const { beats, run } = recordingEnv({ heartbeatTimeoutMs: 1500 }); // keep-alive every 500 ms
+    const failed = await run(() =>
+      withActivityHooks('merge', 'steps', 0, async (hooks) => {
+        expect(hooks.resumeFrom).to.equal(undefined);
+        await new Promise((r) => setTimeout(r, 1100));
+        throw new Error('disk full');
+      }),
+    ).then(() => null, (e: unknown) => e);
+    expect((failed as Error).message).to.equal('disk full');
+    const whileRunning = beats.length;
+    expect(whileRunning, 'the start beat and keep-alive beats while the work ran').to.be.at.least(2);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(beats.length, 'no keep-alive beat after the work ended').to.equal(whileRunning);
   });
 
   it('asActivity makes input errors non-retryable and leaves other errors retryable', async () => {
