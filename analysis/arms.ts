@@ -51,12 +51,17 @@ export function armOcrBand(edits: number, goldChars: number): ArmOcrBand {
   return '>20%';
 }
 
+/** The arms analysis's statistics settings (config `analysis.*`, `study.contrasts`, `datasets.*.page_pattern`). */
+export type ArmsStatsOptions = Pick<AnalyzeArmsOptions, 'clusters' | 'missingLines' | 'contrasts' | 'permutations'>;
+
 export interface AnalyzeArmsOptions {
   /** The results root (holding `arms/`); outputs go to `<resultsDir>/study/arms.json` and each arm's folder. */
   resultsDir: string;
   /** Arm every other arm is compared with. */
   baseline: string;
-  bootstrap?: { iterations?: number; seed?: number; permutations?: number };
+  bootstrap?: { iterations?: number; seed?: number };
+  /** Permutations of the block permutation test (default 10,000). */
+  permutations?: number;
   /** How lines cluster (analysis/clusters.ts); default blocks of 25 consecutive lines. */
   clusters?: ClusterSpec;
   /** A line one arm has and another lacks: fail (default) or score it as the OCR text and count it. */
@@ -238,7 +243,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
 function settingsOf(options: AnalyzeArmsOptions): Settings {
   return {
     iterations: options.bootstrap?.iterations ?? DEFAULT_BOOTSTRAP.iterations,
-    permutations: options.bootstrap?.permutations ?? DEFAULT_PERMUTATIONS,
+    permutations: options.permutations ?? DEFAULT_PERMUTATIONS,
     seed: options.bootstrap?.seed ?? DEFAULT_BOOTSTRAP.seed,
     collapseWhitespace: options.collapseWhitespace ?? true,
     clusters: options.clusters ?? { blockLines: DEFAULT_BLOCK_LINES },

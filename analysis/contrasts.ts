@@ -9,6 +9,7 @@
  * "rag" is the arm named `rag` when there is one, else the dense arm whose top_k the placebo / variants share,
  * else the first dense arm. A contrast with an upper-bound (oracle) arm is shown but stays out of the family.
  */
+import { UserInputError } from '../src/stages/types';
 import type { ArmInfo } from './arms-inputs';
 
 export const CONTRAST_KINDS = ['vs_baseline', 'rag_vs_placebo', 'variant_vs_rag', 'k_series', 'configured'] as const;
@@ -81,7 +82,7 @@ export function plannedContrasts(arms: Arm[], baseline: string, configured?: Rea
   const names = new Set(arms.map((a) => a.name));
   return configured.map((c, i) => {
     for (const n of [c.arm, c.vs]) {
-      if (!names.has(n)) throw new Error(`study.contrasts.${i}: arm "${n}" has no analysed results — the arms are: ${[...names].join(', ')}`);
+      if (!names.has(n)) throw new UserInputError(`study.contrasts.${i}: arm "${n}" has no analysed results — the arms are: ${[...names].join(', ')}`);
     }
     return { arm: c.arm, vs: c.vs, kind: c.vs === baseline ? 'vs_baseline' : 'configured' };
   });
