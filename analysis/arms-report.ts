@@ -10,6 +10,7 @@ import path from 'node:path';
 import { ARM_OCR_BANDS, type ArmMetrics, type ArmResult, type ArmsAnalysis } from './arms';
 import { ciF, dash, pctF, ppF, type Block, type RenderedChart } from './blocks';
 import { CHART_CONFIG, CHART_TEMPLATE_DIR, type VegaLiteSpec } from './charts';
+import { findingsBlocks, whenBlocks } from './arms-findings-report';
 import { exclusionText } from './leakage';
 
 export const ARMS_CHART_NAMES = ['arms_forest', 'arms_gain_vs_k'] as const;
@@ -181,10 +182,10 @@ function introBlock(a: ArmsAnalysis): Block {
   return {
     kind: 'p',
     text:
-      `${n} arm(s) compared with the baseline arm **${a.baseline}** on the lines both have (paired by sample). ` +
-      'ΔCER = CER(arm) − CER(reference), negative = fewer errors; 95% CIs from a paired bootstrap over lines ' +
-      `(${a.methods.bootstrap.iterations} resamples, seed ${a.methods.bootstrap.seed}); p = Wilcoxon signed-rank on per-line CER differences, ` +
-      'Holm-adjusted across the method arms (an upper bound stays out of the family). Raw CER scores the model output before trimming and the guard. ' +
+      `${n} arm(s) compared with the baseline arm **${a.baseline}** on the same lines (paired by sample). ` +
+      'ΔCER = CER(arm) − CER(reference), negative = fewer errors; 95% CIs from a paired block bootstrap over clusters of lines ' +
+      `(${a.methods.bootstrap.iterations} resamples, seed ${a.methods.bootstrap.seed}); p = block permutation test of that ΔCER, ` +
+      'p (Holm) = its planned contrast\'s in the one family above (an upper bound stays out). Raw CER scores the model output before trimming and the guard. ' +
       `Verbatim gold retrieved = share of lines whose normalised gold line appears in the retrieved context (character similarity ≥ 0.9).${upper}${skipped}`,
   };
 }
@@ -196,11 +197,13 @@ function introBlock(a: ArmsAnalysis): Block {
 export function armsSection(a: ArmsAnalysis, charts: RenderedChart[]): Block[] {
   return [
     { kind: 'h2', text: 'Arms' },
+    ...findingsBlocks(a),
     introBlock(a),
     ...exclusionBlocks(a),
     ...armTables(a),
     ...bandTable(a),
     ...guardTable(a),
+    ...whenBlocks(a),
     ...charts.map((chart): Block => ({ kind: 'chart', chart })),
   ];
 }

@@ -4,12 +4,13 @@
  * `<results>/study/arms.json` (schema: analysis/arms.schema.json) and `<results>/arms/<arm>/metrics.json`.
  *
  * Scoring is the analysis's own (src/text/distance.ts via `scoreDistances`, the same text preparation and the
- * same failed-line rule as analysis/score.ts): corpus CER = Σ edits / Σ gold characters. Lines are paired
- * by (dataset, sample_id). The primary test is Wilcoxon's signed-rank test on the per-line CER differences
- * (it uses the size of each change, not only its sign); the sign test is reported beside it (`p_sign`).
- * Holm adjusts the vs-baseline p-values across the non-baseline arms, separately within each dataset and for
- * the pooled figures. Deterministic like the rest of the analysis: `generated_at` is the newest input's
- * mtime, arms in code-unit order, seeds derived per (arm, dataset, comparison).
+ * same failed-line rule as analysis/score.ts): corpus CER = Σ edits / Σ gold characters. Every arm is scored
+ * on the same lines (analysis/arm-alignment.ts: a missing line is an error, or with `missingLines: 'ocr'` the
+ * OCR text, counted). Uncertainty is clustered (analysis/clusters.ts, analysis/block-stats.ts): intervals from a
+ * block bootstrap, the primary p from a block permutation test of the printed ΔCER; Wilcoxon and the sign test
+ * stay as secondary per-line statistics. The planned contrasts (analysis/contrasts.ts) form one Holm family.
+ * Deterministic like the rest of the analysis: `generated_at` is the newest input's mtime, arms in code-unit
+ * order, seeds derived per (arm, dataset, comparison).
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -18,10 +19,16 @@ import { writeJsonAtomic } from '../src/io/jsonl';
 import { isFailed } from '../src/llm/records';
 import { UserInputError } from '../src/stages/types';
 import { prepareText, scoreDistances } from '../src/text/distance';
+import { alignArms, type AlignedArms, type MissingLines } from './arm-alignment';
+import { comparePaired, POOLED, type MacroComparison, type PairedComparison, type Scope, studyScopes } from './arms-compare';
+import { findContrast, measureContrasts, type ArmEdits, type ContrastResult } from './arms-contrasts';
 import { discoverArms, type ArmInfo, type ArmLine, type ArmSkip, type ArmVerbatim, type LoadedArm } from './arms-inputs';
-import { DEFAULT_BOOTSTRAP, bootstrapRates, seedFor } from './bootstrap';
-import { cmpStr, ratio, round } from './format';
-import { holm, lineDifferences, pairedBootstrapDelta, signTest, wilcoxonSignedRank } from './paired';
+import { armsWhen, type ArmWhen } from './arms-when';
+import { blockRateInterval } from './block-stats';
+import { DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS, seedFor } from './bootstrap';
+import { clusterMethod, DEFAULT_BLOCK_LINES, type ClusterSpec } from './clusters';
+import { plannedContrasts } from './contrasts';
+import { ratio, round } from './format';
 import type { DatasetExclusion } from './leakage';
 import { failureKind } from './score';
 
@@ -44,12 +51,23 @@ export function armOcrBand(edits: number, goldChars: number): ArmOcrBand {
   return '>20%';
 }
 
+/** The arms analysis's statistics settings (config `analysis.*`, `study.contrasts`, `datasets.*.page_pattern`). */
+export type ArmsStatsOptions = Pick<AnalyzeArmsOptions, 'clusters' | 'missingLines' | 'contrasts' | 'permutations'>;
+
 export interface AnalyzeArmsOptions {
   /** The results root (holding `arms/`); outputs go to `<resultsDir>/study/arms.json` and each arm's folder. */
   resultsDir: string;
   /** Arm every other arm is compared with. */
   baseline: string;
   bootstrap?: { iterations?: number; seed?: number };
+  /** Permutations of the block permutation test (default 10,000). */
+  permutations?: number;
+  /** How lines cluster (analysis/clusters.ts); default blocks of 25 consecutive lines. */
+  clusters?: ClusterSpec;
+  /** A line one arm has and another lacks: fail (default) or score it as the OCR text and count it. */
+  missingLines?: MissingLines;
+  /** Planned contrasts (`study.contrasts`: ΔCER = CER(arm) − CER(vs)); default analysis/contrasts.ts's. */
+  contrasts?: ReadonlyArray<{ arm: string; vs: string }>;
   /** Collapse inner whitespace runs before scoring (default true, as the main analysis). */
   collapseWhitespace?: boolean;
   /** Subset of dataset keys (default: all). */
@@ -64,21 +82,7 @@ export interface AnalyzeArmsOptions {
   onProgress?: (done: number, total: number) => void;
 }
 
-/** A paired comparison of an arm with a reference condition (the baseline arm, or the raw OCR). */
-export interface PairedComparison {
-  n_paired: number;
-  /** CER(arm) − CER(reference) on the paired lines; negative = the arm is better. */
-  delta_cer: number | null;
-  ci: [number, number] | null;
-  /** Wilcoxon signed-rank p (primary), two-sided. */
-  p: number | null;
-  /** Exact sign-test p, two-sided. */
-  p_sign: number | null;
-  /** Lines where the arm has fewer / as many / more character edits than the reference. */
-  better: number;
-  same: number;
-  worse: number;
-}
+export type { PairedComparison } from './arms-compare';
 
 export interface BandCounts {
   lines: number;
@@ -112,6 +116,9 @@ export interface ArmMetrics {
   ocr_cer: number | null;
   failures: number;
   guard: GuardRates | null;
+  /** Lines the arm lacked, scored as the OCR text (missing_lines: ocr); 0 otherwise. */
+  filled_lines: number;
+  /** p_holm: from the planned contrast of this arm vs the baseline (null when it is not one, or out of the family). */
   vs_baseline: (PairedComparison & { p_holm: number | null }) | null;
   vs_ocr: PairedComparison;
   improved: number;
@@ -134,6 +141,10 @@ export interface ArmResult extends ArmMetrics {
   model: string | null;
   guard_config: Record<string, unknown> | null;
   datasets: Record<string, ArmMetrics>;
+  /** Mean over datasets of each dataset's figure, with block-bootstrap CIs; null with one dataset. */
+  macro: { cer: number | null; cer_ci: [number, number] | null; vs_baseline: (MacroComparison & { p_holm: number | null }) | null; vs_ocr: MacroComparison | null } | null;
+  /** Guard effect, ΔCER by retrieval-score band and error classes (analysis/arms-when.ts). */
+  when: ArmWhen;
 }
 
 export interface ArmsAnalysis {
@@ -142,6 +153,10 @@ export interface ArmsAnalysis {
   baseline: string;
   datasets: string[];
   methods: ReturnType<typeof methodsNote>;
+  /** Per dataset: how its lines cluster and how many clusters there are. */
+  clusters: Record<string, { method: string; clusters: number }>;
+  /** The planned contrasts, one Holm family (analysis/arms-contrasts.ts). */
+  contrasts: ContrastResult[];
   skipped: ArmSkip[];
   warnings: string[];
   /** Leakage control: per dataset, what the corpus held out of its source; null when the caller did not say. */
@@ -165,13 +180,17 @@ interface ArmRow {
   raw_ce: number;
   guard: string | null;
   failed: boolean;
+  filled: boolean;
   band: ArmOcrBand;
 }
 
 interface Settings {
   iterations: number;
+  permutations: number;
   seed: number;
   collapseWhitespace: boolean;
+  clusters: ClusterSpec;
+  missingLines: MissingLines;
 }
 
 /** Score, compare and (by default) write every arm under `<resultsDir>/arms/`. */
@@ -180,28 +199,37 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   const { arms, skipped } = await discoverArms(resultsDir, options.datasets);
   const base = arms.find((a) => a.info.name === options.baseline);
   if (!base) throw missingBaseline(options.baseline, resultsDir, arms, skipped);
-  const settings: Settings = {
-    iterations: options.bootstrap?.iterations ?? DEFAULT_BOOTSTRAP.iterations,
-    seed: options.bootstrap?.seed ?? DEFAULT_BOOTSTRAP.seed,
-    collapseWhitespace: options.collapseWhitespace ?? true,
-  };
+  const settings = settingsOf(options);
   const warnings = skipped.map((s) => `arm ${s.arm} skipped: ${s.reason}`);
   for (const a of arms) if (a.duplicates > 0) warnings.push(`arm ${a.info.name}: ${a.duplicates} duplicate sample_id line(s) skipped`);
+  const aligned = alignArms(arms, base, settings.missingLines);
   const rows = new Map<string, ArmRow[]>();
   for (const a of arms) {
-    rows.set(a.info.name, scoreArm(a, settings));
+    rows.set(a.info.name, aligned.lines.get(a.info.name)!.map((l) => ({ ...scoreArmLine(l, { collapseWhitespace: settings.collapseWhitespace }), filled: l.filled })));
     options.onProgress?.(rows.size, arms.length);
   }
-  const datasets = [...new Set([...rows.values()].flatMap((r) => r.map((x) => x.dataset)))].sort(cmpStr);
+  const datasets = [...aligned.ranges.keys()];
+  const { scopes, clusterNote } = studyScopes(datasets, aligned.ranges, aligned.sampleIds, settings.clusters);
   const baseRows = rows.get(base.info.name)!;
-  const results = arms.map((a) => armResult(a, rows.get(a.info.name)!, a === base ? null : baseRows, datasets, settings, warnings));
-  applyHolm(results, datasets);
+  warnGoldMismatch(arms, rows, baseRows, base, warnings);
+  fillWarnings(aligned, warnings);
+  const when = await armsWhen({ arms, lines: aligned.lines, rows, baseline: base.info.name, scopes, settings, resultsDir, datasets: aligned.datasets, sampleIds: aligned.sampleIds });
+  const results = arms.map((a) => armResult(a, rows.get(a.info.name)!, a === base ? null : baseRows, scopes, settings, when.get(a.info.name)!));
+  const contrasts = measureContrasts(
+    plannedContrasts(arms.map((a) => a.info), base.info.name, options.contrasts),
+    new Map(arms.map((a): [string, ArmEdits] => [a.info.name, armEdits(rows.get(a.info.name)!, a.info.upper_bound)])),
+    scopes,
+    settings,
+  );
+  holmFromContrasts(results, contrasts, base.info.name);
   const analysis: ArmsAnalysis = {
     schema: ARMS_SCHEMA_ID,
     generated_at: options.generatedAt ?? new Date(Math.floor(Math.max(...arms.map((a) => a.mtimeMs)))).toISOString(),
     baseline: base.info.name,
     datasets,
     methods: methodsNote(settings),
+    clusters: Object.fromEntries(datasets.map((ds) => [ds, { method: clusterMethod(settings.clusters, ds), clusters: clusterNote[ds] }])),
+    contrasts,
     skipped,
     warnings,
     exclusions: options.exclusions ?? null,
@@ -210,6 +238,50 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   };
   if (options.write !== false) analysis.files = writeArms(resultsDir, analysis);
   return analysis;
+}
+
+function settingsOf(options: AnalyzeArmsOptions): Settings {
+  return {
+    iterations: options.bootstrap?.iterations ?? DEFAULT_BOOTSTRAP.iterations,
+    permutations: options.permutations ?? DEFAULT_PERMUTATIONS,
+    seed: options.bootstrap?.seed ?? DEFAULT_BOOTSTRAP.seed,
+    collapseWhitespace: options.collapseWhitespace ?? true,
+    clusters: options.clusters ?? { blockLines: DEFAULT_BLOCK_LINES },
+    missingLines: options.missingLines ?? 'error',
+  };
+}
+
+function armEdits(rows: ArmRow[], upperBound: boolean): ArmEdits {
+  return { ref: Float64Array.from(rows, (r) => r.ref_chars), ce: Float64Array.from(rows, (r) => r.ce), upperBound };
+}
+
+/** Lines scored as the OCR text because an arm lacked them: one warning per arm (the report shows them too). */
+function fillWarnings(aligned: AlignedArms, warnings: string[]): void {
+  for (const [arm, counts] of aligned.filled) {
+    const parts = Object.entries(counts).map(([ds, n]) => `${n} of ${ds}`);
+    if (parts.length) warnings.push(`arm ${arm}: ${parts.join(', ')} line(s) missing, scored as the OCR text (missing_lines: ocr)`);
+  }
+}
+
+/** Lines whose gold text differs from the baseline's: each arm is scored against its own. */
+function warnGoldMismatch(arms: LoadedArm[], rows: Map<string, ArmRow[]>, baseRows: ArmRow[], base: LoadedArm, warnings: string[]): void {
+  for (const a of arms) {
+    if (a === base) continue;
+    const mine = rows.get(a.info.name)!;
+    const mismatch = mine.filter((r, i) => r.gold !== baseRows[i].gold).length;
+    if (mismatch > 0) warnings.push(`arm ${a.info.name}: ${mismatch} line(s) have a different gold text than the baseline's; each arm is scored against its own`);
+  }
+}
+
+/** vs_baseline.p_holm of each arm and scope = that of the planned contrast arm vs baseline (null when not planned). */
+function holmFromContrasts(results: ArmResult[], contrasts: ContrastResult[], baseline: string): void {
+  for (const r of results) {
+    if (!r.vs_baseline) continue;
+    const c = findContrast(contrasts, r.name, baseline);
+    r.vs_baseline.p_holm = c?.p_holm ?? null;
+    for (const [ds, m] of Object.entries(r.datasets)) if (m.vs_baseline) m.vs_baseline.p_holm = c?.datasets[ds]?.p_holm ?? null;
+    if (r.macro?.vs_baseline) r.macro.vs_baseline.p_holm = c?.macro?.p_holm ?? null;
+  }
 }
 
 function missingBaseline(baseline: string, resultsDir: string, arms: LoadedArm[], skipped: ArmSkip[]): UserInputError {
@@ -223,17 +295,8 @@ function missingBaseline(baseline: string, resultsDir: string, arms: LoadedArm[]
 // Scoring
 // ---------------------------------------------------------------------------------------------
 
-function scoreArm(arm: LoadedArm, s: Settings): ArmRow[] {
-  const rows: ArmRow[] = [];
-  const prep = { collapseWhitespace: s.collapseWhitespace };
-  for (const ds of [...arm.byDataset.keys()].sort(cmpStr)) {
-    for (const line of arm.byDataset.get(ds)!) rows.push(scoreArmLine(line, prep));
-  }
-  return rows;
-}
-
 /** A failed correction scores as the OCR text (analysis/score.ts's rule); so does a failed raw output. */
-function scoreArmLine({ record: r, rawText, guard }: ArmLine, prep: { collapseWhitespace: boolean }): ArmRow {
+function scoreArmLine({ record: r, rawText, guard }: ArmLine, prep: { collapseWhitespace: boolean }): Omit<ArmRow, 'filled'> {
   const failed = failureKind(r) !== null;
   const hyp = failed ? r.ocr_text : r.corrected_text;
   const ocr = scoreDistances(r.gt_text, r.ocr_text, prep);
@@ -264,17 +327,21 @@ function scoreArmLine({ record: r, rawText, guard }: ArmLine, prep: { collapseWh
 // Metrics
 // ---------------------------------------------------------------------------------------------
 
-function armResult(arm: LoadedArm, rows: ArmRow[], baseRows: ArmRow[] | null, datasets: string[], s: Settings, warnings: string[]): ArmResult {
+function armResult(arm: LoadedArm, rows: ArmRow[], baseRows: ArmRow[] | null, scopes: Scope[], s: Settings, when: ArmWhen): ArmResult {
   const name = arm.info.name;
-  const pairs = baseRows ? pairWithBaseline(rows, baseRows, name, warnings) : null;
   const perDataset: Record<string, ArmMetrics> = {};
-  for (const ds of datasets) {
-    const sub = rows.filter((r) => r.dataset === ds);
-    if (sub.length === 0) continue;
-    perDataset[ds] = { ...armMetrics(sub, pairs && pairs.filter(([a]) => a.dataset === ds), s, `${name}:${ds}`), verbatim_gold_rate: verbatimRate(arm.verbatim, [ds], false) };
+  let overall: ArmMetrics | null = null;
+  let macro: ArmResult['macro'] = null;
+  for (const scope of scopes) {
+    const pooled = scope.key === POOLED;
+    const key = pooled ? `${name}:*overall*` : `${name}:${scope.key}`;
+    const { metrics, macro: m } = armMetrics(rows, baseRows, scope, s, key);
+    const verbatim = verbatimRate(arm.verbatim, pooled ? Object.keys(perDataset) : [scope.key], pooled);
+    if (pooled) {
+      overall = { ...metrics, verbatim_gold_rate: verbatim };
+      macro = m;
+    } else perDataset[scope.key] = { ...metrics, verbatim_gold_rate: verbatim };
   }
-  const strata = Int32Array.from(rows, (r) => datasets.indexOf(r.dataset));
-  const overall = { ...armMetrics(rows, pairs, s, `${name}:*overall*`, strata), verbatim_gold_rate: verbatimRate(arm.verbatim, Object.keys(perDataset), true) };
   return {
     name,
     is_baseline: baseRows === null,
@@ -283,8 +350,10 @@ function armResult(arm: LoadedArm, rows: ArmRow[], baseRows: ArmRow[] | null, da
     retrieval: arm.info.retrieval,
     model: arm.info.model,
     guard_config: arm.info.guard,
-    ...overall,
+    ...overall!,
     datasets: perDataset,
+    macro,
+    when,
   };
 }
 
@@ -302,51 +371,42 @@ function verbatimRate(v: ArmVerbatim, datasets: string[], pooled: boolean): numb
   return round(ratio(hits, lines));
 }
 
-/** [arm line, baseline line] for every sample both arms have; counts gold texts that differ. */
-function pairWithBaseline(rows: ArmRow[], baseRows: ArmRow[], arm: string, warnings: string[]): Array<[ArmRow, ArmRow]> {
-  const byKey = new Map(baseRows.map((r) => [`${r.dataset}\u0000${r.sample_id}`, r]));
-  const pairs: Array<[ArmRow, ArmRow]> = [];
-  let mismatch = 0;
-  for (const r of rows) {
-    const b = byKey.get(`${r.dataset}\u0000${r.sample_id}`);
-    if (!b) continue;
-    if (b.gold !== r.gold) mismatch++;
-    pairs.push([r, b]);
-  }
-  if (rows.length > pairs.length) warnings.push(`arm ${arm}: ${rows.length - pairs.length} line(s) have no baseline line; left out of vs_baseline`);
-  if (mismatch > 0) warnings.push(`arm ${arm}: ${mismatch} line(s) have a different gold text than the baseline's; each arm is scored against its own`);
-  return pairs;
-}
-
-/** Every figure of one arm on one set of lines (a dataset, or all of them with `strata`). */
-function armMetrics(rows: ArmRow[], pairs: Array<[ArmRow, ArmRow]> | null, s: Settings, key: string, strata?: Int32Array): Omit<ArmMetrics, 'verbatim_gold_rate'> {
+/** Every figure of one arm on one scope's lines (a dataset, or all of them: then with the macro average). */
+function armMetrics(all: ArmRow[], allBase: ArmRow[] | null, scope: Scope, s: Settings, key: string): { metrics: Omit<ArmMetrics, 'verbatim_gold_rate'>; macro: ArmResult['macro'] } {
+  const rows = all.slice(scope.from, scope.to);
   const t = aq.from(rows.map(({ gold: _gold, ...r }) => r)).derive({
     improved: 'd => d.ce < d.ocr_ce ? 1 : 0',
     worsened: 'd => d.ce > d.ocr_ce ? 1 : 0',
     failed_n: 'd => d.failed ? 1 : 0',
   });
   const sum = totals(t);
-  const boot = { iterations: s.iterations, strata };
-  const ci = bootstrapRates(rows.map((r) => r.ref_chars), { arm: rows.map((r) => r.ce) }, {}, { ...boot, seed: seedFor(s.seed, `arms:${key}`) }).rates.arm.ci95;
-  const werCi = bootstrapRates(rows.map((r) => r.ref_words), { arm: rows.map((r) => r.we) }, {}, { ...boot, seed: seedFor(s.seed, `arms:${key}:wer`) }).rates.arm.ci95;
-  const ocrPairs = rows.map((r) => [r, { ...r, ce: r.ocr_ce }] as [ArmRow, ArmRow]);
-  return {
+  const col = (c: keyof ArmRow) => Float64Array.from(all, (r) => r[c] as number);
+  const [ref, ce, ocr] = [col('ref_chars'), col('ce'), col('ocr_ce')];
+  const sl = (x: Float64Array) => x.subarray(scope.from, scope.to);
+  const cer = blockRateInterval(sl(ref), sl(ce), scope.design, s.iterations, seedFor(s.seed, `arms:${key}`));
+  const wer = blockRateInterval(rows.map((r) => r.ref_words), rows.map((r) => r.we), scope.design, s.iterations, seedFor(s.seed, `arms:${key}:wer`));
+  const { macro: vbMacro, ...vsBaseline } = allBase ? comparePaired(ref, Float64Array.from(allBase, (r) => r.ce), ce, scope, s, `${key}:vs:baseline`) : { macro: null };
+  const { macro: ocrMacro, ...vsOcr } = comparePaired(ref, ocr, ce, scope, s, `${key}:vs:ocr`);
+  const metrics = {
     lines: sum.n,
     cer: round(ratio(sum.ce, sum.ref_chars)),
-    cer_ci: roundPair(ci),
+    cer_ci: roundPair(cer.ci95),
     wer: round(ratio(sum.we, sum.ref_words)),
-    wer_ci: roundPair(werCi),
+    wer_ci: roundPair(wer.ci95),
     raw_cer: round(ratio(sum.raw_ce, sum.ref_chars)),
     ocr_cer: round(ratio(sum.ocr_ce, sum.ref_chars)),
     failures: sum.failed_n,
     guard: guardRates(t, sum.n),
-    vs_baseline: pairs ? { ...compare(pairs, s, `${key}:vs:baseline`, strata && pairStrata(pairs, rows, strata)), p_holm: null } : null,
-    vs_ocr: compare(ocrPairs, s, `${key}:vs:ocr`, strata),
+    filled_lines: rows.filter((r) => r.filled).length,
+    vs_baseline: allBase ? { ...(vsBaseline as PairedComparison), p_holm: null } : null,
+    vs_ocr: vsOcr,
     improved: sum.improved,
     unchanged: sum.n - sum.improved - sum.worsened,
     worsened: sum.worsened,
     by_band: bandCounts(t),
   };
+  const macro = cer.macro ? { cer: round(cer.macro.estimate), cer_ci: roundPair(cer.macro.ci95), vs_baseline: vbMacro ? { ...vbMacro, p_holm: null } : null, vs_ocr: ocrMacro } : null;
+  return { metrics, macro };
 }
 
 type Totals = Record<'n' | 'ref_chars' | 'ref_words' | 'ce' | 'we' | 'raw_ce' | 'ocr_ce' | 'improved' | 'worsened' | 'failed_n', number>;
@@ -394,56 +454,6 @@ function guardRates(t: Table, n: number): GuardRates | null {
   return { lines: g.numRows(), kept: share(counts.kept ?? 0), trimmed: share(counts.trimmed ?? 0), fell_back: share(fell), by_reason: byReason, counts };
 }
 
-/** Bootstrap strata of the paired lines (the arm line's dataset stratum). */
-function pairStrata(pairs: Array<[ArmRow, ArmRow]>, rows: ArmRow[], strata: Int32Array): Int32Array {
-  const of = new Map(rows.map((r, i) => [r, strata[i]]));
-  return Int32Array.from(pairs, ([a]) => of.get(a)!);
-}
-
-/** ΔCER with its paired-bootstrap CI, and the Wilcoxon and sign tests on the per-line CER differences. */
-function compare(pairs: Array<[ArmRow, ArmRow]>, s: Settings, key: string, strata?: ArrayLike<number>): PairedComparison {
-  const gold = pairs.map(([a]) => a.ref_chars);
-  const ref = pairs.map(([, b]) => b.ce);
-  const arm = pairs.map(([a]) => a.ce);
-  const boot = pairedBootstrapDelta(gold, ref, arm, { iterations: s.iterations, seed: seedFor(s.seed, `arms:${key}`), strata });
-  const d = lineDifferences(gold, ref, arm);
-  let better = 0, worse = 0;
-  for (let i = 0; i < pairs.length; i++) {
-    if (arm[i] < ref[i]) better++;
-    else if (arm[i] > ref[i]) worse++;
-  }
-  return {
-    n_paired: pairs.length,
-    delta_cer: round(boot.delta),
-    ci: roundPair(boot.ci95),
-    p: pValue(wilcoxonSignedRank(d).p),
-    p_sign: pValue(signTest(d).p),
-    better,
-    same: pairs.length - better - worse,
-    worse,
-  };
-}
-
-/**
- * Holm across the non-baseline method arms, within each dataset and for the pooled figures. Upper-bound arms
- * (oracle: the gold line as the query) are no hypothesis about a method: they stay out of the family, so adding
- * one never weakens the real arms' adjusted p, and their own p_holm is null.
- */
-function applyHolm(results: ArmResult[], datasets: string[]): void {
-  const methods = results.filter((r) => !r.upper_bound);
-  const scopes: Array<(r: ArmResult) => ArmMetrics | undefined> = [(r) => r, ...datasets.map((ds) => (r: ArmResult) => r.datasets[ds])];
-  for (const scope of scopes) {
-    const family = methods.map(scope).filter((m): m is ArmMetrics => !!m?.vs_baseline);
-    const adjusted = holm(family.map((m) => m.vs_baseline!.p));
-    family.forEach((m, i) => (m.vs_baseline!.p_holm = pValue(adjusted[i])));
-  }
-}
-
-/** p-values keep 6 significant digits (fixed decimals would turn small ones into 0). */
-function pValue(p: number | null): number | null {
-  return p === null || !Number.isFinite(p) ? null : Number(p.toPrecision(6));
-}
-
 function roundPair(ci: [number, number] | null): [number, number] | null {
   return ci ? [round(ci[0])!, round(ci[1])!] : null;
 }
@@ -452,11 +462,22 @@ function methodsNote(s: Settings) {
   return {
     cer: 'Levenshtein distance over code points, Σ edits / Σ gold characters; failed corrections score as the OCR text',
     text_preparation: s.collapseWhitespace ? 'trimmed; whitespace runs collapsed to one space' : 'trimmed only',
-    bootstrap: { iterations: s.iterations, seed: s.seed, method: 'paired percentile bootstrap over lines (95 %); the pooled figures resample within each dataset' },
-    test: 'Wilcoxon signed-rank on per-line CER differences (zeros dropped, tie + continuity corrected normal approximation) = p; exact sign test (ties dropped) = p_sign',
-    holm: 'vs_baseline.p adjusted across the non-baseline arms (Holm), separately per dataset and for the pooled figures; upper-bound (gold_query) arms are left out of the family and get p_holm null',
+    lines: s.missingLines === 'ocr'
+      ? 'every arm on the same lines; a line an arm lacks is scored as its OCR text and counted (filled_lines)'
+      : 'every arm on the same lines; an arm lacking a line fails the analysis',
+    clusters: `lines resampled in clusters: a dataset's page (page_pattern on sample_id) or else blocks of ${s.clusters.blockLines} consecutive lines (baseline order)`,
+    bootstrap: {
+      iterations: s.iterations,
+      seed: s.seed,
+      method: 'paired percentile block bootstrap over clusters (95 %); pooled figures resample the clusters within each dataset; macro = mean over datasets of each dataset\'s figure',
+    },
+    permutations: s.permutations,
+    test: 'p = block permutation test of the printed ΔCER (each cluster\'s two outputs swapped with probability ½; p = (1 + #|T*| ≥ |T|) / (1 + permutations)); secondary per-line statistics: p_wilcoxon = Wilcoxon signed-rank on per-line CER differences, p_sign = exact sign test',
+    mde: 'minimum detectable |ΔCER| at 80 % power, two-sided α = 0.05: (z0.975 + z0.80) · SE ≈ 2.80 · SE, SE from the block bootstrap',
+    holm: 'one family: every planned contrast (contrasts) on every scope (each dataset, pooled, macro); contrasts with an upper-bound (gold_query) arm stay out and get p_holm null; vs_baseline.p_holm is its contrast\'s',
     bands: 'OCR line CER bands 0–2 %, 2–5 %, 5–10 %, 10–20 %, > 20 %; improved / unchanged / worsened = fewer / as many / more character edits than the OCR line',
     raw_cer: 'CER of raw_text (the model output before trimming and the guard) where recorded, else of the scored output',
+    guard_effect: 'CER(guarded output) − CER(raw model output after cleaning, unguarded) on the same lines, block bootstrap CI and permutation p',
   };
 }
 

@@ -11,7 +11,10 @@ import { mulberry32 } from '../src/util/random';
 export { mulberry32 };
 
 /** Resamples and seed when the config gives none (config `analysis.bootstrap_iterations` / `bootstrap_seed`). */
-export const DEFAULT_BOOTSTRAP = { iterations: 1000, seed: 42 } as const;
+export const DEFAULT_BOOTSTRAP = { iterations: 10000, seed: 42 } as const;
+
+/** Permutations of the arms' block permutation test when none are given (config `analysis.permutations`). */
+export const DEFAULT_PERMUTATIONS = 10000;
 
 /** Derive a per-key seed (FNV-1a of the key mixed with the base seed) so adding a dataset leaves others unchanged. */
 export function seedFor(base: number, key: string): number {

@@ -15,7 +15,7 @@ import { corpusSettings, resolveSourceExclusions, stagePaths, type CorpusRecord,
 import { UserInputError, type RunOptions, type StageHooks } from '../src/stages/types';
 import { checkedResultDirs } from '../src/stages/results-dir';
 import { analyzeStudy } from './analyze';
-import { analyzeArms, type ArmsAnalysis } from './arms';
+import { analyzeArms, type ArmsAnalysis, type ArmsStatsOptions } from './arms';
 import { armsRoot } from './arms-inputs';
 import { studyArmSources, writeArmsLineDocuments } from './arms-lines';
 import { renderArmsReport } from './report';
@@ -54,7 +54,18 @@ async function armsOptions(config: Config, cli: RunOptions, root: string): Promi
   // `study` is added to the config schema by the arms stage; read it without depending on its type here.
   const study = (config as { study?: { baseline?: string } | null }).study;
   if (!study && !existsSync(armsRoot(root))) return {};
-  return { arms: { resultsDir: root, baseline: study?.baseline ?? 'zero_shot', exclusions: await corpusExclusions(config, cli) } };
+  return { arms: { resultsDir: root, baseline: study?.baseline ?? 'zero_shot', exclusions: await corpusExclusions(config, cli), ...armsStats(config) } };
+}
+
+/** Clusters, permutations, missing-line rule and planned contrasts of the arms analysis, from the config. */
+function armsStats(config: Config): ArmsStatsOptions {
+  const pagePatterns = Object.fromEntries(Object.entries(config.datasets).map(([k, d]) => [k, d.page_pattern]));
+  return {
+    clusters: { blockLines: config.analysis.block_lines, pagePatterns },
+    missingLines: config.analysis.missing_lines,
+    permutations: config.analysis.permutations,
+    ...(config.study?.contrasts ? { contrasts: config.study.contrasts } : {}),
+  };
 }
 
 /** Per dataset (config order, `--datasets` applied): what the corpus held out of its source (for the Arms section). */
@@ -166,6 +177,10 @@ async function runArms(options: AnalyzeOptions, arms: NonNullable<AnalyzeOptions
     collapseWhitespace: options.collapseWhitespace,
     datasets: options.datasets,
     exclusions: arms.exclusions,
+    clusters: arms.clusters,
+    missingLines: arms.missingLines,
+    contrasts: arms.contrasts,
+    permutations: arms.permutations,
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
   });
 }

@@ -1,7 +1,7 @@
 /**
  * Public option and result types of the analyze stage (plain objects: they cross the Temporal boundary).
  */
-import type { ArmsAnalysis } from './arms';
+import type { ArmsAnalysis, ArmsStatsOptions } from './arms';
 import type { DatasetExclusion } from './leakage';
 import type { ArmSource } from './line-arms';
 import type { Era } from './format';
@@ -75,7 +75,7 @@ export interface AnalyzeOptions {
    * arm's metrics.json and the report's "Arms" section. Set by the stage when `study:` is configured or the
    * arms folder exists; absent = today's two-condition analysis only.
    */
-  arms?: { resultsDir: string; baseline: string; exclusions?: DatasetExclusion[] };
+  arms?: { resultsDir: string; baseline: string; exclusions?: DatasetExclusion[] } & ArmsStatsOptions;
   /** Write lines.json + error_classes.json and the report's Lines view (default true). */
   lines?: boolean;
   /** Arms shown beside rag and zero_shot in the Lines view and the error-class table. */

@@ -39,6 +39,8 @@ export interface StageFlags {
   retryFailed?: boolean;
   /** `phase5 infer --arm NAME`: one study arm (with --import: the arm the file goes to). */
   arm?: string;
+  /** `--missing-lines error|ocr` = config analysis.missing_lines. */
+  missingLines?: string;
 }
 
 export class UsageError extends Error {
@@ -74,6 +76,7 @@ export function resolveConfig(global: GlobalFlags, stage: StageFlags = {}): { co
   const maxSentences = num('--max-sentences', stage.maxSentences, true);
   if (maxSentences !== undefined) merged.phase5.corpus.max_sentences = maxSentences;
   if (stage.noErrorAnalysis || stage.errorAnalysis === false) merged.phase5.analyze_errors = false;
+  if (stage.missingLines !== undefined) (merged.analysis as Record<string, unknown>).missing_lines = stage.missingLines;
   const check = ConfigSchema.safeParse(merged);
   if (!check.success) throw new ConfigError(`${file} (with command-line overrides)`, formatIssues(check.error, merged));
   return { config: check.data, file };

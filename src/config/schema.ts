@@ -149,6 +149,15 @@ export const RagSchema = z.strictObject({
   top_k: positiveInt.default(3),
 });
 
+/**
+ * Regular expression on sample_id naming a line's page (first capture group, or the whole match): consecutive
+ * lines of one page form one cluster of the analysis's resampling; absent = blocks of `analysis.block_lines`.
+ */
+const pagePattern = z
+  .string()
+  .refine((p) => { try { new RegExp(p); return true; } catch { return false; } }, 'not a valid regular expression')
+  .optional();
+
 const DatasetSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('paired_dir'),
@@ -157,11 +166,13 @@ const DatasetSchema = z.discriminatedUnion('type', [
     ocr_suffix: z.string().min(1).default('.png.rec.txt'),
     /** Version-URI glob of this dataset's source book in OpenITI (for the leakage line of the report). */
     source_pattern: z.string().optional(),
+    page_pattern: pagePattern,
   }),
   z.strictObject({
     type: z.literal('jsonl'),
     path: z.string().min(1),
     source_pattern: z.string().optional(),
+    page_pattern: pagePattern,
   }),
 ]);
 
@@ -213,8 +224,14 @@ export const InferSchema = z.strictObject({
 const AnalysisSchema = z.strictObject({
   /** Collapse whitespace runs before scoring (the metric definition); false = trim only, as the OCR_GS README figures. */
   collapse_whitespace: z.boolean().default(true),
-  bootstrap_iterations: positiveInt.default(1000),
+  bootstrap_iterations: positiveInt.default(10000),
   bootstrap_seed: z.number().int().default(42),
+  /** Permutations of the arms' block permutation test (the primary p of every ΔCER). */
+  permutations: positiveInt.default(10000),
+  /** Lines per resampled cluster when a dataset names no page (`datasets.*.page_pattern`). */
+  block_lines: positiveInt.default(25),
+  /** A line one arm has and another lacks: `error` fails the analysis; `ocr` scores it as the OCR text and counts it. */
+  missing_lines: z.enum(['error', 'ocr']).default('error'),
   normalization: z
     .strictObject({
       remove_diacritics: z.boolean().default(true),
@@ -298,12 +315,20 @@ export const StudySchema = z
     baseline: z.string().min(1).optional(),
     guard: StudyGuardSchema.optional(),
     arms: z.array(ArmSchema).min(1),
+    /** Planned contrasts, one Holm family: ΔCER = CER(arm) − CER(vs); absent = the defaults of analysis/contrasts.ts. */
+    contrasts: z.array(z.strictObject({ arm: z.string().min(1), vs: z.string().min(1) })).min(1).optional(),
   })
   .superRefine((study, ctx) => {
     const seen = new Set<string>();
     study.arms.forEach((arm, i) => {
       if (seen.has(arm.name)) ctx.addIssue({ code: 'custom', path: ['arms', i, 'name'], message: `duplicate arm name "${arm.name}" (arm names must be unique)` });
       seen.add(arm.name);
+    });
+    study.contrasts?.forEach((c, i) => {
+      for (const side of ['arm', 'vs'] as const) {
+        if (!seen.has(c[side])) ctx.addIssue({ code: 'custom', path: ['contrasts', i, side], message: `unknown arm "${c[side]}" — the arms are: ${[...seen].join(', ')}` });
+      }
+      if (c.arm === c.vs) ctx.addIssue({ code: 'custom', path: ['contrasts', i], message: `a contrast needs two different arms, got "${c.arm}" twice` });
     });
     if (study.baseline !== undefined && !seen.has(study.baseline)) {
       ctx.addIssue({ code: 'custom', path: ['baseline'], message: `unknown baseline arm "${study.baseline}" — the arms are: ${[...seen].join(', ')}` });

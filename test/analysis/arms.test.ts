@@ -13,6 +13,7 @@ import { analyzeArms, armOcrBand, type ArmsAnalysis } from '../../analysis/arms'
 import { buildArmsCharts, topKGroups } from '../../analysis/arms-report';
 import { datasetExclusions } from '../../analysis/leakage';
 import { run } from '../../analysis/stage';
+import { holm } from '../../analysis/paired';
 import { UserInputError } from '../../src/stages/types';
 import { REPO_ROOT } from '../helpers/shared-data';
 import { writeStudy } from './helpers';
@@ -106,6 +107,8 @@ const EXCLUSION_LINES = [
 ].join('\n');
 
 const arm = (a: ArmsAnalysis, name: string) => a.arms.find((x) => x.name === name)!;
+/** The hand-made lines are independent: one line per cluster (the default blocks of 25 would make one cluster per dataset). */
+const LINE_CLUSTERS = { blockLines: 1 };
 
 describe('analysis/arms (all arms together)', function () {
   this.timeout(60000);
@@ -115,7 +118,7 @@ describe('analysis/arms (all arms together)', function () {
   before(async () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'arms-test-'));
     writeArmsTree(root);
-    a = await analyzeArms({ resultsDir: root, baseline: 'zero_shot', bootstrap: { iterations: 200, seed: 3 } });
+    a = await analyzeArms({ resultsDir: root, baseline: 'zero_shot', bootstrap: { iterations: 200, seed: 3 }, clusters: LINE_CLUSTERS });
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -201,42 +204,50 @@ describe('analysis/arms (all arms together)', function () {
     expect(arm(a, 'zero_shot').guard).to.equal(null);
   });
 
-  it('runs the paired tests and Holm-adjusts across the non-baseline method arms per scope; an upper bound stays out', async () => {
-    // rag_k1 equals the baseline on every line: no test, and it is left out of the Holm family.
-    expect(arm(a, 'rag_k1').vs_baseline!.p).to.equal(null);
-    expect(arm(a, 'rag_k1').vs_baseline!.p_holm).to.equal(null);
-    type Scope = (x: ArmsAnalysis['arms'][number]) => ArmsAnalysis['arms'][number]['datasets'][string];
-    const scopes: Scope[] = [(x) => x, (x) => x.datasets.D1];
-    // The oracle is an upper bound, not a method: rag is the family's only member, so its p is not adjusted.
-    for (const scope of scopes) {
-      expect(scope(arm(a, 'rag')).vs_baseline!.p_holm).to.equal(scope(arm(a, 'rag')).vs_baseline!.p);
-      expect(scope(arm(a, 'oracle')).vs_baseline!.p_holm).to.equal(null);
-    }
-    // The same oracle declared a method arm joins the family: Holm by hand on two p-values.
+  it('runs the planned contrasts, Holm over all of them on every scope; an upper bound stays out', async () => {
+    // rag_k1 equals the baseline on every line: ΔCER exactly 0, permutation p = 1.
+    expect(arm(a, 'rag_k1').vs_baseline!.delta_cer).to.equal(0);
+    expect(arm(a, 'rag_k1').vs_baseline!.p).to.equal(1);
+    // Default contrasts: every arm vs the baseline, then rag_k1 (another dense setting) vs rag.
+    expect(a.contrasts.map((c) => [c.arm, c.vs, c.kind, c.in_family])).to.deep.equal([
+      ['oracle', 'zero_shot', 'vs_baseline', false],
+      ['rag', 'zero_shot', 'vs_baseline', true],
+      ['rag_k1', 'zero_shot', 'vs_baseline', true],
+      ['rag_k1', 'rag', 'variant_vs_rag', true],
+    ]);
+    // One family: 3 contrasts × (D1, D2, pooled, macro); Holm by hand over all 12 p-values.
+    const members = a.contrasts.filter((c) => c.in_family).flatMap((c) => [c, ...Object.values(c.datasets), c.macro!]);
+    expect(members).to.have.length(12);
+    const adjusted = holm(members.map((m) => m.p));
+    members.forEach((m, i) => expect(m.p_holm).to.be.closeTo(adjusted[i]!, 1e-5));
+    // vs_baseline carries its contrast's adjusted p; the oracle's is null.
+    expect(arm(a, 'rag').vs_baseline!.p_holm).to.equal(a.contrasts[1].p_holm);
+    expect(arm(a, 'rag').datasets.D1.vs_baseline!.p_holm).to.equal(a.contrasts[1].datasets.D1.p_holm);
+    expect(arm(a, 'oracle').vs_baseline!.p_holm).to.equal(null);
+    expect(a.contrasts[0].p_holm).to.equal(null);
+    // The same oracle declared a method arm joins the family, which can only raise the others' adjusted p.
     const twin = mkdtempSync(path.join(os.tmpdir(), 'arms-holm-'));
     try {
       cpSync(root, twin, { recursive: true });
       const oracleJson = path.join(twin, 'arms', 'oracle', 'arm.json');
-      writeFileSync(oracleJson, JSON.stringify({ ...JSON.parse(readFileSync(oracleJson, 'utf8')), upper_bound: false }));
-      const b = await analyzeArms({ resultsDir: twin, baseline: 'zero_shot', bootstrap: { iterations: 200, seed: 3 }, write: false });
-      for (const scope of scopes) {
-        const fam = b.arms.map(scope).filter((m) => m.vs_baseline && m.vs_baseline.p !== null).map((m) => m.vs_baseline!);
-        expect(fam).to.have.length(2);
-        // Holm by hand: smallest p × 2, next p × 1, running maximum, capped at 1.
-        const [s, l] = [...fam].sort((x, y) => x.p! - y.p!);
-        expect(s.p_holm).to.be.closeTo(Math.min(1, 2 * s.p!), 1e-5);
-        expect(l.p_holm).to.be.closeTo(Math.min(1, Math.max(2 * s.p!, l.p!)), 1e-5);
-      }
-      expect(arm(b, 'rag').datasets.D1.vs_baseline!.p_holm).to.be.at.least(arm(a, 'rag').datasets.D1.vs_baseline!.p_holm!);
+      writeFileSync(oracleJson, JSON.stringify({ ...JSON.parse(readFileSync(oracleJson, 'utf8')), upper_bound: false, retrieval: { mode: 'dense', top_k: 3 } }));
+      const b = await analyzeArms({ resultsDir: twin, baseline: 'zero_shot', bootstrap: { iterations: 200, seed: 3 }, clusters: LINE_CLUSTERS, write: false });
+      expect(b.contrasts.every((c) => c.in_family)).to.equal(true);
+      expect(arm(b, 'oracle').vs_baseline!.p_holm).to.not.equal(null);
+      expect(arm(b, 'rag').vs_baseline!.p_holm!).to.be.at.least(arm(a, 'rag').vs_baseline!.p_holm!);
     } finally {
       rmSync(twin, { recursive: true, force: true });
     }
-    // oracle vs baseline pooled: l3 (−0.05), l4 (−0.3) and m1 (−0.02) better, the rest tie → Wilcoxon on 3 negatives:
-    // R+ = 0, mean 3, se = √(3·4·7/24) → z = (−3 + 0.5)/se; p = 2Φ(−|z|) = 0.181449 (scipy); sign test 2 · ⅛.
+    // Secondary per-line statistics. oracle vs baseline pooled: l3 (−0.05), l4 (−0.3) and m1 (−0.02) better, the
+    // rest tie → Wilcoxon on 3 negatives: R+ = 0, mean 3, se = √(3·4·7/24) → z = (−3 + 0.5)/se; p = 0.181449 (scipy);
+    // sign test 2 · ⅛.
     const o = arm(a, 'oracle').vs_baseline!;
     expect([o.better, o.same, o.worse]).to.deep.equal([3, 3, 0]);
-    expect(o.p).to.be.closeTo(0.181449, 1e-6);
+    expect(o.p_wilcoxon).to.be.closeTo(0.181449, 1e-6);
     expect(o.p_sign).to.equal(0.25);
+    // The permutation p of the printed ΔCER: 6 one-line clusters, only 3 non-zero → 2³ equally likely sign
+    // patterns, |T*| ≥ |T| only for all-negative or all-positive: p ≈ (1 + N/4) / (1 + N).
+    expect(o.p).to.be.closeTo(0.25, 0.03);
   });
 
   it('writes arms.json valid against analysis/arms.schema.json, and each arm\'s metrics.json', () => {
@@ -262,7 +273,7 @@ describe('analysis/arms (all arms together)', function () {
 
   it('is deterministic: a second run writes the same bytes', async () => {
     const first = readFileSync(path.join(root, 'study', 'arms.json'), 'utf8');
-    await analyzeArms({ resultsDir: root, baseline: 'zero_shot', bootstrap: { iterations: 200, seed: 3 } });
+    await analyzeArms({ resultsDir: root, baseline: 'zero_shot', bootstrap: { iterations: 200, seed: 3 }, clusters: LINE_CLUSTERS });
     expect(readFileSync(path.join(root, 'study', 'arms.json'), 'utf8')).to.equal(first);
   });
 

@@ -89,6 +89,8 @@ describe('cli', function () {
     expect(config.phase5.analyze_errors).to.equal(false);
     expect(config.run_name).to.equal('exp1');
     expect(config.temporal.address).to.equal('127.0.0.1:9999');
+    expect(resolveConfig({}, { missingLines: 'ocr' }).config.analysis.missing_lines).to.equal('ocr');
+    expect(() => resolveConfig({}, { missingLines: 'drop' })).to.throw(ConfigError, /analysis.missing_lines/);
   });
 
   it('run options: datasets are checked against the config, stages against the pipeline', () => {

@@ -40,6 +40,14 @@ describe('config/load', () => {
     expect(config.temporal.max_parallel_activities).to.equal(64);
   });
 
+  it('arms statistics: 10,000 resamples and permutations, blocks of 25, missing lines an error; a bad page_pattern names its key', () => {
+    const a = parseConfig({}, 'empty.yaml', { env: {} }).analysis;
+    expect([a.bootstrap_iterations, a.permutations, a.block_lines, a.missing_lines]).to.deep.equal([10000, 10000, 25, 'error']);
+    expect(errorOf(() => parseConfig({ analysis: { missing_lines: 'drop' } }, 'x.yaml', { env: {} })).message).to.contain('analysis.missing_lines');
+    const bad = { datasets: { D: { type: 'jsonl', path: 'd.jsonl', page_pattern: 'p(' } } };
+    expect(errorOf(() => parseConfig(bad, 'x.yaml', { env: {} })).message).to.match(/datasets\.D\.page_pattern: not a valid regular expression/);
+  });
+
   it('rejects a fan-out window below 1', () => {
     const err = errorOf(() => parseConfig({ temporal: { max_parallel_activities: 0 } }, 'x.yaml', { env: {} }));
     expect(err.message).to.contain('temporal.max_parallel_activities');

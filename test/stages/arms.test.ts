@@ -130,6 +130,11 @@ describe('stages/arms', () => {
     it('unknown baseline arm', () => {
       expect(configError({ baseline: 'nope', arms: [{ name: 'rag' }] })).to.match(/^study\.baseline: unknown baseline arm "nope" — the arms are: rag/);
     });
+    it('a planned contrast naming an unknown arm, or one arm twice', () => {
+      expect(configError({ arms: [{ name: 'rag' }, { name: 'placebo', retrieval: { mode: 'random' } }], contrasts: [{ arm: 'rag', vs: 'placbo' }] })).to.match(/^study\.contrasts\.0\.vs: unknown arm "placbo" — the arms are: rag, placebo/);
+      expect(configError({ arms: [{ name: 'rag' }], contrasts: [{ arm: 'rag', vs: 'rag' }] })).to.match(/^study\.contrasts\.0: a contrast needs two different arms/);
+      expect(config({ study: { arms: [{ name: 'rag' }, { name: 'placebo', retrieval: { mode: 'random' } }], contrasts: [{ arm: 'rag', vs: 'placebo' }] } }).study!.contrasts).to.deep.equal([{ arm: 'rag', vs: 'placebo' }]);
+    });
     it('duplicate arm names', () => {
       expect(configError({ arms: [{ name: 'rag' }, { name: 'rag', retrieval: { top_k: 1 } }] })).to.match(/^study\.arms\.1\.name: duplicate arm name "rag"/);
     });

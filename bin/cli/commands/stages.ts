@@ -120,6 +120,7 @@ export function registerStageCommands(program: Command): void {
   stageCommand(program, 'analyze', 'CER/WER, comparison vs the baseline, retrieval and error analysis, report')
     .option('--datasets <keys...>', 'subset of dataset keys')
     .option('--phase2-dir <dir>', 'zero-shot baseline results directory')
+    .option('--missing-lines <mode>', 'a line one study arm has and another lacks: error (default) or ocr (score it as the OCR text, counted)')
     .option('--no-error-analysis', 'skip error_changes.json');
   stageCommand(program, 'run', 'all four stages for a config: every study arm (export once per retrieval, infer per arm, analyze all)')
     .option('--force-stage <stages...>', 'redo these stages (build, export, infer, analyze)')
