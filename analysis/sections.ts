@@ -11,7 +11,9 @@ import * as aq from 'arquero';
 import { bootstrapRates, seedFor, type BootstrapResult } from './bootstrap';
 import { EDIT_TYPES, ERROR_CATEGORIES, ErrorChangeAccumulator, type ChangeCounts } from './error-changes';
 import { OCR_CER_BANDS, SCORE_BUCKETS, UNKNOWN_ERA, ratio, round, spearman, type Era } from './format';
-import type { ArabicNormalization } from '../src/text/arabic';
+import { canonicalDescription } from '../src/text/canonical';
+import { profileLabel, type NormalizationProfile, type NormalizationSettings } from '../src/text/profiles';
+import { pooledProfiles, profilesBlock } from './profiles';
 import type { ScoredDataset, ScoredLine } from './score';
 import type { DatasetInfo } from './types';
 
@@ -31,7 +33,9 @@ export interface SectionContext {
   generatedAt: string;
   meta: ResolvedMeta;
   bootstrap: { iterations: number; seed: number };
-  normalization: ArabicNormalization | null;
+  /** The first secondary profile (the `normalized` blocks); null without one. */
+  normalization: NormalizationProfile | null;
+  profiles: NormalizationSettings;
   collapseWhitespace: boolean;
   topConfusions: number;
   eras: readonly Era[];
@@ -350,14 +354,8 @@ function byOcrCerBand(cmpT: Table, hasBaseline: boolean) {
   return Object.fromEntries(sumsBy(cmpT, 'ocr_band', OCR_CER_BANDS).map(([b, s]) => [b, groupStats(s, hasBaseline)]));
 }
 
-function normalizationLabel(n: ArabicNormalization): string {
-  const parts: string[] = [];
-  if (n.remove_diacritics) parts.push('diacritics removed');
-  if (n.remove_tatweel) parts.push('tatweel removed');
-  if (n.unify_alef) parts.push('أ إ آ ٱ → ا');
-  if (n.unify_yaa) parts.push('ى → ي');
-  if (n.unify_taa_marbuta) parts.push('ة → ه');
-  return `SECONDARY metrics after Arabic normalisation (${parts.join('; ') || 'no rule enabled'}); the primary figures are unnormalised`;
+function normalizationLabel(n: NormalizationProfile): string {
+  return `SECONDARY metrics under the normalisation profile ${profileLabel(n)}; the primary figures use the primary profile (see profiles)`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -508,6 +506,7 @@ function metricsDocument(scored: ScoredDataset, { t, all }: Rollup, ctx: Section
     normalized: ctx.normalization
       ? { label: normalizationLabel(ctx.normalization), settings: ctx.normalization, corrected: normCerWer(all, 'p5'), ocr_baseline: normCerWer(all, 'ocr') }
       : null,
+    profiles: profilesBlock(scored.profiles),
     scoring: scoringNote(ctx),
   };
 }
@@ -538,7 +537,7 @@ function comparisonDocument(ds: string, { all, cmp, cmpT, hasBaseline }: Rollup,
   };
 }
 
-function normalizedComparison(n: ArabicNormalization, cmp: Sums, hasBaseline: boolean) {
+function normalizedComparison(n: NormalizationProfile, cmp: Sums, hasBaseline: boolean) {
   const a = hasBaseline ? normCerWer(cmp, 'p2') : null;
   const b = normCerWer(cmp, 'p5');
   return { label: normalizationLabel(n), phase2_baseline: a, phase5_corrected: b, delta: a ? deltaBlock(a, b) : null };
@@ -674,7 +673,7 @@ export function scoringNote(ctx: Pick<SectionContext, 'collapseWhitespace'>) {
   return {
     cer: 'Levenshtein distance over Unicode code points, summed over lines / summed gold characters',
     wer: 'Levenshtein distance over whitespace tokens, summed over lines / summed gold words',
-    text_preparation: ctx.collapseWhitespace ? 'trimmed; whitespace runs collapsed to one space' : 'trimmed only',
+    text_preparation: canonicalDescription(ctx.collapseWhitespace),
     mean_per_line: 'mean of per-line rates over lines with a non-empty gold text',
     failed_lines: 'corrections with an error or an empty output are scored as identity (corrected = OCR text) and counted under failures',
   };
@@ -722,6 +721,7 @@ function aggregateMetrics(all: Sums, docs: DatasetDocuments[], names: string[], 
     },
     datasets: Object.fromEntries(docs.map((d) => [d.digest.dataset, datasetMetricsLine(d.digest)])),
     normalization: ctx.normalization ? { label: normalizationLabel(ctx.normalization), settings: ctx.normalization } : null,
+    profiles: pooledProfiles(docs.map((d) => d.metrics.profiles)),
     scoring: scoringNote(ctx),
   };
 }

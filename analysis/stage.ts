@@ -164,6 +164,7 @@ async function runArms(options: AnalyzeOptions, arms: NonNullable<AnalyzeOptions
     baseline: arms.baseline,
     bootstrap: options.bootstrap,
     collapseWhitespace: options.collapseWhitespace,
+    normalization: options.normalization,
     datasets: options.datasets,
     exclusions: arms.exclusions,
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
