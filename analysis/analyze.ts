@@ -16,7 +16,8 @@ import { childLogger } from '../src/util/log';
 import { createProgress } from '../src/util/progress';
 import { DEFAULT_BOOTSTRAP } from './bootstrap';
 import { baselineArm, conditionArms, joiningStudyArms, loadExtraArms } from './line-arms';
-import { DEFAULT_ERAS, cmpStr, round, sourceMatcher } from './format';
+import { DEFAULT_ERAS, cmpStr, round } from './format';
+import { sourceHitMatcher } from './leakage';
 import { loadStudyInputs, type AnalysisInputRecord, type Loaded, type StudyInputs } from './inputs';
 import { errorClassesDocument, explorerLines, linesDocument, type LinesOptions } from './lines';
 import { renderReport } from './report';
@@ -122,7 +123,7 @@ function scoreDatasets(inputs: StudyInputs, opts: AnalyzeOptions, settings: Sett
         errorAnalysis: settings.errorAnalysis,
         topK: opts.meta?.top_k,
         eras: settings.eras,
-        isSourceBook: info?.sourcePattern ? sourceMatcher(info.sourcePattern) : null,
+        isSourceBook: sourceHitMatcher(info),
       };
       scored.push(scoreDataset(ds, inputs.phase5.byDataset.get(ds)!, bySampleId(p2), bySampleId<AnalysisInputRecord>(inp), scoreOptions, tick));
     }
@@ -225,7 +226,7 @@ async function writeLineDocuments(out: OutputWriter, inputs: StudyInputs, opts: 
   const lineOpts: LinesOptions = {
     collapseWhitespace,
     baseline: baselineArm(arms, opts.baselineArm),
-    sourceMatcher: (ds) => (info[ds]?.sourcePattern ? sourceMatcher(info[ds].sourcePattern!) : null),
+    sourceMatcher: (ds) => sourceHitMatcher(info[ds]),
     sourceExcluded: (ds) => info[ds]?.excluded ?? null,
   };
   const { lines, classes } = explorerLines({ datasets: inputs.datasets, byDataset: inputs.phase5.byDataset }, arms, lineOpts);

@@ -24,6 +24,8 @@ export interface DatasetInfo {
   excluded: boolean;
   /** Version-URI glob of the source book in OpenITI (config `source_pattern`), e.g. "0276IbnQutayba.Adab*". */
   sourcePattern?: string;
+  /** The works (`NNNNAuthor.Title`) the source pattern names: a retrieved sentence of any of their versions is a hit from the source. */
+  sourceWorks?: string[];
 }
 
 /** `analysis.normalization` (src/text/profiles.ts): primary profile, secondary profiles, user profiles. */
