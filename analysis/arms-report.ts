@@ -11,6 +11,7 @@ import { ARM_OCR_BANDS, type ArmMetrics, type ArmResult, type ArmsAnalysis } fro
 import { ciF, dash, pctF, ppF, type Block, type RenderedChart } from './blocks';
 import { CHART_CONFIG, CHART_TEMPLATE_DIR, type VegaLiteSpec } from './charts';
 import { exclusionText } from './leakage';
+import { armProfileBlocks } from './report-profiles';
 
 export const ARMS_CHART_NAMES = ['arms_forest', 'arms_gain_vs_k'] as const;
 export type ArmsChartName = (typeof ARMS_CHART_NAMES)[number];
@@ -201,6 +202,7 @@ export function armsSection(a: ArmsAnalysis, charts: RenderedChart[]): Block[] {
     ...armTables(a),
     ...bandTable(a),
     ...guardTable(a),
+    ...armProfileBlocks(a),
     ...charts.map((chart): Block => ({ kind: 'chart', chart })),
   ];
 }
