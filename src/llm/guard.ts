@@ -131,8 +131,11 @@ export interface TrimResult {
   trimmed: boolean;
 }
 
-/** Trim a model's answer down to the corrected line (see module comment). Never reads the gold text. */
-export function trimOutput(raw: string, ocr: string): TrimResult {
+/**
+ * Trim a model's answer down to the corrected line (see module comment). Never reads the gold text.
+ * `spanMinSaving` is for bench/guard-trim.ts, which chooses it on a dev split.
+ */
+export function trimOutput(raw: string, ocr: string, spanMinSaving = SPAN_MIN_SAVING): TrimResult {
   const clean = (s: string) => cleanOutput(s, { source: ocr });
   const cleaned = clean(raw);
   const ocrKey = squash(ocr);
@@ -142,7 +145,7 @@ export function trimOutput(raw: string, ocr: string): TrimResult {
   lines = dropLeadingForeignLines(lines, arabicOcr);
   let text = clean(stripInlineNotes(lines.join('\n'), ocrKey));
   text = clean(stripPreamble(text, ocrKey));
-  text = clean(bestSpan(text.split('\n').map((l) => l.trim()).filter(Boolean).join(' '), ocr));
+  text = clean(bestSpan(text.split('\n').map((l) => l.trim()).filter(Boolean).join(' '), ocr, spanMinSaving));
   if (canonical(text) === canonical(cleaned)) return { text: cleaned, trimmed: false };
   return { text, trimmed: true };
 }
@@ -196,14 +199,14 @@ function stripPreamble(text: string, ocrKey: string): string {
  * the answer is cut on 51 lines (CER 0 → 0.18 %), while gold + three words, gold + the next line and gold
  * twice come back from 25–102 % CER to 1.6–1.7 % (0.0 would cut gold to 1.4 %, 0.9 leave the others near 7 %).
  */
-const SPAN_MIN_SAVING = 0.7;
+export const SPAN_MIN_SAVING = 0.7;
 
 /**
  * Longer than the OCR line: keep the substring that aligns best with it, widened to whole words (a word the
  * model completed at either end stays), when dropping the rest pays (SPAN_MIN_SAVING). Ties go to the earliest
  * span, so a doubled line keeps its first copy.
  */
-function bestSpan(joined: string, ocr: string): string {
+function bestSpan(joined: string, ocr: string, minSaving: number): string {
   const text = canonical(joined);
   const ocrCp = toCodePoints(canonical(ocr));
   const chars = Array.from(text);
@@ -218,7 +221,7 @@ function bestSpan(joined: string, ocr: string): string {
   const dropped = chars.length - (e - s);
   if (dropped === 0) return joined;
   const saved = levenshtein(ocrCp, textCp) - levenshtein(ocrCp, toCodePoints(span));
-  return saved >= SPAN_MIN_SAVING * dropped ? span : joined;
+  return saved >= minSaving * dropped ? span : joined;
 }
 
 // ---------------------------------------------------------------------------------------------
