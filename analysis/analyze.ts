@@ -11,12 +11,13 @@
 import { appendFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic, writeJsonAtomic, writeJsonlAtomic } from '../src/io/jsonl';
-import { DEFAULT_ARABIC_NORMALIZATION, type ArabicNormalization } from '../src/text/arabic';
+import { resolveNormalization } from '../src/text/profiles';
 import { childLogger } from '../src/util/log';
 import { createProgress } from '../src/util/progress';
 import { DEFAULT_BOOTSTRAP } from './bootstrap';
 import { baselineArm, conditionArms, joiningStudyArms, loadExtraArms } from './line-arms';
-import { DEFAULT_ERAS, cmpStr, round, sourceMatcher } from './format';
+import { DEFAULT_ERAS, cmpStr, round } from './format';
+import { sourceHitMatcher } from './leakage';
 import { loadStudyInputs, type AnalysisInputRecord, type Loaded, type StudyInputs } from './inputs';
 import { errorClassesDocument, explorerLines, linesDocument, type LinesOptions } from './lines';
 import { renderReport } from './report';
@@ -38,12 +39,6 @@ function mostFrequent(m: Map<string, number>): string | null {
     if (n > bestN) { best = k; bestN = n; }
   }
   return best;
-}
-
-function resolveNormalization(n: AnalyzeOptions['normalization']): ArabicNormalization | null {
-  if (n === null || n?.enabled === false) return null;
-  const { enabled: _enabled, ...rest } = n ?? {};
-  return { ...DEFAULT_ARABIC_NORMALIZATION, ...rest };
 }
 
 /** Run the analysis; returns a small summary (per dataset CER/WER/Δ and the files written). */
@@ -90,7 +85,7 @@ function resolveSettings(opts: AnalyzeOptions) {
       iterations: opts.bootstrap?.iterations ?? DEFAULT_BOOTSTRAP.iterations,
       seed: opts.bootstrap?.seed ?? DEFAULT_BOOTSTRAP.seed,
     },
-    normalization: resolveNormalization(opts.normalization),
+    ...profileSettings(opts.normalization),
     collapseWhitespace: opts.collapseWhitespace ?? true,
     eras: opts.eras ?? DEFAULT_ERAS,
     errorAnalysis: opts.errorAnalysis ?? true,
@@ -98,6 +93,12 @@ function resolveSettings(opts: AnalyzeOptions) {
 }
 
 type Settings = ReturnType<typeof resolveSettings>;
+
+/** The profiles (`null` = the primary `nfc` alone) and the first secondary one, behind the `normalized` blocks. */
+function profileSettings(n: AnalyzeOptions['normalization']) {
+  const profiles = resolveNormalization(n === null ? { secondary: [] } : n);
+  return { profiles, normalization: profiles.secondary[0] ?? null };
+}
 
 /** Score every dataset's lines (progress shown per line). */
 function scoreDatasets(inputs: StudyInputs, opts: AnalyzeOptions, settings: Settings, warnings: string[]): ScoredDataset[] {
@@ -118,11 +119,11 @@ function scoreDatasets(inputs: StudyInputs, opts: AnalyzeOptions, settings: Sett
       if (inputs.phase2 && !p2) warnings.push(`${ds}: no Phase 2 lines for this dataset; comparison figures are null`);
       const scoreOptions = {
         collapseWhitespace: settings.collapseWhitespace,
-        normalization: settings.normalization,
+        profiles: settings.profiles,
         errorAnalysis: settings.errorAnalysis,
         topK: opts.meta?.top_k,
         eras: settings.eras,
-        isSourceBook: info?.sourcePattern ? sourceMatcher(info.sourcePattern) : null,
+        isSourceBook: sourceHitMatcher(info),
       };
       scored.push(scoreDataset(ds, inputs.phase5.byDataset.get(ds)!, bySampleId(p2), bySampleId<AnalysisInputRecord>(inp), scoreOptions, tick));
     }
@@ -225,7 +226,7 @@ async function writeLineDocuments(out: OutputWriter, inputs: StudyInputs, opts: 
   const lineOpts: LinesOptions = {
     collapseWhitespace,
     baseline: baselineArm(arms, opts.baselineArm),
-    sourceMatcher: (ds) => (info[ds]?.sourcePattern ? sourceMatcher(info[ds].sourcePattern!) : null),
+    sourceMatcher: (ds) => sourceHitMatcher(info[ds]),
     sourceExcluded: (ds) => info[ds]?.excluded ?? null,
   };
   const { lines, classes } = explorerLines({ datasets: inputs.datasets, byDataset: inputs.phase5.byDataset }, arms, lineOpts);

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { writeFileAtomic, writeJsonAtomic } from '../src/io/jsonl';
 import { ARM_OCR_BANDS, armOcrBand, type ArmResult, type ArmsAnalysis } from './arms';
 import { armsRoot } from './arms-inputs';
-import { sourceMatcher } from './format';
+import { sourceHitMatcher } from './leakage';
 import { loadFile, parseInferenceInput } from './inputs';
 import { lineKey, loadExtraArms, type ArmSource, type LoadedArm } from './line-arms';
 import { errorClassesDocument, explorerLines, linesDocument, type LineSource, type LineText, type LinesOptions } from './lines';
@@ -59,7 +59,7 @@ export async function writeArmsLineDocuments(o: ArmsLinesOptions): Promise<strin
     collapseWhitespace: o.collapseWhitespace ?? true,
     baseline: base.name,
     bands: { names: ARM_OCR_BANDS, of: armOcrBand },
-    sourceMatcher: (ds) => (info[ds]?.sourcePattern ? sourceMatcher(info[ds].sourcePattern!) : null),
+    sourceMatcher: (ds) => sourceHitMatcher(info[ds]),
     sourceExcluded: (ds) => info[ds]?.excluded ?? null,
   };
   const { lines, classes } = explorerLines(source, arms, lineOpts);

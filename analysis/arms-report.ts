@@ -12,6 +12,7 @@ import { ciF, dash, pctF, ppF, type Block, type RenderedChart } from './blocks';
 import { CHART_CONFIG, CHART_TEMPLATE_DIR, type VegaLiteSpec } from './charts';
 import { findingsBlocks, whenBlocks } from './arms-findings-report';
 import { exclusionText } from './leakage';
+import { armProfileBlocks } from './report-profiles';
 
 export const ARMS_CHART_NAMES = ['arms_forest', 'arms_gain_vs_k'] as const;
 export type ArmsChartName = (typeof ARMS_CHART_NAMES)[number];
@@ -204,6 +205,7 @@ export function armsSection(a: ArmsAnalysis, charts: RenderedChart[]): Block[] {
     ...bandTable(a),
     ...guardTable(a),
     ...whenBlocks(a),
+    ...armProfileBlocks(a),
     ...charts.map((chart): Block => ({ kind: 'chart', chart })),
   ];
 }

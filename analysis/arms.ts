@@ -18,6 +18,7 @@ import * as aq from 'arquero';
 import { writeJsonAtomic } from '../src/io/jsonl';
 import { isFailed } from '../src/llm/records';
 import { UserInputError } from '../src/stages/types';
+import { canonicalDescription } from '../src/text/canonical';
 import { prepareText, scoreDistances } from '../src/text/distance';
 import { alignArms, type AlignedArms, type MissingLines } from './arm-alignment';
 import { comparePaired, POOLED, type MacroComparison, type PairedComparison, type Scope, studyScopes } from './arms-compare';
@@ -31,6 +32,9 @@ import { plannedContrasts } from './contrasts';
 import { ratio, round } from './format';
 import type { DatasetExclusion } from './leakage';
 import { failureKind } from './score';
+import { armProfiles } from './profile-arms';
+import { unguardedOutput } from '../src/llm/guard';
+import type { NormalizationConfig } from '../src/text/profiles';
 
 const { op } = aq;
 type Table = ReturnType<typeof aq.from>;
@@ -78,6 +82,8 @@ export interface AnalyzeArmsOptions {
   write?: boolean;
   /** Per dataset, what the corpus held out of its source (analysis/stage.ts `corpusExclusions`); absent = not known. */
   exclusions?: DatasetExclusion[];
+  /** `analysis.normalization`: the profiles of arms.json's `profiles` list (default nfc + no_diacritics + graphemes). */
+  normalization?: NormalizationConfig | null;
   /** Called after each arm is scored (activities heartbeat with it). */
   onProgress?: (done: number, total: number) => void;
 }
@@ -111,7 +117,7 @@ export interface ArmMetrics {
   wer: number | null;
   /** Bootstrap 95 % CI of the WER: lines resampled as for cer_ci (within each dataset when pooled), with a seed of its own. */
   wer_ci: [number, number] | null;
-  /** CER of the untouched model output (`raw_text`) where recorded, else of the scored output (= cer). */
+  /** CER before the guard: `raw_text` cleaned (quotes, labels) but neither trimmed nor checked, where recorded; else = cer. */
   raw_cer: number | null;
   ocr_cer: number | null;
   failures: number;
@@ -162,6 +168,8 @@ export interface ArmsAnalysis {
   /** Leakage control: per dataset, what the corpus held out of its source; null when the caller did not say. */
   exclusions: DatasetExclusion[] | null;
   arms: ArmResult[];
+  /** Per normalisation profile, every arm's CER and ΔCER (analysis/profile-arms.ts). */
+  profiles: ReturnType<typeof armProfiles>;
   /** Files written, relative to resultsDir. */
   files: string[];
 }
@@ -234,6 +242,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     warnings,
     exclusions: options.exclusions ?? null,
     arms: results,
+    profiles: armProfiles(arms, base, settings.collapseWhitespace, options.normalization),
     files: [],
   };
   if (options.write !== false) analysis.files = writeArms(resultsDir, analysis);
@@ -303,8 +312,9 @@ function scoreArmLine({ record: r, rawText, guard }: ArmLine, prep: { collapseWh
   const out = hyp === r.ocr_text ? ocr : scoreDistances(r.gt_text, hyp, prep);
   let rawCe = out.charEdits;
   if (rawText !== null && rawText !== r.corrected_text) {
-    const rawFailed = isFailed(r) || (rawText.trim() === '' && r.ocr_text.trim() !== '');
-    rawCe = rawFailed ? ocr.charEdits : scoreDistances(r.gt_text, rawText, prep).charEdits;
+    const unguarded = unguardedOutput(rawText, r.ocr_text);
+    const rawFailed = isFailed(r) || (unguarded.trim() === '' && r.ocr_text.trim() !== '');
+    rawCe = rawFailed ? ocr.charEdits : scoreDistances(r.gt_text, unguarded, prep).charEdits;
   }
   return {
     dataset: r.dataset,
@@ -461,7 +471,7 @@ function roundPair(ci: [number, number] | null): [number, number] | null {
 function methodsNote(s: Settings) {
   return {
     cer: 'Levenshtein distance over code points, Σ edits / Σ gold characters; failed corrections score as the OCR text',
-    text_preparation: s.collapseWhitespace ? 'trimmed; whitespace runs collapsed to one space' : 'trimmed only',
+    text_preparation: canonicalDescription(s.collapseWhitespace),
     lines: s.missingLines === 'ocr'
       ? 'every arm on the same lines; a line an arm lacks is scored as its OCR text and counted (filled_lines)'
       : 'every arm on the same lines; an arm lacking a line fails the analysis',
@@ -476,7 +486,7 @@ function methodsNote(s: Settings) {
     mde: 'minimum detectable |ΔCER| at 80 % power, two-sided α = 0.05: (z0.975 + z0.80) · SE ≈ 2.80 · SE, SE from the block bootstrap',
     holm: 'one family: every planned contrast (contrasts) on every scope (each dataset, pooled, macro); contrasts with an upper-bound (gold_query) arm stay out and get p_holm null; vs_baseline.p_holm is its contrast\'s',
     bands: 'OCR line CER bands 0–2 %, 2–5 %, 5–10 %, 10–20 %, > 20 %; improved / unchanged / worsened = fewer / as many / more character edits than the OCR line',
-    raw_cer: 'CER of raw_text (the model output before trimming and the guard) where recorded, else of the scored output',
+    raw_cer: 'CER before the guard: raw_text cleaned (think blocks, fences, labels, wrapping quotes; src/llm/clean.ts) but neither trimmed nor checked, where recorded; else of the scored output',
     guard_effect: 'CER(guarded output) − CER(raw model output after cleaning, unguarded) on the same lines, block bootstrap CI and permutation p',
   };
 }

@@ -1,22 +1,35 @@
 /**
- * Was a dataset's source book held out of the retrieval corpus? The report's leakage line states it, so
- * it must agree with what the corpus build did: both compile patterns with the same `globToRegExp`
- * (src/util/glob), the build through `makeExcluder` (src/openiti/metadata).
+ * Was a dataset's source book held out of the retrieval corpus, and which retrieved sentences come from it? The
+ * report's leakage line and the Arms section state it with the build's own rule (src/openiti/work-exclusion.ts):
+ * the same effective exclude patterns, the same matcher, and a source counts as excluded only when every
+ * version of its work is held out.
  */
-import { globToRegExp } from '../src/util/glob';
+import type { MetadataRow } from '../src/openiti/metadata';
+import { effectiveExcludePatterns, patternsHoldingSource, sourceExclusionStatus, sourceWorkMatcher, type SourceExclusionStatus } from '../src/openiti/work-exclusion';
 
-/** The fixed text of a glob (its `*` and `?` removed): the shortest name-like string it stands for. */
-const literal = (glob: string) => glob.replace(/[*?]/g, '');
+/** The build's exclusion as the analysis knows it: config patterns, what exclusion by work held out, the metadata. */
+export interface ExclusionRule {
+  exclude: readonly string[];
+  /** `<work>.*` patterns of exclusion by work (the build record's `excludedSources`); null when off. */
+  held: ReadonlyArray<{ patterns: readonly string[] }> | null;
+  /** The metadata's versions; null when they could not be read. */
+  rows: ReadonlyArray<Pick<MetadataRow, 'versionUri' | 'bookUri'>> | null;
+}
 
-/**
- * Whether a dataset's source book was held out by an `exclude` pattern. Both sides are globs, so they are
- * compared both ways: an exclude pattern matching the source pattern's literal text (`0292Yacqubi*` holds
- * out `0292Yacqubi.Tarikh*`), or the source pattern matching an exclude pattern's literal text (the exact
- * version `0292Yacqubi.Tarikh.Shamela0001234-ara1` is a version of `0292Yacqubi.Tarikh*`).
- */
-export function sourceExcluded(exclude: readonly string[], sourcePattern: string | undefined): boolean {
-  if (!sourcePattern) return false;
-  return exclude.some((ex) => globToRegExp(ex).test(literal(sourcePattern)) || globToRegExp(sourcePattern).test(literal(ex)));
+/** Where a dataset's source stands under the build's rule; null without a source pattern. */
+export function sourceStatus(sourcePattern: string | undefined, rule: ExclusionRule): SourceExclusionStatus | null {
+  if (!sourcePattern) return null;
+  return sourceExclusionStatus(sourcePattern, effectiveExcludePatterns(rule.exclude, rule.held), rule.rows);
+}
+
+/** The report's test of a retrieved URI: it belongs to one of the source's works (or the pattern matches it); null without a source. */
+export function sourceHitMatcher(info: { sourcePattern?: string; sourceWorks?: string[] } | undefined): ((uri: string) => boolean) | null {
+  return info?.sourcePattern ? sourceWorkMatcher(info.sourcePattern, info.sourceWorks ?? []) : null;
+}
+
+/** True when the build holds out every version of the source's works (the report's "source excluded"). */
+export function sourceExcluded(sourcePattern: string | undefined, rule: ExclusionRule): boolean {
+  return sourceStatus(sourcePattern, rule)?.status === 'excluded';
 }
 
 /** What the corpus held out for one dataset's source (leakage control), as the arms analysis states it. */
@@ -25,10 +38,11 @@ export interface DatasetExclusion {
   source_pattern: string | null;
   /**
    * `no_source`: no source_pattern declared, so nothing could be excluded; `nothing_excluded`: the source stays
-   * in the corpus; `excluded`: works / versions and/or exclude patterns held it out; `unknown`: exclusion by
+   * in the corpus; `excluded`: every version of its works is held out (by work and/or exclude patterns);
+   * `partly_excluded`: some versions are held out while others of the same work stay; `unknown`: exclusion by
    * work was asked for but neither the build record nor the metadata could say what it held out.
    */
-  status: 'no_source' | 'nothing_excluded' | 'excluded' | 'unknown';
+  status: 'no_source' | 'nothing_excluded' | 'excluded' | 'partly_excluded' | 'unknown';
   /** `phase5.corpus.exclude_dataset_sources` was on (for a corpus from OpenITI). */
   by_work: boolean;
   /** Works (and all their versions) held out by `exclude_dataset_sources`. */
@@ -38,19 +52,28 @@ export interface DatasetExclusion {
   exclude_patterns: string[];
 }
 
-/** Per dataset in the given order: what was excluded. `byWork` null = exclusion by work off; 'unknown' = on, not known. */
+/**
+ * Per dataset in the given order: what was excluded. `byWork` null = exclusion by work off; 'unknown' = on, not
+ * known. `rows`: the metadata's versions, when read (without them a source counts as excluded only when a
+ * pattern holds out every version of its work).
+ */
 export function datasetExclusions(
   datasets: readonly { dataset: string; source_pattern?: string }[],
   exclude: readonly string[],
   byWork: readonly { dataset: string; works: string[]; versions: string[] }[] | null | 'unknown',
+  rows: ExclusionRule['rows'] = null,
 ): DatasetExclusion[] {
+  // Exclusion by work holds out `<work>.*` of every work it lists (src/openiti/source-works.ts).
+  const held = Array.isArray(byWork) ? byWork.map((e) => ({ patterns: e.works.map((w: string) => `${w}.*`) })) : null;
   return datasets.map(({ dataset, source_pattern }): DatasetExclusion => {
     const base = { dataset, source_pattern: source_pattern ?? null, by_work: byWork !== null, works: [] as string[], versions: [] as string[], exclude_patterns: [] as string[] };
     if (!source_pattern) return { ...base, status: 'no_source' };
-    const patterns = exclude.filter((ex) => sourceExcluded([ex], source_pattern));
-    const held = Array.isArray(byWork) ? byWork.find((e) => e.dataset === dataset) : undefined;
-    const out = { ...base, works: held ? [...held.works] : [], versions: held ? [...held.versions] : [], exclude_patterns: patterns };
-    if (out.versions.length > 0 || patterns.length > 0) return { ...out, status: 'excluded' };
+    const st = sourceStatus(source_pattern, { exclude, held, rows })!;
+    const patterns = patternsHoldingSource(exclude, st);
+    const mine = Array.isArray(byWork) ? byWork.find((e) => e.dataset === dataset) : undefined;
+    const out = { ...base, works: mine ? [...mine.works] : [], versions: mine ? [...mine.versions] : [], exclude_patterns: patterns };
+    if (st.status === 'excluded' || (mine && mine.versions.length > 0)) return { ...out, status: 'excluded' };
+    if (st.status === 'partly_excluded') return { ...out, status: 'partly_excluded' };
     return { ...out, status: byWork === 'unknown' ? 'unknown' : 'nothing_excluded' };
   });
 }
@@ -61,6 +84,7 @@ export function exclusionText(e: DatasetExclusion): string {
   const parts: string[] = [];
   if (e.versions.length > 0) parts.push(`${e.versions.length} version(s) of ${e.works.join(', ')} (by work): ${e.versions.join(', ')}`);
   if (e.exclude_patterns.length > 0) parts.push(`exclude pattern(s) ${e.exclude_patterns.join(', ')}`);
+  if (parts.length > 0 && e.status === 'partly_excluded') return `PARTLY excluded ${parts.join('; ')} — other versions of the work stay in the corpus`;
   if (parts.length > 0) return `excluded ${parts.join('; ')}`;
   if (e.status === 'unknown') return `unknown — exclusion by work was on but no build record says what it held out (source ${e.source_pattern})`;
   if (e.by_work) return `nothing excluded — source ${e.source_pattern} matches no work in the OpenITI metadata`;

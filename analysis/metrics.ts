@@ -4,5 +4,7 @@
  * analysis's public API (analysis/index.ts) and the benchmarks.
  */
 export * from '../src/text/distance';
-export { scoringText, toCodePoints, toWords, wordIds } from '../src/text/tokens';
+export { canonical } from '../src/text/canonical';
+export { BUILTIN_PROFILES, applyProfile, type NormalizationProfile } from '../src/text/profiles';
+export { toCodePoints, toWords, wordIds } from '../src/text/tokens';
 export { DEFAULT_ARABIC_NORMALIZATION, isArabicDiacritic, normalizeArabic, type ArabicNormalization } from '../src/text/arabic';

@@ -21,6 +21,7 @@ import { ciF, dash, pctF, ppF, type Block, type RenderedChart } from './blocks';
 import { linesView } from './explorer/embed';
 import { compileToVega, renderSvg, svgToPng } from './render';
 import { errorClassBlocks, exampleSectionBlocks } from './report-lines';
+import { profileBlocks } from './report-profiles';
 import type { RenderReportOptions } from './types';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -96,6 +97,7 @@ function buildBlocks(d: ReportDocs, charts: RenderedChart[], skipped: string[], 
     ...errorChangeBlocks(d),
     ...errorClassBlocks(d.errorClasses),
     ...normalisedBlocks(d),
+    ...profileBlocks(d.metrics),
     ...chartBlocks(charts, skipped),
     ...(d.lines ? [{ kind: 'lines', doc: d.lines } as Block] : []),
     ...exampleSectionBlocks(d.lines),

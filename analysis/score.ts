@@ -8,18 +8,20 @@
  */
 import type { CorrectionRecord } from '../src/llm/records';
 import { isFailed } from '../src/llm/records';
+import { canonical } from '../src/text/canonical';
 import { anchorOps, compareErrors, ERROR_CATEGORIES, ErrorChangeAccumulator } from './error-changes';
 import { eraOf, ocrCerBand, parseDate, scoreBucket, type Era } from './format';
 import type { AnalysisInputRecord, Loaded } from './inputs';
-import type { ArabicNormalization } from '../src/text/arabic';
-import { prepareText, scoreDistances, scorePair, scorePrepared } from '../src/text/distance';
+import { prepareText, scorePair, scorePrepared } from '../src/text/distance';
+import type { NormalizationProfile, NormalizationSettings } from '../src/text/profiles';
+import { addLine, lineDistances, profileTallies, type LineDistances, type ProfileTally } from './profiles';
 
 export type FailureKind = 'error' | 'empty_output';
 
 /** Why a correction counts as failed (null = usable). */
 export function failureKind(r: Pick<CorrectionRecord, 'error' | 'corrected_text' | 'ocr_text'>): FailureKind | null {
   if (isFailed(r)) return 'error';
-  if (r.corrected_text.trim() === '' && r.ocr_text.trim() !== '') return 'empty_output';
+  if (canonical(r.corrected_text) === '' && canonical(r.ocr_text) !== '') return 'empty_output';
   return null;
 }
 
@@ -52,7 +54,7 @@ export interface ScoredLine {
   p2_we: number;
   p2_failed: boolean;
   p2_failure: FailureKind | null;
-  /** Normalised (secondary) counts; 0 when normalisation is off. */
+  /** Counts under the first secondary profile (the `normalized` blocks); 0 without a secondary profile. */
   n_ref_chars: number;
   n_ref_words: number;
   n_ocr_ce: number;
@@ -79,7 +81,8 @@ export interface ScoredLine {
 
 export interface ScoreOptions {
   collapseWhitespace: boolean;
-  normalization: Partial<ArabicNormalization> | null;
+  /** Every figure is scored under `primary`; the secondary profiles are tallied beside (analysis/profiles.ts). */
+  profiles: NormalizationSettings;
   errorAnalysis: boolean;
   /** top_k for the "top-k" mean score; defaults to all scores of the line. */
   topK?: number;
@@ -107,6 +110,8 @@ interface DatasetTallies {
   promptVersions: Map<string, number>;
   /** Lines whose alignment was refused as too large (scored, but left out of error changes). */
   alignmentSkipped: number;
+  /** Summed counts per normalisation profile, the primary first. */
+  profiles: ProfileTally[];
 }
 
 export function scoreDataset(
@@ -124,6 +129,7 @@ export function scoreDataset(
     models: new Map<string, number>(),
     promptVersions: new Map<string, number>(),
     alignmentSkipped: 0,
+    profiles: profileTallies(opts.profiles),
   };
   const rows: ScoredLine[] = [];
   phase5.forEach(({ record: r }, idx) => {
@@ -176,7 +182,7 @@ interface LineAlignments {
  * One character alignment per condition serves CER and the error analysis. A failed correction is
  * scored as the OCR text, so it reuses the OCR alignment.
  */
-function alignLine(l: LineInputs, base: { collapseWhitespace: boolean }, withOps: boolean, tallies: DatasetTallies): LineAlignments {
+function alignLine(l: LineInputs, base: Base, withOps: boolean, tallies: DatasetTallies): LineAlignments {
   const { r, p5Failure, p5Hyp, p2rec, p2Failure, p2Hyp } = l;
   const g = prepareText(r.gt_text, base);
   const o = prepareText(r.ocr_text, base);
@@ -198,7 +204,7 @@ function alignLine(l: LineInputs, base: { collapseWhitespace: boolean }, withOps
 }
 
 /** Add the line's error changes to the accumulators and its per-category counts to p5LineCategories. */
-function recordErrorChanges(l: LineInputs, a: LineAlignments, base: { collapseWhitespace: boolean }, tallies: DatasetTallies): void {
+function recordErrorChanges(l: LineInputs, a: LineAlignments, base: Base, tallies: DatasetTallies): void {
   const { p5Changes, p2Changes, p5LineCategories } = tallies;
   if (!p5Changes || !p5LineCategories) return;
   const cats = new Int32Array(ERROR_CATEGORIES.length * 2);
@@ -216,14 +222,20 @@ function recordErrorChanges(l: LineInputs, a: LineAlignments, base: { collapseWh
   p5LineCategories.push(cats);
 }
 
+/** How every primary figure prepares its texts: the canonical form under the primary profile. */
+interface Base {
+  collapseWhitespace: boolean;
+  profile: NormalizationProfile;
+}
+
 const CATEGORY_INDEX = new Map<string, number>(ERROR_CATEGORIES.map((c, i) => [c, i]));
 
 /** Score one line: alignments, normalised distances, error changes, and its row. */
 function scoreLine(idx: number, l: LineInputs, opts: ScoreOptions, tallies: DatasetTallies): ScoredLine {
   const { r, p5Failure, p2rec, p2Failure, input } = l;
-  const base = { collapseWhitespace: opts.collapseWhitespace };
+  const base: Base = { collapseWhitespace: opts.collapseWhitespace, profile: opts.profiles.primary };
   const a = alignLine(l, base, tallies.p5Changes !== null, tallies);
-  const n = normalisedDistances(l, opts);
+  const n = secondaryDistances(l, opts, a, tallies);
   const goldMismatch =
     (p2rec !== null && prepareText(p2rec.gt_text, base) !== a.g) ||
     (input !== null && prepareText(input.gt_text, base) !== a.g);
@@ -265,23 +277,30 @@ function scoreLine(idx: number, l: LineInputs, opts: ScoreOptions, tallies: Data
   };
 }
 
-/** The normalised (secondary) counts of a line; zeros when normalisation is off. */
-function normalisedDistances(l: LineInputs, opts: ScoreOptions) {
-  const { r, p5Failure, p5Hyp, p2Hyp } = l;
-  const norm = opts.normalization ? { collapseWhitespace: opts.collapseWhitespace, normalization: opts.normalization } : null;
-  const gold = r.gt_text;
-  const nOcr = norm ? scoreDistances(gold, r.ocr_text, norm) : null;
-  const nP5 = norm ? (p5Failure ? nOcr : scoreDistances(gold, p5Hyp, norm)) : null;
-  const nP2 = norm && p2Hyp !== null ? scoreDistances(gold, p2Hyp, norm) : null;
+/**
+ * The line under every profile, added to the profile tallies (the primary one from its alignments); the
+ * counts of the first secondary profile become the row's n_* columns.
+ */
+function secondaryDistances(l: LineInputs, opts: ScoreOptions, a: LineAlignments, tallies: DatasetTallies) {
+  const { r, p5Hyp, p2Hyp } = l;
+  const asDistances = (x: Scored) => ({ charEdits: x.score.charEdits, refChars: x.score.refChars, wordEdits: x.score.wordEdits, refWords: x.score.refWords });
+  let first: LineDistances | null = null;
+  for (const t of tallies.profiles) {
+    const d = t.primary
+      ? { ocr: asDistances(a.ocrA), p5: asDistances(a.p5A), p2: a.p2A ? asDistances(a.p2A) : null }
+      : lineDistances(r.gt_text, r.ocr_text, p5Hyp, p2Hyp, t.profile, opts.collapseWhitespace);
+    addLine(t.counts, d);
+    if (!t.primary && !first) first = d;
+  }
   return {
-    n_ref_chars: nOcr?.refChars ?? 0,
-    n_ref_words: nOcr?.refWords ?? 0,
-    n_ocr_ce: nOcr?.charEdits ?? 0,
-    n_ocr_we: nOcr?.wordEdits ?? 0,
-    n_p5_ce: nP5?.charEdits ?? 0,
-    n_p5_we: nP5?.wordEdits ?? 0,
-    n_p2_ce: nP2?.charEdits ?? 0,
-    n_p2_we: nP2?.wordEdits ?? 0,
+    n_ref_chars: first?.ocr.refChars ?? 0,
+    n_ref_words: first?.ocr.refWords ?? 0,
+    n_ocr_ce: first?.ocr.charEdits ?? 0,
+    n_ocr_we: first?.ocr.wordEdits ?? 0,
+    n_p5_ce: first?.p5.charEdits ?? 0,
+    n_p5_we: first?.p5.wordEdits ?? 0,
+    n_p2_ce: first?.p2?.charEdits ?? 0,
+    n_p2_we: first?.p2?.wordEdits ?? 0,
   };
 }
 

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { resolvePath } from '../src/config/load';
 import type { Config } from '../src/config/schema';
 import { readJson } from '../src/io/jsonl';
+import { readMetadata } from '../src/openiti/metadata';
 import type { SourceWorkExclusion } from '../src/openiti/source-works';
 import { corpusSettings, resolveSourceExclusions, stagePaths, type CorpusRecord, type OpenitiCorpusSettings } from '../src/stages/build';
 import { UserInputError, type RunOptions, type StageHooks } from '../src/stages/types';
@@ -19,7 +20,7 @@ import { analyzeArms, type ArmsAnalysis, type ArmsStatsOptions } from './arms';
 import { armsRoot } from './arms-inputs';
 import { studyArmSources, writeArmsLineDocuments } from './arms-lines';
 import { renderArmsReport } from './report';
-import { datasetExclusions, sourceExcluded, type DatasetExclusion } from './leakage';
+import { datasetExclusions, sourceStatus, type DatasetExclusion, type ExclusionRule } from './leakage';
 import type { AnalysisSummary, AnalyzeOptions, DatasetInfo } from './types';
 
 /** The analysis options a config and the CLI options imply. */
@@ -36,7 +37,7 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
       top_k: config.phase5.retrieval.top_k,
       corpus_size: await corpusSize(config, cli),
     },
-    datasetInfo: datasetLeakage(config),
+    datasetInfo: await datasetLeakage(config, cli),
     bootstrap: { iterations: config.analysis.bootstrap_iterations, seed: config.analysis.bootstrap_seed },
     normalization: { ...config.analysis.normalization },
     collapseWhitespace: config.analysis.collapse_whitespace,
@@ -78,7 +79,13 @@ export async function corpusExclusions(config: Config, cli: RunOptions): Promise
   // A generic corpus (phase5.corpus.source) applies neither exclude patterns nor exclusion by work.
   if ('generic' in settings) return datasetExclusions(datasets, [], null);
   const byWork = settings.datasetSources ? await heldByWork(config, cli, settings) : null;
-  return datasetExclusions(datasets, settings.exclude, byWork);
+  return datasetExclusions(datasets, settings.exclude, byWork, await metadataVersions(settings));
+}
+
+/** The metadata's versions, for the build's exclusion rule; null when the file cannot be read. */
+async function metadataVersions(settings: OpenitiCorpusSettings): Promise<ExclusionRule['rows']> {
+  if (!existsSync(settings.metadataPath)) return null;
+  return (await readMetadata(settings.metadataPath).catch(() => null))?.rows ?? null;
 }
 
 /** What exclusion by work held out: the build record's list, else resolved from the metadata as the build does. */
@@ -98,13 +105,25 @@ async function corpusSize(config: Config, cli: RunOptions): Promise<number | und
   return (await readJson<{ summary: { totalWritten: number } }>(record)).summary.totalWritten;
 }
 
-/** Per dataset: was its source book held out of the corpus (for the report's leakage line)? */
-function datasetLeakage(config: Config): Record<string, DatasetInfo> {
+/**
+ * Per dataset: was its source book held out of the corpus, and which works are its (for the report's leakage
+ * line and its count of hits from the source work) — by the build's own rule (analysis/leakage.ts).
+ */
+async function datasetLeakage(config: Config, cli: RunOptions): Promise<Record<string, DatasetInfo>> {
+  const settings = corpusSettings(config);
+  const generic = 'generic' in settings;
+  const byWork = !generic && settings.datasetSources ? await heldByWork(config, cli, settings) : null;
+  const rule: ExclusionRule = {
+    exclude: generic ? [] : settings.exclude,
+    held: Array.isArray(byWork) ? byWork : null,
+    rows: generic ? null : await metadataVersions(settings),
+  };
   const info: Record<string, DatasetInfo> = {};
   for (const [key, d] of Object.entries(config.datasets)) {
-    // exclude_dataset_sources holds out every version of a declared source's work (src/openiti/source-works).
-    const byWork = config.phase5.corpus.exclude_dataset_sources && Boolean(d.source_pattern);
-    info[key] = { excluded: byWork || sourceExcluded(config.phase5.corpus.exclude, d.source_pattern), sourcePattern: d.source_pattern };
+    const st = sourceStatus(d.source_pattern, rule);
+    // Exclusion by work that nothing recorded: the build holds out `<work>.*` of every work the pattern names.
+    const excluded = st?.status === 'excluded' || (byWork === 'unknown' && Boolean(d.source_pattern));
+    info[key] = { excluded, sourcePattern: d.source_pattern, ...(st ? { sourceWorks: st.works } : {}) };
   }
   return info;
 }
@@ -175,6 +194,7 @@ async function runArms(options: AnalyzeOptions, arms: NonNullable<AnalyzeOptions
     baseline: arms.baseline,
     bootstrap: options.bootstrap,
     collapseWhitespace: options.collapseWhitespace,
+    normalization: options.normalization,
     datasets: options.datasets,
     exclusions: arms.exclusions,
     clusters: arms.clusters,

@@ -5,7 +5,7 @@ import type { ArmsAnalysis, ArmsStatsOptions } from './arms';
 import type { DatasetExclusion } from './leakage';
 import type { ArmSource } from './line-arms';
 import type { Era } from './format';
-import type { ArabicNormalization } from '../src/text/arabic';
+import type { NormalizationConfig } from '../src/text/profiles';
 
 /** Study-level facts from the config, recorded in every output's meta (spec §10.1). */
 export interface StudyMeta {
@@ -24,12 +24,12 @@ export interface DatasetInfo {
   excluded: boolean;
   /** Version-URI glob of the source book in OpenITI (config `source_pattern`), e.g. "0276IbnQutayba.Adab*". */
   sourcePattern?: string;
+  /** The works (`NNNNAuthor.Title`) the source pattern names: a retrieved sentence of any of their versions is a hit from the source. */
+  sourceWorks?: string[];
 }
 
-export type NormalizationOptions = Partial<ArabicNormalization> & {
-  /** false (or `normalization: null`) turns the secondary normalised metrics off. Default true. */
-  enabled?: boolean;
-};
+/** `analysis.normalization` (src/text/profiles.ts): primary profile, secondary profiles, user profiles. */
+export type NormalizationOptions = NormalizationConfig;
 
 export interface RenderReportOptions {
   /** Also write charts/*.png next to the SVGs (default true). */
@@ -51,6 +51,7 @@ export interface AnalyzeOptions {
   meta?: StudyMeta;
   datasetInfo?: Record<string, DatasetInfo>;
   bootstrap?: { iterations?: number; seed?: number };
+  /** Default: primary `nfc`, secondary `no_diacritics` and `graphemes`; null = the primary profile alone. */
   normalization?: NormalizationOptions | null;
   /** Collapse inner whitespace runs before scoring (default true; false = trim only). */
   collapseWhitespace?: boolean;

@@ -1,31 +1,39 @@
 /**
- * What trimming and the over-correction guard (src/llm/guard.ts) do to known answers on every OCR_GS line:
- * the gold line itself (must stay as it is), gold + the first three words of the next line, gold + the whole
- * next line, the gold line twice (continuations the trimming should undo), and the OCR line (identity).
+ * What trimming and the over-correction guard (src/llm/guard.ts) do to known answers on OCR_GS lines: the gold
+ * line itself (must stay as it is), gold + the first three words of the next line, gold + the whole next line,
+ * the gold line twice (continuations the trimming should undo), the OCR line (identity), and two answers the
+ * guard should reject: the next line's gold (a wrong line) and the first half of the gold line (a truncation).
  * Prints, per scenario, the CER against the gold line of the answer as given, after trimming, and after the
- * guard with its defaults, and the guard's decisions. This is where `SPAN_MIN_SAVING` was chosen.
+ * guard, and the guard's decisions. All CERs are in canonical form (NFC; src/text/canonical.ts).
  *
- *   SHARED_DATA=/path/to/shared/data npx tsx bench/guard-trim.ts
+ * `--split dev` chooses the trimming constant (`SPAN_MIN_SAVING`) and the guard thresholds (`max_edit_ratio`,
+ * `length_ratio`) on the declared dev split and reports the chosen and the current values on the held-out rest:
+ *   DEV SPLIT = every OCR_GS line whose position in its book (files in name order, from 0) is a multiple of 5
+ *   (1,020 of 5,092 lines, a fifth of every book); the rest (4,072 lines) is held out.
+ * Criterion (never the held-out lines): the mean, over the scenarios, of the CER after trimming (for the
+ * constant) and after the guard (for the thresholds).
+ *
+ *   SHARED_DATA=/path/to/shared/data npx tsx bench/guard-trim.ts [--split dev]
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { applyGuard, GUARD_DEFAULTS, trimOutput } from '../src/llm/guard';
+import { existsSync } from 'node:fs';
+import { fallbackReason, GUARD_DEFAULTS, SPAN_MIN_SAVING, trimOutput, type GuardSettings } from '../src/llm/guard';
 import { ErrorRateAccumulator, scorePair } from '../src/text/distance';
 import { OCR_GS_ROOT } from '../test/helpers/shared-data';
+import { loadOcrGsLines, type OcrGsLine } from '../test/helpers/ocr-gs-lines';
 
-interface Line { gt: string; ocr: string; next: string }
+interface Line { gt: string; ocr: string; next: string; index: number }
 
-function loadLines(root: string): Line[] {
-  const out: Line[] = [];
-  for (const book of readdirSync(root).sort()) {
-    const files = readdirSync(path.join(root, book)).filter((f) => f.endsWith('.gt.txt')).sort();
-    const gts = files.map((f) => readFileSync(path.join(root, book, f), 'utf8').trim());
-    files.forEach((f, i) => {
-      const ocr = readFileSync(path.join(root, book, f.replace('.gt.txt', '.png.rec.txt')), 'utf8');
-      out.push({ gt: gts[i], ocr, next: gts[(i + 1) % gts.length] });
-    });
-  }
-  return out;
+/** The declared dev split: every line whose position in its book is a multiple of 5. */
+export const isDevLine = (l: { index: number }) => l.index % 5 === 0;
+
+/** Each line with the gold text of the next line of its book (the last line's: the book's first). */
+function withNext(all: OcrGsLine[]): Line[] {
+  const books = new Map<string, OcrGsLine[]>();
+  for (const l of all) books.set(l.book, [...(books.get(l.book) ?? []), l]);
+  return all.map((l) => {
+    const book = books.get(l.book)!;
+    return { gt: l.gt.trim(), ocr: l.ocr, next: book[(l.index + 1) % book.length].gt.trim(), index: l.index };
+  });
 }
 
 const SCENARIOS: Record<string, (l: Line) => string> = {
@@ -34,13 +42,14 @@ const SCENARIOS: Record<string, (l: Line) => string> = {
   'gold + next line': (l) => `${l.gt}\n${l.next}`,
   'gold twice': (l) => `${l.gt} ${l.gt}`,
   identity: (l) => l.ocr,
+  'wrong line': (l) => l.next,
+  'first half': (l) => Array.from(l.gt).slice(0, Math.ceil(Array.from(l.gt).length / 2)).join(''),
 };
 
-function main(): void {
-  if (!existsSync(OCR_GS_ROOT)) throw new Error(`no OCR_GS data at ${OCR_GS_ROOT} (set SHARED_DATA)`);
-  const lines = loadLines(OCR_GS_ROOT);
-  const settings = { ...GUARD_DEFAULTS, enabled: true };
-  console.log(`${lines.length} OCR_GS lines; guard ${JSON.stringify(settings)}\n`);
+const pct = (a: ErrorRateAccumulator) => `${((a.cer.rate ?? 0) * 100).toFixed(2)} %`;
+
+/** The per-scenario table: CER as given, trimmed, guarded, and the decisions. */
+function table(lines: Line[], settings: GuardSettings, spanMinSaving: number): void {
   console.log('| scenario | CER as given | CER trimmed | lines trimmed | CER guarded | decisions |');
   console.log('|---|---:|---:|---:|---:|---|');
   for (const [name, answer] of Object.entries(SCENARIOS)) {
@@ -51,18 +60,70 @@ function main(): void {
     let cut = 0;
     for (const l of lines) {
       const raw = answer(l);
-      const t = trimOutput(raw, l.ocr);
-      const g = applyGuard(raw, l.ocr, settings);
+      const t = trimOutput(raw, l.ocr, spanMinSaving);
+      const reason = fallbackReason(t.text, l.ocr, settings);
+      const g = reason ? { corrected_text: l.ocr, guard: `fell_back:${reason}` } : { corrected_text: t.text, guard: t.trimmed ? 'trimmed' : 'kept' };
       given.add(scorePair(l.gt, raw));
       trimmed.add(scorePair(l.gt, t.text));
       guarded.add(scorePair(l.gt, g.corrected_text));
       if (t.trimmed) cut++;
       decisions[g.guard] = (decisions[g.guard] ?? 0) + 1;
     }
-    const pct = (a: ErrorRateAccumulator) => `${((a.cer.rate ?? 0) * 100).toFixed(2)} %`;
     const ds = Object.entries(decisions).sort((a, b) => b[1] - a[1]).map(([d, n]) => `${d} ${n}`).join(', ');
     console.log(`| ${name} | ${pct(given)} | ${pct(trimmed)} | ${cut} | ${pct(guarded)} | ${ds} |`);
   }
+}
+
+/** Mean over the scenarios of the corpus CER of `pick(trimmed text, line)`. */
+function meanCer(lines: Line[], trims: Map<string, string[]>, pick: (text: string, l: Line) => string): number {
+  let total = 0;
+  for (const name of Object.keys(SCENARIOS)) {
+    const acc = new ErrorRateAccumulator();
+    const texts = trims.get(name)!;
+    lines.forEach((l, i) => acc.add(scorePair(l.gt, pick(texts[i], l))));
+    total += acc.cer.rate ?? 0;
+  }
+  return total / Object.keys(SCENARIOS).length;
+}
+
+function trimsFor(lines: Line[], spanMinSaving: number): Map<string, string[]> {
+  return new Map(Object.entries(SCENARIOS).map(([name, answer]) => [name, lines.map((l) => trimOutput(answer(l), l.ocr, spanMinSaving).text)]));
+}
+
+const guardPick = (s: Pick<GuardSettings, 'max_edit_ratio' | 'length_ratio'>) => (text: string, l: Line) => (fallbackReason(text, l.ocr, s) ? l.ocr : text);
+
+/** Choose SPAN_MIN_SAVING, then max_edit_ratio and length_ratio, on the dev lines; report both settings on the rest. */
+function chooseOnDev(dev: Line[], rest: Line[]): void {
+  const savings = [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
+  const bySaving = savings.map((v) => ({ v, trims: trimsFor(dev, v) })).map(({ v, trims }) => ({ v, trims, cer: meanCer(dev, trims, (t) => t) }));
+  for (const s of bySaving) console.log(`dev: SPAN_MIN_SAVING ${s.v.toFixed(1)} → mean trimmed CER ${(s.cer * 100).toFixed(3)} %`);
+  const best = bySaving.reduce((a, b) => (b.cer < a.cer - 1e-12 ? b : a));
+  const grid: Array<Pick<GuardSettings, 'max_edit_ratio' | 'length_ratio'>> = [];
+  for (const e of [0.3, 0.4, 0.5, 0.6, 0.7, 0.8]) for (const lo of [0.5, 0.6, 0.7, 0.8]) for (const hi of [1.2, 1.3, 1.5, 1.7, 2.0]) grid.push({ max_edit_ratio: e, length_ratio: [lo, hi] });
+  const scored = grid.map((g) => ({ g, cer: meanCer(dev, best.trims, guardPick(g)) }));
+  const chosen = scored.reduce((a, b) => (b.cer < a.cer - 1e-12 ? b : a));
+  const current = scored.find((x) => x.g.max_edit_ratio === GUARD_DEFAULTS.max_edit_ratio && x.g.length_ratio.join() === GUARD_DEFAULTS.length_ratio.join())!;
+  console.log(`\ndev (${dev.length} lines): chosen SPAN_MIN_SAVING ${best.v}, max_edit_ratio ${chosen.g.max_edit_ratio}, length_ratio [${chosen.g.length_ratio.join(', ')}] — mean guarded CER ${(chosen.cer * 100).toFixed(3)} % (current defaults ${(current.cer * 100).toFixed(3)} %)`);
+  const restCurrent = trimsFor(rest, SPAN_MIN_SAVING);
+  const restChosen = best.v === SPAN_MIN_SAVING ? restCurrent : trimsFor(rest, best.v);
+  const fmt = (x: number) => `${(x * 100).toFixed(3)} %`;
+  console.log(`held out (${rest.length} lines): mean trimmed CER — chosen ${fmt(meanCer(rest, restChosen, (t) => t))}, current ${fmt(meanCer(rest, restCurrent, (t) => t))}`);
+  console.log(`held out: mean guarded CER — chosen ${fmt(meanCer(rest, restChosen, guardPick(chosen.g)))}, current ${fmt(meanCer(rest, restCurrent, guardPick(GUARD_DEFAULTS)))}\n`);
+  console.log(`Held-out lines, chosen settings (SPAN_MIN_SAVING ${best.v}):`);
+  table(rest, { ...GUARD_DEFAULTS, enabled: true, ...chosen.g }, best.v);
+  console.log(`\nHeld-out lines, current defaults (SPAN_MIN_SAVING ${SPAN_MIN_SAVING}):`);
+  table(rest, { ...GUARD_DEFAULTS, enabled: true }, SPAN_MIN_SAVING);
+}
+
+function main(): void {
+  if (!existsSync(OCR_GS_ROOT)) throw new Error(`no OCR_GS data at ${OCR_GS_ROOT} (set SHARED_DATA)`);
+  const lines = withNext(loadOcrGsLines(OCR_GS_ROOT));
+  const split = process.argv.includes('--split') ? process.argv[process.argv.indexOf('--split') + 1] : null;
+  if (split !== null && split !== 'dev') throw new Error(`--split: expected "dev", got "${split}"`);
+  if (split === 'dev') return chooseOnDev(lines.filter(isDevLine), lines.filter((l) => !isDevLine(l)));
+  const settings = { ...GUARD_DEFAULTS, enabled: true };
+  console.log(`${lines.length} OCR_GS lines; guard ${JSON.stringify(settings)}\n`);
+  table(lines, settings, SPAN_MIN_SAVING);
 }
 
 main();

@@ -13,7 +13,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ErrorRateAccumulator, prepareText, scoreDistances, scorePair, type ScoringOptions } from '../analysis/metrics';
+import { BUILTIN_PROFILES, ErrorRateAccumulator, prepareText, scoreDistances, scorePair, type ScoringOptions } from '../analysis/metrics';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const JIWER_VERSION = '4.0.0';
@@ -68,7 +68,7 @@ function readBooks(): Book[] {
 const variants: Array<{ label: string; opts: ScoringOptions }> = [
   { label: 'collapse', opts: { collapseWhitespace: true } },
   { label: 'trim-only', opts: { collapseWhitespace: false } },
-  { label: 'arabic-normalised', opts: { collapseWhitespace: true, normalization: {} } },
+  { label: 'arabic-normalised', opts: { collapseWhitespace: true, profile: BUILTIN_PROFILES.no_diacritics } },
 ];
 
 ensureVenv();

@@ -2,6 +2,7 @@
 import { seedFor } from '../bootstrap';
 import { ErrorChangeAccumulator } from '../error-changes';
 import { ratio, round } from '../format';
+import { pooledProfiles } from '../profiles';
 import type { ScoredDataset } from '../score';
 import { bootstrapBlock, type BootstrapBlock } from './bootstrap-block';
 import { comparisonHeadline, pairedLineEffects } from './comparison';
@@ -59,6 +60,7 @@ function aggregateMetrics(all: Sums, docs: DatasetDocuments[], names: string[], 
     },
     datasets: Object.fromEntries(docs.map((d) => [d.digest.dataset, datasetMetricsLine(d.digest)])),
     normalization: ctx.normalization ? { label: normalizationLabel(ctx.normalization), settings: ctx.normalization } : null,
+    profiles: pooledProfiles(docs.map((d) => d.metrics.profiles)),
     scoring: scoringNote(ctx),
   };
 }

@@ -1,5 +1,5 @@
 /** comparison_vs_phase2.json: the lines with both conditions — headline, bootstrap, line effects, OCR-CER bands. */
-import type { ArabicNormalization } from '../../src/text/arabic';
+import type { NormalizationProfile } from '../../src/text/profiles';
 import { round, ratio } from '../format';
 import type { BootstrapBlock } from './bootstrap-block';
 import type { SectionContext } from './context';
@@ -80,7 +80,7 @@ export function comparisonDocument(ds: string, { all, cmp, cmpT, hasBaseline }: 
   };
 }
 
-function normalizedComparison(n: ArabicNormalization, cmp: Sums, hasBaseline: boolean) {
+function normalizedComparison(n: NormalizationProfile, cmp: Sums, hasBaseline: boolean) {
   const a = hasBaseline ? normCerWer(cmp, 'p2') : null;
   const b = normCerWer(cmp, 'p5');
   return { label: normalizationLabel(n), phase2_baseline: a, phase5_corrected: b, delta: a ? deltaBlock(a, b) : null };

@@ -1,6 +1,6 @@
 /** What every analysis document is built from: the resolved study meta and the analysis settings. */
 import type * as aq from 'arquero';
-import type { ArabicNormalization } from '../../src/text/arabic';
+import type { NormalizationProfile, NormalizationSettings } from '../../src/text/profiles';
 import type { Era } from '../format';
 
 /** An Arquero table of scored lines. */
@@ -19,7 +19,9 @@ export interface SectionContext {
   generatedAt: string;
   meta: ResolvedMeta;
   bootstrap: { iterations: number; seed: number };
-  normalization: ArabicNormalization | null;
+  /** The first secondary profile (the `normalized` blocks); null without one. */
+  normalization: NormalizationProfile | null;
+  profiles: NormalizationSettings;
   collapseWhitespace: boolean;
   topConfusions: number;
   eras: readonly Era[];

@@ -1,5 +1,7 @@
 /** metrics.json: every corrected line of a dataset — rates of the corrected text and of the OCR, counts, failures. */
+import { canonicalDescription } from '../../src/text/canonical';
 import { ratio, round } from '../format';
+import { profilesBlock } from '../profiles';
 import type { ScoredDataset } from '../score';
 import type { SectionContext } from './context';
 import { conditionBlock, normalizationLabel, normCerWer } from './rates';
@@ -56,6 +58,7 @@ export function metricsDocument(scored: ScoredDataset, { t, all }: Rollup, ctx: 
     normalized: ctx.normalization
       ? { label: normalizationLabel(ctx.normalization), settings: ctx.normalization, corrected: normCerWer(all, 'p5'), ocr_baseline: normCerWer(all, 'ocr') }
       : null,
+    profiles: profilesBlock(scored.profiles),
     scoring: scoringNote(ctx),
   };
 }
@@ -64,7 +67,7 @@ export function scoringNote(ctx: Pick<SectionContext, 'collapseWhitespace'>) {
   return {
     cer: 'Levenshtein distance over Unicode code points, summed over lines / summed gold characters',
     wer: 'Levenshtein distance over whitespace tokens, summed over lines / summed gold words',
-    text_preparation: ctx.collapseWhitespace ? 'trimmed; whitespace runs collapsed to one space' : 'trimmed only',
+    text_preparation: canonicalDescription(ctx.collapseWhitespace),
     mean_per_line: 'mean of per-line rates over lines with a non-empty gold text',
     failed_lines: 'corrections with an error or an empty output are scored as identity (corrected = OCR text) and counted under failures',
   };

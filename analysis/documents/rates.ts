@@ -1,5 +1,5 @@
 /** Rate blocks shared by the documents: CER/WER of a condition, group figures, deltas, normalisation label. */
-import type { ArabicNormalization } from '../../src/text/arabic';
+import { profileLabel, type NormalizationProfile } from '../../src/text/profiles';
 import { OCR_CER_BANDS, ratio, round } from '../format';
 import type { Table } from './context';
 import { sumsBy, type Sums } from './sums';
@@ -71,12 +71,6 @@ export function byOcrCerBand(cmpT: Table, hasBaseline: boolean) {
   return Object.fromEntries(sumsBy(cmpT, 'ocr_band', OCR_CER_BANDS).map(([b, s]) => [b, groupStats(s, hasBaseline)]));
 }
 
-export function normalizationLabel(n: ArabicNormalization): string {
-  const parts: string[] = [];
-  if (n.remove_diacritics) parts.push('diacritics removed');
-  if (n.remove_tatweel) parts.push('tatweel removed');
-  if (n.unify_alef) parts.push('أ إ آ ٱ → ا');
-  if (n.unify_yaa) parts.push('ى → ي');
-  if (n.unify_taa_marbuta) parts.push('ة → ه');
-  return `SECONDARY metrics after Arabic normalisation (${parts.join('; ') || 'no rule enabled'}); the primary figures are unnormalised`;
+export function normalizationLabel(n: NormalizationProfile): string {
+  return `SECONDARY metrics under the normalisation profile ${profileLabel(n)}; the primary figures use the primary profile (see profiles)`;
 }

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { GuardOverrideSchema, GuardSettingsSchema } from '../llm/guard';
 import { DEFAULT_ERAS } from '../openiti/sampling';
 import { RetrievalPipelineSchema } from '../retrieval/config';
+import { DEFAULT_PRIMARY_PROFILE, DEFAULT_SECONDARY_PROFILES, NormalizationConfigError, resolveNormalization } from '../text/profiles';
 
 const positiveInt = z.number().int().positive();
 const nonNegInt = z.number().int().nonnegative();
@@ -221,6 +222,38 @@ export const InferSchema = z.strictObject({
   shards_per_run: positiveInt.default(1000),
 });
 
+/** The Arabic switches this key held before profiles existed: each now names where its rule lives. */
+const SWITCH_KEYS = ['remove_diacritics', 'remove_tatweel', 'unify_alef', 'unify_yaa', 'unify_taa_marbuta'];
+
+const ProfileSchema = z.strictObject({
+  rules: z.string().min(1),
+  remove: z.array(z.string().min(1)).default([]),
+  map: z.record(z.string().min(1), z.string()).default({}),
+  unit: z.enum(['codepoint', 'grapheme']).default('codepoint'),
+});
+
+const NormalizationSchema = z
+  .looseObject({
+    primary: z.string().min(1).default(DEFAULT_PRIMARY_PROFILE),
+    secondary: z.array(z.string().min(1)).default([...DEFAULT_SECONDARY_PROFILES]),
+    profiles: z.record(z.string().regex(/^[a-z][a-z0-9_]*$/u, 'a profile name: lower-case letters, digits, _'), ProfileSchema).default({}),
+  })
+  .superRefine((n, ctx) => {
+    for (const k of Object.keys(n).filter((k) => !['primary', 'secondary', 'profiles'].includes(k))) {
+      const message = SWITCH_KEYS.includes(k)
+        ? 'the Arabic switches are now normalisation profiles: use analysis.normalization.secondary (built-in "no_diacritics" applies all five) or define a profile under analysis.normalization.profiles'
+        : 'unknown key (the keys are primary, secondary, profiles)';
+      ctx.addIssue({ code: 'custom', path: [k], message });
+    }
+    try {
+      resolveNormalization(n);
+    } catch (e) {
+      if (!(e instanceof NormalizationConfigError)) throw e;
+      ctx.addIssue({ code: 'custom', path: e.field, message: e.detail });
+    }
+  })
+  .transform(({ primary, secondary, profiles }) => ({ primary, secondary, profiles }));
+
 const AnalysisSchema = z.strictObject({
   /** Collapse whitespace runs before scoring (the metric definition); false = trim only, as the OCR_GS README figures. */
   collapse_whitespace: z.boolean().default(true),
@@ -232,15 +265,8 @@ const AnalysisSchema = z.strictObject({
   block_lines: positiveInt.default(25),
   /** A line one arm has and another lacks: `error` fails the analysis; `ocr` scores it as the OCR text and counts it. */
   missing_lines: z.enum(['error', 'ocr']).default('error'),
-  normalization: z
-    .strictObject({
-      remove_diacritics: z.boolean().default(true),
-      remove_tatweel: z.boolean().default(true),
-      unify_alef: z.boolean().default(true),
-      unify_yaa: z.boolean().default(true),
-      unify_taa_marbuta: z.boolean().default(true),
-    })
-    .prefault({}),
+  /** Normalisation profiles (src/text/profiles.ts): the primary one scores every figure, the secondary ones are reported beside. */
+  normalization: NormalizationSchema.prefault({}),
 });
 
 const RetrySchema = z.strictObject({

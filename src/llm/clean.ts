@@ -92,7 +92,7 @@ function stripQuotes(s: string, source: string | undefined): string {
 
 export function cleanOutput(raw: string, opts: CleanOptions = {}): string {
   // Classical texts can begin with a label-like word ("الجواب: …"): if the source does, it is content.
-  const sourceHasLabel = opts.source !== undefined && LABEL_RE.test(opts.source.trim());
+  const sourceHasLabel = opts.source !== undefined && LABEL_RE.test(opts.source.normalize('NFC').trim());
   let s = stripThink(raw.replace(/\r\n?/g, '\n'));
   for (let i = 0; i < 5; i++) {
     const before = s;

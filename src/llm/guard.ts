@@ -22,7 +22,7 @@
  *
  * `applyGuard(raw, ocr, settings)` trims (when `trim_overgeneration`; otherwise it takes `cleanOutput`'s text),
  * then falls back to the OCR text, verbatim, on the first failing check, in this order (lengths and distances are
- * in code points of the scoring form):
+ * in code points of the canonical form, NFC, so a decomposed hamza counts once):
  *   - `fell_back:empty`       — nothing left after cleaning/trimming (while the OCR line is not empty);
  *   - `fell_back:empty_ocr`   — the OCR line is empty but the model wrote something (an empty OCR line with an empty
  *                               answer is `kept`);
@@ -37,7 +37,8 @@
 import { z } from 'zod';
 import { isArabicText } from '../text/arabic';
 import { levenshtein, substringEditDistance } from '../text/distance';
-import { scoringText, toCodePoints } from '../text/tokens';
+import { canonical } from '../text/canonical';
+import { toCodePoints } from '../text/tokens';
 import { cleanOutput } from './clean';
 
 export interface GuardSettings {
@@ -112,7 +113,7 @@ const TRAILING_NOTE_RE = new RegExp(`\\s+(?:${alt(EXPLANATION_WORDS)})\\s*[:：]
 const PREAMBLE_RE = new RegExp(`^([^\\n:：]{0,80}?(?:${alt(PREAMBLE_WORDS)})[^\\n:：]{0,40})[:：]\\s*`, 'iu');
 
 /** Compare markers with the OCR line in one case and whitespace, so a marker the OCR itself holds stays. */
-const squash = (s: string) => s.toLowerCase().replace(/\s+/gu, ' ').trim();
+const squash = (s: string) => canonical(s).toLowerCase();
 
 /**
  * True when the OCR line (squashed) holds `segment`, also with OCR errors: at most a quarter of its characters
@@ -130,8 +131,11 @@ export interface TrimResult {
   trimmed: boolean;
 }
 
-/** Trim a model's answer down to the corrected line (see module comment). Never reads the gold text. */
-export function trimOutput(raw: string, ocr: string): TrimResult {
+/**
+ * Trim a model's answer down to the corrected line (see module comment). Never reads the gold text.
+ * `spanMinSaving` is for bench/guard-trim.ts, which chooses it on a dev split.
+ */
+export function trimOutput(raw: string, ocr: string, spanMinSaving = SPAN_MIN_SAVING): TrimResult {
   const clean = (s: string) => cleanOutput(s, { source: ocr });
   const cleaned = clean(raw);
   const ocrKey = squash(ocr);
@@ -141,8 +145,8 @@ export function trimOutput(raw: string, ocr: string): TrimResult {
   lines = dropLeadingForeignLines(lines, arabicOcr);
   let text = clean(stripInlineNotes(lines.join('\n'), ocrKey));
   text = clean(stripPreamble(text, ocrKey));
-  text = clean(bestSpan(text.split('\n').map((l) => l.trim()).filter(Boolean).join(' '), ocr));
-  if (scoringText(text) === scoringText(cleaned)) return { text: cleaned, trimmed: false };
+  text = clean(bestSpan(text.split('\n').map((l) => l.trim()).filter(Boolean).join(' '), ocr, spanMinSaving));
+  if (canonical(text) === canonical(cleaned)) return { text: cleaned, trimmed: false };
   return { text, trimmed: true };
 }
 
@@ -195,16 +199,16 @@ function stripPreamble(text: string, ocrKey: string): string {
  * the answer is cut on 51 lines (CER 0 → 0.18 %), while gold + three words, gold + the next line and gold
  * twice come back from 25–102 % CER to 1.6–1.7 % (0.0 would cut gold to 1.4 %, 0.9 leave the others near 7 %).
  */
-const SPAN_MIN_SAVING = 0.7;
+export const SPAN_MIN_SAVING = 0.7;
 
 /**
  * Longer than the OCR line: keep the substring that aligns best with it, widened to whole words (a word the
  * model completed at either end stays), when dropping the rest pays (SPAN_MIN_SAVING). Ties go to the earliest
  * span, so a doubled line keeps its first copy.
  */
-function bestSpan(joined: string, ocr: string): string {
-  const text = scoringText(joined);
-  const ocrCp = toCodePoints(scoringText(ocr));
+function bestSpan(joined: string, ocr: string, minSaving: number): string {
+  const text = canonical(joined);
+  const ocrCp = toCodePoints(canonical(ocr));
   const chars = Array.from(text);
   if (ocrCp.length === 0 || chars.length <= ocrCp.length) return joined;
   const textCp = toCodePoints(text);
@@ -217,7 +221,7 @@ function bestSpan(joined: string, ocr: string): string {
   const dropped = chars.length - (e - s);
   if (dropped === 0) return joined;
   const saved = levenshtein(ocrCp, textCp) - levenshtein(ocrCp, toCodePoints(span));
-  return saved >= SPAN_MIN_SAVING * dropped ? span : joined;
+  return saved >= minSaving * dropped ? span : joined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -239,8 +243,8 @@ export function applyGuard(raw: string, ocr: string, settings: GuardSettings): G
 
 /** The first failing check, or null when the answer may stand. */
 export function fallbackReason(text: string, ocr: string, settings: Pick<GuardSettings, 'max_edit_ratio' | 'length_ratio'>): GuardReason | null {
-  const hyp = toCodePoints(scoringText(text));
-  const ref = toCodePoints(scoringText(ocr));
+  const hyp = toCodePoints(canonical(text));
+  const ref = toCodePoints(canonical(ocr));
   if (ref.length === 0) return hyp.length === 0 ? null : 'empty_ocr';
   if (hyp.length === 0) return 'empty';
   if (isArabicText(ocr) && hasLetters(text) && !isArabicText(text)) return 'not_arabic';
@@ -249,4 +253,12 @@ export function fallbackReason(text: string, ocr: string, settings: Pick<GuardSe
   if (ratio < lo || ratio > hi) return 'length_ratio';
   if (levenshtein(ref, hyp) > settings.max_edit_ratio * ref.length) return 'edit_ratio';
   return null;
+}
+
+/**
+ * The answer before the guard: cleaned (./clean: think blocks, fences, labels, wrapping quotes) but neither
+ * trimmed nor checked. The analysis scores it as `raw_cer`, so raw vs guarded CER is the guard's own effect.
+ */
+export function unguardedOutput(raw: string, ocr: string): string {
+  return cleanOutput(raw, { source: ocr });
 }

@@ -1,6 +1,7 @@
 /**
  * Verbatim-gold retrieval: did the retrieved context contain the line's own gold text? A line counts when its
- * normalised gold line (src/text/arabic `normalizeArabic`, the default profile) matches some span of the
+ * normalised gold line (src/text/arabic `normalizeArabic`: NFC first, so a decomposed hamza in the gold file
+ * matches the composed one of OpenITI, then diacritics, tatweel, alef forms, ى, ة) matches some span of the
  * normalised context with character similarity ≥ 0.9 (1 − fitting edit distance / gold length,
  * `substringEditDistance` of src/text/distance). A high rate means the corpus leaks the OCR books' own text.
  */

@@ -1,7 +1,7 @@
 /**
  * Arabic-script helpers, the one home of every Arabic character set the project uses: letter counting
- * (dataset loaders), the diacritic and tatweel sets, and the orthographic normalisation profiles (the
- * secondary metrics, the retrieval match keys, the corpus duplicate key).
+ * (dataset loaders), the diacritic and tatweel sets, and the orthographic normalisation switches (the
+ * retrieval match keys, the verbatim-gold test, the corpus duplicate key; the scoring profiles are ./profiles).
  *
  * "Arabic letter" = a Unicode letter (\p{L}) in the Arabic script, which covers the basic block
  * (U+0621–U+064A), extended letters (ٱ, پ, ی …) and presentation forms, but not diacritics (harakat are
@@ -9,7 +9,7 @@
  * modifier used only for stretching, so it says nothing about the text being Arabic).
  */
 
-import { scoringText } from './tokens';
+import { canonical } from './canonical';
 
 const ARABIC_LETTER = /(?!\u0640)(?=\p{Script=Arabic})\p{L}/gu;
 const ANY_LETTER = /\p{L}/gu;
@@ -52,7 +52,7 @@ export type CodePointRanges = ReadonlyArray<readonly [number, number]>;
 export const TATWEEL = '\u0640';
 
 /**
- * The full diacritic set (secondary metrics, error categories): Quranic honorific and annotation signs
+ * The full diacritic set (error categories, retrieval match keys): Quranic honorific and annotation signs
  * U+0610–061A, harakat, tanwin, shadda, sukun and the other combining marks U+064B–065F, the superscript
  * alef U+0670, and the Quranic annotation marks U+06D6–06DC, U+06DF–06E8, U+06EA–06ED. No tatweel.
  */
@@ -115,7 +115,7 @@ export function stripHarakatAndTatweel(s: string): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Letter unification and normalisation profiles
+// Letter unification and orthographic normalisation
 // ---------------------------------------------------------------------------------------------
 
 const ALEF_RE = /[\u0622\u0623\u0625\u0671]/gu;
@@ -140,7 +140,7 @@ export function unifyHamzaSeats(s: string): string {
   return s.replaceAll('\u0624', '\u0648').replaceAll('\u0626', '\u064a');
 }
 
-/** Arabic orthographic normalisation switches (the keys of the config's `analysis.normalization`). */
+/** Arabic orthographic normalisation switches: the retrieval match keys (src/retrieval/text.ts). Scoring uses ./profiles. */
 export interface ArabicNormalization {
   /** Remove harakat, tanwin, shadda, sukun, superscript alef and Quranic annotation marks (ARABIC_DIACRITICS). */
   remove_diacritics: boolean;
@@ -154,7 +154,7 @@ export interface ArabicNormalization {
   unify_taa_marbuta: boolean;
 }
 
-/** The default profile (every rule on): the secondary metrics' default and the retrieval match keys. */
+/** Every rule on: the retrieval match keys and the verbatim-gold test. */
 export const DEFAULT_ARABIC_NORMALIZATION: Readonly<ArabicNormalization> = Object.freeze({
   remove_diacritics: true,
   remove_tatweel: true,
@@ -163,10 +163,13 @@ export const DEFAULT_ARABIC_NORMALIZATION: Readonly<ArabicNormalization> = Objec
   unify_taa_marbuta: true,
 });
 
-/** The enabled rules of a profile, in the order they apply (missing keys take the default). */
+/**
+ * The enabled rules, in the order they apply (missing keys take the default), on the NFC form of `s` (so a
+ * decomposed hamza, alef + U+0654, is أ before the alef rule, never a bare alef by losing a "diacritic").
+ */
 export function normalizeOrthography(s: string, opts: Partial<ArabicNormalization> = DEFAULT_ARABIC_NORMALIZATION): string {
   const o = { ...DEFAULT_ARABIC_NORMALIZATION, ...opts };
-  let t = s;
+  let t = s.normalize('NFC');
   if (o.remove_diacritics) t = removeDiacritics(t);
   if (o.remove_tatweel) t = removeTatweel(t);
   if (o.unify_alef) t = unifyAlef(t);
@@ -175,13 +178,13 @@ export function normalizeOrthography(s: string, opts: Partial<ArabicNormalizatio
   return t;
 }
 
-/** Orthographic normalisation followed by `scoringText` (trim, whitespace runs collapsed unless told not to). */
+/** Orthographic normalisation followed by the canonical form (./canonical: trim, whitespace runs collapsed unless told not to). */
 export function normalizeArabic(
   s: string,
   opts: Partial<ArabicNormalization> = DEFAULT_ARABIC_NORMALIZATION,
   collapseWhitespace = true,
 ): string {
-  return scoringText(normalizeOrthography(s, opts), collapseWhitespace);
+  return canonical(normalizeOrthography(s, opts), collapseWhitespace);
 }
 
 // ---------------------------------------------------------------------------------------------

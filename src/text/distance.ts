@@ -4,17 +4,20 @@
  * semi-global (substring) edit distance the retrieval reranker fits OCR lines into corpus text with.
  *
  * Definitions (binding for every number the analysis writes):
- * - Texts are scored after `scoringText` (./tokens): trimmed, every whitespace run collapsed to one space
- *   (`collapseWhitespace: false` keeps inner whitespace as is; word tokens are the same either way).
- * - CER = Levenshtein distance over Unicode code points; WER = the same over space-separated tokens.
+ * - Texts are scored in canonical form (./canonical: Unicode NFC, trimmed, every whitespace run collapsed to one
+ *   space; `collapseWhitespace: false` keeps inner whitespace as is; word tokens are the same either way), then
+ *   under a normalisation profile (./profiles) when one is given.
+ * - CER = Levenshtein distance over Unicode code points (over grapheme clusters under a `grapheme` profile);
+ *   WER = the same over space-separated tokens.
  * - Corpus-level rates are summed edits / summed reference length (what `jiwer.cer(list, list)` computes);
  *   the per-line mean is reported beside them and skips lines with an empty reference.
- * - The secondary, clearly labelled "normalised" figures apply `normalizeArabic` (./arabic) to both sides first.
  *
  * `bench/metrics-vs-jiwer.ts` checks agreement with Python jiwer on all OCR_GS lines.
  */
-import { normalizeArabic, type ArabicNormalization } from './arabic';
-import { scoringText, toCodePoints, toWords, wordIds } from './tokens';
+import { canonical } from './canonical';
+import { graphemeIds } from './graphemes';
+import { applyProfile, type NormalizationProfile } from './profiles';
+import { toCodePoints, toWords, wordIds } from './tokens';
 
 // ---------------------------------------------------------------------------------------------
 // Alignment
@@ -320,19 +323,27 @@ export interface PairScore {
 export interface ScoringOptions {
   /** Collapse inner whitespace runs before scoring (default true). */
   collapseWhitespace?: boolean;
-  /** Apply Arabic normalisation first (secondary metrics); null/undefined = raw. */
-  normalization?: Partial<ArabicNormalization> | null;
+  /** Score under this normalisation profile (./profiles); null/undefined = the canonical form only (`nfc`). */
+  profile?: NormalizationProfile | null;
 }
 
 /** Bring a raw text to the form that is scored under `opts`. */
 export function prepareText(s: string, opts: ScoringOptions = {}): string {
   const collapse = opts.collapseWhitespace ?? true;
-  return opts.normalization ? normalizeArabic(s, opts.normalization, collapse) : scoringText(s, collapse);
+  return opts.profile ? applyProfile(s, opts.profile, collapse) : canonical(s, collapse);
+}
+
+/** The characters of a prepared text as integers: code points, or grapheme-cluster ids under a `grapheme` profile. */
+export function charUnits(prepared: string, opts: ScoringOptions = {}): Int32Array {
+  return opts.profile?.unit === 'grapheme' ? graphemeIds(prepared) : toCodePoints(prepared);
 }
 
 /** Score one pair. `ref`/`hyp` are raw texts; they are brought to scoring form here. */
 export function scorePair(ref: string, hyp: string, opts: ScoringOptions = {}): PairScore {
-  return scorePrepared(prepareText(ref, opts), prepareText(hyp, opts)).score;
+  const r = prepareText(ref, opts);
+  const h = prepareText(hyp, opts);
+  if (opts.profile?.unit === 'grapheme') return scoreUnits(r, h, charUnits(r, opts), charUnits(h, opts), false).score;
+  return scorePrepared(r, h).score;
 }
 
 export interface PreparedScore {
@@ -346,8 +357,11 @@ export interface PreparedScore {
  * error_changes uses (`withOps`), so CER and the error analysis never disagree.
  */
 export function scorePrepared(ref: string, hyp: string, withOps = false): PreparedScore {
-  const rc = toCodePoints(ref);
-  const c = alignSequences(rc, toCodePoints(hyp), { separator: SPACE, ops: withOps });
+  return scoreUnits(ref, hyp, toCodePoints(ref), toCodePoints(hyp), withOps);
+}
+
+function scoreUnits(ref: string, hyp: string, rc: Int32Array, hc: Int32Array, withOps: boolean): PreparedScore {
+  const c = alignSequences(rc, hc, { separator: SPACE, ops: withOps });
   const w = wordDistance(ref, hyp);
   return {
     score: { charEdits: c.distance, refChars: rc.length, wordEdits: w.edits, refWords: w.refWords, char: strip(c) },
@@ -372,9 +386,9 @@ export interface DistanceScore {
 export function scoreDistances(ref: string, hyp: string, opts: ScoringOptions = {}): DistanceScore {
   const r = prepareText(ref, opts);
   const h = prepareText(hyp, opts);
-  const rc = toCodePoints(r);
+  const rc = charUnits(r, opts);
   const w = wordDistance(r, h);
-  return { charEdits: levenshtein(rc, toCodePoints(h)), refChars: rc.length, wordEdits: w.edits, refWords: w.refWords };
+  return { charEdits: levenshtein(rc, charUnits(h, opts)), refChars: rc.length, wordEdits: w.edits, refWords: w.refWords };
 }
 
 function strip(a: Alignment): EditCounts {

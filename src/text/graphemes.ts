@@ -40,3 +40,28 @@ export function unitBoundaries(text: string): Uint8Array {
   starts[cps] = 1;
   return starts;
 }
+
+const clusterIds = new Map<string, number>();
+/** First id of a multi-code-point cluster: above every code point, so a one-code-point cluster keeps its own. */
+const FIRST_CLUSTER_ID = 0x110000;
+
+/**
+ * Extended grapheme clusters of `text` as integers, for edit distances over clusters: a cluster of one code
+ * point is that code point (the space stays 0x20), a longer one gets a stable id of its own.
+ */
+export function graphemeIds(text: string): Int32Array {
+  const out: number[] = [];
+  for (const { segment } of segmenter.segment(text)) {
+    if (segment.length === 1 || (segment.length === 2 && segment.codePointAt(0)! > 0xffff)) {
+      out.push(segment.codePointAt(0)!);
+      continue;
+    }
+    let id = clusterIds.get(segment);
+    if (id === undefined) {
+      id = FIRST_CLUSTER_ID + clusterIds.size;
+      clusterIds.set(segment, id);
+    }
+    out.push(id);
+  }
+  return Int32Array.from(out);
+}

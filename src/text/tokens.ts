@@ -1,18 +1,7 @@
 /**
- * The scoring form of a text and its tokens: what CER / WER (./distance) count, and what the Arabic
- * normalisation (./arabic) ends with. Characters are Unicode code points (as in Python), words are
- * whitespace-separated tokens.
+ * The tokens of a text in canonical form (./canonical): what CER / WER (./distance) count. Characters are
+ * Unicode code points (as in Python), words are whitespace-separated tokens.
  */
-
-/**
- * The scoring form of a text: trimmed, and (by default) every whitespace run collapsed to one space.
- * With `collapseWhitespace = false` only the ends are trimmed, which reproduces the raw OCR_GS figures
- * in the data README (a few OCR lines carry double spaces that then count as insertions).
- */
-export function scoringText(s: string, collapseWhitespace = true): string {
-  const t = s.trim();
-  return collapseWhitespace ? t.replace(/\s+/gu, ' ') : t;
-}
 
 /** Code points of a string (not UTF-16 units, so astral characters count once, as in Python). */
 export function toCodePoints(s: string): Int32Array {

@@ -2,11 +2,11 @@ import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { sourceMatcher } from '../../analysis/format';
-import { datasetExclusions, exclusionText, sourceExcluded } from '../../analysis/leakage';
+import { datasetExclusions, exclusionText, sourceExcluded, sourceHitMatcher, sourceStatus } from '../../analysis/leakage';
 import { corpusExclusions } from '../../analysis/stage';
 import { parseConfig } from '../../src/config/load';
 import { makeExcluder } from '../../src/openiti/metadata';
+import { effectiveExcludePatterns, workOf } from '../../src/openiti/work-exclusion';
 import { stagePaths } from '../../src/stages/build';
 
 /**
@@ -47,39 +47,70 @@ const EXPECTED: Array<[string, number[]]> = [
   ['*', URIS.map((_, i) => i)],
 ];
 
-describe('analysis/leakage', () => {
+/** The URIs above as metadata rows (work = the first two dot-separated parts). */
+const ROWS = URIS.map((versionUri) => ({ versionUri, bookUri: workOf(versionUri) }));
+
+describe('analysis/leakage: the report uses the build\'s own rule (src/openiti/work-exclusion.ts)', () => {
   for (const [pattern, held] of EXPECTED) {
     it(`corpus exclusion and the leakage line agree for exclude "${pattern}"`, () => {
       const excluder = makeExcluder([pattern]);
+      const rule = { exclude: [pattern], held: null, rows: ROWS };
       URIS.forEach((uri, i) => {
         const built = excluder(uri) !== null;
         expect(built, `makeExcluder(${pattern})(${uri})`).to.equal(held.includes(i));
-        expect(sourceExcluded([pattern], uri), `sourceExcluded([${pattern}], ${uri})`).to.equal(built);
-        // The retrieval leakage count (`sourceMatcher`) reads the same pattern the same way on bare URIs.
-        expect(sourceMatcher(pattern)(uri), `sourceMatcher(${pattern})(${uri})`).to.equal(built);
+        // The source (this exact version) is excluded only when the build drops every version of its work.
+        const sameWork = URIS.filter((u) => workOf(u) === workOf(uri));
+        const kept = sameWork.filter((u) => excluder(u) === null);
+        expect(sourceExcluded(uri, rule), `sourceExcluded(${uri}) under [${pattern}]`).to.equal(kept.length === 0);
+        const status = sourceStatus(uri, rule)!.status;
+        expect(status).to.equal(kept.length === 0 ? 'excluded' : kept.length < sameWork.length ? 'partly_excluded' : 'not_excluded');
       });
     });
   }
 
-  it('counts `?` as one code point on both sides', () => {
-    const uri = 'a\u{1F600}b';
-    expect(makeExcluder(['a?b'])(uri)).to.equal('a?b');
-    expect(sourceExcluded(['a?b'], uri)).to.equal(true);
+  it('one excluded version while other versions of the work stay is PARTLY excluded, not excluded', () => {
+    const rule = { exclude: ['0292Yacqubi.Tarikh.Shamela0001234-ara1'], held: null, rows: ROWS };
+    const corpus = URIS.filter((u) => makeExcluder(rule.exclude)(u) === null);
+    expect(corpus).to.include('0292Yacqubi.Tarikh.Shamela0001235-ara1'); // the build keeps another version ...
+    expect(sourceExcluded('0292Yacqubi.Tarikh.Shamela0001234-ara1', rule)).to.equal(false); // ... so the report may not say "excluded"
+    expect(sourceStatus('0292Yacqubi.Tarikh*', rule)!.status).to.equal('partly_excluded');
+    const [e] = datasetExclusions([{ dataset: 'y', source_pattern: '0292Yacqubi.Tarikh.Shamela0001234-ara1' }], rule.exclude, null, ROWS);
+    expect(e.status).to.equal('partly_excluded');
+    expect(exclusionText(e)).to.match(/^PARTLY excluded .* other versions of the work stay/);
+    // Without metadata the other versions are unknown: still not "excluded", since no pattern holds out the whole work.
+    expect(sourceExcluded('0292Yacqubi.Tarikh.Shamela0001234-ara1', { ...rule, rows: null })).to.equal(false);
   });
 
-  it('compares glob source patterns with exclude patterns both ways', () => {
-    // An author-level exclude holds out a work-level source pattern ...
-    expect(sourceExcluded(['0292Yacqubi*'], '0292Yacqubi.Tarikh*')).to.equal(true);
-    // ... and an excluded version counts as holding out the work pattern it belongs to.
-    expect(sourceExcluded(['0292Yacqubi.Tarikh.Shamela0001234-ara1'], '0292Yacqubi.Tarikh*')).to.equal(true);
-    expect(sourceExcluded(['0292Yacqubi.Buldan*'], '0292Yacqubi.Tarikh*')).to.equal(false);
-    expect(sourceExcluded(['0276IbnQutaybaDinawari.AdabKatib*', '0292Yacqubi.Tarikh*'], '0292Yacqubi.Tarikh*')).to.equal(true);
+  it('a glob the build applies counts as excluded, also when the source pattern is written differently', () => {
+    for (const ex of ['*Yacqubi.Tarikh.*', '0292Yacqubi.Tarikh.Shamela000123?-ara?', '?292Yacqubi.Tarikh.*']) {
+      const rule = { exclude: [ex], held: null, rows: ROWS };
+      const versions = URIS.filter((u) => workOf(u) === '0292Yacqubi.Tarikh');
+      expect(versions.every((u) => makeExcluder([ex])(u) !== null), ex).to.equal(true);
+      expect(sourceExcluded('0292Yacqubi.Tarikh.*', rule), ex).to.equal(true);
+      expect(sourceExcluded('0292Yacqubi.Tarikh.Shamela0001235-ara1', rule), ex).to.equal(true);
+      // `0292Yacqubi.Tarikh*` also names the work 0292Yacqubi.TarikhX (as exclusion by work resolves it), which stays.
+      expect(sourceStatus('0292Yacqubi.Tarikh*', rule)!.works).to.deep.equal(['0292Yacqubi.Tarikh', '0292Yacqubi.TarikhX']);
+      expect(sourceExcluded('0292Yacqubi.Tarikh*', rule), ex).to.equal(false);
+    }
+    // Exclusion by work: the `<work>.*` patterns the build adds hold out every version, with or without metadata.
+    const byWork = { exclude: [], held: [{ patterns: ['0292Yacqubi.Tarikh.*'] }], rows: null };
+    expect(sourceExcluded('0292Yacqubi.Tarikh.Shamela0001234-ara1', byWork)).to.equal(true);
+    expect(effectiveExcludePatterns(['a*'], byWork.held)).to.deep.equal(['a*', '0292Yacqubi.Tarikh.*']);
+  });
+
+  it('hits from the source work: every version of the work, as a version URI or a path, and nothing else', () => {
+    const st = sourceStatus('0292Yacqubi.Tarikh.Shamela0001234-ara1', { exclude: [], held: null, rows: ROWS })!;
+    const hit = sourceHitMatcher({ sourcePattern: '0292Yacqubi.Tarikh.Shamela0001234-ara1', sourceWorks: st.works })!;
+    expect(URIS.filter(hit)).to.deep.equal(URIS.filter((u) => workOf(u) === '0292Yacqubi.Tarikh'));
+    expect(hit('data/0292Yacqubi/0292Yacqubi.Tarikh/0292Yacqubi.Tarikh.Shamela0001235-ara1')).to.equal(true);
+    expect(hit('0292Yacqubi.TarikhX.Shamela0009999-ara1')).to.equal(false);
+    expect(sourceHitMatcher({})).to.equal(null);
   });
 
   it('reports nothing excluded without patterns or without a source pattern', () => {
-    expect(sourceExcluded([], '0292Yacqubi.Tarikh*')).to.equal(false);
-    expect(sourceExcluded(['*'], undefined)).to.equal(false);
-    expect(sourceExcluded(['*'], '')).to.equal(false);
+    expect(sourceExcluded('0292Yacqubi.Tarikh*', { exclude: [], held: null, rows: ROWS })).to.equal(false);
+    expect(sourceExcluded(undefined, { exclude: ['*'], held: null, rows: ROWS })).to.equal(false);
+    expect(sourceExcluded('', { exclude: ['*'], held: null, rows: ROWS })).to.equal(false);
   });
 });
 
@@ -105,8 +136,9 @@ describe('analysis/leakage: what the corpus excluded, per dataset (Arms section,
 
   it('by exclude pattern: names the patterns that hold out the source, and only those', () => {
     const [tarikh, adab] = datasetExclusions([TARIKH, ADAB], ['0292Yacqubi.Tarikh.JK001493-ara1', '0276IbnQutaybaDinawari.AnwaFiMawasim*'], null);
-    expect(tarikh).to.deep.include({ status: 'excluded', by_work: false, works: [], exclude_patterns: ['0292Yacqubi.Tarikh.JK001493-ara1'] });
-    expect(exclusionText(tarikh)).to.equal('excluded exclude pattern(s) 0292Yacqubi.Tarikh.JK001493-ara1');
+    // One version held out, the work's other versions (unknown here) not: partly excluded, never "excluded".
+    expect(tarikh).to.deep.include({ status: 'partly_excluded', by_work: false, works: [], exclude_patterns: ['0292Yacqubi.Tarikh.JK001493-ara1'] });
+    expect(exclusionText(tarikh)).to.equal('PARTLY excluded exclude pattern(s) 0292Yacqubi.Tarikh.JK001493-ara1 — other versions of the work stay in the corpus');
     expect(adab).to.deep.include({ status: 'nothing_excluded', exclude_patterns: [] });
     expect(exclusionText(adab)).to.equal('nothing excluded — source 0276IbnQutaybaDinawari.AdabKatib* stays in the corpus');
   });

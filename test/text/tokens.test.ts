@@ -1,11 +1,12 @@
 import { expect } from 'chai';
-import { scoringText, toCodePoints, toWords, wordIds } from '../../src/text/tokens';
+import { canonical } from '../../src/text/canonical';
+import { toCodePoints, toWords, wordIds } from '../../src/text/tokens';
 
 describe('text/tokens', () => {
   describe('scoring form and tokens', () => {
     it('trims and collapses whitespace runs (including NBSP and newlines) by default', () => {
-      expect(scoringText('  قال \u00a0 الشيخ\n')).to.equal('قال الشيخ');
-      expect(scoringText(' a  b ', false)).to.equal('a  b');
+      expect(canonical('  قال \u00a0 الشيخ\n')).to.equal('قال الشيخ');
+      expect(canonical(' a  b ', false)).to.equal('a  b');
     });
 
     it('splits words on any whitespace run and yields no token for an empty text', () => {
