@@ -56,7 +56,7 @@ const IMPORTS: Record<string, Policy> = {
 };
 
 function benchConfig(results: string): Config {
-  const demo = YAML.parse(readFileSync(path.join(REPO_ROOT, 'configs', 'demo.yaml'), 'utf8')) as Record<string, any>;
+  const demo = YAML.parse(readFileSync(path.join(REPO_ROOT, 'configs', 'demo.yaml'), 'utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   demo.run_name = 'ocrgs-arms';
   demo.paths = { results_dir: results };
   demo.data = { openiti_root: path.join(path.dirname(OCR_GS_ROOT), 'openiti') };

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import YAML, { YAMLParseError } from 'yaml';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { ConfigSchema, type Config } from './schema';
 import { studyProblems } from './study';
 

@@ -3,7 +3,7 @@
  * `phase5.retrieval` / `infer` and validated by the same schemas, so a bad override names its key
  * (`study.arms.2.retrieval.top_k: …`). Pure: used by config loading (validation) and src/stages/arms.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { InferSchema, RetrievalSchema, type ArmConfig, type Config } from './schema';
 
 export type ArmMode = 'dense' | 'random' | 'gold_query' | 'none';

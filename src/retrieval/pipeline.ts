@@ -20,7 +20,7 @@
  * same records.
  */
 import { existsSync } from 'node:fs';
-import { Embedder, normalizeRows } from '../embed/embedder';
+import { type Embedder, normalizeRows } from '../embed/embedder';
 import { TextTokenizer } from '../embed/tokenizer';
 import type { IndexManifest } from '../index/manifest';
 import { indexFiles } from '../index/manifest';

@@ -19,7 +19,7 @@ describe('activities/analyze (adapter over analysis/stage)', function () {
     const config = fixtureConfig(tmpResults('analyze'), { analysis: { bootstrap_iterations: 50 } });
     const pairs = Array.from({ length: 12 }, (_, i) => ({ id: String(i), gt: `قال الشيخ ${i} في الكتاب`, ocr: `قال الشىخ ${i} فى الكتاب` }));
     writeStudy(resultDirs(config).root, { datasets: { demo: pairs }, phase5: (p) => ({ corrected: p.gt }), phase2: (p) => ({ corrected: p.ocr }) });
-    const { env, beats, run } = recordingEnv();
+    const { beats, run } = recordingEnv();
     const result = await run(acts.analyzeResults, stageInput(config));
     expect(result.datasets).to.have.length(1);
     expect(result.datasets[0]).to.include({ dataset: 'demo', n: 12, phase5_cer: 0 });

@@ -20,7 +20,7 @@ describe('activities/build (adapters over src/stages/build)', function () {
 
   it('builds the corpus with progress heartbeats, then reuses it while nothing changed', async () => {
     const config = fixtureConfig(tmpResults('build'));
-    const { env, beats, run } = recordingEnv();
+    const { beats, run } = recordingEnv();
     const built = await run(acts.buildCorpus, stageInput(config));
     expect(built.reused).to.equal(false);
     expect(built.sentences).to.be.greaterThan(0);
@@ -56,7 +56,7 @@ describe('activities/build (adapters over src/stages/build)', function () {
       { env: {} },
     );
     await acts.buildCorpus(stageInput(config));
-    const { env, beats, run } = recordingEnv();
+    const { beats, run } = recordingEnv();
     const index = await run(acts.buildIndex, stageInput(config));
     expect(index.vectors).to.equal(40);
     const checkpoints = beats.filter((b) => b.checkpoint).map((b) => b.checkpoint!.rowsEmbedded);

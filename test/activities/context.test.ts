@@ -12,7 +12,7 @@ import { recordingEnv } from './helpers';
 describe('activities/context', () => {
   it('resumeFrom is the checkpoint the previous attempt heartbeated', async () => {
     const previous = { step: 'embed', done: 640, total: 1000, unit: 'sentences', attemptStartedAt: '', doneAtAttemptStart: 0, checkpoint: { rowsEmbedded: 640 } };
-    const { env, beats, run } = recordingEnv({ heartbeatDetails: previous });
+    const { beats, run } = recordingEnv({ heartbeatDetails: previous });
     const resumed = await run(async () => {
       const hooks = activityHooks<{ rowsEmbedded: number }>('embed', 'sentences');
       hooks.stop();
@@ -23,7 +23,7 @@ describe('activities/context', () => {
   });
 
   it('progress is throttled, a checkpoint heartbeats at once with the last progress', async () => {
-    const { env, beats, run } = recordingEnv();
+    const { beats, run } = recordingEnv();
     await run(async () => {
       const hooks = activityHooks<{ records: number }>('demo#0', 'records');
       for (let i = 1; i <= 50; i++) hooks.onProgress?.(i, 100);

@@ -34,7 +34,7 @@ describe('activities/export (adapters over src/stages/export)', () => {
     const input = stageInput(config);
     const plan = await acts.planExport(input);
     expect(plan.datasets[0].shards.map((s) => [s.start, s.end])).to.deep.equal([[0, 4], [4, 8], [8, 10]]);
-    const { env, beats, run } = recordingEnv();
+    const { beats, run } = recordingEnv();
     for (const shard of plan.datasets[0].shards) await run(acts.exportShard, { input, shard });
     expect(beats.filter((b) => b.step === 'demo#0').at(-1)).to.include({ done: 4, total: 4, unit: 'records' });
     const merged = await acts.mergeExport({ input, plan });

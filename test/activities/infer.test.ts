@@ -41,7 +41,7 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
     writeInput(config, 6);
     const backend = echoBackend();
     const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => backend });
-    const { env, beats, run } = recordingEnv();
+    const { beats, run } = recordingEnv();
     const result = await run(acts.inferCondition, { input: stageInput(config), condition: 'rag' });
     expect(result).to.deep.include({ condition: 'rag', written: 6, succeeded: 6, failed: 0, model: 'echo' });
     expect(backend.calls).to.equal(6);

@@ -39,8 +39,8 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
   let client: Client;
   let connection: Connection;
 
-  function writeConfig(name: string, patch: (r: Record<string, any>) => void = () => {}): string {
-    const r = structuredClone(raw) as Record<string, any>;
+  function writeConfig(name: string, patch: (r: Record<string, any>) => void = () => {}): string { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const r = structuredClone(raw) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     patch(r);
     const file = path.join(dir, name);
     writeFileSync(file, YAML.stringify(r));

@@ -41,7 +41,7 @@ describe('phase5 demo output without a terminal', function () {
 
   it('prints plain lines only (no JSON, no SDK log lines) and the human summary', async function () {
     if (!existsSync(GGUF_DIR)) this.skip();
-    const demo = YAML.parse(readFileSync(path.join(REPO_ROOT, 'configs', 'demo.yaml'), 'utf8')) as Record<string, any>;
+    const demo = YAML.parse(readFileSync(path.join(REPO_ROOT, 'configs', 'demo.yaml'), 'utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     demo.run_name = 'demo-output';
     demo.paths = { results_dir: path.join(dir, 'results') };
     demo.phase5.corpus.max_sentences = 300;

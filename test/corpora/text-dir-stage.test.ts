@@ -19,7 +19,7 @@ describe('corpus source text_dir: build → export → analyze', function () {
   const dir = tmpDir('text-dir');
   const books = path.join(dir, 'books');
   const gold = jsonl<{ sample_id: string; gt_text: string }>(DEMO_OCR).map((r) => r.gt_text).filter((t) => /[\u0600-\u06FF]/.test(t));
-  const raw = baseRaw(path.join(dir, 'results')) as Record<string, any>;
+  const raw = baseRaw(path.join(dir, 'results')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   raw.data = { openiti_root: path.join(dir, 'no-openiti-here') };
   raw.phase5.corpus = { source: { type: 'text_dir', path: books, chunk_size: 12, chunk_overlap: 3 } };
   raw.datasets = { demo: raw.datasets.demo };
@@ -79,7 +79,7 @@ describe('corpus source jsonl: the build reads the named text and metadata field
     const dir = tmpDir('jsonl-source');
     const file = path.join(dir, 'records.jsonl');
     writeFileSync(file, [{ body: 'وقال بعض الحكماء إن الصبر حصن منيع', key: 'a1', era: 'early', year: 255 }, { body: 'وروى أهل العلم إن الوفاء نور', key: 'b2', era: 'late', year: 600 }].map((r) => JSON.stringify(r)).join('\n') + '\n');
-    const raw = baseRaw(path.join(dir, 'results')) as Record<string, any>;
+    const raw = baseRaw(path.join(dir, 'results')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     raw.phase5.corpus = { source: { type: 'jsonl', path: file, text_field: 'body', id_field: 'key', date_field: 'year', metadata_fields: ['era'] } };
     const input = stageInput(parseConfig(raw, 'jsonl test', { env: {} }));
     const { result } = await withLogs(() => buildCorpus(input));

@@ -44,7 +44,7 @@ describe('configs/arms-demo.yaml', function () {
       requireSharedData(this, 'ocr-gs');
       requireModel(this, E5);
       if (!existsSync(GGUF_DIR)) this.skip();
-      const demo = YAML.parse(readFileSync(ARMS_DEMO, 'utf8')) as Record<string, any>;
+      const demo = YAML.parse(readFileSync(ARMS_DEMO, 'utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
       demo.run_name = 'arms-demo-e2e';
       demo.paths = { results_dir: results };
       demo.phase5.corpus.max_sentences = 300;

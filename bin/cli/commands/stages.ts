@@ -88,48 +88,62 @@ function startStage(client: Client, config: Config, run: string, stage: StageNam
   return startOrAttach(client, workflow, stageWorkflowId(run, stage), [{ run, config, options, force: forced.includes(stage) }], startOptions(config, forced, options, run, stage));
 }
 
+/**
+ * Every stage flag, declared once per meaning: its description and the stages it applies to. `phase5 run` takes
+ * every flag of the stages it runs, except those marked `notInRun` (with the reason).
+ */
+export const STAGE_FLAGS: readonly { flags: string; description: string; stages: readonly StageName[]; notInRun?: string }[] = [
+  { flags: '--max-sentences <n>', description: 'corpus size cap (phase5.corpus.max_sentences)', stages: ['build'] },
+  { flags: '--openiti-root <dir>', description: 'OpenITI root (env OPENITI_ROOT)', stages: ['build'] },
+  { flags: '--corpus-path <file>', description: 'corpus JSONL (default <results>/phase5/corpus.jsonl)', stages: ['build', 'export'] },
+  { flags: '--index-path <file>', description: 'index file (default <results>/phase5/index.usearch)', stages: ['build', 'export'] },
+  { flags: '--limit <n>', description: 'only the first n lines of each dataset, in input order (a smoke test)', stages: ['export', 'infer'] },
+  { flags: '--datasets <keys...>', description: 'subset of dataset keys', stages: ['export', 'infer', 'analyze'] },
+  { flags: '--top-k <n>', description: 'sentences to retrieve per line', stages: ['export'] },
+  { flags: '--min-score <s>', description: 'minimum cosine similarity of a retrieved sentence', stages: ['export'] },
+  { flags: '--phase2-dir <dir>', description: 'existing zero-shot baseline results: infer skips the baseline arm, analyze reads them', stages: ['infer', 'analyze'] },
+  { flags: '--retry-failed', description: 'correct again the lines recorded as failed (removed from corrections.jsonl first)', stages: ['infer'] },
+  {
+    flags: '--arm <name>',
+    description: 'run only this study arm (with --import: the arm the file is imported into; default rag)',
+    stages: ['infer'],
+    notInRun: 'a study runs and analyses every arm',
+  },
+  {
+    flags: '--import <file>',
+    description: 'import a corrections.jsonl produced elsewhere (validated line by line)',
+    stages: ['infer'],
+    notInRun: 'an import replaces the infer stage, it is not a step of a study run',
+  },
+  {
+    flags: '--missing-lines <mode>',
+    description: 'a line one study arm has and another lacks: error (default) or ocr (score it as the OCR text, counted)',
+    stages: ['analyze'],
+  },
+  { flags: '--no-error-analysis', description: 'skip error_changes.json', stages: ['analyze'] },
+];
+
+/** The flags of a stage command, or of `run` (every stage's, but those marked notInRun), in table order. */
+export function flagsOf(command: StageName | 'run'): (typeof STAGE_FLAGS)[number][] {
+  return STAGE_FLAGS.filter((f) => (command === 'run' ? !f.notInRun : f.stages.includes(command)));
+}
+
 function stageCommand(program: Command, name: StageName | 'run', description: string): Command {
-  return program
+  const cmd = program
     .command(name)
     .description(description)
     .option('--force', 'redo outputs even when they are up to date')
     .option('--detach', 'start (or find) the workflow, print its id and return without waiting')
-    .action(async (_opts, cmd: Command) => startAndFollow(cmd, name));
+    .action(async (_opts, c: Command) => startAndFollow(c, name));
+  if (name === 'run') cmd.option('--force-stage <stages...>', 'redo these stages (build, export, infer, analyze)');
+  for (const f of flagsOf(name)) cmd.option(f.flags, f.description);
+  return cmd;
 }
 
 export function registerStageCommands(program: Command): void {
-  stageCommand(program, 'build', 'build corpus.jsonl from OpenITI, embed it and index it (usearch)')
-    .option('--max-sentences <n>', 'corpus size cap')
-    .option('--corpus-path <file>', 'corpus JSONL (default <results>/phase5/corpus.jsonl)')
-    .option('--index-path <file>', 'index file (default <results>/phase5/index.usearch)')
-    .option('--openiti-root <dir>', 'OpenITI root (env OPENITI_ROOT)');
-  stageCommand(program, 'export', 'retrieve top-k sentences for every OCR line → inference_input.jsonl')
-    .option('--limit <n>', 'max samples per dataset')
-    .option('--datasets <keys...>', 'subset of dataset keys')
-    .option('--top-k <n>', 'sentences to retrieve per sample')
-    .option('--min-score <s>', 'minimum cosine similarity')
-    .option('--corpus-path <file>', 'corpus JSONL')
-    .option('--index-path <file>', 'index file');
-  stageCommand(program, 'infer', 'correct every OCR line with the LLM: every study arm (default: RAG condition and zero-shot baseline)')
-    .option('--arm <name>', 'run only this study arm (with --import: the arm the file is imported into; default rag)')
-    .option('--limit <n>', 'correct only the first n lines of each dataset (a smoke test)')
-    .option('--datasets <keys...>', 'subset of dataset keys')
-    .option('--phase2-dir <dir>', 'existing zero-shot results; skips the baseline condition')
-    .option('--import <file>', 'import a corrections.jsonl produced elsewhere (validated line by line)')
-    .option('--retry-failed', 'correct again the lines recorded as failed (removed from corrections.jsonl first)');
-  stageCommand(program, 'analyze', 'CER/WER, comparison vs the baseline, retrieval and error analysis, report')
-    .option('--datasets <keys...>', 'subset of dataset keys')
-    .option('--phase2-dir <dir>', 'zero-shot baseline results directory')
-    .option('--missing-lines <mode>', 'a line one study arm has and another lacks: error (default) or ocr (score it as the OCR text, counted)')
-    .option('--no-error-analysis', 'skip error_changes.json');
-  stageCommand(program, 'run', 'all four stages for a config: every study arm (export once per retrieval, infer per arm, analyze all)')
-    .option('--force-stage <stages...>', 'redo these stages (build, export, infer, analyze)')
-    .option('--limit <n>', 'max samples per dataset')
-    .option('--datasets <keys...>', 'subset of dataset keys')
-    .option('--top-k <n>', 'sentences to retrieve per sample')
-    .option('--min-score <s>', 'minimum cosine similarity')
-    .option('--max-sentences <n>', 'corpus size cap')
-    .option('--phase2-dir <dir>', 'existing zero-shot results')
-    .option('--openiti-root <dir>', 'OpenITI root (env OPENITI_ROOT)')
-    .option('--no-error-analysis', 'skip error_changes.json');
+  stageCommand(program, 'build', 'build corpus.jsonl from OpenITI, embed it and index it (usearch)');
+  stageCommand(program, 'export', 'retrieve top-k sentences for every OCR line → inference_input.jsonl');
+  stageCommand(program, 'infer', 'correct every OCR line with the LLM: every study arm (default: RAG and the zero-shot baseline)');
+  stageCommand(program, 'analyze', 'CER/WER, comparison vs the baseline, retrieval and error analysis, report');
+  stageCommand(program, 'run', 'all four stages for a config: every study arm (export once per retrieval, infer per arm, analyze all)');
 }
