@@ -8,7 +8,8 @@
  *   Phase 5 and a Phase 2 line (all lines when no baseline exists at all; Phase 2 figures are then null).
  */
 import * as aq from 'arquero';
-import { bootstrapRates, seedFor, type BootstrapResult } from './bootstrap';
+import { seedFor } from './bootstrap';
+import { clusteredRates, type ClusteredResult as BootstrapResult, type Resampling } from './comparison-stats';
 import { EDIT_TYPES, ERROR_CATEGORIES, ErrorChangeAccumulator, type ChangeCounts } from './error-changes';
 import { OCR_CER_BANDS, SCORE_BUCKETS, UNKNOWN_ERA, ratio, round, spearman, type Era } from './format';
 import type { ArabicNormalization } from '../src/text/arabic';
@@ -30,7 +31,7 @@ export interface ResolvedMeta {
 export interface SectionContext {
   generatedAt: string;
   meta: ResolvedMeta;
-  bootstrap: { iterations: number; seed: number };
+  bootstrap: { iterations: number; seed: number } & Resampling;
   normalization: ArabicNormalization | null;
   collapseWhitespace: boolean;
   topConfusions: number;
@@ -235,11 +236,13 @@ function deltaCi(b: BootstrapResult, name: string) {
     ci95: d.ci95 ? ([round(d.ci95[0])!, round(d.ci95[1])!] as [number, number]) : null,
     p_value: round(d.p_value, 4),
     significant: d.significant,
+    se: round(d.se),
+    mde: round(d.mde),
   };
 }
 
 /** Bootstrap CER and WER of OCR / Phase 2 / Phase 5 on the comparison set (same resamples for both). */
-function bootstrapBlock(t: Table, hasBaseline: boolean, iterations: number, seed: number, strata?: ArrayLike<number>) {
+function bootstrapBlock(t: Table, hasBaseline: boolean, iterations: number, seed: number, strata?: ArrayLike<number>, resampling: Resampling & { datasets?: readonly string[] } = {}) {
   const arr = (c: string) => t.array(c) as ArrayLike<number>;
   const run = (ref: string, suffix: 'ce' | 'we') => {
     const series: Record<string, ArrayLike<number>> = { ocr: arr(`ocr_${suffix}`), phase5: arr(`p5_${suffix}`) };
@@ -249,12 +252,13 @@ function bootstrapBlock(t: Table, hasBaseline: boolean, iterations: number, seed
       deltas.phase5_vs_phase2 = ['phase2', 'phase5'];
       deltas.phase2_vs_ocr = ['ocr', 'phase2'];
     }
-    return bootstrapRates(arr(ref), series, deltas, { iterations, seed, strata });
+    return clusteredRates(arr(ref), series, deltas, { iterations, seed, strata, sampleIds: t.array('sample_id') as ArrayLike<string>, ...resampling });
   };
   const c = run('ref_chars', 'ce');
   const w = run('ref_words', 'we');
   return {
-    method: 'paired percentile bootstrap over lines (resampled with replacement; all conditions on the same resample)',
+    method: 'paired percentile block bootstrap over clusters of lines (docs/statistics.md); p_value = block permutation test of the delta; mde = detectable |delta| at 80 % power',
+    clusters: c.clusters,
     iterations: c.iterations,
     seed: c.seed,
     stratified_by_dataset: strata !== undefined,
@@ -456,7 +460,7 @@ function rollup(rows: Array<ScoredLine & { dataset?: string; stratum?: number }>
 export function datasetDocuments(scored: ScoredDataset, ctx: SectionContext, info: DatasetInfo | undefined): DatasetDocuments {
   const ds = scored.dataset;
   const r = rollup(scored.rows);
-  const boot = bootstrapBlock(r.cmpT, r.hasBaseline, ctx.bootstrap.iterations, seedFor(ctx.bootstrap.seed, ds));
+  const boot = bootstrapBlock(r.cmpT, r.hasBaseline, ctx.bootstrap.iterations, seedFor(ctx.bootstrap.seed, ds), undefined, { ...ctx.bootstrap, datasets: [ds] });
   const validity = comparisonValidity(r.cmp, r.hasBaseline, ctx.maxFailedShare);
   const comparison = comparisonDocument(ds, r, boot, validity, ctx);
   const retrieval = retrievalDocument(scored, r, ctx, info);
@@ -692,7 +696,7 @@ export function aggregateDocuments(
   // Lines of all datasets; each dataset is a bootstrap stratum.
   const r = rollup(scoredAll.flatMap((s, k) => s.rows.map((row) => ({ ...row, dataset: s.dataset, stratum: k }))));
   const { all, cmp, cmpT, hasBaseline } = r;
-  const boot = bootstrapBlock(cmpT, hasBaseline, ctx.bootstrap.iterations, seedFor(ctx.bootstrap.seed, '*overall*'), cmpT.array('stratum') as ArrayLike<number>);
+  const boot = bootstrapBlock(cmpT, hasBaseline, ctx.bootstrap.iterations, seedFor(ctx.bootstrap.seed, '*overall*'), cmpT.array('stratum') as ArrayLike<number>, { ...ctx.bootstrap, datasets: scoredAll.map((s) => s.dataset) });
   const names = docs.map((d) => d.digest.dataset);
   const validity = aggregateValidity(comparisonValidity(cmp, hasBaseline, ctx.maxFailedShare), docs);
   const comparison = aggregateComparison(r, boot, validity, docs, names, ctx);
