@@ -13,7 +13,7 @@
  *
  * The three comparison files are pinned as the block statistics (docs/statistics.md) write them: their `bootstrap`
  * block (CIs from a block bootstrap over clusters of lines, `p_value` from the block permutation test, `se`, `mde`,
- * `clusters`) differs from 24a8c47's per-line bootstrap; every other value is 24a8c47's.
+ * `clusters`), and the interpretation sentence that quotes its CI, differ from 24a8c47's per-line bootstrap.
  *
  * Not pinned, on purpose: report.md/html, lines.json and error_classes.json (the report gained sections and the
  * line explorer after 24a8c47), charts, and the build/export records (wall-clock times, absolute paths).
