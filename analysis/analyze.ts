@@ -84,6 +84,8 @@ function resolveSettings(opts: AnalyzeOptions) {
     bootstrap: {
       iterations: opts.bootstrap?.iterations ?? DEFAULT_BOOTSTRAP.iterations,
       seed: opts.bootstrap?.seed ?? DEFAULT_BOOTSTRAP.seed,
+      ...(opts.bootstrap?.permutations !== undefined ? { permutations: opts.bootstrap.permutations } : {}),
+      ...(opts.bootstrap?.clusters ? { clusters: opts.bootstrap.clusters } : {}),
     },
     ...profileSettings(opts.normalization),
     collapseWhitespace: opts.collapseWhitespace ?? true,

@@ -38,7 +38,7 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
       corpus_size: await corpusSize(config, cli),
     },
     datasetInfo: await datasetLeakage(config, cli),
-    bootstrap: { iterations: config.analysis.bootstrap_iterations, seed: config.analysis.bootstrap_seed },
+    bootstrap: { iterations: config.analysis.bootstrap_iterations, seed: config.analysis.bootstrap_seed, permutations: config.analysis.permutations, clusters: armsStats(config).clusters },
     normalization: { ...config.analysis.normalization },
     collapseWhitespace: config.analysis.collapse_whitespace,
     eras: config.phase5.corpus.eras.map((e) => ({ name: e.name, from: e.from, to: e.to })),

@@ -2,6 +2,7 @@
  * Public option and result types of the analyze stage (plain objects: they cross the Temporal boundary).
  */
 import type { ArmsAnalysis, ArmsStatsOptions } from './arms';
+import type { Resampling } from './comparison-stats';
 import type { DatasetExclusion } from './leakage';
 import type { ArmSource } from './line-arms';
 import type { Era } from './format';
@@ -50,7 +51,8 @@ export interface AnalyzeOptions {
   errorAnalysis?: boolean;
   meta?: StudyMeta;
   datasetInfo?: Record<string, DatasetInfo>;
-  bootstrap?: { iterations?: number; seed?: number };
+  /** Resamples, seed, and the clusters / permutations of comparison.json's block statistics (analysis/comparison-stats.ts). */
+  bootstrap?: { iterations?: number; seed?: number } & Resampling;
   /** Default: primary `nfc`, secondary `no_diacritics` and `graphemes`; null = the primary profile alone. */
   normalization?: NormalizationOptions | null;
   /** Collapse inner whitespace runs before scoring (default true; false = trim only). */

@@ -30,7 +30,10 @@ export function aggregateDocuments(
   // Lines of all datasets; each dataset is a bootstrap stratum.
   const r = rollup(scoredAll.flatMap((s, k) => s.rows.map((row) => ({ ...row, dataset: s.dataset, stratum: k }))));
   const { all, cmp, cmpT, hasBaseline } = r;
-  const boot = bootstrapBlock(cmpT, hasBaseline, ctx.bootstrap.iterations, seedFor(ctx.bootstrap.seed, '*overall*'), cmpT.array('stratum') as ArrayLike<number>);
+  const boot = bootstrapBlock(cmpT, hasBaseline, ctx.bootstrap.iterations, seedFor(ctx.bootstrap.seed, '*overall*'), cmpT.array('stratum') as ArrayLike<number>, {
+    ...ctx.bootstrap,
+    datasets: scoredAll.map((s) => s.dataset),
+  });
   const names = docs.map((d) => d.digest.dataset);
   const validity = aggregateValidity(comparisonValidity(cmp, hasBaseline, ctx.maxFailedShare), docs);
   const comparison = aggregateComparison(r, boot, validity, docs, names, ctx);

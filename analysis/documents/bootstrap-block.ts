@@ -1,5 +1,5 @@
 /** The bootstrap block of the comparisons: CIs of CER/WER per condition and of the deltas, on the same resamples. */
-import { bootstrapRates, type BootstrapResult } from '../bootstrap';
+import { clusteredRates, type ClusteredResult as BootstrapResult, type Resampling } from '../comparison-stats';
 import { round } from '../format';
 import type { Table } from './context';
 
@@ -15,11 +15,20 @@ function deltaCi(b: BootstrapResult, name: string) {
     ci95: d.ci95 ? ([round(d.ci95[0])!, round(d.ci95[1])!] as [number, number]) : null,
     p_value: round(d.p_value, 4),
     significant: d.significant,
+    se: round(d.se),
+    mde: round(d.mde),
   };
 }
 
 /** Bootstrap CER and WER of OCR / Phase 2 / Phase 5 on the comparison set (same resamples for both). */
-export function bootstrapBlock(t: Table, hasBaseline: boolean, iterations: number, seed: number, strata?: ArrayLike<number>) {
+export function bootstrapBlock(
+  t: Table,
+  hasBaseline: boolean,
+  iterations: number,
+  seed: number,
+  strata?: ArrayLike<number>,
+  resampling: Resampling & { datasets?: readonly string[] } = {},
+) {
   const arr = (c: string) => t.array(c) as ArrayLike<number>;
   const run = (ref: string, suffix: 'ce' | 'we') => {
     const series: Record<string, ArrayLike<number>> = { ocr: arr(`ocr_${suffix}`), phase5: arr(`p5_${suffix}`) };
@@ -29,12 +38,13 @@ export function bootstrapBlock(t: Table, hasBaseline: boolean, iterations: numbe
       deltas.phase5_vs_phase2 = ['phase2', 'phase5'];
       deltas.phase2_vs_ocr = ['ocr', 'phase2'];
     }
-    return bootstrapRates(arr(ref), series, deltas, { iterations, seed, strata });
+    return clusteredRates(arr(ref), series, deltas, { iterations, seed, strata, sampleIds: t.array('sample_id') as ArrayLike<string>, ...resampling });
   };
   const c = run('ref_chars', 'ce');
   const w = run('ref_words', 'we');
   return {
-    method: 'paired percentile bootstrap over lines (resampled with replacement; all conditions on the same resample)',
+    method: 'paired percentile block bootstrap over clusters of lines (docs/statistics.md); p_value = block permutation test of the delta; mde = detectable |delta| at 80 % power',
+    clusters: c.clusters,
     iterations: c.iterations,
     seed: c.seed,
     stratified_by_dataset: strata !== undefined,

@@ -1,5 +1,6 @@
 /** What every analysis document is built from: the resolved study meta and the analysis settings. */
 import type * as aq from 'arquero';
+import type { Resampling } from '../comparison-stats';
 import type { NormalizationProfile, NormalizationSettings } from '../../src/text/profiles';
 import type { Era } from '../format';
 
@@ -18,7 +19,7 @@ export interface ResolvedMeta {
 export interface SectionContext {
   generatedAt: string;
   meta: ResolvedMeta;
-  bootstrap: { iterations: number; seed: number };
+  bootstrap: { iterations: number; seed: number } & Resampling;
   /** The first secondary profile (the `normalized` blocks); null without one. */
   normalization: NormalizationProfile | null;
   profiles: NormalizationSettings;

@@ -35,7 +35,10 @@ export interface DatasetDigest {
 export function datasetDocuments(scored: ScoredDataset, ctx: SectionContext, info: DatasetInfo | undefined): DatasetDocuments {
   const ds = scored.dataset;
   const r = rollup(scored.rows);
-  const boot = bootstrapBlock(r.cmpT, r.hasBaseline, ctx.bootstrap.iterations, seedFor(ctx.bootstrap.seed, ds));
+  const boot = bootstrapBlock(r.cmpT, r.hasBaseline, ctx.bootstrap.iterations, seedFor(ctx.bootstrap.seed, ds), undefined, {
+    ...ctx.bootstrap,
+    datasets: [ds],
+  });
   const validity = comparisonValidity(r.cmp, r.hasBaseline, ctx.maxFailedShare);
   const comparison = comparisonDocument(ds, r, boot, validity, ctx);
   const retrieval = retrievalDocument(scored, r, ctx, info);

@@ -84,7 +84,7 @@ export function armsTableLines(a: ArmsSummary): string[] {
     ...(a.arms.some((r) => r.upper_bound) ? ['† upper bound: retrieval with the gold line as the query'] : []),
     ...(a.skipped ? [`${n(a.skipped)} arm folder(s) skipped (see arms.json "skipped")`] : []),
   ];
-  return [`study arms (baseline ${a.baseline}; CIs: bootstrap over lines, paired for ΔCER; p Holm-adjusted) → ${a.file}`, ...alignColumns([header, ...rows], new Set([0])), ...notes];
+  return [`study arms (baseline ${a.baseline}; CIs: paired block bootstrap over clusters of lines; p: block permutation test, Holm over the planned contrasts) → ${a.file}`, ...alignColumns([header, ...rows], new Set([0])), ...notes];
 }
 
 /** The summary lines of a stage command's (or the study's) result. */
