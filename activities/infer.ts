@@ -59,6 +59,7 @@ async function reportingOutage<T>(deps: ActivityDeps, work: () => Promise<T>): P
 export function createInferActivities(deps: ActivityDeps) {
   const openShared = sharedBackends(deps.openBackend);
   const options = (input: StageInput) => inference.optionsFrom(input.config, input.options, input.force);
+  const limits = (input: StageInput) => ({ maxWorkerLocalAttempts: input.config.temporal.max_worker_local_attempts });
   return {
     /** One arm: `condition` is the arm's name (today's `rag` / `zero_shot`; the name kept so recorded histories replay). */
     async inferCondition(args: { input: StageInput; condition: string }): Promise<inference.ConditionResult> {
@@ -75,7 +76,7 @@ export function createInferActivities(deps: ActivityDeps) {
             hooks.stop();
           }
         });
-      });
+      }, limits(input));
     },
     /**
      * Plan every arm's shards (plan files, parts dirs); returns the small per-arm plan the workflows fan out. Plan
@@ -96,6 +97,7 @@ export function createInferActivities(deps: ActivityDeps) {
             hooks.stop();
           }
         }),
+        limits(input),
       );
     },
     async mergeInferArm(args: { input: StageInput; arm: shards.ArmPlan; partial?: boolean }): Promise<shards.MergeResult> {

@@ -244,7 +244,7 @@ describe('bad-input suite', function () {
       } catch (e) {
         err = e as Error;
       }
-      expect(err?.message).to.match(/environment variable PHASE5_BAD_INPUT_UNSET_KEY \(apiKeyEnv\) is not set or empty/);
+      expect(err?.message).to.match(/environment variable PHASE5_BAD_INPUT_UNSET_KEY is not set — set it in the worker.s environment/);
       expect(server.requests.length, 'no request went out without a key').to.equal(requestsBefore);
       expect(recoverJsonl(s.output).records).to.equal(0);
     });
@@ -253,7 +253,7 @@ describe('bad-input suite', function () {
       const s = study('no-gguf');
       const gguf = path.join(s.results, 'missing.gguf');
       const cfg = { ...s.config, infer: { ...s.config.infer, backend: 'local' as const, local: { ...s.config.infer.local, model_path: gguf } } };
-      await failsWithLogs(() => inferCondition({ input: stageInput(cfg), condition: 'rag' }), new RegExp(`GGUF model not found: ${gguf} \\(infer\\.local\\.model_path`));
+      await failsWithLogs(() => inferCondition({ input: stageInput(cfg), condition: 'rag' }), new RegExp(`GGUF model not found: ${gguf} — put it on this worker \\(infer\\.local\\.model_path`));
     });
   });
 });
