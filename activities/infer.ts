@@ -104,7 +104,8 @@ export function createInferActivities(deps: ActivityDeps) {
       return asActivity(() => keptAlive(`infer:merge:${args.arm.arm}`, () => shards.mergeArm(options(args.input), args.arm, args.partial)));
     },
     async importCorrections(input: StageInput): Promise<inference.ImportResult> {
-      return asActivity(() => inference.importCorrections(options(input)));
+      // Reads the import and the arm's export, writes the arm's corrections: whole files, so it heartbeats while it runs.
+      return asActivity(() => keptAlive('infer:import', () => inference.importCorrections(options(input))));
     },
   };
 }
