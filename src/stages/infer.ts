@@ -20,7 +20,7 @@ import readline from 'node:readline';
 import path from 'node:path';
 import { resolvePath } from '../config/load';
 import { durationMs, type Config } from '../config/schema';
-import { JsonlParseError, writeJsonAtomic, writeJsonlAtomic } from '../io/jsonl';
+import { JsonlParseError, writeJsonAtomic, writeJsonlAtomic, writeJsonlAtomicAsync } from '../io/jsonl';
 import {
   summarizeValidation,
   LlmUnavailableError,
@@ -331,7 +331,7 @@ export async function importCorrections(options: InferOptions): Promise<ImportRe
   const notes = importNotes(v.filled, arm, exported !== null);
   for (const note of notes) log.warn(`import: ${note}`);
   const guarded = guardImported(v.records, arm.guard);
-  writeJsonlAtomic(arm.output, guarded.records); // canonical key order; unknown keys dropped
+  await writeJsonlAtomicAsync(arm.output, guarded.records); // canonical key order; unknown keys dropped
   if (v.extraKeys.length) log.warn({ extraKeys: v.extraKeys }, 'import: keys outside the schema were dropped');
   writeMissingArmJson(arm);
   return {
