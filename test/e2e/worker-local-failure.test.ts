@@ -36,6 +36,8 @@ describe('a failure only the workers have (real server, worker processes without
   let connection: Connection;
   let sim: SimLlmServer;
   const workers: ChildProcess[] = [];
+  /** What the first worker printed (its start-up check). */
+  let firstWorkerStderr = '';
 
   /** A worker without the key; the first serves the CPU queue too (workflow tasks run there). */
   function startWorker(queues: string[]): void {
@@ -45,9 +47,11 @@ describe('a failure only the workers have (real server, worker processes without
       spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, 'worker', '--queues', queues.join(',')], {
         cwd: REPO_ROOT,
         env,
-        stdio: 'ignore',
+        stdio: ['ignore', 'ignore', 'pipe'],
       }),
     );
+    if (workers.length === 1) workers[0].stderr!.on('data', (d: Buffer) => (firstWorkerStderr += d.toString()));
+    else workers.at(-1)!.stderr!.resume();
   }
 
   async function waitForPollers(n: number): Promise<void> {
@@ -120,6 +124,8 @@ describe('a failure only the workers have (real server, worker processes without
   it('one worker: exit 1 on the first attempt, the reason in one line', async () => {
     startWorker([config.temporal.queues.cpu, config.temporal.queues.gpu]);
     await waitForPollers(1);
+    // The worker said so at start, before taking a task.
+    expect(firstWorkerStderr).to.match(new RegExp(`^worker: wl-gpu-\\d+ cannot run its tasks: API key \\(arm zero_shot\\): environment variable ${KEY} is not set — set it in the worker's environment$`, 'm'));
     const r = await infer('one');
     expect(r.code, r.stderr).to.equal(1);
     expect(r.stderr, r.stderr).to.match(reason);
