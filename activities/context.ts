@@ -15,6 +15,7 @@ import { CorpusBuildError } from '../src/openiti/corpus';
 import { IndexCorruptError, IndexMismatchError, IndexMissingError, PartialVectorsError } from '../src/index/errors';
 import { ModelDirError } from '../src/embed/model-dir';
 import type { HeartbeatProgress } from '../src/temporal/types';
+import { isWorkerLocalError, workerLocalFailure } from './failure-kind';
 
 export { UserInputError };
 
@@ -153,14 +154,18 @@ export function isDeterministicError(err: unknown): err is Error {
   return DETERMINISTIC_ERRORS.some((type) => err instanceof type);
 }
 
-/** Run an activity body; configuration, input and data errors become non-retryable failures with a clear message. */
-export async function asActivity<T>(fn: () => Promise<T>): Promise<T> {
+/**
+ * Run an activity body; configuration, input and data errors become non-retryable failures with a clear message;
+ * what only this worker lacks is retried on the other workers, then fails (activities/failure-kind.ts).
+ */
+export async function asActivity<T>(fn: () => Promise<T>, limits: { maxWorkerLocalAttempts?: number } = {}): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     if (isDeterministicError(err)) {
       throw ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: true });
     }
+    if (isWorkerLocalError(err)) throw await workerLocalFailure(err, limits.maxWorkerLocalAttempts);
     throw err;
   }
 }

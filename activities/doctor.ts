@@ -4,6 +4,8 @@ import { accessSync, constants, mkdirSync, rmSync, writeFileSync } from 'node:fs
 import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/config/load';
+import type { Config } from '../src/config/schema';
+import { checkWorkerNeeds } from '../src/stages/worker-needs';
 import type { DoctorCheck, DoctorReport } from '../src/temporal/types';
 
 async function check(name: string, fn: () => Promise<string> | string): Promise<DoctorCheck> {
@@ -14,7 +16,7 @@ async function check(name: string, fn: () => Promise<string> | string): Promise<
   }
 }
 
-export async function checkEnvironment(args: { queue: string; resultsDir: string }): Promise<DoctorReport> {
+export async function checkEnvironment(args: { queue: string; resultsDir: string; config?: Config }): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [];
   checks.push(await check('worker reachable', () => `${os.hostname()} pid ${process.pid}, node ${process.version}`));
   checks.push(
@@ -62,5 +64,7 @@ export async function checkEnvironment(args: { queue: string; resultsDir: string
       }),
     );
   }
+  // What the config's stages need on this queue (API keys, endpoints, model files), as `phase5 worker` checks at start.
+  if (args.config) for (const n of await checkWorkerNeeds(args.config, [args.queue])) checks.push({ name: n.what, ok: n.ok, detail: n.detail });
   return { queue: args.queue, host: os.hostname(), pid: process.pid, checks };
 }

@@ -5,14 +5,15 @@
  */
 import * as exporter from '../src/stages/export';
 import type { StageInput } from '../src/stages/types';
-import { asActivity, optionsOfInput, runExclusive, withActivityHooks } from './context';
+import { asActivity, keptAlive, optionsOfInput, runExclusive, withActivityHooks } from './context';
 import type { ActivityDeps } from './deps';
 
 export function createExportActivities(deps: ActivityDeps) {
   const options = optionsOfInput(exporter.optionsFrom);
   return {
     async planExport(input: StageInput): Promise<exporter.ExportPlan> {
-      return asActivity(() => exporter.planExport(options(input)));
+      // Plan and merge read every dataset / write the whole export: they heartbeat while they run.
+      return asActivity(() => keptAlive('export:plan', () => exporter.planExport(options(input))));
     },
     async exportShard(args: { input: StageInput; shard: exporter.ExportShard }): Promise<exporter.ShardResult> {
       const { input, shard } = args;
@@ -29,7 +30,7 @@ export function createExportActivities(deps: ActivityDeps) {
       );
     },
     async mergeExport(args: { input: StageInput; plan: exporter.ExportPlan }): Promise<exporter.MergeResult> {
-      return asActivity(() => exporter.mergeExport(options(args.input), args.plan));
+      return asActivity(() => keptAlive('export:merge', () => exporter.mergeExport(options(args.input), args.plan)));
     },
   };
 }

@@ -59,6 +59,7 @@ async function reportingOutage<T>(deps: ActivityDeps, work: () => Promise<T>): P
 export function createInferActivities(deps: ActivityDeps) {
   const openShared = sharedBackends(deps.openBackend);
   const options = optionsOfInput(inference.optionsFrom);
+  const limits = (input: StageInput) => ({ maxWorkerLocalAttempts: input.config.temporal.max_worker_local_attempts });
   return {
     /** One arm: `condition` is the arm's name (today's `rag` / `zero_shot`; the name kept so recorded histories replay). */
     async inferCondition(args: { input: StageInput; condition: string }): Promise<inference.ConditionResult> {
@@ -72,7 +73,7 @@ export function createInferActivities(deps: ActivityDeps) {
             reportingOutage(deps, () => inference.runArm(opts, arm, { ...hooks, signal }, deps.openBackend)),
           ),
         );
-      });
+      }, limits(input));
     },
     /**
      * Plan every arm's shards (plan files, parts dirs); returns the small per-arm plan the workflows fan out. Plan
@@ -90,13 +91,15 @@ export function createInferActivities(deps: ActivityDeps) {
             reportingOutage(deps, () => shards.runShard(opts, arm, shard, { ...hooks, signal }, openShared)),
           ),
         ),
+        limits(input),
       );
     },
     async mergeInferArm(args: { input: StageInput; arm: shards.ArmPlan; partial?: boolean }): Promise<shards.MergeResult> {
       return asActivity(() => keptAlive(`infer:merge:${args.arm.arm}`, () => shards.mergeArm(options(args.input), args.arm, args.partial)));
     },
     async importCorrections(input: StageInput): Promise<inference.ImportResult> {
-      return asActivity(() => inference.importCorrections(options(input)));
+      // Reads the import and the arm's export, writes the arm's corrections: whole files, so it heartbeats while it runs.
+      return asActivity(() => keptAlive('infer:import', () => inference.importCorrections(options(input))));
     },
   };
 }

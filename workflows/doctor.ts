@@ -3,13 +3,15 @@ import { ActivityFailure, ApplicationFailure, proxyActivities, TimeoutFailure } 
 import type { Duration } from '@temporalio/common';
 import type { Activities } from '../activities';
 import { setStep, trackProgress } from './progress';
-import type { DoctorReport } from './types';
+import type { Config, DoctorReport } from './types';
 
 export interface DoctorInput {
   queues: string[];
   resultsDir: string;
   /** How long to wait for a worker to pick up the check on each queue. */
   pickupTimeout: Duration;
+  /** The study's config: the worker also checks what its stages need on that queue (keys, endpoints, models). */
+  config?: Config;
 }
 
 export interface DoctorQueueResult {
@@ -33,7 +35,7 @@ export async function doctorWorkflow(input: DoctorInput): Promise<DoctorQueueRes
         retry: { maximumAttempts: 1 },
       });
       try {
-        const report = await acts.checkEnvironment({ queue, resultsDir: input.resultsDir });
+        const report = await acts.checkEnvironment({ queue, resultsDir: input.resultsDir, ...(input.config ? { config: input.config } : {}) });
         return { queue, ok: report.checks.every((c) => c.ok), report };
       } catch (err) {
         if (err instanceof ActivityFailure && err.cause instanceof TimeoutFailure) {

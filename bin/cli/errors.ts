@@ -55,7 +55,10 @@ export function describeLevel(level: unknown): string {
 /** The stage that failed: the innermost child workflow (whole study) or else the command that was run. */
 function failedStage(chain: unknown[], command: string): string {
   const child = chain.filter((l): l is ChildWorkflowFailure => l instanceof ChildWorkflowFailure).at(-1);
-  return child ? child.workflowType.replace(/Workflow$/, '') : command;
+  if (!child) return command;
+  // An arm of the sharded infer runs as `<infer id>-<arm>`: name the stage and the arm.
+  const arm = child.workflowType === 'inferArmWorkflow' ? /-infer-(.+)$/.exec(child.execution.workflowId)?.[1] : undefined;
+  return arm ? `infer (arm ${arm})` : child.workflowType.replace(/Workflow$/, '');
 }
 
 /** The root cause's message, with the activity that timed out when the root is a timeout. */

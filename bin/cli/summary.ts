@@ -39,7 +39,11 @@ function inferLines(r: InferResult): string[] {
   const imported = 'imported' in r ? (r.imported as ImportResult | undefined) : undefined;
   if (imported && 'imported' in imported) {
     const guard = imported.guard ? Object.entries(imported.guard).map(([k, c]) => `${n(c)} ${k}`).join(', ') : '';
-    return [`infer: imported ${n(imported.imported)} corrections (${n(imported.failed)} failed) → ${imported.output}`, ...(guard ? [`  guard on the imported lines: ${guard}`] : [])];
+    return [
+      `infer: imported ${n(imported.imported)} corrections (${n(imported.failed)} failed) → ${imported.output}`,
+      ...(guard ? [`  guard on the imported lines: ${guard}`] : []),
+      ...(imported.notes ?? []).map((note) => `  ${note}`),
+    ];
   }
   return Object.values(r).map((c) => {
     const cond = c as { condition: string; output: string; written: number; skippedExisting: number; failed: number; model: string };

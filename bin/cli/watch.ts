@@ -10,13 +10,15 @@ import { createProgress, progressLine, type Progress as Bar } from '../../src/ut
 import { flushLogs } from '../../src/util/log';
 import { workflowStatus, type StatusView } from '../../src/temporal/client';
 import { stageWorkflowId } from '../../src/temporal/types';
+import { retryingOf, retryNote } from './pending';
 
 /** The stage's position in one line: `export 1,200/5,092 lines · 82 lines/s · ETA 47 s`. */
 export function progressOf(v: StatusView): string | null {
   const label = v.progress?.stage ?? v.activity?.type ?? 'progress';
-  if (v.work && v.work.total > 0) return progressLine(label, v.work.done, v.work.total, v.work.unit, v.rate, v.etaSeconds);
-  if (v.progress && v.progress.total > 0) return progressLine(`${label} ${v.progress.step}`, v.progress.done, v.progress.total, v.progress.unit, null, null);
-  return null;
+  const note = retryNote(retryingOf(v));
+  if (v.work && v.work.total > 0) return progressLine(label, v.work.done, v.work.total, v.work.unit, v.rate, v.etaSeconds) + note;
+  if (v.progress && v.progress.total > 0) return progressLine(`${label} ${v.progress.step}`, v.progress.done, v.progress.total, v.progress.unit, null, null) + note;
+  return note ? `${label}${note}` : null;
 }
 
 /** One line describing where a workflow is. */
@@ -27,8 +29,10 @@ export function describeStatus(v: StatusView): string {
   if (running && v.work) parts.push(running);
   if (v.activities.length > 1) parts.push(`${v.activities.length} activities running`);
   else if (v.activity) parts.push(`activity ${v.activity.type} (attempt ${v.activity.attempt})`);
+  const retrying = retryingOf(v);
   const failure = v.activities.find((a) => a.lastFailure)?.lastFailure;
-  if (failure) parts.push(`last failure: ${failure}`);
+  if (retrying) parts.push(retryNote(retrying).replace(/^ · /, ''));
+  else if (failure) parts.push(`last failure: ${failure}`);
   return parts.join(' | ');
 }
 
@@ -36,7 +40,7 @@ export function describeStatus(v: StatusView): string {
 export function describeArms(v: StatusView): string[] {
   return (v.arms ?? []).map((a) => {
     const line = progressLine(`arm ${a.arm}`, a.done, a.total, 'lines', a.rate, a.etaSeconds);
-    return `${line} · ${a.status === 'RUNNING' ? `workers ${a.workers.join(', ') || '-'}` : a.status.toLowerCase()}`;
+    return `${line} · ${a.status === 'RUNNING' ? `workers ${a.workers.join(', ') || '-'}` : a.status.toLowerCase()}${retryNote(a.retrying)}`;
   });
 }
 
@@ -44,6 +48,7 @@ export function describeArms(v: StatusView): string[] {
 export class ProgressLines {
   private stage = '';
   private last = -Infinity;
+  private retrying = '';
   constructor(private readonly print: (line: string) => void, private readonly everyMs = 10_000, private readonly now = () => Date.now()) {}
 
   show(v: StatusView): void {
@@ -54,7 +59,11 @@ export class ProgressLines {
       this.stage = stage;
     }
     const line = progressOf(v);
-    if (!line || this.now() - this.last < this.everyMs) return;
+    // A new failure is shown at once, not at the next tick: it is why the count does not move.
+    const retrying = retryNote(retryingOf(v));
+    const news = retrying !== '' && retrying !== this.retrying;
+    this.retrying = retrying;
+    if (!line || (!news && this.now() - this.last < this.everyMs)) return;
     flushLogs();
     this.print(line);
     this.last = this.now();
@@ -84,6 +93,7 @@ export async function watchWorkflow<W extends Workflow>(
   void result.then(() => (settled = true), () => (settled = true));
   let bar: Bar | null = null;
   let barKey = '';
+  let shownNote = '';
   const tty = process.stderr.isTTY && !process.env.CI;
   const lines = new ProgressLines((l) => console.error(l), opts.lineEveryMs);
   try {
@@ -100,6 +110,9 @@ export async function watchWorkflow<W extends Workflow>(
           barKey = key;
         }
         bar?.update(view.work.done);
+        const note = retryNote(retryingOf(view));
+        if (note && note !== shownNote) console.error(`\n${view.progress?.stage ?? 'stage'}${note}`);
+        shownNote = note;
       } else if (!tty) lines.show(view);
     }
   } finally {

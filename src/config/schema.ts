@@ -303,6 +303,11 @@ const TemporalSchema = z.strictObject({
   /** Most activities one workflow keeps in flight (the export's shard fan-out), however many shards there are. */
   max_parallel_activities: positiveInt.default(64),
   heartbeat_timeout: duration.default('2m'),
+  /**
+   * Consecutive attempts, per worker polling the queue, that may fail on something only that worker lacks (an API
+   * key variable, a model file) before the run fails; it fails at once when every polling worker has failed so.
+   */
+  max_worker_local_attempts: positiveInt.default(3),
   retry: RetrySchema.extend({ maximum_attempts: positiveInt.default(5) }).prefault({}),
   stages: z
     .strictObject({

@@ -180,3 +180,22 @@ export function writeJsonlAtomic(file: string, records: Iterable<unknown>): void
   for (const r of records) parts.push(JSON.stringify(r) + '\n');
   writeFileAtomic(file, parts.join(''));
 }
+
+/**
+ * `writeJsonlAtomic` for large files, the same bytes: records are written in batches and the event loop runs
+ * between them, so an activity's heartbeats go out while it writes a million lines.
+ */
+export async function writeJsonlAtomicAsync(file: string, records: readonly unknown[], batch = 2000): Promise<void> {
+  await fsp.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  const fh = await fsp.open(tmp, 'w');
+  try {
+    for (let i = 0; i < records.length; i += batch) {
+      await fh.write(records.slice(i, i + batch).map((r) => JSON.stringify(r) + '\n').join(''));
+    }
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fsp.rename(tmp, file);
+}

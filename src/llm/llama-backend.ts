@@ -9,6 +9,7 @@
 import path from 'node:path';
 import type { ChatHistoryItem, Llama, LlamaChatSession, LlamaContext, LlamaModel } from 'node-llama-cpp';
 import { childLogger } from '../util/log';
+import { WorkerSetupError } from '../util/worker-setup-error';
 import { Semaphore } from './pool';
 import { LlmError, type ChatMessage, type CompletionOptions, type CompletionResult, type LlmBackend } from './types';
 
@@ -86,7 +87,7 @@ export class LlamaCppBackend implements LlmBackend {
     if (!(Number.isInteger(sequences) && sequences >= 1)) throw new Error(`llama backend: sequences must be an integer >= 1, got ${opts.sequences}`);
     const { existsSync } = await import('node:fs');
     if (!existsSync(opts.modelPath)) {
-      throw new Error(`llama backend: model file not found: ${opts.modelPath} (run \`npm run setup\` or set the model path in the config)`);
+      throw new WorkerSetupError(`llama backend: model file not found: ${opts.modelPath}`, 'run `npm run setup` on this worker or set the model path (infer.local.model_path, or `phase5 worker --local-model-path`)');
     }
     const { LlamaChatSession: Session } = await import('node-llama-cpp');
     const llama = await getRuntime(opts.gpu);

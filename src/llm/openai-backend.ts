@@ -9,6 +9,7 @@
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { childLogger } from '../util/log';
+import { missingKeyError } from '../util/worker-setup-error';
 import { Semaphore } from './pool';
 import { AbortedError, DEFAULT_RETRY_POLICY, backoffDelay, classifyStatus, parseRetryAfter, sleep, type RetryPolicy } from './retry';
 import { LlmError, type ChatMessage, type CompletionOptions, type CompletionResult, type LlmBackend } from './types';
@@ -77,7 +78,7 @@ export class OpenAiCompatibleBackend implements LlmBackend {
     const env = opts.env ?? process.env;
     if (opts.apiKeyEnv) {
       const key = env[opts.apiKeyEnv];
-      if (!key) throw new Error(`openai backend: environment variable ${opts.apiKeyEnv} (apiKeyEnv) is not set or empty`);
+      if (!key) throw missingKeyError(opts.apiKeyEnv);
       this.apiKey = key;
     } else {
       this.apiKey = null;

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { JsonlParseError, readJsonl } from '../io/jsonl';
+import { summarizeLineProblems } from '../util/line-problems';
 import type { GuardDecision } from './guard';
 import type { FailureInfo } from './types';
 
@@ -141,6 +142,29 @@ export function describeZodError(err: z.ZodError): string {
 export interface LineProblem {
   line: number;
   message: string;
+  /** The same words for every line with this problem (`lack model`), for a grouped summary (src/util/line-problems.ts). */
+  kind?: string;
+  /** This line's particulars (`"s12" (first at line 3)`). */
+  detail?: string;
+}
+
+/** What `validateCorrectionsFile` does beside the schema: fill fields a line lacks, check a record against more than the file. */
+export interface ValidateHooks {
+  /** Set fields the parsed line lacks (e.g. prompt_type from the arm); returns the names it set. */
+  fill?(value: Record<string, unknown>): string[];
+  /** A problem of a schema-valid record (e.g. not in the arm's export), or null. */
+  check?(record: CorrectionRecord): Omit<LineProblem, 'line'> | null;
+}
+
+/** A schema error as a kind shared by every line with it: missing fields → `lack a and b`, others → `have a bad <field>`. */
+export function zodProblemKind(err: z.ZodError): { kind: string; detail: string } {
+  const missing = err.issues.filter((i) => /received undefined/.test(i.message)).map((i) => i.path.join('.') || '(record)');
+  const other = err.issues.filter((i) => !/received undefined/.test(i.message));
+  const parts = [
+    ...(missing.length ? [`lack ${missing.join(' and ')}`] : []),
+    ...(other.length ? [`have a bad ${other.map((i) => i.path.join('.') || 'record').join(' and ')}`] : []),
+  ];
+  return { kind: parts.join(' and '), detail: other.map((i) => `${i.path.join('.') || '(record)'}: ${i.message}`).join('; ') };
 }
 
 export interface CorrectionsValidation {
@@ -159,6 +183,8 @@ export interface CorrectionsValidation {
   byPromptType: Record<string, number>;
   /** Keys present in the file that are not part of the schema (dropped from `records`). */
   extraKeys: string[];
+  /** Per field the `fill` hook set, on how many lines. */
+  filled: Record<string, number>;
   /** No invalid and no duplicate line. */
   ok: boolean;
 }
@@ -168,10 +194,10 @@ export interface CorrectionsValidation {
  * on bad content: malformed lines are listed with their line numbers so the caller can reject the file
  * (or copy only the valid records into place).
  */
-export async function validateCorrectionsFile(file: string): Promise<CorrectionsValidation> {
+export async function validateCorrectionsFile(file: string, hooks: ValidateHooks = {}): Promise<CorrectionsValidation> {
   const { createReadStream } = await import('node:fs');
   const readline = (await import('node:readline')).default;
-  const out: CorrectionsValidation = { file, lines: 0, records: [], invalid: [], duplicates: [], failed: 0, byDataset: {}, byPromptType: {}, extraKeys: [], ok: true };
+  const out: CorrectionsValidation = { file, lines: 0, records: [], invalid: [], duplicates: [], failed: 0, byDataset: {}, byPromptType: {}, extraKeys: [], filled: {}, ok: true };
   const firstLine = new Map<string, number>();
   const extra = new Set<string>();
   const known = new Set<string>([...CORRECTION_KEYS, ...GUARD_KEYS]);
@@ -186,19 +212,28 @@ export async function validateCorrectionsFile(file: string): Promise<Corrections
     try {
       value = JSON.parse(text);
     } catch (err) {
-      out.invalid.push({ line, message: `invalid JSON (${(err as Error).message})` });
+      out.invalid.push({ line, message: `invalid JSON (${(err as Error).message})`, kind: 'are not valid JSON', detail: (err as Error).message });
       continue;
+    }
+    if (hooks.fill && value && typeof value === 'object' && !Array.isArray(value)) {
+      for (const k of hooks.fill(value as Record<string, unknown>)) out.filled[k] = (out.filled[k] ?? 0) + 1;
     }
     const parsed = CorrectionRecordSchema.safeParse(value);
     if (!parsed.success) {
-      out.invalid.push({ line, message: describeZodError(parsed.error) });
+      out.invalid.push({ line, message: describeZodError(parsed.error), ...zodProblemKind(parsed.error) });
       continue;
     }
     for (const k of Object.keys(value as object)) if (!known.has(k)) extra.add(k);
     const rec = toCorrectionRecord(parsed.data);
     const seenAt = firstLine.get(rec.sample_id);
     if (seenAt !== undefined) {
-      out.duplicates.push({ line, message: `duplicate sample_id "${rec.sample_id}" (first at line ${seenAt})` });
+      const detail = `"${rec.sample_id}" (first at line ${seenAt})`;
+      out.duplicates.push({ line, message: `duplicate sample_id ${detail}`, kind: 'repeat a sample_id', detail });
+      continue;
+    }
+    const mismatch = hooks.check?.(rec);
+    if (mismatch) {
+      out.invalid.push({ line, ...mismatch });
       continue;
     }
     firstLine.set(rec.sample_id, line);
@@ -210,6 +245,16 @@ export async function validateCorrectionsFile(file: string): Promise<Corrections
   out.extraKeys = [...extra].sort();
   out.ok = out.invalid.length === 0 && out.duplicates.length === 0;
   return out;
+}
+
+/**
+ * A validation in one line under 500 characters: counts, then the problems grouped by kind with their lines and
+ * first example (src/util/line-problems.ts). `fix(kind)` adds what to do.
+ */
+export function summarizeValidation(v: CorrectionsValidation, fix?: (kind: string) => string | undefined): string {
+  const head = `${v.file}: ${v.lines} line(s), ${v.records.length} valid, ${v.invalid.length + v.duplicates.length} rejected: `;
+  const problems = [...v.invalid, ...v.duplicates].map((p) => ({ line: p.line, kind: p.kind ?? p.message, detail: p.kind ? p.detail : undefined }));
+  return head + summarizeLineProblems(problems, { maxChars: Math.max(120, 500 - head.length), fix });
 }
 
 /** A short multi-line report of a validation ("file:line: message" for the first `max` problems). */

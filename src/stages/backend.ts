@@ -4,7 +4,7 @@ import path from 'node:path';
 import { resolvePath } from '../config/load';
 import type { Config } from '../config/schema';
 import type { BackendConfig } from '../llm';
-import { UserInputError } from './types';
+import { WorkerSetupError } from '../util/worker-setup-error';
 
 export function backendConfig(config: Config): BackendConfig {
   const inf = config.infer;
@@ -22,7 +22,8 @@ export function backendConfig(config: Config): BackendConfig {
     };
   }
   const modelPath = resolvePath(inf.local.model_path);
-  if (!existsSync(modelPath)) throw new UserInputError(`GGUF model not found: ${modelPath} (infer.local.model_path; \`npm run setup\` installs the default)`);
+  // Missing on this worker only, maybe: another worker polling the queue may have it (activities/failure-kind.ts).
+  if (!existsSync(modelPath)) throw new WorkerSetupError(`GGUF model not found: ${modelPath}`, 'put it on this worker (infer.local.model_path; `npm run setup` installs the default)');
   return { type: 'llama', modelPath, threads: inf.local.threads, contextSize: inf.local.context_size, maxTokens: inf.local.max_tokens, gpu: inf.local.gpu ? 'auto' : false };
 }
 

@@ -20,9 +20,9 @@ import readline from 'node:readline';
 import path from 'node:path';
 import { resolvePath } from '../config/load';
 import { durationMs, type Config } from '../config/schema';
-import { JsonlParseError, writeJsonAtomic, writeJsonlAtomic } from '../io/jsonl';
+import { JsonlParseError, writeJsonAtomic, writeJsonlAtomic, writeJsonlAtomicAsync } from '../io/jsonl';
 import {
-  formatValidation,
+  summarizeValidation,
   LlmUnavailableError,
   runCorrections,
   RunCorrectionsError,
@@ -39,6 +39,7 @@ import { applyGuard, type GuardSettings } from '../llm/guard';
 import { armJson } from './study-files';
 import { skipsFromCounts, type Skips } from './skips';
 import { armDir, armsFrom, findArm, type ArmRun } from './arms';
+import { importFix, importHooks, readExportLines } from './import-match';
 
 const log = childLogger('infer');
 
@@ -147,6 +148,8 @@ export interface ImportResult {
   output: string;
   /** With the arm's guard on: the decisions taken on the imported lines that carried none (`kept`, `trimmed`, `fell_back:<reason>`). */
   guard?: Record<string, number>;
+  /** What the import decided on its own (fields set from the arm's prompt, no export to match against). */
+  notes?: string[];
 }
 
 /** Per arm name, its result; or the import. */
@@ -320,15 +323,33 @@ export async function importCorrections(options: InferOptions): Promise<ImportRe
   const file = options.importFile;
   if (!file) throw new UserInputError('no file to import (--import FILE)');
   if (!existsSync(file)) throw new UserInputError(`import file not found: ${file}`);
-  const v = await validateCorrectionsFile(file);
-  if (!v.ok) throw new UserInputError(`import rejected — ${formatValidation(v)}`);
   const arm = options.importArm;
   if (!arm) throw new UserInputError('no arm to import into (--arm NAME)');
+  const exported = await readExportLines(arm.input);
+  const v = await validateCorrectionsFile(file, importHooks(arm, exported));
+  if (!v.ok) throw new UserInputError(`import rejected — ${summarizeValidation(v, importFix)}`);
+  const notes = importNotes(v.filled, arm, exported !== null);
+  for (const note of notes) log.warn(`import: ${note}`);
   const guarded = guardImported(v.records, arm.guard);
-  writeJsonlAtomic(arm.output, guarded.records); // canonical key order; unknown keys dropped
+  await writeJsonlAtomicAsync(arm.output, guarded.records); // canonical key order; unknown keys dropped
   if (v.extraKeys.length) log.warn({ extraKeys: v.extraKeys }, 'import: keys outside the schema were dropped');
   writeMissingArmJson(arm);
-  return { imported: v.records.length, failed: v.failed, byDataset: v.byDataset, output: arm.output, ...(guarded.decisions ? { guard: guarded.decisions } : {}) };
+  return {
+    imported: v.records.length, failed: v.failed, byDataset: v.byDataset, output: arm.output,
+    ...(guarded.decisions ? { guard: guarded.decisions } : {}), ...(notes.length ? { notes } : {}),
+  };
+}
+
+/** What the import did on its own: prompt fields set from the arm, lines not checked against an export. */
+function importNotes(filled: Record<string, number>, arm: ArmRun, checked: boolean): string[] {
+  const notes: string[] = [];
+  const fields = Object.keys(filled);
+  if (fields.length) {
+    const n = Math.max(...Object.values(filled));
+    notes.push(`${n.toLocaleString('en-US')} line(s) had no ${fields.join(' / ')}: set from arm ${arm.name}'s prompt (${arm.prompt})`);
+  }
+  if (!checked) notes.push(`arm ${arm.name} has no export yet (${arm.input}): the lines were not matched against it`);
+  return notes;
 }
 
 /** Trim + guard the imported lines that carry no decision (failed lines stay as they are); null decisions with the guard off. */

@@ -8,6 +8,7 @@ import { defaultPayloadConverter, type SearchAttributePair, type Workflow } from
 import type { Config } from '../config/schema';
 import type { HeartbeatProgress, Progress } from './types';
 import { portOpen, splitAddress, UserFacingError } from './server';
+import { retryingActivity, type RetryingActivity } from './retrying';
 
 export function unreachableMessage(address: string): string {
   return `cannot reach Temporal at ${address} — start it with \`phase5 server start\``;
@@ -115,9 +116,17 @@ export interface ArmStatus {
   rate: number | null;
   etaSeconds: number | null;
   workers: string[];
+  /** A shard of this arm that failed and is being retried (its attempt and last failure). */
+  retrying?: RetryingActivity | null;
 }
 
 type RawPending = NonNullable<Awaited<ReturnType<WorkflowHandle['describe']>>['raw']['pendingActivities']>[number];
+
+/** Heartbeat details that carry a position (a failure record alone — activities/failure-kind.ts — does not). */
+function progressDetails(details: unknown): HeartbeatProgress | null {
+  const d = details as Partial<HeartbeatProgress> | null;
+  return d && typeof d.done === 'number' && typeof d.total === 'number' ? (d as HeartbeatProgress) : null;
+}
 
 function pendingView(pending: RawPending): PendingActivityView {
   const payload = pending.heartbeatDetails?.payloads?.[0];
@@ -125,7 +134,7 @@ function pendingView(pending: RawPending): PendingActivityView {
     type: pending.activityType?.name ?? '?',
     attempt: pending.attempt ?? 1,
     worker: pending.lastWorkerIdentity || undefined,
-    heartbeat: payload ? (defaultPayloadConverter.fromPayload(payload) as HeartbeatProgress) : null,
+    heartbeat: payload ? progressDetails(defaultPayloadConverter.fromPayload(payload)) : null,
     lastFailure: pending.lastFailure?.message ?? undefined,
   };
 }
@@ -167,7 +176,8 @@ async function armStatus(client: Client, arm: string, a: ArmsProgress[string], n
   const rate = secs > 0 && runLines > 0 ? runLines / secs : view.rate;
   const finished = view.status === 'COMPLETED' ? a.lines : done;
   const workers = [...new Set(view.activities.filter((x) => x.heartbeat).map((x) => x.worker).filter((w): w is string => !!w))].sort();
-  return { arm, workflowId: a.workflowId, status: view.status, done: finished, total: a.lines, rate, etaSeconds: rate ? Math.max(0, a.lines - finished) / rate : null, workers };
+  const retrying = retryingActivity(view.activities);
+  return { arm, workflowId: a.workflowId, status: view.status, done: finished, total: a.lines, rate, etaSeconds: rate ? Math.max(0, a.lines - finished) / rate : null, workers, retrying };
 }
 
 /** The stage's position summed over its arms. */

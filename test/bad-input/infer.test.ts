@@ -213,19 +213,24 @@ describe('bad-input suite', function () {
     });
 
     it('corrections import with malformed lines', async () => {
-      const s = study('import');
+      // The arm's export holds the fixture's lines (same ids, dataset and OCR text), so only the malformed ones fail.
+      const fixture = path.join(FIXTURES, 'llm', 'corrections-import.jsonl');
+      const exportRows = [0, 1, 2, 3, 4, 5, 6].map((i) => ({ ...inputRecord(`OCR_GS-Jahiz.Hayawan/00000${i}`), dataset: 'OCR_GS-Jahiz.Hayawan', ocr_text: i === 1 ? 'ا' : 'بلعو واحلة' }));
+      const s = study('import', exportRows);
       const file = path.join(s.results, 'import.jsonl');
-      copyFileSync(path.join(FIXTURES, 'llm', 'corrections-import.jsonl'), file);
+      copyFileSync(fixture, file);
       const { message } = await failsWithLogs(
         () => importCorrections(stageInput(s.config, { importFile: file })),
         /^import rejected — /,
-        new RegExp(`${file}:3: invalid JSON`),
-        new RegExp(`${file}:6: prompt_type: `),
-        new RegExp(`${file}:7: duplicate sample_id "OCR_GS-Jahiz.Hayawan/000000" \\(first at line 1\\)`),
+        /1 line is not valid JSON \(line 3: /,
+        /1 line lacks corrected_text \(line 5\) — add it/,
+        /1 line has a bad prompt_type and latency_ms \(line 6: prompt_type: /,
+        /1 line repeats a sample_id \(line 7: "OCR_GS-Jahiz.Hayawan\/000000" \(first at line 1\)\) — keep one line per sample_id; and 1 more kind of problem$/,
       );
-      // Drop exactly the lines the message names: the import then goes through.
-      const badLines = new Set([...message.matchAll(/\.jsonl:(\d+): /g)].map((m) => Number(m[1])));
-      expect(badLines.size).to.be.greaterThan(2);
+      expect(message).not.to.contain('\n');
+      expect(message.length).to.be.at.most(500);
+      // Drop the bad lines (line 10, not an object, is the kind the cap left out).
+      const badLines = new Set([3, 5, 6, 7, 10]);
       const kept = readFileSync(file, 'utf8').split('\n').filter((_, i) => !badLines.has(i + 1));
       writeFileSync(file, kept.join('\n'));
       const { result } = await withLogs(() => importCorrections(stageInput(s.config, { importFile: file })));
@@ -244,7 +249,7 @@ describe('bad-input suite', function () {
       } catch (e) {
         err = e as Error;
       }
-      expect(err?.message).to.match(/environment variable PHASE5_BAD_INPUT_UNSET_KEY \(apiKeyEnv\) is not set or empty/);
+      expect(err?.message).to.match(/environment variable PHASE5_BAD_INPUT_UNSET_KEY is not set — set it in the worker.s environment/);
       expect(server.requests.length, 'no request went out without a key').to.equal(requestsBefore);
       expect(recoverJsonl(s.output).records).to.equal(0);
     });
@@ -253,7 +258,7 @@ describe('bad-input suite', function () {
       const s = study('no-gguf');
       const gguf = path.join(s.results, 'missing.gguf');
       const cfg = { ...s.config, infer: { ...s.config.infer, backend: 'local' as const, local: { ...s.config.infer.local, model_path: gguf } } };
-      await failsWithLogs(() => inferCondition({ input: stageInput(cfg), condition: 'rag' }), new RegExp(`GGUF model not found: ${gguf} \\(infer\\.local\\.model_path`));
+      await failsWithLogs(() => inferCondition({ input: stageInput(cfg), condition: 'rag' }), new RegExp(`GGUF model not found: ${gguf} — put it on this worker \\(infer\\.local\\.model_path`));
     });
   });
 });

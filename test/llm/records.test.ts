@@ -15,7 +15,9 @@ describe('llm/records: validateCorrectionsFile (phase5 infer --import)', () => {
     expect(v.invalid[1].message).to.match(/^corrected_text: /);
     expect(v.invalid[2].message).to.match(/prompt_type: .*; latency_ms: /);
     expect(v.invalid[3].message).to.match(/^\(record\): /);
-    expect(v.duplicates).to.deep.equal([{ line: 7, message: 'duplicate sample_id "OCR_GS-Jahiz.Hayawan/000000" (first at line 1)' }]);
+    expect(v.duplicates).to.deep.equal([
+      { line: 7, message: 'duplicate sample_id "OCR_GS-Jahiz.Hayawan/000000" (first at line 1)', kind: 'repeat a sample_id', detail: '"OCR_GS-Jahiz.Hayawan/000000" (first at line 1)' },
+    ]);
     const report = formatValidation(v);
     expect(report).to.include(`${FILE}:3: invalid JSON`);
     expect(report).to.include(`${FILE}:7: duplicate sample_id`);

@@ -45,7 +45,7 @@ export function registerDoctorCommand(program: Command): void {
           const handle = await client.workflow.start(doctorWorkflow, {
             workflowId: `phase5-doctor-${Date.now()}`,
             taskQueue: withPollers[0],
-            args: [{ queues: withPollers, resultsDir: resultDirs(config).root, pickupTimeout: `${Number(opts.timeout)}s` }],
+            args: [{ queues: withPollers, resultsDir: resultDirs(config).root, pickupTimeout: `${Number(opts.timeout)}s`, config }],
             workflowExecutionTimeout: '5m',
           });
           const results = await handle.result();

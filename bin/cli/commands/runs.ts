@@ -6,7 +6,9 @@
 import type { Command } from 'commander';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { resolveConfig, UsageError, type GlobalFlags } from '../options';
-import { connectClient } from '../../../src/temporal/client';
+import { connectClient, workflowStatus } from '../../../src/temporal/client';
+import type { RetryingActivity } from '../../../src/temporal/retrying';
+import { retryingOf } from '../pending';
 import { CONFIG_HASH_ATTR, RUN_ATTR, STAGE_ATTR } from '../../../src/temporal/search-attributes';
 import type { Progress } from '../../../src/temporal/types';
 
@@ -17,6 +19,8 @@ export interface RunRow {
   configHash: string | null;
   state: string;
   progress: { done: number; total: number; unit: string } | null;
+  /** A running run's most-retried activity (its own or an arm's): attempt and last failure. */
+  retrying?: RetryingActivity | null;
   startTime: string;
 }
 
@@ -41,6 +45,15 @@ async function progressOf(client: Client, workflowId: string, timeoutMs: number)
   }
 }
 
+/** What a running workflow retries (null when nothing, or when it cannot be told within the deadline). */
+async function retryingIn(client: Client, workflowId: string, timeoutMs: number): Promise<RetryingActivity | null> {
+  try {
+    return retryingOf(await client.withDeadline(Date.now() + timeoutMs, () => workflowStatus(client, workflowId)));
+  } catch {
+    return null;
+  }
+}
+
 function rowOf(info: WorkflowExecutionInfo): RunRow {
   const sa = info.typedSearchAttributes;
   return {
@@ -60,7 +73,11 @@ export async function listRuns(client: Client, query: string, limit: number, que
   for await (const info of client.workflow.list({ query })) rows.push(rowOf(info));
   rows.sort((a, b) => (a.startTime < b.startTime ? 1 : a.startTime > b.startTime ? -1 : 0));
   const newest = rows.slice(0, limit);
-  await Promise.all(newest.filter((r) => r.state === 'RUNNING').map(async (r) => (r.progress = await progressOf(client, r.workflowId, queryTimeoutMs))));
+  await Promise.all(
+    newest.filter((r) => r.state === 'RUNNING').map(async (r) => {
+      [r.progress, r.retrying] = await Promise.all([progressOf(client, r.workflowId, queryTimeoutMs), retryingIn(client, r.workflowId, queryTimeoutMs)]);
+    }),
+  );
   return newest;
 }
 
@@ -69,13 +86,16 @@ export function formatRuns(rows: RunRow[]): string[] {
   const table = rows.map((r) => [
     r.workflowId,
     r.stage ?? '-',
-    r.state,
+    r.retrying ? `${r.state} (retrying, attempt ${r.retrying.attempt})` : r.state,
     r.progress ? `${r.progress.done}/${r.progress.total}${r.progress.unit ? ` ${r.progress.unit}` : ''}` : '-',
     r.startTime.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
   ]);
   const header = ['WORKFLOW ID', 'STAGE', 'STATE', 'PROGRESS', 'STARTED'];
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i].length)));
-  return [header, ...table].map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join('  '));
+  const lines = [header, ...table].map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join('  '));
+  // The reason under the run that retries it, once per distinct failure.
+  const reasons = [...new Set(rows.filter((r) => r.retrying).map((r) => r.retrying!.failure))];
+  return [...lines, ...reasons.map((f) => `retrying: ${f}`)];
 }
 
 export function registerRunsCommand(program: Command): void {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { resolveConfig, UsageError, type GlobalFlags } from '../options';
 import { connectClient } from '../../../src/temporal/client';
 import { ensureSearchAttributes } from '../../../src/temporal/search-attributes';
+import { checkWorkerNeeds, describeMissing } from '../../../src/stages/worker-needs';
 import { describeEndpointOverride, endpointOverrideFrom, EndpointOverrideError, ENDPOINT_ENV, type EndpointOverride } from '../../../src/llm/endpoint';
 
 interface WorkerFlags {
@@ -44,6 +45,10 @@ export function registerWorkerCommand(program: Command): void {
       console.error(`worker: serving ${queues.join(', ')} at ${config.temporal.address} (Ctrl-C to stop)`);
       const override = describeEndpointOverride(endpoint);
       if (override) console.error(`worker: ${override}`);
+      // Said before the first task: a task this worker cannot run is retried on the others, then fails the run.
+      const needs = await checkWorkerNeeds(config, queues, endpoint);
+      for (const line of describeMissing(needs)) console.error(`worker: ${line}`);
+      if (needs.length && needs.every((n) => n.ok)) console.error(`worker: ${needs.map((n) => `${n.what.replace(/ \(arms? .*\)$/, '')} ${n.detail}`).join(', ')}`);
       const { runWorkers } = await import('../worker-runtime'); // heavy: native modules, webpack
       await runWorkers({ config, queues, endpoint });
     });

@@ -1,0 +1,147 @@
+/**
+ * A failure only the workers have, end to end with real processes: the API key variable is set in the shell that
+ * runs `phase5 infer` but not in the workers' environment. Temporal's infer retry policy is unlimited, so without
+ * activities/failure-kind.ts this run never ends. With one worker it fails on the first attempt; with two it is
+ * retried on the other worker (the CLI shows the retry and its reason as it happens) and fails once both have
+ * failed the same way — each with exit 1 and the reason in one line, within a minute.
+ */
+import { expect } from 'chai';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import YAML from 'yaml';
+import { Client, Connection } from '@temporalio/client';
+import { loadConfig } from '../../src/config/load';
+import type { Config } from '../../src/config/schema';
+import { freePort, startServer, stopServer } from '../../src/temporal/server';
+import { REPO_ROOT } from '../helpers/shared-data';
+import { startSimLlmServer, type SimLlmServer } from '../helpers/sim-llm-server';
+
+const KEY = 'PHASE5_WORKER_LOCAL_TEST_KEY';
+const LINES = 4;
+
+interface CliRun {
+  code: number | null;
+  stderr: string;
+  seconds: number;
+}
+
+describe('a failure only the workers have (real server, worker processes without the API key)', function () {
+  this.timeout(400000);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'worker-local-'));
+  const configFile = path.join(dir, 'config.yaml');
+  let config: Config;
+  let client: Client;
+  let connection: Connection;
+  let sim: SimLlmServer;
+  const workers: ChildProcess[] = [];
+  /** What the first worker printed (its start-up check). */
+  let firstWorkerStderr = '';
+
+  /** A worker without the key; the first serves the CPU queue too (workflow tasks run there). */
+  function startWorker(queues: string[]): void {
+    const env = { ...process.env, PHASE5_LOG_LEVEL: 'error' };
+    delete env[KEY];
+    workers.push(
+      spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, 'worker', '--queues', queues.join(',')], {
+        cwd: REPO_ROOT,
+        env,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      }),
+    );
+    if (workers.length === 1) workers[0].stderr!.on('data', (d: Buffer) => (firstWorkerStderr += d.toString()));
+    else workers.at(-1)!.stderr!.resume();
+  }
+
+  async function waitForPollers(n: number): Promise<void> {
+    for (const t = Date.now(); Date.now() - t < 180_000; ) {
+      const res = await client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: config.temporal.queues.gpu }, taskQueueType: 2 });
+      if ((res.pollers?.length ?? 0) >= n) return;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    throw new Error(`fewer than ${n} workers polling after 3 min`);
+  }
+
+  /** `phase5 infer` into its own results dir, with the key in the CLI's environment (not the workers'). */
+  function infer(name: string): Promise<CliRun> {
+    const results = path.join(dir, name);
+    mkdirSync(path.join(results, 'phase5'), { recursive: true });
+    const rows = Array.from({ length: LINES }, (_, i) => ({
+      sample_id: `s${i}`, dataset: 'lines', ocr_text: `قال أبو عثمان ىـ ${i}`, gt_text: `قال أبو عثمان ي ${i}`,
+      prompt_type: 'zero_shot', prompt_version: 'v1', retrieval_context: '', retrieved_k: 0, retrieval_scores: [],
+    }));
+    writeFileSync(path.join(results, 'phase5', 'inference_input.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const t0 = Date.now();
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, '--results-dir', results, 'infer'], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, PHASE5_LOG_LEVEL: 'warn', CI: '1', [KEY]: 'set-in-the-shell-only' },
+      });
+      let stderr = '';
+      // Without the bound the run never ends: stop waiting well after the minute it must take at most.
+      const stop = setTimeout(() => child.kill('SIGTERM'), 90_000);
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => (clearTimeout(stop), resolve({ code, stderr, seconds: (Date.now() - t0) / 1000 })));
+    });
+  }
+
+  before(async () => {
+    sim = await startSimLlmServer({ baseMs: 5 });
+    const [port, uiPort] = [await freePort(), await freePort()];
+    writeFileSync(path.join(dir, 'lines.jsonl'), JSON.stringify({ sample_id: 's0', ocr_text: 'x', gt_text: 'x' }) + '\n');
+    const raw = {
+      run_name: 'worker-local',
+      paths: { results_dir: path.join(dir, 'results') },
+      datasets: { lines: { type: 'jsonl', path: path.join(dir, 'lines.jsonl') } },
+      infer: { backend: 'openai', conditions: ['zero_shot'], openai: { base_url: sim.url, model: 'sim', api_key_env: KEY, max_retries: 0 } },
+      temporal: {
+        address: `127.0.0.1:${port}`,
+        ui_port: uiPort,
+        db_file: path.join(dir, 'temporal.db'),
+        queues: { cpu: `wl-cpu-${port}`, gpu: `wl-gpu-${port}` },
+        // The default retry policy but for a 5 s cap on the backoff, so the bound's attempts fit in the minute.
+        stages: { infer: { queue: 'gpu', start_to_close: '10m', retry: { maximum_attempts: 0, initial_interval: '5s', maximum_interval: '5s' } } },
+      },
+    };
+    writeFileSync(configFile, YAML.stringify(raw));
+    config = loadConfig(configFile, { env: {} }).config;
+    await startServer(config);
+    connection = await Connection.connect({ address: config.temporal.address });
+    client = new Client({ connection, namespace: config.temporal.namespace });
+  });
+
+  after(async () => {
+    for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
+    await connection?.close();
+    if (config) await stopServer(config);
+    await sim?.close();
+  });
+
+  const reason = new RegExp(`^phase5: infer \\(arm zero_shot\\) failed: worker \\d+@\\S+: environment variable ${KEY} is not set — set it in the worker's environment \\(every worker polling wl-gpu-\\d+ failed this way: .*\\)$`, 'm');
+
+  it('one worker: exit 1 on the first attempt, the reason in one line', async () => {
+    startWorker([config.temporal.queues.cpu, config.temporal.queues.gpu]);
+    await waitForPollers(1);
+    // The worker said so at start, before taking a task.
+    expect(firstWorkerStderr).to.match(new RegExp(`^worker: wl-gpu-\\d+ cannot run its tasks: API key \\(arm zero_shot\\): environment variable ${KEY} is not set — set it in the worker's environment$`, 'm'));
+    const r = await infer('one');
+    expect(r.code, r.stderr).to.equal(1);
+    expect(r.stderr, r.stderr).to.match(reason);
+    expect(r.seconds, r.stderr).to.be.below(60);
+    expect(sim.served(), 'no request went out without a key').to.equal(0);
+  });
+
+  it('two workers: retried on the other one (shown as it happens), then exit 1 with the reason in one line', async () => {
+    startWorker([config.temporal.queues.gpu]);
+    await waitForPollers(2);
+    const r = await infer('two');
+    expect(r.code, r.stderr).to.equal(1);
+    expect(r.stderr, r.stderr).to.match(reason);
+    const failed = reason.exec(r.stderr)![0];
+    expect(failed.match(/\d+@/g), 'both workers named').to.have.length(3);
+    expect(r.stderr, 'the retry reached the progress line').to.match(new RegExp(`^infer 0/${LINES} lines · retrying \\(attempt \\d+\\): worker \\d+@\\S+: environment variable ${KEY} is not set — set it in the worker's environment$`, 'm'));
+    expect(r.seconds, r.stderr).to.be.below(60);
+  });
+});
