@@ -18,7 +18,8 @@ export interface Permit {
 export class EndpointLimiter {
   private readonly control: AdaptiveLimit;
   private inFlight = 0;
-  private readonly waiting: { admit: () => void; signal?: AbortSignal; onAbort?: () => void }[] = [];
+  private readonly waiting: { admit: () => void; reject: (e: Error) => void; signal?: AbortSignal }[] = [];
+  private readonly watched = new Map<AbortSignal, { waiters: number; onAbort: () => void }>();
   private area = 0;
   private lastChange: number;
 
@@ -36,15 +37,30 @@ export class EndpointLimiter {
     if (signal?.aborted) return Promise.reject(new AbortedError());
     if (this.waiting.length === 0 && this.inFlight < this.control.limit) return Promise.resolve(this.admit());
     return new Promise<Permit>((resolve, reject) => {
-      const entry: (typeof this.waiting)[number] = { admit: () => resolve(this.admit()), signal };
-      entry.onAbort = () => {
-        const i = this.waiting.indexOf(entry);
-        if (i >= 0) this.waiting.splice(i, 1);
-        reject(new AbortedError());
-      };
-      signal?.addEventListener('abort', entry.onAbort, { once: true });
-      this.waiting.push(entry);
+      this.waiting.push({ admit: () => resolve(this.admit()), reject, signal });
+      if (signal) this.watch(signal);
     });
+  }
+
+  /** One abort listener per caller signal, however many of its requests wait (a shard's runner has hundreds). */
+  private watch(signal: AbortSignal): void {
+    const w = this.watched.get(signal);
+    if (w) return void w.waiters++;
+    const onAbort = () => {
+      this.watched.delete(signal);
+      for (let i = this.waiting.length - 1; i >= 0; i--) {
+        if (this.waiting[i].signal === signal) this.waiting.splice(i, 1)[0].reject(new AbortedError());
+      }
+    };
+    this.watched.set(signal, { waiters: 1, onAbort });
+    signal.addEventListener('abort', onAbort, { once: true });
+  }
+
+  private unwatch(signal: AbortSignal | undefined): void {
+    const w = signal && this.watched.get(signal);
+    if (!w || --w.waiters > 0) return;
+    this.watched.delete(signal as AbortSignal);
+    (signal as AbortSignal).removeEventListener('abort', w.onAbort);
   }
 
   load(): EndpointLoad {
@@ -82,7 +98,7 @@ export class EndpointLimiter {
   private drain(): void {
     while (this.waiting.length > 0 && this.inFlight < this.control.limit) {
       const next = this.waiting.shift() as (typeof this.waiting)[number];
-      if (next.onAbort) next.signal?.removeEventListener('abort', next.onAbort);
+      this.unwatch(next.signal);
       next.admit();
     }
   }
