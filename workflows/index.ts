@@ -36,6 +36,7 @@ import {
 import type { Duration, TypedSearchAttributes } from '@temporalio/common';
 import { RUN_ATTR, STAGE_ATTR } from '../src/temporal/search-attributes';
 import { armNames } from '../src/stages/arm-names';
+import { busier } from '../src/stages/llm-load';
 import type { Activities } from '../activities';
 import type { ArmPlan, ShardRef, ShardResult } from '../src/stages/infer-shards';
 import {
@@ -404,6 +405,7 @@ function addShard(acc: ArmTotals, r: ShardResult): void {
   for (const k of ['written', 'skippedExisting', 'succeeded', 'failed', 'promptTokens', 'completionTokens'] as const) c[k] += r[k];
   for (const [k, n] of Object.entries(r.failuresByReason)) c.failuresByReason[k] = (c.failuresByReason[k] ?? 0) + n;
   for (const [k, n] of Object.entries(r.promptTypes)) c.promptTypes[k] = (c.promptTypes[k] ?? 0) + n;
+  if (r.load) c.load = busier(c.load, r.load);
 }
 
 /** Every shard of an arm, dataset by dataset (the plan's order). */

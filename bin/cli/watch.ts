@@ -10,6 +10,7 @@ import { createProgress, progressLine, type Progress as Bar } from '../../src/ut
 import { flushLogs } from '../../src/util/log';
 import { workflowStatus, type StatusView } from '../../src/temporal/client';
 import { stageWorkflowId } from '../../src/temporal/types';
+import { loadSuffix } from './llm-load';
 
 /** The stage's position in one line: `export 1,200/5,092 lines · 82 lines/s · ETA 47 s`. */
 export function progressOf(v: StatusView): string | null {
@@ -36,7 +37,7 @@ export function describeStatus(v: StatusView): string {
 export function describeArms(v: StatusView): string[] {
   return (v.arms ?? []).map((a) => {
     const line = progressLine(`arm ${a.arm}`, a.done, a.total, 'lines', a.rate, a.etaSeconds);
-    return `${line} · ${a.status === 'RUNNING' ? `workers ${a.workers.join(', ') || '-'}` : a.status.toLowerCase()}`;
+    return `${line} · ${a.status === 'RUNNING' ? `workers ${a.workers.join(', ') || '-'}` : a.status.toLowerCase()}${loadSuffix(a.load)}`;
   });
 }
 

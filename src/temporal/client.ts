@@ -8,6 +8,8 @@ import { defaultPayloadConverter, type SearchAttributePair, type Workflow } from
 import type { Config } from '../config/schema';
 import type { HeartbeatProgress, Progress } from './types';
 import { portOpen, splitAddress, UserFacingError } from './server';
+import { armLoad } from './arm-load';
+import type { LlmLoad } from '../stages/llm-load';
 
 export function unreachableMessage(address: string): string {
   return `cannot reach Temporal at ${address} — start it with \`phase5 server start\``;
@@ -115,6 +117,8 @@ export interface ArmStatus {
   rate: number | null;
   etaSeconds: number | null;
   workers: string[];
+  /** The LLM endpoint's load from the running shards' heartbeats (summed over workers). */
+  load?: LlmLoad;
 }
 
 type RawPending = NonNullable<Awaited<ReturnType<WorkflowHandle['describe']>>['raw']['pendingActivities']>[number];
@@ -167,7 +171,8 @@ async function armStatus(client: Client, arm: string, a: ArmsProgress[string], n
   const rate = secs > 0 && runLines > 0 ? runLines / secs : view.rate;
   const finished = view.status === 'COMPLETED' ? a.lines : done;
   const workers = [...new Set(view.activities.filter((x) => x.heartbeat).map((x) => x.worker).filter((w): w is string => !!w))].sort();
-  return { arm, workflowId: a.workflowId, status: view.status, done: finished, total: a.lines, rate, etaSeconds: rate ? Math.max(0, a.lines - finished) / rate : null, workers };
+  const load = view.status === 'RUNNING' ? armLoad(view.activities) : undefined;
+  return { arm, workflowId: a.workflowId, status: view.status, done: finished, total: a.lines, rate, etaSeconds: rate ? Math.max(0, a.lines - finished) / rate : null, workers, ...(load ? { load } : {}) };
 }
 
 /** The stage's position summed over its arms. */
