@@ -16,6 +16,7 @@ import { IndexCorruptError, IndexMismatchError, IndexMissingError, PartialVector
 import { ModelDirError } from '../src/embed/model-dir';
 import type { HeartbeatProgress } from '../src/temporal/types';
 import { isWorkerLocalError, workerLocalFailure } from './failure-kind';
+import type { LlmLoad } from '../src/stages/llm-load';
 
 export { UserInputError };
 
@@ -51,6 +52,8 @@ export function throwIfCancelled(): void {
 export interface Heartbeater {
   /** Report progress; heartbeats at most every `everyMs` unless `force`. */
   beat(done: number, checkpoint?: Record<string, unknown>, force?: boolean): void;
+  /** The LLM endpoint's load, sent with this and later beats. */
+  setLoad(load: LlmLoad): void;
   setTotal(total: number): void;
   /** Stop the keep-alive timer (call in `finally`). */
   stop(): void;
@@ -84,8 +87,9 @@ export function heartbeater(step: string, total: number, startDone = 0, unit = '
   return {
     step,
     setTotal(t) { tot = t; },
+    setLoad(load) { details = { ...details, load }; },
     beat(done, checkpoint, force = false) {
-      details = { step, done, total: tot, unit, attemptStartedAt, doneAtAttemptStart: startDone, checkpoint: checkpoint ?? details.checkpoint };
+      details = { step, done, total: tot, unit, attemptStartedAt, doneAtAttemptStart: startDone, checkpoint: checkpoint ?? details.checkpoint, ...(details.load ? { load: details.load } : {}) };
       if (!ctx) return;
       const wait = everyMs - (Date.now() - last);
       if (!force && wait > 0) {
@@ -221,6 +225,7 @@ export function activityHooks<C extends object = Record<string, unknown>>(step: 
     checkpoint(state) {
       hb.beat(done, state as Record<string, unknown>, true);
     },
+    onLoad: (load) => hb.setLoad(load),
     stop: () => hb.stop(),
   };
 }

@@ -42,7 +42,7 @@ export function sharedBackends(open: inference.OpenBackend, idleMs = 30_000): in
       }, idleMs);
       e.timer.unref();
     };
-    return { id: backend.id, model: backend.model, concurrency: backend.concurrency, complete: (m, o) => backend.complete(m, o), close: release };
+    return { id: backend.id, model: backend.model, concurrency: backend.concurrency, complete: (m, o) => backend.complete(m, o), close: release, load: () => backend.load?.() ?? null };
   };
 }
 

@@ -10,7 +10,9 @@
  *
  * Targets (issue 14): 2 workers ≥ 1.8× one worker, 4 workers ≥ 3.4×, identical outputs, LLM requests = lines.
  * Pick a latency at which waiting for the LLM dominates (as on a real GPU box); on a 2-core machine 200–400 ms
- * per request with 4 at once keeps the workers' own CPU time small beside it.
+ * per request with 4 at once keeps the workers' own CPU time small beside it. The boxes serve a fixed number of
+ * requests at once, and the workers send exactly `--concurrency` (adaptive_concurrency off), so the figures
+ * measure the fan-out alone; bench/infer-saturation.ts measures the adaptive limit against batching boxes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -123,7 +125,7 @@ async function main(): Promise<void> {
   const raw = {
     run_name: 'scale-out',
     paths: { results_dir: dir },
-    infer: { backend: 'openai', conditions: ['zero_shot'], shard_size: a.shardSize, openai: { base_url: 'http://127.0.0.1:9/v1', model: 'sim', concurrency: a.concurrency, max_retries: 1 } },
+    infer: { backend: 'openai', conditions: ['zero_shot'], shard_size: a.shardSize, openai: { base_url: 'http://127.0.0.1:9/v1', model: 'sim', concurrency: a.concurrency, adaptive_concurrency: false, max_retries: 1 } },
     temporal: {
       address: `127.0.0.1:${port}`,
       ui_port: uiPort,

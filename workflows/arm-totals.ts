@@ -1,5 +1,6 @@
 /** What an arm's finished infer shards add up to: the running totals its workflow carries across continue-as-new. */
 import type { ArmPlan, ShardRef, ShardResult } from '../src/stages/infer-shards';
+import { busier } from '../src/stages/llm-load';
 import { nowIso } from './progress';
 import type { ConditionResult } from './types';
 
@@ -24,6 +25,7 @@ export function addShard(acc: ArmTotals, r: ShardResult): void {
   for (const k of ['written', 'skippedExisting', 'succeeded', 'failed', 'promptTokens', 'completionTokens'] as const) c[k] += r[k];
   for (const [k, n] of Object.entries(r.failuresByReason)) c.failuresByReason[k] = (c.failuresByReason[k] ?? 0) + n;
   for (const [k, n] of Object.entries(r.promptTypes)) c.promptTypes[k] = (c.promptTypes[k] ?? 0) + n;
+  if (r.load) c.load = busier(c.load, r.load);
 }
 
 /** Every shard of an arm, dataset by dataset (the plan's order). */

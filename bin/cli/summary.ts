@@ -1,7 +1,8 @@
 /**
  * A stage's result for a person: a few lines with counts and output paths (`--json` prints the document).
  */
-import type { ImportResult } from '../../src/stages/infer';
+import type { ConditionResult, ImportResult } from '../../src/stages/infer';
+import { loadSuffix } from './llm-load';
 import type { ArmsSummary } from '../../analysis/stage';
 import type { AnalyzeResult, BuildResult, InferResult, Phase5Result } from '../../workflows/types';
 import type { ExportResult } from '../../workflows/types';
@@ -46,8 +47,9 @@ function inferLines(r: InferResult): string[] {
     ];
   }
   return Object.values(r).map((c) => {
-    const cond = c as { condition: string; output: string; written: number; skippedExisting: number; failed: number; model: string };
-    return `infer ${cond.condition}: ${n(cond.written)} written, ${n(cond.skippedExisting)} already done, ${n(cond.failed)} failed (${cond.model}) → ${cond.output}`;
+    const cond = c as ConditionResult;
+    const rate = cond.load && cond.elapsedMs > 0 ? cond.written / (cond.elapsedMs / 1000) : null;
+    return `infer ${cond.condition}: ${n(cond.written)} written, ${n(cond.skippedExisting)} already done, ${n(cond.failed)} failed (${cond.model})${loadSuffix(cond.load, rate)} → ${cond.output}`;
   });
 }
 

@@ -11,6 +11,7 @@ import { flushLogs } from '../../src/util/log';
 import { workflowStatus, type StatusView } from '../../src/temporal/client';
 import { stageWorkflowId } from '../../src/temporal/types';
 import { retryingOf, retryNote } from './pending';
+import { loadSuffix } from './llm-load';
 
 /** The stage's position in one line: `export 1,200/5,092 lines · 82 lines/s · ETA 47 s`. */
 export function progressOf(v: StatusView): string | null {
@@ -40,7 +41,7 @@ export function describeStatus(v: StatusView): string {
 export function describeArms(v: StatusView): string[] {
   return (v.arms ?? []).map((a) => {
     const line = progressLine(`arm ${a.arm}`, a.done, a.total, 'lines', a.rate, a.etaSeconds);
-    return `${line} · ${a.status === 'RUNNING' ? `workers ${a.workers.join(', ') || '-'}` : a.status.toLowerCase()}${retryNote(a.retrying)}`;
+    return `${line} · ${a.status === 'RUNNING' ? `workers ${a.workers.join(', ') || '-'}` : a.status.toLowerCase()}${loadSuffix(a.load)}${retryNote(a.retrying)}`;
   });
 }
 

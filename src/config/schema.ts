@@ -190,7 +190,14 @@ const OpenAiLlmSchema = z.strictObject({
   model: z.string().min(1).default('Qwen/Qwen3-4B-Instruct-2507'),
   /** Name of the environment variable that holds the API key (the key itself never goes in a config). */
   api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').default('OPENAI_API_KEY'),
-  concurrency: positiveInt.default(8),
+  /**
+   * Most requests in flight to this endpoint from one worker process. With `adaptive_concurrency` the ceiling
+   * of the limit the worker finds itself (src/llm/adaptive-limit.ts), shared by all its shards and arms on the
+   * endpoint; without it, a fixed number per backend.
+   */
+  concurrency: positiveInt.default(256),
+  /** Find the endpoint's knee (requests in flight beyond which it only gets slower) instead of a fixed cap. */
+  adaptive_concurrency: z.boolean().default(true),
   timeout_s: z.number().positive().default(120),
   max_tokens: positiveInt.default(512),
   max_retries: nonNegInt.default(4),
@@ -299,7 +306,11 @@ const TemporalSchema = z.strictObject({
   /** SQLite file of the embedded dev server (relative to the project root). */
   db_file: z.string().min(1).default('data/temporal/temporal.db'),
   queues: z.strictObject({ cpu: z.string().min(1).default('phase5-cpu'), gpu: z.string().min(1).default('phase5-gpu') }).prefault({}),
-  concurrency: z.strictObject({ cpu: positiveInt.default(2), gpu: positiveInt.default(1) }).prefault({}),
+  /**
+   * Activities one worker runs at once, per queue. Two on the GPU queue: while one infer shard drains (its last
+   * requests in flight), the next already fills the endpoint's free slots, so a shard boundary leaves no gap.
+   */
+  concurrency: z.strictObject({ cpu: positiveInt.default(2), gpu: positiveInt.default(2) }).prefault({}),
   /** Most activities one workflow keeps in flight (the export's shard fan-out), however many shards there are. */
   max_parallel_activities: positiveInt.default(64),
   heartbeat_timeout: duration.default('2m'),

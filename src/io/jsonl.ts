@@ -133,6 +133,12 @@ export class JsonlAppender {
     this.pendingBytes = 0;
   }
 
+  /** Write buffered lines without fsync: they survive the process dying, not the machine. */
+  flush(): number {
+    this.flushBuffer();
+    return this.written;
+  }
+
   /** Write buffered lines and fsync: after this returns, `count` records are durable. */
   checkpoint(): number {
     this.flushBuffer();

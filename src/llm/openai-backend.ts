@@ -10,9 +10,10 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { childLogger } from '../util/log';
 import { missingKeyError } from '../util/worker-setup-error';
+import { endpointLimiter, type EndpointLimiter } from './endpoint-limiter';
 import { Semaphore } from './pool';
 import { AbortedError, DEFAULT_RETRY_POLICY, backoffDelay, classifyStatus, parseRetryAfter, sleep, type RetryPolicy } from './retry';
-import { LlmError, type ChatMessage, type CompletionOptions, type CompletionResult, type LlmBackend } from './types';
+import { isOutage, LlmError, type ChatMessage, type CompletionOptions, type EndpointLoad, type CompletionResult, type LlmBackend } from './types';
 
 /**
  * A URL safe to log or put in a failure message: credentials (`user:key@`) and query values (`?api-key=…`) are
@@ -43,8 +44,15 @@ export interface OpenAiBackendOptions {
   temperature?: number;
   /** Default 512. */
   maxTokens?: number;
-  /** Parallel requests (default 4). */
+  /**
+   * Most requests in flight (default 4). With `adaptive` (the default) the ceiling of the endpoint's adaptive
+   * limit, shared by every backend of this process on the same base URL; without it, a fixed cap of this backend.
+   */
   concurrency?: number;
+  /** Find the endpoint's knee with an adaptive limit (./adaptive-limit; default true). */
+  adaptive?: boolean;
+  /** The limiter to use instead of the process's one for this endpoint (tests). */
+  limiter?: EndpointLimiter;
   /** Per-attempt timeout in ms (default 120 000). */
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
@@ -70,7 +78,8 @@ export class OpenAiCompatibleBackend implements LlmBackend {
   private readonly temperature: number;
   private readonly maxTokens: number;
   private readonly timeoutMs: number;
-  private readonly slots: Semaphore;
+  private readonly slots: Semaphore | null;
+  private readonly limiter: EndpointLimiter | null;
 
   constructor(private readonly opts: OpenAiBackendOptions) {
     if (!opts.baseUrl) throw new Error('openai backend: "baseUrl" is required');
@@ -91,7 +100,9 @@ export class OpenAiCompatibleBackend implements LlmBackend {
     this.temperature = opts.temperature ?? 0;
     this.maxTokens = opts.maxTokens ?? 512;
     this.timeoutMs = opts.timeoutMs ?? 120_000;
-    this.slots = new Semaphore(this.concurrency);
+    const adaptive = opts.adaptive ?? true;
+    this.limiter = adaptive ? (opts.limiter ?? endpointLimiter(opts.baseUrl, this.concurrency)) : null;
+    this.slots = adaptive ? null : new Semaphore(this.concurrency);
     this.client = new OpenAI({
       baseURL: opts.baseUrl,
       // Local servers (vLLM without --api-key, Ollama, llama.cpp) accept any bearer token; the SDK needs one.
@@ -110,11 +121,28 @@ export class OpenAiCompatibleBackend implements LlmBackend {
   }
 
   async complete(messages: ChatMessage[], opts: CompletionOptions = {}): Promise<CompletionResult> {
+    if (!this.slots) return this.completeWithRetries(messages, opts);
     const release = await this.slots.acquire();
     try {
       return await this.completeWithRetries(messages, opts);
     } finally {
       release();
+    }
+  }
+
+  /** The endpoint's load (adaptive limit only): requests in flight, limit, median latency. */
+  load(): EndpointLoad | null {
+    return this.limiter?.load() ?? null;
+  }
+
+  /** With the adaptive limit, a slot per attempt (a retry's backoff holds none); else the fixed cap is held already. */
+  private async attemptSlot(attempts: number, signal?: AbortSignal): Promise<{ done(kind: 'ok' | 'overload' | 'ignore'): void }> {
+    if (!this.limiter) return { done: () => undefined };
+    try {
+      return await this.limiter.acquire(signal);
+    } catch (e) {
+      if (e instanceof AbortedError) throw new LlmError('aborted', 'aborted while waiting for a request slot', null, attempts);
+      throw e;
     }
   }
 
@@ -131,6 +159,7 @@ export class OpenAiCompatibleBackend implements LlmBackend {
     let invalidRetries = 0;
     for (;;) {
       attempts++;
+      const slot = await this.attemptSlot(attempts, opts.signal);
       const started = performance.now();
       let failure: { err: LlmError; retryable: boolean; retryAfterMs: number | null; invalid: boolean };
       // A per-attempt signal linked to the caller's: the SDK adds an abort listener to the signal it gets and
@@ -146,6 +175,7 @@ export class OpenAiCompatibleBackend implements LlmBackend {
         if (parsed instanceof LlmError) {
           failure = { err: parsed, retryable: true, retryAfterMs: null, invalid: true };
         } else {
+          slot.done('ok');
           return { ...parsed, latencyMs: Math.round(latencyMs), attempts };
         }
       } catch (err) {
@@ -153,6 +183,8 @@ export class OpenAiCompatibleBackend implements LlmBackend {
       } finally {
         opts.signal?.removeEventListener('abort', forward);
       }
+      // The endpoint not serving (429, 5xx, timeout, refused) says the load is too high; a bad answer says nothing.
+      slot.done(!failure.invalid && isOutage(failure.err.reason) ? 'overload' : 'ignore');
       const { err } = failure;
       const budgetLeft = failure.invalid ? invalidRetries < this.policy.invalidRetries : transientRetries < this.policy.maxRetries;
       if (!failure.retryable || !budgetLeft) throw err;

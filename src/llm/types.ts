@@ -33,6 +33,21 @@ export interface LlmBackend {
   readonly concurrency: number;
   complete(messages: ChatMessage[], opts?: CompletionOptions): Promise<CompletionResult>;
   close(): Promise<void>;
+  /** The endpoint's load, where the backend adapts its concurrency to it (the HTTP backend); else absent or null. */
+  load?(): EndpointLoad | null;
+}
+
+/** An endpoint's load as status lines show it; `inFlightMs` integrates requests in flight over time. */
+export interface EndpointLoad {
+  inFlight: number;
+  queued: number;
+  limit: number;
+  /** Median latency of the last window of answers, and the no-load latency the limit is steered against (ms). */
+  medianLatencyMs: number | null;
+  noLoadLatencyMs: number | null;
+  /** ∫ requests in flight dt (request·ms) up to `atMs`: the mean over a span is Δ inFlightMs / Δ atMs. */
+  inFlightMs: number;
+  atMs: number;
 }
 
 /**

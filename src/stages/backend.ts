@@ -17,6 +17,8 @@ export function backendConfig(config: Config): BackendConfig {
       temperature: inf.temperature,
       maxTokens: inf.openai.max_tokens,
       concurrency: inf.openai.concurrency,
+      // A config from before the key (a running workflow's input) keeps the fixed cap it was written for.
+      adaptive: inf.openai.adaptive_concurrency ?? false,
       timeoutMs: inf.openai.timeout_s * 1000,
       retry: { maxRetries: inf.openai.max_retries },
     };

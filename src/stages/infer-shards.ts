@@ -30,6 +30,7 @@ import {
   type InferOptions,
   type OpenBackend,
 } from './infer';
+import { loadOver, type LlmLoad } from './llm-load';
 import { skipsFromCounts, type Skips } from './skips';
 import { UserInputError, type StageHooks } from './types';
 
@@ -49,7 +50,8 @@ export interface ShardRef {
   index: number;
 }
 
-export type ShardResult = ConditionCounts & { shard: string; lines: number };
+/** `load`: the LLM endpoint's load over the shard (the HTTP backend only). */
+export type ShardResult = ConditionCounts & { shard: string; lines: number; load?: LlmLoad };
 
 export interface MergeResult {
   output: string;
@@ -134,9 +136,12 @@ export async function runShard(options: InferOptions, arm: ArmPlan, shard: Shard
   const backend = await openBackend(run.backend());
   try {
     const target = { input: rows, output: partFile(arm.output, shard.dataset, shard.index), checkpointEvery: 1, progress: 'silent' as const };
+    const loadAtStart = backend.load?.();
     const summary = await correctLines(options, run, backend, hooks, target);
     const counts = Object.fromEntries(RESULT_KEYS.map((k) => [k, summary[k]])) as ConditionCounts;
-    return { shard: shardLabel(arm, shard), lines: rows.length, ...counts };
+    const loadAtEnd = backend.load?.();
+    const load = loadAtStart && loadAtEnd ? { load: loadOver(loadAtStart, loadAtEnd) } : {};
+    return { shard: shardLabel(arm, shard), lines: rows.length, ...counts, ...load };
   } finally {
     await backend.close();
   }

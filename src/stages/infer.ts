@@ -40,6 +40,7 @@ import { armJson } from './study-files';
 import { skipsFromCounts, type Skips } from './skips';
 import { armDir, armsFrom, findArm, type ArmRun } from './arms';
 import { importFix, importHooks, readExportLines } from './import-match';
+import { loadNow, type LlmLoad } from './llm-load';
 
 const log = childLogger('infer');
 
@@ -109,7 +110,7 @@ export const RESULT_KEYS = ['model', 'written', 'skippedExisting', 'succeeded', 
  * duplicate input records (the later ones are not corrected) and lines recorded as failed, by reason.
  * `condition` is the arm's name (today's `rag` / `zero_shot` without a study).
  */
-export type ConditionResult = { condition: string; output: string; skipped: Skips } & ConditionCounts;
+export type ConditionResult = { condition: string; output: string; skipped: Skips; load?: LlmLoad } & ConditionCounts;
 export type ArmResult = ConditionResult;
 
 /** The runner's counts an arm (or a shard of it) reports. */
@@ -217,7 +218,11 @@ export async function correctLines(options: InferOptions, arm: ArmRun, backend: 
       signal: hooks.signal,
       progress: target.progress,
       checkpointEvery: target.checkpointEvery,
-      onProgress: (done, total) => hooks.onProgress?.(done, total),
+      onProgress: (done, total) => {
+        const load = backend.load?.();
+        if (load) hooks.onLoad?.(loadNow(load));
+        hooks.onProgress?.(done, total);
+      },
     });
     // Stopped early (cancelled or superseded): not a completed stage.
     if (summary.aborted) throw new Error(`infer ${arm.name} stopped before the end (${summary.remaining} samples left)`);

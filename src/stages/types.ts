@@ -4,6 +4,7 @@
  * stages are plain code; activities adapt them.
  */
 import type { Config } from '../config/schema';
+import type { LlmLoad } from './llm-load';
 
 /** CLI options that are not config keys (config-key flags such as --top-k are merged into the config). */
 export interface RunOptions {
@@ -45,6 +46,8 @@ export interface StageHooks<C extends object = Record<string, unknown>> {
   checkpoint?(state: C): void;
   resumeFrom?: C;
   signal?: AbortSignal;
+  /** Infer: the LLM endpoint's load, reported with the progress (small numbers, for status lines). */
+  onLoad?(load: LlmLoad): void;
 }
 
 /** Bad input that retrying cannot fix (missing file, malformed line, stale index): the message names the fix. */

@@ -9,6 +9,8 @@ import type { Config } from '../config/schema';
 import type { HeartbeatProgress, Progress } from './types';
 import { portOpen, splitAddress, UserFacingError } from './server';
 import { retryingActivity, type RetryingActivity } from './retrying';
+import { armLoad } from './arm-load';
+import type { LlmLoad } from '../stages/llm-load';
 
 export function unreachableMessage(address: string): string {
   return `cannot reach Temporal at ${address} — start it with \`phase5 server start\``;
@@ -118,6 +120,8 @@ export interface ArmStatus {
   workers: string[];
   /** A shard of this arm that failed and is being retried (its attempt and last failure). */
   retrying?: RetryingActivity | null;
+  /** The LLM endpoint's load from the running shards' heartbeats (summed over workers). */
+  load?: LlmLoad;
 }
 
 type RawPending = NonNullable<Awaited<ReturnType<WorkflowHandle['describe']>>['raw']['pendingActivities']>[number];
@@ -177,7 +181,8 @@ async function armStatus(client: Client, arm: string, a: ArmsProgress[string], n
   const finished = view.status === 'COMPLETED' ? a.lines : done;
   const workers = [...new Set(view.activities.filter((x) => x.heartbeat).map((x) => x.worker).filter((w): w is string => !!w))].sort();
   const retrying = retryingActivity(view.activities);
-  return { arm, workflowId: a.workflowId, status: view.status, done: finished, total: a.lines, rate, etaSeconds: rate ? Math.max(0, a.lines - finished) / rate : null, workers, retrying };
+  const load = view.status === 'RUNNING' ? armLoad(view.activities) : undefined;
+  return { arm, workflowId: a.workflowId, status: view.status, done: finished, total: a.lines, rate, etaSeconds: rate ? Math.max(0, a.lines - finished) / rate : null, workers, retrying, ...(load ? { load } : {}) };
 }
 
 /** The stage's position summed over its arms. */

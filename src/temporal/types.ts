@@ -3,6 +3,7 @@
  * details of every long activity. Plain types, shared by workflows, activities and the client.
  */
 import type { StageName } from '../config/schema';
+import type { LlmLoad } from '../stages/llm-load';
 
 export type StageState = 'pending' | 'running' | 'done' | 'skipped' | 'failed';
 
@@ -31,6 +32,8 @@ export interface HeartbeatProgress {
   attemptStartedAt: string;
   doneAtAttemptStart: number;
   checkpoint?: Record<string, unknown>;
+  /** Infer shards: the LLM endpoint's load on this worker (requests in flight, limit, median latency). */
+  load?: LlmLoad;
 }
 
 export function stageWorkflowId(run: string, stage: StageName): string {

@@ -38,6 +38,21 @@ describe('sim LLM server (a simulated GPU box)', function () {
     expect(elapsed).to.be.at.least(290); // 3 rounds of 100 ms through 2 slots
   });
 
+  it('with a knee, batches: latency flat up to the knee, then growing with the requests in flight (throughput flat)', async () => {
+    sim = await startSimLlmServer({ baseMs: 200, knee: 4 });
+    const b = backend(sim.url, 64);
+    const round = async (n: number) => {
+      const before = sim.answers().length;
+      await Promise.all(Array.from({ length: n }, (_, i) => b.complete(buildPrompt('zero_shot', `سطر ${n} ${i}`).messages)));
+      return sim.answers().slice(before).map((a) => a.latencyMs);
+    };
+    const atKnee = await round(4);
+    expect(Math.max(...atKnee)).to.be.within(195, 400); // all four at once, each in about the base latency
+    const twice = await round(8);
+    expect(Math.min(...twice)).to.be.at.least(380); // eight share the box: each takes about twice as long
+    expect(sim.peakConcurrency()).to.equal(8);
+  });
+
   it('stop() refuses connections (an outage the backend classifies), start() serves again on the same port', async () => {
     sim = await startSimLlmServer();
     const port = sim.port;

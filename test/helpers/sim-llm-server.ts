@@ -9,15 +9,23 @@
  * (the rest wait in a queue, as a GPU server's batch slots do) and counts what it served: in total and per
  * OCR line (the sample is identified by its text). `stop()` closes the port (connections are refused, as
  * when the box goes down) and `start()` opens it again on the same port.
+ *
+ * With `knee` it models continuous batching instead (vLLM, SGLang, llama.cpp with parallel slots; ./batching-box):
+ * every request is served at once, all in flight share the box — full speed for each up to `knee` requests,
+ * beyond it each gets knee/in-flight of it — so throughput rises with requests in flight up to the knee
+ * (latency flat at `baseMs`), then stays at its peak, knee / baseMs, while latency grows with the queue.
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { BatchingBox } from './batching-box';
 
 export interface SimLlmOptions {
   baseMs?: number;
   perTokenMs?: number;
-  /** Requests served at once; more wait in a FIFO queue. */
+  /** Requests served at once; more wait in a FIFO queue (ignored with `knee`). */
   concurrency?: number;
+  /** Continuous batching: requests in flight up to which latency stays `baseMs + perTokenMs × tokens`. */
+  knee?: number;
   /** Port to listen on (default: a free one). */
   port?: number;
 }
@@ -34,6 +42,8 @@ export interface SimLlmServer {
   inFlight(): number;
   /** Most requests answered at once so far. */
   peakConcurrency(): number;
+  /** Every answered request in answer order: when (performance.now() ms) and its latency (arrival to answer). */
+  answers(): { atMs: number; latencyMs: number }[];
   stop(): Promise<void>;
   start(): Promise<void>;
   close(): Promise<void>;
@@ -104,6 +114,8 @@ export async function startSimLlmServer(opts: SimLlmOptions = {}): Promise<SimLl
   const baseMs = opts.baseMs ?? 0;
   const perTokenMs = opts.perTokenMs ?? 0;
   const slots = new Slots(opts.concurrency ?? 4);
+  const box = opts.knee !== undefined ? new BatchingBox(opts.knee) : null;
+  const answers: { atMs: number; latencyMs: number }[] = [];
   const byText = new Map<string, number>();
   let served = 0;
   const sockets = new Set<Socket>();
@@ -121,10 +133,14 @@ export async function startSimLlmServer(opts: SimLlmOptions = {}): Promise<SimLl
     const ocr = [...messages].reverse().find((m) => m.role === 'user')?.content;
     if (typeof ocr !== 'string') return send(res, 400, { error: { message: 'no user message' } });
     const answer = simEdit(ocr);
-    const release = await slots.acquire();
+    const arrived = performance.now();
+    const release = box ? () => undefined : await slots.acquire();
     try {
-      await new Promise((r) => setTimeout(r, baseMs + perTokenMs * simTokens(answer)));
+      const work = baseMs + perTokenMs * simTokens(answer);
+      await (box ? box.serve(work) : new Promise((r) => setTimeout(r, work)));
       if (res.destroyed) return; // the box went down meanwhile: nothing was served
+      const at = performance.now();
+      answers.push({ atMs: at, latencyMs: at - arrived });
       served++;
       byText.set(ocr, (byText.get(ocr) ?? 0) + 1);
       send(res, 200, completion(body.model ?? 'sim', answer, messages.reduce((n, m) => n + m.content.length, 0)));
@@ -167,8 +183,9 @@ export async function startSimLlmServer(opts: SimLlmOptions = {}): Promise<SimLl
     },
     served: () => served,
     servedByText: () => new Map(byText),
-    inFlight: () => slots.busy,
-    peakConcurrency: () => slots.peak,
+    inFlight: () => (box ? box.inFlight : slots.busy),
+    peakConcurrency: () => (box ? box.peak : slots.peak),
+    answers: () => [...answers],
     stop,
     start,
     close: stop,
