@@ -19,6 +19,7 @@ import { ERROR_CATEGORIES } from './error-changes';
 import { OCR_CER_BANDS, SCORE_BUCKETS } from './format';
 import { ciF, dash, pctF, ppF, type Block, type RenderedChart } from './blocks';
 import { linesView } from './explorer/embed';
+import { writeLinesSideFiles } from './explorer/side-files';
 import { compileToVega, renderSvg, svgToPng } from './render';
 import { errorClassBlocks, exampleSectionBlocks } from './report-lines';
 import type { RenderReportOptions } from './types';
@@ -484,7 +485,7 @@ export async function renderReport(phase5Dir: string, opts: RenderReportOptions 
   if (opts.arms) blocks.splice(blocks.findIndex((b) => b.kind === 'h2' && b.text === 'Charts'), 0, ...armsSection(opts.arms, arms));
   writeFileAtomic(path.join(phase5Dir, 'report.md'), toMarkdown(blocks));
   writeFileAtomic(path.join(phase5Dir, 'report.html'), toHtml(blocks, title));
-  out.files.push('report.md', 'report.html');
+  out.files.push('report.md', 'report.html', ...writeLinesSideFiles(phase5Dir, docs.lines));
   return { files: out.files, charts: [...out.rendered, ...arms].map((c) => c.name), skipped };
 }
 
@@ -513,7 +514,7 @@ export async function renderArmsReport(dir: string, arms: ArmsAnalysis, opts: Re
   ];
   writeFileAtomic(path.join(dir, 'report.md'), toMarkdown(blocks));
   writeFileAtomic(path.join(dir, 'report.html'), toHtml(blocks, title));
-  files.push('report.md', 'report.html');
+  files.push('report.md', 'report.html', ...writeLinesSideFiles(dir, docs.lines));
   return { files, charts: rendered.map((c) => c.name), skipped: [] };
 }
 
