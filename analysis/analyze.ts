@@ -10,7 +10,7 @@
  */
 import { appendFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic, writeJsonAtomic, writeJsonlAtomic } from '../src/io/jsonl';
+import { writeJsonAtomic, writeJsonlAtomic } from '../src/io/jsonl';
 import { DEFAULT_ARABIC_NORMALIZATION, type ArabicNormalization } from '../src/text/arabic';
 import { childLogger } from '../src/util/log';
 import { createProgress } from '../src/util/progress';
@@ -19,6 +19,7 @@ import { baselineArm, conditionArms, joiningStudyArms, loadExtraArms } from './l
 import { DEFAULT_ERAS, cmpStr, round, sourceMatcher } from './format';
 import { loadStudyInputs, type AnalysisInputRecord, type Loaded, type StudyInputs } from './inputs';
 import { errorClassesDocument, explorerLines, linesDocument, type LinesOptions } from './lines';
+import { writeLinesJson } from './lines-json';
 import { renderReport } from './report';
 import { scoreDataset, type ScoredDataset } from './score';
 import { aggregateDocuments, datasetDocuments, type DatasetDocuments, type ResolvedMeta, type SectionContext } from './sections';
@@ -164,9 +165,9 @@ class OutputWriter {
     this.files.push(rel);
   }
 
-  /** One-line JSON, for documents that are large and read by programs (lines.json). */
-  compactJson(rel: string, value: unknown): void {
-    writeFileAtomic(path.join(this.dir, rel), JSON.stringify(value) + '\n');
+  /** One-line JSON of a {meta, lines} document (lines.json: large, read by programs), written a line at a time. */
+  linesJson(rel: string, value: { meta: unknown; lines: readonly unknown[] }): void {
+    writeLinesJson(path.join(this.dir, rel), value);
     this.files.push(rel);
   }
 
@@ -229,7 +230,7 @@ async function writeLineDocuments(out: OutputWriter, inputs: StudyInputs, opts: 
     sourceExcluded: (ds) => info[ds]?.excluded ?? null,
   };
   const { lines, classes } = explorerLines({ datasets: inputs.datasets, byDataset: inputs.phase5.byDataset }, arms, lineOpts);
-  out.compactJson('lines.json', linesDocument(lines, arms, lineOpts, generatedAt, inputs.datasets));
+  out.linesJson('lines.json', linesDocument(lines, arms, lineOpts, generatedAt, inputs.datasets));
   out.json('error_classes.json', errorClassesDocument(classes, arms, generatedAt));
 }
 

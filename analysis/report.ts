@@ -19,6 +19,7 @@ import { ERROR_CATEGORIES } from './error-changes';
 import { OCR_CER_BANDS, SCORE_BUCKETS } from './format';
 import { ciF, dash, pctF, ppF, type Block, type RenderedChart } from './blocks';
 import { linesView } from './explorer/embed';
+import { readLinesJson } from './lines-json';
 import { writeLinesSideFiles } from './explorer/side-files';
 import { compileToVega, renderSvg, svgToPng } from './render';
 import { errorClassBlocks, exampleSectionBlocks } from './report-lines';
@@ -72,8 +73,8 @@ export function loadReportDocs(phase5Dir: string): ReportDocs {
 
 /** lines.json and error_classes.json of `dir` (null each when the analysis ran without the Lines view). */
 function loadLineDocs(dir: string): { lines: Json | null; errorClasses: Json | null } {
-  const opt = (f: string) => (existsSync(f) ? readJsonSync(f) : null);
-  return { lines: opt(path.join(dir, 'lines.json')), errorClasses: opt(path.join(dir, 'error_classes.json')) };
+  const opt = (f: string, read: (f: string) => Json) => (existsSync(f) ? read(f) : null);
+  return { lines: opt(path.join(dir, 'lines.json'), readLinesJson), errorClasses: opt(path.join(dir, 'error_classes.json'), readJsonSync) };
 }
 
 // ---------------------------------------------------------------------------------------------
