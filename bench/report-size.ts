@@ -23,7 +23,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { analyzeStudy } from '../analysis/analyze';
 import { writeLinesJson } from '../analysis/lines-json';
 import { renderReport } from '../analysis/report';
@@ -79,6 +79,13 @@ const mb = (n: number) => `${(n / 1024 / 1024).toFixed(2)} MB`;
 /** A word for the search's timing: common in the OCR_GS gold text. */
 const SEARCH_WORD = 'الله';
 
+/** Wait for the Lines view to be drawn; its error (data-lines-error) is the bench's. */
+async function rendered(page: Page, hash: string): Promise<void> {
+  await page.waitForSelector('body[data-lines-rendered="true"], body[data-lines-error]', { timeout: 120000 });
+  const error = await page.getAttribute('body', 'data-lines-error');
+  if (error !== null) throw new Error(`the Lines view of ${hash || 'the page'} failed: ${error}`);
+}
+
 /** Navigation → first rendered Lines page, → a deep-linked line expanded, → a search link's result (ms, page clocks). */
 async function renderTimes(browser: Browser, report: string, lineId: string, runs: number): Promise<Record<'first' | 'deep' | 'search', number[]>> {
   const t = { first: [] as number[], deep: [] as number[], search: [] as number[] };
@@ -87,7 +94,7 @@ async function renderTimes(browser: Browser, report: string, lineId: string, run
     for (const k of ['first', 'deep', 'search'] as const) {
       const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
       await page.goto(`file://${report}${hashes[k]}`);
-      await page.waitForSelector('body[data-lines-rendered="true"]', { timeout: 120000 });
+      await rendered(page, hashes[k]);
       if (k === 'deep' && (await page.$('tr.lx-detail')) === null) throw new Error(`${hashes[k]}: no line expanded`);
       if (k === 'search' && !(Number(await page.textContent('#lines-count')) > 0)) throw new Error(`${hashes[k]}: no line found`);
       t[k].push(Number(await page.getAttribute('body', 'data-lines-ms')));
@@ -105,7 +112,7 @@ async function screenshot(browser: Browser, report: string, lineId: string, file
   const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   try {
     await page.goto(`file://${report}#line=${encodeURIComponent(lineId)}`);
-    await page.waitForSelector('body[data-lines-rendered="true"]', { timeout: 120000 });
+    await rendered(page, `#line=${lineId}`);
     await page.waitForSelector(`tr.lx-detail[data-detail-for="${lineId}"]`);
     await page.evaluate('document.fonts.ready.then(() => true)');
     const clip = await page.evaluate(`(() => {

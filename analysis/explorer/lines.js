@@ -1,5 +1,6 @@
 /*
- * Lines view of report.html (inlined by analysis/explorer/embed.ts after lines-data.js, which loads the data).
+ * Lines view of report.html (inlined by analysis/explorer/embed.ts after lines-data.js, which loads the data,
+ * and lines-dom.js, which builds the diffs and retrieved sentences).
  * The table, its sort and its filters run on the embedded index (columns: one entry per line); a row expands
  * to OCR, gold and each arm's output with the character diff computed at analysis time (analysis/diff.ts) and
  * the retrieved sentences, read from the line's side file. Text from the data is only ever set as
@@ -7,6 +8,7 @@
  */
 (function () {
   'use strict';
+  var el = LinesDom.el, sides = LinesDom.sides, diffEl = LinesDom.diffEl, textRow = LinesDom.textRow, hitsEl = LinesDom.hitsEl;
   var PAGE_SIZE = 50;
   /** The arm filter's "all lines" value: no arm required, so lines no arm corrected are listed too (never an arm name). */
   var ALL = '*';
@@ -35,13 +37,6 @@
     return f;
   }
 
-  function el(tag, attrs, children) {
-    var e = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) { if (attrs[k] !== null && attrs[k] !== undefined) e.setAttribute(k, attrs[k]); });
-    (children || []).forEach(function (c) { e.append(c); });
-    return e;
-  }
-
   /** NaN (no value) as null. */
   function num(x) { return x !== x ? null : x; }
 
@@ -50,13 +45,6 @@
     if (!(refChars > 0)) return NaN;
     var r = Math.round(edits / refChars * 1e6) / 1e6;
     return Object.is(r, -0) ? 0 : r;
-  }
-
-  /** Gold and output text of a diff (segments: a string, or [gold, output, edits]). */
-  function sides(diff) {
-    var gold = '', out = '';
-    diff.forEach(function (s) { if (typeof s === 'string') { gold += s; out += s; } else { gold += s[0]; out += s[1]; } });
-    return { gold: gold, output: out };
   }
 
   function prepare(index) {
@@ -241,27 +229,6 @@
 
   // ---- the expanded line -------------------------------------------------------------------
 
-  function diffEl(diff, id) {
-    var box = el('div', { class: 'diff', dir: 'rtl', lang: 'ar', 'data-diff': id });
-    diff.forEach(function (s) { box.append(typeof s === 'string' ? s : changeEl(s)); });
-    return box;
-  }
-
-  function changeEl(s) {
-    var ws = function (t) { return /^\s+$/.test(t) ? ' ws' : ''; };
-    var del = s[0] ? el('del', { class: 'edit' + ws(s[0]) }, [s[0]]) : null;
-    var ins = s[1] ? el('ins', { class: 'edit' + ws(s[1]) }, [s[1]]) : null;
-    if (del && ins) return el('span', { class: 'sub', title: 'gold ' + s[0] + ' → output ' + s[1] + ' (' + s[2] + ' edit' + (s[2] === 1 ? '' : 's') + ')', 'data-edits': String(s[2]) }, [del, ins]);
-    var one = del || ins;
-    one.setAttribute('data-edits', String(s[2]));
-    one.setAttribute('title', (del ? 'missing in output: ' : 'not in gold: ') + (s[0] || s[1]));
-    return one;
-  }
-
-  function textRow(label, content) {
-    return el('div', { class: 'lx-text' }, [el('div', { class: 'lx-label' }, [label]), content]);
-  }
-
   function armLabel(i, a, x) {
     var parts = [armName(a) + ' · CER ' + pct(x.cer) + ' · Δ ' + pp(num(S.delta[a][i]))];
     if (S.upper[a]) parts.push('upper bound: retrieved with the gold line as the query');
@@ -270,25 +237,12 @@
     return parts.join(' · ');
   }
 
-  function hitsEl(hits, dataset) {
-    if (hits.length === 0) return el('div', { class: 'lx-meta' }, ['no retrieval (zero-shot fallback)']);
-    var excl = S.datasets[dataset] ? S.datasets[dataset].source_excluded : null;
-    var ol = el('ol', { class: 'lx-hits' });
-    hits.forEach(function (h) {
-      var meta = el('div', { class: 'lx-meta', dir: 'ltr' }, ['score ' + (h.score === null ? '—' : h.score.toFixed(3)) + ' · ' + (h.source_uri || '—')]);
-      if (h.from_source) meta.append(el('span', { class: 'flag' }, ['from the dataset\'s source book']));
-      meta.append(el('span', { class: 'flag' }, ['source book excluded: ' + (excl === null || excl === undefined ? 'unknown' : excl ? 'yes' : 'no')]));
-      ol.append(el('li', {}, [meta, el('div', { class: 'rtl', dir: 'rtl', lang: 'ar' }, [h.text === null ? '—' : h.text])]));
-    });
-    return ol;
-  }
-
   function armRows(i, line, a) {
     var x = line.arms[a];
     if (!x) return [textRow(a, el('div', { class: 'lx-meta' }, ['no line for this sample']))];
     var out = [textRow(armLabel(i, a, x), diffEl(x.diff, a))];
     if (x.raw !== null) out.push(textRow(a + ': raw model output (before trimming / guard)', el('div', { class: 'rtl raw', dir: 'rtl', lang: 'ar' }, [x.raw])));
-    if (x.retrieval) out.push(textRow(a + ': retrieved sentences', hitsEl(x.retrieval, line.dataset)));
+    if (x.retrieval) out.push(textRow(a + ': retrieved sentences', hitsEl(x.retrieval, S.datasets[line.dataset] ? S.datasets[line.dataset].source_excluded : null)));
     return out;
   }
 
