@@ -60,19 +60,27 @@
     S.dataset = c.dataset;
     S.band = c.band;
     S.guards = c.guards;
-    S.ocrCer = Float64Array.from(c.ocr_edits, function (e, i) { return lineCer(e, c.ref_chars[i]); });
+    S.ocrCer = cers(c.ocr_edits, c.ref_chars);
     S.arms.forEach(function (a) {
       var x = c.arms[a];
-      S.has[a] = Uint8Array.from(x.edits, function (e) { return e === null ? 0 : 1; });
-      S.cer[a] = Float64Array.from(x.edits, function (e, i) { return e === null ? NaN : lineCer(e, c.ref_chars[i]); });
+      S.cer[a] = cers(x.edits, c.ref_chars);
+      S.has[a] = new Uint8Array(S.n);
+      for (var i = 0; i < S.n; i++) S.has[a][i] = x.edits[i] === null ? 0 : 1;
       S.guard[a] = x.guard;
       if (x.guard) S.hasGuard = true;
     });
     S.arms.forEach(function (a) {
-      var ref = a === S.baseline ? S.ocrCer : S.cer[S.baseline];
-      S.delta[a] = S.cer[a].map(function (v, i) { return v - ref[i]; }); // NaN wherever either is missing
+      var ref = a === S.baseline ? S.ocrCer : S.cer[S.baseline], d = S.delta[a] = new Float64Array(S.n), cer = S.cer[a];
+      for (var i = 0; i < S.n; i++) d[i] = cer[i] - ref[i]; // NaN wherever either is missing
     });
     S.filters = noFilters();
+  }
+
+  /** The line CERs of an edits column (null: no line → NaN). */
+  function cers(edits, refChars) {
+    var out = new Float64Array(edits.length);
+    for (var i = 0; i < edits.length; i++) out[i] = edits[i] === null ? NaN : lineCer(edits[i], refChars[i]);
+    return out;
   }
 
   function guardOf(a, i) { var g = S.guard[a]; return g && g[i] >= 0 ? S.guards[g[i]] : null; }
@@ -83,15 +91,17 @@
   }
 
   /** Per-arm filters belong to the chosen arm; with all lines (S.focus === ALL) they are cleared and disabled. */
-  function matches(i) {
-    var a = S.focus === ALL ? null : S.focus;
-    if (a !== null && !S.has[a][i]) return false;
-    for (var k = 0; k < FILTERS.length; k++) {
-      var f = FILTERS[k], v = S.filters[f.key];
-      if (v && !(f.perArm && a === null) && !f.test(i, v, a)) return false;
-    }
-    return !S.filters.q || textMatches(i, S.filters.q);
+  function matcher() {
+    var a = S.focus === ALL ? null : S.focus, has = a === null ? null : S.has[a], q = S.filters.q;
+    var active = FILTERS.filter(function (f) { return S.filters[f.key] && !(f.perArm && a === null); });
+    return function (i) {
+      if (has !== null && !has[i]) return false;
+      for (var k = 0; k < active.length; k++) if (!active[k].test(i, S.filters[active[k].key], a)) return false;
+      return !q || textMatches(i, q);
+    };
   }
+
+  function matches(i) { return matcher()(i); }
 
   /** The search over gold, OCR and sample_id (the texts are read on the first search; without them, sample_id only). */
   function textMatches(i, q) {
@@ -112,8 +122,8 @@
   }
 
   function view() {
-    var list = [];
-    for (var i = 0; i < S.n; i++) if (matches(i)) list.push(i);
+    var list = [], keep = matcher();
+    for (var i = 0; i < S.n; i++) if (keep(i)) list.push(i);
     if (S.sort.key === 'idx' && S.sort.dir === 1) return list;
     var get = valueOf(S.sort.key), dir = S.sort.dir;
     return list.sort(function (a, b) {
@@ -275,9 +285,12 @@
   /** The guard decisions of any arm's line ('(none)': an arm line without one); none when no arm ran with a guard. */
   function guardValues() {
     if (!S.hasGuard) return [];
-    var seen = {};
-    S.arms.forEach(function (a) { for (var i = 0; i < S.n; i++) if (S.has[a][i]) seen[guardOf(a, i) || '(none)'] = 1; });
-    return Object.keys(seen).sort();
+    var seen = new Set();
+    S.arms.forEach(function (a) {
+      var g = S.guard[a], has = S.has[a];
+      for (var i = 0; i < S.n; i++) if (has[i]) seen.add(g ? g[i] : -1);
+    });
+    return Array.from(seen, function (k) { return k >= 0 ? S.guards[k] : '(none)'; }).sort();
   }
 
   function renderControls() {
@@ -377,6 +390,7 @@
   }
 
   async function main() {
+    document.body.setAttribute('data-lines-start-ms', String(Math.round(performance.now())));
     try {
       prepare(await LinesData.readIndex());
       await textsForHash();
