@@ -10,7 +10,7 @@
  */
 import { appendFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic, writeJsonAtomic, writeJsonlAtomic } from '../src/io/jsonl';
+import { writeJsonAtomic, writeJsonlAtomic } from '../src/io/jsonl';
 import { resolveNormalization } from '../src/text/profiles';
 import { childLogger } from '../src/util/log';
 import { createProgress } from '../src/util/progress';
@@ -20,6 +20,7 @@ import { DEFAULT_ERAS, cmpStr, round } from './format';
 import { sourceHitMatcher } from './leakage';
 import { loadStudyInputs, type AnalysisInputRecord, type Loaded, type StudyInputs } from './inputs';
 import { errorClassesDocument, explorerLines, linesDocument, type LinesOptions } from './lines';
+import { writeLinesJson } from './lines-json';
 import { renderReport } from './report';
 import { scoreDataset, type ScoredDataset } from './score';
 import { aggregateDocuments, datasetDocuments, type DatasetDocuments, type ResolvedMeta, type SectionContext } from './documents';
@@ -167,9 +168,9 @@ class OutputWriter {
     this.files.push(rel);
   }
 
-  /** One-line JSON, for documents that are large and read by programs (lines.json). */
-  compactJson(rel: string, value: unknown): void {
-    writeFileAtomic(path.join(this.dir, rel), JSON.stringify(value) + '\n');
+  /** One-line JSON of a {meta, lines} document (lines.json: large, read by programs), written a line at a time. */
+  linesJson(rel: string, value: { meta: unknown; lines: readonly unknown[] }): void {
+    writeLinesJson(path.join(this.dir, rel), value);
     this.files.push(rel);
   }
 
@@ -232,7 +233,7 @@ async function writeLineDocuments(out: OutputWriter, inputs: StudyInputs, opts: 
     sourceExcluded: (ds) => info[ds]?.excluded ?? null,
   };
   const { lines, classes } = explorerLines({ datasets: inputs.datasets, byDataset: inputs.phase5.byDataset }, arms, lineOpts);
-  out.compactJson('lines.json', linesDocument(lines, arms, lineOpts, generatedAt, inputs.datasets));
+  out.linesJson('lines.json', linesDocument(lines, arms, lineOpts, generatedAt, inputs.datasets));
   out.json('error_classes.json', errorClassesDocument(classes, arms, generatedAt));
 }
 

@@ -7,13 +7,14 @@
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic, writeJsonAtomic } from '../src/io/jsonl';
+import { writeJsonAtomic } from '../src/io/jsonl';
 import { ARM_OCR_BANDS, armOcrBand, type ArmResult, type ArmsAnalysis } from './arms';
 import { armsRoot } from './arms-inputs';
 import { sourceHitMatcher } from './leakage';
 import { loadFile, parseInferenceInput } from './inputs';
 import { lineKey, loadExtraArms, type ArmSource, type LoadedArm } from './line-arms';
 import { errorClassesDocument, explorerLines, linesDocument, type LineSource, type LineText, type LinesOptions } from './lines';
+import { writeLinesJson } from './lines-json';
 import type { DatasetInfo } from './types';
 
 export const LINE_DOCUMENTS = ['lines.json', 'error_classes.json'] as const;
@@ -64,7 +65,7 @@ export async function writeArmsLineDocuments(o: ArmsLinesOptions): Promise<strin
   };
   const { lines, classes } = explorerLines(source, arms, lineOpts);
   mkdirSync(dir, { recursive: true });
-  writeFileAtomic(path.join(dir, 'lines.json'), JSON.stringify(linesDocument(lines, arms, lineOpts, o.arms.generated_at, o.arms.datasets)) + '\n');
+  writeLinesJson(path.join(dir, 'lines.json'), linesDocument(lines, arms, lineOpts, o.arms.generated_at, o.arms.datasets));
   writeJsonAtomic(path.join(dir, 'error_classes.json'), errorClassesDocument(classes, arms, o.arms.generated_at));
   return [...LINE_DOCUMENTS];
 }

@@ -19,6 +19,8 @@ import { ERROR_CATEGORIES } from './error-changes';
 import { OCR_CER_BANDS, SCORE_BUCKETS } from './format';
 import { ciF, dash, pctF, ppF, type Block, type RenderedChart } from './blocks';
 import { linesView } from './explorer/embed';
+import { readLinesJson } from './lines-json';
+import { writeLinesSideFiles } from './explorer/side-files';
 import { compileToVega, renderSvg, svgToPng } from './render';
 import { errorClassBlocks, exampleSectionBlocks } from './report-lines';
 import { profileBlocks } from './report-profiles';
@@ -72,8 +74,8 @@ export function loadReportDocs(phase5Dir: string): ReportDocs {
 
 /** lines.json and error_classes.json of `dir` (null each when the analysis ran without the Lines view). */
 function loadLineDocs(dir: string): { lines: Json | null; errorClasses: Json | null } {
-  const opt = (f: string) => (existsSync(f) ? readJsonSync(f) : null);
-  return { lines: opt(path.join(dir, 'lines.json')), errorClasses: opt(path.join(dir, 'error_classes.json')) };
+  const opt = (f: string, read: (f: string) => Json) => (existsSync(f) ? read(f) : null);
+  return { lines: opt(path.join(dir, 'lines.json'), readLinesJson), errorClasses: opt(path.join(dir, 'error_classes.json'), readJsonSync) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -486,7 +488,7 @@ export async function renderReport(phase5Dir: string, opts: RenderReportOptions 
   if (opts.arms) blocks.splice(blocks.findIndex((b) => b.kind === 'h2' && b.text === 'Charts'), 0, ...armsSection(opts.arms, arms));
   writeFileAtomic(path.join(phase5Dir, 'report.md'), toMarkdown(blocks));
   writeFileAtomic(path.join(phase5Dir, 'report.html'), toHtml(blocks, title));
-  out.files.push('report.md', 'report.html');
+  out.files.push('report.md', 'report.html', ...writeLinesSideFiles(phase5Dir, docs.lines));
   return { files: out.files, charts: [...out.rendered, ...arms].map((c) => c.name), skipped };
 }
 
@@ -515,7 +517,7 @@ export async function renderArmsReport(dir: string, arms: ArmsAnalysis, opts: Re
   ];
   writeFileAtomic(path.join(dir, 'report.md'), toMarkdown(blocks));
   writeFileAtomic(path.join(dir, 'report.html'), toHtml(blocks, title));
-  files.push('report.md', 'report.html');
+  files.push('report.md', 'report.html', ...writeLinesSideFiles(dir, docs.lines));
   return { files, charts: rendered.map((c) => c.name), skipped: [] };
 }
 

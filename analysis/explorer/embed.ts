@@ -1,24 +1,22 @@
 /**
- * The Lines view of report.html: lines.json, gzip-compressed and base64-encoded into the page (no network;
- * the browser inflates it with DecompressionStream), with the view's own script and style
- * (analysis/explorer/lines.js, lines.css) inlined. The diffs are computed at analysis time
- * (analysis/diff.ts); the script only filters, sorts and renders.
+ * The Lines view of report.html: the index of lines.json (analysis/explorer/bundle.ts: the columns the table,
+ * its sort and filters need, gzip + base64, inflated by the browser with DecompressionStream) embedded in the
+ * page, the lines themselves in side files beside it (`report-lines/`, written by side-files.ts) read when a line
+ * is expanded or the text searched; with the view's own scripts (lines-data.js: loading; lines-dom.js: diffs and hits; lines.js: the view) and
+ * style inlined. The diffs are computed at analysis time (analysis/diff.ts); the script only filters, sorts and
+ * renders.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
+import { linesBundle } from './bundle';
 
 const DIR = path.dirname(fileURLToPath(import.meta.url));
+const SCRIPTS = ['lines-data.js', 'lines-dom.js', 'lines.js'];
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** lines.json as the page embeds it: gzip (level 9, no timestamp: byte-stable) then base64. */
-export function encodeLines(doc: Json): string {
-  return gzipSync(Buffer.from(JSON.stringify(doc), 'utf8'), { level: 9 }).toString('base64');
-}
-
-/** The view's markup (with the embedded data), style and script. */
+/** The view's markup (with the embedded index; the lines are in the side files), style and script. */
 export function linesView(doc: Json): { body: string; style: string; script: string } {
   const body = `<section id="lines-view" aria-labelledby="lines-title">
 <h2 id="lines-title">Lines</h2>
@@ -29,9 +27,10 @@ export function linesView(doc: Json): { body: string; style: string; script: str
 <div class="lx-scroll"><table class="lx" id="lines-table"><thead></thead><tbody></tbody></table></div>
 <div class="lx-pager" id="lines-pager"></div>
 <noscript><p>The Lines view needs JavaScript; lines.json holds the same data.</p></noscript>
-<script type="application/octet-stream" id="lines-data" data-encoding="gzip+base64">${encodeLines(doc)}</script>
+<script type="application/octet-stream" id="lines-index" data-encoding="gzip+base64">${linesBundle(doc).index}</script>
 </section>`;
-  return { body, style: readFileSync(path.join(DIR, 'lines.css'), 'utf8'), script: readFileSync(path.join(DIR, 'lines.js'), 'utf8') };
+  const script = SCRIPTS.map((f) => readFileSync(path.join(DIR, f), 'utf8')).join('\n');
+  return { body, style: readFileSync(path.join(DIR, 'lines.css'), 'utf8'), script };
 }
 
 /** Said only when an arm is an upper bound (a study's gold_query arm), so a study without one keeps its page. */

@@ -1,101 +1,139 @@
 /*
- * Lines view of report.html (inlined by analysis/explorer/embed.ts). Reads the embedded lines.json
- * (gzip + base64), then filters, sorts, paginates and renders; a row expands to OCR, gold and each arm's
- * output with the character diff computed at analysis time (analysis/diff.ts) and the retrieved sentences.
- * Text from the data is only ever set as textContent, never parsed as HTML.
+ * Lines view of report.html (inlined by analysis/explorer/embed.ts after lines-data.js, which loads the data,
+ * and lines-dom.js, which builds the diffs and retrieved sentences).
+ * The table, its sort and its filters run on the embedded index (columns: one entry per line); a row expands
+ * to OCR, gold and each arm's output with the character diff computed at analysis time (analysis/diff.ts) and
+ * the retrieved sentences, read from the line's side file. Text from the data is only ever set as
+ * textContent, never parsed as HTML.
  */
 (function () {
   'use strict';
+  var el = LinesDom.el, sides = LinesDom.sides, diffEl = LinesDom.diffEl, textRow = LinesDom.textRow, hitsEl = LinesDom.hitsEl;
   var PAGE_SIZE = 50;
   /** The arm filter's "all lines" value: no arm required, so lines no arm corrected are listed too (never an arm name). */
   var ALL = '*';
   var OUTCOMES = ['improved', 'unchanged', 'worsened', 'n/a'];
-  var S = { rows: [], arms: [], upper: {}, baseline: '', focus: '', defaultFocus: '', bands: [], datasets: {}, hasGuard: false,
-    filters: noFilters(), sort: { key: 'idx', dir: 1 }, page: 0, open: null, notes: [] };
+  /** Per line i: ids[i], dataset[i] / band[i] (indices into datasetNames / bands), ocrCer[i]; per arm a: has[a][i], cer[a][i], delta[a][i] (NaN = none), guard[a][i] (index into guards, -1 = none). */
+  var S = { n: 0, ids: [], dataset: [], datasetNames: [], band: [], bands: [], ocrCer: null, has: {}, cer: {}, delta: {}, guard: {}, guards: [],
+    arms: [], upper: {}, baseline: '', focus: '', defaultFocus: '', datasets: {}, hasGuard: false,
+    filters: {}, sort: { key: 'idx', dir: 1 }, page: 0, open: -1, notes: [] };
 
-  function noFilters() { return { dataset: '', band: '', outcome: '', guard: '', q: '' }; }
+  /**
+   * The filters besides the arm and the text search, in the order of their controls: key (the link's parameter;
+   * the control is #lines-<key>), label, whether it applies to the chosen arm (then off with all lines), the
+   * values it offers (none: no control), and whether line i passes value v for arm a. A filter is one entry.
+   */
+  var FILTERS = [
+    { key: 'dataset', label: 'Dataset', values: function () { return S.datasetNames; }, test: function (i, v) { return S.datasetNames[S.dataset[i]] === v; } },
+    { key: 'band', label: 'OCR CER band', values: function () { return S.bands; }, test: function (i, v) { return S.bands[S.band[i]] === v; } },
+    { key: 'outcome', label: 'Outcome of the arm', perArm: true, values: function () { return OUTCOMES; }, test: function (i, v, a) { return outcomeOf(num(S.delta[a][i])) === v; } },
+    { key: 'guard', label: 'Guard', perArm: true, values: guardValues, test: function (i, v, a) { return (guardOf(a, i) || '(none)') === v; } },
+  ];
 
-  function el(tag, attrs, children) {
-    var e = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) { if (attrs[k] !== null && attrs[k] !== undefined) e.setAttribute(k, attrs[k]); });
-    (children || []).forEach(function (c) { e.append(c); });
-    return e;
+  function noFilters() {
+    var f = {};
+    FILTERS.forEach(function (x) { f[x.key] = ''; });
+    f.q = '';
+    return f;
   }
 
-  async function loadDoc() {
-    var bin = atob(document.getElementById('lines-data').textContent.trim());
-    var bytes = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-    return JSON.parse(await new Response(stream).text());
+  /** NaN (no value) as null. */
+  function num(x) { return x !== x ? null : x; }
+
+  /** A line CER as analysis/lines.ts computes it: round(edits / ref_chars, 6), null without reference characters. */
+  function lineCer(edits, refChars) {
+    if (!(refChars > 0)) return NaN;
+    var r = Math.round(edits / refChars * 1e6) / 1e6;
+    return Object.is(r, -0) ? 0 : r;
   }
 
-  /** Gold and output text of a diff (segments: a string, or [gold, output, edits]). */
-  function sides(diff) {
-    var gold = '', out = '';
-    diff.forEach(function (s) { if (typeof s === 'string') { gold += s; out += s; } else { gold += s[0]; out += s[1]; } });
-    return { gold: gold, output: out };
-  }
-
-  function prepare(doc) {
-    S.arms = doc.meta.arms.map(function (a) { return a.name; });
-    doc.meta.arms.forEach(function (a) { if (a.upper_bound) S.upper[a.name] = true; });
-    S.baseline = doc.meta.baseline;
+  function prepare(index) {
+    var c = index.columns, meta = index.meta;
+    S.arms = meta.arms.map(function (a) { return a.name; });
+    meta.arms.forEach(function (a) { if (a.upper_bound) S.upper[a.name] = true; });
+    S.baseline = meta.baseline;
     S.focus = S.defaultFocus = S.arms.find(function (a) { return a !== S.baseline; }) || S.baseline;
-    S.bands = doc.meta.bands || [];
-    doc.meta.datasets.forEach(function (d) { S.datasets[d.name] = d; });
-    S.rows = doc.lines.map(prepareRow);
-    S.hasGuard = S.rows.some(function (r) { return S.arms.some(function (a) { return r.line.arms[a] && r.line.arms[a].guard; }); });
+    S.bands = meta.bands || [];
+    meta.datasets.forEach(function (d) { S.datasets[d.name] = d; S.datasetNames.push(d.name); });
+    S.n = c.sample_id.length;
+    S.ids = c.sample_id;
+    S.dataset = c.dataset;
+    S.band = c.band;
+    S.guards = c.guards;
+    S.ocrCer = cers(c.ocr_edits, c.ref_chars);
+    S.arms.forEach(function (a) {
+      var x = c.arms[a];
+      S.cer[a] = cers(x.edits, c.ref_chars);
+      S.has[a] = new Uint8Array(S.n);
+      for (var i = 0; i < S.n; i++) S.has[a][i] = x.edits[i] === null ? 0 : 1;
+      S.guard[a] = x.guard;
+      if (x.guard) S.hasGuard = true;
+    });
+    S.arms.forEach(function (a) {
+      var ref = a === S.baseline ? S.ocrCer : S.cer[S.baseline], d = S.delta[a] = new Float64Array(S.n), cer = S.cer[a];
+      for (var i = 0; i < S.n; i++) d[i] = cer[i] - ref[i]; // NaN wherever either is missing
+    });
+    S.filters = noFilters();
   }
 
-  function prepareRow(line, idx) {
-    var t = sides(line.ocr.diff);
-    var r = { idx: idx + 1, line: line, gold: t.gold, ocr: t.output, delta: {} };
-    S.arms.forEach(function (a) {
-      var x = line.arms[a];
-      var ref = a === S.baseline ? line.ocr.cer : (line.arms[S.baseline] ? line.arms[S.baseline].cer : null);
-      r.delta[a] = x && x.cer !== null && ref !== null ? x.cer - ref : null;
-    });
-    return r;
+  /** The line CERs of an edits column (null: no line → NaN). */
+  function cers(edits, refChars) {
+    var out = new Float64Array(edits.length);
+    for (var i = 0; i < edits.length; i++) out[i] = edits[i] === null ? NaN : lineCer(edits[i], refChars[i]);
+    return out;
   }
+
+  function guardOf(a, i) { var g = S.guard[a]; return g && g[i] >= 0 ? S.guards[g[i]] : null; }
 
   function outcomeOf(d) {
     if (d === null) return 'n/a';
     return Math.abs(d) < 1e-9 ? 'unchanged' : d < 0 ? 'improved' : 'worsened';
   }
 
-  /** Outcome and guard belong to the chosen arm; with all lines (S.focus === ALL) they are cleared and disabled. */
-  function matches(r) {
-    var f = S.filters, a = r.line.arms[S.focus];
-    if (S.focus !== ALL && !a) return false;
-    if (f.dataset && r.line.dataset !== f.dataset) return false;
-    if (f.band && r.line.band !== f.band) return false;
-    if (a && f.outcome && outcomeOf(r.delta[S.focus]) !== f.outcome) return false;
-    if (a && f.guard && (a.guard || '(none)') !== f.guard) return false;
-    if (f.q && r.gold.indexOf(f.q) < 0 && r.ocr.indexOf(f.q) < 0 && r.line.sample_id.indexOf(f.q) < 0) return false;
-    return true;
+  /** Per-arm filters belong to the chosen arm; with all lines (S.focus === ALL) they are cleared and disabled. */
+  function matcher() {
+    var a = S.focus === ALL ? null : S.focus, has = a === null ? null : S.has[a], q = S.filters.q;
+    var active = FILTERS.filter(function (f) { return S.filters[f.key] && !(f.perArm && a === null); });
+    return function (i) {
+      if (has !== null && !has[i]) return false;
+      for (var k = 0; k < active.length; k++) if (!active[k].test(i, S.filters[active[k].key], a)) return false;
+      return !q || textMatches(i, q);
+    };
   }
 
-  function sortValue(r, key) {
-    if (key === 'idx') return r.idx;
-    if (key === 'dataset' || key === 'sample_id') return r.line[key];
-    if (key === 'band') return S.bands.indexOf(r.line.band);
-    if (key === 'ocr') return r.line.ocr.cer;
-    if (key === 'guard') return r.line.arms[S.focus] ? r.line.arms[S.focus].guard : null;
-    var arm = key.slice(key.indexOf(':') + 1);
-    if (key.indexOf('delta:') === 0) return r.delta[arm];
-    return r.line.arms[arm] ? r.line.arms[arm].cer : null;
+  function matches(i) { return matcher()(i); }
+
+  /** The search over gold, OCR and sample_id (the texts are read on the first search; without them, sample_id only). */
+  function textMatches(i, q) {
+    var t = LinesData.textsNow();
+    return S.ids[i].indexOf(q) >= 0 || (t !== null && (t.gold[i].indexOf(q) >= 0 || t.ocr[i].indexOf(q) >= 0));
   }
 
-  function compareRows(a, b) {
-    var va = sortValue(a, S.sort.key), vb = sortValue(b, S.sort.key);
-    if (va === null || va === undefined) return vb === null || vb === undefined ? a.idx - b.idx : 1;
-    if (vb === null || vb === undefined) return -1;
-    var c = va < vb ? -1 : va > vb ? 1 : 0;
-    return c * S.sort.dir || a.idx - b.idx;
+  /** The value of column `key` for line i (null: none). */
+  function valueOf(key) {
+    if (key === 'idx') return function (i) { return i + 1; };
+    if (key === 'dataset') return function (i) { return S.datasetNames[S.dataset[i]]; };
+    if (key === 'sample_id') return function (i) { return S.ids[i]; };
+    if (key === 'band') return function (i) { return S.band[i]; };
+    if (key === 'ocr') return function (i) { return num(S.ocrCer[i]); };
+    if (key === 'guard') return function (i) { return S.focus === ALL ? null : guardOf(S.focus, i); };
+    var arm = key.slice(key.indexOf(':') + 1), col = key.indexOf('delta:') === 0 ? S.delta[arm] : S.cer[arm];
+    return function (i) { return num(col[i]); };
   }
 
-  function view() { return S.rows.filter(matches).sort(compareRows); }
+  function view() {
+    var list = [], keep = matcher();
+    for (var i = 0; i < S.n; i++) if (keep(i)) list.push(i);
+    if (S.sort.key === 'idx' && S.sort.dir === 1) return list;
+    var get = valueOf(S.sort.key), dir = S.sort.dir;
+    return list.sort(function (a, b) {
+      var va = get(a), vb = get(b);
+      if (va === null || va === undefined) return vb === null || vb === undefined ? a - b : 1;
+      if (vb === null || vb === undefined) return -1;
+      var c = va < vb ? -1 : va > vb ? 1 : 0;
+      return c * dir || a - b;
+    });
+  }
 
   /** An upper-bound arm (retrieval with the gold line as the query) carries a dagger wherever it is named. */
   function armName(a) { return S.upper[a] ? a + ' †' : a; }
@@ -113,14 +151,14 @@
   var pct = function (x) { return x === null || x === undefined ? '—' : (x * 100).toFixed(2) + '%'; };
   var pp = function (x) { return x === null ? '—' : (x > 0 ? '+' : x < 0 ? '−' : '±') + Math.abs(x * 100).toFixed(2) + ' pp'; };
 
-  function cell(r, key) {
+  function cell(i, key) {
     if (key.indexOf('delta:') === 0) {
-      var d = r.delta[key.slice(6)];
+      var d = num(S.delta[key.slice(6)][i]);
       return el('td', { class: 'num ' + (d === null ? '' : d < -1e-9 ? 'better' : d > 1e-9 ? 'worse' : ''), 'data-value': d === null ? '' : String(d) }, [pp(d)]);
     }
-    var v = sortValue(r, key);
+    if (key === 'band') return el('td', {}, [S.bands[S.band[i]]]);
+    var v = valueOf(key)(i);
     if (key === 'ocr' || key.indexOf('cer:') === 0) return el('td', { class: 'num', 'data-value': v === null ? '' : String(v) }, [pct(v)]);
-    if (key === 'band') return el('td', {}, [r.line.band]);
     return el('td', key === 'idx' ? { class: 'num' } : {}, [v === null || v === undefined ? '—' : String(v)]);
   }
 
@@ -149,7 +187,11 @@
     renderHead();
     var body = document.querySelector('#lines-table tbody');
     body.replaceChildren();
-    list.slice(S.page * PAGE_SIZE, (S.page + 1) * PAGE_SIZE).forEach(function (r) { body.append(rowEl(r)); if (S.open === r) body.append(detailRow(r)); });
+    list.slice(S.page * PAGE_SIZE, (S.page + 1) * PAGE_SIZE).forEach(function (i) {
+      body.append(rowEl(i));
+      var line = S.open === i ? LinesData.lineNow(i) : null;
+      if (line) body.append(detailRow(i, line));
+    });
     document.getElementById('lines-count').textContent = String(list.length);
     document.getElementById('lines-page').textContent = '· page ' + (S.page + 1) + ' of ' + pages;
     renderPager(pages);
@@ -161,8 +203,10 @@
   function syncControls() {
     var set = function (id, v) { var s = document.getElementById(id); if (s) s.value = v; return s; };
     set('lines-arm', S.focus);
-    ['dataset', 'band', 'outcome', 'guard'].forEach(function (k) { set('lines-' + k, S.filters[k]); });
-    ['lines-outcome', 'lines-guard'].forEach(function (id) { var s = document.getElementById(id); if (s) s.disabled = S.focus === ALL; });
+    FILTERS.forEach(function (f) {
+      var s = set('lines-' + f.key, S.filters[f.key]);
+      if (s && f.perArm) s.disabled = S.focus === ALL;
+    });
     var q = document.getElementById('lines-q');
     if (q && q.value.trim() !== S.filters.q) q.value = S.filters.q; // leave a trailing space being typed alone
   }
@@ -174,10 +218,10 @@
     n.hidden = S.notes.length === 0;
   }
 
-  function rowEl(r) {
-    var tr = el('tr', { class: 'lx-row' + (S.open === r ? ' open' : ''), 'data-sample-id': r.line.sample_id, 'data-dataset': r.line.dataset, tabindex: '0', 'aria-expanded': String(S.open === r) });
-    columns().forEach(function (c) { tr.append(cell(r, c[0])); });
-    tr.addEventListener('click', function () { S.open = S.open === r ? null : r; render(); });
+  function rowEl(i) {
+    var tr = el('tr', { class: 'lx-row' + (S.open === i ? ' open' : ''), 'data-sample-id': S.ids[i], 'data-dataset': S.datasetNames[S.dataset[i]], tabindex: '0', 'aria-expanded': String(S.open === i) });
+    columns().forEach(function (c) { tr.append(cell(i, c[0])); });
+    tr.addEventListener('click', function () { S.open = S.open === i ? -1 : i; show(); });
     tr.addEventListener('keydown', function (e) { if (e.key === 'Enter') tr.click(); });
     return tr;
   }
@@ -195,64 +239,31 @@
 
   // ---- the expanded line -------------------------------------------------------------------
 
-  function diffEl(diff, id) {
-    var box = el('div', { class: 'diff', dir: 'rtl', lang: 'ar', 'data-diff': id });
-    diff.forEach(function (s) { box.append(typeof s === 'string' ? s : changeEl(s)); });
-    return box;
-  }
-
-  function changeEl(s) {
-    var ws = function (t) { return /^\s+$/.test(t) ? ' ws' : ''; };
-    var del = s[0] ? el('del', { class: 'edit' + ws(s[0]) }, [s[0]]) : null;
-    var ins = s[1] ? el('ins', { class: 'edit' + ws(s[1]) }, [s[1]]) : null;
-    if (del && ins) return el('span', { class: 'sub', title: 'gold ' + s[0] + ' → output ' + s[1] + ' (' + s[2] + ' edit' + (s[2] === 1 ? '' : 's') + ')', 'data-edits': String(s[2]) }, [del, ins]);
-    var one = del || ins;
-    one.setAttribute('data-edits', String(s[2]));
-    one.setAttribute('title', (del ? 'missing in output: ' : 'not in gold: ') + (s[0] || s[1]));
-    return one;
-  }
-
-  function textRow(label, content) {
-    return el('div', { class: 'lx-text' }, [el('div', { class: 'lx-label' }, [label]), content]);
-  }
-
-  function armLabel(r, a, x) {
-    var parts = [armName(a) + ' · CER ' + pct(x.cer) + ' · Δ ' + pp(r.delta[a])];
+  function armLabel(i, a, x) {
+    var parts = [armName(a) + ' · CER ' + pct(x.cer) + ' · Δ ' + pp(num(S.delta[a][i]))];
     if (S.upper[a]) parts.push('upper bound: retrieved with the gold line as the query');
     if (x.failed) parts.push('failed: ' + x.failed + ' (scored as OCR)');
     if (x.guard) parts.push('guard: ' + x.guard);
     return parts.join(' · ');
   }
 
-  function hitsEl(hits, dataset) {
-    if (hits.length === 0) return el('div', { class: 'lx-meta' }, ['no retrieval (zero-shot fallback)']);
-    var excl = S.datasets[dataset] ? S.datasets[dataset].source_excluded : null;
-    var ol = el('ol', { class: 'lx-hits' });
-    hits.forEach(function (h) {
-      var meta = el('div', { class: 'lx-meta', dir: 'ltr' }, ['score ' + (h.score === null ? '—' : h.score.toFixed(3)) + ' · ' + (h.source_uri || '—')]);
-      if (h.from_source) meta.append(el('span', { class: 'flag' }, ['from the dataset\'s source book']));
-      meta.append(el('span', { class: 'flag' }, ['source book excluded: ' + (excl === null || excl === undefined ? 'unknown' : excl ? 'yes' : 'no')]));
-      ol.append(el('li', {}, [meta, el('div', { class: 'rtl', dir: 'rtl', lang: 'ar' }, [h.text === null ? '—' : h.text])]));
-    });
-    return ol;
-  }
-
-  function armRows(r, a) {
-    var x = r.line.arms[a];
+  function armRows(i, line, a) {
+    var x = line.arms[a];
     if (!x) return [textRow(a, el('div', { class: 'lx-meta' }, ['no line for this sample']))];
-    var out = [textRow(armLabel(r, a, x), diffEl(x.diff, a))];
+    var out = [textRow(armLabel(i, a, x), diffEl(x.diff, a))];
     if (x.raw !== null) out.push(textRow(a + ': raw model output (before trimming / guard)', el('div', { class: 'rtl raw', dir: 'rtl', lang: 'ar' }, [x.raw])));
-    if (x.retrieval) out.push(textRow(a + ': retrieved sentences', hitsEl(x.retrieval, r.line.dataset)));
+    if (x.retrieval) out.push(textRow(a + ': retrieved sentences', hitsEl(x.retrieval, S.datasets[line.dataset] ? S.datasets[line.dataset].source_excluded : null)));
     return out;
   }
 
-  function detailRow(r) {
+  /** The expanded line i, from its line of lines.json. */
+  function detailRow(i, line) {
     var box = el('div', { class: 'lx-detail-box' }, [
-      textRow('Gold', el('div', { class: 'rtl gold', dir: 'rtl', lang: 'ar' }, [r.gold])),
-      textRow('OCR · CER ' + pct(r.line.ocr.cer), diffEl(r.line.ocr.diff, 'ocr')),
+      textRow('Gold', el('div', { class: 'rtl gold', dir: 'rtl', lang: 'ar' }, [sides(line.ocr.diff).gold])),
+      textRow('OCR · CER ' + pct(line.ocr.cer), diffEl(line.ocr.diff, 'ocr')),
     ]);
-    S.arms.forEach(function (a) { armRows(r, a).forEach(function (e) { box.append(e); }); });
-    return el('tr', { class: 'lx-detail', 'data-detail-for': r.line.sample_id }, [el('td', { colspan: String(columns().length) }, [box])]);
+    S.arms.forEach(function (a) { armRows(i, line, a).forEach(function (e) { box.append(e); }); });
+    return el('tr', { class: 'lx-detail', 'data-detail-for': line.sample_id }, [el('td', { colspan: String(columns().length) }, [box])]);
   }
 
   // ---- controls and deep links -------------------------------------------------------------
@@ -260,7 +271,7 @@
   function select(id, label, options, value, onChange) {
     var s = el('select', { id: id });
     options.forEach(function (o) { var opt = el('option', { value: o[0] }, [o[1]]); opt.selected = o[0] === value; s.append(opt); });
-    s.addEventListener('change', function () { onChange(s.value); S.page = 0; S.open = null; S.notes = []; writeHash(); render(); });
+    s.addEventListener('change', function () { onChange(s.value); S.page = 0; S.open = -1; S.notes = []; writeHash(); show(); });
     return el('label', {}, [label, s]);
   }
 
@@ -268,30 +279,31 @@
 
   function setFocus(v) {
     S.focus = v;
-    if (v === ALL) S.filters.outcome = S.filters.guard = '';
+    if (v === ALL) FILTERS.forEach(function (f) { if (f.perArm) S.filters[f.key] = ''; });
   }
 
+  /** The guard decisions of any arm's line ('(none)': an arm line without one); none when no arm ran with a guard. */
   function guardValues() {
-    var seen = {};
-    S.rows.forEach(function (r) { S.arms.forEach(function (a) { var x = r.line.arms[a]; if (x) seen[x.guard || '(none)'] = 1; }); });
-    return Object.keys(seen).sort();
+    if (!S.hasGuard) return [];
+    var seen = new Set();
+    S.arms.forEach(function (a) {
+      var g = S.guard[a], has = S.has[a];
+      for (var i = 0; i < S.n; i++) if (has[i]) seen.add(g ? g[i] : -1);
+    });
+    return Array.from(seen, function (k) { return k >= 0 ? S.guards[k] : '(none)'; }).sort();
   }
 
   function renderControls() {
-    var all = function (label) { return [['', label]]; };
     var pairs = function (xs) { return xs.map(function (x) { return [x, x]; }); };
-    var f = S.filters;
     var q = el('input', { id: 'lines-q', type: 'search', dir: 'auto', placeholder: 'OCR / gold / sample_id' });
-    q.value = f.q;
-    q.addEventListener('input', function () { S.filters.q = q.value.trim(); S.page = 0; S.notes = []; writeHash(); render(); });
+    q.value = S.filters.q;
+    q.addEventListener('input', function () { S.filters.q = q.value.trim(); S.page = 0; S.open = -1; S.notes = []; writeHash(); show(); });
     var arms = S.arms.map(function (a) { return [a, S.upper[a] ? a + ' † (upper bound)' : a]; }).concat([[ALL, 'all lines (any arm or none)']]);
-    var c = [
-      select('lines-arm', 'Arm', arms, S.focus, setFocus),
-      select('lines-dataset', 'Dataset', all('all').concat(pairs(Object.keys(S.datasets))), f.dataset, setFilter('dataset')),
-      select('lines-band', 'OCR CER band', all('all').concat(pairs(S.bands)), f.band, setFilter('band')),
-      select('lines-outcome', 'Outcome of the arm', all('all').concat(pairs(OUTCOMES)), f.outcome, setFilter('outcome')),
-    ];
-    if (S.hasGuard) c.push(select('lines-guard', 'Guard', all('all').concat(pairs(guardValues())), f.guard, setFilter('guard')));
+    var c = [select('lines-arm', 'Arm', arms, S.focus, setFocus)];
+    FILTERS.forEach(function (f) {
+      var values = f.values();
+      if (values.length) c.push(select('lines-' + f.key, f.label, [['', 'all']].concat(pairs(values)), S.filters[f.key], setFilter(f.key)));
+    });
     c.push(el('label', {}, ['Search', q]));
     document.getElementById('lines-controls').replaceChildren.apply(document.getElementById('lines-controls'), c);
   }
@@ -303,24 +315,20 @@
     try { history.replaceState(null, '', '#' + p.toString()); } catch (e) { /* file:// may refuse; the view works without */ }
   }
 
-  /** The filters a link may set, each with its label and the values it knows ('q' is free text). */
-  function knownValues() {
-    return { dataset: ['dataset', Object.keys(S.datasets)], band: ['band', S.bands], outcome: ['outcome', OUTCOMES], guard: ['guard', S.hasGuard ? guardValues() : []] };
-  }
-
   /** The state a link describes: what it leaves out is the default, an unknown value is ignored and said so. */
   function readHash() {
     var p = new URLSearchParams(location.hash.replace(/^#/, ''));
     S.notes = [];
     S.focus = armFromHash(p.get('arm'));
-    var known = knownValues();
-    Object.keys(S.filters).forEach(function (k) { S.filters[k] = filterFromHash(k, p.get(k) || '', known[k]); });
-    if (S.focus === ALL && (S.filters.outcome || S.filters.guard)) {
+    S.filters = noFilters();
+    FILTERS.forEach(function (f) { S.filters[f.key] = filterFromHash(f, p.get(f.key) || ''); });
+    S.filters.q = p.get('q') || '';
+    if (S.focus === ALL && FILTERS.some(function (f) { return f.perArm && S.filters[f.key]; })) {
       S.notes.push('outcome and guard filters apply to one arm: ignored with all lines');
-      S.filters.outcome = S.filters.guard = '';
+      setFocus(ALL);
     }
     S.page = 0;
-    S.open = null;
+    S.open = -1;
     if (p.has('line')) openLine(p.get('line'), p.get('dataset'));
   }
 
@@ -330,9 +338,9 @@
     return S.defaultFocus;
   }
 
-  function filterFromHash(k, v, known) {
-    if (!v || !known || known[1].indexOf(v) >= 0) return v;
-    S.notes.push('unknown ' + known[0] + ' "' + v + '" in the link: ignored');
+  function filterFromHash(f, v) {
+    if (!v || f.values().indexOf(v) >= 0) return v;
+    S.notes.push('unknown ' + f.key + ' "' + v + '" in the link: ignored');
     return '';
   }
 
@@ -341,20 +349,21 @@
    * lines when no arm corrected it; if the other filters hide it, clear them; say what changed; go to its page.
    */
   function openLine(id, dataset) {
-    var r = S.rows.find(function (x) { return x.line.sample_id === id && (!dataset || x.line.dataset === dataset); });
-    if (!r) { S.notes.push('line "' + id + '"' + (dataset ? ' of ' + dataset : '') + ' is not in this report'); return; }
-    if (S.focus !== ALL && !r.line.arms[S.focus]) {
-      var other = S.arms.find(function (a) { return r.line.arms[a]; });
+    var i = -1;
+    for (var k = 0; k < S.n && i < 0; k++) if (S.ids[k] === id && (!dataset || S.datasetNames[S.dataset[k]] === dataset)) i = k;
+    if (i < 0) { S.notes.push('line "' + id + '"' + (dataset ? ' of ' + dataset : '') + ' is not in this report'); return; }
+    if (S.focus !== ALL && !S.has[S.focus][i]) {
+      var other = S.arms.find(function (a) { return S.has[a][i]; });
       S.notes.push(other ? 'line ' + id + ' has no ' + S.focus + ' output: showing arm ' + other
         : 'no arm corrected line ' + id + ': showing all lines');
       setFocus(other || ALL);
     }
-    if (!matches(r)) {
+    if (!matches(i)) {
       S.notes.push('filters cleared to show line ' + id);
       S.filters = noFilters();
     }
-    S.open = r;
-    S.page = Math.floor(view().indexOf(r) / PAGE_SIZE);
+    S.open = i;
+    S.page = Math.floor(view().indexOf(i) / PAGE_SIZE);
   }
 
   function scrollToOpen() {
@@ -362,14 +371,38 @@
     if (d && /line=/.test(location.hash)) d.previousElementSibling.scrollIntoView({ block: 'start' });
   }
 
+  /** Say a side file that could not be read (the view goes on without it: no expanded line, search by sample_id only). */
+  function loadFailed(e) { S.notes.push(String(e && e.message ? e.message : e)); }
+
+  /** Read what the state needs from the side files (the search's texts, the open line), then draw. */
+  function show() {
+    var need = [];
+    if (S.filters.q && !LinesData.textsNow()) need.push(LinesData.texts().catch(loadFailed));
+    if (S.open >= 0 && !LinesData.lineNow(S.open)) need.push(LinesData.line(S.open).catch(loadFailed));
+    if (need.length) document.getElementById('lines-count').textContent = '…';
+    return Promise.all(need).then(render);
+  }
+
+  /** The link's search needs the texts before its line can be placed. */
+  function textsForHash() {
+    var q = new URLSearchParams(location.hash.replace(/^#/, '')).get('q');
+    return q && !LinesData.textsNow() ? LinesData.texts().catch(loadFailed) : Promise.resolve();
+  }
+
   async function main() {
+    document.body.setAttribute('data-lines-start-ms', String(Math.round(performance.now())));
     try {
-      prepare(await loadDoc());
+      prepare(await LinesData.readIndex());
+      await textsForHash();
+      var early = S.notes;
       readHash();
+      S.notes = early.concat(S.notes);
       renderControls();
-      render();
+      await show();
       scrollToOpen();
-      window.addEventListener('hashchange', function () { readHash(); render(); scrollToOpen(); });
+      window.addEventListener('hashchange', function () {
+        textsForHash().then(function () { readHash(); return show(); }).then(scrollToOpen);
+      });
       document.body.setAttribute('data-lines-ms', String(Math.round(performance.now())));
       document.body.setAttribute('data-lines-rendered', 'true');
     } catch (e) {

@@ -1,15 +1,18 @@
 /**
  * The report's Lines view in headless Chromium, on a real analysis run of the toy study plus a third,
  * guarded arm: the count matches lines.json / metrics.json, band filter, ΔCER sort, deep links, the diff
- * spans with dir="rtl", the raw output a guard changed, and no console errors or network requests.
+ * spans with dir="rtl", the raw output a guard changed, the text search, the lines read from the side files
+ * of report-lines/ (a notice when they are missing), and no console errors or network requests.
  */
 import { expect } from 'chai';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { openOfflinePage } from '../helpers/offline-page';
 import { analyzeStudy } from '../../analysis/analyze';
+import { diffSides } from '../../analysis/diff';
 import { FIXTURES } from '../helpers/shared-data';
 
 /** Where the screenshot of the expanded view is kept for a look by eye. */
@@ -203,6 +206,55 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
     expect(await notice()).to.equal('line "nosuch" is not in this report');
     expect(await expanded()).to.deep.equal([]);
     expect(await page.inputValue('#lines-band')).to.equal('');
+  });
+
+  it('report.html holds the index, not the lines: a retrieved source is only in the side files of report-lines/', () => {
+    const html = readFileSync(path.join(phase5Dir, 'report.html'), 'utf8');
+    const embedded = gunzipSync(Buffer.from(/id="lines-index"[^>]*>([^<]*)</.exec(html)![1], 'base64')).toString('utf8');
+    expect(Object.keys(JSON.parse(embedded).columns)).to.deep.equal(['dataset', 'sample_id', 'band', 'ref_chars', 'ocr_edits', 'arms', 'guards']);
+    expect(embedded).to.not.include('0255Jahiz.Hayawan.X-ara1');
+    const side = readdirSync(path.join(phase5Dir, 'report-lines'));
+    expect(side).to.deep.equal(['lines-0000.js', 'text-0000.js']);
+    expect(readFileSync(path.join(phase5Dir, 'report-lines', 'lines-0000.js'), 'utf8')).to.match(/^openitiLinesChunk\("[0-9a-f]{16}","lines",0,"/);
+  });
+
+  it('searches gold, OCR and sample_id (the texts read from their side file): typed, and from #q=', async function () {
+    needBrowser(this);
+    const having = (q: string) => linesWhere((l) => l.arms.rag !== null && (l.sample_id.includes(q) || Object.values(diffSides(l.ocr.diff)).some((t) => String(t).includes(q))));
+    await open();
+    await page.fill('#lines-q', 'الشيخ');
+    await page.waitForFunction(`document.getElementById('lines-count').textContent === '${having('الشيخ').length}'`);
+    expect(having('الشيخ').length).to.be.within(1, 8);
+    expect(await rowIds()).to.deep.equal(having('الشيخ').map((l) => l.sample_id));
+    await open(`#arm=rag&q=${encodeURIComponent('b')}`);
+    expect(await page.inputValue('#lines-q')).to.equal('b');
+    expect(await rowIds()).to.deep.equal(having('b').map((l) => l.sample_id));
+  });
+
+  it('without its report-lines/ folder (or with one of another render) the table still works and a notice says why a line does not open', async function () {
+    needBrowser(this);
+    const alone = mkdtempSync(path.join(os.tmpdir(), 'line-explorer-alone-'));
+    const before = problems.length;
+    try {
+      cpSync(path.join(phase5Dir, 'report.html'), path.join(alone, 'report.html'));
+      const openAlone = async (hash: string) => {
+        await page.goto('about:blank');
+        await page.goto(`file://${path.join(alone, 'report.html')}${hash}`);
+        await page.waitForSelector('body[data-lines-rendered="true"]', { timeout: 60000 });
+      };
+      await openAlone('#line=a3');
+      expect(await count()).to.equal(linesWhere((l) => l.arms.rag !== null).length);
+      expect(await expanded()).to.deep.equal([]);
+      expect(await notice()).to.equal('could not read report-lines/lines-0000.js: keep the folder report-lines/ beside report.html');
+      mkdirSync(path.join(alone, 'report-lines'));
+      writeFileSync(path.join(alone, 'report-lines', 'lines-0000.js'), 'openitiLinesChunk("0000000000000000","lines",0,"");\n');
+      await openAlone('#line=a3');
+      expect(await expanded()).to.deep.equal([]);
+      expect(await notice()).to.include('report-lines/lines-0000.js belongs to another render of this report');
+    } finally {
+      problems.splice(before); // the refused file is a console error here, and only here
+      rmSync(alone, { recursive: true, force: true });
+    }
   });
 
   it('had no console errors and made no network request', function () {
