@@ -10,7 +10,7 @@ import { ConfigError } from '../src/config/load';
 import { UserInputError, type StageHooks } from '../src/stages/types';
 import { DatasetError, DatasetLineError } from '../src/datasets';
 import { JsonlParseError } from '../src/io/jsonl';
-import { CorpusBuildError } from '../src/openiti/corpus';
+import { CorpusBuildError } from '../src/openiti/build-options';
 import { IndexCorruptError, IndexMismatchError, IndexMissingError, PartialVectorsError } from '../src/index/errors';
 import { ModelDirError } from '../src/embed/model-dir';
 import type { HeartbeatProgress } from '../src/temporal/types';

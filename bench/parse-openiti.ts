@@ -14,9 +14,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildCorpus, scanEligible } from '../src/openiti/corpus';
+import { buildCorpus } from '../src/openiti/build-corpus';
 import { readMetadata, resolveTextPath } from '../src/openiti/metadata';
-import { forEachLineBytes, forEachLineRange } from '../src/openiti/parse';
+import { forEachLineBytes, forEachLineRange } from '../src/openiti/read-lines';
+import { scanEligible } from '../src/openiti/scan-eligible';
 
 const here = fileURLToPath(import.meta.url);
 const defaultRoot = path.resolve(path.dirname(here), '..', '..', 'shared', 'data', 'openiti');
