@@ -3,7 +3,7 @@
  * removal, trailing verse numbers; one table-driven pass counts letters, code points and hashes the
  * dedup key of exactly the text kept, and a regex runs only when that pass says it can match.
  */
-import { C_ANYSPACE, C_ARABIC, C_DBL, C_DOTS3, C_HIGH, C_MARK, C_PCT, C_PIPE, C_REMOVALS, C_SLOW, C_WS, CLASS, isDigit, isSpace } from './char-classes';
+import { C_ANYSPACE, C_ARABIC, C_FOREIGN, C_DBL, C_DOTS3, C_HIGH, C_MARK, C_PCT, C_PIPE, C_REMOVALS, C_SLOW, C_WS, CLASS, isDigit, isSpace } from './char-classes';
 import { finishKeyHash, lineFacts } from './line-facts';
 import { HEMISTICH_DOTS, HEMISTICH_PERCENT, QURAN_PREFIX, removeMarkers, SPACES, WHITESPACE } from './line-markers';
 
@@ -24,11 +24,12 @@ export function trailingNumberEnd(s: string, start: number, end: number): number
 }
 
 /**
- * One pass over text s[start, end): sets lineFacts.arabic/lineFacts.foreign/lineFacts.charLen/lineFacts.keyHash and returns the
- * CLASS flags that occur, plus C_DBL (two spaces in a row) and C_DOTS3 ("..."). The key hash is cyrb53
- * (the same function as hash53 in ./sampling) of the dedup key: the text without harakat and tatweel
- * (C_MARK, exactly the characters dedupKey in ./corpus removes); the tests check it against
- * hash53(dedupKey(text)). Look-ahead past `end` only ever sees whitespace, a line break or the end of s.
+ * One pass over text s[start, end): sets lineFacts.arabic, .foreign, .charLen and .keyHash and returns
+ * the CLASS flags that occur, plus C_DBL (two spaces in a row) and C_DOTS3 ("..."). The key hash is
+ * cyrb53 (the same function as hash53 in ./sampling) of the dedup key: the text without harakat and
+ * tatweel (C_MARK, exactly the characters dedupKey in ./scan-eligible removes); the tests check it
+ * against hash53(dedupKey(text)). Look-ahead past `end` only ever sees whitespace, a line break or the
+ * end of s.
  */
 function scanText(s: string, start: number, end: number): number {
   let arabic = 0;
@@ -68,12 +69,36 @@ function scanText(s: string, start: number, end: number): number {
 }
 
 /**
+ * The flags scanText would return for s[start, end), without counting or hashing: the first pass over
+ * a line that is likely to change (its facts are then found on the result, not on the line).
+ */
+function scanFlags(s: string, start: number, end: number): number {
+  let flags = 0;
+  for (let i = start; i < end; i++) {
+    const c = s.charCodeAt(i);
+    const v = CLASS[c];
+    if (v > C_FOREIGN) {
+      // more than a plain letter (letters carry C_ARABIC or C_FOREIGN alone)
+      flags |= v;
+      if (c === 0x20) {
+        if (s.charCodeAt(i + 1) === 0x20) flags |= C_DBL;
+      } else if (c === 0x2e) {
+        if (s.charCodeAt(i + 1) === 0x2e && s.charCodeAt(i + 2) === 0x2e) flags |= C_DOTS3;
+      }
+    }
+  }
+  return flags;
+}
+
+/**
  * Classify and clean one body line, text[start, end) (the line may sit inside a larger decoded chunk:
  * no copy until the result). Returns the cleaned text, or null for structural lines (page markers,
- * section headers, metadata) and empty results. Sets lineFacts.arabic/lineFacts.foreign/lineFacts.hasMarks/lineFacts.charLen/
- * lineFacts.keyHash.
+ * section headers, metadata) and empty results. Sets lineFacts' arabic, foreign, hasMarks, charLen and
+ * keyHash. `likelyToChange`: the caller already knows the line holds something to remove or collapse
+ * (cleanLineBytes said GENERAL), so the first pass only looks for what, and the facts are found once,
+ * on the result.
  */
-export function cleanLine(line: string, start: number, end: number): string | null {
+export function cleanLine(line: string, start: number, end: number, likelyToChange = false): string | null {
   while (start < end && CLASS[line.charCodeAt(start)] & C_ANYSPACE) start++;
   while (end > start && CLASS[line.charCodeAt(end - 1)] & C_ANYSPACE) end--;
   start = contentStart(line, start, end);
@@ -83,18 +108,29 @@ export function cleanLine(line: string, start: number, end: number): string | nu
   // The fast path keeps line[start, textEnd): find the trailing verse number first so that one pass
   // can also hash the dedup key and count code points of exactly that text.
   const textEnd = trailingNumberEnd(line, start, end);
-  let flags = scanText(line, start, textEnd);
-  // The trailing number's digits and spaces hold no letters, but unusual or doubled spaces there send
-  // the line to the general path (as they always have).
-  for (let i = textEnd; i < end; i++) {
-    const c = line.charCodeAt(i);
-    flags |= CLASS[c];
-    if (c === 0x20 && line.charCodeAt(i + 1) === 0x20) flags |= C_DBL;
+  let flags: number;
+  if (likelyToChange) {
+    flags = scanFlags(line, start, end);
+  } else {
+    flags = scanText(line, start, textEnd);
+    // The trailing number's digits and spaces hold no letters, but unusual or doubled spaces there send
+    // the line to the general path (as they always have).
+    for (let i = textEnd; i < end; i++) {
+      const c = line.charCodeAt(i);
+      flags |= CLASS[c];
+      if (c === 0x20 && line.charCodeAt(i + 1) === 0x20) flags |= C_DBL;
+    }
   }
   lineFacts.hasMarks = (flags & C_MARK) !== 0;
   // Fast path: nothing to remove or collapse; only a trailing verse number may go.
-  if ((flags & C_SLOW) === 0) return line.slice(start, textEnd);
-  return cleanGeneralLine(line, start, end, textEnd, flags);
+  if ((flags & C_SLOW) === 0) return keepText(line, start, textEnd, likelyToChange);
+  return cleanGeneralLine(line, start, end, textEnd, flags, likelyToChange);
+}
+
+/** line[start, textEnd) as the result; its facts are found first unless scanText already has. */
+function keepText(line: string, start: number, textEnd: number, factsMissing: boolean): string {
+  if (factsMissing) scanText(line, start, textEnd);
+  return line.slice(start, textEnd);
 }
 
 /**
@@ -125,7 +161,7 @@ function contentStart(line: string, start: number, end: number): number {
  * cleanLine for a line whose scan found something that may need removing or collapsing (`flags`):
  * line[start, end) is its text after the prefix, line[start, textEnd) the fast path's result.
  */
-function cleanGeneralLine(line: string, start: number, end: number, textEnd: number, flags: number): string | null {
+function cleanGeneralLine(line: string, start: number, end: number, textEnd: number, flags: number, factsMissing: boolean): string | null {
   const raw = line.slice(start, end);
   let s = raw;
   let removed = false; // something was cut out: the spaces around it may need collapsing
@@ -156,8 +192,8 @@ function cleanGeneralLine(line: string, start: number, end: number, textEnd: num
   else if ((removed || respace) && s.includes('  ')) s = s.replace(SPACES, ' ');
   if (s === raw) {
     // Nothing matched after all (a '(' that is no footnote, a 'P' that is no page marker): the result
-    // is the fast path's, and so are the facts the scan set.
-    return line.slice(start, textEnd);
+    // is the fast path's, and so are its facts.
+    return keepText(line, start, textEnd, factsMissing);
   }
   return trimAndRescan(s);
 }

@@ -16,6 +16,7 @@ import { cleanLineBytes, FAST, SKIP } from './clean-line-bytes';
 import { lineFacts } from './line-facts';
 import { NoHeaderError } from './parse-errors';
 import { forEachLineBytes } from './read-lines';
+import { decodeUtf8 } from './utf8-decode';
 
 export const OPENITI_MAGIC = '######OpenITI#';
 export const HEADER_END = '#META#Header#End#';
@@ -112,14 +113,20 @@ export class OpenITILineParser {
         this.pendingText = null;
         return true;
       }
+      // GENERAL: decoded and cleaned as a string, knowing that it holds something to remove or collapse
+      this.stats.lines++;
+      const text = decodeUtf8(bytes, start, end);
+      const cleaned = cleanLine(text, 0, text.length, true);
+      this.pendingText = cleaned !== null && this.accept() ? cleaned : null;
+      return this.pendingText !== null;
     }
-    this.pendingText = this.push(bytes.toString('utf8', start, end));
+    this.pendingText = this.push(decodeUtf8(bytes, start, end));
     return this.pendingText !== null;
   }
 
   /** The text of the line the last pushBytes accepted (call it before the bytes change). */
   lastText(): string {
-    this.pendingText ??= this.pendingBytes!.toString('utf8', this.pendingStart, this.pendingEnd);
+    this.pendingText ??= decodeUtf8(this.pendingBytes!, this.pendingStart, this.pendingEnd);
     return this.pendingText;
   }
 
