@@ -11,7 +11,7 @@ import { UserInputError, type RunOptions, type StageHooks, type StageInput } fro
 import type { Config } from '../src/config/schema';
 import { DatasetError, DatasetLineError } from '../src/datasets';
 import { JsonlParseError } from '../src/io/jsonl';
-import { CorpusBuildError } from '../src/openiti/corpus';
+import { CorpusBuildError } from '../src/openiti/build-options';
 import { IndexCorruptError, IndexMismatchError, IndexMissingError, PartialVectorsError } from '../src/index/errors';
 import { ModelDirError } from '../src/embed/model-dir';
 import type { HeartbeatProgress } from '../src/temporal/types';

@@ -141,6 +141,8 @@ const EmbeddingSchema = z.strictObject({
   threads: positiveInt.default(2),
   /** Parallel sessions (worker threads) sharing those threads; "auto": one per thread for models ≤ 400 MB. */
   sessions: z.union([positiveInt, z.literal('auto')]).default('auto'),
+  /** "cuda": the encoder on an NVIDIA GPU (onnxruntime-node's CUDA provider; README: GPU embedding), else the CPU with one warning. */
+  device: z.enum(['cpu', 'cuda']).default('cpu'),
 });
 
 export const RagSchema = z.strictObject({

@@ -15,7 +15,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } f
 import path from 'node:path';
 import { TextTokenizer } from '../embed/tokenizer';
 import { JsonlAppender } from '../io/jsonl';
-import { codePointLength } from '../openiti/parse';
+import { codePointLength } from '../openiti/char-classes';
 import { dedupText } from '../retrieval/text';
 import { sha256File } from '../util/hash';
 import { childLogger } from '../util/log';

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { sha256File } from '../util/hash';
 import { childLogger } from '../util/log';
+import { cudaUnavailableReason, EMBEDDING_DEVICES, type EmbeddingDevice } from './device';
 import { SUPPORTED_INPUTS, type IntType } from './feeds';
 import { ModelDirError, resolveModelDir, type ModelDirFiles } from './model-dir';
 import { modelSettingsFor, type EmbeddingModelSettings, type Pooling } from './presets';
@@ -44,6 +45,11 @@ export interface EmbedderOptions {
   sessions?: number | 'auto';
   /** Output to pool (default last_hidden_state / token_embeddings / first output). */
   outputName?: string;
+  /**
+   * 'cuda': one session on the GPU through onnxruntime-node's CUDA provider; where that cannot start,
+   * the CPU sessions, with one warning saying why (default 'cpu').
+   */
+  device?: EmbeddingDevice;
 }
 
 /** Everything that changes the vectors; recorded in the index manifest and compared on load. */
@@ -88,11 +94,37 @@ export function sessionLayout(threads: number, sessions: number | 'auto', modelB
   return { sessions: n, threadsPerSession: Math.max(1, Math.floor(threads / n)) };
 }
 
+/**
+ * The sessions for `device`: on 'cuda' one GPU session (it batches internally; CPU threads only feed it),
+ * falling back to the CPU layout with one warning when the CUDA provider is missing or cannot start.
+ */
+async function openSessions(modelFile: string, device: EmbeddingDevice, threads: number, cpuLayout: { sessions: number; threadsPerSession: number }): Promise<SessionPool> {
+  if (device === 'cuda') {
+    let why = cudaUnavailableReason();
+    if (why === null) {
+      try {
+        return await SessionPool.open(modelFile, 1, threads, 'cuda');
+      } catch (err) {
+        if (!(err instanceof SessionLoadError)) throw err;
+        why = `the CUDA execution provider did not start (${err.message.split('\n')[0]})`;
+      }
+    }
+    log.warn({ device, fallback: 'cpu', reason: why }, `embedding: rag.embedding.device is "cuda" but ${why} — embedding on the CPU instead (README: GPU embedding)`);
+  }
+  try {
+    return await SessionPool.open(modelFile, cpuLayout.sessions, cpuLayout.threadsPerSession, 'cpu');
+  } catch (err) {
+    if (!(err instanceof SessionLoadError)) throw err;
+    const hint = /Protobuf parsing failed/i.test(err.message) ? ' — the file is not a valid ONNX model (corrupt or truncated download?)' : '';
+    throw new ModelDirError(`cannot load ONNX model ${modelFile}: ${err.message}${hint}`);
+  }
+}
+
 export class Embedder {
   readonly dims: number;
   readonly modelSha256: string;
   readonly externalDataSha256: string | null;
-  readonly settings: EmbeddingModelSettings & { maxLength: number; batchSize: number; threads: number; sessions: number; threadsPerSession: number };
+  readonly settings: EmbeddingModelSettings & { maxLength: number; batchSize: number; threads: number; sessions: number; threadsPerSession: number; device: EmbeddingDevice };
 
   private constructor(
     readonly modelId: string,
@@ -133,17 +165,12 @@ export class Embedder {
     const sessionsOpt = opts.sessions ?? 'auto';
     if (sessionsOpt !== 'auto' && (!Number.isInteger(sessionsOpt) || sessionsOpt < 1)) throw new Error(`embedding sessions must be a positive integer or "auto", got ${String(sessionsOpt)}`);
     if (base.pooling !== 'mean' && base.pooling !== 'cls') throw new Error(`embedding pooling must be "mean" or "cls", got ${String(base.pooling)}`);
+    const device = opts.device ?? 'cpu';
+    if (!EMBEDDING_DEVICES.includes(device)) throw new Error(`embedding device must be ${EMBEDDING_DEVICES.map((d) => `"${d}"`).join(' or ')}, got ${String(device)}`);
     const modelBytes = statSync(files.modelFile).size + (files.externalDataFile ? statSync(files.externalDataFile).size : 0);
-    const layout = sessionLayout(threads, sessionsOpt, modelBytes);
-
-    let pool: SessionPool;
-    try {
-      pool = await SessionPool.open(files.modelFile, layout.sessions, layout.threadsPerSession);
-    } catch (err) {
-      if (!(err instanceof SessionLoadError)) throw err;
-      const hint = /Protobuf parsing failed/i.test(err.message) ? ' — the file is not a valid ONNX model (corrupt or truncated download?)' : '';
-      throw new ModelDirError(`cannot load ONNX model ${files.modelFile}: ${err.message}${hint}`);
-    }
+    const cpuLayout = sessionLayout(threads, sessionsOpt, modelBytes);
+    const pool = await openSessions(files.modelFile, device, threads, cpuLayout);
+    const layout = pool.device === 'cuda' ? { sessions: 1, threadsPerSession: threads } : cpuLayout;
 
     try {
       const { info } = pool;
@@ -162,7 +189,7 @@ export class Embedder {
       if (outputRank !== 2 && outputRank !== 3) throw new ModelDirError(`model output ${outputName} has rank ${outputRank}; expected [batch, seq, dims] or [batch, dims]`);
 
       const [sha, dataSha] = await Promise.all([sha256File(files.modelFile), files.externalDataFile ? sha256File(files.externalDataFile) : Promise.resolve(null)]);
-      const settings = { ...base, maxLength, batchSize, threads, ...layout };
+      const settings = { ...base, maxLength, batchSize, threads, ...layout, device: pool.device };
       const lastDim = shape[shape.length - 1];
       let dims = typeof lastDim === 'number' && lastDim > 0 ? lastDim : 0;
       const embedder = new Embedder(modelId, files, pool, tokenizer, outputName, intType, settings, dims, sha, dataSha);
@@ -172,7 +199,7 @@ export class Embedder {
         dims = probe.length;
         (embedder as { dims: number }).dims = dims;
       }
-      log.debug({ model: modelId, file: files.modelFile, dims, output: outputName, maxLength, batchSize, threads, sessions: layout.sessions }, 'embedding model loaded');
+      log.debug({ model: modelId, file: files.modelFile, dims, output: outputName, maxLength, batchSize, threads, sessions: layout.sessions, device: pool.device }, 'embedding model loaded');
       return embedder;
     } catch (err) {
       await pool.close(); // a check after starting the sessions failed: do not leak them

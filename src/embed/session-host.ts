@@ -23,6 +23,8 @@ try {
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
+    // On a GPU, operators the CUDA provider lacks run on the CPU provider.
+    ...(init.device === 'cuda' ? { executionProviders: ['cuda', 'cpu'] } : {}),
   });
 } catch (err) {
   port.postMessage({ type: 'failed', message: (err as Error).message } satisfies HostReply);

@@ -8,12 +8,14 @@
  * (heartbeats, progress) alive.
  */
 import { Worker } from 'node:worker_threads';
+import type { EmbeddingDevice } from './device';
 import type { IntType } from './feeds';
 import type { Pooling } from './presets';
 
 export interface HostInit {
   modelFile: string;
   threads: number;
+  device: EmbeddingDevice;
 }
 
 export interface TensorInfo {
@@ -79,15 +81,16 @@ export class SessionPool {
     private readonly hosts: Host[],
     readonly info: ModelInfo,
     readonly threadsPerSession: number,
+    readonly device: EmbeddingDevice,
   ) {}
 
   get size(): number {
     return this.hosts.length;
   }
 
-  /** Start `sessions` workers, each loading `modelFile` with `threadsPerSession` intra-op threads. */
-  static async open(modelFile: string, sessions: number, threadsPerSession: number): Promise<SessionPool> {
-    const started = Array.from({ length: sessions }, () => startHost({ modelFile, threads: threadsPerSession }));
+  /** Start `sessions` workers, each loading `modelFile` with `threadsPerSession` intra-op threads on `device`. */
+  static async open(modelFile: string, sessions: number, threadsPerSession: number, device: EmbeddingDevice = 'cpu'): Promise<SessionPool> {
+    const started = Array.from({ length: sessions }, () => startHost({ modelFile, threads: threadsPerSession, device }));
     const settled = await Promise.allSettled(started);
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) {
@@ -99,6 +102,7 @@ export class SessionPool {
       ok.map((s) => s.value.host),
       ok[0].value.info,
       threadsPerSession,
+      device,
     );
   }
 

@@ -17,9 +17,11 @@
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { loadDataset, type OcrSample } from '../datasets';
-import { buildCorpus, dedupKey, loadCorpus, type CorpusSentence } from '../openiti/corpus';
+import { buildCorpus } from '../openiti/build-corpus';
+import { loadCorpus, type CorpusSentence } from '../openiti/corpus-file';
 import { DEFAULT_METADATA_RELPATH, globToRegExp, readMetadata, resolveTextPath } from '../openiti/metadata';
-import { codePointLength } from '../openiti/parse';
+import { codePointLength } from '../openiti/char-classes';
+import { dedupKey } from '../openiti/scan-eligible';
 import { seededKey } from '../openiti/sampling';
 import { readSourceLines, type SourceLine } from '../retrieval/source-lines';
 import { sha256Text } from '../util/hash';

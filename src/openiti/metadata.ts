@@ -158,14 +158,8 @@ export async function readMetadata(file: string): Promise<MetadataResult> {
 /** Exclude patterns are globs (`*` any run, `?` one character) matched against the whole version URI. */
 export { globToRegExp };
 
-/** Returns the first pattern matching the whole version URI (e.g. `0276IbnQutayba*`), or null. */
-export function makeExcluder(patterns: readonly string[]): (versionUri: string) => string | null {
-  const compiled = patterns.map((p) => ({ p, re: globToRegExp(p) }));
-  return (uri) => {
-    for (const { p, re } of compiled) if (re.test(uri)) return p;
-    return null;
-  };
-}
+/** The build's exclusion rule lives in ./work-exclusion (shared with the analysis). */
+export { makeExcluder } from './work-exclusion';
 
 // --- resolving local_path ----------------------------------------------------------------------
 

@@ -12,8 +12,22 @@
  * `sourceWorkExclusions` resolves it; without metadata rows, the works of the URIs it matches and, for a pattern
  * without wildcards, the work of the pattern itself.
  */
-import { makeExcluder, type MetadataRow } from './metadata';
+import type { MetadataRow } from './metadata';
 import { globToRegExp } from '../util/glob';
+
+/** The first pattern matching the whole version URI (e.g. `0276IbnQutayba*`), or null: the build's test. */
+export function makeExcluder(patterns: readonly string[]): (versionUri: string) => string | null {
+  const compiled = patterns.map((p) => ({ p, re: globToRegExp(p) }));
+  return (uri) => {
+    for (const { p, re } of compiled) if (re.test(uri)) return p;
+    return null;
+  };
+}
+
+/** Whether any pattern holds the version out: the build's `phase5.corpus.exclude` rule. */
+export function isWorkExcluded(versionUri: string, patterns: readonly string[]): boolean {
+  return makeExcluder(patterns)(versionUri) !== null;
+}
 
 /** The work URI (`NNNNAuthor.Title`) of a version URI, also of a path ending in one (`data/…/<version>`). */
 export function workOf(uri: string): string {

@@ -4,7 +4,9 @@
  * evaluation's gold sentences come from. The cleaning is the corpus parser's, so a corpus sentence's
  * text equals the `text` of its source line exactly.
  */
-import { forEachLine, OpenITILineParser, type ParseOptions } from '../openiti/parse';
+import type { ParseOptions } from '../openiti/arabic-filter';
+import { OpenITILineParser } from '../openiti/line-parser';
+import { forEachLine } from '../openiti/read-lines';
 
 export interface SourceLine {
   /** 1-based physical line in the file. */

@@ -14,7 +14,7 @@ import { metadataPath, resolvePath } from '../config/load';
 import type { Config } from '../config/schema';
 import { readJson, writeJsonAtomic } from '../io/jsonl';
 import { buildCorpus as buildCorpusFiles, CorpusBuildError, type CorpusBuildSummary } from '../openiti';
-import { FILE_SKIP_REASONS } from '../openiti/corpus';
+import { FILE_SKIP_REASONS } from '../openiti/build-summary';
 import { MetadataError, readMetadata } from '../openiti/metadata';
 import { sourceWorkExclusions, type SourceWorkExclusion } from '../openiti/source-works';
 import { buildGenericCorpus, GenericCorpusError, type GenericCorpusSummary, type GenericSource } from '../corpora';

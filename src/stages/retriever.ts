@@ -43,6 +43,8 @@ export function embedderOptions(config: Config): EmbedderOptions {
     batchSize: e.batch_size,
     threads: e.threads,
     sessions: e.sessions,
+    // Only a GPU request is passed on, so the options of a CPU run (part of cache keys) stay as they were.
+    ...(e.device !== 'cpu' ? { device: e.device } : {}),
   };
 }
 

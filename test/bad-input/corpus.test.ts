@@ -22,7 +22,7 @@ import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync
 import { isUtf8 } from 'node:buffer';
 import path from 'node:path';
 import { createActivities } from '../../activities';
-import type { CorpusBuildSummary } from '../../src/openiti/corpus';
+import type { CorpusBuildSummary } from '../../src/openiti';
 import { failsWithLogs, makeConfig, OPENITI_FIXTURE, stageInput, tmpDir, withLogs, type LogRecord } from './helpers';
 
 const { buildCorpus } = createActivities();

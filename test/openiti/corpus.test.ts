@@ -14,8 +14,8 @@ import {
   readCorpus,
   saveCorpus,
   scanEligible,
-} from '../../src/openiti/corpus';
-import { codePointLength } from '../../src/openiti/parse';
+} from '../../src/openiti';
+import { codePointLength } from '../../src/openiti';
 
 const ROOT = path.join(FIXTURES, 'openiti', 'corpus');
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'openiti-corpus-'));

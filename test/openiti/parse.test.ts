@@ -15,8 +15,8 @@ import {
   OpenITILineParser,
   parseOpenITIFile,
   parseOpenITIText,
-} from '../../src/openiti/parse';
-import { dedupKey } from '../../src/openiti/corpus';
+} from '../../src/openiti';
+import { dedupKey } from '../../src/openiti';
 import { hash53 } from '../../src/openiti/sampling';
 import { countArabicLetters, countLetters } from '../../src/text/arabic';
 

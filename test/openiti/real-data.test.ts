@@ -7,9 +7,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { requireSharedData } from '../helpers/shared-data';
-import { buildCorpus, dedupKey, scanEligible, type CorpusBuildSummary, type CorpusSentence } from '../../src/openiti/corpus';
+import { buildCorpus, dedupKey, scanEligible, type CorpusBuildSummary, type CorpusSentence } from '../../src/openiti';
 import { makeExcluder, readMetadata, resolveTextPath } from '../../src/openiti/metadata';
-import { codePointLength, parseOpenITIFile, parseOpenITIText } from '../../src/openiti/parse';
+import { codePointLength, parseOpenITIFile, parseOpenITIText } from '../../src/openiti';
 import { hash53 } from '../../src/openiti/sampling';
 
 const records = (file: string) =>

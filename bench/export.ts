@@ -1,0 +1,156 @@
+/**
+ * Export throughput against its reference, the same machine's query-embedding pipeline:
+ *
+ *   npx tsx bench/export.ts [--model e5|minilm] [--sentences 2000] [--limit N] [--reps 3] [--shard-size N]
+ *
+ * 1. Builds (once, reused while its settings match) a corpus + index from the shared OpenITI slice in
+ *    data/cache/bench/export-<model>-<sentences>/.
+ * 2. Reference: the encoder the export uses (same options) embeds every OCR line as a query in one call —
+ *    what an export could at best reach, since each line needs one query embedding.
+ * 3. Ours: the export activities called directly in plan order (planExport → exportShard per shard →
+ *    mergeExport; default shard size), into a fresh results dir each time, in one worker process whose
+ *    retriever stays open across runs (as a worker's does). Reference and ours alternate, `--reps` times;
+ *    the ratio is the median of the per-repetition ratios.
+ * 4. Breakdown of one export: plan, shards (retrieval wait vs the rest), merge, and the one-off retriever
+ *    open (model + index load, once per worker); every run's inference_input.jsonl must be byte-identical.
+ * Target (printed, not asserted): export ≥ 90 % of the reference's lines/s.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+process.env.PHASE5_LOG_LEVEL ??= 'error';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SHARED = process.env.SHARED_DATA ?? path.resolve(REPO, '..', 'shared', 'data');
+const OPENITI = path.join(SHARED, 'openiti');
+const OCR_GS = path.join(SHARED, 'ocr-gs');
+const BOOKS = ['IbnAthir.Kamil', 'IbnFaqihHamadhani.Buldan', 'IbnQutayba.Adab', 'Jahiz.Hayawan', 'Yacqubi.Tarikh'];
+
+const arg = (name: string, fallback: string) => {
+  const i = process.argv.indexOf(name);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+};
+const MODEL = arg('--model', 'e5');
+const SENTENCES = Number(arg('--sentences', '2000'));
+const LIMIT = process.argv.includes('--limit') ? Number(arg('--limit', '0')) : undefined;
+const REPS = Math.max(1, Number(arg('--reps', '3')));
+const SHARD_SIZE = process.argv.includes('--shard-size') ? Number(arg('--shard-size', '2000')) : undefined;
+
+const MODELS: Record<string, { id: string; dir: string; query_prefix: string; passage_prefix: string }> = {
+  minilm: { id: 'sentence-transformers/all-MiniLM-L6-v2', dir: 'models/all-MiniLM-L6-v2', query_prefix: '', passage_prefix: '' },
+  e5: { id: 'intfloat/multilingual-e5-small', dir: 'models/multilingual-e5-small', query_prefix: 'query: ', passage_prefix: 'passage: ' },
+};
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const since = (t: number) => (performance.now() - t) / 1000;
+
+async function main(): Promise<void> {
+  for (const dir of [OPENITI, OCR_GS]) {
+    if (!existsSync(dir)) {
+      console.log(`shared data not found at ${dir} (set SHARED_DATA) — nothing to measure`);
+      return;
+    }
+  }
+  const model = MODELS[MODEL];
+  if (!model) throw new Error(`--model must be one of ${Object.keys(MODELS).join(', ')}`);
+  const { parseConfig } = await import('../src/config/load');
+  const { stagePaths } = await import('../src/stages/build');
+  const { embedderOptions } = await import('../src/stages/retriever');
+  const { loadDataset } = await import('../src/datasets');
+  const { datasetSpec } = await import('../src/stages/export');
+  const { Embedder } = await import('../src/embed/embedder');
+  const { createActivities } = await import('../activities');
+  const act = createActivities();
+
+  const configFor = (resultsDir: string) =>
+    parseConfig(
+      {
+        paths: { results_dir: resultsDir },
+        data: { openiti_root: OPENITI },
+        phase5: { corpus: { max_sentences: SENTENCES }, ...(SHARD_SIZE ? { export: { shard_size: SHARD_SIZE } } : {}) },
+        rag: { embedding_model: model.id, embedding: { model_dir: model.dir, query_prefix: model.query_prefix, passage_prefix: model.passage_prefix } },
+        datasets: Object.fromEntries(BOOKS.map((b) => [`OCR_GS-${b}`, { type: 'paired_dir', path: path.join(OCR_GS, `book_${b}`) }])),
+      },
+      'bench/export',
+      { env: {} },
+    );
+  type StageInput = import('../workflows/types').StageInput;
+  const indexDir = path.join(REPO, 'data', 'cache', 'bench', `export-${MODEL}-${SENTENCES}`);
+  const buildInput: StageInput = { run: 'bench', config: configFor(indexDir), options: {}, force: false };
+  let t = performance.now();
+  await act.buildCorpus(buildInput);
+  const index = await act.buildIndex(buildInput);
+  const paths = stagePaths(buildInput.config, {});
+  console.log(`index: ${index.vectors} sentences (${index.model}, ${index.indexType}) ready in ${since(t).toFixed(1)} s — ${paths.index}`);
+
+  const texts: string[] = [];
+  for (const key of Object.keys(buildInput.config.datasets)) {
+    const { samples } = await loadDataset(datasetSpec(buildInput.config, key), { limit: LIMIT });
+    texts.push(...samples.map((s) => s.ocr_text));
+  }
+  const chars = texts.reduce((a, s) => a + s.length, 0) / texts.length;
+  const shardSize = buildInput.config.phase5.export.shard_size;
+  console.log(`export of ${texts.length} OCR_GS lines (mean ${chars.toFixed(0)} chars), shard size ${shardSize}, query batch ${buildInput.config.phase5.export.query_batch_size}; ${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+
+  const reference = await Embedder.load(embedderOptions(buildInput.config));
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'bench-export-'));
+  let runNo = 0;
+  const timings = { plan: 0, shards: 0, merge: 0 };
+  const exportOnce = async (): Promise<{ wall: number; sha: string }> => {
+    const input: StageInput = { run: `bench-${runNo}`, config: configFor(path.join(scratch, `run-${runNo++}`)), options: { corpusPath: paths.corpus, indexPath: paths.index, limit: LIMIT }, force: false };
+    const t0 = performance.now();
+    const plan = await act.planExport(input);
+    const t1 = performance.now();
+    for (const shard of plan.datasets.flatMap((d) => d.shards)) await act.exportShard({ input, shard });
+    const t2 = performance.now();
+    await act.mergeExport({ input, plan });
+    const t3 = performance.now();
+    timings.plan = (t1 - t0) / 1000;
+    timings.shards = (t2 - t1) / 1000;
+    timings.merge = (t3 - t2) / 1000;
+    const file = path.join(input.config.paths.results_dir, 'phase5', 'inference_input.jsonl');
+    return { wall: (t3 - t0) / 1000, sha: createHash('sha256').update(readFileSync(file)).digest('hex') };
+  };
+  try {
+    t = performance.now();
+    const first = await exportOnce(); // opens the worker's retriever: model + index load, once per worker
+    const cold = since(t);
+    await reference.embedQueries(texts.slice(0, 256)); // warm-up of the reference's sessions
+    const ours: number[] = [];
+    const refs: number[] = [];
+    const ratios: number[] = [];
+    const shas = new Set([first.sha]);
+    for (let r = 0; r < REPS; r++) {
+      const sides = [
+        async () => {
+          const o = await exportOnce();
+          shas.add(o.sha);
+          ours.push(texts.length / o.wall);
+        },
+        async () => {
+          const t0 = performance.now();
+          await reference.embedQueries(texts);
+          refs.push(texts.length / since(t0));
+        },
+      ];
+      for (let k = 0; k < sides.length; k++) await sides[(k + r) % sides.length]();
+      ratios.push(ours[r] / refs[r]);
+    }
+    const ratio = median(ratios);
+    console.log(`reference (query-embedding pipeline, ${reference.settings.sessions} session(s) × ${reference.settings.threadsPerSession} thread(s)): ${median(refs).toFixed(1)} lines/s`);
+    console.log(`export, end to end (plan + shards + merge, retriever already open): ${median(ours).toFixed(1)} lines/s = ${(100 * ratio).toFixed(1)} % of the reference (median of ${REPS} interleaved repetitions)  [goal ≥ 90 %]`);
+    console.log(
+      `  breakdown of the last run: plan ${timings.plan.toFixed(2)} s, shards ${timings.shards.toFixed(2)} s, merge ${timings.merge.toFixed(2)} s; ` +
+        `first run ${cold.toFixed(1)} s (it also opened the retriever: model + index, once per worker)`,
+    );
+    console.log(`  inference_input.jsonl identical across ${REPS + 1} runs: ${shas.size === 1 ? 'yes' : `NO (${shas.size} different)`} (sha256 ${[...shas][0].slice(0, 16)}…)`);
+  } finally {
+    await reference.dispose();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  process.exit(0); // the activities' retriever cache holds worker threads open
+}
+
+await main();

@@ -1,0 +1,162 @@
+/**
+ * cleanLine on the line's UTF-8 bytes, for the common line: most lines of a build are judged without
+ * being decoded, and only those a caller keeps become strings.
+ */
+import { C_ARABIC, C_MARK, C_SLOW, C_WS, CLASS } from './char-classes';
+import { finishKeyHash, lineFacts } from './line-facts';
+
+/** cleanLineBytes verdicts. */
+export const SKIP = 0; // structural or empty: what cleanLine returns null for
+export const FAST = 1; // clean text = bytes [lineFacts.byteStart, lineFacts.byteEnd), facts set as by cleanLine
+export const GENERAL = 2; // anything else: decode the line and use cleanLine
+
+function isAsciiSpace(b: number): boolean {
+  return b === 0x20 || (b >= 0x09 && b <= 0x0d);
+}
+
+function isAsciiDigit(b: number): boolean {
+  return b >= 0x30 && b <= 0x39;
+}
+
+/** The digit U+0660–0669 or U+06F0–06F9 encoded as b[i - 1], b[i]? */
+function isIndicDigitEndingAt(b: Uint8Array, i: number): boolean {
+  const c = b[i];
+  return (b[i - 1] === 0xd9 && c >= 0xa0 && c <= 0xa9) || (b[i - 1] === 0xdb && c >= 0xb0 && c <= 0xb9);
+}
+
+/** trailingNumberEnd on UTF-8 bytes, for ASCII spaces (other spaces make the line GENERAL anyway). */
+function trailingNumberEndBytes(b: Uint8Array, start: number, end: number): number {
+  let i = end - 1;
+  while (i >= start && isAsciiSpace(b[i])) i--;
+  const lastDigit = i;
+  for (;;) {
+    if (i >= start && isAsciiDigit(b[i])) i--;
+    else if (i > start && isIndicDigitEndingAt(b, i)) i -= 2;
+    else break;
+  }
+  if (i === lastDigit || i < start || !isAsciiSpace(b[i])) return end;
+  while (i >= start && isAsciiSpace(b[i])) i--;
+  return i + 1;
+}
+
+/** PAGE_AT_START (`PageV\d+P\d+`) on the first 16 characters of b[start, end). */
+function isPageMarkerAt(b: Uint8Array, start: number, end: number): boolean {
+  const lim = Math.min(start + 16, end); // ASCII throughout a match, so bytes count as characters
+  if (b[start + 1] !== 0x61 || b[start + 2] !== 0x67 || b[start + 3] !== 0x65 || b[start + 4] !== 0x56) return false; // (P)ageV
+  let i = start + 5;
+  while (i < lim && isAsciiDigit(b[i])) i++;
+  return i > start + 5 && i + 1 < lim && b[i] === 0x50 && isAsciiDigit(b[i + 1]);
+}
+
+/**
+ * Would cleanLine's cheap check for the character c (found just before b[i]) send the line to a
+ * removal? The bytes twin of hasFootnote / followedByDigit / includes('PageV') / hasTag for one
+ * occurrence; true for every other character of C_SLOW.
+ */
+function startsRemoval(c: number, b: Uint8Array, i: number): boolean {
+  switch (c) {
+    case 0x28: {
+      // "(": (1), ( 1 ), (¬1), (١), (a)
+      if ((b[i] | 0x20) >= 0x61 && (b[i] | 0x20) <= 0x7a && b[i + 1] === 0x29) return true;
+      for (;;) {
+        if (b[i] === 0x20) i++;
+        else if (b[i] === 0xc2 && b[i + 1] === 0xac) i += 2; // ¬
+        else break;
+      }
+      return isAsciiDigit(b[i]) || isIndicDigitEndingAt(b, i + 1);
+    }
+    case 0x6d: // "ms" and a digit
+      return b[i] === 0x73 && isAsciiDigit(b[i + 1]);
+    case 0x50: // "PageV"
+      return b[i] === 0x61 && b[i + 1] === 0x67 && b[i + 2] === 0x65 && b[i + 3] === 0x56;
+    case 0x40: // "@" and a capital
+      return b[i] >= 0x41 && b[i] <= 0x5a;
+    default:
+      return true;
+  }
+}
+
+/**
+ * cleanLine decided on the line's UTF-8 bytes b[start, end) without decoding them (a build then makes
+ * strings only for the lines it keeps), for the common line: an optional `#`/`~~` prefix, ASCII
+ * spacing, BMP characters and nothing to remove or collapse. Anything else is GENERAL, which the caller
+ * hands to cleanLine, so results are cleanLine's by construction (and tested to be). b[end] must be
+ * \r, \n or past the end, as forEachLineBytes guarantees.
+ */
+export function cleanLineBytes(b: Uint8Array, start: number, end: number): number {
+  while (start < end && isAsciiSpace(b[start])) start++;
+  while (end > start && isAsciiSpace(b[end - 1])) end--;
+  if (start === end) return SKIP;
+  // A non-ASCII space left at either end is C_WS in the scan below, which makes the line GENERAL.
+  const c0 = b[start];
+  if (c0 === 0x50 /* P */ && isPageMarkerAt(b, start, end)) return SKIP;
+  if (c0 === 0x23 /* # */) {
+    if (end - start === 1) return SKIP;
+    const c1 = b[start + 1];
+    if (c1 === 0x23) return SKIP;
+    if (end - start >= 6 && c1 === 0x4d && b[start + 2] === 0x45 && b[start + 3] === 0x54 && b[start + 4] === 0x41 && b[start + 5] === 0x23) return SKIP; // #META#
+    start += c1 === 0x20 ? 2 : 1;
+    while (start < end && isAsciiSpace(b[start])) start++;
+    if (start < end && b[start] === 0x7c /* | */) return SKIP;
+  } else if (c0 === 0x7e /* ~ */ && start + 1 < end && b[start + 1] === 0x7e) {
+    start += 2;
+    while (start < end && b[start] === 0x7e) start++;
+    while (start < end && isAsciiSpace(b[start])) start++;
+  }
+  if (start >= end) return SKIP;
+
+  // cleanLine's scan (see there) on decoded characters. Look-ahead reads bytes: the same for the ASCII
+  // it looks for. A line with something to remove or collapse is GENERAL at once.
+  const textEnd = trailingNumberEndBytes(b, start, end);
+  let arabic = 0;
+  let foreign = 0;
+  let hasMarks = false;
+  let chars = 0;
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = start; i < textEnd; ) {
+    let c = b[i];
+    if (c < 0x80) i++;
+    else if (c < 0xe0) {
+      c = ((c & 0x1f) << 6) | (b[i + 1] & 0x3f);
+      i += 2;
+    } else if (c < 0xf0) {
+      c = ((c & 0x0f) << 12) | ((b[i + 1] & 0x3f) << 6) | (b[i + 2] & 0x3f);
+      i += 3;
+    } else return GENERAL; // astral: a surrogate pair in UTF-16, rare
+    chars++;
+    const v = CLASS[c];
+    if (v === C_ARABIC) {
+      arabic++;
+    } else if (v !== 0) {
+      foreign += (v >>> 1) & 1;
+      arabic += v & C_ARABIC;
+      if (v & C_MARK) {
+        hasMarks = true;
+        continue; // not part of the dedup key
+      }
+      if (c === 0x20) {
+        if (b[i] === 0x20) return GENERAL; // doubled space
+      } else if (c === 0x2e) {
+        if (b[i] === 0x2e && b[i + 1] === 0x2e) return GENERAL; // "..."
+      } else if (v & C_SLOW && startsRemoval(c, b, i)) {
+        return GENERAL;
+      }
+    }
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
+  }
+  // The stripped number: ASCII spaces and digits, and the bytes of Arabic-Indic digits.
+  for (let i = textEnd; i < end; i++) {
+    const c = b[i];
+    if (c === 0x20 ? b[i + 1] === 0x20 : c < 0x80 && (CLASS[c] & C_WS) !== 0) return GENERAL; // a doubled space, a tab
+  }
+  lineFacts.arabic = arabic;
+  lineFacts.foreign = foreign;
+  lineFacts.hasMarks = hasMarks;
+  lineFacts.charLen = chars;
+  finishKeyHash(h1, h2);
+  lineFacts.byteStart = start;
+  lineFacts.byteEnd = textEnd;
+  return FAST;
+}
