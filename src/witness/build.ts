@@ -19,13 +19,13 @@ import type { WitnessWork } from './works';
 export interface WitnessParams {
   /** Gram length in key characters (default 5). */
   n: number;
-  /** Index one gram start every `stride` key positions (default 2). */
+  /** Index one gram start every `stride` key positions (default 1: every position; 2 halves the postings for about 1.5 points of recall@1 on the golden set). */
   stride: number;
   /** log2 of the hash table size (default: fit to the postings, 16..24). */
   tableBits: number;
 }
 
-export const DEFAULT_WITNESS_PARAMS: Readonly<Omit<WitnessParams, 'tableBits'>> = Object.freeze({ n: 5, stride: 2 });
+export const DEFAULT_WITNESS_PARAMS: Readonly<Omit<WitnessParams, 'tableBits'>> = Object.freeze({ n: 5, stride: 1 });
 
 export interface WitnessIndexData {
   params: WitnessParams;

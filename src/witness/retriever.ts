@@ -25,6 +25,11 @@ export class WitnessRetriever {
     return new WitnessRetriever(data, { get: (l) => texts[l] }, options);
   }
 
+  /** The NFC text of the index's lines (what hits quote). */
+  get lineTexts(): LineTexts {
+    return this.texts;
+  }
+
   retrieve(query: string, k = 3, minScore = this.options.minScore ?? 0): WitnessHit[] {
     return searchText(this.data, query, k, { ...this.options, minScore }).map((s, i) => spanToHit(this.data, this.texts, s, i + 1));
   }

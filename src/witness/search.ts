@@ -16,7 +16,7 @@ import { witnessKey } from './key';
 const BUCKET_SHIFT = 4;
 
 export interface WitnessSearchOptions {
-  /** Diagonal buckets verified by alignment per query (default 8). */
+  /** Diagonal buckets verified by alignment per query (default 16). */
   candidates?: number;
   /** Buckets with more postings than this are too common to vote (default 4000). */
   maxPostings?: number;
@@ -101,7 +101,7 @@ export function searchKey(idx: WitnessIndexData, q: Uint16Array, k: number, opts
   const votes = diagonalVotes(idx, q, opts.maxPostings ?? 4000);
   const slack = 8 + Math.ceil(m * 0.25);
   const spans: WitnessSpan[] = [];
-  for (const b of topBuckets(votes, opts.candidates ?? 8)) {
+  for (const b of topBuckets(votes, opts.candidates ?? 16)) {
     const diag = Math.max(0, b << BUCKET_SHIFT);
     const work = workAt(idx, Math.min(diag, idx.text.length - 1));
     const [ws, we] = workBounds(idx, work);

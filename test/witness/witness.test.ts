@@ -69,3 +69,20 @@ describe('witness retrieval', () => {
     }
   });
 });
+
+describe('source in the corpus (≥ 90 % of the gold line\'s 5-grams in the source work)', () => {
+  it('is judged without diacritics, tatweel and whitespace but with punctuation, and needs 90 %', async () => {
+    const { gramSet, gramCoverage, sourceInCorpus, coverageText } = await import('../../src/witness/source-coverage');
+    expect(coverageText('قَالَ  أبـو ،')).to.equal('قالأبو،');
+    const work = gramSet([A, B]);
+    expect(sourceInCorpus('قَالَ أبـو مُحَمَّد عبد الله بن مسلم', work)).to.equal(true); // vocalised, stretched, spaced otherwise
+    const line = 'عبد الله بن مسلم بن قتيبة';
+    const changed = 'عبد الله بن مسلم بن قتيبه'; // ة → ه: the last 5-gram no longer occurs (no letter unification)
+    expect(gramCoverage(line, work)).to.equal(1);
+    const c = gramCoverage(changed, work)!;
+    expect(c).to.be.within(0.9, 0.95);
+    expect(sourceInCorpus(changed, work)).to.equal(true);
+    expect(sourceInCorpus('عبد الله بن مسلم بن قتيبة، رحمه', work)).to.equal(false);
+    expect(gramCoverage('قال', work)).to.equal(null);
+  });
+});
