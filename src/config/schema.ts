@@ -96,6 +96,26 @@ const IndexSchema = z.strictObject({
   dtype: z.enum(['f32', 'f16', 'i8']).default('f32'),
 });
 
+/**
+ * Witness retrieval (`mode: witness`, src/witness): which whole works its index covers and how it searches.
+ * Optional and without materialised defaults, so configs without it keep their retrieval fingerprints.
+ */
+export const WitnessSettingsSchema = z.strictObject({
+  /** Version-URI globs of the works indexed in full (default: every work of the OpenITI checkout). */
+  works: z.array(z.string().min(1)).min(1).default(['*']),
+  /** Version-URI globs left out of the witness index. */
+  exclude_works: z.array(z.string().min(1)).default([]),
+  /** Metadata status of the versions indexed (default all: every version is a witness). */
+  status: z.enum(['pri', 'sec', 'all']).default('all'),
+  /** Gram length and sampling stride of the n-gram index (src/witness/build.ts). */
+  n: z.number().int().min(2).max(16).default(5),
+  stride: positiveInt.default(1),
+  /** Diagonals verified by alignment per query. */
+  candidates: positiveInt.default(16),
+  /** Hits whose alignment score (1 − edits / OCR key length) is below this are not put in the context. */
+  min_score: unitInterval.default(0.5),
+});
+
 /** Spec §11 retrieval keys + the retriever options of the companion specs (all off by default, src/retrieval). */
 export const RetrievalSchema = z
   .strictObject({
@@ -104,6 +124,7 @@ export const RetrievalSchema = z
     format_style: z.enum(['numbered_arabic', 'plain']).default('numbered_arabic'),
     /** Characters each retrieved sentence is cut to in the prompt (spec §5.2). */
     max_chars_per_sentence: positiveInt.default(150),
+    witness: WitnessSettingsSchema.optional(),
   })
   .extend(RetrievalPipelineSchema.shape);
 
@@ -275,8 +296,11 @@ const TemporalSchema = z.strictObject({
 export const StudyGuardSchema = GuardSettingsSchema;
 export const ArmGuardOverrideSchema = GuardOverrideSchema;
 
-/** How an arm finds its context: the configured retriever, random corpus sentences (placebo), the gold line as query (oracle), none. */
-export const ARM_MODES = ['dense', 'random', 'gold_query', 'none'] as const;
+/**
+ * How an arm finds its context: the configured retriever, random corpus sentences (placebo), the gold line as
+ * query (oracle), none, or the aligned passage of a whole work that the OCR line copies (witness, src/witness).
+ */
+export const ARM_MODES = ['dense', 'random', 'gold_query', 'none', 'witness'] as const;
 
 /**
  * One study arm. `retrieval` and `infer` are partial overrides deep-merged into `phase5.retrieval` / `infer`

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { InferSchema, RetrievalSchema, type ArmConfig, type Config } from './schema';
 
-export type ArmMode = 'dense' | 'random' | 'gold_query' | 'none';
+export type ArmMode = 'dense' | 'random' | 'gold_query' | 'none' | 'witness';
 
 /** `base` with `over` merged in: objects merge key by key, anything else (arrays too) replaces. */
 export function deepMerge<T>(base: T, over: unknown): T {

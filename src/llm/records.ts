@@ -22,7 +22,7 @@ export interface InferenceInputRecord {
   retrieved_k: number;
   retrieval_scores: number[];
   /** source_uri + corpus idx (+ source line when the corpus records it) per hit, for citations. */
-  retrieval_sources: { source_uri: string; idx: number; date: number | null; line?: number | null }[];
+  retrieval_sources: { source_uri: string; idx: number; date: number | null; line?: number | null; line_end?: number; page?: string | null; ms?: string | null }[];
 }
 
 /**

@@ -27,6 +27,7 @@ import { retrieverConfig, type StagePaths } from './retriever';
 import { skipsFromCounts, type Skips } from './skips';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
 import { checkedResultDirs } from './results-dir';
+import { ensureWitnessIndex, witnessIndexesNeeded } from './witness-index';
 
 const log = childLogger('build');
 
@@ -118,12 +119,15 @@ export interface BuildOptions {
   /** Sentences per embedding shard of a fanned-out build (see build-shards.ts). */
   embedShardSize: number;
   force: boolean;
+  /** Effective configs of the study arms in witness mode, one per witness index to build with the corpus. */
+  witness?: Config[];
 }
 
 export function optionsFrom(config: Config, cli: RunOptions, force = false): BuildOptions {
   const paths = stagePaths(config, cli);
   const index = config.phase5.index;
-  return { paths, corpus: corpusSettings(config), retriever: retrieverConfig(config, paths), batchSize: index.batch_size, embedShardSize: index.embed_shard_size, force };
+  const witness = witnessIndexesNeeded(config);
+  return { paths, corpus: corpusSettings(config), retriever: retrieverConfig(config, paths), batchSize: index.batch_size, embedShardSize: index.embed_shard_size, force, ...(witness.length ? { witness } : {}) };
 }
 
 /** The small summary that crosses Temporal (the full one is in corpus.jsonl.build.json). */
@@ -176,8 +180,17 @@ export interface CorpusRecord {
 
 const corpusRecordFile = (options: BuildOptions) => `${options.paths.corpus}.build.json`;
 
-/** Step 1: sample the corpus from OpenITI (or read the configured generic corpus), or reuse the one on disk when its settings and bytes match. */
+/**
+ * Step 1: sample the corpus from OpenITI (or read the configured generic corpus), or reuse the one on disk when its
+ * settings and bytes match; then the witness indexes the study's arms need (same activity: no workflow change).
+ */
 export async function buildCorpus(options: BuildOptions, hooks: StageHooks = {}): Promise<CorpusResult> {
+  const result = await buildSampledCorpus(options, hooks);
+  for (const c of options.witness ?? []) await ensureWitnessIndex(c, hooks.onProgress);
+  return result;
+}
+
+async function buildSampledCorpus(options: BuildOptions, hooks: StageHooks): Promise<CorpusResult> {
   const { paths, corpus: settings, force } = options;
   if ('generic' in settings) {
     if (settings.inputs === 'missing') throw new UserInputError(`corpus source not found: ${settings.generic.path} (phase5.corpus.source.path)`);

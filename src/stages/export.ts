@@ -32,6 +32,7 @@ import { PlaceboSampler } from '../retrieval/placebo';
 import { formatForPrompt } from '../index/retriever';
 import type { ExportRetriever, StagePaths } from './retriever';
 import { skipsFromProblems, totalSkips, type Skips } from './skips';
+import { witnessIndexFingerprint, witnessRetrieverFor } from './witness-index';
 import { throwIfAborted, UserInputError, type RunOptions, type StageHooks } from './types';
 
 const log = childLogger('export');
@@ -157,7 +158,7 @@ export function shardFile(config: Config, shard: Pick<ExportShard, 'dataset' | '
 const doneFile = (f: string) => `${f}.done.json`;
 
 /** Everything that changes the records: a finished shard is reused only under the same fingerprint. */
-function exportFingerprint(options: ExportOptions, manifestPath: string): string {
+function exportFingerprint(options: ExportOptions & { mode?: ContextSource['mode'] }, manifestPath: string): string {
   const { config } = options;
   return sha256Text(
     JSON.stringify({
@@ -167,6 +168,7 @@ function exportFingerprint(options: ExportOptions, manifestPath: string): string
       datasets: options.datasets.map((k) => config.datasets[k]),
       shard_size: config.phase5.export.shard_size,
       max_line_chars: config.phase5.export.max_line_chars, // decides which lines are skipped
+      ...(options.mode === 'witness' ? { witness_index: witnessIndexFingerprint(config) } : {}),
     }),
   ).slice(0, 16);
 }
@@ -234,7 +236,7 @@ function ragRecord(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, conf
     retrieval_context: retriever.formatForPrompt(chunks, config.phase5.retrieval.format_style),
     retrieved_k: chunks.length,
     retrieval_scores: chunks.map((c) => Number(c.score.toFixed(6))),
-    retrieval_sources: chunks.map((c) => ({ source_uri: c.source_uri, idx: c.idx, date: c.date, ...(c.line != null ? { line: c.line } : {}) })),
+    retrieval_sources: chunks.map((c) => ({ source_uri: c.source_uri, idx: c.idx, date: c.date, ...(c.line != null ? { line: c.line } : {}), ...(c.witness ?? {}) })),
   };
 }
 
@@ -243,7 +245,7 @@ function ragRecord(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, conf
  * query (`dense`, also hybrid), with the gold text (`gold_query`, the oracle), or random corpus sentences (`random`).
  */
 export interface ContextSource {
-  mode: 'dense' | 'hybrid' | 'gold_query' | 'random';
+  mode: 'dense' | 'hybrid' | 'gold_query' | 'random' | 'witness';
   placebo?: PlaceboSampler;
 }
 
@@ -305,6 +307,7 @@ async function finishedShard(file: string, shard: ExportShard, total: number): P
 
 /** The placebo needs only the corpus and the prompt format, never the model or the index. */
 async function contextSource(options: ExportOptions & { mode: ContextSource['mode'] }, openRetriever: OpenRetriever): Promise<{ retriever: ExportRetriever; source: ContextSource }> {
+  if (options.mode === 'witness') return { retriever: witnessRetrieverFor(options.config), source: { mode: 'witness' } };
   if (options.mode !== 'random') return { retriever: await openForShard(openRetriever, options.config), source: { mode: options.mode } };
   const r = options.config.phase5.retrieval;
   const retriever: ExportRetriever = {
