@@ -149,6 +149,8 @@ export interface ArmsAnalysis {
   arms: ArmResult[];
   /** Files written, relative to resultsDir. */
   files: string[];
+  /** ΔCER by gold passage in context and hit class (analysis/provenance.ts), attached by the analyze stage. */
+  provenance?: import('./provenance').ProvenanceAnalysis;
 }
 
 /** One scored line of one arm. */

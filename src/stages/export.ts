@@ -32,7 +32,7 @@ import { PlaceboSampler } from '../retrieval/placebo';
 import { formatForPrompt } from '../index/retriever';
 import type { ExportRetriever, StagePaths } from './retriever';
 import { skipsFromProblems, totalSkips, type Skips } from './skips';
-import { witnessIndexFingerprint, witnessRetrieverFor } from './witness-index';
+import { withHitProvenance, witnessIndexFingerprint, witnessRetrieverFor } from './witness-index';
 import { throwIfAborted, UserInputError, type RunOptions, type StageHooks } from './types';
 
 const log = childLogger('export');
@@ -225,7 +225,12 @@ export function fallbackRecord(s: OcrSample): InferenceInputRecord {
 
 type Hit = Awaited<ReturnType<ExportRetriever['retrieveMany']>>[number][number];
 
-function ragRecord(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, config: Config): InferenceInputRecord {
+function ragRecord(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, config: Config, withProvenance = false): InferenceInputRecord {
+  const record = ragRecordOf(s, chunks, retriever, config);
+  return withProvenance ? withHitProvenance(record, config.datasets[s.dataset]?.source_pattern ?? null) : record;
+}
+
+function ragRecordOf(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, config: Config): InferenceInputRecord {
   return {
     sample_id: s.sample_id,
     dataset: s.dataset,
@@ -283,7 +288,7 @@ export async function writeShardRecords(
     for (const s of slice) {
       const chunks = byId.get(s.sample_id) ?? [];
       if (chunks.length === 0) fallbacks++;
-      out.write(chunks.length === 0 ? fallbackRecord(s) : ragRecord(s, chunks, retriever, config));
+      out.write(chunks.length === 0 ? fallbackRecord(s) : ragRecord(s, chunks, retriever, config, source.mode === 'witness'));
       if (++sinceCheckpoint >= every) {
         onCheckpoint(out.checkpoint());
         sinceCheckpoint = 0;

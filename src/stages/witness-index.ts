@@ -12,6 +12,8 @@ import { armConfig, armModeAndPrompt } from '../config/study';
 import { formatForPrompt, type RetrievedChunk } from '../index/retriever';
 import { sha256Text } from '../util/hash';
 import { childLogger } from '../util/log';
+import type { InferenceInputRecord } from '../llm/records';
+import { lineProvenance } from '../witness/provenance';
 import { buildWitnessDir, readWitnessManifest, selectWorkFiles, WitnessRetriever, type WitnessHit } from '../witness';
 import { checkedResultDirs } from './results-dir';
 import type { ClosableRetriever } from './retriever';
@@ -97,4 +99,13 @@ export function openWitnessRetriever(config: Config): ClosableRetriever {
 /** A witness hit as a context sentence; its position (line span, page, milestone) goes to retrieval_sources. */
 function witnessChunk(h: WitnessHit): RetrievedChunk & { line: number; witness: { line_end: number; page: string | null; ms: string | null } } {
   return { text: h.text, source_uri: h.source_uri, score: h.score, rank: h.rank, idx: h.idx, date: h.date, line: h.line, witness: { line_end: h.line_end, page: h.page, ms: h.ms } };
+}
+
+/**
+ * A witness export's record with each hit's provenance (src/witness/provenance.ts) in retrieval_sources and
+ * `gold_in_context`; other exports keep their bytes, and the analysis classifies every arm's hits the same way.
+ */
+export function withHitProvenance(r: InferenceInputRecord, sourcePattern: string | null): InferenceInputRecord {
+  const p = lineProvenance(r, sourcePattern);
+  return { ...r, gold_in_context: p.gold_in_context, retrieval_sources: r.retrieval_sources.map((src, i) => ({ ...src, provenance: p.classes[i] })) };
 }

@@ -33,7 +33,7 @@ describe('stages: retrieval.mode witness (real data)', function () {
         data: { openiti_root: openiti },
         phase5: { corpus: { max_sentences: 200 }, export: { shard_size: 10, query_batch_size: 8 } },
         rag: { embedding_model: 'sentence-transformers/all-MiniLM-L6-v2', embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', threads: 2 } },
-        datasets: { adab: { type: 'paired_dir', path: path.join(OCR_GS_ROOT, 'book_IbnQutayba.Adab') } },
+        datasets: { adab: { type: 'paired_dir', path: path.join(OCR_GS_ROOT, 'book_IbnQutayba.Adab'), source_pattern: '0276IbnQutaybaDinawari.AdabKatib*' } },
         study: {
           baseline: 'zero_shot',
           arms: [
@@ -70,7 +70,12 @@ describe('stages: retrieval.mode witness (real data)', function () {
     const r = records.find((x) => x.sample_id === 'adab/000206')!;
     expect(r.prompt_type).to.equal('rag');
     expect(r.retrieval_context).to.include('قال الفراء أريد بهن ( فعلولة ) ففتحوا أولها كراهية أن تصير الياء');
-    expect(r.retrieval_sources[0]).to.deep.include({ source_uri: SOURCE, line: 6855, line_end: 6855, page: 'PageV01P496' });
+    expect(r.retrieval_sources[0]).to.deep.include({ source_uri: SOURCE, line: 6855, line_end: 6855, page: 'PageV01P496', provenance: 'same_passage' });
+    expect(r.gold_in_context).to.equal(true);
+    // hits from the other indexed works are classed as such; a line whose hit is not its passage says so
+    const classes = records.flatMap((x) => x.retrieval_sources.map((src) => [src.source_uri.startsWith('0279'), src.provenance]));
+    expect(classes.filter(([other]) => other).every(([, p]) => p === 'other_work' || p === 'same_passage')).to.equal(true);
+    expect(records.some((x) => x.prompt_type === 'rag' && x.gold_in_context === false)).to.equal(true);
     // lines whose best alignment is below min_score get no context (the zero-shot fallback), never a random passage
     expect(records.filter((x) => x.prompt_type === 'rag').every((x) => x.retrieval_scores.every((s) => s >= 0.6))).to.equal(true);
   });

@@ -86,3 +86,24 @@ describe('source in the corpus (≥ 90 % of the gold line\'s 5-grams in the sour
     expect(gramCoverage('قال', work)).to.equal(null);
   });
 });
+
+describe('hit provenance (same_passage ≥ 0.8 similarity to the gold / same_work / other_work)', () => {
+  it('classes each hit of a context and says whether the gold passage is in it', async () => {
+    const { lineProvenance, passageSimilarity, contextSentences } = await import('../../src/witness/provenance');
+    const gold = 'فإني رأيت أكثر أهل زماننا';
+    expect(passageSimilarity(gold, B)).to.equal(1); // the gold is a part of the hit
+    expect(passageSimilarity(gold, 'فاني رايت اكثر اهل زمان')).to.be.within(0.8, 0.95);
+    expect(passageSimilarity(gold, C)).to.be.below(0.8);
+    expect(contextSentences('نصوص مرجعية صحيحة:\n1. أ ب\n2. ج د')).to.deep.equal(['أ ب', 'ج د']);
+    expect(contextSentences('[#1] أ ب\n[#2] ج د')).to.deep.equal(['أ ب', 'ج د']);
+    const record = {
+      gt_text: gold,
+      retrieval_context: `نصوص مرجعية صحيحة:\n1. ${C}\n2. ${A}\n3. ${B}`,
+      retrieval_sources: [{ source_uri: '0276IbnQutayba.Adab.v2' }, { source_uri: '0300Other.Book.v1' }, { source_uri: '0300Other.Book.v1' }],
+    };
+    expect(lineProvenance(record, '0276IbnQutayba.Adab*')).to.deep.equal({ gold_in_context: true, best: 'same_passage', classes: ['same_work', 'other_work', 'same_passage'] });
+    expect(lineProvenance({ ...record, retrieval_context: `1. ${C}\n2. ${A}` }, '0276IbnQutayba.Adab*')).to.deep.equal({ gold_in_context: false, best: 'same_work', classes: ['same_work', 'other_work'] });
+    expect(lineProvenance({ ...record, retrieval_context: `1. ${C}` }, null).classes).to.deep.equal(['unknown_work']);
+    expect(lineProvenance({ gt_text: gold, retrieval_context: '' }, null)).to.deep.equal({ gold_in_context: false, best: 'no_context', classes: [] });
+  });
+});
