@@ -61,6 +61,7 @@ export async function writeArmsLineDocuments(o: ArmsLinesOptions): Promise<strin
     bands: { names: ARM_OCR_BANDS, of: armOcrBand },
     sourceMatcher: (ds) => (info[ds]?.sourcePattern ? sourceMatcher(info[ds].sourcePattern!) : null),
     sourceExcluded: (ds) => info[ds]?.excluded ?? null,
+    provenance: true,
   };
   const { lines, classes } = explorerLines(source, arms, lineOpts);
   mkdirSync(dir, { recursive: true });
