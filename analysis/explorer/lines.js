@@ -13,7 +13,11 @@
   var S = { rows: [], arms: [], upper: {}, baseline: '', focus: '', defaultFocus: '', bands: [], datasets: {}, hasGuard: false,
     filters: noFilters(), sort: { key: 'idx', dir: 1 }, page: 0, open: null, notes: [] };
 
-  function noFilters() { return { dataset: '', band: '', outcome: '', guard: '', q: '' }; }
+  function noFilters() { return { dataset: '', band: '', outcome: '', guard: '', context: '', q: '' }; }
+  /** Study arms: whether the chosen arm's context held the line's gold passage (lines.json `gold_in_context`). */
+  var CONTEXTS = ['gold passage in context', 'gold passage not in context'];
+  function contextOf(a) { return a.gold_in_context === true ? CONTEXTS[0] : a.gold_in_context === false ? CONTEXTS[1] : ''; }
+  function hasContextFlag() { return S.rows.some(function (r) { return S.arms.some(function (n) { var x = r.line.arms[n]; return x && typeof x.gold_in_context === 'boolean'; }); }); }
 
   function el(tag, attrs, children) {
     var e = document.createElement(tag);
@@ -72,6 +76,7 @@
     if (f.band && r.line.band !== f.band) return false;
     if (a && f.outcome && outcomeOf(r.delta[S.focus]) !== f.outcome) return false;
     if (a && f.guard && (a.guard || '(none)') !== f.guard) return false;
+    if (a && f.context && contextOf(a) !== f.context) return false;
     if (f.q && r.gold.indexOf(f.q) < 0 && r.ocr.indexOf(f.q) < 0 && r.line.sample_id.indexOf(f.q) < 0) return false;
     return true;
   }
@@ -161,8 +166,8 @@
   function syncControls() {
     var set = function (id, v) { var s = document.getElementById(id); if (s) s.value = v; return s; };
     set('lines-arm', S.focus);
-    ['dataset', 'band', 'outcome', 'guard'].forEach(function (k) { set('lines-' + k, S.filters[k]); });
-    ['lines-outcome', 'lines-guard'].forEach(function (id) { var s = document.getElementById(id); if (s) s.disabled = S.focus === ALL; });
+    ['dataset', 'band', 'outcome', 'guard', 'context'].forEach(function (k) { set('lines-' + k, S.filters[k]); });
+    ['lines-outcome', 'lines-guard', 'lines-context'].forEach(function (id) { var s = document.getElementById(id); if (s) s.disabled = S.focus === ALL; });
     var q = document.getElementById('lines-q');
     if (q && q.value.trim() !== S.filters.q) q.value = S.filters.q; // leave a trailing space being typed alone
   }
@@ -231,6 +236,7 @@
     hits.forEach(function (h) {
       var meta = el('div', { class: 'lx-meta', dir: 'ltr' }, ['score ' + (h.score === null ? '—' : h.score.toFixed(3)) + ' · ' + (h.source_uri || '—')]);
       if (h.from_source) meta.append(el('span', { class: 'flag' }, ['from the dataset\'s source book']));
+      if (h.provenance) meta.append(el('span', { class: 'flag' }, [h.provenance.replace('_', ' ')]));
       meta.append(el('span', { class: 'flag' }, ['source book excluded: ' + (excl === null || excl === undefined ? 'unknown' : excl ? 'yes' : 'no')]));
       ol.append(el('li', {}, [meta, el('div', { class: 'rtl', dir: 'rtl', lang: 'ar' }, [h.text === null ? '—' : h.text])]));
     });
@@ -268,7 +274,7 @@
 
   function setFocus(v) {
     S.focus = v;
-    if (v === ALL) S.filters.outcome = S.filters.guard = '';
+    if (v === ALL) S.filters.outcome = S.filters.guard = S.filters.context = '';
   }
 
   function guardValues() {
@@ -292,6 +298,7 @@
       select('lines-outcome', 'Outcome of the arm', all('all').concat(pairs(OUTCOMES)), f.outcome, setFilter('outcome')),
     ];
     if (S.hasGuard) c.push(select('lines-guard', 'Guard', all('all').concat(pairs(guardValues())), f.guard, setFilter('guard')));
+    if (hasContextFlag()) c.push(select('lines-context', 'Context', all('all').concat(pairs(CONTEXTS)), f.context, setFilter('context')));
     c.push(el('label', {}, ['Search', q]));
     document.getElementById('lines-controls').replaceChildren.apply(document.getElementById('lines-controls'), c);
   }
@@ -305,7 +312,7 @@
 
   /** The filters a link may set, each with its label and the values it knows ('q' is free text). */
   function knownValues() {
-    return { dataset: ['dataset', Object.keys(S.datasets)], band: ['band', S.bands], outcome: ['outcome', OUTCOMES], guard: ['guard', S.hasGuard ? guardValues() : []] };
+    return { dataset: ['dataset', Object.keys(S.datasets)], band: ['band', S.bands], outcome: ['outcome', OUTCOMES], guard: ['guard', S.hasGuard ? guardValues() : []], context: ['context', hasContextFlag() ? CONTEXTS : []] };
   }
 
   /** The state a link describes: what it leaves out is the default, an unknown value is ignored and said so. */
@@ -315,9 +322,9 @@
     S.focus = armFromHash(p.get('arm'));
     var known = knownValues();
     Object.keys(S.filters).forEach(function (k) { S.filters[k] = filterFromHash(k, p.get(k) || '', known[k]); });
-    if (S.focus === ALL && (S.filters.outcome || S.filters.guard)) {
-      S.notes.push('outcome and guard filters apply to one arm: ignored with all lines');
-      S.filters.outcome = S.filters.guard = '';
+    if (S.focus === ALL && (S.filters.outcome || S.filters.guard || S.filters.context)) {
+      S.notes.push('outcome and guard filters apply to one arm: ignored with all lines' + (S.filters.context ? ' (the context filter too)' : ''));
+      S.filters.outcome = S.filters.guard = S.filters.context = '';
     }
     S.page = 0;
     S.open = null;
