@@ -24,7 +24,7 @@ export function createExportActivities(deps: ActivityDeps) {
           const hooks = activityHooks(`${shard.dataset}#${shard.index}`, 'records', shard.end - shard.start);
           try {
             // The shard's own (study arm's) config: a hybrid arm gets a hybrid retriever, cached apart from the dense one.
-            return await exporter.exportShard(opts, shard, (config) => deps.openRetriever(config, opts.paths), { ...hooks, signal });
+            return await exporter.exportShard(opts, shard, (config) => deps.openRetriever(config, exporter.pathsFor(config, opts)), { ...hooks, signal });
           } finally {
             hooks.stop();
           }

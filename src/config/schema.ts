@@ -63,7 +63,7 @@ export const CorpusSourceSchema = z.discriminatedUnion('type', [
   }),
 ]);
 
-const CorpusSchema = z.strictObject({
+export const CorpusSchema = z.strictObject({
   /** Absent = OpenITI (the keys below); jsonl / text_dir read a generic corpus instead. */
   source: CorpusSourceSchema.optional(),
   max_sentences: positiveInt.default(200000),
@@ -82,6 +82,23 @@ const CorpusSchema = z.strictObject({
    */
   exclude_dataset_sources: z.boolean().default(false),
   dedup_across_corpus: z.boolean().default(true),
+  /** Version-URI globs of works added in full (every line within the length filter) on top of the sample. */
+  add_works: z.array(z.string().min(1)).optional(),
+  /** Corpus and index folder under the results dir (default phase5/); set by a study arm's `corpus` block. */
+  dir: z.string().min(1).optional(),
+});
+
+/**
+ * A study arm's corpus (`study.arms.N.corpus`, or named once under `study.corpora`): `sample` overrides
+ * `phase5.corpus` key by key, `add_works` adds whole works, `exclude_works` holds works out (as `exclude`),
+ * `exclude_dataset_sources` holds out every version of the datasets' source works. Each distinct corpus is
+ * built and indexed once, under `<results>/corpora/<fingerprint>/`.
+ */
+export const CorpusBlockSchema = z.strictObject({
+  sample: z.record(z.string(), z.unknown()).optional(),
+  add_works: z.array(z.string().min(1)).optional(),
+  exclude_works: z.array(z.string().min(1)).optional(),
+  exclude_dataset_sources: z.boolean().optional(),
 });
 
 const IndexSchema = z.strictObject({
@@ -311,6 +328,8 @@ const ArmSchema = z.strictObject({
   /** Default `rag`; `zero_shot` (or `retrieval.mode: none`) = the v1 prompt without context. */
   prompt: z.enum(['rag', 'zero_shot']).optional(),
   retrieval: z.looseObject({ mode: z.enum(ARM_MODES).optional() }).optional(),
+  /** The arm's corpus: a block, or the name of one under `study.corpora` (default: phase5.corpus). */
+  corpus: z.union([z.string().min(1), CorpusBlockSchema]).optional(),
   infer: z.record(z.string(), z.unknown()).optional(),
   guard: ArmGuardOverrideSchema.optional(),
 });
@@ -321,6 +340,8 @@ export const StudySchema = z
     /** The arm every other arm is compared with (default: the first zero-shot arm, else the first arm). */
     baseline: z.string().min(1).optional(),
     guard: StudyGuardSchema.optional(),
+    /** Named corpora the arms refer to by name (`corpus: similar`). */
+    corpora: z.record(z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-"'), CorpusBlockSchema).optional(),
     arms: z.array(ArmSchema).min(1),
   })
   .superRefine((study, ctx) => {
@@ -328,6 +349,11 @@ export const StudySchema = z
     study.arms.forEach((arm, i) => {
       if (seen.has(arm.name)) ctx.addIssue({ code: 'custom', path: ['arms', i, 'name'], message: `duplicate arm name "${arm.name}" (arm names must be unique)` });
       seen.add(arm.name);
+    });
+    study.arms.forEach((arm, i) => {
+      if (typeof arm.corpus === 'string' && !study.corpora?.[arm.corpus]) {
+        ctx.addIssue({ code: 'custom', path: ['arms', i, 'corpus'], message: `unknown corpus "${arm.corpus}" — study.corpora declares: ${Object.keys(study.corpora ?? {}).join(', ') || '(none)'}` });
+      }
     });
     if (study.baseline !== undefined && !seen.has(study.baseline)) {
       ctx.addIssue({ code: 'custom', path: ['baseline'], message: `unknown baseline arm "${study.baseline}" — the arms are: ${[...seen].join(', ')}` });

@@ -99,7 +99,12 @@ function groupOptions(options: ExportOptions, group: string | undefined): Export
   if (group === undefined) return { ...options, mode: 'dense' };
   const g = options.groups?.find((x) => x.fingerprint === group);
   if (!g) throw new UserInputError(`export ${group}: no study arm has this retrieval any more — the config changed since the plan; rerun \`phase5 export\``);
-  return { ...options, config: g.config, mode: g.mode };
+  return { ...options, config: g.config, paths: pathsFor(g.config, options), mode: g.mode };
+}
+
+/** The corpus and index an (arm's effective) config retrieves from: its own corpus folder, else the run's paths. */
+export function pathsFor(config: Config, options: Pick<ExportOptions, 'paths'>): StagePaths {
+  return config.phase5.corpus.dir ? stagePaths(config, {}) : options.paths;
 }
 
 /** The whole stage in one process: plan, every shard in order, merge. */
@@ -182,7 +187,12 @@ export async function planExport(options: ExportOptions): Promise<ExportPlan> {
   const manifestPath = indexFiles(paths.index).manifest;
   if (!existsSync(paths.index) || !existsSync(manifestPath)) throw new UserInputError(`no index at ${paths.index} — run \`phase5 build\` first`);
   const groups: (string | undefined)[] = options.groups ? options.groups.map((g) => g.fingerprint) : [undefined];
-  const fingerprints = groups.map((g) => exportFingerprint(groupOptions(options, g), manifestPath));
+  const fingerprints = groups.map((g) => {
+    const go = groupOptions(options, g);
+    const manifest = indexFiles(go.paths.index).manifest;
+    if (!existsSync(manifest)) throw new UserInputError(`no index at ${go.paths.index} (the corpus of a study arm) — run \`phase5 build\` first`);
+    return exportFingerprint(go, manifest);
+  });
   const plan: ExportPlan = { fingerprint: fingerprints.length === 1 ? fingerprints[0] : sha256Text(fingerprints.join(',')).slice(0, 16), datasets: [] };
   for (const key of options.datasets) {
     const { samples, problems } = await loadSamples(config, key, options.limit, true);
