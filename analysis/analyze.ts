@@ -231,6 +231,7 @@ async function writeLineDocuments(out: OutputWriter, inputs: StudyInputs, opts: 
     baseline: baselineArm(arms, opts.baselineArm),
     sourceMatcher: (ds) => sourceHitMatcher(info[ds]),
     sourceExcluded: (ds) => info[ds]?.excluded ?? null,
+    ...(opts.studyArms?.length ? { provenance: true } : {}),
   };
   const { lines, classes } = explorerLines({ datasets: inputs.datasets, byDataset: inputs.phase5.byDataset }, arms, lineOpts);
   out.linesJson('lines.json', linesDocument(lines, arms, lineOpts, generatedAt, inputs.datasets));

@@ -12,7 +12,7 @@ import { UserInputError } from '../src/stages/types';
 import { cmpStr } from './format';
 import { parseCorrection } from './inputs';
 
-export const RETRIEVAL_MODES = ['dense', 'hybrid', 'random', 'gold_query', 'none'] as const;
+export const RETRIEVAL_MODES = ['dense', 'hybrid', 'random', 'gold_query', 'none', 'witness'] as const;
 
 /** arm.json as the arms stage writes it; unknown keys are kept out of the analysis but allowed. */
 export const ArmJsonSchema = z.object({

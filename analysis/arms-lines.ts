@@ -62,6 +62,7 @@ export async function writeArmsLineDocuments(o: ArmsLinesOptions): Promise<strin
     bands: { names: ARM_OCR_BANDS, of: armOcrBand },
     sourceMatcher: (ds) => sourceHitMatcher(info[ds]),
     sourceExcluded: (ds) => info[ds]?.excluded ?? null,
+    provenance: true,
   };
   const { lines, classes } = explorerLines(source, arms, lineOpts);
   mkdirSync(dir, { recursive: true });

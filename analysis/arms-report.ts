@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { provenanceSection } from './provenance-section';
 import { ARM_OCR_BANDS, type ArmMetrics, type ArmResult, type ArmsAnalysis } from './arms';
 import { ciF, dash, pctF, ppF, type Block, type RenderedChart } from './blocks';
 import { CHART_CONFIG, CHART_TEMPLATE_DIR, type VegaLiteSpec } from './charts';
@@ -206,6 +207,7 @@ export function armsSection(a: ArmsAnalysis, charts: RenderedChart[]): Block[] {
     ...guardTable(a),
     ...whenBlocks(a),
     ...armProfileBlocks(a),
+    ...(a.provenance ? provenanceSection(a.provenance) : []),
     ...charts.map((chart): Block => ({ kind: 'chart', chart })),
   ];
 }

@@ -138,6 +138,8 @@ export interface ArmsAnalysis {
   profiles: ReturnType<typeof armProfiles>;
   /** Files written, relative to resultsDir. */
   files: string[];
+  /** ΔCER by gold passage in context and hit class (analysis/provenance.ts), attached by the analyze stage. */
+  provenance?: import('./provenance').ProvenanceAnalysis;
 }
 
 /** One scored line of one arm. */

@@ -15,6 +15,7 @@ import { anchorOps, compareErrors, type AnchoredError } from './error-changes';
 import { OCR_CER_BANDS, ocrCerBand, round } from './format';
 import type { AnalysisInputRecord } from './inputs';
 import { failureKind, type FailureKind } from './score';
+import { passageSimilarity, SAME_PASSAGE_MIN_SIMILARITY, type HitClass } from '../src/witness/provenance';
 
 /** One text scored against gold: its edits (the CER numerator), its line CER and the diff. */
 export interface ScoredText {
@@ -29,6 +30,8 @@ export interface RetrievedSentence {
   text: string | null;
   /** The hit comes from the dataset's own source book (null: the dataset has no source pattern). */
   from_source: boolean | null;
+  /** Study arms: same_passage / same_work / other_work / unknown_work (src/witness/provenance.ts); null without text. */
+  provenance?: HitClass | null;
 }
 
 export interface ArmLine extends ScoredText {
@@ -39,6 +42,8 @@ export interface ArmLine extends ScoredText {
   /** The guard's decision ("kept", "trimmed", "fell_back:<reason>") when the arm ran with one. */
   guard: string | null;
   retrieval: RetrievedSentence[] | null;
+  /** Study arms: a retrieved sentence holds the line's gold passage (null: the arm saw no context). */
+  gold_in_context?: boolean | null;
 }
 
 export interface ExplorerLine {
@@ -59,6 +64,8 @@ export interface LinesOptions {
   /** Per dataset: does a retrieved source URI come from its source book (null: unknown). */
   sourceMatcher: (dataset: string) => ((uri: string) => boolean) | null;
   sourceExcluded: (dataset: string) => boolean | null;
+  /** Class every retrieved sentence and say whether the gold passage was in context (study arms only). */
+  provenance?: boolean;
 }
 
 type ClassCounts = Record<ErrorClass, number>;
@@ -148,9 +155,21 @@ function explorerLine(
     const failed = failureKind(x.record);
     const a = alignText(g, prepareText(failed ? x.record.ocr_text : x.record.corrected_text, base), refChars);
     classes.addArm(arm.name, ocrErrors, a.errors);
-    armLines[arm.name] = { edits: a.edits, cer: a.cer, diff: a.diff, failed, ...rawAndGuard(x.record, x.raw), retrieval: retrieved(arm.inputs?.get(key) ?? null, match) };
+    const retrieval = retrieved(arm.inputs?.get(key) ?? null, match);
+    armLines[arm.name] = { edits: a.edits, cer: a.cer, diff: a.diff, failed, ...rawAndGuard(x.record, x.raw), retrieval, ...(opts.provenance ? withProvenance(r.gt_text, retrieval, match) : {}) };
   }
   return { dataset: r.dataset, sample_id: r.sample_id, band: band(ocr.edits, refChars), ref_chars: refChars, ocr, arms: armLines };
+}
+
+/** Each sentence's provenance class and whether any holds the gold passage (src/witness/provenance.ts). */
+function withProvenance(gold: string, retrieval: RetrievedSentence[] | null, match: ((uri: string) => boolean) | null): { retrieval: RetrievedSentence[] | null; gold_in_context: boolean | null } {
+  if (!retrieval) return { retrieval, gold_in_context: null };
+  const classed = retrieval.map((h): RetrievedSentence => {
+    if (h.text === null) return { ...h, provenance: null };
+    if (passageSimilarity(gold, h.text) >= SAME_PASSAGE_MIN_SIMILARITY) return { ...h, provenance: 'same_passage' };
+    return { ...h, provenance: match === null || h.source_uri === null ? 'unknown_work' : match(h.source_uri) ? 'same_work' : 'other_work' };
+  });
+  return { retrieval: classed, gold_in_context: classed.some((h) => h.provenance === 'same_passage') };
 }
 
 /** The raw model output when it differs from the corrected text (`raw_text` of a guarded arm, else `raw_output`), and the guard's decision. */

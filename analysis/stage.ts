@@ -17,6 +17,7 @@ import { UserInputError, type RunOptions, type StageHooks } from '../src/stages/
 import { checkedResultDirs } from '../src/stages/results-dir';
 import { analyzeStudy } from './analyze';
 import { analyzeArms, type ArmsAnalysis, type ArmsStatsOptions } from './arms';
+import { analyzeProvenance } from './provenance';
 import { armsRoot } from './arms-inputs';
 import { studyArmSources, writeArmsLineDocuments } from './arms-lines';
 import { renderArmsReport } from './report';
@@ -189,6 +190,13 @@ export async function run(options: AnalyzeOptions, hooks: StageHooks = {}, progr
 }
 
 async function runArms(options: AnalyzeOptions, arms: NonNullable<AnalyzeOptions['arms']>, hooks: StageHooks): Promise<ArmsAnalysis> {
+  const analysis = await analyzeArmsOnly(options, arms, hooks);
+  const sources = Object.fromEntries((arms.exclusions ?? []).map((e) => [e.dataset, e.source_pattern ?? undefined]));
+  analysis.provenance = await analyzeProvenance({ resultsDir: arms.resultsDir, baseline: arms.baseline, sources, bootstrap: options.bootstrap, datasets: options.datasets });
+  return analysis;
+}
+
+async function analyzeArmsOnly(options: AnalyzeOptions, arms: NonNullable<AnalyzeOptions['arms']>, hooks: StageHooks): Promise<ArmsAnalysis> {
   return analyzeArms({
     resultsDir: arms.resultsDir,
     baseline: arms.baseline,

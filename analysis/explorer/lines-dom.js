@@ -48,6 +48,7 @@ var LinesDom = (function () {
     hits.forEach(function (h) {
       var meta = el('div', { class: 'lx-meta', dir: 'ltr' }, ['score ' + (h.score === null ? '—' : h.score.toFixed(3)) + ' · ' + (h.source_uri || '—')]);
       if (h.from_source) meta.append(el('span', { class: 'flag' }, ['from the dataset\'s source book']));
+      if (h.provenance) meta.append(el('span', { class: 'flag' }, [h.provenance.replace('_', ' ')]));
       meta.append(el('span', { class: 'flag' }, ['source book excluded: ' + (excluded === null || excluded === undefined ? 'unknown' : excluded ? 'yes' : 'no')]));
       ol.append(el('li', {}, [meta, el('div', { class: 'rtl', dir: 'rtl', lang: 'ar' }, [h.text === null ? '—' : h.text])]));
     });

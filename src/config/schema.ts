@@ -64,7 +64,7 @@ export const CorpusSourceSchema = z.discriminatedUnion('type', [
   }),
 ]);
 
-const CorpusSchema = z.strictObject({
+export const CorpusSchema = z.strictObject({
   /** Absent = OpenITI (the keys below); jsonl / text_dir read a generic corpus instead. */
   source: CorpusSourceSchema.optional(),
   max_sentences: positiveInt.default(200000),
@@ -83,6 +83,23 @@ const CorpusSchema = z.strictObject({
    */
   exclude_dataset_sources: z.boolean().default(false),
   dedup_across_corpus: z.boolean().default(true),
+  /** Version-URI globs of works added in full (every line within the length filter) on top of the sample. */
+  add_works: z.array(z.string().min(1)).optional(),
+  /** Corpus and index folder under the results dir (default phase5/); set by a study arm's `corpus` block. */
+  dir: z.string().min(1).optional(),
+});
+
+/**
+ * A study arm's corpus (`study.arms.N.corpus`, or named once under `study.corpora`): `sample` overrides
+ * `phase5.corpus` key by key, `add_works` adds whole works, `exclude_works` holds works out (as `exclude`),
+ * `exclude_dataset_sources` holds out every version of the datasets' source works. Each distinct corpus is
+ * built and indexed once, under `<results>/corpora/<fingerprint>/`.
+ */
+export const CorpusBlockSchema = z.strictObject({
+  sample: z.record(z.string(), z.unknown()).optional(),
+  add_works: z.array(z.string().min(1)).optional(),
+  exclude_works: z.array(z.string().min(1)).optional(),
+  exclude_dataset_sources: z.boolean().optional(),
 });
 
 const IndexSchema = z.strictObject({
@@ -97,6 +114,26 @@ const IndexSchema = z.strictObject({
   dtype: z.enum(['f32', 'f16', 'i8']).default('f32'),
 });
 
+/**
+ * Witness retrieval (`mode: witness`, src/witness): which whole works its index covers and how it searches.
+ * Optional and without materialised defaults, so configs without it keep their retrieval fingerprints.
+ */
+export const WitnessSettingsSchema = z.strictObject({
+  /** Version-URI globs of the works indexed in full (default: every work of the OpenITI checkout). */
+  works: z.array(z.string().min(1)).min(1).default(['*']),
+  /** Version-URI globs left out of the witness index. */
+  exclude_works: z.array(z.string().min(1)).default([]),
+  /** Metadata status of the versions indexed (default all: every version is a witness). */
+  status: z.enum(['pri', 'sec', 'all']).default('all'),
+  /** Gram length and sampling stride of the n-gram index (src/witness/build.ts). */
+  n: z.number().int().min(2).max(16).default(5),
+  stride: positiveInt.default(1),
+  /** Diagonals verified by alignment per query. */
+  candidates: positiveInt.default(16),
+  /** Hits whose alignment score (1 − edits / OCR key length) is below this are not put in the context. */
+  min_score: unitInterval.default(0.5),
+});
+
 /** Spec §11 retrieval keys + the retriever options of the companion specs (all off by default, src/retrieval). */
 export const RetrievalSchema = z
   .strictObject({
@@ -105,6 +142,7 @@ export const RetrievalSchema = z
     format_style: z.enum(['numbered_arabic', 'plain']).default('numbered_arabic'),
     /** Characters each retrieved sentence is cut to in the prompt (spec §5.2). */
     max_chars_per_sentence: positiveInt.default(150),
+    witness: WitnessSettingsSchema.optional(),
   })
   .extend(RetrievalPipelineSchema.shape);
 
@@ -336,8 +374,11 @@ const TemporalSchema = z.strictObject({
 export const StudyGuardSchema = GuardSettingsSchema;
 export const ArmGuardOverrideSchema = GuardOverrideSchema;
 
-/** How an arm finds its context: the configured retriever, random corpus sentences (placebo), the gold line as query (oracle), none. */
-export const ARM_MODES = ['dense', 'random', 'gold_query', 'none'] as const;
+/**
+ * How an arm finds its context: the configured retriever, random corpus sentences (placebo), the gold line as
+ * query (oracle), none, or the aligned passage of a whole work that the OCR line copies (witness, src/witness).
+ */
+export const ARM_MODES = ['dense', 'random', 'gold_query', 'none', 'witness'] as const;
 
 /**
  * One study arm. `retrieval` and `infer` are partial overrides deep-merged into `phase5.retrieval` / `infer`
@@ -348,6 +389,8 @@ const ArmSchema = z.strictObject({
   /** Default `rag`; `zero_shot` (or `retrieval.mode: none`) = the v1 prompt without context. */
   prompt: z.enum(['rag', 'zero_shot']).optional(),
   retrieval: z.looseObject({ mode: z.enum(ARM_MODES).optional() }).optional(),
+  /** The arm's corpus: a block, or the name of one under `study.corpora` (default: phase5.corpus). */
+  corpus: z.union([z.string().min(1), CorpusBlockSchema]).optional(),
   infer: z.record(z.string(), z.unknown()).optional(),
   guard: ArmGuardOverrideSchema.optional(),
 });
@@ -358,6 +401,8 @@ export const StudySchema = z
     /** The arm every other arm is compared with (default: the first zero-shot arm, else the first arm). */
     baseline: z.string().min(1).optional(),
     guard: StudyGuardSchema.optional(),
+    /** Named corpora the arms refer to by name (`corpus: similar`). */
+    corpora: z.record(z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-"'), CorpusBlockSchema).optional(),
     arms: z.array(ArmSchema).min(1),
     /** Planned contrasts, one Holm family: ΔCER = CER(arm) − CER(vs); absent = the defaults of analysis/contrasts.ts. */
     contrasts: z.array(z.strictObject({ arm: z.string().min(1), vs: z.string().min(1) })).min(1).optional(),
@@ -367,6 +412,11 @@ export const StudySchema = z
     study.arms.forEach((arm, i) => {
       if (seen.has(arm.name)) ctx.addIssue({ code: 'custom', path: ['arms', i, 'name'], message: `duplicate arm name "${arm.name}" (arm names must be unique)` });
       seen.add(arm.name);
+    });
+    study.arms.forEach((arm, i) => {
+      if (typeof arm.corpus === 'string' && !study.corpora?.[arm.corpus]) {
+        ctx.addIssue({ code: 'custom', path: ['arms', i, 'corpus'], message: `unknown corpus "${arm.corpus}" — study.corpora declares: ${Object.keys(study.corpora ?? {}).join(', ') || '(none)'}` });
+      }
     });
     study.contrasts?.forEach((c, i) => {
       for (const side of ['arm', 'vs'] as const) {

@@ -3,10 +3,13 @@
  * `phase5.retrieval` / `infer` and validated by the same schemas, so a bad override names its key
  * (`study.arms.2.retrieval.top_k: …`). Pure: used by config loading (validation) and src/stages/arms.
  */
-import type { z } from 'zod';
-import { InferSchema, RetrievalSchema, type ArmConfig, type Config } from './schema';
+import { z } from 'zod';
+import { sha256Text } from '../util/hash';
+import { CorpusBlockSchema, CorpusSchema, InferSchema, RetrievalSchema, type ArmConfig, type Config } from './schema';
 
-export type ArmMode = 'dense' | 'random' | 'gold_query' | 'none';
+type CorpusBlock = z.infer<typeof CorpusBlockSchema>;
+
+export type ArmMode = 'dense' | 'random' | 'gold_query' | 'none' | 'witness';
 
 /** `base` with `over` merged in: objects merge key by key, anything else (arrays too) replaces. */
 export function deepMerge<T>(base: T, over: unknown): T {
@@ -29,24 +32,46 @@ export function armModeAndPrompt(arm: ArmConfig): { mode: ArmMode; prompt: 'rag'
 /** The config an arm runs with: its overrides merged into phase5.retrieval and infer (throws a ZodError on a bad override). */
 export function armConfig(config: Config, arm: ArmConfig): Config {
   const { mode: _mode, ...retrieval } = arm.retrieval ?? {};
+  const block = armCorpusBlock(config, arm);
   return {
     ...config,
-    phase5: { ...config.phase5, retrieval: RetrievalSchema.parse(deepMerge(config.phase5.retrieval, retrieval)) },
+    phase5: { ...config.phase5, retrieval: RetrievalSchema.parse(deepMerge(config.phase5.retrieval, retrieval)), ...(block ? { corpus: blockCorpus(config, block) } : {}) },
     infer: InferSchema.parse(deepMerge(config.infer, arm.infer ?? {})),
   };
+}
+
+/** The arm's corpus block (named ones resolved), or null when it uses phase5.corpus. */
+export function armCorpusBlock(config: Config, arm: ArmConfig): CorpusBlock | null {
+  if (arm.corpus === undefined) return null;
+  return typeof arm.corpus === 'string' ? (config.study?.corpora?.[arm.corpus] ?? null) : arm.corpus;
+}
+
+/** The merged corpus settings of a block, in its own folder `corpora/<fingerprint>` (relative to the results dir). */
+export function blockCorpus(config: Config, block: CorpusBlock): Config['phase5']['corpus'] {
+  const { dir: _dir, ...base } = config.phase5.corpus;
+  const merged = CorpusSchema.parse({
+    ...deepMerge(base, block.sample ?? {}),
+    exclude: [...base.exclude, ...(block.exclude_works ?? [])],
+    exclude_dataset_sources: block.exclude_dataset_sources ?? base.exclude_dataset_sources,
+    ...(block.add_works ? { add_works: [...(base.add_works ?? []), ...block.add_works] } : {}),
+  });
+  const fingerprint = sha256Text(JSON.stringify({ corpus: merged, sources: block.exclude_dataset_sources ? Object.values(config.datasets).map((d) => d.source_pattern ?? null) : null })).slice(0, 16);
+  return { ...merged, dir: `corpora/${fingerprint}` };
 }
 
 /** One line per problem with the study's arms (the merged overrides), `study.arms.N.<block>.<key>: …`. */
 export function studyProblems(config: Config): string[] {
   const problems: string[] = [];
   config.study?.arms.forEach((arm, i) => {
-    const check = (block: 'retrieval' | 'infer', schema: z.ZodType, base: unknown, over: unknown) => {
+    const check = (block: 'retrieval' | 'infer' | 'corpus', schema: z.ZodType, base: unknown, over: unknown) => {
       const r = schema.safeParse(deepMerge(base, over ?? {}));
       if (!r.success) for (const issue of r.error.issues) problems.push(`study.arms.${i}.${[block, ...issue.path.map(String)].join('.')}: ${issue.message} (arm "${arm.name}")`);
     };
     const { mode: _mode, ...retrieval } = arm.retrieval ?? {};
     check('retrieval', RetrievalSchema, config.phase5.retrieval, retrieval);
     check('infer', InferSchema, config.infer, arm.infer);
+    const block = armCorpusBlock(config, arm);
+    if (block) check('corpus', CorpusSchema, config.phase5.corpus, block.sample ?? {});
     if (arm.prompt === 'zero_shot' && arm.retrieval?.mode && arm.retrieval.mode !== 'none') {
       problems.push(`study.arms.${i}.retrieval.mode: a zero_shot prompt uses no context, so mode must be "none", got "${arm.retrieval.mode}" (arm "${arm.name}")`);
     }

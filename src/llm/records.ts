@@ -23,7 +23,9 @@ export interface InferenceInputRecord {
   retrieved_k: number;
   retrieval_scores: number[];
   /** source_uri + corpus idx (+ source line when the corpus records it) per hit, for citations. */
-  retrieval_sources: { source_uri: string; idx: number; date: number | null; line?: number | null }[];
+  retrieval_sources: { source_uri: string; idx: number; date: number | null; line?: number | null; line_end?: number; page?: string | null; ms?: string | null; provenance?: string }[];
+  /** Witness exports: whether a hit holds the line's gold passage (src/witness/provenance.ts). */
+  gold_in_context?: boolean;
 }
 
 /**

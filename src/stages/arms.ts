@@ -20,11 +20,12 @@ import { stagePaths } from './build';
 import { backendConfig, modelName } from './backend';
 import { checkedResultDirs } from './results-dir';
 import { UserInputError, type RunOptions } from './types';
+import { witnessIndexFingerprint } from './witness-index';
 
 export { armNames };
 
 /** How an arm's context is found: the configured retriever (dense, or hybrid when `hybrid.enabled`), a placebo, an oracle, or none. */
-export type RetrievalMode = 'dense' | 'hybrid' | 'random' | 'gold_query' | 'none';
+export type RetrievalMode = 'dense' | 'hybrid' | 'random' | 'gold_query' | 'none' | 'witness';
 
 /** The over-correction guard of an arm (src/llm/guard.ts). */
 export type ArmGuard = GuardSettings;
@@ -192,6 +193,8 @@ export function retrievalFingerprint(config: Config, cli: RunOptions, settings: 
       corpus_seed: config.phase5.corpus.seed,
       embedding_model: config.rag.embedding_model,
       embedding: config.rag.embedding,
+      // the witness index's identity (works, parameters); absent for every other mode, so their fingerprints stay
+      ...(mode === 'witness' ? { witness_index: witnessIndexFingerprint(config) } : {}),
     }),
   ).slice(0, 16);
 }

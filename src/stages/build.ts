@@ -8,7 +8,7 @@
  * forced. Embedding resumes from the partial vector file a killed run left (see src/index).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { metadataPath, resolvePath } from '../config/load';
 import type { Config } from '../config/schema';
@@ -27,6 +27,8 @@ import { retrieverConfig, type StagePaths } from './retriever';
 import { skipsFromCounts, type Skips } from './skips';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
 import { checkedResultDirs } from './results-dir';
+import { ensureWitnessIndex, witnessIndexesNeeded } from './witness-index';
+import { addWholeWorks, armCorporaNeeded } from './corpus-works';
 
 const log = childLogger('build');
 
@@ -34,7 +36,10 @@ export type { StagePaths };
 
 /** Corpus and index paths for a run (`--corpus-path` / `--index-path` override the results dir). */
 export function stagePaths(config: Config, options: Pick<RunOptions, 'corpusPath' | 'indexPath'>): StagePaths {
-  const { phase5 } = checkedResultDirs(config);
+  const { phase5, root } = checkedResultDirs(config);
+  const dir = config.phase5.corpus.dir;
+  // A study arm's own corpus (src/config/study.ts blockCorpus): its folder under the results dir.
+  if (dir) return { corpus: path.join(root, dir, 'corpus.jsonl'), index: path.join(root, dir, 'index.usearch') };
   return {
     corpus: options.corpusPath ? resolvePath(options.corpusPath) : path.join(phase5, 'corpus.jsonl'),
     index: options.indexPath ? resolvePath(options.indexPath) : path.join(phase5, 'index.usearch'),
@@ -99,6 +104,7 @@ function openitiSettings(config: Config) {
     maxPerFile: c.max_per_file,
     exclude: c.exclude,
     dedupAcrossCorpus: c.dedup_across_corpus,
+    ...(c.add_works?.length ? { addWorks: c.add_works } : {}),
     // Only when asked for, so the recorded settings (and the corpus) of other studies stay as they were.
     ...(c.exclude_dataset_sources ? { datasetSources: datasetSources(config) } : {}),
   };
@@ -118,12 +124,21 @@ export interface BuildOptions {
   /** Sentences per embedding shard of a fanned-out build (see build-shards.ts). */
   embedShardSize: number;
   force: boolean;
+  /** Effective configs of the study arms in witness mode, one per witness index to build with the corpus. */
+  witness?: Config[];
+  /** Effective configs of the study arms with their own corpus, one per distinct corpus (built and indexed with the corpus). */
+  corpora?: Config[];
 }
 
 export function optionsFrom(config: Config, cli: RunOptions, force = false): BuildOptions {
   const paths = stagePaths(config, cli);
   const index = config.phase5.index;
-  return { paths, corpus: corpusSettings(config), retriever: retrieverConfig(config, paths), batchSize: index.batch_size, embedShardSize: index.embed_shard_size, force };
+  const witness = witnessIndexesNeeded(config);
+  const corpora = armCorporaNeeded(config);
+  return {
+    paths, corpus: corpusSettings(config), retriever: retrieverConfig(config, paths), batchSize: index.batch_size, embedShardSize: index.embed_shard_size, force,
+    ...(witness.length ? { witness } : {}), ...(corpora.length ? { corpora } : {}),
+  };
 }
 
 /** The small summary that crosses Temporal (the full one is in corpus.jsonl.build.json). */
@@ -176,8 +191,29 @@ export interface CorpusRecord {
 
 const corpusRecordFile = (options: BuildOptions) => `${options.paths.corpus}.build.json`;
 
-/** Step 1: sample the corpus from OpenITI (or read the configured generic corpus), or reuse the one on disk when its settings and bytes match. */
+/**
+ * Step 1: sample the corpus from OpenITI (or read the configured generic corpus), or reuse the one on disk when its
+ * settings and bytes match; then the witness indexes the study's arms need (same activity: no workflow change).
+ */
 export async function buildCorpus(options: BuildOptions, hooks: StageHooks = {}): Promise<CorpusResult> {
+  const result = await buildSampledCorpus(options, hooks);
+  for (const c of options.witness ?? []) await ensureWitnessIndex(c, hooks.onProgress);
+  for (const c of options.corpora ?? []) await buildArmCorpus(c, options.force, hooks);
+  return result;
+}
+
+/** A study arm's own corpus and its index, one after the other in this activity (each reused while up to date). */
+async function buildArmCorpus(config: Config, force: boolean, hooks: StageHooks): Promise<void> {
+  const paths = stagePaths(config, {});
+  const index = config.phase5.index;
+  const options: BuildOptions = { paths, corpus: corpusSettings(config), retriever: retrieverConfig(config, paths), batchSize: index.batch_size, embedShardSize: index.embed_shard_size, force };
+  mkdirSync(path.dirname(paths.corpus), { recursive: true });
+  log.info({ corpus: paths.corpus }, 'study arm corpus');
+  await buildSampledCorpus(options, hooks);
+  await buildIndex(options, { onProgress: hooks.onProgress, signal: hooks.signal });
+}
+
+async function buildSampledCorpus(options: BuildOptions, hooks: StageHooks): Promise<CorpusResult> {
   const { paths, corpus: settings, force } = options;
   if ('generic' in settings) {
     if (settings.inputs === 'missing') throw new UserInputError(`corpus source not found: ${settings.generic.path} (phase5.corpus.source.path)`);
@@ -210,7 +246,12 @@ export async function resolveSourceExclusions(settings: OpenitiCorpusSettings): 
 }
 
 async function buildOpeniti(settings: OpenitiCorpusSettings, outPath: string, hooks: StageHooks, held: readonly SourceWorkExclusion[]): Promise<CorpusBuildSummary> {
-  const { datasetSources: _sources, ...files } = settings;
+  const summary = await buildOpenitiSample(settings, outPath, hooks, held);
+  return settings.addWorks ? addWholeWorks(summary, settings, outPath) : summary;
+}
+
+async function buildOpenitiSample(settings: OpenitiCorpusSettings, outPath: string, hooks: StageHooks, held: readonly SourceWorkExclusion[]): Promise<CorpusBuildSummary> {
+  const { datasetSources: _sources, addWorks: _works, ...files } = settings;
   try {
     return await buildCorpusFiles({ ...files, exclude: [...files.exclude, ...held.flatMap((e) => e.patterns)], outPath, progressMode: 'log' }, (done, total, stage) => hooks.onProgress?.(done, total, stage));
   } catch (err) {

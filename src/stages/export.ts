@@ -32,6 +32,7 @@ import { PlaceboSampler } from '../retrieval/placebo';
 import { formatForPrompt } from '../index/retriever';
 import type { ExportRetriever, StagePaths } from './retriever';
 import { skipsFromProblems, totalSkips, type Skips } from './skips';
+import { withHitProvenance, witnessIndexFingerprint, witnessRetrieverFor } from './witness-index';
 import { throwIfAborted, UserInputError, type RunOptions, type StageHooks } from './types';
 
 const log = childLogger('export');
@@ -98,7 +99,12 @@ function groupOptions(options: ExportOptions, group: string | undefined): Export
   if (group === undefined) return { ...options, mode: 'dense' };
   const g = options.groups?.find((x) => x.fingerprint === group);
   if (!g) throw new UserInputError(`export ${group}: no study arm has this retrieval any more — the config changed since the plan; rerun \`phase5 export\``);
-  return { ...options, config: g.config, mode: g.mode };
+  return { ...options, config: g.config, paths: pathsFor(g.config, options), mode: g.mode };
+}
+
+/** The corpus and index an (arm's effective) config retrieves from: its own corpus folder, else the run's paths. */
+export function pathsFor(config: Config, options: Pick<ExportOptions, 'paths'>): StagePaths {
+  return config.phase5.corpus.dir ? stagePaths(config, {}) : options.paths;
 }
 
 /** The whole stage in one process: plan, every shard in order, merge. */
@@ -157,7 +163,7 @@ export function shardFile(config: Config, shard: Pick<ExportShard, 'dataset' | '
 const doneFile = (f: string) => `${f}.done.json`;
 
 /** Everything that changes the records: a finished shard is reused only under the same fingerprint. */
-function exportFingerprint(options: ExportOptions, manifestPath: string): string {
+function exportFingerprint(options: ExportOptions & { mode?: ContextSource['mode'] }, manifestPath: string): string {
   const { config } = options;
   return sha256Text(
     JSON.stringify({
@@ -167,6 +173,7 @@ function exportFingerprint(options: ExportOptions, manifestPath: string): string
       datasets: options.datasets.map((k) => config.datasets[k]),
       shard_size: config.phase5.export.shard_size,
       max_line_chars: config.phase5.export.max_line_chars, // decides which lines are skipped
+      ...(options.mode === 'witness' ? { witness_index: witnessIndexFingerprint(config) } : {}),
     }),
   ).slice(0, 16);
 }
@@ -180,7 +187,12 @@ export async function planExport(options: ExportOptions): Promise<ExportPlan> {
   const manifestPath = indexFiles(paths.index).manifest;
   if (!existsSync(paths.index) || !existsSync(manifestPath)) throw new UserInputError(`no index at ${paths.index} — run \`phase5 build\` first`);
   const groups: (string | undefined)[] = options.groups ? options.groups.map((g) => g.fingerprint) : [undefined];
-  const fingerprints = groups.map((g) => exportFingerprint(groupOptions(options, g), manifestPath));
+  const fingerprints = groups.map((g) => {
+    const go = groupOptions(options, g);
+    const manifest = indexFiles(go.paths.index).manifest;
+    if (!existsSync(manifest)) throw new UserInputError(`no index at ${go.paths.index} (the corpus of a study arm) — run \`phase5 build\` first`);
+    return exportFingerprint(go, manifest);
+  });
   const plan: ExportPlan = { fingerprint: fingerprints.length === 1 ? fingerprints[0] : sha256Text(fingerprints.join(',')).slice(0, 16), datasets: [] };
   for (const key of options.datasets) {
     const { samples, problems } = await loadSamples(config, key, options.limit, true);
@@ -223,7 +235,12 @@ export function fallbackRecord(s: OcrSample): InferenceInputRecord {
 
 type Hit = Awaited<ReturnType<ExportRetriever['retrieveMany']>>[number][number];
 
-function ragRecord(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, config: Config): InferenceInputRecord {
+function ragRecord(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, config: Config, withProvenance = false): InferenceInputRecord {
+  const record = ragRecordOf(s, chunks, retriever, config);
+  return withProvenance ? withHitProvenance(record, config.datasets[s.dataset]?.source_pattern ?? null) : record;
+}
+
+function ragRecordOf(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, config: Config): InferenceInputRecord {
   return {
     sample_id: s.sample_id,
     dataset: s.dataset,
@@ -234,7 +251,7 @@ function ragRecord(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, conf
     retrieval_context: retriever.formatForPrompt(chunks, config.phase5.retrieval.format_style),
     retrieved_k: chunks.length,
     retrieval_scores: chunks.map((c) => Number(c.score.toFixed(6))),
-    retrieval_sources: chunks.map((c) => ({ source_uri: c.source_uri, idx: c.idx, date: c.date, ...(c.line != null ? { line: c.line } : {}) })),
+    retrieval_sources: chunks.map((c) => ({ source_uri: c.source_uri, idx: c.idx, date: c.date, ...(c.line != null ? { line: c.line } : {}), ...(c.witness ?? {}) })),
   };
 }
 
@@ -243,7 +260,7 @@ function ragRecord(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, conf
  * query (`dense`, also hybrid), with the gold text (`gold_query`, the oracle), or random corpus sentences (`random`).
  */
 export interface ContextSource {
-  mode: 'dense' | 'hybrid' | 'gold_query' | 'random';
+  mode: 'dense' | 'hybrid' | 'gold_query' | 'random' | 'witness';
   placebo?: PlaceboSampler;
 }
 
@@ -281,7 +298,7 @@ export async function writeShardRecords(
     for (const s of slice) {
       const chunks = byId.get(s.sample_id) ?? [];
       if (chunks.length === 0) fallbacks++;
-      out.write(chunks.length === 0 ? fallbackRecord(s) : ragRecord(s, chunks, retriever, config));
+      out.write(chunks.length === 0 ? fallbackRecord(s) : ragRecord(s, chunks, retriever, config, source.mode === 'witness'));
       if (++sinceCheckpoint >= every) {
         onCheckpoint(out.checkpoint());
         sinceCheckpoint = 0;
@@ -305,6 +322,7 @@ async function finishedShard(file: string, shard: ExportShard, total: number): P
 
 /** The placebo needs only the corpus and the prompt format, never the model or the index. */
 async function contextSource(options: ExportOptions & { mode: ContextSource['mode'] }, openRetriever: OpenRetriever): Promise<{ retriever: ExportRetriever; source: ContextSource }> {
+  if (options.mode === 'witness') return { retriever: witnessRetrieverFor(options.config), source: { mode: 'witness' } };
   if (options.mode !== 'random') return { retriever: await openForShard(openRetriever, options.config), source: { mode: options.mode } };
   const r = options.config.phase5.retrieval;
   const retriever: ExportRetriever = {

@@ -22,10 +22,17 @@ export interface StagePaths {
 
 /** What export needs: the retriever wrapped in the options pipeline. */
 export interface ExportRetriever {
-  retrieveMany(queries: readonly string[], k: number, minScore: number): Promise<(RetrievedChunk & { line?: number | null })[][]>;
+  retrieveMany(queries: readonly string[], k: number, minScore: number): Promise<(RetrievedChunk & { line?: number | null; witness?: WitnessPosition })[][]>;
   formatForPrompt(chunks: readonly RetrievedChunk[], style: FormatStyle): string;
   /** Changes whenever the options change the output (part of the export fingerprint). */
   readonly fingerprint: string;
+}
+
+/** Where a witness hit lies in its work, beyond its first line (retrieval_sources of witness exports). */
+export interface WitnessPosition {
+  line_end: number;
+  page: string | null;
+  ms: string | null;
 }
 
 export type ClosableRetriever = ExportRetriever & { close(): Promise<void> };

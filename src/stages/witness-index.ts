@@ -1,0 +1,111 @@
+/**
+ * The witness index of a study (`retrieval.mode: witness`): which works it covers (the arm's
+ * `retrieval.witness` settings), where it lives (`<results>/witness/<fingerprint>/`, the fingerprint a hash of
+ * the works selection, the parameters and the metadata file), building it in the build stage when an arm needs
+ * it (reused while the fingerprint matches), and the export retriever over it. Only paths cross Temporal.
+ */
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import { metadataPath, resolvePath } from '../config/load';
+import { WitnessSettingsSchema, type Config } from '../config/schema';
+import { armConfig, armModeAndPrompt } from '../config/study';
+import { formatForPrompt, type RetrievedChunk } from '../index/retriever';
+import { sha256Text } from '../util/hash';
+import { childLogger } from '../util/log';
+import type { InferenceInputRecord } from '../llm/records';
+import { lineProvenance } from '../witness/provenance';
+import { buildWitnessDir, readWitnessManifest, selectWorkFiles, WitnessRetriever, type WitnessHit } from '../witness';
+import { checkedResultDirs } from './results-dir';
+import type { ClosableRetriever } from './retriever';
+import { UserInputError } from './types';
+
+const log = childLogger('witness');
+
+export type WitnessSettings = ReturnType<typeof WitnessSettingsSchema.parse>;
+
+export function witnessSettings(config: Config): WitnessSettings {
+  return config.phase5.retrieval.witness ?? WitnessSettingsSchema.parse({});
+}
+
+/** What decides the index's contents, in a fixed key order. */
+function indexSpec(config: Config) {
+  const w = witnessSettings(config);
+  const meta = metadataPath(config);
+  const st = statSync(meta, { throwIfNoEntry: false });
+  return { openiti_root: resolvePath(config.data.openiti_root), metadata: [meta, st?.size ?? null, st?.mtimeMs ?? null], works: w.works, exclude_works: w.exclude_works, status: w.status, n: w.n, stride: w.stride, v: 1 };
+}
+
+export function witnessIndexFingerprint(config: Config): string {
+  return sha256Text(JSON.stringify(indexSpec(config))).slice(0, 16);
+}
+
+export function witnessIndexDir(config: Config): string {
+  return path.join(checkedResultDirs(config).root, 'witness', witnessIndexFingerprint(config));
+}
+
+/** The effective configs of the study arms in witness mode, one per distinct index. */
+export function witnessIndexesNeeded(config: Config): Config[] {
+  const out = new Map<string, Config>();
+  for (const arm of config.study?.arms ?? []) {
+    if (armModeAndPrompt(arm).mode !== 'witness') continue;
+    const effective = armConfig(config, arm);
+    out.set(witnessIndexFingerprint(effective), effective);
+  }
+  return [...out.values()];
+}
+
+/** Build the index of `config` unless a complete one with its fingerprint is there; returns its directory. */
+export async function ensureWitnessIndex(config: Config, onProgress?: (done: number, total: number, step: string) => void): Promise<string> {
+  const dir = witnessIndexDir(config);
+  const fingerprint = witnessIndexFingerprint(config);
+  if (readWitnessManifest(dir)?.fingerprint === fingerprint) {
+    log.info({ dir }, 'witness index is up to date, reusing it');
+    return dir;
+  }
+  const w = witnessSettings(config);
+  const { files, missing } = await selectWorkFiles({ openitiRoot: resolvePath(config.data.openiti_root), include: w.works.includes('*') ? [] : w.works, exclude: w.exclude_works, status: w.status });
+  if (files.length === 0) throw new UserInputError(`phase5.retrieval.witness: no work matches works ${JSON.stringify(w.works)} minus exclude_works ${JSON.stringify(w.exclude_works)}`);
+  const t0 = Date.now();
+  const m = await buildWitnessDir({ files, dir, fingerprint, missing, params: { n: w.n, stride: w.stride }, onWork: (d, t) => onProgress?.(d, t, 'witness') });
+  log.info({ dir, works: files.length, missing: missing.length, lines: m.lines, key_chars: m.key_chars, seconds: (Date.now() - t0) / 1000 }, `witness index: ${files.length} works`);
+  return dir;
+}
+
+const opened = new Map<string, ClosableRetriever>();
+
+/** The export retriever of a witness arm, opened once per process and index (like the dense one, src/stages/retriever.ts). */
+export function witnessRetrieverFor(config: Config): ClosableRetriever {
+  const key = `${witnessIndexDir(config)}:${witnessSettings(config).candidates}:${witnessSettings(config).min_score}:${config.phase5.retrieval.max_chars_per_sentence}`;
+  let r = opened.get(key);
+  if (!r) opened.set(key, (r = openWitnessRetriever(config)));
+  return r;
+}
+
+/** The export retriever of a witness arm: its index (which the build stage made), hits as context sentences. */
+export function openWitnessRetriever(config: Config): ClosableRetriever {
+  const dir = witnessIndexDir(config);
+  if (readWitnessManifest(dir)?.fingerprint !== witnessIndexFingerprint(config)) throw new UserInputError(`no witness index at ${dir} for this arm's settings — run \`phase5 build\` first`);
+  const w = witnessSettings(config);
+  const r = WitnessRetriever.open(dir, { candidates: w.candidates });
+  const maxChars = config.phase5.retrieval.max_chars_per_sentence;
+  return {
+    retrieveMany: async (queries, k) => r.retrieveMany(queries, k, w.min_score).map((hits) => hits.map(witnessChunk)),
+    formatForPrompt: (chunks, style) => formatForPrompt(chunks, style, maxChars),
+    fingerprint: `witness:${witnessIndexFingerprint(config)}`,
+    close: async () => r.close(),
+  };
+}
+
+/** A witness hit as a context sentence; its position (line span, page, milestone) goes to retrieval_sources. */
+function witnessChunk(h: WitnessHit): RetrievedChunk & { line: number; witness: { line_end: number; page: string | null; ms: string | null } } {
+  return { text: h.text, source_uri: h.source_uri, score: h.score, rank: h.rank, idx: h.idx, date: h.date, line: h.line, witness: { line_end: h.line_end, page: h.page, ms: h.ms } };
+}
+
+/**
+ * A witness export's record with each hit's provenance (src/witness/provenance.ts) in retrieval_sources and
+ * `gold_in_context`; other exports keep their bytes, and the analysis classifies every arm's hits the same way.
+ */
+export function withHitProvenance(r: InferenceInputRecord, sourcePattern: string | null): InferenceInputRecord {
+  const p = lineProvenance(r, sourcePattern);
+  return { ...r, gold_in_context: p.gold_in_context, retrieval_sources: r.retrieval_sources.map((src, i) => ({ ...src, provenance: p.classes[i] })) };
+}

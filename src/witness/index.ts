@@ -1,0 +1,7 @@
+export * from './build';
+export * from './files';
+export * from './hits';
+export * from './key';
+export * from './retriever';
+export * from './search';
+export * from './works';

@@ -1,0 +1,44 @@
+/**
+ * The witness retriever: an index (in memory or loaded from its directory) with search and hit mapping
+ * behind one call, `retrieve(ocrLine, k)`, returning hits best first.
+ */
+import type { WitnessIndexData } from './build';
+import { loadWitnessDir, type WitnessManifest } from './files';
+import { spanToHit, type LineTexts, type WitnessHit } from './hits';
+import { searchText, type WitnessSearchOptions } from './search';
+
+export class WitnessRetriever {
+  constructor(
+    readonly data: WitnessIndexData,
+    private readonly texts: LineTexts & { close?(): void },
+    readonly options: WitnessSearchOptions = {},
+    readonly manifest: WitnessManifest | null = null,
+  ) {}
+
+  static open(dir: string, options: WitnessSearchOptions = {}): WitnessRetriever {
+    const { manifest, data, texts } = loadWitnessDir(dir);
+    return new WitnessRetriever(data, texts, options, manifest);
+  }
+
+  /** In-memory index over line texts held in an array (tests, benches). */
+  static inMemory(data: WitnessIndexData, texts: readonly string[], options: WitnessSearchOptions = {}): WitnessRetriever {
+    return new WitnessRetriever(data, { get: (l) => texts[l] }, options);
+  }
+
+  /** The NFC text of the index's lines (what hits quote). */
+  get lineTexts(): LineTexts {
+    return this.texts;
+  }
+
+  retrieve(query: string, k = 3, minScore = this.options.minScore ?? 0): WitnessHit[] {
+    return searchText(this.data, query, k, { ...this.options, minScore }).map((s, i) => spanToHit(this.data, this.texts, s, i + 1));
+  }
+
+  retrieveMany(queries: readonly string[], k = 3, minScore?: number): WitnessHit[][] {
+    return queries.map((q) => this.retrieve(q, k, minScore));
+  }
+
+  close(): void {
+    this.texts.close?.();
+  }
+}
