@@ -54,7 +54,8 @@ function contrastTable(a: ArmsAnalysis): Block[] {
     c.macro ? `${pF(c.macro.p)} / ${c.in_family ? pF(c.macro.p_holm) : 'n/a'}` : dash,
   ]);
   const head = ['Contrast (ΔCER = CER(arm) − CER(vs))', 'Kind', 'Lines', 'ΔCER pooled [95% CI]', 'p / p (Holm)', 'Detectable |ΔCER|', 'ΔCER macro [95% CI]', 'p / p (Holm) macro'];
-  const best = a.contrasts.filter((c) => c.in_family && c.mde !== null).map((c) => c.mde!);
+  // A contrast of two identical arms has SE 0: it says nothing about what the study can detect.
+  const best = a.contrasts.filter((c) => c.in_family && c.mde !== null && c.mde > 0).map((c) => c.mde!);
   const detect = best.length ? [{ kind: 'p' as const, text: `This study can detect |ΔCER| ≥ ${mdeF(Math.min(...best))} (pooled, its most precise contrast) to ≥ ${mdeF(Math.max(...best))} (its least precise).` }] : [];
   const per = a.datasets.length > 1 ? perDatasetTable(a) : [];
   return [{ kind: 'h3', text: 'Planned contrasts' }, methodBlock(a), ...detect, { kind: 'table', head, rows, align: ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'] }, ...per];

@@ -16,6 +16,7 @@ import { run } from '../../analysis/stage';
 import { holm } from '../../analysis/paired';
 import { UserInputError } from '../../src/stages/types';
 import { REPO_ROOT } from '../helpers/shared-data';
+import { writeArmsLinesTree } from './arms-fixture';
 import { writeStudy } from './helpers';
 
 const require = createRequire(import.meta.url);
@@ -248,6 +249,32 @@ describe('analysis/arms (all arms together)', function () {
     // The permutation p of the printed ΔCER: 6 one-line clusters, only 3 non-zero → 2³ equally likely sign
     // patterns, |T*| ≥ |T| only for all-negative or all-positive: p ≈ (1 + N/4) / (1 + N).
     expect(o.p).to.be.closeTo(0.25, 0.03);
+  });
+
+  it('reports the guard effect (guarded vs cleaned raw output), error classes per arm, and ΔCER by retrieval score band', async () => {
+    // rag: guarded edits 2 of 150; unguarded (raw after cleaning) 0 + 0 + 20 + 6 + 0 + 1 = 27 → −25/150.
+    const g = arm(a, 'rag').when.guard_effect!;
+    expect(g.delta_cer).to.equal(-0.166667);
+    expect([g.better, g.same, g.worse]).to.deep.equal([2, 4, 0]);
+    expect(arm(a, 'zero_shot').when.guard_effect).to.equal(null);
+    // Error classes: the oracle fixes every OCR error (5 + 1 = 6), introduces none; rag introduces m2's.
+    const total = (name: string, k: 'fixed' | 'introduced') => Object.values(arm(a, name).when.error_classes).reduce((n, c) => n + c[k], 0);
+    expect([total('oracle', 'fixed'), total('oracle', 'introduced')]).to.deep.equal([6, 0]);
+    expect(total('rag', 'introduced')).to.equal(1);
+    // No inference_input.jsonl here: no score bands. The Lines-view fixture has scores (top-1 0.91 on every line).
+    expect(arm(a, 'rag').when.by_score_band).to.equal(null);
+    const withInputs = mkdtempSync(path.join(os.tmpdir(), 'arms-bands-'));
+    try {
+      writeArmsLinesTree(withInputs);
+      const b = await analyzeArms({ resultsDir: withInputs, baseline: 'zero_shot', bootstrap: { iterations: 100, seed: 1 }, permutations: 100, clusters: LINE_CLUSTERS, write: false });
+      const bands = arm(b, 'rag').when.by_score_band!;
+      expect(bands['0.8+'].lines).to.equal(4);
+      expect(bands['0.8+'].delta_cer).to.equal(arm(b, 'rag').vs_baseline!.delta_cer);
+      expect(bands['<0.6'].lines).to.equal(0);
+      expect(arm(b, 'zero_shot').when.by_score_band).to.equal(null);
+    } finally {
+      rmSync(withInputs, { recursive: true, force: true });
+    }
   });
 
   it('writes arms.json valid against analysis/arms.schema.json, and each arm\'s metrics.json', () => {
