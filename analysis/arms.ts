@@ -18,7 +18,7 @@ import { writeJsonAtomic } from '../src/io/jsonl';
 import { isFailed } from '../src/llm/records';
 import { UserInputError } from '../src/stages/types';
 import { canonicalDescription } from '../src/text/canonical';
-import { prepareText, scoreDistances } from '../src/text/distance';
+import { prepareText, scoreDistances, type ScoringOptions } from '../src/text/distance';
 import { discoverArms, type ArmInfo, type ArmLine, type ArmSkip, type ArmVerbatim, type LoadedArm } from './arms-inputs';
 import { DEFAULT_BOOTSTRAP, bootstrapRates, seedFor } from './bootstrap';
 import { cmpStr, ratio, round } from './format';
@@ -27,7 +27,7 @@ import type { DatasetExclusion } from './leakage';
 import { failureKind } from './score';
 import { armProfiles } from './profile-arms';
 import { unguardedOutput } from '../src/llm/guard';
-import type { NormalizationConfig } from '../src/text/profiles';
+import { resolveNormalization, type NormalizationConfig, type NormalizationProfile } from '../src/text/profiles';
 
 const { op } = aq;
 type Table = ReturnType<typeof aq.from>;
@@ -180,6 +180,8 @@ interface Settings {
   iterations: number;
   seed: number;
   collapseWhitespace: boolean;
+  /** The primary normalisation profile: every figure is scored under it. */
+  profile: NormalizationProfile;
 }
 
 /** Score, compare and (by default) write every arm under `<resultsDir>/arms/`. */
@@ -192,6 +194,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     iterations: options.bootstrap?.iterations ?? DEFAULT_BOOTSTRAP.iterations,
     seed: options.bootstrap?.seed ?? DEFAULT_BOOTSTRAP.seed,
     collapseWhitespace: options.collapseWhitespace ?? true,
+    profile: resolveNormalization(options.normalization === null ? { secondary: [] } : options.normalization).primary,
   };
   const warnings = skipped.map((s) => `arm ${s.arm} skipped: ${s.reason}`);
   for (const a of arms) if (a.duplicates > 0) warnings.push(`arm ${a.info.name}: ${a.duplicates} duplicate sample_id line(s) skipped`);
@@ -234,7 +237,7 @@ function missingBaseline(baseline: string, resultsDir: string, arms: LoadedArm[]
 
 function scoreArm(arm: LoadedArm, s: Settings): ArmRow[] {
   const rows: ArmRow[] = [];
-  const prep = { collapseWhitespace: s.collapseWhitespace };
+  const prep = { collapseWhitespace: s.collapseWhitespace, profile: s.profile };
   for (const ds of [...arm.byDataset.keys()].sort(cmpStr)) {
     for (const line of arm.byDataset.get(ds)!) rows.push(scoreArmLine(line, prep));
   }
@@ -242,7 +245,7 @@ function scoreArm(arm: LoadedArm, s: Settings): ArmRow[] {
 }
 
 /** A failed correction scores as the OCR text (analysis/score.ts's rule); so does a failed raw output. */
-function scoreArmLine({ record: r, rawText, guard }: ArmLine, prep: { collapseWhitespace: boolean }): ArmRow {
+function scoreArmLine({ record: r, rawText, guard }: ArmLine, prep: ScoringOptions): ArmRow {
   const failed = failureKind(r) !== null;
   const hyp = failed ? r.ocr_text : r.corrected_text;
   const ocr = scoreDistances(r.gt_text, r.ocr_text, prep);

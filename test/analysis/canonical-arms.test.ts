@@ -85,4 +85,13 @@ describe('analysis/arms in canonical form, on real OCR_GS lines', function () {
     // no_diacritics forgives what nfc counts.
     expect(a.profiles[1].arms.find((r) => r.arm === 'ocr')!.cer!).to.be.below(arm('ocr').cer!);
   });
+
+  it('a primary profile other than nfc scores the headline figures under it', async () => {
+    const nd = await analyzeArms({ resultsDir: root, baseline: 'ocr', bootstrap: { iterations: 20, seed: 1 }, write: false, normalization: { primary: 'no_diacritics', secondary: [] } });
+    const ocr = nd.arms.find((r) => r.name === 'ocr')!;
+    expect(nd.profiles.map((p) => p.profile)).to.deep.equal(['no_diacritics']);
+    expect(ocr.cer).to.equal(nd.profiles[0].arms.find((r) => r.arm === 'ocr')!.cer);
+    expect(ocr.cer).to.equal(a.profiles[1].arms.find((r) => r.arm === 'ocr')!.cer);
+    expect(ocr.cer!).to.be.below(arm('ocr').cer!);
+  });
 });
