@@ -17,7 +17,7 @@
  *      (`SPAN_MIN_SAVING`), so a line that a correction legitimately lengthens is left whole. A word the model
  *      restores at either end of the line may still be dropped: the price of never reading the gold line.
  * A marker or preamble that the OCR line itself contains (allowing OCR errors: `ocrHolds`) is content and stays.
- * `trimmed` is true when the result differs from `cleanOutput`'s in scoring form (./text/tokens `scoringText`);
+ * `trimmed` is true when the result differs from `cleanOutput`'s in canonical form (src/text/canonical.ts);
  * when it does not, the text is exactly `cleanOutput`'s, so a line the trimming leaves alone keeps today's bytes.
  *
  * `applyGuard(raw, ocr, settings)` trims (when `trim_overgeneration`; otherwise it takes `cleanOutput`'s text),
