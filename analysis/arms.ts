@@ -19,7 +19,7 @@ import { writeJsonAtomic } from '../src/io/jsonl';
 import { isFailed } from '../src/llm/records';
 import { UserInputError } from '../src/stages/types';
 import { canonicalDescription } from '../src/text/canonical';
-import { prepareText, scoreDistances } from '../src/text/distance';
+import { prepareText, scoreDistances, type ScoringOptions } from '../src/text/distance';
 import { alignArms, type AlignedArms, type MissingLines } from './arm-alignment';
 import { comparePaired, POOLED, type MacroComparison, type PairedComparison, type Scope, studyScopes } from './arms-compare';
 import { findContrast, measureContrasts, type ArmEdits, type ContrastResult } from './arms-contrasts';
@@ -35,7 +35,7 @@ import type { DatasetExclusion } from './leakage';
 import { failureKind } from './score';
 import { armProfiles } from './profile-arms';
 import { unguardedOutput } from '../src/llm/guard';
-import type { NormalizationConfig } from '../src/text/profiles';
+import { resolveNormalization, type NormalizationConfig, type NormalizationProfile } from '../src/text/profiles';
 
 export { ARM_OCR_BANDS, armOcrBand, type ArmOcrBand, type BandCounts, type GuardRates } from './arm-counts';
 
@@ -167,6 +167,8 @@ interface Settings {
   collapseWhitespace: boolean;
   clusters: ClusterSpec;
   missingLines: MissingLines;
+  /** The primary normalisation profile: every figure is scored under it. */
+  profile: NormalizationProfile;
 }
 
 /** Score, compare and (by default) write every arm under `<resultsDir>/arms/`. */
@@ -181,7 +183,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   const aligned = alignArms(arms, base, settings.missingLines);
   const rows = new Map<string, ArmRow[]>();
   for (const a of arms) {
-    rows.set(a.info.name, aligned.lines.get(a.info.name)!.map((l) => ({ ...scoreArmLine(l, { collapseWhitespace: settings.collapseWhitespace }), filled: l.filled })));
+    rows.set(a.info.name, aligned.lines.get(a.info.name)!.map((l) => ({ ...scoreArmLine(l, { collapseWhitespace: settings.collapseWhitespace, profile: settings.profile }), filled: l.filled })));
     options.onProgress?.(rows.size, arms.length);
   }
   const datasets = [...aligned.ranges.keys()];
@@ -225,6 +227,7 @@ function settingsOf(options: AnalyzeArmsOptions): Settings {
     collapseWhitespace: options.collapseWhitespace ?? true,
     clusters: options.clusters ?? { blockLines: DEFAULT_BLOCK_LINES },
     missingLines: options.missingLines ?? 'error',
+    profile: resolveNormalization(options.normalization === null ? { secondary: [] } : options.normalization).primary,
   };
 }
 
@@ -273,7 +276,7 @@ function missingBaseline(baseline: string, resultsDir: string, arms: LoadedArm[]
 // ---------------------------------------------------------------------------------------------
 
 /** A failed correction scores as the OCR text (analysis/score.ts's rule); so does a failed raw output. */
-function scoreArmLine({ record: r, rawText, guard }: ArmLine, prep: { collapseWhitespace: boolean }): Omit<ArmRow, 'filled'> {
+function scoreArmLine({ record: r, rawText, guard }: ArmLine, prep: ScoringOptions): Omit<ArmRow, 'filled'> {
   const failed = failureKind(r) !== null;
   const hyp = failed ? r.ocr_text : r.corrected_text;
   const ocr = scoreDistances(r.gt_text, r.ocr_text, prep);

@@ -22,6 +22,7 @@ import { RAGRetriever, type RetrieverConfig } from '../index/retriever';
 import { IndexMismatchError } from '../index/errors';
 import { ModelDirError } from '../embed/model-dir';
 import { sha256File } from '../util/hash';
+import { effectiveExcludePatterns } from '../openiti/work-exclusion';
 import { childLogger } from '../util/log';
 import { retrieverConfig, type StagePaths } from './retriever';
 import { skipsFromCounts, type Skips } from './skips';
@@ -253,7 +254,7 @@ async function buildOpeniti(settings: OpenitiCorpusSettings, outPath: string, ho
 async function buildOpenitiSample(settings: OpenitiCorpusSettings, outPath: string, hooks: StageHooks, held: readonly SourceWorkExclusion[]): Promise<CorpusBuildSummary> {
   const { datasetSources: _sources, addWorks: _works, ...files } = settings;
   try {
-    return await buildCorpusFiles({ ...files, exclude: [...files.exclude, ...held.flatMap((e) => e.patterns)], outPath, progressMode: 'log' }, (done, total, stage) => hooks.onProgress?.(done, total, stage));
+    return await buildCorpusFiles({ ...files, exclude: effectiveExcludePatterns(files.exclude, held), outPath, progressMode: 'log' }, (done, total, stage) => hooks.onProgress?.(done, total, stage));
   } catch (err) {
     if (err instanceof CorpusBuildError) throw new UserInputError(err.message);
     throw err;

@@ -88,6 +88,13 @@ describe('analysis/analyze (toy study)', function () {
     expect(m.line_effects).to.include({ helped: 3, harmed: 1, unchanged: 2, help_rate: 0.5, harm_rate: 0.166667 });
     expect(m.normalized.label).to.match(/^SECONDARY/);
     expect(m.scoring.failed_lines).to.match(/identity/);
+    expect(m.scoring.text_preparation).to.equal('Unicode NFC; trimmed; whitespace runs collapsed to one space');
+    // Every profile side by side: the primary one repeats the headline figures; each carries its rules.
+    expect(m.profiles.map((p: { profile: string; primary: boolean }) => [p.profile, p.primary])).to.deep.equal([['nfc', true], ['no_diacritics', false], ['graphemes', false]]);
+    expect(m.profiles[0].corrected).to.deep.equal({ cer: m.corrected.cer, wer: m.corrected.wer });
+    expect(m.profiles[0].ocr_baseline).to.deep.equal({ cer: m.ocr_baseline.cer, wer: m.ocr_baseline.wer });
+    expect(m.profiles[1].rules).to.match(/KITAB-Bench/);
+    expect(m.profiles[1].corrected).to.deep.equal(m.normalized.corrected);
   });
 
   it('counts an empty output as a failure and skips a duplicate line', () => {

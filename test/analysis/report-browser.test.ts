@@ -45,7 +45,12 @@ describe('analysis/report (report.md, self-contained report.html in headless Chr
     expect(md).to.match(/^# Phase 5 report/);
     expect(md).to.include('| TOY-A | 6 | 12.50% | 9.38% | 6.25% | −3.13 pp |');
     expect(md).to.include('LEAKAGE: source book NOT excluded');
-    expect(md).to.include('SECONDARY metrics after Arabic normalisation');
+    expect(md).to.include('SECONDARY metrics under the normalisation profile no_diacritics: NFC; tashkeel');
+    // Every profile side by side, the primary marked, each with its rules.
+    expect(md).to.include('## Normalisation profiles');
+    expect(md).to.include('| nfc (primary) | 14.29% | 7.14% | 10.26% | −5.13 pp |');
+    expect(md).to.include('| no_diacritics | 11.90% | 7.14% | 7.69% | −2.56 pp |');
+    expect(md).to.include('graphemes: NFC; CER over extended grapheme clusters');
     for (const n of CHART_NAMES) {
       expect(md).to.include(`(charts/${n}.png)`);
       expect(statSync(path.join(phase5Dir, 'charts', `${n}.png`)).size).to.be.greaterThan(1000);
