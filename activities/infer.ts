@@ -60,7 +60,7 @@ export function createInferActivities(deps: ActivityDeps) {
   const openShared = sharedBackends(deps.openBackend);
   const options = optionsOfInput(inference.optionsFrom);
   return {
-    /** One arm: `condition` is the arm's name (today's `rag` / `zero_shot`; the name kept so recorded histories replay). */
+    /** One arm: `condition` is the arm's name (`rag` / `zero_shot` without a study; the field keeps its name so recorded histories replay). */
     async inferCondition(args: { input: StageInput; condition: string }): Promise<inference.ConditionResult> {
       const { input, condition } = args;
       return asActivity(async () => {

@@ -24,7 +24,7 @@ export function cmpStr(a: string, b: string): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Retrieval-score buckets (spec §10.2 keys, exactly)
+// Retrieval-score buckets (docs/outputs.md#retrieval_analysisjson keys, exactly)
 // ---------------------------------------------------------------------------------------------
 
 export const SCORE_BUCKETS = ['0.8+', '0.7–0.8', '0.6–0.7', '<0.6'] as const;

@@ -1,9 +1,9 @@
 /**
- * Over-correction guard and trimming of over-generation (issue 13, item 4). Pure; never looks at the gold text,
+ * Over-correction guard and trimming of over-generation. Pure; never looks at the gold text,
  * only at the model's answer and the OCR line it was asked to correct.
  *
  * `trimOutput(raw, ocr)` starts from `cleanOutput` (./clean: think blocks, code fences, leading labels, one pair
- * of wrapping quotes — today's `corrected_text`) and then removes what a model adds around the line:
+ * of wrapping quotes — the record's `corrected_text`) and then removes what a model adds around the line:
  *   1. explanations after the line: from the first line that starts with a marker ("Explanation:", "Note:",
  *      "ملاحظة:", "التصحيحات:", "تم تصحيح …", a `---` rule) or, for an Arabic OCR line, from the first
  *      non-Arabic line after Arabic text, to the end; inline "(Note: …)" / "(ملاحظة: …)" and a trailing
@@ -18,7 +18,7 @@
  *      restores at either end of the line may still be dropped: the price of never reading the gold line.
  * A marker or preamble that the OCR line itself contains (allowing OCR errors: `ocrHolds`) is content and stays.
  * `trimmed` is true when the result differs from `cleanOutput`'s in scoring form (./text/tokens `scoringText`);
- * when it does not, the text is exactly `cleanOutput`'s, so a line the trimming leaves alone keeps today's bytes.
+ * when it does not, the text is exactly `cleanOutput`'s, so a line the trimming leaves alone keeps `cleanOutput`'s bytes.
  *
  * `applyGuard(raw, ocr, settings)` trims (when `trim_overgeneration`; otherwise it takes `cleanOutput`'s text),
  * then falls back to the OCR text, verbatim, on the first failing check, in this order (lengths and distances are

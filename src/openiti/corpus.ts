@@ -1,5 +1,5 @@
 /**
- * Build `corpus.jsonl` from an OpenITI checkout (spec §3, §6): metadata → status/exclude/era filters →
+ * Build `corpus.jsonl` from an OpenITI checkout (docs/corpus.md, docs/openiti.md): metadata → status/exclude/era filters →
  * two streaming passes over the text files → date-stratified, author-balanced sample → JSONL written
  * to a temp file and renamed into place.
  *
@@ -19,7 +19,7 @@ import { DEFAULT_METADATA_RELPATH, makeExcluder, readMetadata, resolveTextPath, 
 import { codePointLength, forEachLineBytes, NoHeaderError, NotUtf8Error, OpenITILineParser, type ParseOptions } from './parse';
 import { allocateEras, DEFAULT_ERAS, eraIndex, linePriority, seededKey, TopK, validateEras, waterFill, type Candidate, type EraAllocation, type EraSpec } from './sampling';
 
-/** One line of corpus.jsonl (spec §3.3); the key order is part of the format. */
+/** One line of corpus.jsonl (docs/corpus.md#corpusjsonl); the key order is part of the format. */
 export interface CorpusSentence {
   text: string;
   source_uri: string;
@@ -35,17 +35,17 @@ export interface CorpusBuildOptions {
   metadataPath?: string;
   /** Where corpus.jsonl goes (written as `<outPath>.tmp-<pid>` and renamed when complete). */
   outPath: string;
-  /** Default 200000 (spec §3.1). */
+  /** Default 200000 (docs/corpus.md#size-targets). */
   maxSentences?: number;
   /** Default 30 (code points). */
   minCharLen?: number;
   /** Default 300 (code points). */
   maxCharLen?: number;
-  /** Default "pri" (spec §2.3). */
+  /** Default "pri" (docs/openiti.md#metadata). */
   statusFilter?: StatusFilter;
   /** Default 42. */
   seed?: number;
-  /** Default: the four eras of spec §3.2 (10/30/30/30). */
+  /** Default: the four eras of docs/corpus.md#eras (10/30/30/30). */
   eras?: readonly EraSpec[];
   /** Optional hard cap on sentences from any one file, on top of the author-balanced allocation. */
   maxPerFile?: number | null;
@@ -858,7 +858,7 @@ export async function* readCorpus(file: string): AsyncGenerator<CorpusSentence> 
   }
 }
 
-/** Read a whole corpus into memory (spec's load_corpus; fine for the 200k-sentence target). */
+/** Read a whole corpus into memory (fine for the 200k-sentence target). */
 export async function loadCorpus(file: string): Promise<CorpusSentence[]> {
   const out: CorpusSentence[] = [];
   for await (const s of readCorpus(file)) out.push(s);
@@ -866,8 +866,8 @@ export async function loadCorpus(file: string): Promise<CorpusSentence[]> {
 }
 
 /**
- * Write sentences as corpus.jsonl atomically (spec's save_corpus), in the given order, with `idx`
- * renumbered from 0 and `char_len` recomputed, in the spec's key order.
+ * Write sentences as corpus.jsonl atomically, in the given order, with `idx`
+ * renumbered from 0 and `char_len` recomputed, in the key order of docs/corpus.md#corpusjsonl.
  */
 export function saveCorpus(file: string, sentences: Iterable<Pick<CorpusSentence, 'text' | 'source_uri' | 'date'>>): number {
   let idx = 0;

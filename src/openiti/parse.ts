@@ -1,8 +1,8 @@
 /**
- * OpenITI text parsing (spec §2.2 and §18, plus the variants seen in the real files, see
+ * OpenITI text parsing (docs/openiti.md#parsing-rules, plus the variants seen in the real files, see
  * ../shared/data/README.md): header skipping, content-line extraction, marker stripping and the
- * "Arabic text" filter. Each extracted physical line is one corpus unit (spec §18: no sentence
- * splitting), so `~~` continuation lines are units of their own, exactly as the spec's parser does.
+ * "Arabic text" filter. Each extracted physical line is one corpus unit (docs/openiti.md#parsing-rules: no sentence
+ * splitting), so `~~` continuation lines are units of their own, as the parsing rules say.
  *
  * Speed matters (the full OpenITI is 21 GB): one table-driven pass over each line counts letters and
  * notes which markers may occur; a regex runs only when that pass (and a cheap check) says it can match.
@@ -18,7 +18,7 @@ export const OPENITI_MAGIC = '######OpenITI#';
 export const HEADER_END = '#META#Header#End#';
 
 export interface ParseOptions {
-  /** Minimum Arabic letters for a line to count as Arabic text (spec §6: 10). */
+  /** Minimum Arabic letters for a line to count as Arabic text (docs/openiti.md#arabic-text-test: 10). */
   minArabicLetters?: number;
   /**
    * Largest share of non-Arabic letters (Latin apparatus, HTML debris) among all letters of a kept line.
@@ -118,7 +118,7 @@ export function letterCountsByScript(s: string): LetterCounts {
   return { arabic, foreign };
 }
 
-/** Length in Unicode code points (what Python's `len` gives; the spec's `char_len`). */
+/** Length in Unicode code points (what Python's `len` gives; docs/openiti.md#character-length). */
 export function codePointLength(s: string): number {
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
@@ -155,7 +155,7 @@ const WHITESPACE = /\s+/g;
 const SPACES = / {2,}/g;
 
 /**
- * End index after stripping a trailing verse/line number (`\s+\d+\s*$`, spec §18; Unicode digits as
+ * End index after stripping a trailing verse/line number (`\s+\d+\s*$`, docs/openiti.md#parsing-rules; Unicode digits as
  * Python's `\d`) from line[start, end).
  */
 function trailingNumberEnd(s: string, start: number, end: number): number {
@@ -270,7 +270,7 @@ function cleanLine(line: string, start: number, end: number): string | null {
   while (end > start && CLASS[line.charCodeAt(end - 1)] & C_ANYSPACE) end--;
   start = contentStart(line, start, end);
   if (start === -1) return null;
-  // Bare lines (no prefix) are content when they hold enough Arabic (the caller checks), spec §18.
+  // Bare lines (no prefix) are content when they hold enough Arabic (the caller checks), docs/openiti.md#parsing-rules.
 
   // The fast path keeps line[start, textEnd): find the trailing verse number first so that one pass
   // can also hash the dedup key and count code points of exactly that text.
@@ -545,7 +545,7 @@ function cleanLineBytes(b: Uint8Array, start: number, end: number): number {
   return FAST;
 }
 
-/** The spec's "Arabic text" test on a cleaned line. */
+/** The "Arabic text" test on a cleaned line (docs/openiti.md#arabic-text-test). */
 export function isArabicText(s: string, opts: ParseOptions = {}): boolean {
   const { arabic, foreign } = letterCountsByScript(s);
   return passesArabic(arabic, foreign, opts.minArabicLetters ?? DEFAULT_PARSE_OPTIONS.minArabicLetters, opts.maxForeignLetterRatio ?? DEFAULT_PARSE_OPTIONS.maxForeignLetterRatio);

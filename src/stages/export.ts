@@ -1,6 +1,6 @@
 /**
  * Export stage: for every OCR line of every dataset, retrieve the top-k corpus sentences and write an
- * inference_input.jsonl record (spec §7.4 + retrieval_sources + prompt_version).
+ * inference_input.jsonl record (docs/outputs.md#inference_inputjsonl).
  *
  *   const options = optionsFrom(config, { limit: 20 });
  *   const merged = await run(options, {}, () => openExportRetriever(config, options.paths));
@@ -77,7 +77,7 @@ export interface ExportOptions {
   datasets: string[];
   limit?: number;
   force: boolean;
-  /** Study arms: one export per distinct retrieval fingerprint (null without `study:`: today's single export). */
+  /** Study arms: one export per distinct retrieval fingerprint (null without `study:`: the single default export). */
   groups?: ExportGroup[] | null;
   /** The CLI options the arms were resolved with (arm dirs are written at merge). */
   cli?: RunOptions;

@@ -1,6 +1,6 @@
 /**
  * Infer stage: an LLM corrects every exported OCR line, once per study arm (./arms). Without `study:` the arms
- * are today's conditions — RAG (p5v1 with the record's retrieval context) into results/phase5/corrections.jsonl
+ * are the default two — RAG (p5v1 with the record's retrieval context) into results/phase5/corrections.jsonl
  * and the zero-shot baseline (v1) into results/phase2/corrections.jsonl. Resumable and deduplicated by
  * sample_id: a rerun continues where the output file ends.
  *
@@ -106,7 +106,7 @@ export const RESULT_KEYS = ['model', 'written', 'skippedExisting', 'succeeded', 
 /**
  * What one arm produced: the runner's counts that matter downstream (small: crosses Temporal); `skipped`:
  * duplicate input records (the later ones are not corrected) and lines recorded as failed, by reason.
- * `condition` is the arm's name (today's `rag` / `zero_shot` without a study).
+ * `condition` is the arm's name (`rag` / `zero_shot` without a study; the field keeps its name so recorded histories replay).
  */
 export type ConditionResult = { condition: string; output: string; skipped: Skips } & ConditionCounts;
 export type ArmResult = ConditionResult;
