@@ -14,7 +14,7 @@ export function createExportActivities(deps: ActivityDeps) {
     async planExport(input: StageInput): Promise<exporter.ExportPlan> {
       return asActivity(() => exporter.planExport(options(input)));
     },
-    async exportShard(args: { input: StageInput; shard: exporter.ExportShard }): Promise<exporter.ShardResult> {
+    async exportShard(args: { input: StageInput; shard: exporter.ExportShard }): Promise<exporter.ExportShardResult> {
       const { input, shard } = args;
       const file = exporter.shardFile(input.config, shard);
       // One writer per shard file in this process: a newer attempt supersedes an older one still running here.
@@ -28,7 +28,7 @@ export function createExportActivities(deps: ActivityDeps) {
         }),
       );
     },
-    async mergeExport(args: { input: StageInput; plan: exporter.ExportPlan }): Promise<exporter.MergeResult> {
+    async mergeExport(args: { input: StageInput; plan: exporter.ExportPlan }): Promise<exporter.ExportMergeResult> {
       return asActivity(() => exporter.mergeExport(options(args.input), args.plan));
     },
   };

@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { Embedder, normalizeRows, type EmbedderOptions } from '../embed/embedder';
 import { readJsonl } from '../io/jsonl';
-import { isArabicText } from '../text/arabic';
+import { isMostlyArabic } from '../text/arabic';
 import { childLogger } from '../util/log';
 import type { ProgressOptions } from '../util/progress';
 import { buildIndexFromVectors, embedCorpusToVectors, removeIndex, type BatchReport } from './build';
@@ -289,7 +289,7 @@ export class RAGRetriever {
     throw new Error(`retrieval is disabled: ${this._disabledReason}`);
   }
 
-  /** Top-k sentences for one OCR text, by cosine similarity, descending. Empty / non-Arabic (see isArabicText) → []. */
+  /** Top-k sentences for one OCR text, by cosine similarity, descending. Empty / non-Arabic (see isMostlyArabic) → []. */
   async retrieve(queryText: string, k?: number, minScore?: number): Promise<RetrievedChunk[]> {
     return (await this.retrieveMany([queryText], k, minScore))[0];
   }
@@ -304,7 +304,7 @@ export class RAGRetriever {
     const todo: number[] = [];
     queries.forEach((q, i) => {
       // Non-Arabic text (most letters not Arabic, or no letters at all) gets no retrieval.
-      if (typeof q === 'string' && q.trim() && isArabicText(q)) todo.push(i);
+      if (typeof q === 'string' && q.trim() && isMostlyArabic(q)) todo.push(i);
     });
     if (todo.length === 0) return results;
     const vecs = normalizeRows(await this.embedder!.embedQueries(todo.map((i) => queries[i].trim())), todo.length);

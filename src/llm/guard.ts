@@ -35,7 +35,7 @@
  * caller (the runner) decides whether the guard runs at all.
  */
 import { z } from 'zod';
-import { isArabicText } from '../text/arabic';
+import { isMostlyArabic } from '../text/arabic';
 import { levenshtein, substringEditDistance } from '../text/distance';
 import { scoringText, toCodePoints } from '../text/tokens';
 import { cleanOutput } from './clean';
@@ -135,7 +135,7 @@ export function trimOutput(raw: string, ocr: string): TrimResult {
   const clean = (s: string) => cleanOutput(s, { source: ocr });
   const cleaned = clean(raw);
   const ocrKey = squash(ocr);
-  const arabicOcr = isArabicText(ocr);
+  const arabicOcr = isMostlyArabic(ocr);
   let lines = cleaned.split('\n');
   lines = cutExplanation(lines, ocrKey, arabicOcr);
   lines = dropLeadingForeignLines(lines, arabicOcr);
@@ -154,9 +154,9 @@ function cutExplanation(lines: string[], ocrKey: string, arabicOcr: boolean): st
     if (!line.trim()) continue;
     const marker = MARKER_LINE_RE.exec(line);
     const isMarker = marker !== null && !ocrHolds(ocrKey, marker[0].replace(/^[#>*_\-•\s([]+/u, ''));
-    const foreignAfterArabic = arabicOcr && seenArabic && hasLetters(line) && !isArabicText(line);
+    const foreignAfterArabic = arabicOcr && seenArabic && hasLetters(line) && !isMostlyArabic(line);
     if (i > 0 && (isMarker || RULE_LINE_RE.test(line) || foreignAfterArabic)) return lines.slice(0, i);
-    seenArabic ||= isArabicText(line);
+    seenArabic ||= isMostlyArabic(line);
   }
   return lines;
 }
@@ -164,7 +164,7 @@ function cutExplanation(lines: string[], ocrKey: string, arabicOcr: boolean): st
 /** Drop non-Arabic lines before the first Arabic one, when the OCR line is Arabic and Arabic text follows. */
 function dropLeadingForeignLines(lines: string[], arabicOcr: boolean): string[] {
   if (!arabicOcr) return lines;
-  const first = lines.findIndex((l) => isArabicText(l));
+  const first = lines.findIndex((l) => isMostlyArabic(l));
   return first > 0 ? lines.slice(first) : lines;
 }
 
@@ -243,7 +243,7 @@ export function fallbackReason(text: string, ocr: string, settings: Pick<GuardSe
   const ref = toCodePoints(scoringText(ocr));
   if (ref.length === 0) return hyp.length === 0 ? null : 'empty_ocr';
   if (hyp.length === 0) return 'empty';
-  if (isArabicText(ocr) && hasLetters(text) && !isArabicText(text)) return 'not_arabic';
+  if (isMostlyArabic(ocr) && hasLetters(text) && !isMostlyArabic(text)) return 'not_arabic';
   const [lo, hi] = settings.length_ratio;
   const ratio = hyp.length / ref.length;
   if (ratio < lo || ratio > hi) return 'length_ratio';

@@ -21,7 +21,7 @@ import { IndexCorruptError, IndexMismatchError, IndexMissingError } from '../ind
 import { ModelDirError } from '../embed/model-dir';
 import type { InferenceInputRecord } from '../llm/records';
 import { RAG_PROMPT_VERSION, ZERO_SHOT_PROMPT_VERSION } from '../prompts';
-import { isArabicText } from '../text/arabic';
+import { isMostlyArabic } from '../text/arabic';
 import { sha256Text } from '../util/hash';
 import { childLogger } from '../util/log';
 import { stagePaths } from './build';
@@ -54,13 +54,13 @@ export interface ExportPlan {
   datasets: { dataset: string; samples: number; shards: ExportShard[]; skipped?: Skips; group?: string }[];
 }
 
-export interface ShardResult {
+export interface ExportShardResult {
   records: number;
   fallbacks: number;
   reused: boolean;
 }
 
-export interface MergeResult {
+export interface ExportMergeResult {
   path: string;
   records: number;
   byDataset: Record<string, number>;
@@ -102,7 +102,7 @@ function groupOptions(options: ExportOptions, group: string | undefined): Export
 }
 
 /** The whole stage in one process: plan, every shard in order, merge. */
-export async function run(options: ExportOptions, hooks: StageHooks, openRetriever: OpenRetriever): Promise<MergeResult> { // every shared export of a study too
+export async function run(options: ExportOptions, hooks: StageHooks, openRetriever: OpenRetriever): Promise<ExportMergeResult> { // every shared export of a study too
   const plan = await planExport(options);
   const shards = plan.datasets.flatMap((d) => d.shards);
   for (const [i, shard] of shards.entries()) {
@@ -275,7 +275,7 @@ export async function writeShardRecords(
   for (let i = from; i < samples.length; i += batch) {
     throwIfAborted(signal);
     const slice = samples.slice(i, i + batch);
-    const queryable = slice.filter((s) => s.ocr_text.trim() !== '' && isArabicText(s.ocr_text));
+    const queryable = slice.filter((s) => s.ocr_text.trim() !== '' && isMostlyArabic(s.ocr_text));
     const hits = await contextsFor(queryable, retriever, config, source);
     const byId = new Map(queryable.map((s, j) => [s.sample_id, hits[j]]));
     for (const s of slice) {
@@ -294,7 +294,7 @@ export async function writeShardRecords(
 }
 
 /** A shard finished under the same fingerprint is reused; one made with other settings is removed. */
-async function finishedShard(file: string, shard: ExportShard, total: number): Promise<ShardResult | null> {
+async function finishedShard(file: string, shard: ExportShard, total: number): Promise<ExportShardResult | null> {
   if (!existsSync(doneFile(file))) return null;
   const done = await readJson<{ fingerprint: string; records: number; fallbacks: number }>(doneFile(file));
   if (done.fingerprint === shard.fingerprint && done.records === total) return { records: total, fallbacks: done.fallbacks, reused: true };
@@ -330,7 +330,7 @@ async function openForShard(openRetriever: OpenRetriever, config: Config): Promi
  * Write one shard file, resuming by content after a crash: whatever earlier attempts wrote, each sample is
  * done once it has a record. `onProgress` counts records in the shard.
  */
-export async function exportShard(base: ExportOptions, shard: ExportShard, openRetriever: OpenRetriever, hooks: StageHooks = {}): Promise<ShardResult> {
+export async function exportShard(base: ExportOptions, shard: ExportShard, openRetriever: OpenRetriever, hooks: StageHooks = {}): Promise<ExportShardResult> {
   const options = groupOptions(base, shard.group);
   const { config } = options;
   const file = shardFile(config, shard);
@@ -373,13 +373,13 @@ export async function exportShard(base: ExportOptions, shard: ExportShard, openR
  * Concatenate the finished shards in plan order into inference_input.jsonl (atomic rename) — for a study, each
  * shared export into `<results>/exports/<fingerprint>/`, with its retrieval_stats.json, and every arm's dir.
  */
-export async function mergeExport(options: ExportOptions, plan: ExportPlan): Promise<MergeResult> {
+export async function mergeExport(options: ExportOptions, plan: ExportPlan): Promise<ExportMergeResult> {
   if (options.groups) return mergeStudyExports(options, plan, options.groups);
   const target = path.join(resultDirs(options.config).phase5, 'inference_input.jsonl');
   return mergeInto(options, plan, target);
 }
 
-async function mergeInto(options: ExportOptions, plan: ExportPlan, target: string): Promise<MergeResult> {
+async function mergeInto(options: ExportOptions, plan: ExportPlan, target: string): Promise<ExportMergeResult> {
   const { config } = options;
   const files = plan.datasets.map((d) => ({
     dataset: d.dataset,
@@ -401,9 +401,9 @@ async function mergeInto(options: ExportOptions, plan: ExportPlan, target: strin
 }
 
 /** Each shared export of a study, then the arm dirs that point at them. */
-async function mergeStudyExports(options: ExportOptions, plan: ExportPlan, groups: ExportGroup[]): Promise<MergeResult> {
+async function mergeStudyExports(options: ExportOptions, plan: ExportPlan, groups: ExportGroup[]): Promise<ExportMergeResult> {
   const exports: SharedExport[] = [];
-  let first: MergeResult | null = null;
+  let first: ExportMergeResult | null = null;
   for (const group of groups) {
     const part: ExportPlan = { ...plan, datasets: plan.datasets.filter((d) => d.group === group.fingerprint) };
     const merged = await mergeInto(options, part, path.join(group.dir, 'inference_input.jsonl'));
@@ -411,5 +411,5 @@ async function mergeStudyExports(options: ExportOptions, plan: ExportPlan, group
     exports.push(await writeSharedExportStats(group, merged));
   }
   writeArmDirs(armsFrom(options.config, { ...options.cli, arm: undefined }), exports);
-  return { ...(first as MergeResult), exports };
+  return { ...(first as ExportMergeResult), exports };
 }
