@@ -85,7 +85,7 @@ const CorpusSchema = z.strictObject({
 });
 
 const IndexSchema = z.strictObject({
-  /** FlatIP = exact search (spec default); HNSW for large corpora. "IVFFlat" is accepted as an alias of HNSW. */
+  /** FlatIP = exact search (the default, docs/retrieval.md#index-type); HNSW for large corpora. "IVFFlat" is accepted as an alias of HNSW. */
   type: z.enum(['FlatIP', 'HNSW', 'IVFFlat']).default('FlatIP'),
   batch_size: positiveInt.default(256),
   /** Sentences per embedding activity of a Temporal build (rounded up to a multiple of batch_size); every CPU worker takes shards. */

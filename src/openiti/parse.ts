@@ -296,7 +296,7 @@ function cleanLine(line: string, start: number, end: number): string | null {
 function contentStart(line: string, start: number, end: number): number {
   if (start === end) return -1;
   const c0 = line.charCodeAt(start);
-  if (c0 === 0x50 /* P */ && PAGE_AT_START.test(line.slice(start, Math.min(start + 16, end)))) return -1; // page marker line (spec: skip)
+  if (c0 === 0x50 /* P */ && PAGE_AT_START.test(line.slice(start, Math.min(start + 16, end)))) return -1; // page marker line (docs/openiti.md#parsing-rules: skip)
   if (c0 === 0x23 /* # */) {
     if (end - start === 1) return -1;
     const c1 = line.charCodeAt(start + 1);
