@@ -29,10 +29,10 @@ export function createBuildActivities() {
       return asActivity(() => keptAlive('embed-plan', () => shards.planIndexShards(optionsOf(input))));
     },
     /** One shard's embeddings into its part file; heartbeats rowsEmbedded (within the shard) as the checkpoint. */
-    async embedIndexShard({ input, shard }: EmbedShardInput): Promise<shards.ShardResult> {
+    async embedIndexShard({ input, shard }: EmbedShardInput): Promise<shards.EmbedShardResult> {
       return asActivity(() => {
         const options = optionsOf(input);
-        return withActivityHooks<shards.ShardResult, build.EmbedCheckpoint>(`embed:${shard.part}`, 'sentences', shard.end - shard.start, (hooks) =>
+        return withActivityHooks<shards.EmbedShardResult, build.EmbedCheckpoint>(`embed:${shard.part}`, 'sentences', shard.end - shard.start, (hooks) =>
           runExclusive(shards.partFile(options.paths.index, shard.part), (signal) => shards.embedIndexShard(options, shard, { ...hooks, signal })),
         );
       });

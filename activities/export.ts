@@ -15,7 +15,7 @@ export function createExportActivities(deps: ActivityDeps) {
       // Plan and merge read every dataset / write the whole export: they heartbeat while they run.
       return asActivity(() => keptAlive('export:plan', () => exporter.planExport(options(input))));
     },
-    async exportShard(args: { input: StageInput; shard: exporter.ExportShard }): Promise<exporter.ShardResult> {
+    async exportShard(args: { input: StageInput; shard: exporter.ExportShard }): Promise<exporter.ExportShardResult> {
       const { input, shard } = args;
       const file = exporter.shardFile(input.config, shard);
       // One writer per shard file in this process: a newer attempt supersedes an older one still running here.
@@ -29,7 +29,7 @@ export function createExportActivities(deps: ActivityDeps) {
         }),
       );
     },
-    async mergeExport(args: { input: StageInput; plan: exporter.ExportPlan }): Promise<exporter.MergeResult> {
+    async mergeExport(args: { input: StageInput; plan: exporter.ExportPlan }): Promise<exporter.ExportMergeResult> {
       return asActivity(() => keptAlive('export:merge', () => exporter.mergeExport(options(args.input), args.plan)));
     },
   };

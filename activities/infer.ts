@@ -61,15 +61,15 @@ export function createInferActivities(deps: ActivityDeps) {
   const options = optionsOfInput(inference.optionsFrom);
   const limits = (input: StageInput) => ({ maxWorkerLocalAttempts: input.config.temporal.max_worker_local_attempts });
   return {
-    /** One arm: `condition` is the arm's name (today's `rag` / `zero_shot`; the name kept so recorded histories replay). */
-    async inferCondition(args: { input: StageInput; condition: string }): Promise<inference.ConditionResult> {
+    /** One arm: `condition` is the arm's name (`rag` / `zero_shot` without a study; the field keeps its name so recorded histories replay). */
+    async inferCondition(args: { input: StageInput; condition: string }): Promise<inference.ArmResult> {
       const { input, condition } = args;
       return asActivity(async () => {
         const opts = options(input);
         const arm = findArm(opts.arms, condition);
         // One writer per output file in this process (a newer attempt supersedes an older one still running here).
         return runExclusive(arm.output, (signal) =>
-          withActivityHooks<inference.ConditionResult, inference.InferCheckpoint>(`infer:${condition}`, 'samples', 0, (hooks) =>
+          withActivityHooks<inference.ArmResult, inference.InferCheckpoint>(`infer:${condition}`, 'samples', 0, (hooks) =>
             reportingOutage(deps, () => inference.runArm(opts, arm, { ...hooks, signal }, deps.openBackend)),
           ),
         );
@@ -82,19 +82,19 @@ export function createInferActivities(deps: ActivityDeps) {
     async planInfer(input: StageInput): Promise<shards.ArmPlan[]> {
       return asActivity(() => keptAlive('infer:plan', async () => shards.planInfer(options(input))));
     },
-    async inferShard(args: { input: StageInput; arm: shards.ArmPlan; shard: shards.ShardRef }): Promise<shards.ShardResult> {
+    async inferShard(args: { input: StageInput; arm: shards.ArmPlan; shard: shards.ShardRef }): Promise<shards.InferShardResult> {
       const { input, arm, shard } = args;
       const opts = options(input);
       return asActivity(() =>
         runExclusive(shards.partFile(arm.output, shard.dataset, shard.index), (signal) =>
-          withActivityHooks<shards.ShardResult, inference.InferCheckpoint>(shards.shardLabel(arm, shard), 'lines', 0, (hooks) =>
+          withActivityHooks<shards.InferShardResult, inference.InferCheckpoint>(shards.shardLabel(arm, shard), 'lines', 0, (hooks) =>
             reportingOutage(deps, () => shards.runShard(opts, arm, shard, { ...hooks, signal }, openShared)),
           ),
         ),
         limits(input),
       );
     },
-    async mergeInferArm(args: { input: StageInput; arm: shards.ArmPlan; partial?: boolean }): Promise<shards.MergeResult> {
+    async mergeInferArm(args: { input: StageInput; arm: shards.ArmPlan; partial?: boolean }): Promise<shards.ArmMergeResult> {
       return asActivity(() => keptAlive(`infer:merge:${args.arm.arm}`, () => shards.mergeArm(options(args.input), args.arm, args.partial)));
     },
     async importCorrections(input: StageInput): Promise<inference.ImportResult> {

@@ -1,6 +1,6 @@
 /**
  * The analyze stage: read the inference inputs and both conditions' corrections, score every line, and
- * write the per-dataset and aggregated documents of spec §9/§10 (plus the report). Pure core: no Temporal
+ * write the per-dataset and aggregated documents of docs/outputs.md (plus the report). Pure core: no Temporal
  * import; the activity wraps `analyzeStudy` and heartbeats through `onProgress`.
  *
  * Determinism: `generated_at` is the newest input file's mtime (never the wall clock), datasets are

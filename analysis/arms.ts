@@ -1,5 +1,5 @@
 /**
- * Analysis of all study arms together (issue 13): every arm under `<results>/arms/` scored per line against
+ * Analysis of all study arms together: every arm under `<results>/arms/` scored per line against
  * the gold text, compared with the baseline arm and with the raw OCR by paired tests, and written to
  * `<results>/study/arms.json` (schema: analysis/arms.schema.json) and `<results>/arms/<arm>/metrics.json`.
  *

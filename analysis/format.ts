@@ -24,7 +24,7 @@ export function cmpStr(a: string, b: string): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Retrieval-score buckets (spec §10.2 keys, exactly)
+// Retrieval-score buckets (docs/outputs.md#retrieval_analysisjson keys, exactly)
 // ---------------------------------------------------------------------------------------------
 
 export const SCORE_BUCKETS = ['0.8+', '0.7–0.8', '0.6–0.7', '<0.6'] as const;
@@ -42,6 +42,12 @@ export function scoreBucket(score: number): ScoreBucket {
 // Bands of the raw OCR line CER
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * The four bands of the per-condition documents (`by_ocr_cer_band` of comparison_vs_phase2.json and comparison.json,
+ * and the Lines view without study arms): their keys are part of those files. The Arms section has its own five
+ * finer bands (ARM_OCR_BANDS, analysis/arms.ts: 0–2 / 2–5 / 5–10 / 10–20 / > 20 %); the two sets are kept apart
+ * on purpose and named apart (ocrCerBand vs armOcrBand).
+ */
 export const OCR_CER_BANDS = ['<5%', '5–15%', '15–30%', '>30%'] as const;
 export type OcrCerBand = (typeof OCR_CER_BANDS)[number];
 

@@ -1,6 +1,6 @@
 /**
- * The arms the Lines view shows: a list of {name, corrections per line, retrieval per line}. Until the
- * study-arms layout exists these are the two conditions — `rag` (results/phase5, with its
+ * The arms the Lines view shows: a list of {name, corrections per line, retrieval per line}. Without
+ * study arms these are the two default arms — `rag` (results/phase5, with its
  * inference_input.jsonl) and `zero_shot` (results/phase2), baseline `zero_shot` — and callers may add more
  * (`AnalyzeOptions.arms`: a corrections file, optionally its inference_input.jsonl), so further arms plug in.
  */

@@ -50,11 +50,10 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
 
 /**
  * The arms analysis runs when the config has a `study:` block or `<results>/arms/` exists; the baseline is
- * `study.baseline` (default `zero_shot`). Absent otherwise, so a study without arms keeps today's outputs.
+ * `study.baseline` (default `zero_shot`). Absent otherwise, so a study without arms writes no arms outputs.
  */
 async function armsOptions(config: Config, cli: RunOptions, root: string): Promise<Pick<AnalyzeOptions, 'arms'>> {
-  // `study` is added to the config schema by the arms stage; read it without depending on its type here.
-  const study = (config as { study?: { baseline?: string } | null }).study;
+  const study = config.study;
   if (!study && !existsSync(armsRoot(root))) return {};
   return { arms: { resultsDir: root, baseline: study?.baseline ?? 'zero_shot', exclusions: await corpusExclusions(config, cli), ...armsStats(config) } };
 }

@@ -8,7 +8,7 @@ import type { ArmSource } from './line-arms';
 import type { Era } from './format';
 import type { NormalizationConfig } from '../src/text/profiles';
 
-/** Study-level facts from the config, recorded in every output's meta (spec §10.1). */
+/** Study-level facts from the config, recorded in every output's meta (docs/outputs.md#metricsjson). */
 export interface StudyMeta {
   /** LLM id; default: the most frequent `model` among the Phase 5 records. */
   model?: string;
@@ -76,7 +76,7 @@ export interface AnalyzeOptions {
   /**
    * Analyze the study arms under `<resultsDir>/arms/` too (analysis/arms.ts): `<resultsDir>/study/arms.json`, each
    * arm's metrics.json and the report's "Arms" section. Set by the stage when `study:` is configured or the
-   * arms folder exists; absent = today's two-condition analysis only.
+   * arms folder exists; absent = the two default arms' analysis only.
    */
   arms?: { resultsDir: string; baseline: string; exclusions?: DatasetExclusion[] } & ArmsStatsOptions;
   /** Write lines.json + error_classes.json and the report's Lines view (default true). */

@@ -8,7 +8,7 @@
  *
  *   npx tsx bench/scale-out.ts --workers 1,2,4 --lines 960 --latency-ms 300 --concurrency 4 [--shard-size 16] [--json]
  *
- * Targets (issue 14): 2 workers ≥ 1.8× one worker, 4 workers ≥ 3.4×, identical outputs, LLM requests = lines.
+ * Targets: 2 workers ≥ 1.8× one worker, 4 workers ≥ 3.4×, identical outputs, LLM requests = lines.
  * Pick a latency at which waiting for the LLM dominates (as on a real GPU box); on a 2-core machine 200–400 ms
  * per request with 4 at once keeps the workers' own CPU time small beside it. The boxes serve a fixed number of
  * requests at once, and the workers send exactly `--concurrency` (adaptive_concurrency off), so the figures

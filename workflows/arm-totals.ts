@@ -1,15 +1,15 @@
 /** What an arm's finished infer shards add up to: the running totals its workflow carries across continue-as-new. */
-import type { ArmPlan, ShardRef, ShardResult } from '../src/stages/infer-shards';
+import type { ArmPlan, ShardRef, InferShardResult } from '../src/stages/infer-shards';
 import { busier } from '../src/stages/llm-load';
 import { nowIso } from './progress';
-import type { ConditionResult } from './types';
+import type { ArmResult } from './types';
 
 /** What an arm's finished shards add up to, carried across continue-as-new. */
 export interface ArmTotals {
   lines: number;
   shards: number;
   startedAt: string;
-  counts: Omit<ConditionResult, 'condition' | 'output' | 'skipped'>;
+  counts: Omit<ArmResult, 'condition' | 'output' | 'skipped'>;
 }
 
 export function emptyTotals(): ArmTotals {
@@ -17,7 +17,7 @@ export function emptyTotals(): ArmTotals {
   return { lines: 0, shards: 0, startedAt: nowIso(), counts };
 }
 
-export function addShard(acc: ArmTotals, r: ShardResult): void {
+export function addShard(acc: ArmTotals, r: InferShardResult): void {
   const c = acc.counts;
   acc.lines += r.lines;
   acc.shards++;

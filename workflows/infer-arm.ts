@@ -4,7 +4,7 @@ import type { ArmPlan } from '../src/stages/infer-shards';
 import { addShard, shardRefs, type ArmTotals } from './arm-totals';
 import { stageActivities } from './options';
 import { setStep, trackProgress } from './progress';
-import type { ConditionResult, StageInput } from './types';
+import type { ArmResult, StageInput } from './types';
 import { growingWindow } from './windows';
 
 export type { ArmTotals } from './arm-totals';
@@ -26,7 +26,7 @@ export interface InferArmInput {
  * One arm of the sharded infer: its shards through a window, `infer.shards_per_run` per run (then continue as
  * new, so the history stays far below Temporal's limits), then the merge into the arm's corrections.jsonl.
  */
-export async function inferArmWorkflow(a: InferArmInput): Promise<ConditionResult> {
+export async function inferArmWorkflow(a: InferArmInput): Promise<ArmResult> {
   const p = trackProgress('infer');
   const acts = stageActivities(a.input.config, 'infer');
   const all = shardRefs(a.arm);

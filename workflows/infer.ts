@@ -9,7 +9,7 @@ import { emptyTotals } from './arm-totals';
 import { inferArmWorkflow, setWindowSignal, type InferArmInput } from './infer-arm';
 import { childLabels, DEFAULT_MAX_PARALLEL, stageActivities, type StageActivities } from './options';
 import { setStep, trackProgress } from './progress';
-import type { ConditionResult, InferResult, StageInput, WorkflowProgress } from './types';
+import type { ArmResult, InferResult, StageInput, WorkflowProgress } from './types';
 import { shareLanes } from './windows';
 
 export async function inferWorkflow(input: StageInput): Promise<InferResult> {
@@ -25,7 +25,7 @@ export async function inferWorkflow(input: StageInput): Promise<InferResult> {
   if (patched('sharded-infer')) return shardedInfer(input, p, acts);
   // Study arms in order (without `study:`: rag and zero_shot, as the histories recorded); `condition` = arm name.
   const arms = armNames(input.config, input.options);
-  const out: Record<string, ConditionResult> = {};
+  const out: Record<string, ArmResult> = {};
   let i = 0;
   for (const arm of arms) {
     setStep(p, `infer:${arm}`, i, arms.length, 'conditions');
@@ -50,7 +50,7 @@ async function shardedInfer(input: StageInput, p: WorkflowProgress, acts: StageA
   const out: Exclude<InferResult, { imported: unknown }> = {};
   let finished = 0;
   setStep(p, 'arms', 0, arms.length, 'arms');
-  const onDone = (arm: string, r: ConditionResult): void => {
+  const onDone = (arm: string, r: ArmResult): void => {
     out[arm] = r;
     p.results[arm] = r;
     setStep(p, 'arms', ++finished, arms.length, 'arms');
@@ -62,25 +62,25 @@ async function shardedInfer(input: StageInput, p: WorkflowProgress, acts: StageA
 }
 
 /** Without `infer-pool`: every arm's child at once, each with a fixed window of floor(bound / arms), at least 1. */
-async function fixedWindowArms(input: StageInput, arms: ArmPlan[], onDone: (arm: string, r: ConditionResult) => void): Promise<void> {
+async function fixedWindowArms(input: StageInput, arms: ArmPlan[], onDone: (arm: string, r: ArmResult) => void): Promise<void> {
   const window = Math.max(1, Math.floor((input.config.temporal.max_parallel_activities ?? DEFAULT_MAX_PARALLEL) / Math.max(1, arms.length)));
   const parent = workflowInfo().workflowId;
   await Promise.all(
-    arms.map(async (arm) => {
-      const args: InferArmInput = { input, arm, window, from: 0, acc: emptyTotals() };
-      onDone(arm.arm, await executeChild(inferArmWorkflow, { workflowId: `${parent}-${arm.arm}`, args: [args], ...childLabels('infer') }));
+    arms.map(async (plan) => {
+      const args: InferArmInput = { input, arm: plan, window, from: 0, acc: emptyTotals() };
+      onDone(plan.arm, await executeChild(inferArmWorkflow, { workflowId: `${parent}-${plan.arm}`, args: [args], ...childLabels('infer') }));
     }),
   );
 }
 
 /** An arm in the pool: its lanes (the window it was started with or signalled) and its child, once started. */
 interface PoolArm {
-  arm: ArmPlan;
+  plan: ArmPlan;
   window: number;
   child?: ChildWorkflowHandle<typeof inferArmWorkflow>;
 }
 
-type ArmOutcome = { arm: string; result: ConditionResult } | { arm: string; error: unknown };
+type ArmOutcome = { arm: string; result: ArmResult } | { arm: string; error: unknown };
 
 /**
  * All arms' shards in one pool of `temporal.max_parallel_activities` lanes, a lane being one inferShard activity
@@ -90,9 +90,9 @@ type ArmOutcome = { arm: string; result: ConditionResult } | { arm: string; erro
  * a study keeps every lane busy. The windows never add up to more than the bound, and a window only grows, so a
  * child never has more shards in flight than the parent counts for it: the bound holds at every moment.
  */
-async function pooledArms(input: StageInput, arms: ArmPlan[], onDone: (arm: string, r: ConditionResult) => void): Promise<void> {
+async function pooledArms(input: StageInput, arms: ArmPlan[], onDone: (arm: string, r: ArmResult) => void): Promise<void> {
   const parent = workflowInfo().workflowId;
-  const queued: PoolArm[] = arms.map((arm) => ({ arm, window: 0 }));
+  const queued: PoolArm[] = arms.map((plan) => ({ plan, window: 0 }));
   const running: PoolArm[] = [];
   const outcomes = new Map<string, Promise<ArmOutcome>>();
   let free = Math.max(1, Math.floor(input.config.temporal.max_parallel_activities ?? DEFAULT_MAX_PARALLEL));
@@ -105,9 +105,10 @@ async function pooledArms(input: StageInput, arms: ArmPlan[], onDone: (arm: stri
     // All starts in one workflow task, as fixedWindowArms starts its children.
     await Promise.all(
       starting.map(async (a) => {
-        const args: InferArmInput = { input, arm: a.arm, window: a.window, from: 0, acc: emptyTotals() };
-        a.child = await startChild(inferArmWorkflow, { workflowId: `${parent}-${a.arm.arm}`, args: [args], ...childLabels('infer') });
-        outcomes.set(a.arm.arm, a.child.result().then((result): ArmOutcome => ({ arm: a.arm.arm, result }), (error: unknown): ArmOutcome => ({ arm: a.arm.arm, error })));
+        const name = a.plan.arm;
+        const args: InferArmInput = { input, arm: a.plan, window: a.window, from: 0, acc: emptyTotals() };
+        a.child = await startChild(inferArmWorkflow, { workflowId: `${parent}-${name}`, args: [args], ...childLabels('infer') });
+        outcomes.set(name, a.child.result().then((result): ArmOutcome => ({ arm: name, result }), (error: unknown): ArmOutcome => ({ arm: name, error })));
       }),
     );
     // A child that finished before the signal reached it gives its lanes back when the parent sees it finish.
@@ -120,7 +121,7 @@ async function pooledArms(input: StageInput, arms: ArmPlan[], onDone: (arm: stri
     const done = await Promise.race(outcomes.values());
     outcomes.delete(done.arm);
     if ('error' in done) throw done.error;
-    const i = running.findIndex((a) => a.arm.arm === done.arm);
+    const i = running.findIndex((a) => a.plan.arm === done.arm);
     free += running[i].window;
     running.splice(i, 1);
     onDone(done.arm, done.result);

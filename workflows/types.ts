@@ -5,13 +5,13 @@
  */
 import type { Config, StageName } from '../src/config/schema';
 import type { BuildResult, CorpusResult, IndexResult } from '../src/stages/build';
-import type { ExportPlan, MergeResult } from '../src/stages/export';
-import type { ConditionResult, InferResult } from '../src/stages/infer';
+import type { ExportPlan, ExportMergeResult } from '../src/stages/export';
+import type { ArmResult, InferResult } from '../src/stages/infer';
 import type { Progress } from '../src/temporal/types';
 import type { AnalyzeResult } from '../analysis/stage';
 import type { RunOptions, StageInput } from '../src/stages/types';
 
-export type { Config, StageName, RunOptions, StageInput, BuildResult, IndexResult, InferResult, AnalyzeResult, ConditionResult };
+export type { Config, StageName, RunOptions, StageInput, BuildResult, IndexResult, InferResult, AnalyzeResult, ArmResult };
 export type { Progress, HeartbeatProgress, StageState, DoctorCheck, DoctorReport } from '../src/temporal/types';
 export { stageWorkflowId, runWorkflowId } from '../src/temporal/types';
 
@@ -29,7 +29,7 @@ export interface ExportResult {
   plan: { datasets: { dataset: string; samples: number; shards: number }[] };
   shards: number;
   fallbacks: number;
-  merged: MergeResult;
+  merged: ExportMergeResult;
 }
 
 /** Per stage, the result of the stages that ran. */
@@ -49,9 +49,9 @@ export interface ProgressResults extends Phase5Result {
   plan?: ExportResult['plan'];
   /** Export: lines of the finished shards and of the whole plan (the CLI adds the running shards' heartbeats). */
   lines?: { done: number; total: number };
-  merged?: MergeResult;
-  rag?: ConditionResult;
-  zero_shot?: ConditionResult;
+  merged?: ExportMergeResult;
+  rag?: ArmResult;
+  zero_shot?: ArmResult;
   /** Sharded infer: each arm's child workflow, lines and shards. */
   arms?: Record<string, { workflowId: string; lines: number; shards: number }>;
   /** An arm's workflow: its name and the lines done when this run (of a continue-as-new chain) began. */

@@ -55,7 +55,7 @@ export function growingWindow<T>(items: readonly T[], limit: () => number, task:
 /** A consumer of lanes: its window (lanes held) and how many it can use at most (its shard count). */
 export interface LaneHolder {
   window: number;
-  arm: { shards: number };
+  plan: { shards: number };
 }
 
 /**
@@ -66,7 +66,7 @@ export function shareLanes(free: number, holders: readonly LaneHolder[]): number
   for (let gave = true; free > 0 && gave; ) {
     gave = false;
     for (const a of holders) {
-      if (free > 0 && a.window < a.arm.shards) {
+      if (free > 0 && a.window < a.plan.shards) {
         a.window++;
         free--;
         gave = true;

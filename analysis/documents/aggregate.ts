@@ -115,7 +115,7 @@ function datasetComparisonLine(d: DatasetDocuments) {
   };
 }
 
-/** All-datasets error changes (beyond the spec's per-dataset files): merged accumulators. */
+/** All-datasets error changes (beside the per-dataset files): merged accumulators. */
 function aggregateErrorChanges(scoredAll: ScoredDataset[], names: string[], n: number, ctx: SectionContext): Record<string, unknown> | null {
   if (!ctx.errorAnalysis || !scoredAll.every((s) => s.p5Changes)) return null;
   const p5 = new ErrorChangeAccumulator();

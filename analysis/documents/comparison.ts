@@ -8,7 +8,7 @@ import { byOcrCerBand, cerWer, deltaBlock, normalizationLabel, normCerWer, pct, 
 import type { Rollup, Sums } from './sums';
 import type { Validity } from './validity';
 
-/** One sentence in the spec's style ("CER reduced by 20.2% vs Phase 2.") with the bootstrap interval. */
+/** One sentence in the documented style (docs/outputs.md#comparison_vs_phase2json) ("CER reduced by 20.2% vs Phase 2.") with the bootstrap interval. */
 export function interpretation(p2: number | null, p5: number | null, ci: [number, number] | null, significant: boolean | null): string {
   if (p2 === null || p5 === null) return 'No Phase 2 baseline for these samples, so no comparison was made.';
   const ciText = ci
@@ -54,7 +54,7 @@ export function pairedLineEffects(cmp: Sums, hasBaseline: boolean, perDataset: b
   };
 }
 
-/** comparison_vs_phase2.json (spec §10.3 + extras): the lines with both conditions. */
+/** comparison_vs_phase2.json (docs/outputs.md#comparison_vs_phase2json, and more): the lines with both conditions. */
 export function comparisonDocument(ds: string, { all, cmp, cmpT, hasBaseline }: Rollup, boot: BootstrapBlock, validity: Validity, ctx: SectionContext) {
   const headline = comparisonHeadline(cmp, hasBaseline, boot, validity);
   return {

@@ -31,7 +31,7 @@ export function failuresBlock(all: Sums) {
   return { total: all.p5_fail_n, error: all.p5_fail_error, empty_output: all.p5_fail_empty, rate: round(ratio(all.p5_fail_n, all.n)), scored_as: FAILED_SCORED_AS };
 }
 
-/** metrics.json (spec §10.1 + counts): every Phase 5 line of the dataset. */
+/** metrics.json (docs/outputs.md#metricsjson, and counts): every Phase 5 line of the dataset. */
 export function metricsDocument(scored: ScoredDataset, { t, all }: Rollup, ctx: SectionContext) {
   return {
     meta: metricsMeta(ctx, all.n, { dataset: scored.dataset }),

@@ -57,7 +57,7 @@ function scoreHistogram(scores: number[]) {
   return { bin_width: HIST_WIDTH, of: 'top-1 score', bins };
 }
 
-/** retrieval_analysis.json (spec §10.2 + extras). */
+/** retrieval_analysis.json (docs/outputs.md#retrieval_analysisjson, and more). */
 export function retrievalDocument(scored: ScoredDataset, { t, all, cmpT, hasBaseline }: Rollup, ctx: SectionContext, info: DatasetInfo | undefined) {
   const rAll = t.filter('d => d.has_retrieval');
   // Comparison lines with retrieval, ordered by top-1 score so halves and quartiles are slices.

@@ -1,7 +1,7 @@
 /**
  * A stage's result for a person: a few lines with counts and output paths (`--json` prints the document).
  */
-import type { ConditionResult, ImportResult } from '../../src/stages/infer';
+import type { ArmResult, ImportResult } from '../../src/stages/infer';
 import { loadSuffix } from './llm-load';
 import type { ArmsSummary } from '../../analysis/stage';
 import type { AnalyzeResult, BuildResult, InferResult, Phase5Result } from '../../workflows/types';
@@ -47,7 +47,7 @@ function inferLines(r: InferResult): string[] {
     ];
   }
   return Object.values(r).map((c) => {
-    const cond = c as ConditionResult;
+    const cond = c as ArmResult;
     const rate = cond.load && cond.elapsedMs > 0 ? cond.written / (cond.elapsedMs / 1000) : null;
     return `infer ${cond.condition}: ${n(cond.written)} written, ${n(cond.skippedExisting)} already done, ${n(cond.failed)} failed (${cond.model})${loadSuffix(cond.load, rate)} → ${cond.output}`;
   });

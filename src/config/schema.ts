@@ -36,7 +36,7 @@ export const EraSchema = z.strictObject({
 
 
 /**
- * Where the build stage takes its corpus from (`phase5.corpus.source`; absent = `openiti`, today's sampling).
+ * Where the build stage takes its corpus from (`phase5.corpus.source`; absent = `openiti`, the OpenITI sampling).
  * `jsonl`: one record per line, text and metadata fields named here; `text_dir`: a folder of .txt/.md files.
  * Both are chunked by whitespace-separated words with overlap (src/corpora; defaults 900/180).
  */
@@ -103,7 +103,7 @@ export const CorpusBlockSchema = z.strictObject({
 });
 
 const IndexSchema = z.strictObject({
-  /** FlatIP = exact search (spec default); HNSW for large corpora. "IVFFlat" is accepted as an alias of HNSW. */
+  /** FlatIP = exact search (the default, docs/retrieval.md#index-type); HNSW for large corpora. "IVFFlat" is accepted as an alias of HNSW. */
   type: z.enum(['FlatIP', 'HNSW', 'IVFFlat']).default('FlatIP'),
   batch_size: positiveInt.default(256),
   /** Sentences per embedding activity of a Temporal build (rounded up to a multiple of batch_size); every CPU worker takes shards. */
@@ -140,7 +140,7 @@ export const RetrievalSchema = z
     top_k: positiveInt.default(3),
     min_score: unitInterval.default(0),
     format_style: z.enum(['numbered_arabic', 'plain']).default('numbered_arabic'),
-    /** Characters each retrieved sentence is cut to in the prompt (spec §5.2). */
+    /** Characters each retrieved sentence is cut to in the prompt (docs/retrieval.md#prompt-context). */
     max_chars_per_sentence: positiveInt.default(150),
     witness: WitnessSettingsSchema.optional(),
   })
@@ -184,7 +184,7 @@ const EmbeddingSchema = z.strictObject({
 });
 
 export const RagSchema = z.strictObject({
-  /** Model id recorded in manifests and metrics (spec §4.3 / §10.1). */
+  /** Model id recorded in manifests and metrics (docs/outputs.md#metricsjson). */
   embedding_model: z.string().min(1).default('intfloat/multilingual-e5-small'),
   embedding: EmbeddingSchema.prefault({}),
   top_k: positiveInt.default(3),
@@ -370,7 +370,7 @@ const TemporalSchema = z.strictObject({
     .prefault({}),
 });
 
-/** Over-correction guard (issue 13): the study's block and an arm's override, defined beside the guard. */
+/** Over-correction guard: the study's block and an arm's override, defined beside the guard. */
 export const StudyGuardSchema = GuardSettingsSchema;
 export const ArmGuardOverrideSchema = GuardOverrideSchema;
 
@@ -395,7 +395,7 @@ const ArmSchema = z.strictObject({
   guard: ArmGuardOverrideSchema.optional(),
 });
 
-/** `study:` — experiment arms analysed together; absent = today's rag and zero_shot conditions. */
+/** `study:` — experiment arms analysed together; absent = the two default arms, rag and zero_shot. */
 export const StudySchema = z
   .strictObject({
     /** The arm every other arm is compared with (default: the first zero-shot arm, else the first arm). */
@@ -456,7 +456,7 @@ export const ConfigSchema = z.strictObject({
   infer: InferSchema.prefault({}),
   analysis: AnalysisSchema.prefault({}),
   temporal: TemporalSchema.prefault({}),
-  /** Experiment arms (issue 13); absent = today's two conditions at today's paths. */
+  /** Experiment arms; absent = the two default arms, rag (results/phase5) and zero_shot (results/phase2). */
   study: StudySchema.optional(),
 });
 

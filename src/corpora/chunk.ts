@@ -1,6 +1,6 @@
 /**
- * Token-window chunking with overlap and heading hints (spec 002: 900-token chunks, 180-token overlap,
- * sentence bias, headings start new chunks).
+ * Token-window chunking with overlap and heading hints (docs/corpus.md#generic-corpora: 900-token chunks,
+ * 180-token overlap, sentence bias, headings start new chunks).
  *
  * Tokens are counted per whitespace-separated word with a pluggable counter: 1 per word by default, or
  * a Hugging Face tokenizer (the embedding model's tokenizer.json, so chunk_size means what the encoder

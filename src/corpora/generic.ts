@@ -1,14 +1,13 @@
 /**
  * Generic corpora besides OpenITI: JSONL records (`text` + metadata) and folders of .txt / .md files,
- * chunked by tokens with overlap and heading hints (spec 002: 900 / 180), written in the corpus.jsonl
+ * chunked by tokens with overlap and heading hints (docs/corpus.md#generic-corpora: 900 / 180), written in the corpus.jsonl
  * schema the index reads — `{text, source_uri, date, char_len, idx}` first, then chunk fields
  * (`chunk`, `char_start`, `char_end`, `tokens`, `heading`, `sha256`) and the selected metadata.
  *
  * Output is deterministic (sources in the given order, files sorted, stable JSON), so the corpus sha256
  * changes exactly when the content or the chunking changes; the index manifest records that hash, so
- * `RAGRetriever.buildIndex` re-embeds on a content change and skips the work otherwise (spec 002
- * "re-index on hash change"). Chunks whose normalised text repeats an earlier chunk (SHA-256) are
- * dropped and counted (spec 002 "avoid re-embedding"). Bad input is counted with file:line examples.
+ * `RAGRetriever.buildIndex` re-embeds on a content change and skips the work otherwise (docs/corpus.md#generic-corpora). Chunks whose normalised text repeats an earlier chunk (SHA-256) are
+ * dropped and counted (docs/corpus.md#generic-corpora). Bad input is counted with file:line examples.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';

@@ -4,7 +4,7 @@
  * - recall@k: share of queries with at least one relevant item in the top k (the "hit rate" — a line
  *   usually has one relevant unit, two when it spans a unit boundary, and one is enough to help).
  * - MRR@K: mean of 1 / rank of the first relevant item (0 when none in the top K).
- * - precision@k: mean over queries of (relevant items in the top k) / k (spec 002's context precision).
+ * - precision@k: mean over queries of (relevant items in the top k) / k (docs/retrieval.md#retrieval-evaluation).
  *   Bounded by |relevant| / k, so small at k = 10 by construction; compare configurations, not to 1.
  */
 

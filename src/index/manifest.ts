@@ -67,8 +67,8 @@ export const DEFAULT_INDEX_PARAMS: IndexParams = {
 };
 
 /**
- * Index type from a config value: "exact" / "hnsw", or the spec's faiss names — "FlatIP" is exact search,
- * "HNSW" and "IVFFlat" (the spec's large-corpus option, approximate) map to HNSW.
+ * Index type from a config value: "exact" / "hnsw", or the faiss names of docs/retrieval.md#index-type — "FlatIP" is exact search,
+ * "HNSW" and "IVFFlat" (the large-corpus option, approximate) map to HNSW.
  */
 export function indexTypeFrom(value: string): IndexType {
   const v = value.toLowerCase();

@@ -1,6 +1,6 @@
 /**
- * RAGRetriever (spec §4.2): embeds OCR text as a query and returns the most similar corpus sentences
- * from a built index, and formats them as prompt context (spec §5.2).
+ * RAGRetriever (docs/retrieval.md#retriever): embeds OCR text as a query and returns the most similar corpus sentences
+ * from a built index, and formats them as prompt context (docs/retrieval.md#prompt-context).
  *
  *   const r = await RAGRetriever.open(config);        // loads model + index when present
  *   if (!r.enabled) …r.disabledReason…
@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { Embedder, normalizeRows, type EmbedderOptions } from '../embed/embedder';
 import { readJsonl } from '../io/jsonl';
-import { isArabicText } from '../text/arabic';
+import { isMostlyArabic } from '../text/arabic';
 import { childLogger } from '../util/log';
 import type { ProgressOptions } from '../util/progress';
 import { buildIndexFromVectors, embedCorpusToVectors, removeIndex, type BatchReport } from './build';
@@ -39,7 +39,7 @@ export const CONTEXT_HEADER = 'نصوص مرجعية صحيحة:';
 export const DEFAULT_MAX_CHUNK_CHARS = 150;
 
 /**
- * Cut a sentence to at most `maxChars` characters (code points) for the prompt (spec §5.2): at the last
+ * Cut a sentence to at most `maxChars` characters (code points) for the prompt (docs/retrieval.md#prompt-context): at the last
  * space within the limit, with no ellipsis. A word cut in half would look like exactly the kind of OCR
  * error the model is asked to fix, and an added "…" could be copied into the correction; a hard cut is
  * used only when the first word alone is longer than the limit. Whitespace runs (newlines too) become
@@ -74,7 +74,7 @@ export interface RetrieverConfig {
   corpusPath?: string;
   /** Model directory and settings, or an already loaded Embedder (shared between components). */
   embedding: EmbedderOptions | Embedder;
-  /** Index type ("exact"/"hnsw", or the spec's "FlatIP"/"HNSW"/"IVFFlat") and parameters expected (and used by buildIndex). */
+  /** Index type ("exact"/"hnsw", or the faiss names "FlatIP"/"HNSW"/"IVFFlat") and parameters expected (and used by buildIndex). */
   index?: Partial<Omit<IndexParams, 'type'>> & { type?: string };
   topK?: number;
   minScore?: number;
@@ -88,7 +88,7 @@ export interface RetrieverConfig {
   verifyChecksum?: boolean;
   /**
    * What retrieve() does when the retriever is disabled: "throw" (default) raises the reason (e.g. "no
-   * index at P — run `phase5 build`"); "empty" returns [] (the spec's graceful degradation).
+   * index at P — run `phase5 build`"); "empty" returns [] (docs/retrieval.md#graceful-degradation).
    */
   whenDisabled?: 'throw' | 'empty';
 }
@@ -100,7 +100,7 @@ export interface OpenOptions {
 
 export interface BuildIndexCallOptions {
   /**
-   * Corpus rows per durable step (the spec's index batch_size): embedded length-sorted, appended, fsync'd,
+   * Corpus rows per durable step (`phase5.index.batch_size`): embedded length-sorted, appended, fsync'd,
    * then `onBatch`. Default 16 × the embedder's batch size. (Rows per session run are the embedder's.)
    */
   batchSize?: number;
@@ -235,7 +235,7 @@ export class RAGRetriever {
   }
 
   /**
-   * Build the index from corpus.jsonl and load it (spec's build_index). Resumes an interrupted embedding
+   * Build the index from corpus.jsonl and load it (docs/retrieval.md#retriever). Resumes an interrupted embedding
    * unless `force`; skips the work when a matching index already exists unless `force`.
    */
   async buildIndex(corpusPath: string, indexPath = this.config.indexPath, opts: BuildIndexCallOptions = {}): Promise<IndexManifest> {
@@ -289,7 +289,7 @@ export class RAGRetriever {
     throw new Error(`retrieval is disabled: ${this._disabledReason}`);
   }
 
-  /** Top-k sentences for one OCR text, by cosine similarity, descending. Empty / non-Arabic (see isArabicText) → []. */
+  /** Top-k sentences for one OCR text, by cosine similarity, descending. Empty / non-Arabic (see isMostlyArabic) → []. */
   async retrieve(queryText: string, k?: number, minScore?: number): Promise<RetrievedChunk[]> {
     return (await this.retrieveMany([queryText], k, minScore))[0];
   }
@@ -304,7 +304,7 @@ export class RAGRetriever {
     const todo: number[] = [];
     queries.forEach((q, i) => {
       // Non-Arabic text (most letters not Arabic, or no letters at all) gets no retrieval.
-      if (typeof q === 'string' && q.trim() && isArabicText(q)) todo.push(i);
+      if (typeof q === 'string' && q.trim() && isMostlyArabic(q)) todo.push(i);
     });
     if (todo.length === 0) return results;
     const vecs = normalizeRows(await this.embedder!.embedQueries(todo.map((i) => queries[i].trim())), todo.length);
@@ -326,7 +326,7 @@ export class RAGRetriever {
     return results;
   }
 
-  /** Format chunks as prompt context with the configured style and cut (spec §5.2). */
+  /** Format chunks as prompt context with the configured style and cut (docs/retrieval.md#prompt-context). */
   formatForPrompt(chunks: readonly RetrievedChunk[], style: FormatStyle = this.config.formatStyle ?? 'numbered_arabic'): string {
     return formatForPrompt(chunks, style, this.config.maxChunkChars ?? DEFAULT_MAX_CHUNK_CHARS);
   }

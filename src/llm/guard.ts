@@ -1,9 +1,9 @@
 /**
- * Over-correction guard and trimming of over-generation (issue 13, item 4). Pure; never looks at the gold text,
+ * Over-correction guard and trimming of over-generation. Pure; never looks at the gold text,
  * only at the model's answer and the OCR line it was asked to correct.
  *
  * `trimOutput(raw, ocr)` starts from `cleanOutput` (./clean: think blocks, code fences, leading labels, one pair
- * of wrapping quotes — today's `corrected_text`) and then removes what a model adds around the line:
+ * of wrapping quotes — the record's `corrected_text`) and then removes what a model adds around the line:
  *   1. explanations after the line: from the first line that starts with a marker ("Explanation:", "Note:",
  *      "ملاحظة:", "التصحيحات:", "تم تصحيح …", a `---` rule) or, for an Arabic OCR line, from the first
  *      non-Arabic line after Arabic text, to the end; inline "(Note: …)" / "(ملاحظة: …)" and a trailing
@@ -18,7 +18,7 @@
  *      restores at either end of the line may still be dropped: the price of never reading the gold line.
  * A marker or preamble that the OCR line itself contains (allowing OCR errors: `ocrHolds`) is content and stays.
  * `trimmed` is true when the result differs from `cleanOutput`'s in canonical form (src/text/canonical.ts);
- * when it does not, the text is exactly `cleanOutput`'s, so a line the trimming leaves alone keeps today's bytes.
+ * when it does not, the text is exactly `cleanOutput`'s, so a line the trimming leaves alone keeps `cleanOutput`'s bytes.
  *
  * `applyGuard(raw, ocr, settings)` trims (when `trim_overgeneration`; otherwise it takes `cleanOutput`'s text),
  * then falls back to the OCR text, verbatim, on the first failing check, in this order (lengths and distances are
@@ -35,7 +35,7 @@
  * caller (the runner) decides whether the guard runs at all.
  */
 import { z } from 'zod';
-import { isArabicText } from '../text/arabic';
+import { isMostlyArabic } from '../text/arabic';
 import { levenshtein, substringEditDistance } from '../text/distance';
 import { canonical } from '../text/canonical';
 import { toCodePoints } from '../text/tokens';
@@ -139,7 +139,7 @@ export function trimOutput(raw: string, ocr: string, spanMinSaving = SPAN_MIN_SA
   const clean = (s: string) => cleanOutput(s, { source: ocr });
   const cleaned = clean(raw);
   const ocrKey = squash(ocr);
-  const arabicOcr = isArabicText(ocr);
+  const arabicOcr = isMostlyArabic(ocr);
   let lines = cleaned.split('\n');
   lines = cutExplanation(lines, ocrKey, arabicOcr);
   lines = dropLeadingForeignLines(lines, arabicOcr);
@@ -158,9 +158,9 @@ function cutExplanation(lines: string[], ocrKey: string, arabicOcr: boolean): st
     if (!line.trim()) continue;
     const marker = MARKER_LINE_RE.exec(line);
     const isMarker = marker !== null && !ocrHolds(ocrKey, marker[0].replace(/^[#>*_\-•\s([]+/u, ''));
-    const foreignAfterArabic = arabicOcr && seenArabic && hasLetters(line) && !isArabicText(line);
+    const foreignAfterArabic = arabicOcr && seenArabic && hasLetters(line) && !isMostlyArabic(line);
     if (i > 0 && (isMarker || RULE_LINE_RE.test(line) || foreignAfterArabic)) return lines.slice(0, i);
-    seenArabic ||= isArabicText(line);
+    seenArabic ||= isMostlyArabic(line);
   }
   return lines;
 }
@@ -168,7 +168,7 @@ function cutExplanation(lines: string[], ocrKey: string, arabicOcr: boolean): st
 /** Drop non-Arabic lines before the first Arabic one, when the OCR line is Arabic and Arabic text follows. */
 function dropLeadingForeignLines(lines: string[], arabicOcr: boolean): string[] {
   if (!arabicOcr) return lines;
-  const first = lines.findIndex((l) => isArabicText(l));
+  const first = lines.findIndex((l) => isMostlyArabic(l));
   return first > 0 ? lines.slice(first) : lines;
 }
 
@@ -249,7 +249,7 @@ export function fallbackReason(text: string, ocr: string, settings: Pick<GuardSe
   const ref = toCodePoints(canonical(ocr));
   if (ref.length === 0) return hyp.length === 0 ? null : 'empty_ocr';
   if (hyp.length === 0) return 'empty';
-  if (isArabicText(ocr) && hasLetters(text) && !isArabicText(text)) return 'not_arabic';
+  if (isMostlyArabic(ocr) && hasLetters(text) && !isMostlyArabic(text)) return 'not_arabic';
   const [lo, hi] = settings.length_ratio;
   const ratio = hyp.length / ref.length;
   if (ratio < lo || ratio > hi) return 'length_ratio';

@@ -11,7 +11,7 @@ import type { FailureInfo } from './types';
 
 export const PROMPT_TYPES = ['rag', 'zero_shot_fallback', 'zero_shot'] as const;
 
-/** One line of inference_input.jsonl as export writes it (spec §7.4 + prompt_version + retrieval_sources). */
+/** One line of inference_input.jsonl as export writes it (docs/outputs.md#inference_inputjsonl). */
 export interface InferenceInputRecord {
   sample_id: string;
   dataset: string;
@@ -30,7 +30,7 @@ export interface InferenceInputRecord {
 
 /**
  * What the runner accepts as an inference_input.jsonl line — export's records, or a file made by another tool:
- * only the spec's core keys are required; extra keys are allowed and ignored.
+ * only the core keys of docs/outputs.md#inference_inputjsonl are required; extra keys are allowed and ignored.
  */
 export const InferenceInputSchema = z.object({
   sample_id: z.string().min(1),

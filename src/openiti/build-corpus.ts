@@ -1,5 +1,5 @@
 /**
- * Build `corpus.jsonl` from an OpenITI checkout (spec §3, §6): metadata → status/exclude/era filters →
+ * Build `corpus.jsonl` from an OpenITI checkout (docs/corpus.md, docs/openiti.md): metadata → status/exclude/era filters →
  * two streaming passes over the text files → date-stratified, author-balanced sample → JSONL written
  * to a temp file and renamed into place.
  *

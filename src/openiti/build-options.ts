@@ -13,17 +13,17 @@ export interface CorpusBuildOptions {
   metadataPath?: string;
   /** Where corpus.jsonl goes (written as `<outPath>.tmp-<pid>` and renamed when complete). */
   outPath: string;
-  /** Default 200000 (spec §3.1). */
+  /** Default 200000 (docs/corpus.md#size-targets). */
   maxSentences?: number;
   /** Default 30 (code points). */
   minCharLen?: number;
   /** Default 300 (code points). */
   maxCharLen?: number;
-  /** Default "pri" (spec §2.3). */
+  /** Default "pri" (docs/openiti.md#metadata). */
   statusFilter?: StatusFilter;
   /** Default 42. */
   seed?: number;
-  /** Default: the four eras of spec §3.2 (10/30/30/30). */
+  /** Default: the four eras of docs/corpus.md#eras (10/30/30/30). */
   eras?: readonly EraSpec[];
   /** Optional hard cap on sentences from any one file, on top of the author-balanced allocation. */
   maxPerFile?: number | null;

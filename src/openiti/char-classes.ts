@@ -91,7 +91,7 @@ export function letterCountsByScript(s: string): LetterCounts {
   return { arabic, foreign };
 }
 
-/** Length in Unicode code points (what Python's `len` gives; the spec's `char_len`). */
+/** Length in Unicode code points (what Python's `len` gives; docs/openiti.md#character-length). */
 export function codePointLength(s: string): number {
   let n = s.length;
   for (let i = 0; i < s.length; i++) {

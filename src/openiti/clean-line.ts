@@ -1,5 +1,5 @@
 /**
- * Cleaning one decoded body line (spec §2.2, §18): prefix and structural-line detection, marker
+ * Cleaning one decoded body line (docs/openiti.md#parsing-rules): prefix and structural-line detection, marker
  * removal, trailing verse numbers; one table-driven pass counts letters, code points and hashes the
  * dedup key of exactly the text kept, and a regex runs only when that pass says it can match.
  */
@@ -10,7 +10,7 @@ import { HEMISTICH_DOTS, HEMISTICH_PERCENT, QURAN_PREFIX, removeMarkers, SPACES,
 const PAGE_AT_START = /^PageV\d+P\d+/;
 
 /**
- * End index after stripping a trailing verse/line number (`\s+\d+\s*$`, spec §18; Unicode digits as
+ * End index after stripping a trailing verse/line number (`\s+\d+\s*$`, docs/openiti.md#parsing-rules; Unicode digits as
  * Python's `\d`) from line[start, end).
  */
 export function trailingNumberEnd(s: string, start: number, end: number): number {
@@ -103,7 +103,7 @@ export function cleanLine(line: string, start: number, end: number, likelyToChan
   while (end > start && CLASS[line.charCodeAt(end - 1)] & C_ANYSPACE) end--;
   start = contentStart(line, start, end);
   if (start === -1) return null;
-  // Bare lines (no prefix) are content when they hold enough Arabic (the caller checks), spec §18.
+  // Bare lines (no prefix) are content when they hold enough Arabic (the caller checks), docs/openiti.md#parsing-rules.
 
   // The fast path keeps line[start, textEnd): find the trailing verse number first so that one pass
   // can also hash the dedup key and count code points of exactly that text.
@@ -140,7 +140,7 @@ function keepText(line: string, start: number, textEnd: number, factsMissing: bo
 function contentStart(line: string, start: number, end: number): number {
   if (start === end) return -1;
   const c0 = line.charCodeAt(start);
-  if (c0 === 0x50 /* P */ && PAGE_AT_START.test(line.slice(start, Math.min(start + 16, end)))) return -1; // page marker line (spec: skip)
+  if (c0 === 0x50 /* P */ && PAGE_AT_START.test(line.slice(start, Math.min(start + 16, end)))) return -1; // page marker line (docs/openiti.md#parsing-rules: skip)
   if (c0 === 0x23 /* # */) {
     if (end - start === 1) return -1;
     const c1 = line.charCodeAt(start + 1);

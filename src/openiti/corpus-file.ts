@@ -2,7 +2,7 @@
 import { JsonlParseError, readJsonl, writeJsonlAtomic } from '../io/jsonl';
 import { codePointLength } from './char-classes';
 
-/** One line of corpus.jsonl (spec §3.3); the key order is part of the format. */
+/** One line of corpus.jsonl (docs/corpus.md#corpusjsonl); the key order is part of the format. */
 export interface CorpusSentence {
   text: string;
   source_uri: string;
@@ -29,7 +29,7 @@ export async function* readCorpus(file: string): AsyncGenerator<CorpusSentence> 
   }
 }
 
-/** Read a whole corpus into memory (spec's load_corpus; fine for the 200k-sentence target). */
+/** Read a whole corpus into memory (fine for the 200k-sentence target). */
 export async function loadCorpus(file: string): Promise<CorpusSentence[]> {
   const out: CorpusSentence[] = [];
   for await (const s of readCorpus(file)) out.push(s);
@@ -37,8 +37,8 @@ export async function loadCorpus(file: string): Promise<CorpusSentence[]> {
 }
 
 /**
- * Write sentences as corpus.jsonl atomically (spec's save_corpus), in the given order, with `idx`
- * renumbered from 0 and `char_len` recomputed, in the spec's key order.
+ * Write sentences as corpus.jsonl atomically, in the given order, with `idx`
+ * renumbered from 0 and `char_len` recomputed, in the key order of docs/corpus.md#corpusjsonl.
  */
 export function saveCorpus(file: string, sentences: Iterable<Pick<CorpusSentence, 'text' | 'source_uri' | 'date'>>): number {
   let idx = 0;

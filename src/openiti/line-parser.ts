@@ -1,8 +1,8 @@
 /**
- * OpenITI text parsing (spec §2.2 and §18, plus the variants seen in the real files, see
+ * OpenITI text parsing (docs/openiti.md#parsing-rules, plus the variants seen in the real files, see
  * ../shared/data/README.md): header skipping, content-line extraction, marker stripping and the
- * "Arabic text" filter. Each extracted physical line is one corpus unit (spec §18: no sentence
- * splitting), so `~~` continuation lines are units of their own, exactly as the spec's parser does.
+ * "Arabic text" filter. Each extracted physical line is one corpus unit (docs/openiti.md#parsing-rules: no sentence
+ * splitting), so `~~` continuation lines are units of their own, as the parsing rules say.
  *
  * Speed matters (the full OpenITI is 21 GB): one table-driven pass over each line counts letters and
  * notes which markers may occur; a regex runs only when that pass (and a cheap check) says it can match.

@@ -1,5 +1,5 @@
 /**
- * OpenITI metadata (release 2023-1-8 schema, spec §2.3): a TAB-separated file despite its `.csv` name,
+ * OpenITI metadata (release 2023-1-8 schema, docs/openiti.md#metadata): a TAB-separated file despite its `.csv` name,
  * multi-valued fields joined with " :: ", zero-padded `date`, `local_path` relative to the metadata
  * folder. Plus resolving a row to its text file inside the corpus root, never following a path that
  * leaves the root.

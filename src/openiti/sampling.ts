@@ -1,5 +1,5 @@
 /**
- * Date-stratified, author-balanced sampling (spec §3.2; the choice is explained in
+ * Date-stratified, author-balanced sampling (docs/corpus.md#eras; the choice is explained in
  * docs/corpus-sampling.md). Everything here is pure arithmetic on counts, deterministic given the seed.
  */
 
@@ -15,7 +15,7 @@ export interface EraSpec {
 
 /**
  * Spec §3.2 eras, 10/30/30/30 — the one default list (the config schema and the analysis use it too).
- * Bounds are [from, to) and upper-inclusive in the spec's sense: an author who died in 300 AH belongs to
+ * Bounds are [from, to) and upper-inclusive in the sense of docs/corpus.md#eras: an author who died in 300 AH belongs to
  * "0-300", as in OpenITI's own period repositories (0300AH = deaths 276–300). The last era is open-ended.
  */
 export const DEFAULT_ERAS: readonly EraSpec[] = Object.freeze([

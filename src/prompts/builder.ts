@@ -1,9 +1,9 @@
 /**
  * Prompt builder for the correction conditions of the study.
  *
- * - Phase 5 RAG prompt `p5v1`: the system prompt is the primary spec §5.1 `RAG_SYSTEM_V1`, verbatim
+ * - Phase 5 RAG prompt `p5v1`: the system prompt of docs/prompts.md#rag-prompt-p5v1 (`RAG_SYSTEM_V1`), exact
  *   (including its two "\n\n" around the retrieval context).
- * - Phase 2 zero-shot prompt `v1`: the primary spec does not quote it. OURS: written in the same voice as
+ * - Phase 2 zero-shot prompt `v1`: docs/prompts.md#zero-shot-prompt-v1; written in the same voice as
  *   `p5v1`, i.e. its first and last sentences without the retrieval part.
  *
  * Messages are `[{role:'system', content}, {role:'user', content: ocr_text}]` in both cases.
@@ -27,10 +27,10 @@ export interface BuiltPrompt {
 
 export const RAG_PROMPT_VERSION = 'p5v1' as const;
 export const ZERO_SHOT_PROMPT_VERSION = 'v1' as const;
-/** Placeholder in RAG_SYSTEM_V1 (Python str.format field in the spec). */
+/** Placeholder in RAG_SYSTEM_V1 (docs/prompts.md#rag-prompt-p5v1). */
 export const RETRIEVAL_CONTEXT_PLACEHOLDER = '{retrieval_context}';
 
-/** Primary spec §5.1, verbatim. */
+/** The p5v1 system prompt (docs/prompts.md#rag-prompt-p5v1); results are comparable only with this exact text. */
 export const RAG_SYSTEM_V1: string =
   'أنت مصحح نصوص عربية متخصص. ' +
   'فيما يلي نصوص عربية صحيحة مشابهة للنص المراد تصحيحه، استخدمها كمرجع:\n\n' +
@@ -38,7 +38,7 @@ export const RAG_SYSTEM_V1: string =
   'صحح النص التالي مستعيناً بهذه النصوص المرجعية. ' +
   'أعد النص المصحح فقط بدون أي شرح أو تعليق إضافي.';
 
-/** Phase 2 zero-shot system prompt v1 — ours (the spec does not quote Phase 2's text). */
+/** Phase 2 zero-shot system prompt v1 (docs/prompts.md#zero-shot-prompt-v1). */
 export const ZERO_SHOT_SYSTEM_V1: string =
   'أنت مصحح نصوص عربية متخصص. ' +
   'صحح النص التالي. ' +
@@ -59,7 +59,7 @@ export function buildZeroShot(ocrText: string): BuiltPrompt {
 /**
  * Phase 5: RAG prompt with the retrieved sentences in the system message (`rag`, `p5v1`). An empty or
  * whitespace-only context (no retrieval results) falls back to the zero-shot prompt and says so
- * (`zero_shot_fallback`, `v1`), as spec §8 does. The context is inserted as given (not trimmed).
+ * (`zero_shot_fallback`, `v1`; docs/prompts.md#fallback). The context is inserted as given (not trimmed).
  */
 export function buildRag(ocrText: string, retrievalContext: string | null | undefined): BuiltPrompt {
   if (!retrievalContext || !retrievalContext.trim()) {

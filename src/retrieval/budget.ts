@@ -1,5 +1,5 @@
 /**
- * Token- or character-budgeted merge (spec 001's merge_context): keep items in their order while the
+ * Token- or character-budgeted merge (docs/retrieval.md#retriever-options): keep items in their order while the
  * running total fits the budget, stop at the first that does not. Order is never changed, so the best
  * hit is always the one kept.
  */

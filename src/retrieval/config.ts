@@ -27,7 +27,7 @@ export const RerankSchema = z.strictObject({
   enabled: z.boolean().default(false),
   /** "lexical": char n-gram + edit-distance similarity (no model); "cross_encoder": ONNX model in model_dir. */
   method: z.enum(['lexical', 'cross_encoder']).default('lexical'),
-  /** w in w·embedding + (1 − w)·reranker (spec 003). */
+  /** w in w·embedding + (1 − w)·reranker (docs/retrieval.md#retriever-options). */
   embedding_weight: unitInterval.default(0.7),
   /** Cross-encoder directory (model.onnx + tokenizer.json); missing or broken → original order kept. */
   model_dir: z.string().min(1).nullable().default(null),
@@ -37,12 +37,12 @@ export const RerankSchema = z.strictObject({
 
 export const MmrSchema = z.strictObject({
   enabled: z.boolean().default(false),
-  /** 1 = relevance only, 0 = diversity only (spec 002: 0.5). */
+  /** 1 = relevance only, 0 = diversity only (default 0.5). */
   lambda: unitInterval.default(0.5),
 });
 
 export const ContextWindowSchema = z.strictObject({
-  /** Units before and after each hit (spec 003: 2); 0 = off. */
+  /** Units before and after each hit (docs/retrieval.md#retriever-options); 0 = off. */
   lines: z.number().int().nonnegative().default(0),
   /** "openiti": from the hit's original file (sampled corpora); "corpus": idx ± j of the same source (generic corpora). */
   source: z.enum(['openiti', 'corpus']).default('openiti'),

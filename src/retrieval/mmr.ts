@@ -1,5 +1,5 @@
 /**
- * Maximal Marginal Relevance (spec 002, λ = 0.5): pick k items one at a time, each maximising
+ * Maximal Marginal Relevance (docs/retrieval.md#retriever-options, λ = 0.5): pick k items one at a time, each maximising
  * λ·relevance − (1 − λ)·(highest cosine to an item already picked), so near-duplicate hits give way to
  * different sentences. λ = 1 is plain relevance order; λ = 0 is maximal diversity.
  */

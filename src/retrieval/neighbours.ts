@@ -1,5 +1,5 @@
 /**
- * Context windows (spec 003: ±2 units around each hit) with batched lookups — never one file read per hit.
+ * Context windows (docs/retrieval.md#retriever-options: ± n units around each hit) with batched lookups — never one file read per hit.
  *
  * - CorpusNeighbours: neighbours are the corpus units idx ± j with the same source_uri. Right for corpora
  *   that hold whole documents in order (generic corpora: consecutive chunks of a file).

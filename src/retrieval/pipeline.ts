@@ -7,7 +7,7 @@
  *
  * Stages, in order, for each query:
  *   script check (share of Arabic letters ≥ min_arabic_share, else no retrieval)
- *   → dense candidates: fetch_k by cosine, threshold min_score (spec 001/002)
+ *   → dense candidates: fetch_k by cosine, threshold min_score (docs/retrieval.md#retriever-options)
  *   → [hybrid] + BM25 char-n-gram candidates, fused by RRF or weights
  *   → [dedup] drop hits whose normalised text has the SHA-256 of a better hit
  *   → [rerank] score = w·cosine + (1 − w)·reranker (lexical, or an ONNX cross-encoder; unusable model →

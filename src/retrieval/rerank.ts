@@ -1,6 +1,6 @@
 /**
  * Rerankers: score (query, candidate) pairs in [0, 1]; the pipeline combines that with the embedding
- * score as w·embedding + (1 − w)·reranker (spec 003, w = 0.7).
+ * score as w·embedding + (1 − w)·reranker (docs/retrieval.md#retriever-options, w = 0.7).
  *
  * - LexicalReranker (no model): how well the OCR line reads as a noisy copy of the candidate — character
  *   n-gram containment and a fitting edit distance on matching keys. Built for OCR noise, where a
@@ -8,7 +8,7 @@
  * - CrossEncoderReranker: any Hugging Face–layout ONNX cross-encoder (model.onnx + tokenizer.json) whose
  *   output is one relevance logit per pair (or two-class logits); mapped to [0, 1] with a sigmoid /
  *   softmax. `loadReranker` never throws for a missing or broken model: it returns no reranker and the
- *   reason, and the pipeline keeps the original order (hermetic fallback, spec 003).
+ *   reason, and the pipeline keeps the original order (hermetic fallback).
  */
 import os from 'node:os';
 import { Tokenizer } from '@huggingface/tokenizers';

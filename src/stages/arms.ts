@@ -3,7 +3,7 @@
  * file, with which LLM (the arm's `infer` overrides applied), guard and retrieval. The infer stage runs arms;
  * the export stage exports once per distinct retrieval fingerprint; the analysis reads every arm.
  *
- * Without `study:` in the config the arms are exactly today's two conditions, at today's paths:
+ * Without `study:` in the config the arms are the two default ones, at these paths:
  * `rag` → <results>/phase5/corrections.jsonl and `zero_shot` → <results>/phase2/corrections.jsonl, both reading
  * <results>/phase5/inference_input.jsonl, in `infer.conditions` order (`--phase2-dir` leaves zero_shot out).
  *
@@ -67,7 +67,7 @@ export interface ArmRun {
   config: Config;
 }
 
-/** Every arm the config declares, in order (without `study:`: today's conditions; `--phase2-dir` leaves zero_shot out). */
+/** Every arm the config declares, in order (without `study:`: the default arms; `--phase2-dir` leaves zero_shot out). */
 export function armsFrom(config: Config, cli: RunOptions): ArmRun[] {
   const declared = allArmNames(config);
   if (cli.arm && !declared.includes(cli.arm)) throw new UserInputError(`unknown arm "${cli.arm}" (--arm) — the study has: ${declared.join(', ')}`);

@@ -53,7 +53,7 @@ interface PartsRecord {
   shard_rows: number;
 }
 
-export interface ShardResult {
+export interface EmbedShardResult {
   part: number;
   rows: number;
   /** Rows that were already on disk when this attempt started. */
@@ -135,7 +135,7 @@ async function keepOnlyMatchingParts(indexPath: string, record: PartsRecord): Pr
 }
 
 /** Step 2, once per shard (on any worker): embed its rows into its part file, resuming what is on disk. */
-export async function embedIndexShard(options: BuildOptions, shard: IndexShard, hooks: StageHooks<EmbedCheckpoint> = {}): Promise<ShardResult> {
+export async function embedIndexShard(options: BuildOptions, shard: IndexShard, hooks: StageHooks<EmbedCheckpoint> = {}): Promise<EmbedShardResult> {
   if (!existsSync(partsRecordFile(options.paths.index))) throw new UserInputError(`no build plan at ${partsRecordFile(options.paths.index)} — plan the shards first (the build workflow does)`);
   return withEmbedder(options, async (retriever) => {
     const r = await embedCorpusToVectors({

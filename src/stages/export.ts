@@ -1,6 +1,6 @@
 /**
  * Export stage: for every OCR line of every dataset, retrieve the top-k corpus sentences and write an
- * inference_input.jsonl record (spec §7.4 + retrieval_sources + prompt_version).
+ * inference_input.jsonl record (docs/outputs.md#inference_inputjsonl).
  *
  *   const options = optionsFrom(config, { limit: 20 });
  *   const merged = await run(options, {}, () => openExportRetriever(config, options.paths));
@@ -21,7 +21,7 @@ import { IndexCorruptError, IndexMismatchError, IndexMissingError } from '../ind
 import { ModelDirError } from '../embed/model-dir';
 import type { InferenceInputRecord } from '../llm/records';
 import { RAG_PROMPT_VERSION, ZERO_SHOT_PROMPT_VERSION } from '../prompts';
-import { isArabicText } from '../text/arabic';
+import { isMostlyArabic } from '../text/arabic';
 import { sha256Text } from '../util/hash';
 import { childLogger } from '../util/log';
 import { stagePaths } from './build';
@@ -55,13 +55,13 @@ export interface ExportPlan {
   datasets: { dataset: string; samples: number; shards: ExportShard[]; skipped?: Skips; group?: string }[];
 }
 
-export interface ShardResult {
+export interface ExportShardResult {
   records: number;
   fallbacks: number;
   reused: boolean;
 }
 
-export interface MergeResult {
+export interface ExportMergeResult {
   path: string;
   records: number;
   byDataset: Record<string, number>;
@@ -78,7 +78,7 @@ export interface ExportOptions {
   datasets: string[];
   limit?: number;
   force: boolean;
-  /** Study arms: one export per distinct retrieval fingerprint (null without `study:`: today's single export). */
+  /** Study arms: one export per distinct retrieval fingerprint (null without `study:`: the single default export). */
   groups?: ExportGroup[] | null;
   /** The CLI options the arms were resolved with (arm dirs are written at merge). */
   cli?: RunOptions;
@@ -108,7 +108,7 @@ export function pathsFor(config: Config, options: Pick<ExportOptions, 'paths'>):
 }
 
 /** The whole stage in one process: plan, every shard in order, merge. */
-export async function run(options: ExportOptions, hooks: StageHooks, openRetriever: OpenRetriever): Promise<MergeResult> { // every shared export of a study too
+export async function run(options: ExportOptions, hooks: StageHooks, openRetriever: OpenRetriever): Promise<ExportMergeResult> { // every shared export of a study too
   const plan = await planExport(options);
   const shards = plan.datasets.flatMap((d) => d.shards);
   for (const [i, shard] of shards.entries()) {
@@ -292,7 +292,7 @@ export async function writeShardRecords(
   for (let i = from; i < samples.length; i += batch) {
     throwIfAborted(signal);
     const slice = samples.slice(i, i + batch);
-    const queryable = slice.filter((s) => s.ocr_text.trim() !== '' && isArabicText(s.ocr_text));
+    const queryable = slice.filter((s) => s.ocr_text.trim() !== '' && isMostlyArabic(s.ocr_text));
     const hits = await contextsFor(queryable, retriever, config, source);
     const byId = new Map(queryable.map((s, j) => [s.sample_id, hits[j]]));
     for (const s of slice) {
@@ -311,7 +311,7 @@ export async function writeShardRecords(
 }
 
 /** A shard finished under the same fingerprint is reused; one made with other settings is removed. */
-async function finishedShard(file: string, shard: ExportShard, total: number): Promise<ShardResult | null> {
+async function finishedShard(file: string, shard: ExportShard, total: number): Promise<ExportShardResult | null> {
   if (!existsSync(doneFile(file))) return null;
   const done = await readJson<{ fingerprint: string; records: number; fallbacks: number }>(doneFile(file));
   if (done.fingerprint === shard.fingerprint && done.records === total) return { records: total, fallbacks: done.fallbacks, reused: true };
@@ -348,7 +348,7 @@ async function openForShard(openRetriever: OpenRetriever, config: Config): Promi
  * Write one shard file, resuming by content after a crash: whatever earlier attempts wrote, each sample is
  * done once it has a record. `onProgress` counts records in the shard.
  */
-export async function exportShard(base: ExportOptions, shard: ExportShard, openRetriever: OpenRetriever, hooks: StageHooks = {}): Promise<ShardResult> {
+export async function exportShard(base: ExportOptions, shard: ExportShard, openRetriever: OpenRetriever, hooks: StageHooks = {}): Promise<ExportShardResult> {
   const options = groupOptions(base, shard.group);
   const { config } = options;
   const file = shardFile(config, shard);
@@ -391,13 +391,13 @@ export async function exportShard(base: ExportOptions, shard: ExportShard, openR
  * Concatenate the finished shards in plan order into inference_input.jsonl (atomic rename) — for a study, each
  * shared export into `<results>/exports/<fingerprint>/`, with its retrieval_stats.json, and every arm's dir.
  */
-export async function mergeExport(options: ExportOptions, plan: ExportPlan): Promise<MergeResult> {
+export async function mergeExport(options: ExportOptions, plan: ExportPlan): Promise<ExportMergeResult> {
   if (options.groups) return mergeStudyExports(options, plan, options.groups);
   const target = path.join(resultDirs(options.config).phase5, 'inference_input.jsonl');
   return mergeInto(options, plan, target);
 }
 
-async function mergeInto(options: ExportOptions, plan: ExportPlan, target: string): Promise<MergeResult> {
+async function mergeInto(options: ExportOptions, plan: ExportPlan, target: string): Promise<ExportMergeResult> {
   const { config } = options;
   const files = plan.datasets.map((d) => ({
     dataset: d.dataset,
@@ -419,9 +419,9 @@ async function mergeInto(options: ExportOptions, plan: ExportPlan, target: strin
 }
 
 /** Each shared export of a study, then the arm dirs that point at them. */
-async function mergeStudyExports(options: ExportOptions, plan: ExportPlan, groups: ExportGroup[]): Promise<MergeResult> {
+async function mergeStudyExports(options: ExportOptions, plan: ExportPlan, groups: ExportGroup[]): Promise<ExportMergeResult> {
   const exports: SharedExport[] = [];
-  let first: MergeResult | null = null;
+  let first: ExportMergeResult | null = null;
   for (const group of groups) {
     const part: ExportPlan = { ...plan, datasets: plan.datasets.filter((d) => d.group === group.fingerprint) };
     const merged = await mergeInto(options, part, path.join(group.dir, 'inference_input.jsonl'));
@@ -429,5 +429,5 @@ async function mergeStudyExports(options: ExportOptions, plan: ExportPlan, group
     exports.push(await writeSharedExportStats(group, merged));
   }
   writeArmDirs(armsFrom(options.config, { ...options.cli, arm: undefined }), exports);
-  return { ...(first as MergeResult), exports };
+  return { ...(first as ExportMergeResult), exports };
 }

@@ -25,7 +25,7 @@ import {
   correctLines,
   countFailedRecords,
   RESULT_KEYS,
-  type ConditionCounts,
+  type ArmCounts,
   type InferCheckpoint,
   type InferOptions,
   type OpenBackend,
@@ -36,6 +36,7 @@ import { UserInputError, type StageHooks } from './types';
 
 /** One arm's share of the plan (small: crosses Temporal); `arm` is the arm's name, `condition` its prompt. */
 export interface ArmPlan {
+  /** The arm's name. ArmPlan crosses Temporal (recorded histories hold it), so its fields keep their names. */
   arm: string;
   condition: Condition;
   output: string;
@@ -51,9 +52,9 @@ export interface ShardRef {
 }
 
 /** `load`: the LLM endpoint's load over the shard (the HTTP backend only). */
-export type ShardResult = ConditionCounts & { shard: string; lines: number; load?: LlmLoad };
+export type InferShardResult = ArmCounts & { shard: string; lines: number; load?: LlmLoad };
 
-export interface MergeResult {
+export interface ArmMergeResult {
   output: string;
   records: number;
   failed: number;
@@ -128,7 +129,7 @@ function seedParts(arm: ArmPlan): void {
 }
 
 /** Correct one shard's lines into its part file (resuming from what the part holds). */
-export async function runShard(options: InferOptions, arm: ArmPlan, shard: ShardRef, hooks: StageHooks<InferCheckpoint>, openBackend: OpenBackend): Promise<ShardResult> {
+export async function runShard(options: InferOptions, arm: ArmPlan, shard: ShardRef, hooks: StageHooks<InferCheckpoint>, openBackend: OpenBackend): Promise<InferShardResult> {
   const start = shard.index * arm.shardSize;
   const rows = readPlannedRows(arm.plan, shard.dataset, start, start + arm.shardSize);
   if (rows.length === 0) throw new UserInputError(`infer shard ${shardLabel(arm, shard)}: the plan in ${arm.plan.dir} has no lines for it`);
@@ -138,7 +139,7 @@ export async function runShard(options: InferOptions, arm: ArmPlan, shard: Shard
     const target = { input: rows, output: partFile(arm.output, shard.dataset, shard.index), checkpointEvery: 1, progress: 'silent' as const };
     const loadAtStart = backend.load?.();
     const summary = await correctLines(options, run, backend, hooks, target);
-    const counts = Object.fromEntries(RESULT_KEYS.map((k) => [k, summary[k]])) as ConditionCounts;
+    const counts = Object.fromEntries(RESULT_KEYS.map((k) => [k, summary[k]])) as ArmCounts;
     const loadAtEnd = backend.load?.();
     const load = loadAtStart && loadAtEnd ? { load: loadOver(loadAtStart, loadAtEnd) } : {};
     return { shard: shardLabel(arm, shard), lines: rows.length, ...counts, ...load };
@@ -226,7 +227,7 @@ async function assemble(output: string, merged: string, planned: Set<string>): P
  * arm failed for good, e.g. an outage past its budget): the lines that are done, in order, and no checks — what
  * succeeded stays where analyze and `phase5 report` read it, as with an unsharded run.
  */
-export async function mergeArm(options: InferOptions, arm: ArmPlan, partial = false): Promise<MergeResult> {
+export async function mergeArm(options: InferOptions, arm: ArmPlan, partial = false): Promise<ArmMergeResult> {
   mkdirSync(path.dirname(arm.output), { recursive: true });
   const merged = `${arm.output}.merge-${process.pid}.tmp`;
   const planned = writeMerged(arm, merged, partial);

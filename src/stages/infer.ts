@@ -1,6 +1,6 @@
 /**
  * Infer stage: an LLM corrects every exported OCR line, once per study arm (./arms). Without `study:` the arms
- * are today's conditions — RAG (p5v1 with the record's retrieval context) into results/phase5/corrections.jsonl
+ * are the default two — RAG (p5v1 with the record's retrieval context) into results/phase5/corrections.jsonl
  * and the zero-shot baseline (v1) into results/phase2/corrections.jsonl. Resumable and deduplicated by
  * sample_id: a rerun continues where the output file ends.
  *
@@ -108,13 +108,12 @@ export const RESULT_KEYS = ['model', 'written', 'skippedExisting', 'succeeded', 
 /**
  * What one arm produced: the runner's counts that matter downstream (small: crosses Temporal); `skipped`:
  * duplicate input records (the later ones are not corrected) and lines recorded as failed, by reason.
- * `condition` is the arm's name (today's `rag` / `zero_shot` without a study).
+ * `condition` is the arm's name (`rag` / `zero_shot` without a study; the field keeps its name so recorded histories replay).
  */
-export type ConditionResult = { condition: string; output: string; skipped: Skips; load?: LlmLoad } & ConditionCounts;
-export type ArmResult = ConditionResult;
+export type ArmResult = { condition: string; output: string; skipped: Skips; load?: LlmLoad } & ArmCounts;
 
 /** The runner's counts an arm (or a shard of it) reports. */
-export type ConditionCounts = Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
+export type ArmCounts = Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
 
 /** What an arm left out: duplicate sample_ids of the input, failed lines by reason. */
 function armSkips(summary: RunCorrectionsSummary): Skips {
@@ -154,23 +153,23 @@ export interface ImportResult {
 }
 
 /** Per arm name, its result; or the import. */
-export type InferResult = { imported: ImportResult } | Partial<Record<string, ConditionResult>>;
+export type InferResult = { imported: ImportResult } | Partial<Record<string, ArmResult>>;
 
 /** Every arm in order, or the import when `importFile` is set. */
 export async function run(options: InferOptions, hooks: StageHooks, openBackend: OpenBackend): Promise<InferResult> {
   if (options.importFile) return { imported: await importCorrections(options) };
-  const out: Partial<Record<string, ConditionResult>> = {};
+  const out: Partial<Record<string, ArmResult>> = {};
   for (const arm of options.arms) out[arm.name] = await runArm(options, arm, hooks, openBackend);
   return out;
 }
 
 /** `runArm` for the arm named `name` (the activity's `condition` argument is an arm name). */
-export async function runCondition(options: InferOptions, name: string, hooks: StageHooks<InferCheckpoint>, openBackend: OpenBackend): Promise<ConditionResult> {
+export async function runCondition(options: InferOptions, name: string, hooks: StageHooks<InferCheckpoint>, openBackend: OpenBackend): Promise<ArmResult> {
   return runArm(options, findArm(options.arms, name), hooks, openBackend);
 }
 
 /** Correct every line of the arm's input with its prompt and LLM; `onProgress` counts records in the output. */
-export async function runArm(options: InferOptions, arm: ArmRun, hooks: StageHooks<InferCheckpoint>, openBackend: OpenBackend): Promise<ConditionResult> {
+export async function runArm(options: InferOptions, arm: ArmRun, hooks: StageHooks<InferCheckpoint>, openBackend: OpenBackend): Promise<ArmResult> {
   const { output } = arm;
   if (!existsSync(arm.input)) throw new UserInputError(`no ${arm.input} — run \`phase5 export\` first`);
   mkdirSync(path.dirname(output), { recursive: true });

@@ -34,8 +34,8 @@ export function arabicShare(text: string): number {
  * True when at least `minShare` of the letters are Arabic (default 0.5). Digits, punctuation and
  * diacritics are ignored, so "١٢٣" or "..." (no letters) is not Arabic text.
  */
-export function isArabicText(text: string, minShare = 0.5): boolean {
-  if (!(minShare >= 0 && minShare <= 1)) throw new RangeError(`isArabicText: minShare must be in [0, 1], got ${minShare}`);
+export function isMostlyArabic(text: string, minShare = 0.5): boolean {
+  if (!(minShare >= 0 && minShare <= 1)) throw new RangeError(`isMostlyArabic: minShare must be in [0, 1], got ${minShare}`);
   const letters = countLetters(text);
   if (letters === 0) return false;
   return countArabicLetters(text) / letters >= minShare;

@@ -62,7 +62,7 @@ describe('analysis/analyze (toy study)', function () {
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
-  it('writes the spec §9 layout', () => {
+  it('writes the docs/outputs.md#layout layout', () => {
     for (const ds of ['TOY-A', 'TOY-B']) {
       for (const f of ['corrections.jsonl', 'metrics.json', 'comparison_vs_phase2.json', 'error_changes.json', 'retrieval_analysis.json']) {
         expect(existsSync(path.join(phase5Dir, ds, f)), `${ds}/${f}`).to.equal(true);
@@ -109,7 +109,7 @@ describe('analysis/analyze (toy study)', function () {
     expect(summary.warnings.some((w) => /duplicate sample_id "b1"/.test(w))).to.equal(true);
   });
 
-  it('comparison_vs_phase2.json: spec §10.3 keys, deltas and interpretation', () => {
+  it('comparison_vs_phase2.json: docs/outputs.md keys, deltas and interpretation', () => {
     const c = read(path.join(phase5Dir, 'TOY-A', 'comparison_vs_phase2.json'));
     expect(c.meta).to.include({ comparison: 'phase5_vs_phase2', dataset: 'TOY-A', n_paired: 6 });
     expect(c.phase2_baseline).to.deep.equal({ cer: 0.09375, wer: 0.5 });
@@ -135,7 +135,7 @@ describe('analysis/analyze (toy study)', function () {
     expect(c.delta.cer_relative_pct).to.equal(-100);
   });
 
-  it('retrieval_analysis.json: spec §10.2 statistics, buckets, halves and eras', () => {
+  it('retrieval_analysis.json: docs/outputs.md statistics, buckets, halves and eras', () => {
     const r = read(path.join(phase5Dir, 'TOY-A', 'retrieval_analysis.json'));
     expect(r.meta).to.include({ dataset: 'TOY-A', top_k: 3, embedding_model: 'intfloat/multilingual-e5-small' });
     expect(r.retrieval_stats).to.include({ samples_with_any_retrieval: 5, samples_zero_results: 1, avg_top1_score: 0.74, avg_top3_score: 0.673333 });

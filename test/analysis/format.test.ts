@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { eraOf, globToRegExp, ocrCerBand, parseDate, ranks, round, scoreBucket, sourceMatcher, spearman } from '../../analysis/format';
 
 describe('analysis/format', () => {
-  it('buckets top-1 scores with the spec keys', () => {
+  it('buckets top-1 scores with the documented keys (docs/outputs.md#retrieval_analysisjson)', () => {
     expect([0.95, 0.8, 0.7999, 0.7, 0.65, 0.6, 0.59, -0.1].map(scoreBucket)).to.deep.equal([
       '0.8+', '0.8+', '0.7–0.8', '0.7–0.8', '0.6–0.7', '0.6–0.7', '<0.6', '<0.6',
     ]);

@@ -31,7 +31,7 @@ describe('analysis/lines: retrieved sentences from the prompt context', () => {
     expect(hits.map((h) => h.from_source)).to.deep.equal([false, true, false]);
   });
 
-  it('a sentence that kept a newline (a context window) stays one sentence: the lines no longer count the hits', () => {
+  it('a sentence that kept a newline (a context window) stays one sentence: split by numbering, not by line', () => {
     const ctx = [CONTEXT_HEADER, `1. ${S1}`, `2. ${S2}`, 'تتمة السطر', `3. ${S3}`].join('\n');
     expect(texts(ctx)).to.deep.equal([S1, `${S2}\nتتمة السطر`, S3]);
   });

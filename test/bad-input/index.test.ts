@@ -8,8 +8,8 @@
  *                                           the same call builds a complete index
  *   - model.onnx that is a Git LFS pointer → non-retryable "… is a Git LFS pointer"; the real file then builds
  *   - index step with no corpus          → non-retryable "no corpus at … the corpus step of `phase5 build`"
- *   - malformed corpus line              → non-retryable "corpus.jsonl:N: …" (a data error, not transient: it
- *                                           used to be retried); with the line fixed, the plain
+ *   - malformed corpus line              → non-retryable "corpus.jsonl:N: …" (a data error, not transient: retrying
+ *                                           cannot help); with the line fixed, the plain
  *                                           re-run says (non-retryably) that the partial vectors cannot be
  *                                           resumed; the forced build it names completes
  *   - truncated index file               → export fails non-retryably, "index file … is unusable … rebuild

@@ -2,7 +2,7 @@
  * `phase5 demo` as a person runs it without a terminal (CI, nohup, `| tee`): plain lines only — no pino JSON,
  * no SDK log lines — and the human summary at the end. A small demo (300 corpus sentences, 1 line per dataset)
  * on its own dev server (free ports, temp db), which the demo itself starts and the test stops. Then the
- * report it names, in headless Chromium: the Lines view works on a real demo run (issue 15's "done when").
+ * report it names, in headless Chromium: the Lines view works on a real demo run.
  */
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';

@@ -2,7 +2,7 @@
  * `phase5 retrieve` is export's retrieval: with rerank and hybrid on, the CLI (a child process) prints the same
  * hits in the same order, with the same scores, as the export stage's record for that line, and `--context`
  * prints exactly the record's retrieval_context. The line compared is one where the pipeline's order differs
- * from the raw dense order, so a retrieve that skipped the pipeline (`--dense-only`, today's old behaviour)
+ * from the raw dense order, so a retrieve that skipped the pipeline (as `--dense-only` does)
  * would fail the comparison — checked too.
  */
 import { expect } from 'chai';

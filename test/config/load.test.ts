@@ -21,7 +21,7 @@ function errorOf(fn: () => unknown): ConfigError {
 }
 
 describe('config/load', () => {
-  it('loads the shipped default config with every spec §11 key', () => {
+  it('loads the shipped default config with every key of docs/outputs.md#config-keys', () => {
     const { config } = loadConfig(DEFAULT_CONFIG, { env: {} });
     expect(config.phase5.corpus).to.include({ max_sentences: 200000, min_char_len: 30, max_char_len: 300, status_filter: 'pri', seed: 42 });
     expect(config.phase5.index).to.include({ type: 'FlatIP', batch_size: 256 });

@@ -22,7 +22,7 @@ describe('corpora/chunkText', () => {
     expect(seen.size).to.equal(100);
   });
 
-  it('defaults are spec 002: 900-token chunks with 180 overlap', () => {
+  it('defaults are docs/corpus.md#generic-corpora: 900-token chunks with 180 overlap', () => {
     const cs = chunkText(words(2000), { sentenceBias: 0 });
     expect(cs[0].tokens).to.equal(900);
     expect(cs[1].text.split(' ')[0]).to.equal('w720');

@@ -1,5 +1,5 @@
 /**
- * Without `study:` the arms are today's `rag` and `zero_shot`, at today's paths, with today's bytes. The
+ * Without `study:` the arms are the default `rag` and `zero_shot`, at their default paths, with these bytes. The
  * sha256 values below were recorded by running the same pipeline (test/helpers/default-pipeline.ts: real data,
  * real e5 model, a prompt-hash stand-in LLM) on commit 24a8c47, the last commit before study arms, through
  * that commit's per-condition infer activity; here it runs through the sharded infer that `phase5 run` uses.

@@ -224,7 +224,7 @@ describe('index/build + open (synthetic vectors)', function () {
       expect(mismatch({ model: fakeModel(dims, { queryPrefix: 'query: ' }) })).to.equal(null);
     });
 
-    it('accepts the spec\'s faiss type names: FlatIP = exact, HNSW / IVFFlat = hnsw', () => {
+    it('accepts the faiss type names: FlatIP = exact, HNSW / IVFFlat = hnsw', () => {
       expect(indexTypeFrom('FlatIP')).to.equal('exact');
       expect(indexTypeFrom('IVFFlat')).to.equal('hnsw');
       expect(resolveIndexParams({ type: 'HNSW' }).type).to.equal('hnsw');

@@ -24,7 +24,7 @@ async function openError(config: Parameters<typeof RAGRetriever.open>[0]): Promi
 const chunk = (text: string, i = 0): RetrievedChunk => ({ text, source_uri: 'u', score: 0.9 - i / 10, rank: i + 1, idx: i, date: 300 });
 
 describe('index/retriever', function () {
-  describe('formatForPrompt (spec §5.2)', () => {
+  describe('formatForPrompt (docs/retrieval.md#prompt-context)', () => {
     it('numbered_arabic: the header line, then "1. …" per sentence', () => {
       const out = formatForPrompt([chunk('قال الوزير إن الحكومة ستنظر في الأمر.'), chunk('أعلنت الوزارة عن فتح باب التسجيل.', 1)]);
       expect(out).to.equal(`${CONTEXT_HEADER}\n1. قال الوزير إن الحكومة ستنظر في الأمر.\n2. أعلنت الوزارة عن فتح باب التسجيل.`);

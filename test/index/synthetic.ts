@@ -87,7 +87,7 @@ export function generatedArabicSentences(n: number, seed = 1): string[] {
   return [...out];
 }
 
-/** Write a corpus.jsonl in the spec's schema for the given texts; returns its path. */
+/** Write a corpus.jsonl in the schema of docs/corpus.md#corpusjsonl for the given texts; returns its path. */
 export function writeCorpus(file: string, texts: string[]): string {
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, texts.map((text, idx) => JSON.stringify({ text, source_uri: `0300Gen.Book${idx % 3}.Gen-ara1`, date: 280 + (idx % 20), char_len: Array.from(text).length, idx })).join('\n') + '\n');

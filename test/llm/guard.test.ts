@@ -23,7 +23,7 @@ const ON: GuardSettings = { ...GUARD_DEFAULTS, enabled: true };
 
 /** [name, model output, OCR line, expected corrected_text, expected guard decision]. */
 const CASES: [string, string, string, string, string][] = [
-  // Kept: the answer is a correction of the line, nothing around it (today's cleaning may still apply).
+  // Kept: the answer is a correction of the line, nothing around it (cleanOutput's cleaning may still apply).
   ['good correction is kept unchanged', FIX_BULDAN_1, OCR_BULDAN_1, FIX_BULDAN_1, 'kept'],
   ['a few letter fixes are kept', FIX_YACQUBI_20, OCR_YACQUBI_20, FIX_YACQUBI_20, 'kept'],
   ['a heavier but faithful correction is kept', FIX_JAHIZ_20, OCR_JAHIZ_20, FIX_JAHIZ_20, 'kept'],
@@ -80,7 +80,7 @@ describe('llm/guard: applyGuard on hand-written model outputs', () => {
 });
 
 describe('llm/guard: trimOutput', () => {
-  it('returns exactly cleanOutput\'s text when it trims nothing (today\'s bytes)', () => {
+  it('returns exactly cleanOutput\'s text when it trims nothing (the same bytes)', () => {
     const raw = `<think>x</think>\n${FIX_BULDAN_1}\n`;
     expect(trimOutput(raw, OCR_BULDAN_1)).to.deep.equal({ text: cleanOutput(raw, { source: OCR_BULDAN_1 }), trimmed: false });
     // A line the model wrapped in two keeps its bytes (joining would change them, not the scoring form).

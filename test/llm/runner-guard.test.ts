@@ -64,7 +64,7 @@ describe('llm/runner: over-correction guard', () => {
     return outputPath;
   }
 
-  it('guard absent or disabled: byte-identical records with today\'s keys and cleaning; enabled: different bytes', async () => {
+  it('guard absent or disabled: byte-identical records with the default keys and cleaning; enabled: different bytes', async () => {
     const absent = await run('absent.jsonl', undefined);
     const disabled = await run('disabled.jsonl', { ...ON, enabled: false });
     const enabled = await run('enabled.jsonl', ON);

@@ -53,7 +53,7 @@ describe('llm/runner: runCorrections', function () {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('writes one record per sample, in input order, with the spec key order and cleaned text', async () => {
+  it('writes one record per sample, in input order, with the documented key order and cleaned text', async () => {
     const backend = new MockBackend();
     const progress: [number, number][] = [];
     const s = await runCorrections({ inputPath: inputs(6), outputPath: out, backend, condition: 'rag', progress: 'silent', onProgress: (d, t) => progress.push([d, t]) });

@@ -15,7 +15,7 @@ import {
 
 describe('openiti/sampling', () => {
   describe('eras', () => {
-    it('default eras are the spec §3.2 table, 10/30/30/30, [from, to) like the config', () => {
+    it('default eras are the docs/corpus.md#eras table, 10/30/30/30, [from, to) like the config', () => {
       expect(DEFAULT_ERAS.map((e) => e.fraction)).to.deep.equal([0.1, 0.3, 0.3, 0.3]);
       expect(eraIndex(0, DEFAULT_ERAS)).to.equal(0);
       expect(eraIndex(299, DEFAULT_ERAS)).to.equal(0);

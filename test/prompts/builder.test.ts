@@ -14,13 +14,13 @@ import { REPO_ROOT } from '../helpers/shared-data';
 const OCR = 'بلعو واحلة امتفرغن تلل التمة عليما';
 const CONTEXT = 'نصوص مرجعية صحيحة:\n1. بلغة واحدة استفرغت تلك القوة عليهما\n2. وكذلك إن تكلم بأكثر من لغة';
 
-// Golden text, copied by hand from the primary spec §5.1 (the text IS the spec).
+// Golden text of the p5v1 prompt (docs/prompts.md#rag-prompt-p5v1), copied by hand from the study's design document.
 const P5V1_GOLDEN =
   'أنت مصحح نصوص عربية متخصص. فيما يلي نصوص عربية صحيحة مشابهة للنص المراد تصحيحه، استخدمها كمرجع:\n\n' +
   '{retrieval_context}\n\n' +
   'صحح النص التالي مستعيناً بهذه النصوص المرجعية. أعد النص المصحح فقط بدون أي شرح أو تعليق إضافي.';
 
-/** RAG_SYSTEM_V1 as written in the spec's Python block (concatenated string literals), when the spec is present. */
+/** RAG_SYSTEM_V1 as the design document writes it (concatenated string literals), when that document is at hand (PHASE5_SPEC). */
 function specPrompt(): string | null {
   const file = process.env.PHASE5_SPEC ?? path.resolve(REPO_ROOT, '..', 'shared', 'spec', '000_d62bacebb69f798a.txt');
   if (!existsSync(file)) return null;
@@ -32,12 +32,12 @@ function specPrompt(): string | null {
   return literals.map((l) => JSON.parse(l) as string).join('');
 }
 
-describe('prompts/builder (spec §5, §8, §14.4)', () => {
-  it('p5v1 system prompt is the spec text verbatim', function () {
+describe('prompts/builder (docs/prompts.md)', () => {
+  it('p5v1 system prompt is the design text verbatim', function () {
     expect(RAG_SYSTEM_V1).to.equal(P5V1_GOLDEN);
     const fromSpec = specPrompt();
     if (fromSpec === null) {
-      console.log('    (spec file not found: compared with the golden copy only)');
+      console.log('    (design document not found: compared with the golden copy only)');
       return;
     }
     expect(RAG_SYSTEM_V1).to.equal(fromSpec);

@@ -1,5 +1,5 @@
 /**
- * Study arms from the config: today's two conditions without `study:`, validated `study:` blocks with one-line
+ * Study arms from the config: the two default arms without `study:`, validated `study:` blocks with one-line
  * errors naming the field, and one export per distinct retrieval fingerprint.
  */
 import { expect } from 'chai';

@@ -136,7 +136,7 @@ describe('stages/export with study arms (real data)', function () {
     expect(rag.verbatim_gold_rate).to.equal(stats.dense3.verbatim_gold.rate);
   });
 
-  it('the default config (no study:) writes today\'s single export, byte-identical to the study\'s shared rag export', async () => {
+  it('the default config (no study:) writes the single default export, byte-identical to the study\'s shared rag export', async () => {
     const plain = mkdtempSync(path.join(os.tmpdir(), 'study-export-default-'));
     const def: StageInput = { ...input, config: configFor(plain, openiti) };
     await buildCorpus(def);

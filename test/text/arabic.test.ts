@@ -9,7 +9,7 @@ import {
   DEFAULT_ARABIC_NORMALIZATION,
   HARAKAT_AND_TATWEEL,
   isArabicDiacritic,
-  isArabicText,
+  isMostlyArabic,
   normalizeArabic,
   normalizeOrthography,
   removeDiacritics,
@@ -37,18 +37,18 @@ describe('text/arabic', () => {
   });
 
   it('decides by the share of Arabic among letters', () => {
-    expect(isArabicText('قال أبو عثمان')).to.equal(true);
-    expect(isArabicText('Hello world')).to.equal(false);
-    expect(isArabicText('123 ... ١٢٣')).to.equal(false); // no letters at all
-    expect(isArabicText('كتاب books')).to.equal(false); // 4 of 9 letters < default 0.5
-    expect(isArabicText('كتاب book', 0.5)).to.equal(true);
-    expect(isArabicText('كتاب book', 0.6)).to.equal(false);
+    expect(isMostlyArabic('قال أبو عثمان')).to.equal(true);
+    expect(isMostlyArabic('Hello world')).to.equal(false);
+    expect(isMostlyArabic('123 ... ١٢٣')).to.equal(false); // no letters at all
+    expect(isMostlyArabic('كتاب books')).to.equal(false); // 4 of 9 letters < default 0.5
+    expect(isMostlyArabic('كتاب book', 0.5)).to.equal(true);
+    expect(isMostlyArabic('كتاب book', 0.6)).to.equal(false);
     expect(arabicShare('كتاب book')).to.equal(0.5);
     expect(arabicShare('')).to.equal(0);
   });
 
   it('rejects an out-of-range minShare', () => {
-    expect(() => isArabicText('كتب', 1.5)).to.throw(RangeError, /minShare/);
+    expect(() => isMostlyArabic('كتب', 1.5)).to.throw(RangeError, /minShare/);
   });
 
   describe('diacritic sets', () => {

@@ -105,7 +105,7 @@ async function armRunInputs(client: Client, workflowId: string): Promise<InferAr
 }
 
 /** Each arm's merged output equals the single-runner stage's on the same input, byte for byte, in input order. */
-async function expectSingleRunnerBytes(result: Record<string, inference.ConditionResult>, lines: number, ids: string[], queue: string): Promise<void> {
+async function expectSingleRunnerBytes(result: Record<string, inference.ArmResult>, lines: number, ids: string[], queue: string): Promise<void> {
   const refDir = mkdtempSync(path.join(os.tmpdir(), 'infer-single-'));
   writeInput(refDir, lines);
   const refOptions = inference.optionsFrom(configFor(refDir, queue, { shardSize: 1, perRun: 400 }), {});
@@ -147,7 +147,7 @@ describe('sharded infer (real workflows on a local Temporal server, echo backend
     const config = configFor(results, queue, { shardSize: 1, perRun: 400 });
     const workflowId = `infer-shards-${Date.now()}`;
     const t0 = Date.now();
-    const result = (await runSharded(config, queue, workflowId)) as Record<string, inference.ConditionResult>;
+    const result = (await runSharded(config, queue, workflowId)) as Record<string, inference.ArmResult>;
     const seconds = (Date.now() - t0) / 1000;
 
     await expectSingleRunnerBytes(result, 520, ids, queue);
@@ -203,7 +203,7 @@ describe('sharded infer (real workflows on a local Temporal server, echo backend
         return merged;
       },
     });
-    const result = (await runSharded(config, queue, workflowId, {}, slowRag)) as Record<string, inference.ConditionResult>;
+    const result = (await runSharded(config, queue, workflowId, {}, slowRag)) as Record<string, inference.ArmResult>;
     await expectSingleRunnerBytes(result, lines, ids, queue);
     expect(maxTotal, 'shards in flight over both arms').to.equal(4);
     expect(maxRag, 'rag after zero_shot finished').to.equal(4);

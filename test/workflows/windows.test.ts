@@ -123,7 +123,7 @@ describe('workflows/windows', () => {
   });
 
   describe('shareLanes', () => {
-    const holder = (window: number, shards: number): LaneHolder => ({ window, arm: { shards } });
+    const holder = (window: number, shards: number): LaneHolder => ({ window, plan: { shards } });
 
     it('hands lanes out round robin in order and returns those nobody can use', () => {
       const arms = [holder(1, 10), holder(1, 2), holder(1, 10)];

@@ -72,9 +72,9 @@ export function registerRetrieveCommand(program: Command): void {
       const { stagePaths } = await import('../../../src/stages/build');
       const paths = stagePaths(config, runOptions(flags, config));
       const { top_k: k, min_score: minScore, format_style: style } = config.phase5.retrieval;
-      const { isArabicText } = await import('../../../src/text/arabic');
+      const { isMostlyArabic } = await import('../../../src/text/arabic');
       const empty: HitsOut = { hits: [], ...(opts.context ? { context: '' } : {}) }; // export's record for such a line
-      const out = !text.trim() || !isArabicText(text) ? empty : opts.denseOnly ? await denseHits(config, paths, text, k, minScore) : await pipelineHits(config, paths, text, k, minScore, opts.context ? style : null);
+      const out = !text.trim() || !isMostlyArabic(text) ? empty : opts.denseOnly ? await denseHits(config, paths, text, k, minScore) : await pipelineHits(config, paths, text, k, minScore, opts.context ? style : null);
       printHits(out, { ...opts, json: flags.json }); // --json is a global flag
     });
 }
