@@ -41,7 +41,7 @@ describe('a failure only the workers have (real server, worker processes without
 
   /** A worker without the key; the first serves the CPU queue too (workflow tasks run there). */
   function startWorker(queues: string[]): void {
-    const env = { ...process.env, PHASE5_LOG_LEVEL: 'error' };
+    const env: NodeJS.ProcessEnv = { ...process.env, PHASE5_LOG_LEVEL: 'error' };
     delete env[KEY];
     workers.push(
       spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, 'worker', '--queues', queues.join(',')], {
