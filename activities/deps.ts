@@ -21,6 +21,11 @@ export interface ActivityDeps {
    * a worker with its own endpoint pauses its GPU queue on it (bin/cli/worker-runtime.ts). Unset: nothing.
    */
   endpointDown?(reason: string): void;
+  /**
+   * Called when an infer attempt failed on something only this worker lacks (activities/failure-kind.ts): the
+   * worker pauses its infer queue a while, so the retry goes to a worker that has it. Unset: nothing.
+   */
+  workerLocalFailure?(reason: string): void;
 }
 
 /** The real dependencies of a worker process; `endpoint`: the worker's own LLM endpoint (`phase5 worker --openai-base-url`). */

@@ -9,7 +9,7 @@
  *
  * A worker-local failure is counted in the heartbeat details it leaves behind (`workerLocal`: consecutive
  * failures and the workers that failed; an attempt that heartbeats progress replaces the details, so the count
- * restarts), which the next attempt reads from `Context.info.heartbeatDetails` — the activity decides, not the
+ * restarts), which the next attempt reads from `Context.info.heartbeatDetails` (docs/activity-retries.md) — the activity decides, not the
  * workflow, so no workflow command changes. The run fails, non-retryably and with the one-line reason, once
  * every worker polling the task queue has failed this way, or after `temporal.max_worker_local_attempts`
  * consecutive such failures for each of those workers (the bound holds when the pollers cannot be listed).

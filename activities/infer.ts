@@ -10,6 +10,7 @@ import type { LlmBackend } from '../src/llm';
 import type { StageInput } from '../src/stages/types';
 import { asActivity, keptAlive, optionsOfInput, runExclusive, withActivityHooks } from './context';
 import type { ActivityDeps } from './deps';
+import { isWorkerLocalError } from './failure-kind';
 
 /**
  * One open backend per backend config in this worker, shared by the shards it runs (a local GGUF loads once,
@@ -46,12 +47,13 @@ export function sharedBackends(open: inference.OpenBackend, idleMs = 30_000): in
   };
 }
 
-/** `work`, telling `deps.endpointDown` when it failed because the LLM endpoint did not serve. */
+/** `work`, telling `deps` when it failed because the LLM endpoint did not serve, or on what only this worker lacks. */
 async function reportingOutage<T>(deps: ActivityDeps, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
     if (inference.isOutageFailure(err)) deps.endpointDown?.((err as Error).message);
+    if (isWorkerLocalError(err)) deps.workerLocalFailure?.(err.message);
     throw err;
   }
 }

@@ -57,7 +57,7 @@ function failedStage(chain: unknown[], command: string): string {
   const child = chain.filter((l): l is ChildWorkflowFailure => l instanceof ChildWorkflowFailure).at(-1);
   if (!child) return command;
   // An arm of the sharded infer runs as `<infer id>-<arm>`: name the stage and the arm.
-  const arm = child.workflowType === 'inferArmWorkflow' ? /-infer-(.+)$/.exec(child.execution.workflowId)?.[1] : undefined;
+  const arm = child.workflowType === 'inferArmWorkflow' ? /-infer-(.+)$/.exec(child.execution.workflowId ?? '')?.[1] : undefined;
   return arm ? `infer (arm ${arm})` : child.workflowType.replace(/Workflow$/, '');
 }
 

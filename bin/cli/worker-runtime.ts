@@ -12,6 +12,7 @@ import { IllegalStateError } from '@temporalio/common';
 import { createActivities, defaultDeps, type ActivityDeps } from '../../activities';
 import { describeEndpointOverride, type EndpointOverride } from '../../src/llm/endpoint';
 import { EndpointHealthGate, GatedSlots } from '../../src/llm/endpoint-health';
+import { allUp, PauseGate, type Gate } from '../../src/llm/pause-gate';
 import { redactedUrl } from '../../src/llm/openai-backend';
 import { PROJECT_ROOT } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
@@ -106,8 +107,27 @@ export function endpointGate(config: Config, endpoint: EndpointOverride | undefi
 /** The SDK's defaults without a tuner (a tuner replaces all four slot kinds). */
 const DEFAULT_SLOTS = { workflow: 40, localActivity: 100, nexus: 100 };
 
+/** How long a worker takes no infer task after one failed on something only it lacks. */
+export const WORKER_LOCAL_PAUSE_MS = 20_000;
+
+/**
+ * The infer queue pauses for WORKER_LOCAL_PAUSE_MS after a task failed on something this worker lacks (a key
+ * variable, a model file): the task is retried on the other workers (activities/failure-kind.ts), and this idle
+ * worker, always first to poll, must not take the retry back only to fail it again. One log line per pause.
+ */
+export function workerLocalPause(config: Config, queues: string[], pauseMs = WORKER_LOCAL_PAUSE_MS): { gate: PauseGate; queue: string; pause(reason: string): void } | null {
+  const queue = config.temporal.queues[config.temporal.stages.infer.queue];
+  if (!queues.includes(queue)) return null;
+  const gate = new PauseGate();
+  const pause = (reason: string): void => {
+    if (gate.isUp) logger.warn({ queue, reason, pause_ms: pauseMs }, `this worker cannot run an infer task (${reason}) — pausing ${queue} for ${Math.round(pauseMs / 1000)} s so other workers take it`);
+    gate.pause(pauseMs);
+  };
+  return { gate, queue, pause };
+}
+
 /** Activity slots of one queue: `slots` of them, gated by `gate` when given. */
-function activitySlots(slots: number, gate: EndpointHealthGate | undefined): Partial<SdkWorkerOptions> {
+function activitySlots(slots: number, gate: Gate | undefined): Partial<SdkWorkerOptions> {
   if (!gate) return { maxConcurrentActivityTaskExecutions: slots };
   return {
     tuner: {
@@ -130,7 +150,16 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const bundle = await workflowBundle();
   const gated = opts.deps ? null : endpointGate(config, opts.endpoint, opts.queues);
-  const deps = opts.deps ?? { ...defaultDeps(opts.endpoint), ...(gated ? { endpointDown: (reason: string) => gated.gate.markDown(reason) } : {}) };
+  const paused = opts.deps ? null : workerLocalPause(config, opts.queues);
+  const deps = opts.deps ?? {
+    ...defaultDeps(opts.endpoint),
+    ...(gated ? { endpointDown: (reason: string) => gated.gate.markDown(reason) } : {}),
+    ...(paused ? { workerLocalFailure: paused.pause } : {}),
+  };
+  const gateOf = (queue: string): Gate | undefined => {
+    const gates = [...(gated?.queue === queue ? [gated.gate] : []), ...(paused?.queue === queue ? [paused.gate] : [])];
+    return gates.length ? allUp(gates) : undefined;
+  };
   const activities = createActivities(deps);
   const workers = await Promise.all(
     opts.queues.map((taskQueue) =>
@@ -140,7 +169,7 @@ export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Wor
         taskQueue,
         workflowBundle: bundle,
         activities,
-        ...activitySlots(config.temporal.concurrency[queueKind(config, taskQueue)], gated?.queue === taskQueue ? gated.gate : undefined),
+        ...activitySlots(config.temporal.concurrency[queueKind(config, taskQueue)], gateOf(taskQueue)),
         shutdownGraceTime: `${opts.shutdownGraceSeconds ?? 10}s`,
         // Progress reaches the server within 2 s (the SDK's default holds heartbeats up to 60 s).
         maxHeartbeatThrottleInterval: '2s',

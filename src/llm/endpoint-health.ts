@@ -177,7 +177,7 @@ export class GatedSlots {
 
   constructor(
     readonly size: number,
-    private readonly gate: EndpointHealthGate,
+    private readonly gate: Pick<EndpointHealthGate, 'isUp' | 'waitUntilUp'>,
   ) {
     if (!(Number.isInteger(size) && size >= 1)) throw new RangeError(`GatedSlots: size must be an integer >= 1, got ${size}`);
   }

@@ -273,9 +273,11 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
       writeFileSync(bad, [good, JSON.stringify(row), '{"sample_id": ', good].join('\n') + '\n');
       const r = phase5(configFile, 'infer', '--import', bad);
       const line = await expectOneLineFailure(r, /^phase5: infer failed: import rejected — /);
-      expect(line).to.match(/import-bad\.jsonl:2: corrected_text/);
-      expect(line).to.match(/import-bad\.jsonl:3: invalid JSON/);
-      expect(line).to.match(/import-bad\.jsonl:4: duplicate sample_id/);
+      // Grouped by kind, each with its line (src/util/line-problems.ts).
+      expect(line).to.match(/import-bad\.jsonl: 4 line\(s\), /);
+      expect(line).to.match(/1 line lacks corrected_text \(line 2\) — add it/);
+      expect(line).to.match(/1 line is not valid JSON \(line 3: /);
+      expect(line).to.match(/1 line repeats a sample_id \(line 4: /);
       const verbose = phase5(configFile, '--verbose', 'infer', '--import', bad);
       expect(verbose.code).to.equal(1);
       expect(verbose.stderr).to.contain('failure chain:');

@@ -91,8 +91,11 @@ describe('phase5 worker --openai-base-url: a worker-local endpoint (real server,
     const result = (await handle.result()) as { rag: { written: number; failed: number; model: string } };
 
     expect(result.rag).to.include({ written: LINES.length, failed: 0, model: 'box-model' });
-    expect(box.requests.map((r) => r.body.model)).to.deep.equal(LINES.map(() => 'box-model'));
-    expect(box.requests.every((r) => r.headers.authorization === `Bearer ${KEY}`)).to.equal(true);
+    // The worker's start-up check asked its box GET /models (no key); every completion went there with model and key.
+    const completions = box.requests.filter((r) => r.method === 'POST');
+    expect(box.requests.filter((r) => r.method === 'GET').map((r) => r.url)).to.deep.equal(['/v1/models']);
+    expect(completions.map((r) => r.body.model)).to.deep.equal(LINES.map(() => 'box-model'));
+    expect(completions.every((r) => r.headers.authorization === `Bearer ${KEY}`)).to.equal(true);
     const corrections = readFileSync(path.join(config.paths.results_dir, 'phase5', 'corrections.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(corrections.map((c) => [c.sample_id, c.model, c.error])).to.deep.equal(LINES.map((id) => [id, 'box-model', null]));
     expect(workerErr).to.contain(`worker: worker-local LLM endpoint: base_url ${box.url}, model box-model, key from $${KEY_NAME}`);

@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -39,10 +39,11 @@ describe('a failure only the workers have (real server, worker processes without
   /** What the first worker printed (its start-up check). */
   let firstWorkerStderr = '';
 
-  /** A worker without the key; the first serves the CPU queue too (workflow tasks run there). */
-  function startWorker(queues: string[]): void {
-    const env = { ...process.env, PHASE5_LOG_LEVEL: 'error' };
-    delete env[KEY];
+  /** A worker without the key (unless `withKey`); the first serves the CPU queue too (workflow tasks run there). */
+  function startWorker(queues: string[], withKey = false): void {
+    const env: NodeJS.ProcessEnv = { ...process.env, PHASE5_LOG_LEVEL: 'error' };
+    if (withKey) env[KEY] = 'set-on-this-worker';
+    else delete env[KEY];
     workers.push(
       spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, 'worker', '--queues', queues.join(',')], {
         cwd: REPO_ROOT,
@@ -64,10 +65,10 @@ describe('a failure only the workers have (real server, worker processes without
   }
 
   /** `phase5 infer` into its own results dir, with the key in the CLI's environment (not the workers'). */
-  function infer(name: string): Promise<CliRun> {
+  function infer(name: string, lines = LINES): Promise<CliRun> {
     const results = path.join(dir, name);
     mkdirSync(path.join(results, 'phase5'), { recursive: true });
-    const rows = Array.from({ length: LINES }, (_, i) => ({
+    const rows = Array.from({ length: lines }, (_, i) => ({
       sample_id: `s${i}`, dataset: 'lines', ocr_text: `قال أبو عثمان ىـ ${i}`, gt_text: `قال أبو عثمان ي ${i}`,
       prompt_type: 'zero_shot', prompt_version: 'v1', retrieval_context: '', retrieved_k: 0, retrieval_scores: [],
     }));
@@ -95,7 +96,7 @@ describe('a failure only the workers have (real server, worker processes without
       run_name: 'worker-local',
       paths: { results_dir: path.join(dir, 'results') },
       datasets: { lines: { type: 'jsonl', path: path.join(dir, 'lines.jsonl') } },
-      infer: { backend: 'openai', conditions: ['zero_shot'], openai: { base_url: sim.url, model: 'sim', api_key_env: KEY, max_retries: 0 } },
+      infer: { backend: 'openai', conditions: ['zero_shot'], shard_size: 4, openai: { base_url: sim.url, model: 'sim', api_key_env: KEY, max_retries: 0 } },
       temporal: {
         address: `127.0.0.1:${port}`,
         ui_port: uiPort,
@@ -143,5 +144,16 @@ describe('a failure only the workers have (real server, worker processes without
     expect(failed.match(/\d+@/g), 'both workers named').to.have.length(3);
     expect(r.stderr, 'the retry reached the progress line').to.match(new RegExp(`^infer 0/${LINES} lines · retrying \\(attempt \\d+\\): worker \\d+@\\S+: environment variable ${KEY} is not set — set it in the worker's environment$`, 'm'));
     expect(r.seconds, r.stderr).to.be.below(60);
+  });
+
+  it('two workers without the key and one with it: the run completes, every line corrected once', async () => {
+    startWorker([config.temporal.queues.gpu], true);
+    await waitForPollers(3);
+    const before = sim.served();
+    const r = await infer('three', 24);
+    expect(r.code, r.stderr).to.equal(0);
+    const out = readFileSync(path.join(dir, 'three', 'phase2', 'corrections.jsonl'), 'utf8').split('\n').filter(Boolean);
+    expect(out).to.have.length(24);
+    expect(sim.served() - before, 'one request per line').to.equal(24);
   });
 });

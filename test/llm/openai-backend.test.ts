@@ -172,7 +172,7 @@ describe('llm/openai-backend (against a local chat-completions server)', functio
 
   it('requires the named API key variable to be set, without printing any value', () => {
     expect(() => new OpenAiCompatibleBackend({ baseUrl: 'http://127.0.0.1:1/v1', model: 'm', apiKeyEnv: 'NOPE_KEY', env: {} })).to.throw(
-      /environment variable NOPE_KEY \(apiKeyEnv\) is not set/,
+      /^environment variable NOPE_KEY is not set — set it in the worker's environment$/,
     );
   });
 
