@@ -15,7 +15,8 @@
  *  - halves it on an overload answer (429, 5xx, timeout, refused connection), once per window;
  *  - runs one window at a small limit to measure the no-load latency afresh when slow start ends (the windows
  *    before may all have been past the knee) and then every `probeEvery` windows, so a server that became
- *    slower for good (longer prompts, another tenant) does not push the limit to its floor.
+ *    slower for good (longer prompts, another tenant) does not push the limit to its floor (the estimate
+ *    falls at once and rises by at most a quarter per probe, so one stalled probe does not lift the bound).
  *
  * A window is the first max(4, limit/4) answers to requests admitted under the current limit, so each decision
  * sees the latency its own limit causes. Never above `max` (`infer.openai.concurrency`), never below `min`.
@@ -59,7 +60,7 @@ export class AdaptiveLimit {
   /** The last limit whose window stayed within the latency bound, and whether the last window did. */
   private lastGood: number | null = null;
   private lastWindowGood = true;
-  /** No-load latency estimate (ms): the lowest window median, replaced by each probe's. */
+  /** No-load latency estimate (ms): the lowest window median; each probe's median replaces it (rising ≤ 25 %). */
   noLoadMs: number | null = null;
   /** The last window's median latency (ms). */
   medianMs: number | null = null;
@@ -111,7 +112,8 @@ export class AdaptiveLimit {
   private closeWindow(rtt: number): void {
     this.medianMs = rtt;
     if (this.probeRestore !== null) {
-      this.noLoadMs = rtt;
+      // Lower at once; higher by at most a quarter per probe, so one stalled probe window cannot lift the bound.
+      this.noLoadMs = Math.min(rtt, (this.noLoadMs ?? rtt) * 1.25);
       const restore = this.probeRestore;
       this.probeRestore = null;
       this.decide(restore);
