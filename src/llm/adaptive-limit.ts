@@ -7,7 +7,8 @@
  * (docs/adaptive-concurrency.md): it compares each window's median latency with the no-load latency and
  *
  *  - multiplies the limit by 4 per window while the latency stays near the no-load latency and the limit was used
- *    (slow start; by 2 within `tolerance` × it), then grows it by √limit / 2 per window;
+ *    (slow start; by 2 within `tolerance` × it), then grows it by √limit / 2 per window (by half while the
+ *    latency is still at the no-load level: room freed by another worker is taken back within a few windows);
  *  - scales it down by `tolerance × no-load / window median` (at most to a quarter) once the latency rises past
  *    that, i.e. to about the knee × `tolerance` on a queueing server — the first cut after a good window not
  *    below 0.9 × the last limit that kept the latency in bounds, so one slow window (a stalled client, a
@@ -132,7 +133,8 @@ export class AdaptiveLimit {
     } else if (used && this.slowStart) {
       next = this.value * (rtt <= SAME_LATENCY * this.noLoadMs ? 4 : 2);
     } else if (used) {
-      next = this.value + Math.sqrt(this.value) / 2;
+      // At the no-load latency the box has room (another worker left, a probe ended): grow fast; else gently.
+      next = rtt <= SAME_LATENCY * this.noLoadMs ? this.value * 1.5 : this.value + Math.sqrt(this.value) / 2;
     }
     this.lastWindowGood = rtt <= threshold;
     if (this.lastWindowGood) this.lastGood = this.value;
