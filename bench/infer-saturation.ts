@@ -140,7 +140,7 @@ async function main(): Promise<void> {
   const say = (line: string) => !a.json && console.error(line);
   // Lines: the limiter's ramp plus a steady span of several round trips at the box's peak.
   const baseFor = (knee: number) => Math.max(a.minBaseMs, (knee / a.peak) * 1000);
-  const plan = a.knees.map((knee) => ({ knee, lines: Math.max(320, knee * (knee > 64 ? 12 : 16)) }));
+  const plan = a.knees.map((knee) => ({ knee, lines: Math.max(320, knee * (knee > 64 ? 12 : 24)) }));
   const boxes = [];
   try {
     let defaults: Config | null = null;
