@@ -26,7 +26,7 @@
 export interface AdaptiveLimitOptions {
   /** Hard ceiling (`infer.openai.concurrency`). */
   max: number;
-  /** Floor (default 1). */
+  /** Floor (default min(max, 4): below it a window would need several round trips, so recovery would be slow). */
   min?: number;
   /** Start (default min(max, 4)): low, so the first window measures the no-load latency. */
   initial?: number;
@@ -72,7 +72,7 @@ export class AdaptiveLimit {
       return v;
     };
     this.max = int(opts.max, 'max');
-    this.min = Math.min(this.max, int(opts.min ?? 1, 'min'));
+    this.min = Math.min(this.max, int(opts.min ?? 4, 'min'));
     this.value = Math.min(this.max, Math.max(this.min, int(opts.initial ?? Math.min(this.max, 4), 'initial')));
     this.tolerance = opts.tolerance ?? 1.5;
     if (!(this.tolerance > 1)) throw new RangeError(`adaptive limit: tolerance must be > 1, got ${opts.tolerance}`);

@@ -125,6 +125,14 @@ describe('adaptive concurrency limit (continuous-batching box in virtual time)',
     expect(r.rate / (40 / baseMs)).to.be.at.least(0.6);
   });
 
+  it('after an outage (every request refused) it sits at its floor, then finds the knee again within seconds', () => {
+    const limit = new AdaptiveLimit({ max: 256, initial: 128 });
+    for (let i = 0; i < 10; i++) limit.ended(limit.epoch, { kind: 'overload' });
+    expect(limit.limit).to.equal(4);
+    const r = runBox([limit], { baseMs, ms: 20_000, kneeAt: () => 64 });
+    expect(r.rate / peak(64)).to.be.at.least(0.95);
+  });
+
   it('two workers sharing one box keep its latency under 2× the knee latency and the box at its peak', () => {
     const a = new AdaptiveLimit({ max: 256 });
     const b = new AdaptiveLimit({ max: 256 });
