@@ -8,8 +8,11 @@
  * `--gap-ms` between a shard's end and the next shard's start for the activity round trip through Temporal
  * (no server here: the bench measures the client against the box). Lines are synthetic zero-shot records.
  *
- *   npx tsx bench/infer-saturation.ts [--json] [--peak 64] [--gap-ms 50]
+ *   npx tsx bench/infer-saturation.ts [--json] [--peak 64] [--min-base-ms 500] [--gap-ms 50]
  *
+ * Boxes: knee latency = knee / `--peak` s but at least `--min-base-ms` (knee 8: 500 ms, peak 16 lines/s; knee 64:
+ * 1 s, 64 lines/s; knee 256: 4 s, 64 lines/s), so the bench's own CPU stays small on a shared 2-core machine
+ * and a late timer is small beside a request's latency.
  * Per box: the default config (`infer.openai`: adaptive limit up to `concurrency`; shard_size; gpu slots).
  * `achieved_lines_per_s` is the steady rate, answers between the 40th and 90th percentile of the run over the
  * time between them (the limiter's ramp is once per worker process and endpoint, negligible at study scale);
@@ -33,7 +36,9 @@ import { startSimLlmServer, type SimLlmServer } from '../test/helpers/sim-llm-se
 
 interface Args {
   json: boolean;
+  /** Most lines/s a box may answer (its base latency is knee / peak, at least `minBaseMs`): bounds the CPU the bench needs. */
   peak: number;
+  minBaseMs: number;
   gapMs: number;
   /** Overrides `temporal.concurrency.gpu` of the default config (to compare settings). */
   gpu?: number;
@@ -43,16 +48,17 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { json: false, peak: 64, gapMs: 50, knees: [8, 64, 256], trace: false };
+  const a: Args = { json: false, peak: 64, minBaseMs: 500, gapMs: 50, knees: [8, 64, 256], trace: false };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
     if (argv[i] === '--json') a.json = true;
     else if (argv[i] === '--peak') (a.peak = Number(v)), i++;
+    else if (argv[i] === '--min-base-ms') (a.minBaseMs = Number(v)), i++;
     else if (argv[i] === '--gap-ms') (a.gapMs = Number(v)), i++;
     else if (argv[i] === '--gpu') (a.gpu = Number(v)), i++;
     else if (argv[i] === '--knees') (a.knees = v.split(',').map(Number)), i++;
     else if (argv[i] === '--trace') a.trace = true;
-    else throw new Error(`unknown flag ${argv[i]} (--json --peak LINES_PER_S --gap-ms MS --gpu SLOTS --knees 8,64,256 --trace)`);
+    else throw new Error(`unknown flag ${argv[i]} (--json --peak LINES_PER_S --min-base-ms MS --gap-ms MS --gpu SLOTS --knees 8,64,256 --trace)`);
   }
   return a;
 }
@@ -133,23 +139,26 @@ async function main(): Promise<void> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'infer-saturation-'));
   const say = (line: string) => !a.json && console.error(line);
   // Lines: the limiter's ramp plus a steady span of several round trips at the box's peak.
-  const plan = a.knees.map((knee) => ({ knee, lines: Math.max(640, knee * (knee > 64 ? 12 : 16)) }));
+  const baseFor = (knee: number) => Math.max(a.minBaseMs, (knee / a.peak) * 1000);
+  const plan = a.knees.map((knee) => ({ knee, lines: Math.max(320, knee * (knee > 64 ? 12 : 24)) }));
   const boxes = [];
   try {
     let defaults: Config | null = null;
     for (const { knee, lines } of plan) {
-      const baseMs = (knee / a.peak) * 1000;
+      const baseMs = baseFor(knee);
+      const peak = (knee / baseMs) * 1000;
       const sim = await startSimLlmServer({ knee, baseMs });
       try {
         defaults = configFor(root, sim.url, {}, a.gpu);
         const r = await runStage(path.join(root, `k${knee}`), (dir) => [configFor(dir, sim.url, {}, a.gpu)], lines, sim, a.gapMs, a.trace);
-        boxes.push({ knee, base_ms: r1(baseMs), lines, peak_lines_per_s: a.peak, achieved_lines_per_s: r1(r.steadyRate), percent_of_peak: r1((100 * r.steadyRate) / a.peak), run_lines_per_s: r1(r.runRate), seconds: r1(r.seconds), median_latency_ms: Math.round(r.latency.median) });
-        say(`knee ${knee}: ${r1(r.steadyRate)} of ${a.peak} lines/s (${r1((100 * r.steadyRate) / a.peak)} %), whole run ${r1(r.runRate)} lines/s in ${r1(r.seconds)} s; median latency ${Math.round(r.latency.median)} ms (knee latency ${Math.round(baseMs)})`);
+        boxes.push({ knee, base_ms: r1(baseMs), lines, peak_lines_per_s: r1(peak), achieved_lines_per_s: r1(r.steadyRate), percent_of_peak: r1((100 * r.steadyRate) / peak), run_lines_per_s: r1(r.runRate), seconds: r1(r.seconds), median_latency_ms: Math.round(r.latency.median) });
+        say(`knee ${knee}: ${r1(r.steadyRate)} of ${r1(peak)} lines/s (${r1((100 * r.steadyRate) / peak)} %), whole run ${r1(r.runRate)} lines/s in ${r1(r.seconds)} s; median latency ${Math.round(r.latency.median)} ms (knee latency ${Math.round(baseMs)})`);
       } finally {
         await sim.close();
       }
     }
-    const baseMs = (64 / a.peak) * 1000;
+    const baseMs = baseFor(64);
+    const peak64 = (64 / baseMs) * 1000;
     const sim = await startSimLlmServer({ knee: 64, baseMs });
     let two, before, identical;
     try {
@@ -158,7 +167,7 @@ async function main(): Promise<void> {
       say(`two workers, knee 64: ${two.achieved_lines_per_s} lines/s, median latency ${two.median_latency_ms} ms = ${two.latency_ratio}× the knee latency (p90 ${two.p90_latency_ratio}×)`);
       const beforeLines = 96;
       const b = await runStage(path.join(root, 'before'), (dir) => [configFor(dir, sim.url, { concurrency: 8, adaptive_concurrency: false }, 1)], beforeLines, sim, a.gapMs);
-      before = { knee: 64, config: 'infer.openai.concurrency 8 (fixed), temporal.concurrency.gpu 1', achieved_lines_per_s: r1(b.steadyRate), percent_of_peak: r1((100 * b.steadyRate) / a.peak), run_lines_per_s: r1(b.runRate) };
+      before = { knee: 64, config: 'infer.openai.concurrency 8 (fixed), temporal.concurrency.gpu 1', achieved_lines_per_s: r1(b.steadyRate), percent_of_peak: r1((100 * b.steadyRate) / peak64), run_lines_per_s: r1(b.runRate) };
       const adaptive64 = path.join(root, 'k64', 'phase2', 'corrections.jsonl');
       identical = existsSync(adaptive64) ? zeroLatency(b.output, beforeLines) === zeroLatency(adaptive64, beforeLines) : null;
       say(`previous defaults, knee 64: ${before.achieved_lines_per_s} lines/s (${before.percent_of_peak} % of peak); outputs equal to the adaptive run's: ${identical}`);

@@ -347,10 +347,12 @@ const TemporalSchema = z.strictObject({
   db_file: z.string().min(1).default('data/temporal/temporal.db'),
   queues: z.strictObject({ cpu: z.string().min(1).default('phase5-cpu'), gpu: z.string().min(1).default('phase5-gpu') }).prefault({}),
   /**
-   * Activities one worker runs at once, per queue. Two on the GPU queue: while one infer shard drains (its last
-   * requests in flight), the next already fills the endpoint's free slots, so a shard boundary leaves no gap.
+   * Activities one worker runs at once, per queue. Three on the GPU queue: the infer shards of a worker share its
+   * endpoint limit (up to `infer.openai.concurrency`, 256), and with three shards of 256 lines (`infer.shard_size`)
+   * there are always lines waiting for it — while one shard drains and the next one starts, the others fill the
+   * endpoint's free slots, so a shard boundary leaves no gap.
    */
-  concurrency: z.strictObject({ cpu: positiveInt.default(2), gpu: positiveInt.default(2) }).prefault({}),
+  concurrency: z.strictObject({ cpu: positiveInt.default(2), gpu: positiveInt.default(3) }).prefault({}),
   /** Most activities one workflow keeps in flight (the export's shard fan-out), however many shards there are. */
   max_parallel_activities: positiveInt.default(64),
   heartbeat_timeout: duration.default('2m'),

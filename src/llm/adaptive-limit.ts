@@ -7,7 +7,8 @@
  * (docs/adaptive-concurrency.md): it compares each window's median latency with the no-load latency and
  *
  *  - multiplies the limit by 4 per window while the latency stays near the no-load latency and the limit was used
- *    (slow start; by 2 within `tolerance` × it), then grows it by √limit / 2 per window;
+ *    (slow start; by 2 within `tolerance` × it), then grows it by √limit / 2 per window (by half while the
+ *    latency is still at the no-load level: room freed by another worker is taken back within a few windows);
  *  - scales it down by `tolerance × no-load / window median` (at most to a quarter) once the latency rises past
  *    that, i.e. to about the knee × `tolerance` on a queueing server — the first cut after a good window not
  *    below 0.9 × the last limit that kept the latency in bounds, so one slow window (a stalled client, a
@@ -15,7 +16,8 @@
  *  - halves it on an overload answer (429, 5xx, timeout, refused connection), once per window;
  *  - runs one window at a small limit to measure the no-load latency afresh when slow start ends (the windows
  *    before may all have been past the knee) and then every `probeEvery` windows, so a server that became
- *    slower for good (longer prompts, another tenant) does not push the limit to its floor.
+ *    slower for good (longer prompts, another tenant) does not push the limit to its floor (the estimate
+ *    falls at once and rises by at most a quarter per probe, so one stalled probe does not lift the bound).
  *
  * A window is the first max(4, limit/4) answers to requests admitted under the current limit, so each decision
  * sees the latency its own limit causes. Never above `max` (`infer.openai.concurrency`), never below `min`.
@@ -24,7 +26,7 @@
 export interface AdaptiveLimitOptions {
   /** Hard ceiling (`infer.openai.concurrency`). */
   max: number;
-  /** Floor (default 1). */
+  /** Floor (default min(max, 4): below it a window would need several round trips, so recovery would be slow). */
   min?: number;
   /** Start (default min(max, 4)): low, so the first window measures the no-load latency. */
   initial?: number;
@@ -59,7 +61,7 @@ export class AdaptiveLimit {
   /** The last limit whose window stayed within the latency bound, and whether the last window did. */
   private lastGood: number | null = null;
   private lastWindowGood = true;
-  /** No-load latency estimate (ms): the lowest window median, replaced by each probe's. */
+  /** No-load latency estimate (ms): the lowest window median; each probe's median replaces it (rising ≤ 25 %). */
   noLoadMs: number | null = null;
   /** The last window's median latency (ms). */
   medianMs: number | null = null;
@@ -70,7 +72,7 @@ export class AdaptiveLimit {
       return v;
     };
     this.max = int(opts.max, 'max');
-    this.min = Math.min(this.max, int(opts.min ?? 1, 'min'));
+    this.min = Math.min(this.max, int(opts.min ?? 4, 'min'));
     this.value = Math.min(this.max, Math.max(this.min, int(opts.initial ?? Math.min(this.max, 4), 'initial')));
     this.tolerance = opts.tolerance ?? 1.5;
     if (!(this.tolerance > 1)) throw new RangeError(`adaptive limit: tolerance must be > 1, got ${opts.tolerance}`);
@@ -111,7 +113,8 @@ export class AdaptiveLimit {
   private closeWindow(rtt: number): void {
     this.medianMs = rtt;
     if (this.probeRestore !== null) {
-      this.noLoadMs = rtt;
+      // Lower at once; higher by at most a quarter per probe, so one stalled probe window cannot lift the bound.
+      this.noLoadMs = Math.min(rtt, (this.noLoadMs ?? rtt) * 1.25);
       const restore = this.probeRestore;
       this.probeRestore = null;
       this.decide(restore);
@@ -130,7 +133,8 @@ export class AdaptiveLimit {
     } else if (used && this.slowStart) {
       next = this.value * (rtt <= SAME_LATENCY * this.noLoadMs ? 4 : 2);
     } else if (used) {
-      next = this.value + Math.sqrt(this.value) / 2;
+      // At the no-load latency the box has room (another worker left, a probe ended): grow fast; else gently.
+      next = rtt <= SAME_LATENCY * this.noLoadMs ? this.value * 1.5 : this.value + Math.sqrt(this.value) / 2;
     }
     this.lastWindowGood = rtt <= threshold;
     if (this.lastWindowGood) this.lastGood = this.value;

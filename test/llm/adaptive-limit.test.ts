@@ -31,7 +31,7 @@ interface BoxRun {
  * Clients with endless demand against one box for `ms` of virtual time; `kneeAt(t)` lets a test change the box.
  * `overloadAbove`: the box answers 503 at once to requests beyond that many in flight.
  */
-function runBox(clients: Client[], o: { baseMs: number; ms: number; kneeAt: (t: number) => number; overloadAbove?: number }): BoxRun {
+function runBox(clients: Client[], o: { baseMs: number; ms: number; kneeAt: (t: number) => number; overloadAbove?: number; stopAt?: number[] }): BoxRun {
   let t = 0;
   let virtual = 0;
   const jobs: { finish: number; start: number; epoch: number; client: number }[] = [];
@@ -42,7 +42,7 @@ function runBox(clients: Client[], o: { baseMs: number; ms: number; kneeAt: (t: 
     for (let progress = true; progress; ) {
       progress = false;
       clients.forEach((c, i) => {
-        if (inFlight[i] >= c.limit) return;
+        if (inFlight[i] >= c.limit || t >= (o.stopAt?.[i] ?? Infinity)) return;
         progress = true;
         inFlight[i]++;
         c.admitted(inFlight[i]);
@@ -125,11 +125,27 @@ describe('adaptive concurrency limit (continuous-batching box in virtual time)',
     expect(r.rate / (40 / baseMs)).to.be.at.least(0.6);
   });
 
+  it('after an outage (every request refused) it sits at its floor, then finds the knee again within seconds', () => {
+    const limit = new AdaptiveLimit({ max: 256, initial: 128 });
+    for (let i = 0; i < 10; i++) limit.ended(limit.epoch, { kind: 'overload' });
+    expect(limit.limit).to.equal(4);
+    const r = runBox([limit], { baseMs, ms: 20_000, kneeAt: () => 64 });
+    expect(r.rate / peak(64)).to.be.at.least(0.95);
+  });
+
   it('two workers sharing one box keep its latency under 2× the knee latency and the box at its peak', () => {
     const a = new AdaptiveLimit({ max: 256 });
     const b = new AdaptiveLimit({ max: 256 });
     const r = runBox([a, b], { baseMs, ms: 120_000, kneeAt: () => 64 });
     expect(r.latency / baseMs).to.be.below(2);
+    expect(r.rate / peak(64)).to.be.at.least(0.95);
+  });
+
+  it('takes back the room another worker leaves: alone again, the remaining worker gets the whole box', () => {
+    const a = new AdaptiveLimit({ max: 256 });
+    const b = new AdaptiveLimit({ max: 256 });
+    const r = runBox([a, b], { baseMs, ms: 120_000, kneeAt: () => 64, stopAt: [Infinity, 50_000] });
+    expect(a.limit).to.be.at.least(64);
     expect(r.rate / peak(64)).to.be.at.least(0.95);
   });
 
