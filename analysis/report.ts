@@ -1,6 +1,7 @@
 /**
- * report.md and a self-contained report.html (opens from disk, no network) from the analysis documents
- * already on disk, so `phase5 report` can regenerate it in seconds without re-scoring.
+ * report.md and report.html (opens from disk, no network; the Lines view reads its lines from report-lines/
+ * beside it) from the analysis documents already on disk, so `phase5 report` can regenerate it in seconds
+ * without re-scoring.
  *
  * Charts: Vega-Lite specs (analysis/charts) filled with data → <phase5Dir>/charts/<name>.vl.json, .svg
  * (vega View.toSVG) and .png (resvg). report.md links the PNGs; report.html inlines the Vega runtime
@@ -488,7 +489,7 @@ export async function renderReport(phase5Dir: string, opts: RenderReportOptions 
   if (opts.arms) blocks.splice(blocks.findIndex((b) => b.kind === 'h2' && b.text === 'Charts'), 0, ...armsSection(opts.arms, arms));
   writeFileAtomic(path.join(phase5Dir, 'report.md'), toMarkdown(blocks));
   writeFileAtomic(path.join(phase5Dir, 'report.html'), toHtml(blocks, title));
-  out.files.push('report.md', 'report.html', ...writeLinesSideFiles(phase5Dir, docs.lines));
+  out.files.push('report.md', 'report.html', ...writeLinesSideFiles(phase5Dir, docs.lines ?? null));
   return { files: out.files, charts: [...out.rendered, ...arms].map((c) => c.name), skipped };
 }
 

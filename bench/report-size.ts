@@ -205,7 +205,8 @@ async function analysedStudy(root: string): Promise<string> {
 async function syntheticStudy(root: string, n: number): Promise<string> {
   if (!(n > 0)) throw new Error(`--synthetic must be a positive number of lines, got ${args.synthetic}`);
   if (!existsSync(OCR_GS_ROOT)) throw new Error(`--synthetic needs the OCR_GS lines at ${OCR_GS_ROOT}`);
-  const dirs = writeOcrGsStudy(root, OCR_GS_ROOT, 200);
+  const { phase5Dir, phase2Dir } = writeOcrGsStudy(root, OCR_GS_ROOT, 200);
+  const dirs = { phase5Dir, phase2Dir };
   await analyzeStudy({ ...dirs, bootstrap: { iterations: 200 }, progress: 'silent', logFile: false, report: { png: false } });
   let t0 = performance.now();
   const docs = syntheticLineDocuments(OCR_GS_ROOT, n, Number(args.arms));

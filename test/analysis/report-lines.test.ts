@@ -43,6 +43,16 @@ describe('analysis/report-lines: examples per arm', () => {
     expect(base[0].delta).to.be.closeTo(-0.2, 1e-12);
   });
 
+  it('report.md stays small at study scale: 3,000 lines give as many example blocks as 30, and text of the same order', () => {
+    const doc = (n: number) => ({
+      meta: { baseline: 'zero_shot', arms: [{ name: 'zero_shot' }, { name: 'rag' }, { name: 'other' }] },
+      lines: Array.from({ length: n }, (_, i) => line(i, 0.4, { zero_shot: 0.5, rag: 0.5 + ((i % 37) - 18) / 100, other: 0.5 - ((i % 11) - 5) / 100 })),
+    });
+    const text = (n: number) => exampleSectionBlocks(doc(n)).map((b) => JSON.stringify(b)).join('\n');
+    expect(exampleSectionBlocks(doc(3000)).length).to.equal(exampleSectionBlocks(doc(30)).length);
+    expect(text(3000).length).to.be.below(text(30).length * 1.2);
+  });
+
   it('the markdown section lists at most 10 examples per kind with retrieved sentences and raw output cut', () => {
     const long = 'ب'.repeat(300);
     const retrieval = [{ score: 0.9, source_uri: 'X.Y', text: long, from_source: false }];
