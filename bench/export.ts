@@ -46,13 +46,11 @@ const MODELS: Record<string, { id: string; dir: string; query_prefix: string; pa
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const since = (t: number) => (performance.now() - t) / 1000;
 
-async function main(): Promise<void> {
-  for (const dir of [OPENITI, OCR_GS]) {
-    if (!existsSync(dir)) {
-      console.log(`shared data not found at ${dir} (set SHARED_DATA) — nothing to measure`);
-      return;
-    }
-  }
+type StageInput = import('../workflows/types').StageInput;
+type Bench = Awaited<ReturnType<typeof setUp>>;
+
+/** Modules, the config factory, the (cached) index and the OCR lines; null when the shared data is absent. */
+async function setUp() {
   const model = MODELS[MODEL];
   if (!model) throw new Error(`--model must be one of ${Object.keys(MODELS).join(', ')}`);
   const { parseConfig } = await import('../src/config/load');
@@ -63,7 +61,6 @@ async function main(): Promise<void> {
   const { Embedder } = await import('../src/embed/embedder');
   const { createActivities } = await import('../activities');
   const act = createActivities();
-
   const configFor = (resultsDir: string) =>
     parseConfig(
       {
@@ -76,58 +73,66 @@ async function main(): Promise<void> {
       'bench/export',
       { env: {} },
     );
-  type StageInput = import('../workflows/types').StageInput;
   const indexDir = path.join(REPO, 'data', 'cache', 'bench', `export-${MODEL}-${SENTENCES}`);
   const buildInput: StageInput = { run: 'bench', config: configFor(indexDir), options: {}, force: false };
-  let t = performance.now();
+  const t = performance.now();
   await act.buildCorpus(buildInput);
   const index = await act.buildIndex(buildInput);
   const paths = stagePaths(buildInput.config, {});
   console.log(`index: ${index.vectors} sentences (${index.model}, ${index.indexType}) ready in ${since(t).toFixed(1)} s — ${paths.index}`);
-
   const texts: string[] = [];
   for (const key of Object.keys(buildInput.config.datasets)) {
     const { samples } = await loadDataset(datasetSpec(buildInput.config, key), { limit: LIMIT });
     texts.push(...samples.map((s) => s.ocr_text));
   }
-  const chars = texts.reduce((a, s) => a + s.length, 0) / texts.length;
-  const shardSize = buildInput.config.phase5.export.shard_size;
-  console.log(`export of ${texts.length} OCR_GS lines (mean ${chars.toFixed(0)} chars), shard size ${shardSize}, query batch ${buildInput.config.phase5.export.query_batch_size}; ${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-
   const reference = await Embedder.load(embedderOptions(buildInput.config));
+  return { act, configFor, paths, texts, reference, exportSettings: buildInput.config.phase5.export };
+}
+
+/** One export in a fresh results dir: wall time, the sha256 of inference_input.jsonl, and its phases. */
+async function exportOnce(b: Bench, dir: string) {
+  const input: StageInput = { run: `bench-${path.basename(dir)}`, config: b.configFor(dir), options: { corpusPath: b.paths.corpus, indexPath: b.paths.index, limit: LIMIT }, force: false };
+  const t0 = performance.now();
+  const plan = await b.act.planExport(input);
+  const t1 = performance.now();
+  for (const shard of plan.datasets.flatMap((d) => d.shards)) await b.act.exportShard({ input, shard });
+  const t2 = performance.now();
+  await b.act.mergeExport({ input, plan });
+  const t3 = performance.now();
+  const file = path.join(input.config.paths.results_dir, 'phase5', 'inference_input.jsonl');
+  const phases = { plan: (t1 - t0) / 1000, shards: (t2 - t1) / 1000, merge: (t3 - t2) / 1000 };
+  return { wall: (t3 - t0) / 1000, sha: createHash('sha256').update(readFileSync(file)).digest('hex'), phases };
+}
+
+async function main(): Promise<void> {
+  for (const dir of [OPENITI, OCR_GS]) {
+    if (!existsSync(dir)) {
+      console.log(`shared data not found at ${dir} (set SHARED_DATA) — nothing to measure`);
+      return;
+    }
+  }
+  const b = await setUp();
+  const { texts, reference } = b;
+  const chars = texts.reduce((a, s) => a + s.length, 0) / texts.length;
+  console.log(`export of ${texts.length} OCR_GS lines (mean ${chars.toFixed(0)} chars), shard size ${b.exportSettings.shard_size}, query batch ${b.exportSettings.query_batch_size}; ${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'bench-export-'));
   let runNo = 0;
-  const timings = { plan: 0, shards: 0, merge: 0 };
-  const exportOnce = async (): Promise<{ wall: number; sha: string }> => {
-    const input: StageInput = { run: `bench-${runNo}`, config: configFor(path.join(scratch, `run-${runNo++}`)), options: { corpusPath: paths.corpus, indexPath: paths.index, limit: LIMIT }, force: false };
-    const t0 = performance.now();
-    const plan = await act.planExport(input);
-    const t1 = performance.now();
-    for (const shard of plan.datasets.flatMap((d) => d.shards)) await act.exportShard({ input, shard });
-    const t2 = performance.now();
-    await act.mergeExport({ input, plan });
-    const t3 = performance.now();
-    timings.plan = (t1 - t0) / 1000;
-    timings.shards = (t2 - t1) / 1000;
-    timings.merge = (t3 - t2) / 1000;
-    const file = path.join(input.config.paths.results_dir, 'phase5', 'inference_input.jsonl');
-    return { wall: (t3 - t0) / 1000, sha: createHash('sha256').update(readFileSync(file)).digest('hex') };
-  };
   try {
-    t = performance.now();
-    const first = await exportOnce(); // opens the worker's retriever: model + index load, once per worker
+    const t = performance.now();
+    const first = await exportOnce(b, path.join(scratch, `run-${runNo++}`)); // opens the worker's retriever: model + index, once per worker
     const cold = since(t);
     await reference.embedQueries(texts.slice(0, 256)); // warm-up of the reference's sessions
     const ours: number[] = [];
     const refs: number[] = [];
     const ratios: number[] = [];
     const shas = new Set([first.sha]);
+    let last = first;
     for (let r = 0; r < REPS; r++) {
       const sides = [
         async () => {
-          const o = await exportOnce();
-          shas.add(o.sha);
-          ours.push(texts.length / o.wall);
+          last = await exportOnce(b, path.join(scratch, `run-${runNo++}`));
+          shas.add(last.sha);
+          ours.push(texts.length / last.wall);
         },
         async () => {
           const t0 = performance.now();
@@ -142,7 +147,7 @@ async function main(): Promise<void> {
     console.log(`reference (query-embedding pipeline, ${reference.settings.sessions} session(s) × ${reference.settings.threadsPerSession} thread(s)): ${median(refs).toFixed(1)} lines/s`);
     console.log(`export, end to end (plan + shards + merge, retriever already open): ${median(ours).toFixed(1)} lines/s = ${(100 * ratio).toFixed(1)} % of the reference (median of ${REPS} interleaved repetitions)  [goal ≥ 90 %]`);
     console.log(
-      `  breakdown of the last run: plan ${timings.plan.toFixed(2)} s, shards ${timings.shards.toFixed(2)} s, merge ${timings.merge.toFixed(2)} s; ` +
+      `  breakdown of the last run: plan ${last.phases.plan.toFixed(2)} s, shards ${last.phases.shards.toFixed(2)} s, merge ${last.phases.merge.toFixed(2)} s; ` +
         `first run ${cold.toFixed(1)} s (it also opened the retriever: model + index, once per worker)`,
     );
     console.log(`  inference_input.jsonl identical across ${REPS + 1} runs: ${shas.size === 1 ? 'yes' : `NO (${shas.size} different)`} (sha256 ${[...shas][0].slice(0, 16)}…)`);
