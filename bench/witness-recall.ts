@@ -2,7 +2,7 @@
  * Witness retrieval on the real golden set, and its cost at the scale of the whole OpenITI slice.
  *
  *   npx tsx bench/witness-recall.ts [--corpus slice|sources] [--out results/witness-bench]
- *        [--eval-dir results/eval-retrieval] [--latency-queries 200] [--n 5] [--stride 1] [--rebuild]
+ *        [--eval-dir results/eval-retrieval] [--latency-queries 200] [--n 5] [--stride 1] [--rebuild] [--candidates 16]
  *
  * For the two OCR_GS books whose source is in the slice (src/eval/golden.ts: Ibn Qutayba's Adab al-Katib,
  * al-Yaʿqubi's Tarikh), per line: whether its source is in the corpus (src/witness/source-coverage.ts: ≥ 90 %
@@ -20,9 +20,10 @@ import { fileURLToPath } from 'node:url';
 import { loadDataset } from '../src/datasets';
 import { DEFAULT_GOLDEN_BOOKS } from '../src/eval/golden';
 import { sha256Text } from '../src/util/hash';
-import { buildWitnessDir, readWitnessManifest, readWitnessWork, selectWorkFiles, WitnessRetriever } from '../src/witness';
+import { buildWitnessDir, buildWitnessIndex, readWitnessManifest, readWitnessWork, selectWorkFiles, WitnessRetriever } from '../src/witness';
+import { witnessKey } from '../src/witness/key';
 import { gramCoverage, gramSet, SOURCE_IN_CORPUS_MIN_COVERAGE } from '../src/witness/source-coverage';
-import { firstCorrectRank, lineHitCorrect, recallAt, truePassages, witnessHitCorrect, type TruePassage } from '../src/witness/recall';
+import { firstCorrectRank, lineHitCorrect, lineSpanCorrect, recallAt, truePassages, type TruePassage } from '../src/witness/recall';
 import { denseLatency, evalDirRanks } from './witness-dense';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -59,26 +60,29 @@ if (process.argv.includes('--rebuild') || !readWitnessManifest(dir)) {
   build = { seconds: (Date.now() - t0) / 1000, peak_rss_mb: Number(mb(process.resourceUsage().maxRSS * 1024)), key_chars: m.key_chars, postings: m.postings, lines: m.lines };
 }
 const rssBeforeLoad = process.memoryUsage().rss;
-const retriever = WitnessRetriever.open(dir);
+const retriever = WitnessRetriever.open(dir, { candidates: Number(arg('--candidates', '16')) });
 const manifest = retriever.manifest!;
 const index = { corpus, works: files.length, missing_files: missing.length, source_mb: Number(mb(bytes)), lines: manifest.lines, key_chars: manifest.key_chars, postings: manifest.postings, params: manifest.params, disk_mb: Number(mb(dirSize(dir))), rss_after_load_mb: Number(mb(process.memoryUsage().rss)), rss_before_load_mb: Number(mb(rssBeforeLoad)) };
 console.log('index', JSON.stringify(index), build ? `\nbuild ${JSON.stringify(build)}` : '(cached)');
 
 // 2. Every line of the two books: source in corpus?, true passages, witness ranks and latency.
-interface Row { sample_id: string; dataset: string; ocr_text: string; coverage: number | null; qualifies: boolean; truth: TruePassage[]; witness_rank: number | null; ms: number }
+interface Row { gold_letters: number; sample_id: string; dataset: string; ocr_text: string; coverage: number | null; qualifies: boolean; truth: TruePassage[]; witness_rank: number | null; ms: number }
 const rows: Row[] = [];
 for (const book of DEFAULT_GOLDEN_BOOKS) {
   const src = await selectWorkFiles({ openitiRoot, include: [book.sourcePattern] });
   const works = await Promise.all(src.files.map((f) => readWitnessWork(f.file, f.uri, f.date)));
   const grams = gramSet(works.flatMap((w) => w.lines.map((l) => l.text)));
+  // True passages are found in an index of the source work alone (the same in every corpus); hits are judged by lines.
+  const own = buildWitnessIndex(works, params);
+  const ownTexts = { get: (l: number) => own.texts[l] };
   const ds = await loadDataset({ key: book.key, type: 'paired_dir', path: path.join(ocrGsRoot, book.folder) }, {});
   for (const s of ds.samples) {
     const coverage = gramCoverage(s.gt_text, grams);
-    const truth = truePassages(retriever.data, retriever.lineTexts, s.gt_text, book.sourcePattern);
+    const truth = truePassages(own.data, ownTexts, s.gt_text, book.sourcePattern);
     const t = performance.now();
     const hits = retriever.retrieve(s.ocr_text, 3);
     const ms = performance.now() - t;
-    rows.push({ sample_id: s.sample_id, dataset: book.key, ocr_text: s.ocr_text, coverage, qualifies: coverage !== null && coverage >= SOURCE_IN_CORPUS_MIN_COVERAGE, truth, witness_rank: firstCorrectRank(hits, (h) => witnessHitCorrect(h, truth)), ms });
+    rows.push({ sample_id: s.sample_id, dataset: book.key, ocr_text: s.ocr_text, coverage, qualifies: coverage !== null && coverage >= SOURCE_IN_CORPUS_MIN_COVERAGE, truth, witness_rank: firstCorrectRank(hits, (h) => lineSpanCorrect(h, truth)), ms, gold_letters: witnessKey(s.gt_text).length });
   }
 }
 
@@ -93,7 +97,8 @@ for (const scope of [...DEFAULT_GOLDEN_BOOKS.map((b) => b.key), 'both']) {
   const rs = rows.filter((r) => r.qualifies && (scope === 'both' || r.dataset === scope));
   const all = rows.filter((r) => scope === 'both' || r.dataset === scope);
   const p = pct(rs.map((r) => r.ms));
-  const row: Record<string, unknown> = { scope, lines: all.length, source_in_corpus: rs.length, witness_r1: recallAt(rs.map((r) => r.witness_rank), 1), witness_r3: recallAt(rs.map((r) => r.witness_rank), 3), witness_ms_median: p(0.5), witness_ms_p95: p(0.95) };
+  const long = rs.filter((r) => r.gold_letters >= 15);
+  const row: Record<string, unknown> = { scope, lines: all.length, source_in_corpus: rs.length, witness_r1: recallAt(rs.map((r) => r.witness_rank), 1), witness_r3: recallAt(rs.map((r) => r.witness_rank), 3), witness_ms_median: p(0.5), witness_ms_p95: p(0.95), lines_15_letters: long.length, witness_r1_15_letters: recallAt(long.map((r) => r.witness_rank), 1) };
   if (other) {
     for (const [name, ranks] of Object.entries(other)) {
       const sub = rs.filter((r) => ranks.has(r.sample_id));

@@ -55,6 +55,7 @@ export function blockCorpus(config: Config, block: CorpusBlock): Config['phase5'
     exclude_dataset_sources: block.exclude_dataset_sources ?? base.exclude_dataset_sources,
     ...(block.add_works ? { add_works: [...(base.add_works ?? []), ...block.add_works] } : {}),
   });
+  if (JSON.stringify(merged) === JSON.stringify(CorpusSchema.parse(base))) return config.phase5.corpus; // the run's own corpus: shared, built once
   const fingerprint = sha256Text(JSON.stringify({ corpus: merged, sources: block.exclude_dataset_sources ? Object.values(config.datasets).map((d) => d.source_pattern ?? null) : null })).slice(0, 16);
   return { ...merged, dir: `corpora/${fingerprint}` };
 }

@@ -48,6 +48,11 @@ export function witnessHitCorrect(hit: { source_uri: string; key_start: number; 
   return truth.some((t) => t.uri === hit.source_uri && hit.key_start < t.key_end && t.key_start < hit.key_end);
 }
 
+/** Whether a hit's physical lines (line..line_end) overlap a true passage's in the same file (indexes of other works agree on lines). */
+export function lineSpanCorrect(hit: { source_uri: string; line: number; line_end: number }, truth: readonly TruePassage[]): boolean {
+  return truth.some((t) => t.uri === hit.source_uri && hit.line <= t.line_end && t.line <= hit.line_end);
+}
+
 /** Whether a sentence hit (source file and physical line) lies in a true passage. */
 export function lineHitCorrect(hit: { source_uri: string; line: number | null }, truth: readonly TruePassage[]): boolean {
   return hit.line !== null && truth.some((t) => t.uri === hit.source_uri && hit.line! >= t.line && hit.line! <= t.line_end);

@@ -82,6 +82,14 @@ describe('stages: the corpus as a study factor', function () {
     expect(sources('with_b').some((u) => u.startsWith('0200AuthorB'))).to.equal(true);
   });
 
+  it('a block that equals phase5.corpus shares the run\'s corpus; any difference gets its own folder', async () => {
+    const { armConfig } = await import('../../src/config/study');
+    const c = config(dir);
+    expect(armConfig(c, { name: 'a', corpus: { exclude_works: [] } }).phase5.corpus).to.deep.equal(c.phase5.corpus);
+    expect(armConfig(c, { name: 'a', corpus: { sample: { seed: 7 } } }).phase5.corpus.dir).to.match(/^corpora\/[0-9a-f]{16}$/);
+    expect(armConfig(c, { name: 'a', corpus: { sample: { seed: 7 } } }).phase5.corpus.dir).to.not.equal(armConfig(c, { name: 'a', corpus: { sample: { seed: 8 } } }).phase5.corpus.dir);
+  });
+
   it('rejects an arm naming an undeclared corpus, with the names there are', () => {
     const bad = () => parseConfig({ datasets: {}, study: { corpora: { a: {} }, arms: [{ name: 'x', corpus: 'nope' }] } }, 'cfg', { env: {} });
     expect(bad).to.throw(/study\.arms\.0\.corpus: unknown corpus "nope" — study\.corpora declares: a/);
