@@ -324,7 +324,7 @@
     FILTERS.forEach(function (f) { S.filters[f.key] = filterFromHash(f, p.get(f.key) || ''); });
     S.filters.q = p.get('q') || '';
     if (S.focus === ALL && FILTERS.some(function (f) { return f.perArm && S.filters[f.key]; })) {
-      S.notes.push('outcome and guard filters apply to one arm: ignored with all lines');
+      S.notes.push(FILTERS.filter(function (f) { return f.perArm; }).map(function (f) { return f.key; }).join(' and ') + ' filters apply to one arm: ignored with all lines');
       setFocus(ALL);
     }
     S.page = 0;
