@@ -56,7 +56,12 @@ export function indexColumns(doc: Json): Json {
   for (const { name } of doc.meta.arms as Array<{ name: string }>) {
     const edits = lines.map((l) => l.arms[name]?.edits ?? null);
     const guard = lines.map((l) => guardIndex(l.arms[name]?.guard ?? null));
-    arms[name] = { edits, guard: guard.some((g) => g >= 0) ? guard : null };
+    // 1 / 0: the arm's context held / did not hold the gold passage; -1: not known (no provenance).
+    const context = lines.map((l) => {
+      const g = l.arms[name]?.gold_in_context;
+      return g === true ? 1 : g === false ? 0 : -1;
+    });
+    arms[name] = { edits, guard: guard.some((g) => g >= 0) ? guard : null, ...(context.some((c) => c >= 0) ? { context } : {}) };
   }
   lines.forEach((l, i) => checkCers(l, i));
   return {

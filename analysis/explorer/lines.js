@@ -14,7 +14,7 @@
   var ALL = '*';
   var OUTCOMES = ['improved', 'unchanged', 'worsened', 'n/a'];
   /** Per line i: ids[i], dataset[i] / band[i] (indices into datasetNames / bands), ocrCer[i]; per arm a: has[a][i], cer[a][i], delta[a][i] (NaN = none), guard[a][i] (index into guards, -1 = none). */
-  var S = { n: 0, ids: [], dataset: [], datasetNames: [], band: [], bands: [], ocrCer: null, has: {}, cer: {}, delta: {}, guard: {}, guards: [],
+  var S = { n: 0, ids: [], dataset: [], datasetNames: [], band: [], bands: [], ocrCer: null, has: {}, cer: {}, delta: {}, guard: {}, guards: [], context: {},
     arms: [], upper: {}, baseline: '', focus: '', defaultFocus: '', datasets: {}, hasGuard: false,
     filters: {}, sort: { key: 'idx', dir: 1 }, page: 0, open: -1, notes: [] };
 
@@ -28,7 +28,13 @@
     { key: 'band', label: 'OCR CER band', values: function () { return S.bands; }, test: function (i, v) { return S.bands[S.band[i]] === v; } },
     { key: 'outcome', label: 'Outcome of the arm', perArm: true, values: function () { return OUTCOMES; }, test: function (i, v, a) { return outcomeOf(num(S.delta[a][i])) === v; } },
     { key: 'guard', label: 'Guard', perArm: true, values: guardValues, test: function (i, v, a) { return (guardOf(a, i) || '(none)') === v; } },
+    { key: 'context', label: 'Gold passage', perArm: true, values: contextValues, test: function (i, v, a) { return contextOf(a, i) === v; } },
   ];
+
+  /** Study arms: whether the arm's context held the line's gold passage (lines.json `gold_in_context`). */
+  var CONTEXTS = ['in context', 'not in context'];
+  function contextOf(a, i) { var c = S.context[a]; return c && c[i] >= 0 ? CONTEXTS[1 - c[i]] : null; }
+  function contextValues() { return S.arms.some(function (a) { return S.context[a]; }) ? CONTEXTS : []; }
 
   function noFilters() {
     var f = {};
@@ -67,6 +73,7 @@
       S.has[a] = new Uint8Array(S.n);
       for (var i = 0; i < S.n; i++) S.has[a][i] = x.edits[i] === null ? 0 : 1;
       S.guard[a] = x.guard;
+      S.context[a] = x.context || null;
       if (x.guard) S.hasGuard = true;
     });
     S.arms.forEach(function (a) {

@@ -12,6 +12,7 @@ import { gunzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { openOfflinePage } from '../helpers/offline-page';
 import { analyzeStudy } from '../../analysis/analyze';
+import { renderReport } from '../../analysis/report';
 import { diffSides } from '../../analysis/diff';
 import { FIXTURES } from '../helpers/shared-data';
 
@@ -254,6 +255,35 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
     } finally {
       problems.splice(before); // the refused file is a console error here, and only here
       rmSync(alone, { recursive: true, force: true });
+    }
+  });
+
+  it('#arm=<name>&context=… filters the arm\'s lines by gold passage in context (lines.json gold_in_context)', async function () {
+    needBrowser(this);
+    const withCtx = mkdtempSync(path.join(os.tmpdir(), 'line-explorer-context-'));
+    try {
+      cpSync(phase5Dir, withCtx, { recursive: true });
+      // The first two rag lines held their gold passage, the others did not; other arms carry no flag.
+      const doc = JSON.parse(readFileSync(path.join(withCtx, 'lines.json'), 'utf8')) as Json;
+      let k = 0;
+      for (const l of doc.lines as Json[]) if (l.arms.rag) l.arms.rag.gold_in_context = k++ < 2;
+      writeFileSync(path.join(withCtx, 'lines.json'), JSON.stringify(doc));
+      await renderReport(withCtx, { png: false });
+      const openCtx = async (hash: string) => {
+        await page.goto('about:blank');
+        await page.goto(`file://${path.join(withCtx, 'report.html')}${hash}`);
+        await page.waitForSelector('body[data-lines-rendered="true"]', { timeout: 60000 });
+      };
+      await openCtx(`#arm=rag&context=${encodeURIComponent('in context')}`);
+      expect(await page.inputValue('#lines-context')).to.equal('in context');
+      expect(await count()).to.equal(2);
+      await openCtx(`#arm=rag&context=${encodeURIComponent('not in context')}`);
+      expect(await count()).to.equal(k - 2);
+      // An arm without the flag has no line in either class.
+      await openCtx(`#arm=zero_shot&context=${encodeURIComponent('in context')}`);
+      expect(await count()).to.equal(0);
+    } finally {
+      rmSync(withCtx, { recursive: true, force: true });
     }
   });
 
