@@ -11,7 +11,7 @@
  * failures and the workers that failed; an attempt that heartbeats progress replaces the details, so the count
  * restarts), which the next attempt reads from `Context.info.heartbeatDetails` (docs/activity-retries.md) — the activity decides, not the
  * workflow, so no workflow command changes. The run fails, non-retryably and with the one-line reason, once
- * every worker polling the task queue has failed this way, or after `temporal.max_worker_local_attempts`
+ * every worker seen polling the task queue has failed this way, or after `temporal.max_worker_local_attempts`
  * consecutive such failures for each of those workers (the bound holds when the pollers cannot be listed).
  */
 import { hostname } from 'node:os';
@@ -27,6 +27,12 @@ export interface WorkerLocalRecord {
   problem: string;
   failures: number;
   workers: string[];
+  /**
+   * Every worker listed as polling the queue at any of these failures. The server's list is a snapshot (after a
+   * server restart it holds only the workers that polled since), so a worker seen once still counts: the run fails
+   * for all workers only when each of them has failed.
+   */
+  pollers?: string[];
 }
 
 /** This worker as Temporal names it by default (`pid@host`), the identity DescribeTaskQueue lists. */
@@ -46,19 +52,20 @@ function currentContext(): Context | null {
   }
 }
 
-/** The identities of the workers polling this activity's task queue; null when they cannot be listed. */
+/**
+ * The identities of the workers serving this activity's task queue; null when they cannot be listed. Activity and
+ * workflow pollers both: a worker whose activity slots are paused (its endpoint is down, docs/activity-retries.md)
+ * still polls the queue's workflow tasks, and must not be taken for absent.
+ */
 async function queuePollers(ctx: Context): Promise<string[] | null> {
+  const describe = (taskQueueType: 1 | 2) =>
+    ctx.client.workflowService.describeTaskQueue({ namespace: ctx.info.activityNamespace, taskQueue: { name: ctx.info.taskQueue }, taskQueueType });
   try {
-    const client = ctx.client;
     const res = await Promise.race([
-      client.workflowService.describeTaskQueue({
-        namespace: ctx.info.activityNamespace,
-        taskQueue: { name: ctx.info.taskQueue },
-        taskQueueType: 2, // TASK_QUEUE_TYPE_ACTIVITY
-      }),
+      Promise.all([describe(2), describe(1)]), // TASK_QUEUE_TYPE_ACTIVITY, TASK_QUEUE_TYPE_WORKFLOW
       new Promise<null>((resolve) => setTimeout(() => resolve(null), 3000).unref()),
     ]);
-    const ids = (res?.pollers ?? []).map((p) => p.identity ?? '').filter(Boolean);
+    const ids = (res ?? []).flatMap((r) => r.pollers ?? []).map((p) => p.identity ?? '').filter(Boolean);
     return ids.length ? [...new Set(ids)] : null;
   } catch {
     return null;
@@ -75,9 +82,10 @@ export function decideWorkerLocal(
 ): { record: WorkerLocalRecord; final: 'all-workers' | 'bound' | null } {
   const same = previous && previous.problem === problem ? previous : undefined;
   const workers = [...new Set([...(same?.workers ?? []), me])].sort();
-  const record = { problem, failures: (same?.failures ?? 0) + 1, workers };
-  if (pollers && pollers.every((p) => workers.includes(p))) return { record, final: 'all-workers' };
-  if (record.failures >= Math.max(1, maxAttempts) * Math.max(1, pollers?.length ?? 1)) return { record, final: 'bound' };
+  const seen = [...new Set([...(same?.pollers ?? []), ...(pollers ?? [])])].sort();
+  const record = { problem, failures: (same?.failures ?? 0) + 1, workers, pollers: seen };
+  if (seen.length > 0 && seen.every((p) => workers.includes(p))) return { record, final: 'all-workers' };
+  if (record.failures >= Math.max(1, maxAttempts) * Math.max(1, seen.length)) return { record, final: 'bound' };
   return { record, final: null };
 }
 

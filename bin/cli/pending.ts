@@ -16,3 +16,22 @@ export function retryingOf(v: StatusView): RetryingActivity | null {
 export function retryNote(r: RetryingActivity | null | undefined): string {
   return r ? ` · retrying (attempt ${r.attempt}): ${r.failure}` : '';
 }
+
+/**
+ * One line when the server stops answering while a stage is watched (a restart, a network cut) and one when it
+ * answers again, so a progress line that stops is explained; the workflow goes on by itself on the server.
+ */
+export class ServerNotes {
+  private lostAt = 0;
+  constructor(private readonly print: (line: string) => void, private readonly now = () => Date.now()) {}
+
+  seen(answered: boolean): void {
+    if (!answered && !this.lostAt) {
+      this.lostAt = this.now();
+      this.print('Temporal does not answer — waiting for it (the run goes on when it is back)');
+    } else if (answered && this.lostAt) {
+      this.print(`Temporal answers again after ${Math.round((this.now() - this.lostAt) / 1000)} s`);
+      this.lostAt = 0;
+    }
+  }
+}

@@ -10,7 +10,7 @@ import { createProgress, progressLine, type Progress as Bar } from '../../src/ut
 import { flushLogs } from '../../src/util/log';
 import { workflowStatus, type StatusView } from '../../src/temporal/client';
 import { stageWorkflowId } from '../../src/temporal/types';
-import { retryingOf, retryNote } from './pending';
+import { retryingOf, retryNote, ServerNotes } from './pending';
 import { loadSuffix } from './llm-load';
 
 /** The stage's position in one line: `export 1,200/5,092 lines · 82 lines/s · ETA 47 s`. */
@@ -97,11 +97,14 @@ export async function watchWorkflow<W extends Workflow>(
   let shownNote = '';
   const tty = process.stderr.isTTY && !process.env.CI;
   const lines = new ProgressLines((l) => console.error(l), opts.lineEveryMs);
+  const server = new ServerNotes((l) => (flushLogs(), console.error(l)));
   try {
     while (!settled) {
       await Promise.race([result.catch(() => undefined), new Promise((r) => setTimeout(r, opts.intervalMs ?? 1000))]);
       if (settled) break;
-      const view = await currentView(client, handle.workflowId, run);
+      // A deadline, so a server that went away is said within seconds instead of after the client's retries.
+      const view = await client.withDeadline(Date.now() + 3000, () => currentView(client, handle.workflowId, run)).catch(() => null);
+      server.seen(view !== null);
       if (!view) continue;
       if (tty && view.work && view.work.total > 0) {
         const key = `${view.workflowId}/${view.progress?.step}`;

@@ -12,14 +12,14 @@ const KEY = 'environment variable HO_KEY is not set';
 
 describe('activities/failure-kind: worker-local failures', () => {
   it('one polling worker that failed: final at once', () => {
-    expect(decideWorkerLocal(undefined, KEY, '1@a', ['1@a'], 3)).to.deep.equal({ record: { problem: KEY, failures: 1, workers: ['1@a'] }, final: 'all-workers' });
+    expect(decideWorkerLocal(undefined, KEY, '1@a', ['1@a'], 3)).to.deep.equal({ record: { problem: KEY, failures: 1, workers: ['1@a'], pollers: ['1@a'] }, final: 'all-workers' });
   });
 
   it('two polling workers: retried until the other one failed too', () => {
     const first = decideWorkerLocal(undefined, KEY, '1@a', ['1@a', '2@b'], 3);
     expect(first.final).to.equal(null);
     const again = decideWorkerLocal(first.record, KEY, '1@a', ['1@a', '2@b'], 3);
-    expect(again).to.deep.equal({ record: { problem: KEY, failures: 2, workers: ['1@a'] }, final: null });
+    expect(again).to.deep.equal({ record: { problem: KEY, failures: 2, workers: ['1@a'], pollers: ['1@a', '2@b'] }, final: null });
     expect(decideWorkerLocal(again.record, KEY, '2@b', ['1@a', '2@b'], 3).final).to.equal('all-workers');
   });
 
@@ -35,7 +35,14 @@ describe('activities/failure-kind: worker-local failures', () => {
 
   it('another problem starts the count again', () => {
     const first = decideWorkerLocal(undefined, KEY, '1@a', ['1@a', '2@b'], 3);
-    expect(decideWorkerLocal(first.record, 'GGUF model not found: /m.gguf', '2@b', ['1@a', '2@b'], 3)).to.deep.equal({ record: { problem: 'GGUF model not found: /m.gguf', failures: 1, workers: ['2@b'] }, final: null });
+    expect(decideWorkerLocal(first.record, 'GGUF model not found: /m.gguf', '2@b', ['1@a', '2@b'], 3)).to.deep.equal({ record: { problem: 'GGUF model not found: /m.gguf', failures: 1, workers: ['2@b'], pollers: ['1@a', '2@b'] }, final: null });
+  });
+
+  it('a worker once seen polling still counts when the server’s list forgets it (a server restart)', () => {
+    const before = decideWorkerLocal(undefined, KEY, '3@bad', ['1@a', '2@b', '3@bad'], 3);
+    const afterRestart = decideWorkerLocal(before.record, KEY, '3@bad', ['3@bad'], 3);
+    expect(afterRestart.final, 'the good workers were seen').to.equal(null);
+    expect(afterRestart.record.pollers).to.deep.equal(['1@a', '2@b', '3@bad']);
   });
 
   it('outside Temporal: non-retryable, naming this worker and the fix', async () => {
