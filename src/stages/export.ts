@@ -274,20 +274,6 @@ async function contextsFor(batch: OcrSample[], retriever: ExportRetriever, confi
   return retriever.retrieveMany(batch.map((s) => (source.mode === 'gold_query' ? s.gt_text : s.ocr_text)), top_k, min_score);
 }
 
-interface PendingRetrieval {
-  slice: OcrSample[];
-  /** The lines of the slice that are queried (Arabic, not empty); the others get fallback records. */
-  queryable: OcrSample[];
-  hits: Promise<Hit[][]>;
-}
-
-function startRetrieval(slice: OcrSample[], retriever: ExportRetriever, config: Config, source: ContextSource): PendingRetrieval {
-  const queryable = slice.filter((s) => s.ocr_text.trim() !== '' && isMostlyArabic(s.ocr_text));
-  const hits = contextsFor(queryable, retriever, config, source);
-  hits.catch(() => {}); // awaited by the loop; a batch the loop never reaches (abort, earlier failure) must not reject unhandled
-  return { slice, queryable, hits };
-}
-
 /** Write the records of `samples[from..]` to `out`, retrieving in batches. Shared by the stage and benchmarks. */
 export async function writeShardRecords(
   samples: OcrSample[],
@@ -303,17 +289,11 @@ export async function writeShardRecords(
   const { query_batch_size: batch, checkpoint_every: every } = config.phase5.export;
   let fallbacks = 0;
   let sinceCheckpoint = 0;
-  // The next batch's retrieval starts before this one's is awaited, so the encoder sessions always have
-  // queued work — at batch boundaries and while this thread searches and writes. The batches, and so the
-  // vectors and records, are the same as one batch at a time; records are written in input order.
-  const lookahead = source.mode !== 'random';
-  let next = from < samples.length ? startRetrieval(samples.slice(from, from + batch), retriever, config, source) : null;
   for (let i = from; i < samples.length; i += batch) {
     throwIfAborted(signal);
-    const current = next ?? startRetrieval(samples.slice(i, i + batch), retriever, config, source);
-    next = lookahead && i + batch < samples.length ? startRetrieval(samples.slice(i + batch, i + 2 * batch), retriever, config, source) : null;
-    const { slice, queryable } = current;
-    const hits = await current.hits;
+    const slice = samples.slice(i, i + batch);
+    const queryable = slice.filter((s) => s.ocr_text.trim() !== '' && isMostlyArabic(s.ocr_text));
+    const hits = await contextsFor(queryable, retriever, config, source);
     const byId = new Map(queryable.map((s, j) => [s.sample_id, hits[j]]));
     for (const s of slice) {
       const chunks = byId.get(s.sample_id) ?? [];
