@@ -331,7 +331,8 @@
     FILTERS.forEach(function (f) { S.filters[f.key] = filterFromHash(f, p.get(f.key) || ''); });
     S.filters.q = p.get('q') || '';
     if (S.focus === ALL && FILTERS.some(function (f) { return f.perArm && S.filters[f.key]; })) {
-      S.notes.push(FILTERS.filter(function (f) { return f.perArm; }).map(function (f) { return f.key; }).join(' and ') + ' filters apply to one arm: ignored with all lines');
+      var names = FILTERS.filter(function (f) { return f.perArm && f.values().length; }).map(function (f) { return f.key; });
+      S.notes.push(names.slice(0, -1).join(', ') + (names.length > 1 ? ' and ' : '') + names[names.length - 1] + ' filters apply to one arm: ignored with all lines');
       setFocus(ALL);
     }
     S.page = 0;

@@ -102,7 +102,7 @@ describe('analysis/arms-lines: the arms-only study report\'s Lines view in headl
     expect(await notice()).to.equal(null);
     await open('#arm=*&outcome=improved');
     expect(await count()).to.equal(lines.lines.length);
-    expect(await notice()).to.include('outcome and guard filters apply to one arm');
+    expect(await notice()).to.include('outcome, guard and context filters apply to one arm'); // the study arms carry gold_in_context
     await page.selectOption('#lines-arm', 'rag');
     expect(await page.isDisabled('#lines-outcome')).to.equal(false);
     expect(await count()).to.equal((lines.lines as Json[]).filter((l) => l.arms.rag !== null).length);

@@ -28,6 +28,18 @@ import { baseRaw, E5_DIR, MINILM_DIR, requireModel, sharedResults } from '../bad
 
 const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
 
+/**
+ * Correction rows for the lines of results-a's export (an import must name lines of the arm's export): the
+ * fixture import's fields, with each exported line's sample_id, dataset and texts, corrected to the gold.
+ */
+function exportedImportRows(dir: string): string[] {
+  const template = JSON.parse(lines(path.join(FIXTURES, 'llm', 'corrections-import.jsonl'))[0]) as Record<string, unknown>;
+  const exported = lines(path.join(dir, 'results-a', 'phase5', 'inference_input.jsonl')).map((l) => JSON.parse(l) as Record<string, string>);
+  return exported.map((e) =>
+    JSON.stringify({ ...template, sample_id: e.sample_id, dataset: e.dataset, ocr_text: e.ocr_text, gt_text: e.gt_text, corrected_text: e.gt_text, raw_output: e.gt_text }),
+  );
+}
+
 describe('phase5 CLI end to end (real server, worker process): run identity and errors', function () {
   this.timeout(300000);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'cli-e2e-'));
@@ -164,14 +176,7 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
     });
 
     it('another --import file is imported; the same file again reports the finished run', () => {
-      const source = lines(path.join(FIXTURES, 'llm', 'corrections-import.jsonl')).filter((l) => {
-        try {
-          return typeof (JSON.parse(l) as { corrected_text?: unknown }).corrected_text === 'string';
-        } catch {
-          return false;
-        }
-      });
-      const unique = [...new Map(source.map((l) => [(JSON.parse(l) as { sample_id: string }).sample_id, l])).values()];
+      const unique = exportedImportRows(dir);
       const a = path.join(dir, 'import-a.jsonl');
       const b = path.join(dir, 'import-b.jsonl');
       writeFileSync(a, unique.slice(0, 2).join('\n') + '\n');
@@ -267,7 +272,7 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
 
     it('an --import file with a row missing corrected_text, invalid JSON and a duplicate row; --verbose adds the chain', async () => {
       const bad = path.join(dir, 'import-bad.jsonl');
-      const good = lines(path.join(FIXTURES, 'llm', 'corrections-import.jsonl'))[0];
+      const good = exportedImportRows(dir)[0];
       const row = JSON.parse(good) as Record<string, unknown>;
       delete row.corrected_text;
       writeFileSync(bad, [good, JSON.stringify(row), '{"sample_id": ', good].join('\n') + '\n');

@@ -1,11 +1,11 @@
 /**
  * The LLM backend a config asks for (src/stages/backend.ts): the OpenAI-compatible settings mapped one to one,
- * a local GGUF that is missing as a one-line input error naming the config key, and the model name outputs record.
+ * a local GGUF that is missing as a worker-local problem (another worker may have it) naming the config key, and the model name outputs record.
  */
 import { expect } from 'chai';
 import { parseConfig } from '../../src/config/load';
 import { backendConfig, modelName } from '../../src/stages/backend';
-import { UserInputError } from '../../src/stages/types';
+import { WorkerSetupError } from '../../src/util/worker-setup-error';
 
 const config = (infer: Record<string, unknown>) => parseConfig({ infer }, 'backend-test.yaml', { env: {} });
 
@@ -16,9 +16,9 @@ describe('stages/backend', () => {
     expect(modelName(c)).to.equal('qwen');
   });
 
-  it('a local backend whose GGUF is missing fails naming the file and the config key; the model name is the file name', () => {
+  it('a local backend whose GGUF is missing fails as a worker-local problem naming the file and the config key; the model name is the file name', () => {
     const c = config({ backend: 'local', local: { model_path: '/nowhere/tiny-model.gguf' } });
-    expect(() => backendConfig(c)).to.throw(UserInputError, /GGUF model not found: \/nowhere\/tiny-model\.gguf \(infer\.local\.model_path/);
+    expect(() => backendConfig(c)).to.throw(WorkerSetupError, /GGUF model not found: \/nowhere\/tiny-model\.gguf — put it on this worker \(infer\.local\.model_path/);
     expect(modelName(c)).to.equal('tiny-model');
   });
 });
