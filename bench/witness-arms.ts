@@ -39,7 +39,7 @@ const ARMS = ['identity', 'similar', 'with_sources_witness', 'placebo'];
 type Rec = { sample_id: string; dataset: string; ocr_text: string; gt_text: string; retrieval_context: string };
 
 function benchConfig(results: string): Config {
-  const demo = YAML.parse(readFileSync(path.join(REPO_ROOT, 'configs', 'demo.yaml'), 'utf8')) as Record<string, any>;
+  const demo = YAML.parse(readFileSync(path.join(REPO_ROOT, 'configs', 'demo.yaml'), 'utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the demo config as loose YAML, edited by key
   demo.run_name = 'witness-arms';
   demo.paths = { results_dir: results };
   demo.data = { openiti_root: path.join(path.dirname(OCR_GS_ROOT), 'openiti') };

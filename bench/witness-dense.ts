@@ -27,7 +27,7 @@ export function evalDirRanks(evalDir: string, rows: readonly { sample_id: string
   const corpus = new Map(readJsonl<{ idx: number; source_uri: string; line: number | null }>(corpusFile).map((r) => [r.idx, r]));
   const truth = new Map(rows.filter((r) => r.qualifies).map((r) => [r.sample_id, r.truth]));
   const out: Record<string, Map<string, number | null>> = {};
-  for (const [name, config] of Object.entries(CONFIGS)) out[name] = new Map();
+  for (const name of Object.keys(CONFIGS)) out[name] = new Map();
   for (const r of readJsonl<{ sample_id: string; config: string; model: string; top: number[] }>(linesFile)) {
     const name = Object.entries(CONFIGS).find(([, c]) => c === r.config)?.[0];
     const t = truth.get(r.sample_id);

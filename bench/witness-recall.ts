@@ -14,7 +14,7 @@
  * whole-slice scale figures: build time, size on disk, peak RSS, latency); `sources` only the two books.
  * Numbers are printed (and written to <out>/witness_recall.json), never asserted.
  */
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadDataset } from '../src/datasets';

@@ -6,6 +6,7 @@
  * file is a script calling openitiLinesChunk(id, kind, n, data); data from a file of another render (another
  * id) is refused.
  */
+/* exported LinesData */
 var LinesData = (function () {
   'use strict';
   var index = null;

@@ -3,6 +3,7 @@
  * gold (segments as analysis/diff.ts writes them), a labelled row of the expanded line, the retrieved sentences.
  * Text from the data is only ever set as textContent, never parsed as HTML.
  */
+/* exported LinesDom */
 var LinesDom = (function () {
   'use strict';
 

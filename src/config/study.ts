@@ -3,9 +3,9 @@
  * `phase5.retrieval` / `infer` and validated by the same schemas, so a bad override names its key
  * (`study.arms.2.retrieval.top_k: …`). Pure: used by config loading (validation) and src/stages/arms.
  */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { sha256Text } from '../util/hash';
-import { CorpusBlockSchema, CorpusSchema, InferSchema, RetrievalSchema, type ArmConfig, type Config } from './schema';
+import { CorpusSchema, InferSchema, RetrievalSchema, type ArmConfig, type Config, type CorpusBlockSchema } from './schema';
 
 type CorpusBlock = z.infer<typeof CorpusBlockSchema>;
 
