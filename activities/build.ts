@@ -23,7 +23,11 @@ export function createBuildActivities() {
     },
     /** The whole embedding + index in one activity (builds started before the sharded build). */
     async buildIndex(input: StageInput): Promise<build.IndexResult> {
-      return asActivity(() => withActivityHooks<build.IndexResult, build.EmbedCheckpoint>('embed', 'sentences', 0, (hooks) => build.buildIndex(optionsOf(input), hooks)));
+      return asActivity(() =>
+        withActivityHooks<build.IndexResult, build.EmbedCheckpoint>('embed', 'sentences', 0, (hooks) =>
+          build.buildIndex(optionsOf(input), hooks),
+        ),
+      );
     },
     async planIndexShards(input: StageInput): Promise<shards.IndexPlan> {
       return asActivity(() => keptAlive('embed-plan', () => shards.planIndexShards(optionsOf(input))));
@@ -32,13 +36,21 @@ export function createBuildActivities() {
     async embedIndexShard({ input, shard }: EmbedShardInput): Promise<shards.EmbedShardResult> {
       return asActivity(() => {
         const options = optionsOf(input);
-        return withActivityHooks<shards.EmbedShardResult, build.EmbedCheckpoint>(`embed:${shard.part}`, 'sentences', shard.end - shard.start, (hooks) =>
-          runExclusive(shards.partFile(options.paths.index, shard.part), (signal) => shards.embedIndexShard(options, shard, { ...hooks, signal })),
+        return withActivityHooks<shards.EmbedShardResult, build.EmbedCheckpoint>(
+          `embed:${shard.part}`,
+          'sentences',
+          shard.end - shard.start,
+          (hooks) =>
+            runExclusive(shards.partFile(options.paths.index, shard.part), (signal) =>
+              shards.embedIndexShard(options, shard, { ...hooks, signal }),
+            ),
         );
       });
     },
     async assembleIndex({ input, plan }: AssembleIndexInput): Promise<build.IndexResult> {
-      return asActivity(() => withActivityHooks('index', 'sentences', plan.rows, (hooks) => shards.assembleIndex(optionsOf(input), plan, hooks)));
+      return asActivity(() =>
+        withActivityHooks('index', 'sentences', plan.rows, (hooks) => shards.assembleIndex(optionsOf(input), plan, hooks)),
+      );
     },
   };
 }

@@ -86,10 +86,23 @@ export function heartbeater(step: string, total: number, startDone = 0, unit = '
   };
   return {
     step,
-    setTotal(t) { tot = t; },
-    setLoad(load) { details = { ...details, load }; },
+    setTotal(t) {
+      tot = t;
+    },
+    setLoad(load) {
+      details = { ...details, load };
+    },
     beat(done, checkpoint, force = false) {
-      details = { step, done, total: tot, unit, attemptStartedAt, doneAtAttemptStart: startDone, checkpoint: checkpoint ?? details.checkpoint, ...(details.load ? { load: details.load } : {}) };
+      details = {
+        step,
+        done,
+        total: tot,
+        unit,
+        attemptStartedAt,
+        doneAtAttemptStart: startDone,
+        checkpoint: checkpoint ?? details.checkpoint,
+        ...(details.load ? { load: details.load } : {}),
+      };
       if (!ctx) return;
       const wait = everyMs - (Date.now() - last);
       if (!force && wait > 0) {
@@ -210,7 +223,11 @@ export function optionsOfInput<O>(optionsFrom: (config: Config, cli: RunOptions,
  * attempt's checkpoint becomes `resumeFrom`, cancellation becomes `signal`. Call `stop()` in `finally`
  * (withActivityHooks does).
  */
-export function activityHooks<C extends object = Record<string, unknown>>(step: string, unit: string, total = 0): StageHooks<C> & { stop(): void } {
+export function activityHooks<C extends object = Record<string, unknown>>(
+  step: string,
+  unit: string,
+  total = 0,
+): StageHooks<C> & { stop(): void } {
   const prev = previousCheckpoint<C & Record<string, unknown>>();
   let done = prev?.done ?? 0;
   const hb = heartbeater(step, total, done, unit);

@@ -9,7 +9,13 @@ import { indexFiles } from '../src/index/manifest';
 import { createBackend } from '../src/llm';
 import { applyEndpointOverride, type EndpointOverride } from '../src/llm/endpoint';
 import type { OpenBackend } from '../src/stages/infer';
-import { exportRetrieverKey, openExportRetriever, type ClosableRetriever, type ExportRetriever, type StagePaths } from '../src/stages/retriever';
+import {
+  exportRetrieverKey,
+  openExportRetriever,
+  type ClosableRetriever,
+  type ExportRetriever,
+  type StagePaths,
+} from '../src/stages/retriever';
 
 export interface ActivityDeps {
   /** The retriever for a config's index (export shards). */

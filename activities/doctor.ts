@@ -22,7 +22,11 @@ export async function checkEnvironment(args: { queue: string; resultsDir: string
   checks.push(
     await check('assets (sha256)', () => {
       const r = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'scripts', 'setup.mjs'), '--check', '--json'], { encoding: 'utf8' });
-      const res = JSON.parse(r.stdout || '{}') as { ok?: boolean; error?: string; assets?: { name: string; ok: boolean; detail: string }[] };
+      const res = JSON.parse(r.stdout || '{}') as {
+        ok?: boolean;
+        error?: string;
+        assets?: { name: string; ok: boolean; detail: string }[];
+      };
       const bad = (res.assets ?? []).filter((a) => !a.ok);
       if (res.error) throw new Error(res.error);
       if (bad.length) throw new Error(bad.map((a) => `${a.name}: ${a.detail}`).join('; '));
@@ -65,6 +69,7 @@ export async function checkEnvironment(args: { queue: string; resultsDir: string
     );
   }
   // What the config's stages need on this queue (API keys, endpoints, model files), as `phase5 worker` checks at start.
-  if (args.config) for (const n of await checkWorkerNeeds(args.config, [args.queue])) checks.push({ name: n.what, ok: n.ok, detail: n.detail });
+  if (args.config)
+    for (const n of await checkWorkerNeeds(args.config, [args.queue])) checks.push({ name: n.what, ok: n.ok, detail: n.detail });
   return { queue: args.queue, host: os.hostname(), pid: process.pid, checks };
 }

@@ -24,7 +24,10 @@ export function createExportActivities(deps: ActivityDeps) {
           const opts = options(input);
           return withActivityHooks(`${shard.dataset}#${shard.index}`, 'records', shard.end - shard.start, (hooks) =>
             // The shard's own (study arm's) config: a hybrid arm gets a hybrid retriever, cached apart from the dense one.
-            exporter.exportShard(opts, shard, (config) => deps.openRetriever(config, exporter.pathsFor(config, opts)), { ...hooks, signal }),
+            exporter.exportShard(opts, shard, (config) => deps.openRetriever(config, exporter.pathsFor(config, opts)), {
+              ...hooks,
+              signal,
+            }),
           );
         }),
       );

@@ -59,13 +59,20 @@ function currentContext(): Context | null {
  */
 async function queuePollers(ctx: Context): Promise<string[] | null> {
   const describe = (taskQueueType: 1 | 2) =>
-    ctx.client.workflowService.describeTaskQueue({ namespace: ctx.info.activityNamespace, taskQueue: { name: ctx.info.taskQueue }, taskQueueType });
+    ctx.client.workflowService.describeTaskQueue({
+      namespace: ctx.info.activityNamespace,
+      taskQueue: { name: ctx.info.taskQueue },
+      taskQueueType,
+    });
   try {
     const res = await Promise.race([
       Promise.all([describe(2), describe(1)]), // TASK_QUEUE_TYPE_ACTIVITY, TASK_QUEUE_TYPE_WORKFLOW
       new Promise<null>((resolve) => setTimeout(() => resolve(null), 3000).unref()),
     ]);
-    const ids = (res ?? []).flatMap((r) => r.pollers ?? []).map((p) => p.identity ?? '').filter(Boolean);
+    const ids = (res ?? [])
+      .flatMap((r) => r.pollers ?? [])
+      .map((p) => p.identity ?? '')
+      .filter(Boolean);
     return ids.length ? [...new Set(ids)] : null;
   } catch {
     return null;
@@ -93,7 +100,10 @@ export function decideWorkerLocal(
  * The failure to throw for `err`, a worker-local error: retryable (on another worker) while a worker polling the
  * queue has not failed this way yet, else non-retryable. Outside Temporal this process is the only worker.
  */
-export async function workerLocalFailure(err: WorkerSetupError, maxAttempts = DEFAULT_MAX_WORKER_LOCAL_ATTEMPTS): Promise<ApplicationFailure> {
+export async function workerLocalFailure(
+  err: WorkerSetupError,
+  maxAttempts = DEFAULT_MAX_WORKER_LOCAL_ATTEMPTS,
+): Promise<ApplicationFailure> {
   const me = workerIdentity();
   const ctx = currentContext();
   const prevDetails = (ctx?.info.heartbeatDetails ?? {}) as Record<string, unknown> & { workerLocal?: WorkerLocalRecord };

@@ -43,7 +43,14 @@ export function sharedBackends(open: inference.OpenBackend, idleMs = 30_000): in
       }, idleMs);
       e.timer.unref();
     };
-    return { id: backend.id, model: backend.model, concurrency: backend.concurrency, complete: (m, o) => backend.complete(m, o), close: release, load: () => backend.load?.() ?? null };
+    return {
+      id: backend.id,
+      model: backend.model,
+      concurrency: backend.concurrency,
+      complete: (m, o) => backend.complete(m, o),
+      close: release,
+      load: () => backend.load?.() ?? null,
+    };
   };
 }
 
@@ -87,12 +94,13 @@ export function createInferActivities(deps: ActivityDeps) {
     async inferShard(args: { input: StageInput; arm: shards.ArmPlan; shard: shards.ShardRef }): Promise<shards.InferShardResult> {
       const { input, arm, shard } = args;
       const opts = options(input);
-      return asActivity(() =>
-        runExclusive(shards.partFile(arm.output, shard.dataset, shard.index), (signal) =>
-          withActivityHooks<shards.InferShardResult, inference.InferCheckpoint>(shards.shardLabel(arm, shard), 'lines', 0, (hooks) =>
-            reportingOutage(deps, () => shards.runShard(opts, arm, shard, { ...hooks, signal }, openShared)),
+      return asActivity(
+        () =>
+          runExclusive(shards.partFile(arm.output, shard.dataset, shard.index), (signal) =>
+            withActivityHooks<shards.InferShardResult, inference.InferCheckpoint>(shards.shardLabel(arm, shard), 'lines', 0, (hooks) =>
+              reportingOutage(deps, () => shards.runShard(opts, arm, shard, { ...hooks, signal }, openShared)),
+            ),
           ),
-        ),
         limits(input),
       );
     },

@@ -37,7 +37,10 @@ function mostFrequent(m: Map<string, number>): string | null {
   let bestN = -1;
   for (const k of [...m.keys()].sort(cmpStr)) {
     const n = m.get(k)!;
-    if (n > bestN) { best = k; bestN = n; }
+    if (n > bestN) {
+      best = k;
+      bestN = n;
+    }
   }
   return best;
 }
@@ -128,7 +131,9 @@ function scoreDatasets(inputs: StudyInputs, opts: AnalyzeOptions, settings: Sett
         eras: settings.eras,
         isSourceBook: sourceHitMatcher(info),
       };
-      scored.push(scoreDataset(ds, inputs.phase5.byDataset.get(ds)!, bySampleId(p2), bySampleId<AnalysisInputRecord>(inp), scoreOptions, tick));
+      scored.push(
+        scoreDataset(ds, inputs.phase5.byDataset.get(ds)!, bySampleId(p2), bySampleId<AnalysisInputRecord>(inp), scoreOptions, tick),
+      );
     }
   } finally {
     progress.stop();
@@ -196,16 +201,24 @@ function writeDatasetDocuments(
     const d = datasetDocuments(s, ctx, datasetInfo?.[ds]);
     docs.push(d);
     mkdirSync(path.join(out.dir, ds), { recursive: true });
-    writeJsonlAtomic(path.join(out.dir, ds, 'corrections.jsonl'), inputs.phase5.byDataset.get(ds)!.map((x) => x.raw));
+    writeJsonlAtomic(
+      path.join(out.dir, ds, 'corrections.jsonl'),
+      inputs.phase5.byDataset.get(ds)!.map((x) => x.raw),
+    );
     out.files.push(`${ds}/corrections.jsonl`);
     out.json(`${ds}/metrics.json`, d.metrics);
     out.json(`${ds}/comparison_vs_phase2.json`, d.comparison);
     out.json(`${ds}/retrieval_analysis.json`, d.retrieval);
     out.jsonOrRemove(`${ds}/error_changes.json`, d.errorChanges);
     const dg = d.digest;
-    if (dg.all.gold_mismatch_n > 0) warnings.push(`${ds}: ${dg.all.gold_mismatch_n} sample(s) have a different gold text in Phase 2 or inference_input; Phase 5's gold was used`);
-    if (dg.all.no_input_n > 0 && inputs.inferenceInput) warnings.push(`${ds}: ${dg.all.no_input_n} sample(s) missing from inference_input.jsonl`);
-    if (s.alignmentSkipped > 0) warnings.push(`${ds}: ${s.alignmentSkipped} line(s) too long to align for error_changes (scored, not in error_changes)`);
+    if (dg.all.gold_mismatch_n > 0)
+      warnings.push(
+        `${ds}: ${dg.all.gold_mismatch_n} sample(s) have a different gold text in Phase 2 or inference_input; Phase 5's gold was used`,
+      );
+    if (dg.all.no_input_n > 0 && inputs.inferenceInput)
+      warnings.push(`${ds}: ${dg.all.no_input_n} sample(s) missing from inference_input.jsonl`);
+    if (s.alignmentSkipped > 0)
+      warnings.push(`${ds}: ${s.alignmentSkipped} line(s) too long to align for error_changes (scored, not in error_changes)`);
   }
   return docs;
 }
@@ -221,10 +234,24 @@ function writeAggregates(out: OutputWriter, scored: ScoredDataset[], docs: Datas
 const LINE_DOCUMENTS = ['lines.json', 'error_classes.json'];
 
 /** lines.json (every line, every arm, the diffs) and error_classes.json, for the report's Lines view. */
-async function writeLineDocuments(out: OutputWriter, inputs: StudyInputs, opts: AnalyzeOptions, generatedAt: string, collapseWhitespace: boolean, warnings: string[]) {
+async function writeLineDocuments(
+  out: OutputWriter,
+  inputs: StudyInputs,
+  opts: AnalyzeOptions,
+  generatedAt: string,
+  collapseWhitespace: boolean,
+  warnings: string[],
+) {
   const base = conditionArms(inputs);
   const extra = [...(opts.lineArms ?? []), ...joiningStudyArms(opts.studyArms ?? [], base, warnings)];
-  const arms = [...base, ...(await loadExtraArms(extra, inputs.datasets, base.map((a) => a.name)))];
+  const arms = [
+    ...base,
+    ...(await loadExtraArms(
+      extra,
+      inputs.datasets,
+      base.map((a) => a.name),
+    )),
+  ];
   const info = opts.datasetInfo ?? {};
   const lineOpts: LinesOptions = {
     collapseWhitespace,
@@ -299,7 +326,9 @@ function appendJournal(file: string, s: AnalysisSummary, errorAnalysis: boolean)
     ...s.datasets.map(
       (d) =>
         `  ${d.dataset}: n=${d.num_samples} paired=${d.n_paired} CER ocr=${fmt(d.ocr_cer)} phase2=${fmt(d.phase2_cer)} phase5=${fmt(d.phase5_cer)} ` +
-        (d.valid === false ? 'ΔCER=not valid' : `ΔCER=${fmt(d.delta_cer)}${d.delta_cer_ci95 ? ` [${fmt(d.delta_cer_ci95[0])}, ${fmt(d.delta_cer_ci95[1])}]` : ''}`) +
+        (d.valid === false
+          ? 'ΔCER=not valid'
+          : `ΔCER=${fmt(d.delta_cer)}${d.delta_cer_ci95 ? ` [${fmt(d.delta_cer_ci95[0])}, ${fmt(d.delta_cer_ci95[1])}]` : ''}`) +
         ` failures=${d.failures_phase5}; ${d.leakage}`,
     ),
     `  overall: ${s.overall.interpretation}`,

@@ -35,7 +35,12 @@ const key = (ds: string, id: string) => `${ds}\u0000${id}`;
 
 /** A line the arm lacks, scored as its OCR text: a record of another arm with the OCR text as the correction. */
 function ocrLine(template: CorrectionRecord): AlignedLine {
-  return { record: { ...template, corrected_text: template.ocr_text, raw_output: template.ocr_text, error: null }, rawText: null, guard: null, filled: true };
+  return {
+    record: { ...template, corrected_text: template.ocr_text, raw_output: template.ocr_text, error: null },
+    rawText: null,
+    guard: null,
+    filled: true,
+  };
 }
 
 /** Align every arm on the study's line set (see the module comment); `base` gives the line order. */
@@ -79,12 +84,24 @@ export function alignArms(arms: LoadedArm[], base: LoadedArm, missing: MissingLi
   return { datasets, ranges, sampleIds, lines, filled };
 }
 
-function missingError(arm: LoadedArm, missing: Array<[string, number]>, arms: LoadedArm[], ids: string[], datasets: string[]): UserInputError {
+function missingError(
+  arm: LoadedArm,
+  missing: Array<[string, number]>,
+  arms: LoadedArm[],
+  ids: string[],
+  datasets: string[],
+): UserInputError {
   const [ds, n] = missing[0];
   const has = new Set((arm.byDataset.get(ds) ?? []).map((l) => l.record.sample_id));
   const first = ids.find((id, i) => datasets[i] === ds && !has.has(id))!;
   const other = arms.find((a) => a !== arm && (a.byDataset.get(ds) ?? []).some((l) => l.record.sample_id === first));
-  const more = missing.length > 1 ? ` (and ${missing.slice(1).map(([d, c]) => `${c} of ${d}`).join(', ')})` : '';
+  const more =
+    missing.length > 1
+      ? ` (and ${missing
+          .slice(1)
+          .map(([d, c]) => `${c} of ${d}`)
+          .join(', ')})`
+      : '';
   return new UserInputError(
     `arm "${arm.info.name}" lacks ${n} line(s) of dataset "${ds}" that arm "${other?.info.name ?? '?'}" has (first: ${first})${more}; ` +
       'finish its inference, or score them as the OCR text with analysis.missing_lines: ocr (phase5 analyze --missing-lines ocr)',

@@ -42,12 +42,16 @@ export interface GuardRates {
   counts: Record<string, number>;
 }
 
-
-export type Totals = Record<'n' | 'ref_chars' | 'ref_words' | 'ce' | 'we' | 'raw_ce' | 'ocr_ce' | 'improved' | 'worsened' | 'failed_n', number>;
+export type Totals = Record<
+  'n' | 'ref_chars' | 'ref_words' | 'ce' | 'we' | 'raw_ce' | 'ocr_ce' | 'improved' | 'worsened' | 'failed_n',
+  number
+>;
 
 const TOTALS = {
   n: op.count(),
-  ...Object.fromEntries(['ref_chars', 'ref_words', 'ce', 'we', 'raw_ce', 'ocr_ce', 'improved', 'worsened', 'failed_n'].map((c) => [c, op.sum(c)])),
+  ...Object.fromEntries(
+    ['ref_chars', 'ref_words', 'ce', 'we', 'raw_ce', 'ocr_ce', 'improved', 'worsened', 'failed_n'].map((c) => [c, op.sum(c)]),
+  ),
 };
 
 export function totals(t: Table): Totals {
@@ -58,14 +62,24 @@ export function totals(t: Table): Totals {
 /** Improved / unchanged / worsened lines (vs the raw OCR line) per OCR-CER band, every band present. */
 export function bandCounts(t: Table): Record<ArmOcrBand, BandCounts> {
   const got = new Map<string, Totals>();
-  for (const o of t.groupby('band').rollup(TOTALS as never).objects() as Array<Record<string, number | string>>) {
+  for (const o of t
+    .groupby('band')
+    .rollup(TOTALS as never)
+    .objects() as Array<Record<string, number | string>>) {
     got.set(String(o.band), Object.fromEntries(Object.keys(TOTALS).map((k) => [k, Number(o[k] ?? 0)])) as Totals);
   }
   const out = {} as Record<ArmOcrBand, BandCounts>;
   for (const band of ARM_OCR_BANDS) {
     const g = got.get(band);
     out[band] = g
-      ? { lines: g.n, ocr_cer: round(ratio(g.ocr_ce, g.ref_chars)), cer: round(ratio(g.ce, g.ref_chars)), improved: g.improved, unchanged: g.n - g.improved - g.worsened, worsened: g.worsened }
+      ? {
+          lines: g.n,
+          ocr_cer: round(ratio(g.ocr_ce, g.ref_chars)),
+          cer: round(ratio(g.ce, g.ref_chars)),
+          improved: g.improved,
+          unchanged: g.n - g.improved - g.worsened,
+          worsened: g.worsened,
+        }
       : { lines: 0, ocr_cer: null, cer: null, improved: 0, unchanged: 0, worsened: 0 };
   }
   return out;
@@ -76,7 +90,8 @@ export function guardRates(t: Table, n: number): GuardRates | null {
   const g = t.filter('d => d.guard != null');
   if (g.numRows() === 0) return null;
   const counts: Record<string, number> = {};
-  for (const o of g.groupby('guard').count().orderby('guard').objects() as Array<{ guard: string; count: number }>) counts[o.guard] = o.count;
+  for (const o of g.groupby('guard').count().orderby('guard').objects() as Array<{ guard: string; count: number }>)
+    counts[o.guard] = o.count;
   const share = (x: number) => round(ratio(x, n)) ?? 0;
   const byReason: Record<string, number> = {};
   let fell = 0;
@@ -85,5 +100,12 @@ export function guardRates(t: Table, n: number): GuardRates | null {
     fell += c;
     byReason[k.slice('fell_back:'.length)] = share(c);
   }
-  return { lines: g.numRows(), kept: share(counts.kept ?? 0), trimmed: share(counts.trimmed ?? 0), fell_back: share(fell), by_reason: byReason, counts };
+  return {
+    lines: g.numRows(),
+    kept: share(counts.kept ?? 0),
+    trimmed: share(counts.trimmed ?? 0),
+    fell_back: share(fell),
+    by_reason: byReason,
+    counts,
+  };
 }

@@ -11,7 +11,14 @@ import { seedFor } from './bootstrap';
 import { bandCounts, guardRates, totals } from './arm-counts';
 import { ratio, round } from './format';
 
-export function armResult(arm: LoadedArm, rows: ArmRow[], baseRows: ArmRow[] | null, scopes: Scope[], s: Settings, when: ArmWhen): ArmResult {
+export function armResult(
+  arm: LoadedArm,
+  rows: ArmRow[],
+  baseRows: ArmRow[] | null,
+  scopes: Scope[],
+  s: Settings,
+  when: ArmWhen,
+): ArmResult {
   const name = arm.info.name;
   const perDataset: Record<string, ArmMetrics> = {};
   let overall: ArmMetrics | null = null;
@@ -47,7 +54,8 @@ export function armResult(arm: LoadedArm, rows: ArmRow[], baseRows: ArmRow[] | n
  */
 function verbatimRate(v: ArmVerbatim, datasets: string[], pooled: boolean): number | null {
   if (!v.byDataset) return pooled ? round(v.rate) : null;
-  let lines = 0, hits = 0;
+  let lines = 0,
+    hits = 0;
   for (const ds of datasets) {
     lines += v.byDataset[ds]?.lines ?? 0;
     hits += v.byDataset[ds]?.hits ?? 0;
@@ -56,7 +64,13 @@ function verbatimRate(v: ArmVerbatim, datasets: string[], pooled: boolean): numb
 }
 
 /** Every figure of one arm on one scope's lines (a dataset, or all of them: then with the macro average). */
-function armMetrics(all: ArmRow[], allBase: ArmRow[] | null, scope: Scope, s: Settings, key: string): { metrics: Omit<ArmMetrics, 'verbatim_gold_rate'>; macro: ArmResult['macro'] } {
+function armMetrics(
+  all: ArmRow[],
+  allBase: ArmRow[] | null,
+  scope: Scope,
+  s: Settings,
+  key: string,
+): { metrics: Omit<ArmMetrics, 'verbatim_gold_rate'>; macro: ArmResult['macro'] } {
   const rows = all.slice(scope.from, scope.to);
   const t = aq.from(rows.map(({ gold: _gold, ...r }) => r)).derive({
     improved: 'd => d.ce < d.ocr_ce ? 1 : 0',
@@ -68,8 +82,23 @@ function armMetrics(all: ArmRow[], allBase: ArmRow[] | null, scope: Scope, s: Se
   const [ref, ce, ocr] = [col('ref_chars'), col('ce'), col('ocr_ce')];
   const sl = (x: Float64Array) => x.subarray(scope.from, scope.to);
   const cer = blockRateInterval(sl(ref), sl(ce), scope.design, s.iterations, seedFor(s.seed, `arms:${key}`));
-  const wer = blockRateInterval(rows.map((r) => r.ref_words), rows.map((r) => r.we), scope.design, s.iterations, seedFor(s.seed, `arms:${key}:wer`));
-  const { macro: vbMacro, ...vsBaseline } = allBase ? comparePaired(ref, Float64Array.from(allBase, (r) => r.ce), ce, scope, s, `${key}:vs:baseline`) : { macro: null };
+  const wer = blockRateInterval(
+    rows.map((r) => r.ref_words),
+    rows.map((r) => r.we),
+    scope.design,
+    s.iterations,
+    seedFor(s.seed, `arms:${key}:wer`),
+  );
+  const { macro: vbMacro, ...vsBaseline } = allBase
+    ? comparePaired(
+        ref,
+        Float64Array.from(allBase, (r) => r.ce),
+        ce,
+        scope,
+        s,
+        `${key}:vs:baseline`,
+      )
+    : { macro: null };
   const { macro: ocrMacro, ...vsOcr } = comparePaired(ref, ocr, ce, scope, s, `${key}:vs:ocr`);
   const metrics = {
     lines: sum.n,
@@ -89,7 +118,14 @@ function armMetrics(all: ArmRow[], allBase: ArmRow[] | null, scope: Scope, s: Se
     worsened: sum.worsened,
     by_band: bandCounts(t),
   };
-  const macro = cer.macro ? { cer: round(cer.macro.estimate), cer_ci: roundPair(cer.macro.ci95), vs_baseline: vbMacro ? { ...vbMacro, p_holm: null } : null, vs_ocr: ocrMacro } : null;
+  const macro = cer.macro
+    ? {
+        cer: round(cer.macro.estimate),
+        cer_ci: roundPair(cer.macro.ci95),
+        vs_baseline: vbMacro ? { ...vbMacro, p_holm: null } : null,
+        vs_ocr: ocrMacro,
+      }
+    : null;
   return { metrics, macro };
 }
 

@@ -60,7 +60,12 @@ export interface MacroComparison {
 }
 
 /** Scopes of the study: each dataset (its clusters, one stratum), then the pooled lines (strata = datasets). */
-export function studyScopes(datasets: string[], ranges: Map<string, [number, number]>, sampleIds: string[], spec: ClusterSpec): { scopes: Scope[]; clusterNote: Record<string, number> } {
+export function studyScopes(
+  datasets: string[],
+  ranges: Map<string, [number, number]>,
+  sampleIds: string[],
+  spec: ClusterSpec,
+): { scopes: Scope[]; clusterNote: Record<string, number> } {
   const n = sampleIds.length;
   const block = new Int32Array(n);
   const strata: number[] = [];
@@ -90,11 +95,22 @@ function macroOf(m: BlockDelta): MacroComparison {
  * `arm` vs `reference` edits per line on the scope's lines, against the arm's gold lengths `ref`.
  * `key` names the comparison for its seed (so adding an arm or a dataset leaves the others' figures unchanged).
  */
-export function comparePaired(ref: ArrayLike<number>, reference: ArrayLike<number>, arm: ArrayLike<number>, scope: Scope, s: ResampleSettings, key: string): PairedComparison & { macro: MacroComparison | null } {
+export function comparePaired(
+  ref: ArrayLike<number>,
+  reference: ArrayLike<number>,
+  arm: ArrayLike<number>,
+  scope: Scope,
+  s: ResampleSettings,
+  key: string,
+): PairedComparison & { macro: MacroComparison | null } {
   const sl = (x: ArrayLike<number>) => Float64Array.from({ length: scope.to - scope.from }, (_, i) => x[scope.from + i]);
   const [g, a, b] = [sl(ref), sl(reference), sl(arm)];
   const r = pairedBlockDelta(g, a, b, scope.design, { ...s, seed: seedFor(s.seed, `arms:${key}`) }, scope.macro);
-  let R = 0, A = 0, B = 0, better = 0, worse = 0;
+  let R = 0,
+    A = 0,
+    B = 0,
+    better = 0,
+    worse = 0;
   for (let i = 0; i < g.length; i++) {
     R += g[i];
     A += a[i];
@@ -102,7 +118,8 @@ export function comparePaired(ref: ArrayLike<number>, reference: ArrayLike<numbe
     if (b[i] < a[i]) better++;
     else if (b[i] > a[i]) worse++;
   }
-  const ra = ratio(A, R), rb = ratio(B, R);
+  const ra = ratio(A, R),
+    rb = ratio(B, R);
   const d = lineDifferences(g, a, b);
   return {
     n_paired: g.length,

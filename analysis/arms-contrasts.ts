@@ -4,7 +4,16 @@
  * every scope — upper-bound (oracle) arms stay out of it (their p_holm is null), so adding one never weakens a
  * method's adjusted p.
  */
-import { applyHolmFamily, comparePaired, POOLED, type HolmMember, type MacroComparison, type PairedComparison, type ResampleSettings, type Scope } from './arms-compare';
+import {
+  applyHolmFamily,
+  comparePaired,
+  POOLED,
+  type HolmMember,
+  type MacroComparison,
+  type PairedComparison,
+  type ResampleSettings,
+  type Scope,
+} from './arms-compare';
 import type { ContrastKind, ContrastSpec } from './contrasts';
 
 export type HeldComparison = PairedComparison & { p_holm: number | null };
@@ -29,7 +38,12 @@ export interface ArmEdits {
 }
 
 /** Measure every contrast on every scope and run Holm over the in-family ones. */
-export function measureContrasts(specs: ContrastSpec[], arms: Map<string, ArmEdits>, scopes: Scope[], s: ResampleSettings): ContrastResult[] {
+export function measureContrasts(
+  specs: ContrastSpec[],
+  arms: Map<string, ArmEdits>,
+  scopes: Scope[],
+  s: ResampleSettings,
+): ContrastResult[] {
   const results = specs.map((c): ContrastResult => {
     const a = arms.get(c.arm)!;
     const v = arms.get(c.vs)!;

@@ -24,10 +24,13 @@ const label = (c: ContrastResult) => `${c.arm} − ${c.vs}${c.in_family ? '' : '
 
 function methodBlock(a: ArmsAnalysis): Block {
   const b = a.methods.bootstrap;
-  const fewer = b.iterations < DEFAULT_BOOTSTRAP.iterations || a.methods.permutations < DEFAULT_PERMUTATIONS
-    ? ` (fewer than the default ${DEFAULT_BOOTSTRAP.iterations.toLocaleString('en')} of each: a quick setting, the intervals and p-values are coarser)`
-    : '';
-  const clusters = Object.entries(a.clusters).map(([ds, c]) => `${ds}: ${c.clusters} clusters, ${c.method}`).join('; ');
+  const fewer =
+    b.iterations < DEFAULT_BOOTSTRAP.iterations || a.methods.permutations < DEFAULT_PERMUTATIONS
+      ? ` (fewer than the default ${DEFAULT_BOOTSTRAP.iterations.toLocaleString('en')} of each: a quick setting, the intervals and p-values are coarser)`
+      : '';
+  const clusters = Object.entries(a.clusters)
+    .map(([ds, c]) => `${ds}: ${c.clusters} clusters, ${c.method}`)
+    .join('; ');
   const filled = a.arms.filter((r) => r.filled_lines > 0).map((r) => `${r.name} ${r.filled_lines}`);
   return {
     kind: 'p',
@@ -53,12 +56,34 @@ function contrastTable(a: ArmsAnalysis): Block[] {
     c.macro ? `${ppF(c.macro.delta_cer)} ${ciF(c.macro.ci)}` : dash,
     c.macro ? `${pF(c.macro.p)} / ${c.in_family ? pF(c.macro.p_holm) : 'n/a'}` : dash,
   ]);
-  const head = ['Contrast (ΔCER = CER(arm) − CER(vs))', 'Kind', 'Lines', 'ΔCER pooled [95% CI]', 'p / p (Holm)', 'Detectable |ΔCER|', 'ΔCER macro [95% CI]', 'p / p (Holm) macro'];
+  const head = [
+    'Contrast (ΔCER = CER(arm) − CER(vs))',
+    'Kind',
+    'Lines',
+    'ΔCER pooled [95% CI]',
+    'p / p (Holm)',
+    'Detectable |ΔCER|',
+    'ΔCER macro [95% CI]',
+    'p / p (Holm) macro',
+  ];
   // A contrast of two identical arms has SE 0: it says nothing about what the study can detect.
   const best = a.contrasts.filter((c) => c.in_family && c.mde !== null && c.mde > 0).map((c) => c.mde!);
-  const detect = best.length ? [{ kind: 'p' as const, text: `This study can detect |ΔCER| ≥ ${mdeF(Math.min(...best))} (pooled, its most precise contrast) to ≥ ${mdeF(Math.max(...best))} (its least precise).` }] : [];
+  const detect = best.length
+    ? [
+        {
+          kind: 'p' as const,
+          text: `This study can detect |ΔCER| ≥ ${mdeF(Math.min(...best))} (pooled, its most precise contrast) to ≥ ${mdeF(Math.max(...best))} (its least precise).`,
+        },
+      ]
+    : [];
   const per = a.datasets.length > 1 ? perDatasetTable(a) : [];
-  return [{ kind: 'h3', text: 'Planned contrasts' }, methodBlock(a), ...detect, { kind: 'table', head, rows, align: ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'] }, ...per];
+  return [
+    { kind: 'h3', text: 'Planned contrasts' },
+    methodBlock(a),
+    ...detect,
+    { kind: 'table', head, rows, align: ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'] },
+    ...per,
+  ];
 }
 
 function perDatasetTable(a: ArmsAnalysis): Block[] {
@@ -69,7 +94,10 @@ function perDatasetTable(a: ArmsAnalysis): Block[] {
       return d ? `${ppF(d.delta_cer)} ${ciF(d.ci)} p(Holm) ${c.in_family ? pF(d.p_holm) : 'n/a'}` : dash;
     }),
   ]);
-  return [{ kind: 'h3', text: 'Planned contrasts by dataset' }, { kind: 'table', head: ['Contrast', ...a.datasets], rows, align: ['l', ...a.datasets.map(() => 'r' as const)] }];
+  return [
+    { kind: 'h3', text: 'Planned contrasts by dataset' },
+    { kind: 'table', head: ['Contrast', ...a.datasets], rows, align: ['l', ...a.datasets.map(() => 'r' as const)] },
+  ];
 }
 
 function macroTable(a: ArmsAnalysis): Block[] {
@@ -79,12 +107,26 @@ function macroTable(a: ArmsAnalysis): Block[] {
   const rows = arms.map((r) => {
     const m = r.macro!;
     const vb = m.vs_baseline;
-    return [r.name, `${m.cer === null ? dash : `${(m.cer * 100).toFixed(2)}%`} ${rate(m.cer_ci)}`, vb ? `${ppF(vb.delta_cer)} ${ciF(vb.ci)}` : dash, vb ? `${pF(vb.p)} / ${r.upper_bound ? 'n/a' : pF(vb.p_holm)}` : dash, vb ? `≥ ${mdeF(vb.mde)}` : dash];
+    return [
+      r.name,
+      `${m.cer === null ? dash : `${(m.cer * 100).toFixed(2)}%`} ${rate(m.cer_ci)}`,
+      vb ? `${ppF(vb.delta_cer)} ${ciF(vb.ci)}` : dash,
+      vb ? `${pF(vb.p)} / ${r.upper_bound ? 'n/a' : pF(vb.p_holm)}` : dash,
+      vb ? `≥ ${mdeF(vb.mde)}` : dash,
+    ];
   });
   return [
     { kind: 'h3', text: 'Macro average over datasets' },
-    { kind: 'p', text: 'Each dataset (book) weighs the same: the mean of the datasets\' CER and ΔCER, so the largest book does not dominate as it does in the pooled figures.' },
-    { kind: 'table', head: ['Arm', 'CER macro [95% CI]', 'ΔCER vs baseline macro [95% CI]', 'p / p (Holm)', 'Detectable |ΔCER|'], rows, align: ['l', 'r', 'r', 'r', 'r'] },
+    {
+      kind: 'p',
+      text: "Each dataset (book) weighs the same: the mean of the datasets' CER and ΔCER, so the largest book does not dominate as it does in the pooled figures.",
+    },
+    {
+      kind: 'table',
+      head: ['Arm', 'CER macro [95% CI]', 'ΔCER vs baseline macro [95% CI]', 'p / p (Holm)', 'Detectable |ΔCER|'],
+      rows,
+      align: ['l', 'r', 'r', 'r', 'r'],
+    },
   ];
 }
 
@@ -97,8 +139,16 @@ function guardEffectTable(a: ArmsAnalysis): Block[] {
   });
   return [
     { kind: 'h3', text: 'Guard effect (guarded vs unguarded output, all datasets)' },
-    { kind: 'p', text: 'ΔCER = CER(guarded output) − CER(the raw model output after cleaning, without the guard), same lines; negative = the guard helped. Lines better / same / worse with the guard.' },
-    { kind: 'table', head: ['Arm', 'Lines', 'Guard effect ΔCER [95% CI]', 'p', 'Better / same / worse'], rows, align: ['l', 'r', 'r', 'r', 'r'] },
+    {
+      kind: 'p',
+      text: 'ΔCER = CER(guarded output) − CER(the raw model output after cleaning, without the guard), same lines; negative = the guard helped. Lines better / same / worse with the guard.',
+    },
+    {
+      kind: 'table',
+      head: ['Arm', 'Lines', 'Guard effect ΔCER [95% CI]', 'p', 'Better / same / worse'],
+      rows,
+      align: ['l', 'r', 'r', 'r', 'r'],
+    },
   ];
 }
 
@@ -114,16 +164,27 @@ function scoreBandTable(a: ArmsAnalysis): Block[] {
   ]);
   return [
     { kind: 'h3', text: 'ΔCER vs the baseline by top-1 retrieval score (all datasets)' },
-    { kind: 'p', text: 'Do higher-similarity retrievals lead to better corrections? Each cell: ΔCER of the arm vs the baseline on the lines whose top-1 retrieved sentence scored in the band, block-bootstrap 95% CI.' },
-    { kind: 'table', head: ['Arm', ...SCORE_BUCKETS.map((b) => `top-1 ${b}`)], rows, align: ['l', ...SCORE_BUCKETS.map(() => 'r' as const)] },
+    {
+      kind: 'p',
+      text: 'Do higher-similarity retrievals lead to better corrections? Each cell: ΔCER of the arm vs the baseline on the lines whose top-1 retrieved sentence scored in the band, block-bootstrap 95% CI.',
+    },
+    {
+      kind: 'table',
+      head: ['Arm', ...SCORE_BUCKETS.map((b) => `top-1 ${b}`)],
+      rows,
+      align: ['l', ...SCORE_BUCKETS.map(() => 'r' as const)],
+    },
   ];
 }
 
 function errorClassTable(a: ArmsAnalysis): Block[] {
-  const rows = a.arms.map((r) => [r.name, ...ERROR_CATEGORIES.map((c) => {
-    const x = r.when.error_classes[c];
-    return x.fixed === 0 && x.introduced === 0 ? dash : `${x.net_fixed} (${x.fixed} / ${x.introduced})`;
-  })]);
+  const rows = a.arms.map((r) => [
+    r.name,
+    ...ERROR_CATEGORIES.map((c) => {
+      const x = r.when.error_classes[c];
+      return x.fixed === 0 && x.introduced === 0 ? dash : `${x.net_fixed} (${x.fixed} / ${x.introduced})`;
+    }),
+  ]);
   return [
     { kind: 'h3', text: 'Error classes per arm (all datasets)' },
     { kind: 'p', text: 'Net OCR errors fixed (fixed / introduced) per error class, texts in scoring form.' },

@@ -97,12 +97,16 @@ export async function discoverArms(resultsDir: string, datasets?: readonly strin
   if (!existsSync(root)) return { arms: [], skipped: [] };
   const arms: LoadedArm[] = [];
   const skipped: ArmSkip[] = [];
-  const dirs = readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory() || d.isSymbolicLink()).map((d) => d.name).sort(cmpStr);
+  const dirs = readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory() || d.isSymbolicLink())
+    .map((d) => d.name)
+    .sort(cmpStr);
   for (const name of dirs) {
     const dir = path.join(root, name);
     if (!statSync(dir).isDirectory()) continue;
     if (!existsSync(path.join(dir, 'arm.json'))) skipped.push({ arm: name, reason: `no arm.json in ${dir}` });
-    else if (!existsSync(path.join(dir, 'corrections.jsonl'))) skipped.push({ arm: name, reason: `no corrections.jsonl in ${dir} (not inferred yet)` });
+    else if (!existsSync(path.join(dir, 'corrections.jsonl')))
+      skipped.push({ arm: name, reason: `no corrections.jsonl in ${dir} (not inferred yet)` });
     else arms.push(await loadArm(resultsDir, dir, datasets));
   }
   return { arms, skipped };
@@ -123,7 +127,14 @@ function readArmInfo(dir: string): { info: ArmInfo; verbatimRate: number | null 
   const info: ArmInfo = {
     name: v.name,
     prompt: v.prompt,
-    retrieval: v.retrieval ? { mode: v.retrieval.mode, top_k: v.retrieval.top_k ?? null, fingerprint: v.retrieval.fingerprint ?? null, k_group: v.retrieval.k_group ?? null } : null,
+    retrieval: v.retrieval
+      ? {
+          mode: v.retrieval.mode,
+          top_k: v.retrieval.top_k ?? null,
+          fingerprint: v.retrieval.fingerprint ?? null,
+          k_group: v.retrieval.k_group ?? null,
+        }
+      : null,
     upper_bound: v.upper_bound ?? v.retrieval?.mode === 'gold_query',
     model: v.model ?? null,
     guard: v.guard ?? null,
@@ -132,7 +143,9 @@ function readArmInfo(dir: string): { info: ArmInfo; verbatimRate: number | null 
 }
 
 const VerbatimStatsSchema = z.object({
-  verbatim_gold: z.object({ by_dataset: z.record(z.string(), z.object({ lines: z.number().int().nonnegative(), hits: z.number().int().nonnegative() })) }),
+  verbatim_gold: z.object({
+    by_dataset: z.record(z.string(), z.object({ lines: z.number().int().nonnegative(), hits: z.number().int().nonnegative() })),
+  }),
 });
 
 /** The per-dataset verbatim-gold counts of `<results>/exports/<fingerprint>/retrieval_stats.json`; null without the file. */
@@ -169,7 +182,10 @@ async function loadArm(resultsDir: string, dir: string, datasets?: readonly stri
     const rec = p.value;
     if (keep && !keep.has(rec.dataset)) continue;
     const key = `${rec.dataset}\u0000${rec.sample_id}`;
-    if (seen.has(key)) { duplicates++; continue; }
+    if (seen.has(key)) {
+      duplicates++;
+      continue;
+    }
     seen.add(key);
     let list = byDataset.get(rec.dataset);
     if (!list) byDataset.set(rec.dataset, (list = []));

@@ -55,9 +55,17 @@ function forestRows(a: ArmsAnalysis): Array<Record<string, unknown>> {
       const v = scope.of(arm)?.vs_baseline;
       if (!v || v.delta_cer === null) return;
       rows.push({
-        dataset: scope.label, dataset_order, arm: arm.name, arm_label: armLabel(arm), arm_order,
-        kind: arm.upper_bound ? 'upper bound' : 'arm', delta_cer: v.delta_cer, ci_lo: v.ci?.[0] ?? null, ci_hi: v.ci?.[1] ?? null,
-        p_holm: v.p_holm, n: v.n_paired,
+        dataset: scope.label,
+        dataset_order,
+        arm: arm.name,
+        arm_label: armLabel(arm),
+        arm_order,
+        kind: arm.upper_bound ? 'upper bound' : 'arm',
+        delta_cer: v.delta_cer,
+        ci_lo: v.ci?.[0] ?? null,
+        ci_hi: v.ci?.[1] ?? null,
+        p_holm: v.p_holm,
+        n: v.n_paired,
       });
     });
   });
@@ -89,9 +97,16 @@ function gainRows(a: ArmsAnalysis): Array<Record<string, unknown>> {
         if (!m) continue;
         const v = m.vs_baseline;
         // The baseline itself (when it is one of the k arms) sits at ΔCER 0 by definition.
-        const delta = arm.is_baseline ? 0 : v?.delta_cer ?? null;
+        const delta = arm.is_baseline ? 0 : (v?.delta_cer ?? null);
         if (delta === null) continue;
-        rows.push({ series, arm: arm.name, top_k: arm.retrieval!.top_k, delta_cer: delta, ci_lo: v?.ci?.[0] ?? null, ci_hi: v?.ci?.[1] ?? null });
+        rows.push({
+          series,
+          arm: arm.name,
+          top_k: arm.retrieval!.top_k,
+          delta_cer: delta,
+          ci_lo: v?.ci?.[0] ?? null,
+          ci_hi: v?.ci?.[1] ?? null,
+        });
       }
     });
   }
@@ -129,13 +144,28 @@ function armRow(arm: ArmResult, m: ArmMetrics): string[] {
   ];
 }
 
-const ARM_HEAD = ['Arm', 'Lines', 'CER [95% CI]', 'WER [95% CI]', 'Raw CER', 'ΔCER vs baseline [95% CI]', 'p / p (Holm)', 'ΔCER vs OCR [95% CI]', 'Improved / unchanged / worsened', 'Guard fell back', 'Verbatim gold retrieved'];
+const ARM_HEAD = [
+  'Arm',
+  'Lines',
+  'CER [95% CI]',
+  'WER [95% CI]',
+  'Raw CER',
+  'ΔCER vs baseline [95% CI]',
+  'p / p (Holm)',
+  'ΔCER vs OCR [95% CI]',
+  'Improved / unchanged / worsened',
+  'Guard fell back',
+  'Verbatim gold retrieved',
+];
 
 function armTables(a: ArmsAnalysis): Block[] {
   const blocks: Block[] = [];
   for (const scope of scopes(a)) {
     const rows = a.arms.filter((r) => scope.of(r)).map((r) => armRow(r, scope.of(r)!));
-    blocks.push({ kind: 'h3', text: scope.label }, { kind: 'table', head: ARM_HEAD, rows, align: ['l', ...ARM_HEAD.slice(1).map(() => 'r' as const)] });
+    blocks.push(
+      { kind: 'h3', text: scope.label },
+      { kind: 'table', head: ARM_HEAD, rows, align: ['l', ...ARM_HEAD.slice(1).map(() => 'r' as const)] },
+    );
   }
   return blocks;
 }
@@ -150,7 +180,12 @@ function bandTable(a: ArmsAnalysis): Block[] {
   ]);
   return [
     { kind: 'h3', text: 'Lines improved / unchanged / worsened by OCR-CER band (all datasets)' },
-    { kind: 'table', head: ['Arm', ...ARM_OCR_BANDS.map((b) => `OCR CER ${b}`)], rows, align: ['l', ...ARM_OCR_BANDS.map(() => 'r' as const)] },
+    {
+      kind: 'table',
+      head: ['Arm', ...ARM_OCR_BANDS.map((b) => `OCR CER ${b}`)],
+      rows,
+      align: ['l', ...ARM_OCR_BANDS.map(() => 'r' as const)],
+    },
   ];
 }
 
@@ -159,12 +194,19 @@ function guardTable(a: ArmsAnalysis): Block[] {
   if (guarded.length === 0) return [];
   const rows = guarded.map((r) => {
     const g = r.guard!;
-    const reasons = Object.entries(g.by_reason).map(([k, v]) => `${k} ${pctF(v, 1)}`).join(', ');
+    const reasons = Object.entries(g.by_reason)
+      .map(([k, v]) => `${k} ${pctF(v, 1)}`)
+      .join(', ');
     return [armLabel(r), pctF(g.kept, 1), pctF(g.trimmed, 1), pctF(g.fell_back, 1), reasons || dash, `${pctF(r.raw_cer)} → ${pctF(r.cer)}`];
   });
   return [
     { kind: 'h3', text: 'Over-correction guard (all datasets)' },
-    { kind: 'table', head: ['Arm', 'Kept', 'Trimmed', 'Fell back', 'Fell back by reason', 'CER raw → guarded'], rows, align: ['l', 'r', 'r', 'r', 'l', 'r'] },
+    {
+      kind: 'table',
+      head: ['Arm', 'Kept', 'Trimmed', 'Fell back', 'Fell back by reason', 'CER raw → guarded'],
+      rows,
+      align: ['l', 'r', 'r', 'r', 'l', 'r'],
+    },
   ];
 }
 
@@ -179,7 +221,9 @@ function exclusionBlocks(a: ArmsAnalysis): Block[] {
 
 function introBlock(a: ArmsAnalysis): Block {
   const n = a.arms.length;
-  const upper = a.arms.some((r) => r.upper_bound) ? ' † marks an upper bound (retrieval with the gold line as the query), not a method.' : '';
+  const upper = a.arms.some((r) => r.upper_bound)
+    ? ' † marks an upper bound (retrieval with the gold line as the query), not a method.'
+    : '';
   const skipped = a.skipped.length ? ` Skipped: ${a.skipped.map((s) => `${s.arm} (${s.reason})`).join('; ')}.` : '';
   return {
     kind: 'p',
@@ -187,7 +231,7 @@ function introBlock(a: ArmsAnalysis): Block {
       `${n} arm(s) compared with the baseline arm **${a.baseline}** on the same lines (paired by sample). ` +
       'ΔCER = CER(arm) − CER(reference), negative = fewer errors; 95% CIs from a paired block bootstrap over clusters of lines ' +
       `(${a.methods.bootstrap.iterations} resamples, seed ${a.methods.bootstrap.seed}); p = block permutation test of that ΔCER, ` +
-      'p (Holm) = its planned contrast\'s in the one family above (an upper bound stays out). Raw CER scores the model output before trimming and the guard. ' +
+      "p (Holm) = its planned contrast's in the one family above (an upper bound stays out). Raw CER scores the model output before trimming and the guard. " +
       `Verbatim gold retrieved = share of lines whose normalised gold line appears in the retrieved context (character similarity ≥ 0.9).${upper}${skipped}`,
   };
 }

@@ -84,7 +84,12 @@ export interface ArmResult extends ArmMetrics {
   guard_config: Record<string, unknown> | null;
   datasets: Record<string, ArmMetrics>;
   /** Mean over datasets of each dataset's figure, with block-bootstrap CIs; null with one dataset. */
-  macro: { cer: number | null; cer_ci: [number, number] | null; vs_baseline: (MacroComparison & { p_holm: number | null }) | null; vs_ocr: MacroComparison | null } | null;
+  macro: {
+    cer: number | null;
+    cer_ci: [number, number] | null;
+    vs_baseline: (MacroComparison & { p_holm: number | null }) | null;
+    vs_ocr: MacroComparison | null;
+  } | null;
   /** Guard effect, ΔCER by retrieval-score band and error classes (analysis/arms-when.ts). */
   when: ArmWhen;
 }

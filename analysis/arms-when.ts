@@ -81,7 +81,13 @@ export async function armsWhen(input: WhenInput): Promise<Map<string, ArmWhen>> 
 }
 
 /** Unguarded edits: the raw output after cleaning (a failed or empty one scores as the OCR text, like the guarded). */
-function guardEffect(name: string, lines: AlignedLine[], rows: RowView[], pooled: Scope, s: WhenInput['settings']): ArmWhen['guard_effect'] {
+function guardEffect(
+  name: string,
+  lines: AlignedLine[],
+  rows: RowView[],
+  pooled: Scope,
+  s: WhenInput['settings'],
+): ArmWhen['guard_effect'] {
   if (!lines.some((l) => l.guard !== null)) return null;
   const prep = { collapseWhitespace: s.collapseWhitespace };
   const unguarded = Float64Array.from(lines, ({ record: r, rawText, filled }, i) => {
@@ -91,11 +97,25 @@ function guardEffect(name: string, lines: AlignedLine[], rows: RowView[], pooled
     return scoreDistances(r.gt_text, text, prep).charEdits;
   });
   const ref = Float64Array.from(rows, (r) => r.ref_chars);
-  return comparePaired(ref, unguarded, Float64Array.from(rows, (r) => r.ce), pooled, s, `${name}:guard_effect`);
+  return comparePaired(
+    ref,
+    unguarded,
+    Float64Array.from(rows, (r) => r.ce),
+    pooled,
+    s,
+    `${name}:guard_effect`,
+  );
 }
 
 /** ΔCER vs the baseline per top-1 score band, clusters kept (a band's lines keep their cluster ids). */
-function scoreBands(name: string, rows: RowView[], baseRows: RowView[], top1: Array<number | null>, pooled: Scope, s: ResampleSettings): Record<ScoreBucket, ScoreBand> {
+function scoreBands(
+  name: string,
+  rows: RowView[],
+  baseRows: RowView[],
+  top1: Array<number | null>,
+  pooled: Scope,
+  s: ResampleSettings,
+): Record<ScoreBucket, ScoreBand> {
   const out = {} as Record<ScoreBucket, ScoreBand>;
   for (const band of SCORE_BUCKETS) {
     const idx = top1.flatMap((x, i) => (x !== null && scoreBucket(x) === band ? [i] : []));
@@ -106,11 +126,24 @@ function scoreBands(name: string, rows: RowView[], baseRows: RowView[], top1: Ar
     const used = [...new Set(idx.map((i) => pooled.design.block[i]))].sort((a, b) => a - b);
     const remap = new Map(used.map((b, k) => [b, k]));
     const scope: Scope = {
-      key: band, from: 0, to: idx.length, macro: false,
-      design: { block: Int32Array.from(idx, (i) => remap.get(pooled.design.block[i])!), stratumOfBlock: Int32Array.from(used, (b) => pooled.design.stratumOfBlock[b]) },
+      key: band,
+      from: 0,
+      to: idx.length,
+      macro: false,
+      design: {
+        block: Int32Array.from(idx, (i) => remap.get(pooled.design.block[i])!),
+        stratumOfBlock: Int32Array.from(used, (b) => pooled.design.stratumOfBlock[b]),
+      },
     };
     const pick = (r: RowView[], f: (x: RowView) => number) => Float64Array.from(idx, (i) => f(r[i]));
-    const c = comparePaired(pick(rows, (r) => r.ref_chars), pick(baseRows, (r) => r.ce), pick(rows, (r) => r.ce), scope, s, `${name}:score_band:${band}`);
+    const c = comparePaired(
+      pick(rows, (r) => r.ref_chars),
+      pick(baseRows, (r) => r.ce),
+      pick(rows, (r) => r.ce),
+      scope,
+      s,
+      `${name}:score_band:${band}`,
+    );
     out[band] = { lines: idx.length, delta_cer: c.delta_cer, ci: c.ci, p: c.p };
   }
   return out;
@@ -126,13 +159,19 @@ async function topScores(input: WhenInput, arm: string, cache: Map<string, Map<s
   const m = new Map<string, number>();
   for await (const { value } of readJsonl<{ dataset?: string; sample_id?: string; retrieval_scores?: number[] | null }>(real)) {
     const top = value.retrieval_scores?.[0];
-    if (typeof top === 'number' && value.dataset !== undefined && value.sample_id !== undefined) m.set(`${value.dataset}\u0000${value.sample_id}`, top);
+    if (typeof top === 'number' && value.dataset !== undefined && value.sample_id !== undefined)
+      m.set(`${value.dataset}\u0000${value.sample_id}`, top);
   }
   cache.set(real, m);
   return m;
 }
 
-function errorClasses(lines: AlignedLine[], rows: RowView[], collapseWhitespace: boolean, ocrCache: Map<string, AnchoredError[]>): ArmWhen['error_classes'] {
+function errorClasses(
+  lines: AlignedLine[],
+  rows: RowView[],
+  collapseWhitespace: boolean,
+  ocrCache: Map<string, AnchoredError[]>,
+): ArmWhen['error_classes'] {
   const tot = Object.fromEntries(ERROR_CATEGORIES.map((c) => [c, { fixed: 0, introduced: 0, net_fixed: 0 }])) as ArmWhen['error_classes'];
   const prep = { collapseWhitespace };
   for (const [i, { record: r }] of lines.entries()) {

@@ -31,7 +31,14 @@ import { armProfiles } from './profile-arms';
 
 export { ARM_OCR_BANDS, armOcrBand, type ArmOcrBand, type BandCounts, type GuardRates } from './arm-counts';
 export type { PairedComparison } from './arms-compare';
-export { ARMS_SCHEMA_ID, type AnalyzeArmsOptions, type ArmMetrics, type ArmResult, type ArmsAnalysis, type ArmsStatsOptions } from './arms-types';
+export {
+  ARMS_SCHEMA_ID,
+  type AnalyzeArmsOptions,
+  type ArmMetrics,
+  type ArmResult,
+  type ArmsAnalysis,
+  type ArmsStatsOptions,
+} from './arms-types';
 
 /** Score, compare and (by default) write every arm under `<resultsDir>/arms/`. */
 export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnalysis> {
@@ -45,7 +52,15 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   const aligned = alignArms(arms, base, settings.missingLines);
   const rows = new Map<string, ArmRow[]>();
   for (const a of arms) {
-    rows.set(a.info.name, aligned.lines.get(a.info.name)!.map((l) => ({ ...scoreArmLine(l, { collapseWhitespace: settings.collapseWhitespace, profile: settings.profile }), filled: l.filled })));
+    rows.set(
+      a.info.name,
+      aligned.lines
+        .get(a.info.name)!
+        .map((l) => ({
+          ...scoreArmLine(l, { collapseWhitespace: settings.collapseWhitespace, profile: settings.profile }),
+          filled: l.filled,
+        })),
+    );
     options.onProgress?.(rows.size, arms.length);
   }
   const datasets = [...aligned.ranges.keys()];
@@ -53,10 +68,26 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   const baseRows = rows.get(base.info.name)!;
   warnGoldMismatch(arms, rows, baseRows, base, warnings);
   fillWarnings(aligned, warnings);
-  const when = await armsWhen({ arms, lines: aligned.lines, rows, baseline: base.info.name, scopes, settings, resultsDir, datasets: aligned.datasets, sampleIds: aligned.sampleIds });
-  const results = arms.map((a) => armResult(a, rows.get(a.info.name)!, a === base ? null : baseRows, scopes, settings, when.get(a.info.name)!));
+  const when = await armsWhen({
+    arms,
+    lines: aligned.lines,
+    rows,
+    baseline: base.info.name,
+    scopes,
+    settings,
+    resultsDir,
+    datasets: aligned.datasets,
+    sampleIds: aligned.sampleIds,
+  });
+  const results = arms.map((a) =>
+    armResult(a, rows.get(a.info.name)!, a === base ? null : baseRows, scopes, settings, when.get(a.info.name)!),
+  );
   const contrasts = measureContrasts(
-    plannedContrasts(arms.map((a) => a.info), base.info.name, options.contrasts),
+    plannedContrasts(
+      arms.map((a) => a.info),
+      base.info.name,
+      options.contrasts,
+    ),
     new Map(arms.map((a): [string, ArmEdits] => [a.info.name, armEdits(rows.get(a.info.name)!, a.info.upper_bound)])),
     scopes,
     settings,
@@ -99,7 +130,10 @@ function warnGoldMismatch(arms: LoadedArm[], rows: Map<string, ArmRow[]>, baseRo
     if (a === base) continue;
     const mine = rows.get(a.info.name)!;
     const mismatch = mine.filter((r, i) => r.gold !== baseRows[i].gold).length;
-    if (mismatch > 0) warnings.push(`arm ${a.info.name}: ${mismatch} line(s) have a different gold text than the baseline's; each arm is scored against its own`);
+    if (mismatch > 0)
+      warnings.push(
+        `arm ${a.info.name}: ${mismatch} line(s) have a different gold text than the baseline's; each arm is scored against its own`,
+      );
   }
 }
 
@@ -118,7 +152,9 @@ function missingBaseline(baseline: string, resultsDir: string, arms: LoadedArm[]
   const found = arms.map((a) => a.info.name);
   const skip = skipped.find((s) => s.arm === baseline);
   const why = skip ? `it was skipped (${skip.reason})` : `found: ${found.length ? found.join(', ') : 'no arms'}`;
-  return new UserInputError(`baseline arm "${baseline}" not found under ${path.join(resultsDir, 'arms')} — ${why}; set study.baseline to one of the arms or run its inference first`);
+  return new UserInputError(
+    `baseline arm "${baseline}" not found under ${path.join(resultsDir, 'arms')} — ${why}; set study.baseline to one of the arms or run its inference first`,
+  );
 }
 
 /** arms.json and each arm's metrics.json; returns the paths written, relative to resultsDir. */
@@ -128,7 +164,14 @@ function writeArms(resultsDir: string, a: ArmsAnalysis): string[] {
   writeJsonAtomic(path.join(resultsDir, 'study', 'arms.json'), { ...a, files: undefined });
   for (const r of a.arms) {
     writeJsonAtomic(path.join(resultsDir, 'arms', r.name, 'metrics.json'), {
-      meta: { schema: `${ARMS_SCHEMA_ID}/arm`, arm: r.name, baseline: a.baseline, generated_at: a.generated_at, datasets: Object.keys(r.datasets), methods: a.methods },
+      meta: {
+        schema: `${ARMS_SCHEMA_ID}/arm`,
+        arm: r.name,
+        baseline: a.baseline,
+        generated_at: a.generated_at,
+        datasets: Object.keys(r.datasets),
+        methods: a.methods,
+      },
       ...r,
     });
   }

@@ -79,7 +79,13 @@ export interface BlockRate {
 }
 
 /** Block-bootstrap 95 % interval of Σ edits / Σ ref (per stratum resampling), and of the macro mean over strata. */
-export function blockRateInterval(ref: ArrayLike<number>, edits: ArrayLike<number>, d: BlockDesign, iterations: number, seed: number): BlockRate {
+export function blockRateInterval(
+  ref: ArrayLike<number>,
+  edits: ArrayLike<number>,
+  d: BlockDesign,
+  iterations: number,
+  seed: number,
+): BlockRate {
   checkDesign(ref.length, d);
   const R = blockSums(ref, d);
   const E = blockSums(edits, d);
@@ -88,11 +94,16 @@ export function blockRateInterval(ref: ArrayLike<number>, edits: ArrayLike<numbe
   const rand = mulberry32(seed);
   const draws = new Float64Array(iterations);
   const macroDraws = new Float64Array(withMacro ? iterations : 0);
-  let valid = 0, validMacro = 0;
+  let valid = 0,
+    validMacro = 0;
   for (let it = 0; it < iterations; it++) {
-    let r = 0, e = 0, m = 0, ok = true;
+    let r = 0,
+      e = 0,
+      m = 0,
+      ok = true;
     for (const g of groups) {
-      let rs = 0, es = 0;
+      let rs = 0,
+        es = 0;
       for (let k = 0; k < g.length; k++) {
         const b = g[Math.floor(rand() * g.length)];
         rs += R[b];
@@ -154,9 +165,13 @@ function pairSums(ref: ArrayLike<number>, a: ArrayLike<number>, b: ArrayLike<num
 
 /** Pooled and macro ΔCER of one resample (block multiplicities in `w`); null when a needed gold sum is 0. */
 function statistics(s: PairSums, pick: (g: Int32Array, k: number) => number): { pooled: number | null; macro: number | null } {
-  let r = 0, dd = 0, macro = 0, macroOk = true;
+  let r = 0,
+    dd = 0,
+    macro = 0,
+    macroOk = true;
   for (const g of s.groups) {
-    let rs = 0, ds = 0;
+    let rs = 0,
+      ds = 0;
     for (let k = 0; k < g.length; k++) {
       const b = pick(g, k);
       rs += s.R[b];
@@ -174,13 +189,21 @@ function statistics(s: PairSums, pick: (g: Int32Array, k: number) => number): { 
  * Paired block bootstrap and block permutation test of ΔCER = CER(b) − CER(a). Both arrays of edits are per
  * line against the same gold lengths `ref`. With `macro`, the mean of the strata's ΔCER is measured too.
  */
-export function pairedBlockDelta(ref: ArrayLike<number>, a: ArrayLike<number>, b: ArrayLike<number>, d: BlockDesign, opts: ResampleOptions, macro = false): PairedBlockResult {
+export function pairedBlockDelta(
+  ref: ArrayLike<number>,
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
+  d: BlockDesign,
+  opts: ResampleOptions,
+  macro = false,
+): PairedBlockResult {
   const s = pairSums(ref, a, b, d);
   const withMacro = macro && s.groups.length > 1;
   const observed = statistics(s, (g, k) => g[k]);
   const rand = mulberry32(opts.seed);
   const boot = { pooled: new Float64Array(opts.iterations), macro: new Float64Array(opts.iterations) };
-  let nP = 0, nM = 0;
+  let nP = 0,
+    nM = 0;
   for (let it = 0; it < opts.iterations; it++) {
     const st = statistics(s, (g) => g[Math.floor(rand() * g.length)]);
     if (st.pooled !== null) boot.pooled[nP++] = st.pooled;
@@ -208,7 +231,13 @@ export function pairedBlockDelta(ref: ArrayLike<number>, a: ArrayLike<number>, b
 }
 
 /** Sign-flip permutation p-values of the pooled (and macro) ΔCER: each cluster's difference flips with probability ½. */
-function permutationP(s: PairSums, observed: { pooled: number | null; macro: number | null }, permutations: number, seed: number, macro: boolean) {
+function permutationP(
+  s: PairSums,
+  observed: { pooled: number | null; macro: number | null },
+  permutations: number,
+  seed: number,
+  macro: boolean,
+) {
   const rand = mulberry32(seed);
   const nStrata = s.groups.length;
   const totalRef = s.stratumRef.reduce((x, y) => x + y, 0);
@@ -216,9 +245,11 @@ function permutationP(s: PairSums, observed: { pooled: number | null; macro: num
   const tol = (x: number) => Math.abs(x) * (1 - 1e-12);
   const tP = observed.pooled === null ? 0 : tol(observed.pooled * totalRef);
   const tM = observed.macro === null ? 0 : tol(observed.macro);
-  let geP = 0, geM = 0;
+  let geP = 0,
+    geM = 0;
   for (let it = 0; it < permutations; it++) {
-    let pooled = 0, mac = 0;
+    let pooled = 0,
+      mac = 0;
     for (let g = 0; g < nStrata; g++) {
       const blocks = s.groups[g];
       let ds = 0;

@@ -104,8 +104,12 @@ function checkShapes(n: number, series: Record<string, ArrayLike<number>>, delta
 
 /** Σ series / Σ ref over all lines (null for an empty reference). */
 function pooledRate(s: ArrayLike<number>, ref: ArrayLike<number>): number | null {
-  let e = 0, r = 0;
-  for (let i = 0; i < ref.length; i++) { e += s[i]; r += ref[i]; }
+  let e = 0,
+    r = 0;
+  for (let i = 0; i < ref.length; i++) {
+    e += s[i];
+    r += ref[i];
+  }
   return r > 0 ? e / r : null;
 }
 
@@ -161,7 +165,8 @@ function deltaInterval(ea: number | null, eb: number | null, da: Float64Array, d
   const est = ea === null || eb === null ? null : eb - ea;
   if (valid === 0) return { estimate: est, ci95: null, p_value: null, significant: null };
   const d = new Float64Array(valid);
-  let le = 0, ge = 0;
+  let le = 0,
+    ge = 0;
   for (let i = 0; i < valid; i++) {
     d[i] = db[i] - da[i];
     if (d[i] <= 0) le++;

@@ -88,7 +88,16 @@ function cerByCondition(d: ReportDocs) {
     for (const k of CONDITIONS) {
       if (values[k.key] === null) continue;
       const ci = b?.cer_ci95?.[k.key] ?? null;
-      rows.push({ dataset, dataset_order, condition: k.label, order: k.order, cer: values[k.key], ci_lo: ci?.[0] ?? null, ci_hi: ci?.[1] ?? null, n: c.meta?.n_paired ?? null });
+      rows.push({
+        dataset,
+        dataset_order,
+        condition: k.label,
+        order: k.order,
+        cer: values[k.key],
+        ci_lo: ci?.[0] ?? null,
+        ci_hi: ci?.[1] ?? null,
+        n: c.meta?.n_paired ?? null,
+      });
     }
   };
   d.datasets.forEach((ds, i) => push(ds.name, i, ds.comparison));
@@ -103,7 +112,8 @@ function deltaByBucket(d: ReportDocs) {
     if (!by) continue;
     SCORE_BUCKETS.forEach((b, order) => {
       const g = by[b];
-      if (g && g.n_samples > 0 && g.delta_cer !== null) rows.push({ dataset: ds.name, bucket: b, order, delta_cer: g.delta_cer, n: g.n_samples });
+      if (g && g.n_samples > 0 && g.delta_cer !== null)
+        rows.push({ dataset: ds.name, bucket: b, order, delta_cer: g.delta_cer, n: g.n_samples });
     });
   }
   return rows;
@@ -174,7 +184,13 @@ function confusions(d: ReportDocs, top = 15) {
     }
   }
   const ranked = [...merged.values()]
-    .sort((a, b) => b.fixed + b.introduced - (a.fixed + a.introduced) || (a.type < b.type ? -1 : a.type > b.type ? 1 : 0) || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0) || (a.hyp < b.hyp ? -1 : a.hyp > b.hyp ? 1 : 0))
+    .sort(
+      (a, b) =>
+        b.fixed + b.introduced - (a.fixed + a.introduced) ||
+        (a.type < b.type ? -1 : a.type > b.type ? 1 : 0) ||
+        (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0) ||
+        (a.hyp < b.hyp ? -1 : a.hyp > b.hyp ? 1 : 0),
+    )
     .slice(0, top);
   const rows: Array<Record<string, unknown>> = [];
   ranked.forEach((c, rank) => {
@@ -192,9 +208,15 @@ function errorClasses(ec: Json | null | undefined) {
   const used = (ec.classes as ErrorClass[]).filter((c) => sources.some((s) => ec.errors[s][c] > 0));
   return used.flatMap((c, class_order) =>
     sources.map((s, source_order) => ({
-      label: errorClassLabel(c), class_order, source: s === 'ocr' ? 'OCR' : s, source_order, errors: ec.errors[s][c],
-      fixed: ec.fixed[s]?.[c] ?? null, introduced: ec.introduced[s]?.[c] ?? null,
-    })));
+      label: errorClassLabel(c),
+      class_order,
+      source: s === 'ocr' ? 'OCR' : s,
+      source_order,
+      errors: ec.errors[s][c],
+      fixed: ec.fixed[s]?.[c] ?? null,
+      introduced: ec.introduced[s]?.[c] ?? null,
+    })),
+  );
 }
 
 export interface BuiltChart {

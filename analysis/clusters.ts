@@ -29,7 +29,11 @@ export function clusterMethod(spec: ClusterSpec, dataset: string): string {
  * Cluster index (0-based, in line order) of each sample id of one dataset. A sample id the page pattern does
  * not match is a one-line cluster of its own (counted in `unmatched`), never merged silently with a neighbour.
  */
-export function clusterIds(sampleIds: readonly string[], spec: ClusterSpec, dataset: string): { ids: Int32Array; count: number; unmatched: number } {
+export function clusterIds(
+  sampleIds: readonly string[],
+  spec: ClusterSpec,
+  dataset: string,
+): { ids: Int32Array; count: number; unmatched: number } {
   const ids = new Int32Array(sampleIds.length);
   const pattern = spec.pagePatterns?.[dataset];
   if (!pattern) {
@@ -38,7 +42,8 @@ export function clusterIds(sampleIds: readonly string[], spec: ClusterSpec, data
     return { ids, count: Math.ceil(ids.length / size), unmatched: 0 };
   }
   const re = new RegExp(pattern);
-  let count = 0, unmatched = 0;
+  let count = 0,
+    unmatched = 0;
   let prev: string | null = null;
   sampleIds.forEach((id, i) => {
     const m = re.exec(id);

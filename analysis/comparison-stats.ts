@@ -53,7 +53,11 @@ function design(o: ClusteredOptions): BlockDesign {
   const block = new Int32Array(n);
   const stratumOfBlock: number[] = [];
   [...byStratum.entries()].forEach(([s, members], k) => {
-    const { ids, count } = clusterIds(members.map((i) => o.sampleIds[i]), spec, o.datasets?.[s] ?? '');
+    const { ids, count } = clusterIds(
+      members.map((i) => o.sampleIds[i]),
+      spec,
+      o.datasets?.[s] ?? '',
+    );
     const offset = stratumOfBlock.length;
     members.forEach((i, j) => (block[i] = offset + ids[j]));
     for (let c = 0; c < count; c++) stratumOfBlock.push(k);
@@ -68,17 +72,28 @@ const sum = (x: ArrayLike<number>) => {
 };
 
 /** Σ series / Σ ref per series with block-bootstrap CIs, and each delta `rates[b] − rates[a]` with CI, SE, MDE and permutation p. */
-export function clusteredRates(ref: ArrayLike<number>, series: Record<string, ArrayLike<number>>, deltas: Record<string, [string, string]>, o: ClusteredOptions): ClusteredResult {
+export function clusteredRates(
+  ref: ArrayLike<number>,
+  series: Record<string, ArrayLike<number>>,
+  deltas: Record<string, [string, string]>,
+  o: ClusteredOptions,
+): ClusteredResult {
   const d = design(o);
   const R = sum(ref);
   const estimate = (k: string) => (R > 0 ? sum(series[k]) / R : null);
   const rates: Record<string, Interval> = {};
-  for (const k of Object.keys(series)) rates[k] = { estimate: estimate(k), ci95: blockRateInterval(ref, series[k], d, o.iterations, seedFor(o.seed, `rate:${k}`)).ci95 };
+  for (const k of Object.keys(series))
+    rates[k] = { estimate: estimate(k), ci95: blockRateInterval(ref, series[k], d, o.iterations, seedFor(o.seed, `rate:${k}`)).ci95 };
   const out: Record<string, ClusteredDelta> = {};
   let iterations = o.iterations;
   for (const [name, [a, b]] of Object.entries(deltas)) {
-    const r = pairedBlockDelta(ref, series[a], series[b], d, { iterations: o.iterations, permutations: o.permutations ?? DEFAULT_PERMUTATIONS, seed: seedFor(o.seed, `delta:${name}`) }).pooled;
-    const ea = rates[a].estimate, eb = rates[b].estimate;
+    const r = pairedBlockDelta(ref, series[a], series[b], d, {
+      iterations: o.iterations,
+      permutations: o.permutations ?? DEFAULT_PERMUTATIONS,
+      seed: seedFor(o.seed, `delta:${name}`),
+    }).pooled;
+    const ea = rates[a].estimate,
+      eb = rates[b].estimate;
     iterations = Math.min(iterations, r.iterations);
     out[name] = {
       estimate: ea === null || eb === null ? null : eb - ea,

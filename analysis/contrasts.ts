@@ -48,7 +48,15 @@ export function defaultContrasts(arms: Arm[], baseline: string): ContrastSpec[] 
   if (rag) {
     for (const a of arms) if (a.retrieval?.mode === 'random') add(rag.name, a.name, 'rag_vs_placebo');
     for (const a of arms) {
-      if (a === rag || a.name === baseline || a.prompt !== 'rag' || a.upper_bound || a.retrieval?.mode === 'random' || a.retrieval?.mode === 'none') continue;
+      if (
+        a === rag ||
+        a.name === baseline ||
+        a.prompt !== 'rag' ||
+        a.upper_bound ||
+        a.retrieval?.mode === 'random' ||
+        a.retrieval?.mode === 'none'
+      )
+        continue;
       if (sameKSeries(a, rag)) continue;
       add(a.name, rag.name, 'variant_vs_rag');
     }
@@ -82,7 +90,8 @@ export function plannedContrasts(arms: Arm[], baseline: string, configured?: Rea
   const names = new Set(arms.map((a) => a.name));
   return configured.map((c, i) => {
     for (const n of [c.arm, c.vs]) {
-      if (!names.has(n)) throw new UserInputError(`study.contrasts.${i}: arm "${n}" has no analysed results — the arms are: ${[...names].join(', ')}`);
+      if (!names.has(n))
+        throw new UserInputError(`study.contrasts.${i}: arm "${n}" has no analysed results — the arms are: ${[...names].join(', ')}`);
     }
     return { arm: c.arm, vs: c.vs, kind: c.vs === baseline ? 'vs_baseline' : 'configured' };
   });

@@ -14,7 +14,11 @@ import { unitBoundaries } from '../src/text/graphemes';
 export type DiffSegment = string | [gold: string, output: string, edits: number];
 
 /** One column of the alignment: how many gold / output code points it takes, and whether it is an edit. */
-interface Column { dg: 0 | 1; dh: 0 | 1; edit: 0 | 1 }
+interface Column {
+  dg: 0 | 1;
+  dh: 0 | 1;
+  edit: 0 | 1;
+}
 
 /** The alignment's columns in order: matches between the ops, and the ops themselves. */
 export function alignmentColumns(refLen: number, hypLen: number, ops: readonly EditOp[]): Column[] {
@@ -22,13 +26,25 @@ export function alignmentColumns(refLen: number, hypLen: number, ops: readonly E
   let i = 0;
   let j = 0;
   const matchUpTo = (ri: number, hj: number) => {
-    while (i < ri && j < hj) { cols.push({ dg: 1, dh: 1, edit: 0 }); i++; j++; }
+    while (i < ri && j < hj) {
+      cols.push({ dg: 1, dh: 1, edit: 0 });
+      i++;
+      j++;
+    }
   };
   for (const op of ops) {
     matchUpTo(op.ref, op.hyp);
-    if (op.type === 'S') { cols.push({ dg: 1, dh: 1, edit: 1 }); i++; j++; }
-    else if (op.type === 'D') { cols.push({ dg: 1, dh: 0, edit: 1 }); i++; }
-    else { cols.push({ dg: 0, dh: 1, edit: 1 }); j++; }
+    if (op.type === 'S') {
+      cols.push({ dg: 1, dh: 1, edit: 1 });
+      i++;
+      j++;
+    } else if (op.type === 'D') {
+      cols.push({ dg: 1, dh: 0, edit: 1 });
+      i++;
+    } else {
+      cols.push({ dg: 0, dh: 1, edit: 1 });
+      j++;
+    }
   }
   matchUpTo(refLen, hypLen);
   if (i !== refLen || j !== hypLen) throw new Error(`alignment does not cover the texts (${i}/${refLen}, ${j}/${hypLen})`);
@@ -42,14 +58,20 @@ export function diffSegments(gold: string, hyp: string, ops: readonly EditOp[]):
   const gb = unitBoundaries(gold);
   const hb = unitBoundaries(hyp);
   const out: DiffSegment[] = [];
-  let gi = 0, hj = 0, g0 = 0, h0 = 0, edits = 0;
+  let gi = 0,
+    hj = 0,
+    g0 = 0,
+    h0 = 0,
+    edits = 0;
   for (const c of alignmentColumns(g.length, h.length, ops)) {
     gi += c.dg;
     hj += c.dh;
     edits += c.edit;
     if (!gb[gi] || !hb[hj]) continue; // inside a display unit on one side: keep going
     pushSegment(out, g.slice(g0, gi).join(''), h.slice(h0, hj).join(''), edits);
-    g0 = gi; h0 = hj; edits = 0;
+    g0 = gi;
+    h0 = hj;
+    edits = 0;
   }
   return out;
 }
@@ -69,10 +91,18 @@ function pushSegment(out: DiffSegment[], gold: string, hyp: string, edits: numbe
 
 /** The gold text, the output text and the edit count a diff stands for. */
 export function diffSides(segments: readonly DiffSegment[]): { gold: string; output: string; edits: number } {
-  let gold = '', output = '', edits = 0;
+  let gold = '',
+    output = '',
+    edits = 0;
   for (const s of segments) {
-    if (typeof s === 'string') { gold += s; output += s; }
-    else { gold += s[0]; output += s[1]; edits += s[2]; }
+    if (typeof s === 'string') {
+      gold += s;
+      output += s;
+    } else {
+      gold += s[0];
+      output += s[1];
+      edits += s[2];
+    }
   }
   return { gold, output, edits };
 }

@@ -32,7 +32,9 @@ export type ErrorCategory = (typeof ERROR_CATEGORIES)[number];
 
 /** Letters that share a skeleton (rasm) and differ only in dots (src/text/arabic.ts). */
 const SKELETON = new Map<string, number>();
-DOT_GROUPS.forEach((g, k) => { for (const c of g) SKELETON.set(c, k); });
+DOT_GROUPS.forEach((g, k) => {
+  for (const c of g) SKELETON.set(c, k);
+});
 
 const isSpace = (c: string) => /\s/u.test(c);
 const isMark = (c: string) => c !== '' && (isArabicDiacritic(c.codePointAt(0)!) || c === TATWEEL);
@@ -68,7 +70,8 @@ function classifyUncached(ref: string, hyp: string): ErrorCategory {
   const pair = new Set([ref, hyp]);
   if (pair.has('ة') && (pair.has('ه') || pair.has('ت'))) return 'ta_marbuta';
   if (pair.has('ى') && (pair.has('ي') || pair.has('ا'))) return 'alef_maqsura_ya';
-  if ((HAMZA_FORMS.has(ref) || HAMZA_FORMS.has(hyp)) && [ref, hyp].every((c) => HAMZA_FORMS.has(c) || HAMZA_SEATS.has(c))) return 'hamza_alef';
+  if ((HAMZA_FORMS.has(ref) || HAMZA_FORMS.has(hyp)) && [ref, hyp].every((c) => HAMZA_FORMS.has(c) || HAMZA_SEATS.has(c)))
+    return 'hamza_alef';
   const gr = SKELETON.get(ref);
   if (gr !== undefined && gr === SKELETON.get(hyp)) return 'dots_same_skeleton';
   return 'other_letter';
@@ -124,7 +127,8 @@ export function compareErrors(before: readonly AnchoredError[], after: readonly 
   const afterByKey = new Map<string, AnchoredError[]>();
   for (const e of after) {
     const l = afterByKey.get(e.key);
-    if (l) l.push(e); else afterByKey.set(e.key, [e]);
+    if (l) l.push(e);
+    else afterByKey.set(e.key, [e]);
   }
   const fixed: AnchoredError[] = [];
   const unchanged: AnchoredError[] = [];
@@ -189,8 +193,14 @@ export class ErrorChangeAccumulator {
         this.totals[kind]++;
         this.byType[e.type][kind]++;
         this.byCategory[e.category][kind]++;
-        if (kind !== 'introduced') { this.byType[e.type].ocr_errors++; this.byCategory[e.category].ocr_errors++; }
-        if (kind !== 'fixed') { this.byType[e.type].corrected_errors++; this.byCategory[e.category].corrected_errors++; }
+        if (kind !== 'introduced') {
+          this.byType[e.type].ocr_errors++;
+          this.byCategory[e.category].ocr_errors++;
+        }
+        if (kind !== 'fixed') {
+          this.byType[e.type].corrected_errors++;
+          this.byCategory[e.category].corrected_errors++;
+        }
         const k = `${e.type}|${e.ref}|${e.hyp}`;
         const m = this.confusions[kind];
         const cur = m.get(k);

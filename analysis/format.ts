@@ -134,13 +134,23 @@ export function ranks(xs: readonly number[]): number[] {
 export function pearson(xs: readonly number[], ys: readonly number[]): number | null {
   const n = xs.length;
   if (n < 3 || ys.length !== n) return null;
-  let mx = 0, my = 0;
-  for (let i = 0; i < n; i++) { mx += xs[i]; my += ys[i]; }
-  mx /= n; my /= n;
-  let sxy = 0, sxx = 0, syy = 0;
+  let mx = 0,
+    my = 0;
   for (let i = 0; i < n; i++) {
-    const dx = xs[i] - mx, dy = ys[i] - my;
-    sxy += dx * dy; sxx += dx * dx; syy += dy * dy;
+    mx += xs[i];
+    my += ys[i];
+  }
+  mx /= n;
+  my /= n;
+  let sxy = 0,
+    sxx = 0,
+    syy = 0;
+  for (let i = 0; i < n; i++) {
+    const dx = xs[i] - mx,
+      dy = ys[i] - my;
+    sxy += dx * dy;
+    sxx += dx * dx;
+    syy += dy * dy;
   }
   return sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : null;
 }

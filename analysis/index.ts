@@ -8,7 +8,15 @@
  */
 export { analyzeStudy, DEFAULT_BOOTSTRAP } from './analyze';
 export { renderReport, renderArmsReport, loadReportDocs, type RenderedReport } from './report';
-export { analyzeArms, ARM_OCR_BANDS, armOcrBand, type AnalyzeArmsOptions, type ArmsAnalysis, type ArmResult, type ArmMetrics } from './arms';
+export {
+  analyzeArms,
+  ARM_OCR_BANDS,
+  armOcrBand,
+  type AnalyzeArmsOptions,
+  type ArmsAnalysis,
+  type ArmResult,
+  type ArmMetrics,
+} from './arms';
 export { armsSection, buildArmsCharts, ARMS_CHART_NAMES } from './arms-report';
 export { pairedBootstrapDelta, lineDifferences, signTest, wilcoxonSignedRank, holm } from './paired';
 export { buildCharts, CHART_NAMES, CHART_TEMPLATE_DIR, loadTemplate, type ChartName } from './charts';
@@ -17,4 +25,12 @@ export * from './metrics';
 export { bootstrapRates, mulberry32, seedFor } from './bootstrap';
 export { lineChanges, anchoredErrors, classifyEdit, ErrorChangeAccumulator, ERROR_CATEGORIES } from './error-changes';
 export { DEFAULT_ERAS, SCORE_BUCKETS, OCR_CER_BANDS, scoreBucket, ocrCerBand, sourceMatcher, globToRegExp, type Era } from './format';
-export type { AnalyzeOptions, AnalysisSummary, DatasetSummary, DatasetInfo, StudyMeta, NormalizationOptions, RenderReportOptions } from './types';
+export type {
+  AnalyzeOptions,
+  AnalysisSummary,
+  DatasetSummary,
+  DatasetInfo,
+  StudyMeta,
+  NormalizationOptions,
+  RenderReportOptions,
+} from './types';

@@ -8,7 +8,13 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { readJsonl } from '../src/io/jsonl';
-import { CorrectionRecordSchema, InferenceInputSchema, describeZodError, toCorrectionRecord, type CorrectionRecord } from '../src/llm/records';
+import {
+  CorrectionRecordSchema,
+  InferenceInputSchema,
+  describeZodError,
+  toCorrectionRecord,
+  type CorrectionRecord,
+} from '../src/llm/records';
 import type { Logger } from '../src/util/log';
 import { cmpStr } from './format';
 
@@ -77,7 +83,9 @@ export async function loadFile<T extends { dataset: string; sample_id: string }>
 
 export function parseCorrection(v: unknown): { ok: true; value: CorrectionRecord } | { ok: false; error: string } {
   const r = CorrectionRecordSchema.safeParse(v);
-  return r.success ? { ok: true, value: toCorrectionRecord(r.data) } : { ok: false, error: `invalid corrections record: ${describeZodError(r.error)}` };
+  return r.success
+    ? { ok: true, value: toCorrectionRecord(r.data) }
+    : { ok: false, error: `invalid corrections record: ${describeZodError(r.error)}` };
 }
 
 export function parseInferenceInput(v: unknown): { ok: true; value: AnalysisInputRecord } | { ok: false; error: string } {
@@ -167,7 +175,8 @@ export async function loadStudyInputs(opts: LoadOptions): Promise<StudyInputs> {
     const dups = f?.duplicates ?? [];
     for (const d of dups.slice(0, MAX_LISTED)) {
       warn(`${d.file}:${d.line}: duplicate sample_id "${d.sample_id}" in dataset ${d.dataset} (first at line ${d.firstLine}); skipped`, {
-        file: d.file, line: d.line,
+        file: d.file,
+        line: d.line,
       });
     }
     if (dups.length > MAX_LISTED) warn(`${f!.file}: ${dups.length} duplicate lines in all (first ${MAX_LISTED} listed); skipped`);

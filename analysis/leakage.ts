@@ -5,7 +5,13 @@
  * version of its work is held out.
  */
 import type { MetadataRow } from '../src/openiti/metadata';
-import { effectiveExcludePatterns, patternsHoldingSource, sourceExclusionStatus, sourceWorkMatcher, type SourceExclusionStatus } from '../src/openiti/work-exclusion';
+import {
+  effectiveExcludePatterns,
+  patternsHoldingSource,
+  sourceExclusionStatus,
+  sourceWorkMatcher,
+  type SourceExclusionStatus,
+} from '../src/openiti/work-exclusion';
 
 /** The build's exclusion as the analysis knows it: config patterns, what exclusion by work held out, the metadata. */
 export interface ExclusionRule {
@@ -66,7 +72,14 @@ export function datasetExclusions(
   // Exclusion by work holds out `<work>.*` of every work it lists (src/openiti/source-works.ts).
   const held = Array.isArray(byWork) ? byWork.map((e) => ({ patterns: e.works.map((w: string) => `${w}.*`) })) : null;
   return datasets.map(({ dataset, source_pattern }): DatasetExclusion => {
-    const base = { dataset, source_pattern: source_pattern ?? null, by_work: byWork !== null, works: [] as string[], versions: [] as string[], exclude_patterns: [] as string[] };
+    const base = {
+      dataset,
+      source_pattern: source_pattern ?? null,
+      by_work: byWork !== null,
+      works: [] as string[],
+      versions: [] as string[],
+      exclude_patterns: [] as string[],
+    };
     if (!source_pattern) return { ...base, status: 'no_source' };
     const st = sourceStatus(source_pattern, { exclude, held, rows })!;
     const patterns = patternsHoldingSource(exclude, st);
@@ -84,9 +97,11 @@ export function exclusionText(e: DatasetExclusion): string {
   const parts: string[] = [];
   if (e.versions.length > 0) parts.push(`${e.versions.length} version(s) of ${e.works.join(', ')} (by work): ${e.versions.join(', ')}`);
   if (e.exclude_patterns.length > 0) parts.push(`exclude pattern(s) ${e.exclude_patterns.join(', ')}`);
-  if (parts.length > 0 && e.status === 'partly_excluded') return `PARTLY excluded ${parts.join('; ')} — other versions of the work stay in the corpus`;
+  if (parts.length > 0 && e.status === 'partly_excluded')
+    return `PARTLY excluded ${parts.join('; ')} — other versions of the work stay in the corpus`;
   if (parts.length > 0) return `excluded ${parts.join('; ')}`;
-  if (e.status === 'unknown') return `unknown — exclusion by work was on but no build record says what it held out (source ${e.source_pattern})`;
+  if (e.status === 'unknown')
+    return `unknown — exclusion by work was on but no build record says what it held out (source ${e.source_pattern})`;
   if (e.by_work) return `nothing excluded — source ${e.source_pattern} matches no work in the OpenITI metadata`;
   return `nothing excluded — source ${e.source_pattern} stays in the corpus`;
 }

@@ -45,14 +45,17 @@ function recordsOnly<T extends { dataset: string; sample_id: string }>(byDataset
 
 /** The two conditions as arms: rag (with retrieval) and, when there is a baseline, zero_shot. */
 export function conditionArms(inputs: StudyInputs): LoadedArm[] {
-  const arms: LoadedArm[] = [{
-    name: 'rag',
-    retrievalMode: inputs.inferenceInput ? 'dense' : null,
-    upperBound: false,
-    corrections: byLine(inputs.phase5.byDataset),
-    inputs: inputs.inferenceInput ? recordsOnly(inputs.inferenceInput.byDataset) : null,
-  }];
-  if (inputs.phase2) arms.push({ name: 'zero_shot', retrievalMode: 'none', upperBound: false, corrections: byLine(inputs.phase2.byDataset), inputs: null });
+  const arms: LoadedArm[] = [
+    {
+      name: 'rag',
+      retrievalMode: inputs.inferenceInput ? 'dense' : null,
+      upperBound: false,
+      corrections: byLine(inputs.phase5.byDataset),
+      inputs: inputs.inferenceInput ? recordsOnly(inputs.inferenceInput.byDataset) : null,
+    },
+  ];
+  if (inputs.phase2)
+    arms.push({ name: 'zero_shot', retrievalMode: 'none', upperBound: false, corrections: byLine(inputs.phase2.byDataset), inputs: null });
   return arms;
 }
 
@@ -63,13 +66,19 @@ export function conditionArms(inputs: StudyInputs): LoadedArm[] {
 export function joiningStudyArms(study: readonly ArmSource[], conditions: readonly LoadedArm[], warnings: string[]): ArmSource[] {
   const taken = new Set(conditions.map((a) => a.name));
   for (const s of study.filter((x) => taken.has(x.name))) {
-    warnings.push(`study arm "${s.name}" has the name of a condition; the Lines view shows the condition's lines (${s.correctionsPath} left out there)`);
+    warnings.push(
+      `study arm "${s.name}" has the name of a condition; the Lines view shows the condition's lines (${s.correctionsPath} left out there)`,
+    );
   }
   return study.filter((x) => !taken.has(x.name));
 }
 
 /** Load extra arms (only the analysed datasets); a missing file is a clear one-line error. */
-export async function loadExtraArms(sources: readonly ArmSource[], datasets: readonly string[], taken: readonly string[]): Promise<LoadedArm[]> {
+export async function loadExtraArms(
+  sources: readonly ArmSource[],
+  datasets: readonly string[],
+  taken: readonly string[],
+): Promise<LoadedArm[]> {
   const keep = (d: string) => datasets.includes(d);
   const names = new Set(taken);
   const arms: LoadedArm[] = [];
@@ -78,7 +87,8 @@ export async function loadExtraArms(sources: readonly ArmSource[], datasets: rea
     names.add(s.name);
     if (!existsSync(s.correctionsPath)) throw new Error(`${s.correctionsPath} not found (corrections of arm "${s.name}")`);
     const corrections = await loadFile(s.correctionsPath, parseCorrection, keep);
-    const input = s.inferenceInputPath && existsSync(s.inferenceInputPath) ? await loadFile(s.inferenceInputPath, parseInferenceInput, keep) : null;
+    const input =
+      s.inferenceInputPath && existsSync(s.inferenceInputPath) ? await loadFile(s.inferenceInputPath, parseInferenceInput, keep) : null;
     arms.push({
       name: s.name,
       retrievalMode: s.retrievalMode ?? null,
@@ -93,7 +103,8 @@ export async function loadExtraArms(sources: readonly ArmSource[], datasets: rea
 /** The baseline arm: the one asked for, else zero_shot when present, else the first arm. */
 export function baselineArm(arms: readonly LoadedArm[], asked?: string): string {
   if (asked !== undefined) {
-    if (!arms.some((a) => a.name === asked)) throw new Error(`baseline arm "${asked}" is not one of the arms (${arms.map((a) => a.name).join(', ')})`);
+    if (!arms.some((a) => a.name === asked))
+      throw new Error(`baseline arm "${asked}" is not one of the arms (${arms.map((a) => a.name).join(', ')})`);
     return asked;
   }
   return arms.some((a) => a.name === 'zero_shot') ? 'zero_shot' : arms[0].name;

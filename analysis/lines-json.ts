@@ -16,7 +16,14 @@ export function writeLinesJson(file: string, doc: { meta: unknown; lines: readon
   try {
     writeSync(fd, `{"meta":${JSON.stringify(doc.meta)},"lines":[`);
     for (let i = 0; i < doc.lines.length; i += BATCH) {
-      writeSync(fd, (i > 0 ? ',' : '') + doc.lines.slice(i, i + BATCH).map((l) => JSON.stringify(l)).join(','));
+      writeSync(
+        fd,
+        (i > 0 ? ',' : '') +
+          doc.lines
+            .slice(i, i + BATCH)
+            .map((l) => JSON.stringify(l))
+            .join(','),
+      );
     }
     writeSync(fd, ']}\n');
   } finally {

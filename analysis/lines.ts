@@ -97,7 +97,9 @@ function count(into: ClassCounts, errs: readonly AnchoredError[]): void {
   for (const e of errs) into[errorClassOf(e.ref, e.hyp)]++;
 }
 
-interface Aligned extends ScoredText { errors: AnchoredError[] }
+interface Aligned extends ScoredText {
+  errors: AnchoredError[];
+}
 
 /** Score `hyp` against gold `g` (scoring form) with the counted alignment; a runaway line gets one changed segment. */
 function alignText(g: string, hyp: string, refChars: number): Aligned {
@@ -124,7 +126,11 @@ export interface LineSource {
 }
 
 /** Every line of `source` (the rag arm's lines, or the study baseline's) with every arm. */
-export function explorerLines(source: LineSource, arms: readonly LoadedArm[], opts: LinesOptions): { lines: ExplorerLine[]; classes: ErrorClassAccumulator } {
+export function explorerLines(
+  source: LineSource,
+  arms: readonly LoadedArm[],
+  opts: LinesOptions,
+): { lines: ExplorerLine[]; classes: ErrorClassAccumulator } {
   const classes = new ErrorClassAccumulator();
   const lines: ExplorerLine[] = [];
   for (const ds of source.datasets) {
@@ -151,23 +157,41 @@ function explorerLine(
   const armLines: Record<string, ArmLine | null> = {};
   for (const arm of arms) {
     const x = arm.corrections.get(key);
-    if (!x) { armLines[arm.name] = null; continue; }
+    if (!x) {
+      armLines[arm.name] = null;
+      continue;
+    }
     const failed = failureKind(x.record);
     const a = alignText(g, prepareText(failed ? x.record.ocr_text : x.record.corrected_text, base), refChars);
     classes.addArm(arm.name, ocrErrors, a.errors);
     const retrieval = retrieved(arm.inputs?.get(key) ?? null, match);
-    armLines[arm.name] = { edits: a.edits, cer: a.cer, diff: a.diff, failed, ...rawAndGuard(x.record, x.raw), retrieval, ...(opts.provenance ? withProvenance(r.gt_text, retrieval, match) : {}) };
+    armLines[arm.name] = {
+      edits: a.edits,
+      cer: a.cer,
+      diff: a.diff,
+      failed,
+      ...rawAndGuard(x.record, x.raw),
+      retrieval,
+      ...(opts.provenance ? withProvenance(r.gt_text, retrieval, match) : {}),
+    };
   }
   return { dataset: r.dataset, sample_id: r.sample_id, band: band(ocr.edits, refChars), ref_chars: refChars, ocr, arms: armLines };
 }
 
 /** Each sentence's provenance class and whether any holds the gold passage (src/witness/provenance.ts). */
-function withProvenance(gold: string, retrieval: RetrievedSentence[] | null, match: ((uri: string) => boolean) | null): { retrieval: RetrievedSentence[] | null; gold_in_context: boolean | null } {
+function withProvenance(
+  gold: string,
+  retrieval: RetrievedSentence[] | null,
+  match: ((uri: string) => boolean) | null,
+): { retrieval: RetrievedSentence[] | null; gold_in_context: boolean | null } {
   if (!retrieval) return { retrieval, gold_in_context: null };
   const classed = retrieval.map((h): RetrievedSentence => {
     if (h.text === null) return { ...h, provenance: null };
     if (passageSimilarity(gold, h.text) >= SAME_PASSAGE_MIN_SIMILARITY) return { ...h, provenance: 'same_passage' };
-    return { ...h, provenance: match === null || h.source_uri === null ? 'unknown_work' : match(h.source_uri) ? 'same_work' : 'other_work' };
+    return {
+      ...h,
+      provenance: match === null || h.source_uri === null ? 'unknown_work' : match(h.source_uri) ? 'same_work' : 'other_work',
+    };
   });
   return { retrieval: classed, gold_in_context: classed.some((h) => h.provenance === 'same_passage') };
 }
@@ -219,7 +243,13 @@ export function retrieved(input: AnalysisInputRecord | null, match: ((uri: strin
 }
 
 /** lines.json: the arms, then every line. */
-export function linesDocument(lines: ExplorerLine[], arms: readonly LoadedArm[], opts: LinesOptions, generatedAt: string, datasets: readonly string[]) {
+export function linesDocument(
+  lines: ExplorerLine[],
+  arms: readonly LoadedArm[],
+  opts: LinesOptions,
+  generatedAt: string,
+  datasets: readonly string[],
+) {
   return {
     meta: {
       generated_at: generatedAt,
@@ -241,7 +271,8 @@ export function errorClassesDocument(acc: ErrorClassAccumulator, arms: readonly 
   return {
     meta: {
       generated_at: generatedAt,
-      classes: 'substitutions within one dot-only letter group (dots_*), diacritics (and tatweel), hamza/alef forms, whitespace, other; first match wins',
+      classes:
+        'substitutions within one dot-only letter group (dots_*), diacritics (and tatweel), hamza/alef forms, whitespace, other; first match wins',
       alignment: 'the character alignment CER counts; fixed / introduced compare each arm with the OCR errors of the same line',
       lines: acc.lines,
     },

@@ -71,7 +71,9 @@ export interface SignTest {
 }
 
 export function signTest(d: readonly number[]): SignTest {
-  let positive = 0, negative = 0, ties = 0;
+  let positive = 0,
+    negative = 0,
+    ties = 0;
   for (const x of d) {
     if (x > 0) positive++;
     else if (x < 0) negative++;
@@ -136,7 +138,8 @@ export function wilcoxonSignedRank(d: readonly number[]): WilcoxonTest {
   const n = nz.length;
   if (n === 0) return { n, zeros, rPlus: 0, rMinus: 0, statistic: 0, z: null, p: null };
   const { ranks, tieTerm } = averageRanks(nz.map(Math.abs));
-  let rPlus = 0, rMinus = 0;
+  let rPlus = 0,
+    rMinus = 0;
   nz.forEach((x, i) => (x > 0 ? (rPlus += ranks[i]) : (rMinus += ranks[i])));
   const mean = n * (n + 1) * 0.25;
   const se = Math.sqrt((n * (n + 1) * (2 * n + 1) - tieTerm / 2) / 24);
@@ -152,7 +155,7 @@ function averageRanks(xs: number[]): { ranks: number[]; tieTerm: number } {
   const order = xs.map((_, i) => i).sort((a, b) => xs[a] - xs[b] || a - b);
   const ranks = new Array<number>(xs.length);
   let tieTerm = 0;
-  for (let i = 0; i < order.length; ) {
+  for (let i = 0; i < order.length;) {
     let j = i;
     while (j + 1 < order.length && xs[order[j + 1]] === xs[order[i]]) j++;
     const t = j - i + 1;

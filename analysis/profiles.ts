@@ -33,8 +33,18 @@ export interface ProfileTally {
 }
 
 const zeroCounts = (): ProfileCounts => ({
-  ref_chars: 0, ref_words: 0, ocr_ce: 0, ocr_we: 0, p5_ce: 0, p5_we: 0,
-  paired_ref_chars: 0, paired_ref_words: 0, paired_p5_ce: 0, paired_p5_we: 0, p2_ce: 0, p2_we: 0,
+  ref_chars: 0,
+  ref_words: 0,
+  ocr_ce: 0,
+  ocr_we: 0,
+  p5_ce: 0,
+  p5_we: 0,
+  paired_ref_chars: 0,
+  paired_ref_words: 0,
+  paired_p5_ce: 0,
+  paired_p5_we: 0,
+  p2_ce: 0,
+  p2_we: 0,
 });
 
 /** One tally per profile, the primary first. */
@@ -50,7 +60,14 @@ export interface LineDistances {
 }
 
 /** Distances of a line under `profile`; `p5Hyp` / `p2Hyp` are the texts that are scored. */
-export function lineDistances(gold: string, ocr: string, p5Hyp: string, p2Hyp: string | null, profile: NormalizationProfile, collapseWhitespace: boolean): LineDistances {
+export function lineDistances(
+  gold: string,
+  ocr: string,
+  p5Hyp: string,
+  p2Hyp: string | null,
+  profile: NormalizationProfile,
+  collapseWhitespace: boolean,
+): LineDistances {
   const opts = { collapseWhitespace, profile };
   const o = scoreDistances(gold, ocr, opts);
   return {
@@ -87,13 +104,14 @@ export function profilesBlock(tallies: ReadonlyArray<Pick<ProfileTally, 'profile
     unit: profile.unit,
     ocr_baseline: rates(c.ocr_ce, c.ref_chars, c.ocr_we, c.ref_words),
     corrected: rates(c.p5_ce, c.ref_chars, c.p5_we, c.ref_words),
-    paired: c.paired_ref_chars + c.paired_ref_words > 0
-      ? {
-          phase2_baseline: rates(c.p2_ce, c.paired_ref_chars, c.p2_we, c.paired_ref_words),
-          phase5_corrected: rates(c.paired_p5_ce, c.paired_ref_chars, c.paired_p5_we, c.paired_ref_words),
-          delta_cer: round(c.paired_ref_chars > 0 ? (c.paired_p5_ce - c.p2_ce) / c.paired_ref_chars : null),
-        }
-      : null,
+    paired:
+      c.paired_ref_chars + c.paired_ref_words > 0
+        ? {
+            phase2_baseline: rates(c.p2_ce, c.paired_ref_chars, c.p2_we, c.paired_ref_words),
+            phase5_corrected: rates(c.paired_p5_ce, c.paired_ref_chars, c.paired_p5_we, c.paired_ref_words),
+            delta_cer: round(c.paired_ref_chars > 0 ? (c.paired_p5_ce - c.p2_ce) / c.paired_ref_chars : null),
+          }
+        : null,
     counts: { ...c },
   }));
 }
@@ -104,9 +122,11 @@ type ProfileRow = ReturnType<typeof profilesBlock>[number];
 export function pooledProfiles(perDataset: ReadonlyArray<unknown>): ReturnType<typeof profilesBlock> {
   const lists = perDataset.filter((x): x is ProfileRow[] => Array.isArray(x));
   if (!lists.length) return [];
-  return profilesBlock(lists[0].map((row, i) => {
-    const counts = zeroCounts();
-    for (const l of lists) for (const k of Object.keys(counts) as Array<keyof ProfileCounts>) counts[k] += l[i].counts[k];
-    return { profile: { name: row.profile, rules: row.rules, unit: row.unit, remove: [], map: {} }, primary: row.primary, counts };
-  }));
+  return profilesBlock(
+    lists[0].map((row, i) => {
+      const counts = zeroCounts();
+      for (const l of lists) for (const k of Object.keys(counts) as Array<keyof ProfileCounts>) counts[k] += l[i].counts[k];
+      return { profile: { name: row.profile, rules: row.rules, unit: row.unit, remove: [], map: {} }, primary: row.primary, counts };
+    }),
+  );
 }

@@ -82,7 +82,13 @@ async function armContexts(arm: LoadedArm, sources: ProvenanceOptions['sources']
   const file = path.join(arm.dir, 'inference_input.jsonl');
   if (arm.info.prompt === 'zero_shot' || !existsSync(file)) return out;
   for await (const { value } of readJsonl(file)) {
-    const r = value as { dataset: string; sample_id: string; gt_text: string; retrieval_context?: string; retrieval_sources?: { source_uri: string }[] };
+    const r = value as {
+      dataset: string;
+      sample_id: string;
+      gt_text: string;
+      retrieval_context?: string;
+      retrieval_sources?: { source_uri: string }[];
+    };
     out.set(keyOf(r.dataset, r.sample_id), lineProvenance(r, sources[r.dataset] ?? null));
   }
   return out;
@@ -92,7 +98,12 @@ function split(rows: readonly { arm: Scored; base: Scored }[], seed: number, ite
   const ref = rows.map((r) => r.arm.ref);
   const strata = rows.map((r) => r.arm.dataset);
   const ids = [...new Set(strata)].sort(cmpStr);
-  const b = bootstrapRates(ref, { a: rows.map((r) => r.arm.ce), base: rows.map((r) => r.base.ce), ocr: rows.map((r) => r.arm.ocr) }, { d: ['base', 'a'], o: ['ocr', 'a'] }, { iterations, seed, strata: strata.map((s) => ids.indexOf(s)) });
+  const b = bootstrapRates(
+    ref,
+    { a: rows.map((r) => r.arm.ce), base: rows.map((r) => r.base.ce), ocr: rows.map((r) => r.arm.ocr) },
+    { d: ['base', 'a'], o: ['ocr', 'a'] },
+    { iterations, seed, strata: strata.map((s) => ids.indexOf(s)) },
+  );
   const r4 = (x: number | null) => (x === null ? null : round(x, 6));
   const ci = (c: [number, number] | null) => (c ? ([round(c[0], 6), round(c[1], 6)] as [number, number]) : null);
   return {
@@ -119,7 +130,9 @@ export async function analyzeProvenance(o: ProvenanceOptions): Promise<Provenanc
   for (const arm of arms) {
     const rows = scoreArm(arm);
     const ctx = await armContexts(arm, o.sources);
-    const joined = [...rows.values()].filter((r) => baseRows.has(r.key)).map((r) => ({ arm: r, base: baseRows.get(r.key)!, p: ctx.get(r.key) ?? null }));
+    const joined = [...rows.values()]
+      .filter((r) => baseRows.has(r.key))
+      .map((r) => ({ arm: r, base: baseRows.get(r.key)!, p: ctx.get(r.key) ?? null }));
     const s = (label: string, sel: typeof joined) => split(sel, seedFor(seed, `${arm.info.name}:${label}`), iterations);
     const byClass: ArmProvenance['by_class'] = {};
     for (const c of ['same_passage', 'same_work', 'other_work', 'unknown_work', 'no_context'] as LineClass[]) {
@@ -130,7 +143,13 @@ export async function analyzeProvenance(o: ProvenanceOptions): Promise<Provenanc
     out.push({
       arm: arm.info.name,
       gold_in_context_rate: joined.length ? (round(yes.length / joined.length, 6) ?? 0) : 0,
-      by_gold_in_context: { yes: s('yes', yes), no: s('no', joined.filter((j) => j.p?.gold_in_context !== true)) },
+      by_gold_in_context: {
+        yes: s('yes', yes),
+        no: s(
+          'no',
+          joined.filter((j) => j.p?.gold_in_context !== true),
+        ),
+      },
       by_class: byClass,
     });
   }
@@ -152,11 +171,19 @@ export async function analyzeProvenance(o: ProvenanceOptions): Promise<Provenanc
 export function formatProvenanceTable(a: ProvenanceAnalysis): string {
   const f = (x: number | null) => (x === null ? '—' : (x * 100).toFixed(2));
   const ci = (c: [number, number] | null) => (c ? `[${f(c[0])}, ${f(c[1])}]` : '');
-  const lines = [`ΔCER (points) vs ${a.baseline} by "gold passage in context" (same passage: similarity ≥ ${a.same_passage_min_similarity})`, 'arm | in context | lines | CER | ΔCER vs baseline [95% CI] | ΔCER vs OCR [95% CI]'];
+  const lines = [
+    `ΔCER (points) vs ${a.baseline} by "gold passage in context" (same passage: similarity ≥ ${a.same_passage_min_similarity})`,
+    'arm | in context | lines | CER | ΔCER vs baseline [95% CI] | ΔCER vs OCR [95% CI]',
+  ];
   for (const arm of a.arms) {
-    for (const [label, s] of [['yes', arm.by_gold_in_context.yes], ['no', arm.by_gold_in_context.no]] as const) {
+    for (const [label, s] of [
+      ['yes', arm.by_gold_in_context.yes],
+      ['no', arm.by_gold_in_context.no],
+    ] as const) {
       if (s.lines === 0) continue;
-      lines.push(`${arm.arm} | ${label} | ${s.lines} | ${f(s.cer)} | ${f(s.delta)} ${ci(s.ci95)} | ${f(s.delta_vs_ocr)} ${ci(s.ci95_vs_ocr)}`);
+      lines.push(
+        `${arm.arm} | ${label} | ${s.lines} | ${f(s.cer)} | ${f(s.delta)} ${ci(s.ci95)} | ${f(s.delta_vs_ocr)} ${ci(s.ci95_vs_ocr)}`,
+      );
     }
   }
   return lines.join('\n');

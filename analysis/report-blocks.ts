@@ -55,7 +55,10 @@ function skippedInputBlocks(d: ReportDocs): Block[] {
   if (items.length === 0) return [];
   return [
     { kind: 'h2', text: 'Skipped inputs' },
-    { kind: 'p', text: 'Input lines or files the export left out (counted by kind, with the first examples); every other line was scored.' },
+    {
+      kind: 'p',
+      text: 'Input lines or files the export left out (counted by kind, with the first examples); every other line was scored.',
+    },
     { kind: 'list', items },
   ];
 }
@@ -68,7 +71,10 @@ function validityBlocks(d: ReportDocs): Block[] {
   ];
   if (invalid.length === 0) return [];
   return [
-    { kind: 'p', text: '**Not valid — no headline ΔCER.** Too many lines failed in at least one condition; the figures below score those lines as the raw OCR and measure the failures, not the method.' },
+    {
+      kind: 'p',
+      text: '**Not valid — no headline ΔCER.** Too many lines failed in at least one condition; the figures below score those lines as the raw OCR and measure the failures, not the method.',
+    },
     { kind: 'list', items: invalid },
   ];
 }

@@ -11,7 +11,10 @@ import type { RenderReportOptions } from './types';
 /** The Arms charts (none, and none left from an earlier run, without an arms analysis). */
 export async function renderArmsCharts(chartDir: string, opts: RenderReportOptions, files: string[]): Promise<RenderedChart[]> {
   const charts = opts.arms ? buildArmsCharts(opts.arms) : [];
-  removeCharts(chartDir, ARMS_CHART_NAMES.filter((n) => !charts.some((c) => c.name === n)));
+  removeCharts(
+    chartDir,
+    ARMS_CHART_NAMES.filter((n) => !charts.some((c) => c.name === n)),
+  );
   const out = await renderCharts(chartDir, charts, opts.png !== false);
   files.push(...out.files);
   return out.rendered;

@@ -19,29 +19,51 @@ export function errorChangeBlocks(d: ReportDocs): Block[] {
       kind: 'p',
       text:
         `Phase 5 fixed ${t5.fixed} of ${t5.ocr_errors} OCR character errors (${pctF(t5.fix_rate, 1)}) and introduced ${t5.introduced} (net ${netF(t5.net_error_change)}).` +
-        (t2 ? ` Phase 2 fixed ${t2.fixed} (${pctF(t2.fix_rate, 1)}) and introduced ${t2.introduced} (net ${netF(t2.net_error_change)}).` : ''),
+        (t2
+          ? ` Phase 2 fixed ${t2.fixed} (${pctF(t2.fix_rate, 1)}) and introduced ${t2.introduced} (net ${netF(t2.net_error_change)}).`
+          : ''),
     },
     errorTypeTable(ec),
-    { kind: 'list', items: [`Top fixed (gold → OCR): ${topConfusions(ec, 'fixed')}`, `Top introduced (gold → output): ${topConfusions(ec, 'introduced')}`] },
+    {
+      kind: 'list',
+      items: [
+        `Top fixed (gold → OCR): ${topConfusions(ec, 'fixed')}`,
+        `Top introduced (gold → output): ${topConfusions(ec, 'introduced')}`,
+      ],
+    },
   ];
 }
 
 /** Errors by edit type, then by category (categories without errors left out). */
 function errorTypeTable(ec: Json): Block {
-  const typeRow = (label: string, x: Json, y: Json | undefined) => [label, String(x.ocr_errors), String(x.fixed), String(x.introduced), String(x.unchanged), pctF(x.fix_rate, 1),
-    y ? String(y.fixed) : dash, y ? String(y.introduced) : dash];
+  const typeRow = (label: string, x: Json, y: Json | undefined) => [
+    label,
+    String(x.ocr_errors),
+    String(x.fixed),
+    String(x.introduced),
+    String(x.unchanged),
+    pctF(x.fix_rate, 1),
+    y ? String(y.fixed) : dash,
+    y ? String(y.introduced) : dash,
+  ];
   return {
     kind: 'table',
     head: ['Edit type / category', 'OCR errors', 'P5 fixed', 'P5 introduced', 'P5 unchanged', 'P5 fix rate', 'P2 fixed', 'P2 introduced'],
     rows: [
       ...Object.keys(ec.phase5.by_edit_type).map((k) => typeRow(k, ec.phase5.by_edit_type[k], ec.phase2?.by_edit_type?.[k])),
       ...ERROR_CATEGORIES.filter((k) => ec.phase5.by_category[k].ocr_errors + ec.phase5.by_category[k].introduced > 0).map((k) =>
-        typeRow(`· ${k}`, ec.phase5.by_category[k], ec.phase2?.by_category?.[k])),
+        typeRow(`· ${k}`, ec.phase5.by_category[k], ec.phase2?.by_category?.[k]),
+      ),
     ],
     align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
   };
 }
 
 function topConfusions(ec: Json, kind: 'fixed' | 'introduced'): string {
-  return (ec.phase5.top_confusions?.[kind] ?? []).slice(0, 10).map((x: Json) => `${confusionLabel(x.ref, x.hyp)} (${x.type}, ${x.category}): ${x.count}`).join('; ') || dash;
+  return (
+    (ec.phase5.top_confusions?.[kind] ?? [])
+      .slice(0, 10)
+      .map((x: Json) => `${confusionLabel(x.ref, x.hyp)} (${x.type}, ${x.category}): ${x.count}`)
+      .join('; ') || dash
+  );
 }

@@ -27,8 +27,15 @@ export function toHtml(blocks: Block[], title: string): string {
   const extra = { style: '', script: '' };
   for (const b of blocks) {
     switch (b.kind) {
-      case 'h1': case 'h2': case 'h3': case 'p': body.push(`<${b.kind}>${inline(b.text)}</${b.kind}>`); break;
-      case 'list': body.push(`<ul>${b.items.map((i) => `<li>${inline(i)}</li>`).join('')}</ul>`); break;
+      case 'h1':
+      case 'h2':
+      case 'h3':
+      case 'p':
+        body.push(`<${b.kind}>${inline(b.text)}</${b.kind}>`);
+        break;
+      case 'list':
+        body.push(`<ul>${b.items.map((i) => `<li>${inline(i)}</li>`).join('')}</ul>`);
+        break;
       case 'table': {
         const cls = (i: number) => (b.align?.[i] === 'r' ? ' class="num"' : '');
         body.push(

@@ -23,7 +23,12 @@ const pct = (x: number | null) => (x === null ? dash : `${(x * 100).toFixed(2)}%
 const pp = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x * 100).toFixed(2)} pp`;
 
 /** One line's change for an arm: its CER against the reference CER (the baseline arm's, or OCR's for the baseline). */
-interface Example { line: ExplorerLine; arm: ArmLine; refCer: number; delta: number }
+interface Example {
+  line: ExplorerLine;
+  arm: ArmLine;
+  refCer: number;
+  delta: number;
+}
 
 /** The lines of `arm` with a defined ΔCER against `ref` (baseline arm name, or null = OCR). */
 export function armDeltas(lines: readonly ExplorerLine[], arm: string, ref: string | null): Example[] {
@@ -56,7 +61,10 @@ const cut = (s: string, n: number) => {
 
 function contextItem(r: readonly RetrievedSentence[] | null): string {
   if (!r || r.length === 0) return 'Retrieved: none';
-  const hits = r.map((h) => `[${h.score === null ? dash : h.score.toFixed(3)}${h.from_source ? ', own source book' : ''}] ${h.source_uri ?? dash}: ${h.text === null ? dash : cut(h.text, CONTEXT_CHARS)}`);
+  const hits = r.map(
+    (h) =>
+      `[${h.score === null ? dash : h.score.toFixed(3)}${h.from_source ? ', own source book' : ''}] ${h.source_uri ?? dash}: ${h.text === null ? dash : cut(h.text, CONTEXT_CHARS)}`,
+  );
   return `Retrieved: ${hits.join(' · ')}`;
 }
 
@@ -67,7 +75,10 @@ function exampleBlocks(e: Example, k: number, armName: string, refName: string):
   const text = (d: DiffSegment[]) => diffSides(d);
   const ocr = text(e.line.ocr.diff);
   return [
-    { kind: 'p', text: `**${k}. ${e.line.dataset} / ${e.line.sample_id}** — ΔCER ${pp(e.delta)} (${armName} ${pct(e.arm.cer)} vs ${refName} ${pct(e.refCer)})` },
+    {
+      kind: 'p',
+      text: `**${k}. ${e.line.dataset} / ${e.line.sample_id}** — ΔCER ${pp(e.delta)} (${armName} ${pct(e.arm.cer)} vs ${refName} ${pct(e.refCer)})`,
+    },
     {
       kind: 'list',
       items: [
@@ -87,14 +98,20 @@ export function exampleSectionBlocks(lines: Json | null | undefined): LineBlock[
   const baseline: string = lines.meta.baseline;
   const blocks: LineBlock[] = [
     { kind: 'h2', text: 'Examples: largest changes per arm' },
-    { kind: 'p', text: `ΔCER of a line = the arm's line CER − the ${baseline} line CER (for ${baseline} itself: − the OCR line CER); negative = better. Texts in scoring form; retrieved sentences cut to ${CONTEXT_CHARS} characters. Every line is in the Lines view of report.html.` },
+    {
+      kind: 'p',
+      text: `ΔCER of a line = the arm's line CER − the ${baseline} line CER (for ${baseline} itself: − the OCR line CER); negative = better. Texts in scoring form; retrieved sentences cut to ${CONTEXT_CHARS} characters. Every line is in the Lines view of report.html.`,
+    },
   ];
   for (const { name, upper_bound } of lines.meta.arms as Array<{ name: string; upper_bound?: boolean }>) {
     const ref = name === baseline ? null : baseline;
     const deltas = armDeltas(lines.lines, name, ref);
     for (const kind of ['improvements', 'regressions'] as const) {
       const ex = largestChanges(deltas, kind);
-      blocks.push({ kind: 'h3', text: `${name}${upper_bound ? ' † (upper bound)' : ''}: ${ex.length} largest ${kind} (vs ${ref ?? 'OCR'})` });
+      blocks.push({
+        kind: 'h3',
+        text: `${name}${upper_bound ? ' † (upper bound)' : ''}: ${ex.length} largest ${kind} (vs ${ref ?? 'OCR'})`,
+      });
       if (ex.length === 0) blocks.push({ kind: 'p', text: `No line ${kind === 'improvements' ? 'improved' : 'got worse'}.` });
       ex.forEach((e, i) => blocks.push(...exampleBlocks(e, i + 1, name, ref ?? 'OCR')));
     }
@@ -109,12 +126,17 @@ export function errorClassBlocks(ec: Json | null | undefined): LineBlock[] {
   const cell = (x: number | undefined) => (x === undefined ? dash : String(x));
   return [
     { kind: 'h2', text: 'Errors by class (character alignment, all datasets)' },
-    { kind: 'p', text: 'Character errors against gold by class — substitutions between letters that differ only in dots (one row per letter group), diacritics, hamza/alef forms, whitespace, other — for the raw OCR and each arm, with the OCR errors each arm fixed and the errors it introduced.' },
+    {
+      kind: 'p',
+      text: 'Character errors against gold by class — substitutions between letters that differ only in dots (one row per letter group), diacritics, hamza/alef forms, whitespace, other — for the raw OCR and each arm, with the OCR errors each arm fixed and the errors it introduced.',
+    },
     {
       kind: 'table',
       head: ['Class', 'OCR errors', ...arms.flatMap((a) => [`${a} errors`, `${a} fixed`, `${a} introduced`])],
       rows: (ec.classes as ErrorClass[]).map((c) => [
-        errorClassLabel(c), cell(ec.errors.ocr[c]), ...arms.flatMap((a) => [cell(ec.errors[a][c]), cell(ec.fixed[a]?.[c]), cell(ec.introduced[a]?.[c])]),
+        errorClassLabel(c),
+        cell(ec.errors.ocr[c]),
+        ...arms.flatMap((a) => [cell(ec.errors[a][c]), cell(ec.fixed[a]?.[c]), cell(ec.introduced[a]?.[c])]),
       ]),
       align: ['l', 'r', ...arms.flatMap(() => ['r', 'r', 'r'] as const)],
     },

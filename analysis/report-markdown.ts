@@ -7,11 +7,21 @@ export function toMarkdown(blocks: Block[]): string {
   const out: string[] = [];
   for (const b of blocks) {
     switch (b.kind) {
-      case 'h1': out.push(`# ${b.text}`, ''); break;
-      case 'h2': out.push(`## ${b.text}`, ''); break;
-      case 'h3': out.push(`### ${b.text}`, ''); break;
-      case 'p': out.push(b.text, ''); break;
-      case 'list': out.push(...b.items.map((i) => `- ${i}`), ''); break;
+      case 'h1':
+        out.push(`# ${b.text}`, '');
+        break;
+      case 'h2':
+        out.push(`## ${b.text}`, '');
+        break;
+      case 'h3':
+        out.push(`### ${b.text}`, '');
+        break;
+      case 'p':
+        out.push(b.text, '');
+        break;
+      case 'list':
+        out.push(...b.items.map((i) => `- ${i}`), '');
+        break;
       case 'table': {
         out.push(`| ${b.head.map(mdCell).join(' | ')} |`);
         out.push(`|${b.head.map((_, i) => (b.align?.[i] === 'r' ? '---:' : '---')).join('|')}|`);
@@ -19,8 +29,17 @@ export function toMarkdown(blocks: Block[]): string {
         out.push('');
         break;
       }
-      case 'chart': out.push(`![${b.chart.title}](charts/${b.chart.name}.png)`, ''); break;
-      case 'lines': out.push('## Lines', '', `Every one of the ${b.doc.meta.num_lines} lines, with each arm's output diffed against gold and the retrieved sentences, is in the Lines view of report.html (lines.json holds the same data).`, ''); break;
+      case 'chart':
+        out.push(`![${b.chart.title}](charts/${b.chart.name}.png)`, '');
+        break;
+      case 'lines':
+        out.push(
+          '## Lines',
+          '',
+          `Every one of the ${b.doc.meta.num_lines} lines, with each arm's output diffed against gold and the retrieved sentences, is in the Lines view of report.html (lines.json holds the same data).`,
+          '',
+        );
+        break;
     }
   }
   return out.join('\n');

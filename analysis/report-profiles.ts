@@ -19,11 +19,21 @@ export function profileBlocks(metrics: Json): Block[] {
     {
       kind: 'table',
       head: ['Profile', 'OCR CER', 'Phase 5 CER', 'Phase 2 CER (paired)', 'ΔCER P5 − P2 (paired)', 'OCR WER', 'Phase 5 WER'],
-      rows: profiles.map((p) => [name(p), pctF(p.ocr_baseline?.cer), pctF(p.corrected?.cer), p.paired ? pctF(p.paired.phase2_baseline?.cer) : dash,
-        p.paired ? ppF(p.paired.delta_cer) : dash, pctF(p.ocr_baseline?.wer), pctF(p.corrected?.wer)]),
+      rows: profiles.map((p) => [
+        name(p),
+        pctF(p.ocr_baseline?.cer),
+        pctF(p.corrected?.cer),
+        p.paired ? pctF(p.paired.phase2_baseline?.cer) : dash,
+        p.paired ? ppF(p.paired.delta_cer) : dash,
+        pctF(p.ocr_baseline?.wer),
+        pctF(p.corrected?.wer),
+      ]),
       align: ['l', 'r', 'r', 'r', 'r', 'r', 'r'],
     },
-    { kind: 'p', text: `Every text is compared in canonical form (Unicode NFC, whitespace trimmed and collapsed). Rules: ${rulesText(profiles)}.` },
+    {
+      kind: 'p',
+      text: `Every text is compared in canonical form (Unicode NFC, whitespace trimmed and collapsed). Rules: ${rulesText(profiles)}.`,
+    },
   ];
 }
 
@@ -37,10 +47,16 @@ export function armProfileBlocks(arms: Json): Block[] {
     {
       kind: 'table',
       head: ['Arm', ...profiles.flatMap((p) => [`CER ${name(p)}`, `ΔCER ${p.profile}`])],
-      rows: armNames.map((arm, i) => [arm, ...profiles.flatMap((p) => {
-        const r = p.arms[i];
-        return [pctF(r?.cer), r?.delta_cer_vs_baseline === null || r?.delta_cer_vs_baseline === undefined ? dash : ppF(r.delta_cer_vs_baseline)];
-      })]),
+      rows: armNames.map((arm, i) => [
+        arm,
+        ...profiles.flatMap((p) => {
+          const r = p.arms[i];
+          return [
+            pctF(r?.cer),
+            r?.delta_cer_vs_baseline === null || r?.delta_cer_vs_baseline === undefined ? dash : ppF(r.delta_cer_vs_baseline),
+          ];
+        }),
+      ]),
       align: ['l', ...profiles.flatMap((): Array<'r'> => ['r', 'r'])],
     },
     { kind: 'p', text: `Point estimates; CIs and tests use the primary profile. Rules: ${rulesText(profiles)}.` },

@@ -6,13 +6,26 @@ import type { ReportDocs } from './charts';
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 const numF = (x: number | null | undefined, d = 3) => (x === null || x === undefined ? dash : x.toFixed(d).replace('-', '−'));
-const relF = (x: number | null | undefined) => (x === null || x === undefined ? dash : `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(1)}%`);
+const relF = (x: number | null | undefined) =>
+  x === null || x === undefined ? dash : `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(1)}%`;
 
 /** One row of the main table from a comparison document (a dataset's or the overall one). */
 function mainRow(name: string, x: Json, ci: [number, number] | null, n: number | null): string[] {
   if (x.valid === false) {
     const na = 'not valid';
-    return [name, String(n ?? dash), pctF(x.ocr_baseline?.cer), pctF(x.phase2_baseline?.cer), pctF(x.phase5_corrected?.cer), na, na, na, pctF(x.phase2_baseline?.wer), pctF(x.phase5_corrected?.wer), na];
+    return [
+      name,
+      String(n ?? dash),
+      pctF(x.ocr_baseline?.cer),
+      pctF(x.phase2_baseline?.cer),
+      pctF(x.phase5_corrected?.cer),
+      na,
+      na,
+      na,
+      pctF(x.phase2_baseline?.wer),
+      pctF(x.phase5_corrected?.wer),
+      na,
+    ];
   }
   return [
     name,
@@ -31,8 +44,11 @@ function mainRow(name: string, x: Json, ci: [number, number] | null, n: number |
 
 export function mainResultBlocks(d: ReportDocs): Block[] {
   const c = d.comparison;
-  const rows = d.datasets.map((ds) => mainRow(ds.name, ds.comparison, ds.comparison.bootstrap?.delta_cer?.ci95 ?? null, ds.comparison.meta?.n_paired ?? null));
-  if (d.datasets.length > 1) rows.push(mainRow('**All datasets**', c.overall ?? {}, c.overall?.bootstrap?.delta_cer?.ci95 ?? null, c.meta?.n_paired ?? null));
+  const rows = d.datasets.map((ds) =>
+    mainRow(ds.name, ds.comparison, ds.comparison.bootstrap?.delta_cer?.ci95 ?? null, ds.comparison.meta?.n_paired ?? null),
+  );
+  if (d.datasets.length > 1)
+    rows.push(mainRow('**All datasets**', c.overall ?? {}, c.overall?.bootstrap?.delta_cer?.ci95 ?? null, c.meta?.n_paired ?? null));
   return [
     { kind: 'h2', text: 'Main results' },
     { kind: 'p', text: `Overall: ${c.overall?.interpretation ?? dash}` },
@@ -55,12 +71,31 @@ export function lineEffectBlocks(d: ReportDocs): Block[] {
     },
     {
       kind: 'table',
-      head: ['Dataset', 'Phase 5 help', 'Phase 5 harm', 'Phase 2 help', 'Phase 2 harm', 'P5 better than P2', 'P5 worse than P2', 'P5 failures', 'P2 failures'],
+      head: [
+        'Dataset',
+        'Phase 5 help',
+        'Phase 5 harm',
+        'Phase 2 help',
+        'Phase 2 harm',
+        'P5 better than P2',
+        'P5 worse than P2',
+        'P5 failures',
+        'P2 failures',
+      ],
       rows: d.datasets.map((ds) => {
         const le = ds.comparison.line_effects ?? {};
         const f = ds.comparison.failures ?? {};
-        return [ds.name, pctF(le.phase5_help_rate, 1), pctF(le.phase5_harm_rate, 1), pctF(le.phase2_help_rate, 1), pctF(le.phase2_harm_rate, 1),
-          String(le.phase5_better_than_phase2 ?? dash), String(le.phase5_worse_than_phase2 ?? dash), String(ds.metrics.failures?.total ?? dash), String(f.phase2 ?? dash)];
+        return [
+          ds.name,
+          pctF(le.phase5_help_rate, 1),
+          pctF(le.phase5_harm_rate, 1),
+          pctF(le.phase2_help_rate, 1),
+          pctF(le.phase2_harm_rate, 1),
+          String(le.phase5_better_than_phase2 ?? dash),
+          String(le.phase5_worse_than_phase2 ?? dash),
+          String(ds.metrics.failures?.total ?? dash),
+          String(f.phase2 ?? dash),
+        ];
       }),
       align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     },
@@ -83,14 +118,32 @@ export function retrievalBlocks(d: ReportDocs): Block[] {
     },
     {
       kind: 'table',
-      head: ['Dataset', 'With retrieval', 'Zero results', 'Avg top-1', 'Avg top-3', ...SCORE_BUCKETS, 'Improvement high half', 'Improvement low half', 'Spearman'],
+      head: [
+        'Dataset',
+        'With retrieval',
+        'Zero results',
+        'Avg top-1',
+        'Avg top-3',
+        ...SCORE_BUCKETS,
+        'Improvement high half',
+        'Improvement low half',
+        'Spearman',
+      ],
       rows: d.datasets.map((ds) => {
         const r = ds.retrieval ?? {};
         const s = r.retrieval_stats ?? {};
         const be = r.retrieval_by_error_type ?? {};
-        return [ds.name, String(s.samples_with_any_retrieval ?? dash), String(s.samples_zero_results ?? dash), numF(s.avg_top1_score), numF(s.avg_top3_score),
+        return [
+          ds.name,
+          String(s.samples_with_any_retrieval ?? dash),
+          String(s.samples_zero_results ?? dash),
+          numF(s.avg_top1_score),
+          numF(s.avg_top3_score),
           ...SCORE_BUCKETS.map((b) => String(s.score_distribution?.[b] ?? dash)),
-          ppF(be.high_score_samples?.cer_improvement), ppF(be.low_score_samples?.cer_improvement), numF(be.correlation?.spearman, 3)];
+          ppF(be.high_score_samples?.cer_improvement),
+          ppF(be.low_score_samples?.cer_improvement),
+          numF(be.correlation?.spearman, 3),
+        ];
       }),
       align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     },
@@ -117,7 +170,16 @@ export function bandBlocks(d: ReportDocs): Block[] {
       head: ['Band', 'Lines', 'OCR CER', 'Phase 2 CER', 'Phase 5 CER', 'ΔCER', 'P5 help', 'P5 harm'],
       rows: OCR_CER_BANDS.map((b) => {
         const g = bands[b] ?? {};
-        return [b, String(g.n_samples ?? 0), pctF(g.ocr_cer), pctF(g.phase2_cer), pctF(g.phase5_cer), ppF(g.delta_cer), pctF(g.phase5_help_rate, 1), pctF(g.phase5_harm_rate, 1)];
+        return [
+          b,
+          String(g.n_samples ?? 0),
+          pctF(g.ocr_cer),
+          pctF(g.phase2_cer),
+          pctF(g.phase5_cer),
+          ppF(g.delta_cer),
+          pctF(g.phase5_help_rate, 1),
+          pctF(g.phase5_harm_rate, 1),
+        ];
       }),
       align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     },
@@ -136,8 +198,16 @@ export function normalisedBlocks(d: ReportDocs): Block[] {
       rows: d.datasets.map((ds) => {
         const n = ds.comparison.normalized ?? {};
         const o = ds.metrics.normalized?.ocr_baseline ?? {};
-        return [ds.name, pctF(o.cer), pctF(n.phase2_baseline?.cer), pctF(n.phase5_corrected?.cer), ppF(n.delta?.cer_absolute),
-          pctF(n.phase2_baseline?.wer), pctF(n.phase5_corrected?.wer), ppF(n.delta?.wer_absolute)];
+        return [
+          ds.name,
+          pctF(o.cer),
+          pctF(n.phase2_baseline?.cer),
+          pctF(n.phase5_corrected?.cer),
+          ppF(n.delta?.cer_absolute),
+          pctF(n.phase2_baseline?.wer),
+          pctF(n.phase5_corrected?.wer),
+          ppF(n.delta?.wer_absolute),
+        ];
       }),
       align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     },

@@ -40,10 +40,18 @@ export async function renderReport(phase5Dir: string, opts: RenderReportOptions 
   const chartDir = path.join(phase5Dir, 'charts');
   const out = await renderCharts(chartDir, charts, opts.png !== false);
   // Charts without data this time must not linger from an earlier run.
-  removeCharts(chartDir, CHART_NAMES.filter((n) => skipped.includes(n)));
+  removeCharts(
+    chartDir,
+    CHART_NAMES.filter((n) => skipped.includes(n)),
+  );
   const arms = await renderArmsCharts(chartDir, opts, out.files);
   const blocks = buildBlocks(docs, out.rendered, skipped, title);
-  if (opts.arms) blocks.splice(blocks.findIndex((b) => b.kind === 'h2' && b.text === 'Charts'), 0, ...armsSection(opts.arms, arms));
+  if (opts.arms)
+    blocks.splice(
+      blocks.findIndex((b) => b.kind === 'h2' && b.text === 'Charts'),
+      0,
+      ...armsSection(opts.arms, arms),
+    );
   writeFileAtomic(path.join(phase5Dir, 'report.md'), toMarkdown(blocks));
   writeFileAtomic(path.join(phase5Dir, 'report.html'), toHtml(blocks, title));
   out.files.push('report.md', 'report.html', ...writeLinesSideFiles(phase5Dir, docs.lines ?? null));

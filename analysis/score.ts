@@ -216,7 +216,9 @@ function recordErrorChanges(l: LineInputs, a: LineAlignments, base: Base, tallie
     for (const e of c5.fixed) cats[CATEGORY_INDEX.get(e.category)! * 2]++;
     for (const e of c5.introduced) cats[CATEGORY_INDEX.get(e.category)! * 2 + 1]++;
     if (p2Changes && p2A && l.p2Hyp !== null) {
-      p2Changes.add(p2A === ocrA ? compareErrors(before, before) : compareErrors(before, anchorOps(g, prepareText(l.p2Hyp, base), p2A.ops!)));
+      p2Changes.add(
+        p2A === ocrA ? compareErrors(before, before) : compareErrors(before, anchorOps(g, prepareText(l.p2Hyp, base), p2A.ops!)),
+      );
     }
   }
   p5LineCategories.push(cats);
@@ -237,8 +239,7 @@ function scoreLine(idx: number, l: LineInputs, opts: ScoreOptions, tallies: Data
   const a = alignLine(l, base, tallies.p5Changes !== null, tallies);
   const n = secondaryDistances(l, opts, a, tallies);
   const goldMismatch =
-    (p2rec !== null && prepareText(p2rec.gt_text, base) !== a.g) ||
-    (input !== null && prepareText(input.gt_text, base) !== a.g);
+    (p2rec !== null && prepareText(p2rec.gt_text, base) !== a.g) || (input !== null && prepareText(input.gt_text, base) !== a.g);
   recordErrorChanges(l, a, base, tallies);
   const ocr = a.ocrA.score;
   const p5 = a.p5A.score;
@@ -283,7 +284,12 @@ function scoreLine(idx: number, l: LineInputs, opts: ScoreOptions, tallies: Data
  */
 function secondaryDistances(l: LineInputs, opts: ScoreOptions, a: LineAlignments, tallies: DatasetTallies) {
   const { r, p5Hyp, p2Hyp } = l;
-  const asDistances = (x: Scored) => ({ charEdits: x.score.charEdits, refChars: x.score.refChars, wordEdits: x.score.wordEdits, refWords: x.score.refWords });
+  const asDistances = (x: Scored) => ({
+    charEdits: x.score.charEdits,
+    refChars: x.score.refChars,
+    wordEdits: x.score.wordEdits,
+    refWords: x.score.refWords,
+  });
   let first: LineDistances | null = null;
   for (const t of tallies.profiles) {
     const d = t.primary

@@ -39,7 +39,12 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
       corpus_size: await corpusSize(config, cli),
     },
     datasetInfo: await datasetLeakage(config, cli),
-    bootstrap: { iterations: config.analysis.bootstrap_iterations, seed: config.analysis.bootstrap_seed, permutations: config.analysis.permutations, clusters: armsStats(config).clusters },
+    bootstrap: {
+      iterations: config.analysis.bootstrap_iterations,
+      seed: config.analysis.bootstrap_seed,
+      permutations: config.analysis.permutations,
+      clusters: armsStats(config).clusters,
+    },
     normalization: { ...config.analysis.normalization },
     collapseWhitespace: config.analysis.collapse_whitespace,
     eras: config.phase5.corpus.eras.map((e) => ({ name: e.name, from: e.from, to: e.to })),
@@ -55,7 +60,14 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
 async function armsOptions(config: Config, cli: RunOptions, root: string): Promise<Pick<AnalyzeOptions, 'arms'>> {
   const study = config.study;
   if (!study && !existsSync(armsRoot(root))) return {};
-  return { arms: { resultsDir: root, baseline: study?.baseline ?? 'zero_shot', exclusions: await corpusExclusions(config, cli), ...armsStats(config) } };
+  return {
+    arms: {
+      resultsDir: root,
+      baseline: study?.baseline ?? 'zero_shot',
+      exclusions: await corpusExclusions(config, cli),
+      ...armsStats(config),
+    },
+  };
 }
 
 /** Clusters, permutations, missing-line rule and planned contrasts of the arms analysis, from the config. */
@@ -134,7 +146,15 @@ export interface AnalyzeResult {
   report: string;
   overall: AnalysisSummary['overall'];
   /** `invalid_reason` only on a dataset whose comparison is not valid (too many failed lines): show no ΔCER for it. */
-  datasets: { dataset: string; n: number; ocr_cer: number | null; phase2_cer: number | null; phase5_cer: number | null; delta_cer: number | null; invalid_reason?: string }[];
+  datasets: {
+    dataset: string;
+    n: number;
+    ocr_cer: number | null;
+    phase2_cer: number | null;
+    phase5_cer: number | null;
+    delta_cer: number | null;
+    invalid_reason?: string;
+  }[];
   files: number;
   warnings: string[];
   /** Present when the study arms were analyzed (`<results>/study/arms.json`). */
@@ -165,21 +185,37 @@ export interface ArmsSummaryRow {
 }
 
 /** Score, compare and report (and the study arms, when there are any); fails with the fix when there are no corrections yet. */
-export async function run(options: AnalyzeOptions, hooks: StageHooks = {}, progress: AnalyzeOptions['progress'] = 'log'): Promise<AnalyzeResult> {
+export async function run(
+  options: AnalyzeOptions,
+  hooks: StageHooks = {},
+  progress: AnalyzeOptions['progress'] = 'log',
+): Promise<AnalyzeResult> {
   const corrections = path.join(options.phase5Dir, 'corrections.jsonl');
   const arms = options.arms ? await runArms(options, options.arms, hooks) : null;
   if (!existsSync(corrections)) {
     if (arms) return armsOnlyResult(options, arms);
     throw new UserInputError(`no ${corrections} — run \`phase5 infer\` (or \`phase5 infer --import FILE\`) first`);
   }
-  const report = options.report === false ? false : { ...(typeof options.report === 'object' ? options.report : {}), ...(arms ? { arms } : {}) };
-  const summary = await analyzeStudy({ ...options, ...(arms ? studyLineArms(options, arms) : {}), report, progress, onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)) });
+  const report =
+    options.report === false ? false : { ...(typeof options.report === 'object' ? options.report : {}), ...(arms ? { arms } : {}) };
+  const summary = await analyzeStudy({
+    ...options,
+    ...(arms ? studyLineArms(options, arms) : {}),
+    report,
+    progress,
+    onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
+  });
   return {
     phase5Dir: summary.phase5_dir,
     report: path.join(summary.phase5_dir, 'report.html'),
     overall: summary.overall,
     datasets: summary.datasets.map((d) => ({
-      dataset: d.dataset, n: d.num_samples, ocr_cer: d.ocr_cer, phase2_cer: d.phase2_cer, phase5_cer: d.phase5_cer, delta_cer: d.delta_cer,
+      dataset: d.dataset,
+      n: d.num_samples,
+      ocr_cer: d.ocr_cer,
+      phase2_cer: d.phase2_cer,
+      phase5_cer: d.phase5_cer,
+      delta_cer: d.delta_cer,
       ...(d.invalid_reason ? { invalid_reason: d.invalid_reason } : {}),
     })),
     files: summary.files.length,
@@ -191,11 +227,21 @@ export async function run(options: AnalyzeOptions, hooks: StageHooks = {}, progr
 async function runArms(options: AnalyzeOptions, arms: NonNullable<AnalyzeOptions['arms']>, hooks: StageHooks): Promise<ArmsAnalysis> {
   const analysis = await analyzeArmsOnly(options, arms, hooks);
   const sources = Object.fromEntries((arms.exclusions ?? []).map((e) => [e.dataset, e.source_pattern ?? undefined]));
-  analysis.provenance = await analyzeProvenance({ resultsDir: arms.resultsDir, baseline: arms.baseline, sources, bootstrap: options.bootstrap, datasets: options.datasets });
+  analysis.provenance = await analyzeProvenance({
+    resultsDir: arms.resultsDir,
+    baseline: arms.baseline,
+    sources,
+    bootstrap: options.bootstrap,
+    datasets: options.datasets,
+  });
   return analysis;
 }
 
-async function analyzeArmsOnly(options: AnalyzeOptions, arms: NonNullable<AnalyzeOptions['arms']>, hooks: StageHooks): Promise<ArmsAnalysis> {
+async function analyzeArmsOnly(
+  options: AnalyzeOptions,
+  arms: NonNullable<AnalyzeOptions['arms']>,
+  hooks: StageHooks,
+): Promise<ArmsAnalysis> {
   return analyzeArms({
     resultsDir: arms.resultsDir,
     baseline: arms.baseline,
@@ -221,15 +267,26 @@ function studyLineArms(options: AnalyzeOptions, arms: ArmsAnalysis): Pick<Analyz
 async function armsOnlyResult(options: AnalyzeOptions, arms: ArmsAnalysis): Promise<AnalyzeResult> {
   const studyDir = path.join(options.arms!.resultsDir, 'study');
   const lineFiles = await writeArmsLineDocuments({
-    resultsDir: options.arms!.resultsDir, arms, collapseWhitespace: options.collapseWhitespace, datasetInfo: options.datasetInfo, lines: options.lines,
+    resultsDir: options.arms!.resultsDir,
+    arms,
+    collapseWhitespace: options.collapseWhitespace,
+    datasetInfo: options.datasetInfo,
+    lines: options.lines,
   });
-  const report = options.report === false ? null : await renderArmsReport(studyDir, arms, typeof options.report === 'object' ? options.report : {});
+  const report =
+    options.report === false ? null : await renderArmsReport(studyDir, arms, typeof options.report === 'object' ? options.report : {});
   const base = arms.arms.find((a) => a.is_baseline)!;
   return {
     phase5Dir: options.phase5Dir,
     report: path.join(studyDir, 'report.html'),
     overall: {
-      num_samples: base.lines, n_paired: 0, ocr_cer: base.ocr_cer, phase2_cer: null, phase5_cer: null, delta_cer: null, delta_cer_ci95: null,
+      num_samples: base.lines,
+      n_paired: 0,
+      ocr_cer: base.ocr_cer,
+      phase2_cer: null,
+      phase5_cer: null,
+      delta_cer: null,
+      delta_cer_ci95: null,
       interpretation: `No Phase 5 corrections of their own; ${arms.arms.length} study arm(s) compared with ${arms.baseline} in ${path.join(studyDir, 'arms.json')}.`,
     },
     datasets: [],
@@ -245,8 +302,15 @@ function armsSummary(resultsDir: string, a: ArmsAnalysis): ArmsSummary {
     baseline: a.baseline,
     skipped: a.skipped.length,
     arms: a.arms.map((r) => ({
-      name: r.name, upper_bound: r.upper_bound, lines: r.lines, cer: r.cer, cer_ci: r.cer_ci, raw_cer: r.raw_cer,
-      delta_cer: r.vs_baseline?.delta_cer ?? null, ci: r.vs_baseline?.ci ?? null, p_holm: r.vs_baseline?.p_holm ?? null,
+      name: r.name,
+      upper_bound: r.upper_bound,
+      lines: r.lines,
+      cer: r.cer,
+      cer_ci: r.cer_ci,
+      raw_cer: r.raw_cer,
+      delta_cer: r.vs_baseline?.delta_cer ?? null,
+      ci: r.vs_baseline?.ci ?? null,
+      p_holm: r.vs_baseline?.p_holm ?? null,
       guard_fell_back: r.guard?.fell_back ?? null,
     })),
   };

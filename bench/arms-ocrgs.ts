@@ -37,7 +37,11 @@ const { values: args } = parseArgs({
 });
 
 const BOOKS = ['IbnAthir.Kamil', 'IbnFaqihHamadhani.Buldan', 'IbnQutayba.Adab', 'Jahiz.Hayawan', 'Yacqubi.Tarikh'];
-const SOURCES: Record<string, string> = { 'IbnQutayba.Adab': '0276IbnQutaybaDinawari.AdabKatib*', 'Yacqubi.Tarikh': '0292Yacqubi.Tarikh*', 'Jahiz.Hayawan': '0255Jahiz.Hayawan*' };
+const SOURCES: Record<string, string> = {
+  'IbnQutayba.Adab': '0276IbnQutaybaDinawari.AdabKatib*',
+  'Yacqubi.Tarikh': '0292Yacqubi.Tarikh*',
+  'Jahiz.Hayawan': '0255Jahiz.Hayawan*',
+};
 
 type Rec = { sample_id: string; dataset: string; ocr_text: string; gt_text: string; retrieval_context: string };
 type Policy = (r: Rec, i: number) => string;
@@ -60,7 +64,12 @@ function benchConfig(results: string): Config {
   demo.run_name = 'ocrgs-arms';
   demo.paths = { results_dir: results };
   demo.data = { openiti_root: path.join(path.dirname(OCR_GS_ROOT), 'openiti') };
-  demo.datasets = Object.fromEntries(BOOKS.map((b) => [`OCR_GS-${b}`, { type: 'paired_dir', path: path.join(OCR_GS_ROOT, `book_${b}`), ...(SOURCES[b] ? { source_pattern: SOURCES[b] } : {}) }]));
+  demo.datasets = Object.fromEntries(
+    BOOKS.map((b) => [
+      `OCR_GS-${b}`,
+      { type: 'paired_dir', path: path.join(OCR_GS_ROOT, `book_${b}`), ...(SOURCES[b] ? { source_pattern: SOURCES[b] } : {}) },
+    ]),
+  );
   demo.analysis = { bootstrap_iterations: Number(args.iterations) };
   demo.study = {
     baseline: 'identity',
@@ -96,11 +105,25 @@ async function buildAndExport(acts: ReturnType<typeof createActivities>, input: 
 /** Each arm's import file from its own inference_input.jsonl, imported into the arm. */
 async function importArms(acts: ReturnType<typeof createActivities>, input: StageInput, results: string): Promise<void> {
   for (const [arm, policy] of Object.entries(IMPORTS)) {
-    const recs = readFileSync(path.join(results, 'arms', arm, 'inference_input.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Rec);
+    const recs = readFileSync(path.join(results, 'arms', arm, 'inference_input.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Rec);
     const prompt = arm === 'identity' ? 'zero_shot' : 'rag';
     const lines = recs.map((r, i) => {
       const text = policy(r, i);
-      return JSON.stringify({ sample_id: r.sample_id, dataset: r.dataset, prompt_type: prompt, prompt_version: 'bench', model: 'bench/none', ocr_text: r.ocr_text, gt_text: r.gt_text, corrected_text: text, raw_output: text, error: null });
+      return JSON.stringify({
+        sample_id: r.sample_id,
+        dataset: r.dataset,
+        prompt_type: prompt,
+        prompt_version: 'bench',
+        model: 'bench/none',
+        ocr_text: r.ocr_text,
+        gt_text: r.gt_text,
+        corrected_text: text,
+        raw_output: text,
+        error: null,
+      });
     });
     const file = path.join(results, `import-${arm}.jsonl`);
     writeFileSync(file, lines.join('\n') + '\n');

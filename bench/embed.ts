@@ -66,7 +66,24 @@ interface PyTimings {
 
 /** The Python reference as a long-lived process: one JSON array of texts in, one timing line out. */
 async function startReference(dir: string, maxLength: number, prefix: string) {
-  const child = spawn(py, [refScript, 'serve', '--model-dir', dir, '--threads', String(T), '--batch-size', String(B), '--max-length', String(maxLength), '--prefix', prefix], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(
+    py,
+    [
+      refScript,
+      'serve',
+      '--model-dir',
+      dir,
+      '--threads',
+      String(T),
+      '--batch-size',
+      String(B),
+      '--max-length',
+      String(maxLength),
+      '--prefix',
+      prefix,
+    ],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  );
   const lines = readline.createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const next = async () => {
     const r = await lines.next();
@@ -88,7 +105,9 @@ async function startReference(dir: string, maxLength: number, prefix: string) {
 
 const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 
-console.log(`embedding benchmark: ${N} OpenITI sentences (mean ${(sentences.reduce((s, x) => s + x.length, 0) / N).toFixed(0)} chars) in ${CHUNKS} interleaved chunks, ${T} threads, batch ${B}, ${os.cpus().length} CPUs, load avg ${os.loadavg()[0].toFixed(1)}`);
+console.log(
+  `embedding benchmark: ${N} OpenITI sentences (mean ${(sentences.reduce((s, x) => s + x.length, 0) / N).toFixed(0)} chars) in ${CHUNKS} interleaved chunks, ${T} threads, batch ${B}, ${os.cpus().length} CPUs, load avg ${os.loadavg()[0].toFixed(1)}`,
+);
 
 for (const name of a.models!.split(',')) {
   const dir = path.join(REPO_ROOT, 'models', name);
@@ -153,7 +172,24 @@ for (const name of a.models!.split(',')) {
   const subFile = path.join(cache, 'embed-check.json');
   const vecFile = path.join(cache, 'embed-check.f32');
   writeFileSync(subFile, JSON.stringify(sub));
-  execFileSync(py, [refScript, 'embed', '--model-dir', dir, '--sentences', subFile, '--threads', String(T), '--batch-size', String(B), '--max-length', String(maxLength), '--prefix', passagePrefix, '--out', vecFile]);
+  execFileSync(py, [
+    refScript,
+    'embed',
+    '--model-dir',
+    dir,
+    '--sentences',
+    subFile,
+    '--threads',
+    String(T),
+    '--batch-size',
+    String(B),
+    '--max-length',
+    String(maxLength),
+    '--prefix',
+    passagePrefix,
+    '--out',
+    vecFile,
+  ]);
   const b = readFileSync(vecFile);
   const refVecs = new Float32Array(b.buffer, b.byteOffset, b.byteLength / 4);
   const mine = await emb.embedPassages(sub);
@@ -164,13 +200,26 @@ for (const name of a.models!.split(',')) {
 
   const rate = (s: number) => (N / s).toFixed(1);
   const { sessions, threadsPerSession } = emb.settings;
-  console.log(`\n${name} (${emb.files.modelFile.replace(REPO_ROOT + '/', '')}; ${tokens.toFixed(1)} tokens/sentence; max ${maxLength}; prefix ${JSON.stringify(passagePrefix)}; onnxruntime node ${ort.env.versions.node} / python ${ref.ortVersion})`);
-  console.log(`  ours   pipeline: ${rate(ours.total)} sent/s  (${sessions} session(s) × ${threadsPerSession} thread(s); tokenize ${ours.tokenize.toFixed(2)} s of ${ours.total.toFixed(1)} s)`);
-  console.log(`  python pipeline: ${rate(pyT.total)} sent/s  (1 session × ${T} threads; session ${pyT.session.toFixed(1)} s, tokenize ${pyT.tokenize.toFixed(2)} s, batching+pooling ${(pyT.total - pyT.session - pyT.tokenize).toFixed(2)} s)`);
-  if (same) console.log(`  ours, python's layout: ${rate(sameT.total)} sent/s  (1 session × ${T} threads; ${(pyT.total / sameT.total).toFixed(2)}× python)`);
+  console.log(
+    `\n${name} (${emb.files.modelFile.replace(REPO_ROOT + '/', '')}; ${tokens.toFixed(1)} tokens/sentence; max ${maxLength}; prefix ${JSON.stringify(passagePrefix)}; onnxruntime node ${ort.env.versions.node} / python ${ref.ortVersion})`,
+  );
+  console.log(
+    `  ours   pipeline: ${rate(ours.total)} sent/s  (${sessions} session(s) × ${threadsPerSession} thread(s); tokenize ${ours.tokenize.toFixed(2)} s of ${ours.total.toFixed(1)} s)`,
+  );
+  console.log(
+    `  python pipeline: ${rate(pyT.total)} sent/s  (1 session × ${T} threads; session ${pyT.session.toFixed(1)} s, tokenize ${pyT.tokenize.toFixed(2)} s, batching+pooling ${(pyT.total - pyT.session - pyT.tokenize).toFixed(2)} s)`,
+  );
+  if (same)
+    console.log(
+      `  ours, python's layout: ${rate(sameT.total)} sent/s  (1 session × ${T} threads; ${(pyT.total / sameT.total).toFixed(2)}× python)`,
+    );
   const ratio = pyT.total / ours.total;
-  console.log(`  ours / python: ${ratio.toFixed(2)}× (median per chunk ${median(ratios).toFixed(2)}×)  (goal ≥ 1.2×: ${ratio >= 1.2 ? 'PASS' : 'FAIL'})`);
+  console.log(
+    `  ours / python: ${ratio.toFixed(2)}× (median per chunk ${median(ratios).toFixed(2)}×)  (goal ≥ 1.2×: ${ratio >= 1.2 ? 'PASS' : 'FAIL'})`,
+  );
   const share = ours.raw / ours.total;
-  console.log(`  ours raw sessions: ${rate(ours.raw)} sent/s; pipeline = ${(100 * share).toFixed(1)} % of raw session speed  (goal ≥ 95 %: ${share >= 0.95 ? 'PASS' : 'FAIL'})`);
+  console.log(
+    `  ours raw sessions: ${rate(ours.raw)} sent/s; pipeline = ${(100 * share).toFixed(1)} % of raw session speed  (goal ≥ 95 %: ${share >= 0.95 ? 'PASS' : 'FAIL'})`,
+  );
   console.log(`  max |ours − python| over 200 sentences: ${maxDiff.toExponential(2)}`);
 }

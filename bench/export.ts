@@ -67,7 +67,10 @@ async function setUp() {
         paths: { results_dir: resultsDir },
         data: { openiti_root: OPENITI },
         phase5: { corpus: { max_sentences: SENTENCES }, ...(SHARD_SIZE ? { export: { shard_size: SHARD_SIZE } } : {}) },
-        rag: { embedding_model: model.id, embedding: { model_dir: model.dir, query_prefix: model.query_prefix, passage_prefix: model.passage_prefix } },
+        rag: {
+          embedding_model: model.id,
+          embedding: { model_dir: model.dir, query_prefix: model.query_prefix, passage_prefix: model.passage_prefix },
+        },
         datasets: Object.fromEntries(BOOKS.map((b) => [`OCR_GS-${b}`, { type: 'paired_dir', path: path.join(OCR_GS, `book_${b}`) }])),
       },
       'bench/export',
@@ -91,7 +94,12 @@ async function setUp() {
 
 /** One export in a fresh results dir: wall time, the sha256 of inference_input.jsonl, and its phases. */
 async function exportOnce(b: Bench, dir: string) {
-  const input: StageInput = { run: `bench-${path.basename(dir)}`, config: b.configFor(dir), options: { corpusPath: b.paths.corpus, indexPath: b.paths.index, limit: LIMIT }, force: false };
+  const input: StageInput = {
+    run: `bench-${path.basename(dir)}`,
+    config: b.configFor(dir),
+    options: { corpusPath: b.paths.corpus, indexPath: b.paths.index, limit: LIMIT },
+    force: false,
+  };
   const t0 = performance.now();
   const plan = await b.act.planExport(input);
   const t1 = performance.now();
@@ -114,7 +122,12 @@ async function main(): Promise<void> {
   const b = await setUp();
   const { texts, reference } = b;
   const chars = texts.reduce((a, s) => a + s.length, 0) / texts.length;
-  console.log(`export of ${texts.length} OCR_GS lines (mean ${chars.toFixed(0)} chars), shard size ${b.exportSettings.shard_size}, query batch ${b.exportSettings.query_batch_size}; ${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  console.log(
+    `export of ${texts.length} OCR_GS lines (mean ${chars.toFixed(0)} chars), shard size ${b.exportSettings.shard_size}, query batch ${b.exportSettings.query_batch_size}; ${os.cpus().length} CPUs, load average ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
+  );
   const scratch = mkdtempSync(path.join(os.tmpdir(), 'bench-export-'));
   let runNo = 0;
   try {
@@ -144,13 +157,19 @@ async function main(): Promise<void> {
       ratios.push(ours[r] / refs[r]);
     }
     const ratio = median(ratios);
-    console.log(`reference (query-embedding pipeline, ${reference.settings.sessions} session(s) × ${reference.settings.threadsPerSession} thread(s)): ${median(refs).toFixed(1)} lines/s`);
-    console.log(`export, end to end (plan + shards + merge, retriever already open): ${median(ours).toFixed(1)} lines/s = ${(100 * ratio).toFixed(1)} % of the reference (median of ${REPS} interleaved repetitions)  [goal ≥ 90 %]`);
+    console.log(
+      `reference (query-embedding pipeline, ${reference.settings.sessions} session(s) × ${reference.settings.threadsPerSession} thread(s)): ${median(refs).toFixed(1)} lines/s`,
+    );
+    console.log(
+      `export, end to end (plan + shards + merge, retriever already open): ${median(ours).toFixed(1)} lines/s = ${(100 * ratio).toFixed(1)} % of the reference (median of ${REPS} interleaved repetitions)  [goal ≥ 90 %]`,
+    );
     console.log(
       `  breakdown of the last run: plan ${last.phases.plan.toFixed(2)} s, shards ${last.phases.shards.toFixed(2)} s, merge ${last.phases.merge.toFixed(2)} s; ` +
         `first run ${cold.toFixed(1)} s (it also opened the retriever: model + index, once per worker)`,
     );
-    console.log(`  inference_input.jsonl identical across ${REPS + 1} runs: ${shas.size === 1 ? 'yes' : `NO (${shas.size} different)`} (sha256 ${[...shas][0].slice(0, 16)}…)`);
+    console.log(
+      `  inference_input.jsonl identical across ${REPS + 1} runs: ${shas.size === 1 ? 'yes' : `NO (${shas.size} different)`} (sha256 ${[...shas][0].slice(0, 16)}…)`,
+    );
   } finally {
     await reference.dispose();
     rmSync(scratch, { recursive: true, force: true });

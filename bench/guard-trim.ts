@@ -25,7 +25,12 @@ import { ErrorRateAccumulator, scorePair } from '../src/text/distance';
 import { OCR_GS_ROOT } from '../test/helpers/shared-data';
 import { loadOcrGsLines, type OcrGsLine } from '../test/helpers/ocr-gs-lines';
 
-interface Line { gt: string; ocr: string; next: string; index: number }
+interface Line {
+  gt: string;
+  ocr: string;
+  next: string;
+  index: number;
+}
 
 /** The declared dev split: every line whose position in its book is a multiple of 5. */
 export const isDevLine = (l: { index: number }) => l.index % 5 === 0;
@@ -47,7 +52,10 @@ const SCENARIOS: Record<string, (l: Line) => string> = {
   'gold twice': (l) => `${l.gt} ${l.gt}`,
   identity: (l) => l.ocr,
   'wrong line': (l) => l.next,
-  'first half': (l) => Array.from(l.gt).slice(0, Math.ceil(Array.from(l.gt).length / 2)).join(''),
+  'first half': (l) =>
+    Array.from(l.gt)
+      .slice(0, Math.ceil(Array.from(l.gt).length / 2))
+      .join(''),
 };
 
 const pct = (a: ErrorRateAccumulator) => `${((a.cer.rate ?? 0) * 100).toFixed(2)} %`;
@@ -66,14 +74,19 @@ function table(lines: Line[], settings: GuardSettings, spanMinSaving: number): v
       const raw = answer(l);
       const t = trimOutput(raw, l.ocr, spanMinSaving);
       const reason = fallbackReason(t.text, l.ocr, settings);
-      const g = reason ? { corrected_text: l.ocr, guard: `fell_back:${reason}` } : { corrected_text: t.text, guard: t.trimmed ? 'trimmed' : 'kept' };
+      const g = reason
+        ? { corrected_text: l.ocr, guard: `fell_back:${reason}` }
+        : { corrected_text: t.text, guard: t.trimmed ? 'trimmed' : 'kept' };
       given.add(scorePair(l.gt, raw));
       trimmed.add(scorePair(l.gt, t.text));
       guarded.add(scorePair(l.gt, g.corrected_text));
       if (t.trimmed) cut++;
       decisions[g.guard] = (decisions[g.guard] ?? 0) + 1;
     }
-    const ds = Object.entries(decisions).sort((a, b) => b[1] - a[1]).map(([d, n]) => `${d} ${n}`).join(', ');
+    const ds = Object.entries(decisions)
+      .sort((a, b) => b[1] - a[1])
+      .map(([d, n]) => `${d} ${n}`)
+      .join(', ');
     console.log(`| ${name} | ${pct(given)} | ${pct(trimmed)} | ${cut} | ${pct(guarded)} | ${ds} |`);
   }
 }
@@ -84,7 +97,12 @@ const GOLD_TRIM_CAP = 0.002;
 const GOLD_FALLBACK_CAP = 0.01;
 
 /** Mean over `scenarios` of the corpus CER of `pick(trimmed text, line)`. */
-function meanCer(lines: Line[], trims: Map<string, string[]>, pick: (text: string, l: Line) => string, scenarios = Object.keys(SCENARIOS)): number {
+function meanCer(
+  lines: Line[],
+  trims: Map<string, string[]>,
+  pick: (text: string, l: Line) => string,
+  scenarios = Object.keys(SCENARIOS),
+): number {
   let total = 0;
   for (const name of scenarios) {
     const acc = new ErrorRateAccumulator();
@@ -96,10 +114,13 @@ function meanCer(lines: Line[], trims: Map<string, string[]>, pick: (text: strin
 }
 
 function trimsFor(lines: Line[], spanMinSaving: number): Map<string, string[]> {
-  return new Map(Object.entries(SCENARIOS).map(([name, answer]) => [name, lines.map((l) => trimOutput(answer(l), l.ocr, spanMinSaving).text)]));
+  return new Map(
+    Object.entries(SCENARIOS).map(([name, answer]) => [name, lines.map((l) => trimOutput(answer(l), l.ocr, spanMinSaving).text)]),
+  );
 }
 
-const guardPick = (s: Pick<GuardSettings, 'max_edit_ratio' | 'length_ratio'>) => (text: string, l: Line) => (fallbackReason(text, l.ocr, s) ? l.ocr : text);
+const guardPick = (s: Pick<GuardSettings, 'max_edit_ratio' | 'length_ratio'>) => (text: string, l: Line) =>
+  fallbackReason(text, l.ocr, s) ? l.ocr : text;
 
 const fmt = (x: number) => `${(x * 100).toFixed(3)} %`;
 
@@ -116,27 +137,49 @@ function chooseOnDev(dev: Line[], rest: Line[]): void {
     const trims = trimsFor(dev, v);
     return { v, trims, gold: meanCer(dev, trims, (t) => t, ['gold']), cont: meanCer(dev, trims, (t) => t, CONTINUATIONS) };
   });
-  for (const s of bySaving) console.log(`dev: SPAN_MIN_SAVING ${s.v.toFixed(1)} → gold trimmed CER ${fmt(s.gold)}, continuations ${fmt(s.cont)}`);
-  const saving = best(bySaving, (s) => s.gold <= GOLD_TRIM_CAP, (s) => s.cont);
-  const grid: Array<Pick<GuardSettings, 'max_edit_ratio' | 'length_ratio'>> = [{ max_edit_ratio: GUARD_DEFAULTS.max_edit_ratio, length_ratio: GUARD_DEFAULTS.length_ratio }];
-  for (const e of [0.3, 0.4, 0.5, 0.6, 0.7, 0.8]) for (const lo of [0.5, 0.6, 0.7, 0.8]) for (const hi of [1.2, 1.3, 1.5, 1.7, 2.0]) grid.push({ max_edit_ratio: e, length_ratio: [lo, hi] });
+  for (const s of bySaving)
+    console.log(`dev: SPAN_MIN_SAVING ${s.v.toFixed(1)} → gold trimmed CER ${fmt(s.gold)}, continuations ${fmt(s.cont)}`);
+  const saving = best(
+    bySaving,
+    (s) => s.gold <= GOLD_TRIM_CAP,
+    (s) => s.cont,
+  );
+  const grid: Array<Pick<GuardSettings, 'max_edit_ratio' | 'length_ratio'>> = [
+    { max_edit_ratio: GUARD_DEFAULTS.max_edit_ratio, length_ratio: GUARD_DEFAULTS.length_ratio },
+  ];
+  for (const e of [0.3, 0.4, 0.5, 0.6, 0.7, 0.8])
+    for (const lo of [0.5, 0.6, 0.7, 0.8])
+      for (const hi of [1.2, 1.3, 1.5, 1.7, 2.0]) grid.push({ max_edit_ratio: e, length_ratio: [lo, hi] });
   const goldTrims = saving.trims.get('gold')!;
   const scored = grid.map((g) => ({
     g,
     goldFallback: dev.filter((l, i) => fallbackReason(goldTrims[i], l.ocr, g) !== null).length / dev.length,
     rejects: meanCer(dev, saving.trims, guardPick(g), REJECTS),
   }));
-  const chosen = best(scored, (x) => x.goldFallback <= GOLD_FALLBACK_CAP, (x) => x.rejects);
+  const chosen = best(
+    scored,
+    (x) => x.goldFallback <= GOLD_FALLBACK_CAP,
+    (x) => x.rejects,
+  );
   const current = scored[0];
-  const line = (x: typeof current) => `gold falls back on ${fmt(x.goldFallback)} of lines, wrong/half-line answers guarded CER ${fmt(x.rejects)}`;
-  console.log(`\ndev (${dev.length} lines): chosen SPAN_MIN_SAVING ${saving.v} (current ${SPAN_MIN_SAVING}), max_edit_ratio ${chosen.g.max_edit_ratio}, length_ratio [${chosen.g.length_ratio.join(', ')}]`);
+  const line = (x: typeof current) =>
+    `gold falls back on ${fmt(x.goldFallback)} of lines, wrong/half-line answers guarded CER ${fmt(x.rejects)}`;
+  console.log(
+    `\ndev (${dev.length} lines): chosen SPAN_MIN_SAVING ${saving.v} (current ${SPAN_MIN_SAVING}), max_edit_ratio ${chosen.g.max_edit_ratio}, length_ratio [${chosen.g.length_ratio.join(', ')}]`,
+  );
   console.log(`dev: chosen — ${line(chosen)}; current defaults — ${line(current)}`);
   const restCurrent = trimsFor(rest, SPAN_MIN_SAVING);
   const restChosen = saving.v === SPAN_MIN_SAVING ? restCurrent : trimsFor(rest, saving.v);
-  console.log(`held out (${rest.length} lines): mean guarded CER over all scenarios — chosen ${fmt(meanCer(rest, restChosen, guardPick(chosen.g)))}, current ${fmt(meanCer(rest, restCurrent, guardPick(GUARD_DEFAULTS)))}\n`);
-  console.log(`Held-out lines, chosen settings (SPAN_MIN_SAVING ${saving.v}, max_edit_ratio ${chosen.g.max_edit_ratio}, length_ratio [${chosen.g.length_ratio.join(', ')}]):`);
+  console.log(
+    `held out (${rest.length} lines): mean guarded CER over all scenarios — chosen ${fmt(meanCer(rest, restChosen, guardPick(chosen.g)))}, current ${fmt(meanCer(rest, restCurrent, guardPick(GUARD_DEFAULTS)))}\n`,
+  );
+  console.log(
+    `Held-out lines, chosen settings (SPAN_MIN_SAVING ${saving.v}, max_edit_ratio ${chosen.g.max_edit_ratio}, length_ratio [${chosen.g.length_ratio.join(', ')}]):`,
+  );
   table(rest, { ...GUARD_DEFAULTS, enabled: true, ...chosen.g }, saving.v);
-  console.log(`\nHeld-out lines, current defaults (SPAN_MIN_SAVING ${SPAN_MIN_SAVING}, max_edit_ratio ${GUARD_DEFAULTS.max_edit_ratio}, length_ratio [${GUARD_DEFAULTS.length_ratio.join(', ')}]):`);
+  console.log(
+    `\nHeld-out lines, current defaults (SPAN_MIN_SAVING ${SPAN_MIN_SAVING}, max_edit_ratio ${GUARD_DEFAULTS.max_edit_ratio}, length_ratio [${GUARD_DEFAULTS.length_ratio.join(', ')}]):`,
+  );
   table(rest, { ...GUARD_DEFAULTS, enabled: true }, SPAN_MIN_SAVING);
 }
 
@@ -145,7 +188,11 @@ function main(): void {
   const lines = withNext(loadOcrGsLines(OCR_GS_ROOT));
   const split = process.argv.includes('--split') ? process.argv[process.argv.indexOf('--split') + 1] : null;
   if (split !== null && split !== 'dev') throw new Error(`--split: expected "dev", got "${split}"`);
-  if (split === 'dev') return chooseOnDev(lines.filter(isDevLine), lines.filter((l) => !isDevLine(l)));
+  if (split === 'dev')
+    return chooseOnDev(
+      lines.filter(isDevLine),
+      lines.filter((l) => !isDevLine(l)),
+    );
   const settings = { ...GUARD_DEFAULTS, enabled: true };
   console.log(`${lines.length} OCR_GS lines; guard ${JSON.stringify(settings)}\n`);
   table(lines, settings, SPAN_MIN_SAVING);

@@ -51,8 +51,12 @@ async function benchLocal(): Promise<void> {
     : ({ key: 'FIX', type: 'paired_dir', path: path.join(REPO, 'test', 'fixtures', 'datasets', 'paired') } as const);
   const { samples } = await loadDataset(spec, { limit: N });
   const { LlamaCppBackend } = await import('../src/llm/llama-backend');
-  console.log(`\n## Local GGUF: ${path.basename(MODEL)}, ${samples.length} lines of ${spec.key}, zero-shot v1, max_tokens ${MAX_TOKENS}, greedy`);
-  console.log('| threads | load s | calls | prompt tok | gen tok | prompt eval tok/s | decode tok/s | end-to-end gen tok/s | call p50 ms | call p95 ms |');
+  console.log(
+    `\n## Local GGUF: ${path.basename(MODEL)}, ${samples.length} lines of ${spec.key}, zero-shot v1, max_tokens ${MAX_TOKENS}, greedy`,
+  );
+  console.log(
+    '| threads | load s | calls | prompt tok | gen tok | prompt eval tok/s | decode tok/s | end-to-end gen tok/s | call p50 ms | call p95 ms |',
+  );
   console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const threads of THREADS) {
     const t0 = performance.now();
@@ -77,9 +81,13 @@ async function benchLocal(): Promise<void> {
     // Prompt evaluation ends at the first token; decode = the remaining tokens over the remaining time.
     const promptRate = promptTok / (firstMs / 1000);
     const decodeRate = (genTok - samples.length) / ((genMs - firstMs) / 1000);
-    console.log(`| ${threads} | ${loadS.toFixed(1)} | ${samples.length} | ${promptTok} | ${genTok} | ${promptRate.toFixed(0)} | ${decodeRate.toFixed(1)} | ${(genTok / secs).toFixed(1)} | ${pct(lat, 50)} | ${pct(lat, 95)} |`);
+    console.log(
+      `| ${threads} | ${loadS.toFixed(1)} | ${samples.length} | ${promptTok} | ${genTok} | ${promptRate.toFixed(0)} | ${decodeRate.toFixed(1)} | ${(genTok / secs).toFixed(1)} | ${pct(lat, 50)} | ${pct(lat, 95)} |`,
+    );
   }
-  console.log(`(end-to-end gen tok/s = generated tokens / total call time; load average now ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores — a shared machine slows multi-thread runs most)`);
+  console.log(
+    `(end-to-end gen tok/s = generated tokens / total call time; load average now ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores — a shared machine slows multi-thread runs most)`,
+  );
 }
 
 // The fake server runs in its own process so client and server do not share one event loop.
@@ -124,16 +132,35 @@ async function benchHttp(): Promise<void> {
 
       t = performance.now();
       await runPool(Array.from({ length: REQUESTS }), c, async () => {
-        const r = await fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload });
+        const r = await fetch(`${url}/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: payload,
+        });
         await r.json();
       });
       const fetchRps = REQUESTS / ((performance.now() - t) / 1000);
 
-      const input = Array.from({ length: REQUESTS }, (_, i) => ({ sample_id: `B/${i}`, dataset: 'B', ocr_text: 'بلعو واحلة امتفرغن', gt_text: 'بلغة واحدة', retrieval_context: 'نصوص مرجعية صحيحة:\n1. بلغة واحدة استفرغت' }));
+      const input = Array.from({ length: REQUESTS }, (_, i) => ({
+        sample_id: `B/${i}`,
+        dataset: 'B',
+        ocr_text: 'بلعو واحلة امتفرغن',
+        gt_text: 'بلغة واحدة',
+        retrieval_context: 'نصوص مرجعية صحيحة:\n1. بلغة واحدة استفرغت',
+      }));
       t = performance.now();
-      await runCorrections({ inputPath: input, outputPath: path.join(dir, `c${c}.jsonl`), backend, condition: 'rag', concurrency: c, progress: 'silent' });
+      await runCorrections({
+        inputPath: input,
+        outputPath: path.join(dir, `c${c}.jsonl`),
+        backend,
+        condition: 'rag',
+        concurrency: c,
+        progress: 'silent',
+      });
       const runnerRps = REQUESTS / ((performance.now() - t) / 1000);
-      console.log(`| ${c} | ${backendRps.toFixed(0)} | ${fetchRps.toFixed(0)} | ${runnerRps.toFixed(0)} | ${pct(lat, 50)} | ${pct(lat, 99)} |`);
+      console.log(
+        `| ${c} | ${backendRps.toFixed(0)} | ${fetchRps.toFixed(0)} | ${runnerRps.toFixed(0)} | ${pct(lat, 50)} | ${pct(lat, 99)} |`,
+      );
     }
   } finally {
     child.kill();

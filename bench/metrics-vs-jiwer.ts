@@ -41,7 +41,11 @@ function ensureVenv(): void {
   }
 }
 
-interface Book { name: string; refs: string[]; hyps: string[] }
+interface Book {
+  name: string;
+  refs: string[];
+  hyps: string[];
+}
 
 function readBooks(): Book[] {
   if (!existsSync(ocrGs)) {
@@ -55,7 +59,9 @@ function readBooks(): Book[] {
       const dir = path.join(ocrGs, name);
       const refs: string[] = [];
       const hyps: string[] = [];
-      for (const f of readdirSync(dir).filter((f) => f.endsWith('.gt.txt')).sort()) {
+      for (const f of readdirSync(dir)
+        .filter((f) => f.endsWith('.gt.txt'))
+        .sort()) {
         const rec = path.join(dir, f.replace(/\.gt\.txt$/, '.png.rec.txt'));
         if (!existsSync(rec)) continue;
         refs.push(readFileSync(path.join(dir, f), 'utf8'));
@@ -136,10 +142,19 @@ for (const v of variants) {
       if (f.charEdits !== j.line_char_edits[k] || f.wordEdits !== j.line_word_edits[k]) mism++;
     }
     lineMismatches += mism;
-    console.log([
-      b.name.padEnd(32), b.refs.length, acc.cer.rate!.toFixed(6), j.cer.toFixed(6), dC.toExponential(2),
-      acc.wer.rate!.toFixed(6), j.wer.toFixed(6), dW.toExponential(2), mism,
-    ].join('\t'));
+    console.log(
+      [
+        b.name.padEnd(32),
+        b.refs.length,
+        acc.cer.rate!.toFixed(6),
+        j.cer.toFixed(6),
+        dC.toExponential(2),
+        acc.wer.rate!.toFixed(6),
+        j.wer.toFixed(6),
+        dW.toExponential(2),
+        mism,
+      ].join('\t'),
+    );
   }
 }
 console.log(`\nmax |Δ| corpus CER/WER: ${maxDiff.toExponential(3)}; per-line distance mismatches: ${lineMismatches}`);

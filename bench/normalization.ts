@@ -45,7 +45,10 @@ function main(): void {
       const d = score(l.gt, l.ocr);
       for (const k of [l.book, 'pooled']) {
         const s = sums.get(k)!;
-        s[0] += d.charEdits; s[1] += d.refChars; s[2] += d.wordEdits; s[3] += d.refWords;
+        s[0] += d.charEdits;
+        s[1] += d.refChars;
+        s[2] += d.wordEdits;
+        s[3] += d.refWords;
       }
     }
     const cell = (s: number[]) => `${((100 * s[0]) / s[1]).toFixed(2)} / ${((100 * s[2]) / s[3]).toFixed(2)}`;

@@ -28,9 +28,7 @@ const REPS = repsArg === -1 ? 3 : Number(process.argv[repsArg + 1]);
 async function childParse(root: string): Promise<void> {
   const metaPath = path.join(root, 'metadata', 'OpenITI_metadata_2023-1-8.csv');
   const { rows } = await readMetadata(metaPath);
-  const files = rows
-    .map((r) => resolveTextPath(root, path.dirname(metaPath), r.localPath))
-    .flatMap((r) => (r.ok ? [r.file] : []));
+  const files = rows.map((r) => resolveTextPath(root, path.dirname(metaPath), r.localPath)).flatMap((r) => (r.ok ? [r.file] : []));
   const cpuOf = async (each: (f: string) => Promise<unknown>) => {
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
@@ -63,14 +61,31 @@ async function childParse(root: string): Promise<void> {
   const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const r = { files: files.length, bytes, eligible, wall: med(reps.map((x) => x.ours.wall)), cpu: med(reps.map((x) => x.ours.cpu)) };
   const ratio = med(reps.map((x) => x.decodeCpu / x.ours.cpu));
-  console.log(JSON.stringify({ kind: 'parse', ...r, lines, readCpu: med(reps.map((x) => x.readCpu)), decodeCpu: med(reps.map((x) => x.decodeCpu)), ratio, reps: REPS, maxRssKB: process.resourceUsage().maxRSS }));
+  console.log(
+    JSON.stringify({
+      kind: 'parse',
+      ...r,
+      lines,
+      readCpu: med(reps.map((x) => x.readCpu)),
+      decodeCpu: med(reps.map((x) => x.decodeCpu)),
+      ratio,
+      reps: REPS,
+      maxRssKB: process.resourceUsage().maxRSS,
+    }),
+  );
 }
 
 async function childBuild(root: string): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'openiti-bench-'));
   try {
     const t0 = performance.now();
-    const s = await buildCorpus({ openitiRoot: root, outPath: path.join(dir, 'corpus.jsonl'), maxSentences: 50_000_000, statusFilter: 'all', progressMode: 'silent' });
+    const s = await buildCorpus({
+      openitiRoot: root,
+      outPath: path.join(dir, 'corpus.jsonl'),
+      maxSentences: 50_000_000,
+      statusFilter: 'all',
+      progressMode: 'silent',
+    });
     const wall = (performance.now() - t0) / 1000;
     console.log(
       JSON.stringify({
@@ -108,9 +123,14 @@ if (args[0] === '--child') {
   else await childBuild(args[2]);
 } else {
   const root = path.resolve(args[0] ?? defaultRoot);
-  const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
+  const load = os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   console.log(`OpenITI builder benchmark — root ${root}`);
-  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, load average ${load} (CPU-time MB/s is the fairer figure when the machine is shared)`);
+  console.log(
+    `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, load average ${load} (CPU-time MB/s is the fairer figure when the machine is shared)`,
+  );
   const p = runChild('parse', root);
   const mbs = p.bytes / MB;
   console.log(
@@ -128,5 +148,7 @@ if (args[0] === '--child') {
     `largest build (all statuses, every eligible sentence): ${b.written} written of ${b.eligible} eligible (${b.duplicateAcrossCorpus} cross-corpus duplicates dropped), ` +
       `${b.files} files, 2 × ${(b.bytesParsed / MB).toFixed(1)} MB read in ${b.wall.toFixed(1)} s (count ${(b.countMs / 1000).toFixed(1)} s, select ${(b.selectMs / 1000).toFixed(1)} s)`,
   );
-  console.log(`peak RSS of that build: ${(b.maxRssKB / 1024).toFixed(0)} MB  [target ≤ 1024 MB]   (parse-only run: ${(p.maxRssKB / 1024).toFixed(0)} MB)`);
+  console.log(
+    `peak RSS of that build: ${(b.maxRssKB / 1024).toFixed(0)} MB  [target ≤ 1024 MB]   (parse-only run: ${(p.maxRssKB / 1024).toFixed(0)} MB)`,
+  );
 }

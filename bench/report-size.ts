@@ -64,11 +64,26 @@ function studyFromExport(root: string, input: string): { phase5Dir: string; phas
   const rows = readFileSync(input, 'utf8').trim().split('\n').slice(0, LIMIT);
   writeFileSync(path.join(phase5Dir, 'inference_input.jsonl'), rows.join('\n') + '\n');
   const recs = rows.map((l) => JSON.parse(l) as Rec);
-  const correction = (r: Rec, text: string, prompt: string, version: string) => JSON.stringify({
-    sample_id: r.sample_id, dataset: r.dataset, prompt_type: prompt, prompt_version: version, model: 'bench/none',
-    ocr_text: r.ocr_text, gt_text: r.gt_text, corrected_text: text, raw_output: text, latency_ms: 0, prompt_tokens: 0, completion_tokens: 0, error: null,
-  });
-  writeFileSync(path.join(phase5Dir, 'corrections.jsonl'), recs.map((r, i) => correction(r, i % 3 === 0 ? r.gt_text : r.ocr_text, 'rag', 'p5v1')).join('\n') + '\n');
+  const correction = (r: Rec, text: string, prompt: string, version: string) =>
+    JSON.stringify({
+      sample_id: r.sample_id,
+      dataset: r.dataset,
+      prompt_type: prompt,
+      prompt_version: version,
+      model: 'bench/none',
+      ocr_text: r.ocr_text,
+      gt_text: r.gt_text,
+      corrected_text: text,
+      raw_output: text,
+      latency_ms: 0,
+      prompt_tokens: 0,
+      completion_tokens: 0,
+      error: null,
+    });
+  writeFileSync(
+    path.join(phase5Dir, 'corrections.jsonl'),
+    recs.map((r, i) => correction(r, i % 3 === 0 ? r.gt_text : r.ocr_text, 'rag', 'p5v1')).join('\n') + '\n',
+  );
   writeFileSync(path.join(phase2Dir, 'corrections.jsonl'), recs.map((r) => correction(r, r.ocr_text, 'zero_shot', 'v1')).join('\n') + '\n');
   return { phase5Dir, phase2Dir };
 }
@@ -90,7 +105,12 @@ async function rendered(page: Page, hash: string): Promise<void> {
  * Navigation → first rendered Lines page, → a deep-linked line expanded, → a search link's result (ms, page
  * clocks); and navigation → the view's script starting (the rest of the page: Vega runtime, charts).
  */
-async function renderTimes(browser: Browser, report: string, lineId: string, runs: number): Promise<Record<'first' | 'deep' | 'search' | 'start', number[]>> {
+async function renderTimes(
+  browser: Browser,
+  report: string,
+  lineId: string,
+  runs: number,
+): Promise<Record<'first' | 'deep' | 'search' | 'start', number[]>> {
   const t = { first: [] as number[], deep: [] as number[], search: [] as number[], start: [] as number[] };
   const hashes = { first: '', deep: `#line=${encodeURIComponent(lineId)}`, search: `#q=${encodeURIComponent(SEARCH_WORD)}` };
   for (let i = 0; i < runs; i++) {
@@ -143,10 +163,14 @@ async function inBrowser(report: string, ids: readonly string[]): Promise<void> 
   try {
     const runs = Number(args.runs);
     const t = await renderTimes(browser, report, ids[Math.floor(ids.length / 2)], runs);
-    console.log(`first render of the Lines view (navigation → first page drawn, median of ${runs}): ${median(t.first)} ms (budget ${BUDGET_FIRST_MS} ms${median(t.first) > BUDGET_FIRST_MS ? ': OVER' : ''})  [${t.first.join(', ')}]`);
+    console.log(
+      `first render of the Lines view (navigation → first page drawn, median of ${runs}): ${median(t.first)} ms (budget ${BUDGET_FIRST_MS} ms${median(t.first) > BUDGET_FIRST_MS ? ': OVER' : ''})  [${t.first.join(', ')}]`,
+    );
     console.log(`  of which before the view's script starts (the rest of the page): ${median(t.start)} ms  [${t.start.join(', ')}]`);
     console.log(`deep link #line=… (navigation → line expanded, median of ${runs}): ${median(t.deep)} ms  [${t.deep.join(', ')}]`);
-    console.log(`search link #q=${SEARCH_WORD} (navigation → matching lines drawn, every text read; median of ${runs}): ${median(t.search)} ms  [${t.search.join(', ')}]`);
+    console.log(
+      `search link #q=${SEARCH_WORD} (navigation → matching lines drawn, every text read; median of ${runs}): ${median(t.search)} ms  [${t.search.join(', ')}]`,
+    );
     if (args.screenshot) {
       const line = ids[Math.floor(ids.length / 2 / PAGE_SIZE) * PAGE_SIZE];
       const file = path.resolve(args.screenshot);
@@ -183,8 +207,12 @@ function printSizes(dir: string): { htmlBytes: number; ids: string[] } {
   const side = existsSync(path.join(dir, SIDE_DIR)) ? readdirSync(path.join(dir, SIDE_DIR)).map((f) => size(path.join(SIDE_DIR, f))) : [];
   const { ids, arms } = linesSummary(path.join(dir, 'lines.json'));
   console.log(`lines: ${ids.length} × ${arms} arms`);
-  console.log(`report.html: ${mb(htmlBytes)} (budget ${mb(BUDGET_BYTES)}) — Lines data embedded: ${mb(embedded)} (lines.json ${mb(size('lines.json'))})`);
-  console.log(`side files (${SIDE_DIR}/, read on demand): ${side.length} files, ${mb(side.reduce((a, b) => a + b, 0))}, largest ${mb(Math.max(0, ...side))}`);
+  console.log(
+    `report.html: ${mb(htmlBytes)} (budget ${mb(BUDGET_BYTES)}) — Lines data embedded: ${mb(embedded)} (lines.json ${mb(size('lines.json'))})`,
+  );
+  console.log(
+    `side files (${SIDE_DIR}/, read on demand): ${side.length} files, ${mb(side.reduce((a, b) => a + b, 0))}, largest ${mb(Math.max(0, ...side))}`,
+  );
   console.log(`report.md: ${(size('report.md') / 1024).toFixed(1)} KB`);
   return { htmlBytes, ids };
 }
@@ -194,7 +222,9 @@ async function analysedStudy(root: string): Promise<string> {
   const real = existsSync(args.input!);
   const dirs = real ? studyFromExport(root, args.input!) : writeOcrGsStudy(root, OCR_GS_ROOT, LIMIT);
   const first = LIMIT < Infinity ? ` (first ${LIMIT} lines only: not the budget's set)` : '';
-  console.log(`inputs: ${real ? `${args.input} (real export)` : `${OCR_GS_ROOT} (stand-in retrieval)`}${first}; rag = gold every third line, zero_shot = OCR`);
+  console.log(
+    `inputs: ${real ? `${args.input} (real export)` : `${OCR_GS_ROOT} (stand-in retrieval)`}${first}; rag = gold every third line, zero_shot = OCR`,
+  );
   const t0 = performance.now();
   await analyzeStudy({ ...dirs, bootstrap: { iterations: 1000 }, progress: 'silent', logFile: false, report: { png: false } });
   console.log(`analysis + report: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -212,7 +242,9 @@ async function syntheticStudy(root: string, n: number): Promise<string> {
   const docs = syntheticLineDocuments(OCR_GS_ROOT, n, Number(args.arms));
   writeLinesJson(path.join(dirs.phase5Dir, 'lines.json'), docs.lines);
   writeFileSync(path.join(dirs.phase5Dir, 'error_classes.json'), JSON.stringify(docs.errorClasses, null, 2) + '\n');
-  console.log(`inputs: synthetic, ${n} lines × ${args.arms} arms from ${OCR_GS_ROOT} (bench/synthetic-lines.ts): ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `inputs: synthetic, ${n} lines × ${args.arms} arms from ${OCR_GS_ROOT} (bench/synthetic-lines.ts): ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
   t0 = performance.now();
   await renderReport(dirs.phase5Dir, { png: false });
   console.log(`report (from lines.json): ${((performance.now() - t0) / 1000).toFixed(1)} s`);
@@ -221,7 +253,11 @@ async function syntheticStudy(root: string, n: number): Promise<string> {
 
 async function main(): Promise<void> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'bench-report-size-'));
-  const dir = args.report ? path.resolve(args.report) : args.synthetic ? await syntheticStudy(root, Number(args.synthetic)) : await analysedStudy(root);
+  const dir = args.report
+    ? path.resolve(args.report)
+    : args.synthetic
+      ? await syntheticStudy(root, Number(args.synthetic))
+      : await analysedStudy(root);
   if (args.report) console.log(`report: ${dir} (as written by its analysis)`);
   const { htmlBytes, ids } = printSizes(dir);
   await inBrowser(path.join(dir, 'report.html'), ids);

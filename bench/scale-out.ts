@@ -40,11 +40,11 @@ function parseArgs(argv: string[]): Args {
   const a: Args = { workers: [1, 2, 4], lines: 960, latencyMs: 300, concurrency: 4, shardSize: 16, json: false };
   for (let i = 0; i < argv.length; i++) {
     const v = argv[i + 1];
-    if (argv[i] === '--workers') (a.workers = v.split(',').map(Number)), i++;
-    else if (argv[i] === '--lines') (a.lines = Number(v)), i++;
-    else if (argv[i] === '--latency-ms') (a.latencyMs = Number(v)), i++;
-    else if (argv[i] === '--concurrency') (a.concurrency = Number(v)), i++;
-    else if (argv[i] === '--shard-size') (a.shardSize = Number(v)), i++;
+    if (argv[i] === '--workers') ((a.workers = v.split(',').map(Number)), i++);
+    else if (argv[i] === '--lines') ((a.lines = Number(v)), i++);
+    else if (argv[i] === '--latency-ms') ((a.latencyMs = Number(v)), i++);
+    else if (argv[i] === '--concurrency') ((a.concurrency = Number(v)), i++);
+    else if (argv[i] === '--shard-size') ((a.shardSize = Number(v)), i++);
     else if (argv[i] === '--json') a.json = true;
     else throw new Error(`unknown flag ${argv[i]} (--workers 1,2,4 --lines L --latency-ms MS --concurrency C --shard-size S --json)`);
   }
@@ -57,11 +57,29 @@ async function ocrGsRows(n: number): Promise<string[]> {
   const root = OCR_GS_ROOT;
   if (!existsSync(root)) throw new Error(`no OCR_GS data at ${root} (see ../shared/data/README.md; or set SHARED_DATA)`);
   const rows: string[] = [];
-  for (const book of ['book_IbnAthir.Kamil', 'book_IbnFaqihHamadhani.Buldan', 'book_IbnQutayba.Adab', 'book_Jahiz.Hayawan', 'book_Yacqubi.Tarikh']) {
+  for (const book of [
+    'book_IbnAthir.Kamil',
+    'book_IbnFaqihHamadhani.Buldan',
+    'book_IbnQutayba.Adab',
+    'book_Jahiz.Hayawan',
+    'book_Yacqubi.Tarikh',
+  ]) {
     const ds = await loadDataset({ key: `OCR_GS-${book.slice(5)}`, type: 'paired_dir', path: path.join(root, book) });
     for (const s of ds.samples) {
       if (rows.length >= n) return rows;
-      rows.push(JSON.stringify({ sample_id: s.sample_id, dataset: s.dataset, ocr_text: s.ocr_text, gt_text: s.gt_text, prompt_type: 'zero_shot', prompt_version: 'v1', retrieval_context: '', retrieved_k: 0, retrieval_scores: [] }));
+      rows.push(
+        JSON.stringify({
+          sample_id: s.sample_id,
+          dataset: s.dataset,
+          ocr_text: s.ocr_text,
+          gt_text: s.gt_text,
+          prompt_type: 'zero_shot',
+          prompt_version: 'v1',
+          retrieval_context: '',
+          retrieved_k: 0,
+          retrieval_scores: [],
+        }),
+      );
     }
   }
   return rows;
@@ -76,7 +94,9 @@ function workerProcess(configFile: string, queue: string, sim: SimLlmServer): Ch
 }
 
 async function killAll(ps: ChildProcess[]): Promise<void> {
-  await Promise.all(ps.map((p) => (p.exitCode !== null || p.signalCode !== null ? null : new Promise((r) => (p.once('exit', r), p.kill('SIGTERM'))))));
+  await Promise.all(
+    ps.map((p) => (p.exitCode !== null || p.signalCode !== null ? null : new Promise((r) => (p.once('exit', r), p.kill('SIGTERM'))))),
+  );
 }
 
 async function pollers(client: Client, queue: string): Promise<number> {
@@ -92,7 +112,11 @@ interface Run {
   output: string;
 }
 
-async function runOnce(a: Args, n: number, base: { dir: string; configFile: string; config: Config; client: Client; rows: string[] }): Promise<Run> {
+async function runOnce(
+  a: Args,
+  n: number,
+  base: { dir: string; configFile: string; config: Config; client: Client; rows: string[] },
+): Promise<Run> {
   const results = path.join(base.dir, `w${n}`);
   rmSync(results, { recursive: true, force: true });
   mkdirSync(path.join(results, 'phase5'), { recursive: true });
@@ -101,14 +125,18 @@ async function runOnce(a: Args, n: number, base: { dir: string; configFile: stri
   const sims = await Promise.all(Array.from({ length: n }, () => startSimLlmServer({ baseMs: a.latencyMs, concurrency: a.concurrency })));
   const procs = sims.map((s) => workerProcess(base.configFile, queue, s));
   try {
-    for (let t = Date.now(); (await pollers(base.client, queue)) < n; ) {
+    for (let t = Date.now(); (await pollers(base.client, queue)) < n;) {
       if (Date.now() - t > 180_000) throw new Error(`only ${await pollers(base.client, queue)} of ${n} workers polling after 3 min`);
       await new Promise((r) => setTimeout(r, 200));
     }
     const config = structuredClone(base.config);
     config.paths.results_dir = results;
     const t0 = performance.now();
-    await base.client.workflow.execute('inferWorkflow', { taskQueue: queue, workflowId: `scale-out-${n}-${Date.now()}`, args: [{ run: `w${n}`, config, options: {}, force: false }] });
+    await base.client.workflow.execute('inferWorkflow', {
+      taskQueue: queue,
+      workflowId: `scale-out-${n}-${Date.now()}`,
+      args: [{ run: `w${n}`, config, options: {}, force: false }],
+    });
     const seconds = (performance.now() - t0) / 1000;
     const output = path.join(results, 'phase2', 'corrections.jsonl');
     return { workers: n, seconds, lines_per_s: base.rows.length / seconds, requests: sims.reduce((x, s) => x + s.served(), 0), output };
@@ -125,7 +153,12 @@ async function main(): Promise<void> {
   const raw = {
     run_name: 'scale-out',
     paths: { results_dir: dir },
-    infer: { backend: 'openai', conditions: ['zero_shot'], shard_size: a.shardSize, openai: { base_url: 'http://127.0.0.1:9/v1', model: 'sim', concurrency: a.concurrency, adaptive_concurrency: false, max_retries: 1 } },
+    infer: {
+      backend: 'openai',
+      conditions: ['zero_shot'],
+      shard_size: a.shardSize,
+      openai: { base_url: 'http://127.0.0.1:9/v1', model: 'sim', concurrency: a.concurrency, adaptive_concurrency: false, max_retries: 1 },
+    },
     temporal: {
       address: `127.0.0.1:${port}`,
       ui_port: uiPort,
@@ -161,19 +194,30 @@ function report(a: Args, lines: number, runs: Run[]): void {
   const identical = runs.every((r) => norm(r.output) === norm(runs[0].output));
   const llm_requests = Object.fromEntries(runs.map((r) => [String(r.workers), r.requests]));
   if (a.json) {
-    console.log(JSON.stringify({ lines, runs: runs.map(({ workers, seconds, lines_per_s }) => ({ workers, seconds: round(seconds), lines_per_s: round(lines_per_s) })), identical, llm_requests }));
+    console.log(
+      JSON.stringify({
+        lines,
+        runs: runs.map(({ workers, seconds, lines_per_s }) => ({ workers, seconds: round(seconds), lines_per_s: round(lines_per_s) })),
+        identical,
+        llm_requests,
+      }),
+    );
     return;
   }
   const one = runs.find((r) => r.workers === 1) ?? runs[0];
   const shards = Math.ceil(lines / a.shardSize);
-  console.log(`${lines} OCR_GS lines, one arm (zero-shot), shard_size ${a.shardSize} (${shards} shards); each box: ${a.latencyMs} ms per request, ${a.concurrency} at once`);
+  console.log(
+    `${lines} OCR_GS lines, one arm (zero-shot), shard_size ${a.shardSize} (${shards} shards); each box: ${a.latencyMs} ms per request, ${a.concurrency} at once`,
+  );
   console.log('| workers | seconds | lines/s | speed-up | ideal s | overhead per shard | LLM requests |');
   console.log('|---:|---:|---:|---:|---:|---:|---:|');
   for (const r of runs) {
     // Every box serves `concurrency` requests per `latency`: the LLM-bound time if the workers never waited on Temporal.
     const ideal = (Math.ceil(lines / (r.workers * a.concurrency)) * a.latencyMs) / 1000;
     const overhead = ((r.seconds - ideal) * 1000 * r.workers) / shards;
-    console.log(`| ${r.workers} | ${r.seconds.toFixed(1)} | ${r.lines_per_s.toFixed(1)} | ${(one.seconds / r.seconds).toFixed(2)}× | ${ideal.toFixed(1)} | ${overhead.toFixed(0)} ms | ${r.requests} |`);
+    console.log(
+      `| ${r.workers} | ${r.seconds.toFixed(1)} | ${r.lines_per_s.toFixed(1)} | ${(one.seconds / r.seconds).toFixed(2)}× | ${ideal.toFixed(1)} | ${overhead.toFixed(0)} ms | ${r.requests} |`,
+    );
   }
   console.log(`outputs identical across runs: ${identical}; requests = lines: ${runs.every((r) => r.requests === lines)}`);
 }

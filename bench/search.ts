@@ -97,7 +97,14 @@ async function prepare(): Promise<Data> {
     const queriesFile = path.join(CACHE, `random-q${Q}.f32`);
     if (!existsSync(corpusFile)) writeFileSync(corpusFile, unitRandom(N, 1));
     if (!existsSync(queriesFile)) writeFileSync(queriesFile, unitRandom(Q, 2));
-    return { kind: 'random unit vectors (seeded)', corpus: readF32(corpusFile), queries: readF32(queriesFile), corpusFile, queriesFile, corpusJsonl: null };
+    return {
+      kind: 'random unit vectors (seeded)',
+      corpus: readF32(corpusFile),
+      queries: readF32(queriesFile),
+      corpusFile,
+      queriesFile,
+      corpusJsonl: null,
+    };
   }
   // One pool of POOL sentences is embedded (resumably) in corpus order; a run with --n uses its first n
   // rows, so a smaller run reuses the work of a larger one and vice versa.
@@ -117,14 +124,29 @@ async function prepare(): Promise<Data> {
   const queriesFile = path.join(CACHE, `openiti-${POOL}-q${Q}.${tag}.queries.f32`);
   const rowsIn = (f: string) => (existsSync(f) ? Math.floor(statSync(f).size / (DIMS * 4)) : 0);
   if (rowsIn(queriesFile) < Q || rowsIn(poolVectors) < N) {
-    const emb = await Embedder.load({ modelDir: path.resolve(REPO_ROOT, a.model!), threads: T, batchSize: 32, maxLength: Number(a['max-length']) });
+    const emb = await Embedder.load({
+      modelDir: path.resolve(REPO_ROOT, a.model!),
+      threads: T,
+      batchSize: 32,
+      maxLength: Number(a['max-length']),
+    });
     if (rowsIn(queriesFile) < Q) {
-      const texts = readFileSync(queriesJsonl, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { text: string }).text);
+      const texts = readFileSync(queriesJsonl, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { text: string }).text);
       writeFileSync(queriesFile, await emb.embedQueries(texts));
     }
     // Resumable: an interrupted preparation continues where it stopped; stop once n rows exist.
     const ac = new AbortController();
-    await embedCorpusToVectors({ corpusPath: poolJsonl, vectorsPath: poolVectors, embedder: emb, progressMode: 'log', signal: ac.signal, onBatch: (r) => void (r.rowsEmbedded >= N && ac.abort()) }).catch((err: Error) => {
+    await embedCorpusToVectors({
+      corpusPath: poolJsonl,
+      vectorsPath: poolVectors,
+      embedder: emb,
+      progressMode: 'log',
+      signal: ac.signal,
+      onBatch: (r) => void (r.rowsEmbedded >= N && ac.abort()),
+    }).catch((err: Error) => {
       if (err.name !== 'AbortError') throw err;
     });
     await emb.dispose();
@@ -151,7 +173,8 @@ async function prepare(): Promise<Data> {
   };
 }
 
-const toJsonl = (texts: string[]) => texts.map((text, idx) => JSON.stringify({ text, source_uri: 'bench', date: 0, char_len: text.length, idx })).join('\n') + '\n';
+const toJsonl = (texts: string[]) =>
+  texts.map((text, idx) => JSON.stringify({ text, source_uri: 'bench', date: 0, char_len: text.length, idx })).join('\n') + '\n';
 
 function median(xs: number[]): number {
   const s = [...xs].sort((x, y) => x - y);
@@ -210,7 +233,27 @@ for (let r = 0; r < ROUNDS; r++) {
   truth = await exact.search(data.queries, K);
   oursTimes.push((performance.now() - t0) / 1000);
   const out = JSON.parse(
-    execFileSync(py, [path.join(REPO_ROOT, 'bench', 'python', 'search_reference.py'), '--corpus', data.corpusFile, '--queries', data.queriesFile, '--dims', String(DIMS), '--k', String(K), '--threads', String(T), '--rounds', '1', '--out-keys', faissKeys], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }),
+    execFileSync(
+      py,
+      [
+        path.join(REPO_ROOT, 'bench', 'python', 'search_reference.py'),
+        '--corpus',
+        data.corpusFile,
+        '--queries',
+        data.queriesFile,
+        '--dims',
+        String(DIMS),
+        '--k',
+        String(K),
+        '--threads',
+        String(T),
+        '--rounds',
+        '1',
+        '--out-keys',
+        faissKeys,
+      ],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+    ),
   ) as { best_s: number; faiss_version: string };
   faissTimes.push(out.best_s);
   faissVersion = out.faiss_version;
@@ -228,11 +271,18 @@ for (let i = 0; i < Q; i++) {
 }
 const qpsOurs = Q / ours.best;
 const qpsFaiss = Q / faissOut.best_s;
-console.log('\nexact top-%d, %d queries in one call each (ours: Gemm on 512 queries × 50k rows at a time; faiss: its own blocking) (best of %d alternating rounds; median in brackets)', K, Q, ROUNDS);
+console.log(
+  '\nexact top-%d, %d queries in one call each (ours: Gemm on 512 queries × 50k rows at a time; faiss: its own blocking) (best of %d alternating rounds; median in brackets)',
+  K,
+  Q,
+  ROUNDS,
+);
 console.log(`  ours  (onnxruntime Gemm+TopK): ${qpsOurs.toFixed(0)} QPS  [${(Q / ours.median).toFixed(0)}]`);
 console.log(`  faiss ${faissOut.faiss_version} IndexFlatIP:        ${qpsFaiss.toFixed(0)} QPS  [${(Q / faissOut.median_s).toFixed(0)}]`);
 console.log(`  ratio ours/faiss: ${(qpsOurs / qpsFaiss).toFixed(2)}×  (target ≥ 1.0×: ${qpsOurs >= qpsFaiss ? 'PASS' : 'FAIL'})`);
-console.log(`  agreement with faiss (by similarity, ties allowed): same top-1 ${((100 * sameTop1) / Q).toFixed(2)} %, same top-${K} ${((100 * sameSet) / Q).toFixed(2)} %`);
+console.log(
+  `  agreement with faiss (by similarity, ties allowed): same top-1 ${((100 * sameTop1) / Q).toFixed(2)} %, same top-${K} ${((100 * sameSet) / Q).toFixed(2)} %`,
+);
 // How hard is this data for a graph index? Similarity at a few ranks (first 1,000 queries): when rank 3 and
 // rank 100 differ by little, a graph walk must tell apart many near-equal candidates to keep recall.
 {
@@ -246,7 +296,9 @@ console.log(`  agreement with faiss (by similarity, ties allowed): same top-1 ${
   const r = rng(7);
   let pair = 0;
   for (let i = 0; i < nq; i++) pair += dot(data.corpus, Math.floor(r() * N), data.corpus, Math.floor(r() * N));
-  console.log(`  data contrast (mean similarity over ${nq} queries): rank 1 ${at(1)}, rank 3 ${at(3)}, rank 10 ${at(10)}, rank 100 ${at(100)}; two random corpus rows ${(pair / nq).toFixed(4)}`);
+  console.log(
+    `  data contrast (mean similarity over ${nq} queries): rank 1 ${at(1)}, rank 3 ${at(3)}, rank 10 ${at(10)}, rank 100 ${at(100)}; two random corpus rows ${(pair / nq).toFixed(4)}`,
+  );
 }
 await exact.close();
 if (a['no-hnsw']) process.exit(0);
@@ -263,14 +315,26 @@ if (!existsSync(indexFiles(indexPath).manifest)) {
   let corpusJsonl = data.corpusJsonl;
   if (!corpusJsonl) {
     corpusJsonl = path.join(CACHE, `random-${N}.jsonl`);
-    if (!existsSync(corpusJsonl)) writeFileSync(corpusJsonl, Array.from({ length: N }, (_, idx) => JSON.stringify({ text: `s${idx}`, idx })).join('\n') + '\n');
+    if (!existsSync(corpusJsonl))
+      writeFileSync(corpusJsonl, Array.from({ length: N }, (_, idx) => JSON.stringify({ text: `s${idx}`, idx })).join('\n') + '\n');
   }
   const t0 = performance.now();
   await buildIndexFromVectors({
     corpusPath: corpusJsonl,
     vectorsPath: data.corpusFile,
     indexPath,
-    model: { id: 'bench', file: 'model.onnx', sha256: 'bench', externalDataSha256: null, dims: DIMS, pooling: 'mean', normalize: true, queryPrefix: '', passagePrefix: '', maxLength: 0 },
+    model: {
+      id: 'bench',
+      file: 'model.onnx',
+      sha256: 'bench',
+      externalDataSha256: null,
+      dims: DIMS,
+      pooling: 'mean',
+      normalize: true,
+      queryPrefix: '',
+      passagePrefix: '',
+      maxLength: 0,
+    },
     index: { type: 'hnsw', storage, connectivity: conn, expansionAdd: efAdd },
     keepVectors: true,
     threads: T,
@@ -279,7 +343,9 @@ if (!existsSync(indexFiles(indexPath).manifest)) {
   buildSeconds = (performance.now() - t0) / 1000;
 }
 const manifest = readManifest(indexFiles(indexPath).manifest);
-console.log(`\nHNSW (usearch ${manifest.usearch_version}, M=${conn}, ef_construction=${efAdd}, ${storage}, memory-mapped): ${buildSeconds === null ? 'cached build' : `built in ${buildSeconds.toFixed(0)} s`}`);
+console.log(
+  `\nHNSW (usearch ${manifest.usearch_version}, M=${conn}, ef_construction=${efAdd}, ${storage}, memory-mapped): ${buildSeconds === null ? 'cached build' : `built in ${buildSeconds.toFixed(0)} s`}`,
+);
 let bestOk: { ef: number; qps: number; recall: number } | null = null;
 for (const ef of a.ef!.split(',').map(Number)) {
   const h = await openVectorIndex(indexPath, manifest, { threads: T, expansionSearch: ef, view: true });
@@ -288,10 +354,14 @@ for (const ef of a.ef!.split(',').map(Number)) {
   const t = await timeIt(async () => (got = await h.search(data.queries, K)), ROUNDS);
   const qps = Q / t.best;
   const recall = recallAtK(truth, got, Q, data.corpus, data.queries);
-  console.log(`  ef_search=${String(ef).padStart(3)}: ${qps.toFixed(0).padStart(6)} QPS  recall@${K}=${recall.toFixed(4)}  speed-up vs exact ${(qps / qpsOurs).toFixed(1)}×`);
+  console.log(
+    `  ef_search=${String(ef).padStart(3)}: ${qps.toFixed(0).padStart(6)} QPS  recall@${K}=${recall.toFixed(4)}  speed-up vs exact ${(qps / qpsOurs).toFixed(1)}×`,
+  );
   if (recall >= 0.99 && (!bestOk || qps > bestOk.qps)) bestOk = { ef, qps, recall };
 }
 if (bestOk) {
   const x = bestOk.qps / qpsOurs;
-  console.log(`  best with recall@${K} ≥ 0.99: ef_search=${bestOk.ef}, ${bestOk.qps.toFixed(0)} QPS = ${x.toFixed(1)}× exact  (target ≥ 10×: ${x >= 10 ? 'PASS' : 'FAIL'})`);
+  console.log(
+    `  best with recall@${K} ≥ 0.99: ef_search=${bestOk.ef}, ${bestOk.qps.toFixed(0)} QPS = ${x.toFixed(1)}× exact  (target ≥ 10×: ${x >= 10 ? 'PASS' : 'FAIL'})`,
+  );
 } else console.log(`  no ef_search setting reached recall@${K} ≥ 0.99 (target: FAIL)`);

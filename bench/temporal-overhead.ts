@@ -104,8 +104,18 @@ type ModelSpec = (typeof MODELS)[string];
 type Queues = { cpu: string; gpu: string };
 type Side = 'workflow' | 'direct';
 type ExportSides = Record<Side, (input: StageInput) => Promise<number>>;
-interface Sample { wall: number; cpu: number; server: number; busy: number }
-interface Measurements { samples: Record<Side, Sample[]>; hashes: Map<string, string[]>; lines: number; shards: number }
+interface Sample {
+  wall: number;
+  cpu: number;
+  server: number;
+  busy: number;
+}
+interface Measurements {
+  samples: Record<Side, Sample[]>;
+  hashes: Map<string, string[]>;
+  lines: number;
+  shards: number;
+}
 
 const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 const outputFile = (input: StageInput) => path.join(input.config.paths.results_dir, 'phase5', 'inference_input.jsonl');
@@ -135,7 +145,20 @@ async function loadModules() {
   const { createLocalEnv } = await import('../test/helpers/temporal');
   const { Worker } = await import('@temporalio/worker');
   const { sha256File } = await import('../src/util/hash');
-  return { parseConfig, buildCorpus, buildIndex, stagePaths, planExport, exportShard, mergeExport, activities, workflowBundle, createLocalEnv, Worker, sha256File };
+  return {
+    parseConfig,
+    buildCorpus,
+    buildIndex,
+    stagePaths,
+    planExport,
+    exportShard,
+    mergeExport,
+    activities,
+    workflowBundle,
+    createLocalEnv,
+    Worker,
+    sha256File,
+  };
 }
 type Modules = Awaited<ReturnType<typeof loadModules>>;
 type ConfigFor = (resultsDir: string) => ReturnType<Modules['parseConfig']>;
@@ -151,9 +174,7 @@ function configFactory(mods: Modules, model: ModelSpec, queues: Queues): ConfigF
           embedding_model: model.id,
           embedding: { model_dir: model.dir, query_prefix: model.query_prefix, passage_prefix: model.passage_prefix },
         },
-        datasets: Object.fromEntries(
-          BOOKS.map((b) => [`OCR_GS-${b}`, { type: 'paired_dir', path: path.join(OCR_GS, `book_${b}`) }]),
-        ),
+        datasets: Object.fromEntries(BOOKS.map((b) => [`OCR_GS-${b}`, { type: 'paired_dir', path: path.join(OCR_GS, `book_${b}`) }])),
         temporal: { queues, concurrency: { cpu: CONCURRENCY, gpu: 1 } },
       },
       'bench/temporal-overhead',
@@ -265,8 +286,9 @@ async function measure(mods: Modules, sides: ExportSides, freshInput: (limit: nu
       const { n, sample } = await timedRun(() => sides[side](input), serverPid);
       m.samples[side].push(sample);
       m.lines = n;
-      m.shards = JSON.parse(readFileSync(path.join(input.config.paths.results_dir, 'phase5', 'export', 'plan.json'), 'utf8')).datasets
-        .reduce((acc: number, d: { shards: unknown[] }) => acc + d.shards.length, 0);
+      m.shards = JSON.parse(
+        readFileSync(path.join(input.config.paths.results_dir, 'phase5', 'export', 'plan.json'), 'utf8'),
+      ).datasets.reduce((acc: number, d: { shards: unknown[] }) => acc + d.shards.length, 0);
       const h = await mods.sha256File(outputFile(input));
       m.hashes.set(h, [...(m.hashes.get(h) ?? []), `${side}#${rep + 1}`]);
       console.log(
@@ -303,7 +325,10 @@ function printSummary({ samples, hashes, lines, shards }: Measurements, vectors:
   console.log(
     `\n## Export of ${lines} OCR_GS lines (${shards} shards of ≤ ${shardSize}), ` +
       `${vectors}-sentence ${MODEL} index, worker concurrency ${CONCURRENCY}, ${REPS} runs per side, ${os.cpus().length} cores, ` +
-      `load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')}`,
+      `load average ${os
+        .loadavg()
+        .map((x) => x.toFixed(1))
+        .join(' / ')}`,
   );
   console.log(
     '| side | wall min s | wall median s | lines/s (min) | lines/s (median) | CPU median s (process + server) |\n|---|---:|---:|---:|---:|---:|',
@@ -321,7 +346,9 @@ function printSummary({ samples, hashes, lines, shards }: Measurements, vectors:
     `\nTemporal overhead, wall time: ${pct(Math.min(...wall('workflow')), Math.min(...wall('direct')))} (min vs min), ` +
       `${pct(median(wall('workflow')), median(wall('direct')))} (median vs median); target ≤ 5 %`,
   );
-  console.log(`Temporal overhead, CPU time (this process + server): ${pct(median(cpu('workflow')), median(cpu('direct')))} (median vs median)`);
+  console.log(
+    `Temporal overhead, CPU time (this process + server): ${pct(median(cpu('workflow')), median(cpu('direct')))} (median vs median)`,
+  );
   console.log(
     hashes.size === 1
       ? `inference_input.jsonl: byte-identical across all ${2 * REPS} runs (sha256 ${[...hashes.keys()][0].slice(0, 16)}…)`

@@ -23,7 +23,9 @@ export function ensureBenchVenv(): string {
   const want = [`onnxruntime==${ortNodeVersion()}`, 'tokenizers', 'numpy', 'faiss-cpu'];
   const ok = () => {
     try {
-      execFileSync(py, ['-c', `import onnxruntime, tokenizers, numpy, faiss; assert onnxruntime.__version__ == "${ortNodeVersion()}"`], { stdio: 'ignore' });
+      execFileSync(py, ['-c', `import onnxruntime, tokenizers, numpy, faiss; assert onnxruntime.__version__ == "${ortNodeVersion()}"`], {
+        stdio: 'ignore',
+      });
       return true;
     } catch {
       return false;

@@ -33,7 +33,11 @@ const { values: args } = parseArgs({
 });
 
 const BOOKS = ['IbnAthir.Kamil', 'IbnFaqihHamadhani.Buldan', 'IbnQutayba.Adab', 'Jahiz.Hayawan', 'Yacqubi.Tarikh'];
-const SOURCES: Record<string, string> = { 'IbnQutayba.Adab': '0276IbnQutaybaDinawari.AdabKatib*', 'Yacqubi.Tarikh': '0292Yacqubi.Tarikh*', 'Jahiz.Hayawan': '0255Jahiz.Hayawan*' };
+const SOURCES: Record<string, string> = {
+  'IbnQutayba.Adab': '0276IbnQutaybaDinawari.AdabKatib*',
+  'Yacqubi.Tarikh': '0292Yacqubi.Tarikh*',
+  'Jahiz.Hayawan': '0255Jahiz.Hayawan*',
+};
 const ARMS = ['identity', 'similar', 'with_sources_witness', 'placebo'];
 
 type Rec = { sample_id: string; dataset: string; ocr_text: string; gt_text: string; retrieval_context: string };
@@ -44,7 +48,12 @@ function benchConfig(results: string): Config {
   demo.paths = { results_dir: results };
   demo.data = { openiti_root: path.join(path.dirname(OCR_GS_ROOT), 'openiti') };
   demo.phase5.corpus = { ...demo.phase5.corpus, exclude: [], exclude_dataset_sources: true };
-  demo.datasets = Object.fromEntries(BOOKS.map((b) => [`OCR_GS-${b}`, { type: 'paired_dir', path: path.join(OCR_GS_ROOT, `book_${b}`), ...(SOURCES[b] ? { source_pattern: SOURCES[b] } : {}) }]));
+  demo.datasets = Object.fromEntries(
+    BOOKS.map((b) => [
+      `OCR_GS-${b}`,
+      { type: 'paired_dir', path: path.join(OCR_GS_ROOT, `book_${b}`), ...(SOURCES[b] ? { source_pattern: SOURCES[b] } : {}) },
+    ]),
+  );
   demo.analysis = { bootstrap_iterations: Number(args.iterations) };
   demo.study = {
     baseline: 'identity',
@@ -75,11 +84,26 @@ async function main(): Promise<void> {
   const merged = await acts.mergeExport({ input, plan });
   console.error(`export: ${merged.records} records × ${merged.exports?.length ?? 1} export(s) in ${seconds(t0)}`);
   for (const arm of ARMS) {
-    const recs = readFileSync(path.join(results, 'arms', arm, 'inference_input.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Rec);
+    const recs = readFileSync(path.join(results, 'arms', arm, 'inference_input.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Rec);
     const prompt = arm === 'identity' ? 'zero_shot' : 'rag';
     const lines = recs.map((r) => {
-      const text = arm !== 'identity' && r.retrieval_context !== '' && isVerbatimGold(r.gt_text, r.retrieval_context) ? r.gt_text : r.ocr_text;
-      return JSON.stringify({ sample_id: r.sample_id, dataset: r.dataset, prompt_type: prompt, prompt_version: 'bench', model: 'bench/none', ocr_text: r.ocr_text, gt_text: r.gt_text, corrected_text: text, raw_output: text, error: null });
+      const text =
+        arm !== 'identity' && r.retrieval_context !== '' && isVerbatimGold(r.gt_text, r.retrieval_context) ? r.gt_text : r.ocr_text;
+      return JSON.stringify({
+        sample_id: r.sample_id,
+        dataset: r.dataset,
+        prompt_type: prompt,
+        prompt_version: 'bench',
+        model: 'bench/none',
+        ocr_text: r.ocr_text,
+        gt_text: r.gt_text,
+        corrected_text: text,
+        raw_output: text,
+        error: null,
+      });
     });
     const file = path.join(results, `import-${arm}.jsonl`);
     writeFileSync(file, lines.join('\n') + '\n');
@@ -90,7 +114,13 @@ async function main(): Promise<void> {
   console.error(`analysis: ${seconds(t0)} → ${analysis.report}`);
   for (const line of armsTableLines(analysis.arms!)) console.log(line);
   const sources = Object.fromEntries(Object.entries(config.datasets).map(([k, d]) => [k, d.source_pattern]));
-  const p = await analyzeProvenance({ resultsDir: results, baseline: 'identity', sources, bootstrap: { iterations: Number(args.iterations), seed: 42 }, write: false });
+  const p = await analyzeProvenance({
+    resultsDir: results,
+    baseline: 'identity',
+    sources,
+    bootstrap: { iterations: Number(args.iterations), seed: 42 },
+    write: false,
+  });
   console.log(`\n${formatProvenanceTable(p)}`);
 }
 

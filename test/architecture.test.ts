@@ -79,12 +79,17 @@ describe('architecture', () => {
     it('flags core → activities, analysis → workflows and a value import of activities in workflows', () => {
       const root = tree({
         'src/a.ts': "import { x } from '../activities/b';\nexport const y = x;\n",
-        'activities/b.ts': "export const x = 1;\n",
+        'activities/b.ts': 'export const x = 1;\n',
         'analysis/c.ts': "import type { W } from '../workflows/w';\nexport type Z = W;\n",
-        'workflows/w.ts': "import { x } from '../activities/b';\nimport type { x as T } from '../activities/b';\nexport type W = typeof x | typeof T;\n",
+        'workflows/w.ts':
+          "import { x } from '../activities/b';\nimport type { x as T } from '../activities/b';\nexport type W = typeof x | typeof T;\n",
       });
       const found = dependencyViolations(root, importEdges(listTsFiles(root, PRODUCT)));
-      expect(found).to.deep.equal(['analysis/c.ts → workflows/w.ts (type)', 'src/a.ts → activities/b.ts', 'workflows/w.ts → activities/b.ts']);
+      expect(found).to.deep.equal([
+        'analysis/c.ts → workflows/w.ts (type)',
+        'src/a.ts → activities/b.ts',
+        'workflows/w.ts → activities/b.ts',
+      ]);
     });
 
     it('finds a cycle through a dynamic import, and ignores type-only imports', () => {

@@ -57,7 +57,11 @@ function configFor(resultsDir: string, seed = 42): Config {
         openiti_root: OPENITI_ROOT,
         max_sentences: 300,
         datasets: {
-          'OCR_GS-IbnQutayba.Adab': { type: 'paired_dir', path: path.join(OCR_GS_ROOT, 'book_IbnQutayba.Adab'), source_pattern: '0276IbnQutaybaDinawari.AdabKatib*' },
+          'OCR_GS-IbnQutayba.Adab': {
+            type: 'paired_dir',
+            path: path.join(OCR_GS_ROOT, 'book_IbnQutayba.Adab'),
+            source_pattern: '0276IbnQutaybaDinawari.AdabKatib*',
+          },
           'OCR_GS-Jahiz.Hayawan': { type: 'paired_dir', path: path.join(OCR_GS_ROOT, 'book_Jahiz.Hayawan') },
         },
       }
@@ -203,7 +207,9 @@ describe('determinism: two runs with the same config and seed', function () {
     for (const f of shards) same(f);
     const recs = await readJsonlAll<InferenceInputRecord>(path.join(a.phase5, 'inference_input.jsonl'));
     const datasets = Object.keys(configFor(tmp).datasets);
-    expect(recs.length).to.be.greaterThan(0).and.at.most(LIMIT * datasets.length);
+    expect(recs.length)
+      .to.be.greaterThan(0)
+      .and.at.most(LIMIT * datasets.length);
     expect([...new Set(recs.map((r) => r.dataset))]).to.deep.equal(datasets);
     const rag = recs.filter((r) => r.prompt_type === 'rag');
     expect(rag.length).to.be.greaterThan(recs.length / 2);
@@ -213,7 +219,8 @@ describe('determinism: two runs with the same config and seed', function () {
   it('every analysis output (JSON documents, per-dataset splits, report, charts) is byte-identical', () => {
     const filesA = listFiles(a.phase5);
     expect(listFiles(b.phase5)).to.deep.equal(filesA);
-    for (const must of ['metrics.json', 'comparison.json', 'error_changes.json', 'report.md', 'report.html']) expect(filesA).to.include(must);
+    for (const must of ['metrics.json', 'comparison.json', 'error_changes.json', 'report.md', 'report.html'])
+      expect(filesA).to.include(must);
     for (const ds of Object.keys(configFor(tmp).datasets)) {
       for (const f of ['metrics.json', 'comparison_vs_phase2.json', 'retrieval_analysis.json', 'error_changes.json', 'corrections.jsonl']) {
         expect(filesA).to.include(`${ds}/${f}`);

@@ -59,7 +59,12 @@ describe('secrets: an API key from the environment stays out of logs, results, i
         const auth = String(req.headers.authorization ?? '');
         return {
           status: 401,
-          json: { error: { message: `Incorrect API key provided: ${auth.replace(/^Bearer\s+/, '')} (Authorization: ${auth})`, type: 'invalid_request_error' } },
+          json: {
+            error: {
+              message: `Incorrect API key provided: ${auth.replace(/^Bearer\s+/, '')} (Authorization: ${auth})`,
+              type: 'invalid_request_error',
+            },
+          },
         };
       }
       return echo(req);
@@ -78,7 +83,10 @@ describe('secrets: an API key from the environment stays out of logs, results, i
     const results = mkdtempSync(path.join(os.tmpdir(), `secrets-${name}-`));
     dirs.push(results);
     mkdirSync(path.join(results, 'phase5'), { recursive: true });
-    writeFileSync(path.join(results, 'phase5', 'inference_input.jsonl'), ids.map((id) => JSON.stringify(inputRecord(id))).join('\n') + '\n');
+    writeFileSync(
+      path.join(results, 'phase5', 'inference_input.jsonl'),
+      ids.map((id) => JSON.stringify(inputRecord(id))).join('\n') + '\n',
+    );
     const config = parseConfig(
       {
         paths: { results_dir: results },
@@ -106,7 +114,9 @@ describe('secrets: an API key from the environment stays out of logs, results, i
     const logs = captureLogs({ stdio: true });
     const bundle = await workflowBundle();
     const workers = await Promise.all(
-      [CPU, GPU].map((taskQueue) => Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: createActivities() })),
+      [CPU, GPU].map((taskQueue) =>
+        Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: createActivities() }),
+      ),
     );
     const runs = workers.map((w) => w.run());
     try {
@@ -128,7 +138,10 @@ describe('secrets: an API key from the environment stays out of logs, results, i
     const requestsBefore = server.requests.length;
     let handle: WorkflowHandle | undefined;
     const { value: result, logs } = await withWorkers(async () => {
-      const started = await startOrAttach(env.client, inferWorkflow, s.workflowId, [s.input], { taskQueue: CPU, forbiddenValues: collectSecrets(s.config) });
+      const started = await startOrAttach(env.client, inferWorkflow, s.workflowId, [s.input], {
+        taskQueue: CPU,
+        forbiddenValues: collectSecrets(s.config),
+      });
       expect(started.outcome).to.equal('started');
       handle = started.handle;
       return handle.result() as Promise<Record<string, { written: number; failed: number; failuresByReason: Record<string, number> }>>;
@@ -144,11 +157,20 @@ describe('secrets: an API key from the environment stays out of logs, results, i
     expect(result.zero_shot).to.include({ written: 3, failed: 1 });
     expectNoKey('the workflow result', JSON.stringify(result));
     const rag = readFileSync(path.join(s.results, 'phase5', 'corrections.jsonl'), 'utf8');
-    const failed = rag.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((r) => r.sample_id === 'reject-2');
+    const failed = rag
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((r) => r.sample_id === 'reject-2');
     expect(failed.error).to.include({ reason: 'client_error', status: 401 });
-    expect(failed.error.message, failed.error.message).to.match(/^HTTP 401: Incorrect API key provided: \[REDACTED\] \(Authorization: Bearer \[REDACTED\]/);
+    expect(failed.error.message, failed.error.message).to.match(
+      /^HTTP 401: Incorrect API key provided: \[REDACTED\] \(Authorization: Bearer \[REDACTED\]/,
+    );
     const all = allFilesText(s.results);
-    expect(all.files.map((f) => path.relative(s.results, f)).sort()).to.include.members([path.join('phase2', 'corrections.jsonl'), path.join('phase5', 'corrections.jsonl')]);
+    expect(all.files.map((f) => path.relative(s.results, f)).sort()).to.include.members([
+      path.join('phase2', 'corrections.jsonl'),
+      path.join('phase5', 'corrections.jsonl'),
+    ]);
     expectNoKey('the results dir', all.text);
 
     // Workflow input and history, payloads decoded.
@@ -168,13 +190,21 @@ describe('secrets: an API key from the environment stays out of logs, results, i
   });
 
   it('an activity that fails on the 401s: the failure message in history carries no key', async () => {
-    const s = study('fail', Array.from({ length: 24 }, (_, i) => `sample-${i}`));
+    const s = study(
+      'fail',
+      Array.from({ length: 24 }, (_, i) => `sample-${i}`),
+    );
     rejectAll = true;
     let failure: unknown;
     let handle: WorkflowHandle | undefined;
     try {
       const { logs } = await withWorkers(async () => {
-        handle = (await startOrAttach(env.client, inferWorkflow, s.workflowId, [s.input], { taskQueue: CPU, forbiddenValues: collectSecrets(s.config) })).handle;
+        handle = (
+          await startOrAttach(env.client, inferWorkflow, s.workflowId, [s.input], {
+            taskQueue: CPU,
+            forbiddenValues: collectSecrets(s.config),
+          })
+        ).handle;
         try {
           await handle.result();
         } catch (err) {
@@ -190,7 +220,9 @@ describe('secrets: an API key from the environment stays out of logs, results, i
     const chain: string[] = [];
     for (let e = failure as (Error & { cause?: unknown }) | undefined; e; e = e.cause as typeof e) chain.push(e.message);
     const messages = chain.join(' | ');
-    expect(messages, messages).to.match(/giving up after 20 consecutive failures \(last: client_error HTTP 401: .*Incorrect API key provided: \[REDACTED\]/);
+    expect(messages, messages).to.match(
+      /giving up after 20 consecutive failures \(last: client_error HTTP 401: .*Incorrect API key provided: \[REDACTED\]/,
+    );
     expectNoKey('the failure', messages);
     const text = decodedText(await handle!.fetchHistory());
     expect(text).to.contain('Incorrect API key provided: [REDACTED]');
@@ -202,7 +234,10 @@ describe('secrets: an API key from the environment stays out of logs, results, i
     const s = study('refuse', ['sample-1']);
     const leaky: StageInput = {
       ...s.input,
-      config: { ...s.config, infer: { ...s.config.infer, openai: { ...s.config.infer.openai, base_url: `http://127.0.0.1:1/v1?api_key=${KEY}` } } },
+      config: {
+        ...s.config,
+        infer: { ...s.config.infer, openai: { ...s.config.infer.openai, base_url: `http://127.0.0.1:1/v1?api_key=${KEY}` } },
+      },
     };
     let err: unknown;
     try {

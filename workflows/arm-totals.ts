@@ -13,7 +13,18 @@ export interface ArmTotals {
 }
 
 export function emptyTotals(): ArmTotals {
-  const counts = { model: '', written: 0, skippedExisting: 0, succeeded: 0, failed: 0, failuresByReason: {}, promptTypes: {}, promptTokens: 0, completionTokens: 0, elapsedMs: 0 };
+  const counts = {
+    model: '',
+    written: 0,
+    skippedExisting: 0,
+    succeeded: 0,
+    failed: 0,
+    failuresByReason: {},
+    promptTypes: {},
+    promptTokens: 0,
+    completionTokens: 0,
+    elapsedMs: 0,
+  };
   return { lines: 0, shards: 0, startedAt: nowIso(), counts };
 }
 
@@ -30,5 +41,7 @@ export function addShard(acc: ArmTotals, r: InferShardResult): void {
 
 /** Every shard of an arm, dataset by dataset (the plan's order). */
 export function shardRefs(arm: ArmPlan): ShardRef[] {
-  return arm.plan.datasets.flatMap((d) => Array.from({ length: Math.ceil(d.lines / arm.shardSize) }, (_, index) => ({ dataset: d.dataset, index })));
+  return arm.plan.datasets.flatMap((d) =>
+    Array.from({ length: Math.ceil(d.lines / arm.shardSize) }, (_, index) => ({ dataset: d.dataset, index })),
+  );
 }

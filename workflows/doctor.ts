@@ -35,11 +35,19 @@ export async function doctorWorkflow(input: DoctorInput): Promise<DoctorQueueRes
         retry: { maximumAttempts: 1 },
       });
       try {
-        const report = await acts.checkEnvironment({ queue, resultsDir: input.resultsDir, ...(input.config ? { config: input.config } : {}) });
+        const report = await acts.checkEnvironment({
+          queue,
+          resultsDir: input.resultsDir,
+          ...(input.config ? { config: input.config } : {}),
+        });
         return { queue, ok: report.checks.every((c) => c.ok), report };
       } catch (err) {
         if (err instanceof ActivityFailure && err.cause instanceof TimeoutFailure) {
-          return { queue, ok: false, error: `no worker picked up the check within ${String(input.pickupTimeout)} (is a worker polling ${queue}?)` };
+          return {
+            queue,
+            ok: false,
+            error: `no worker picked up the check within ${String(input.pickupTimeout)} (is a worker polling ${queue}?)`,
+          };
         }
         if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) {
           return { queue, ok: false, error: err.cause.message };

@@ -35,11 +35,15 @@ export async function inferArmWorkflow(a: InferArmInput): Promise<ArmResult> {
   Object.assign(p.results, { arm: a.arm.arm, lines, linesAtRunStart: a.acc.lines });
   setStep(p, 'shards', a.from, all.length, 'shards');
   let window = a.window;
-  const pool = growingWindow(batch, () => window, async (shard) => {
-    addShard(a.acc, await acts.inferShard({ input: a.input, arm: a.arm, shard }));
-    lines.done = a.acc.lines;
-    setStep(p, 'shards', a.acc.shards, all.length, 'shards');
-  });
+  const pool = growingWindow(
+    batch,
+    () => window,
+    async (shard) => {
+      addShard(a.acc, await acts.inferShard({ input: a.input, arm: a.arm, shard }));
+      lines.done = a.acc.lines;
+      setStep(p, 'shards', a.acc.shards, all.length, 'shards');
+    },
+  );
   // The infer pool hands this arm more lanes when another arm finishes (never fewer). Without a signal this runs
   // exactly the commands of a fixed window, so histories recorded without the signal replay unchanged.
   setHandler(setWindowSignal, (w) => {

@@ -63,12 +63,18 @@ async function shardedInfer(input: StageInput, p: WorkflowProgress, acts: StageA
 
 /** Without `infer-pool`: every arm's child at once, each with a fixed window of floor(bound / arms), at least 1. */
 async function fixedWindowArms(input: StageInput, arms: ArmPlan[], onDone: (arm: string, r: ArmResult) => void): Promise<void> {
-  const window = Math.max(1, Math.floor((input.config.temporal.max_parallel_activities ?? DEFAULT_MAX_PARALLEL) / Math.max(1, arms.length)));
+  const window = Math.max(
+    1,
+    Math.floor((input.config.temporal.max_parallel_activities ?? DEFAULT_MAX_PARALLEL) / Math.max(1, arms.length)),
+  );
   const parent = workflowInfo().workflowId;
   await Promise.all(
     arms.map(async (plan) => {
       const args: InferArmInput = { input, arm: plan, window, from: 0, acc: emptyTotals() };
-      onDone(plan.arm, await executeChild(inferArmWorkflow, { workflowId: `${parent}-${plan.arm}`, args: [args], ...childLabels('infer') }));
+      onDone(
+        plan.arm,
+        await executeChild(inferArmWorkflow, { workflowId: `${parent}-${plan.arm}`, args: [args], ...childLabels('infer') }),
+      );
     }),
   );
 }
@@ -108,7 +114,13 @@ async function pooledArms(input: StageInput, arms: ArmPlan[], onDone: (arm: stri
         const name = a.plan.arm;
         const args: InferArmInput = { input, arm: a.plan, window: a.window, from: 0, acc: emptyTotals() };
         a.child = await startChild(inferArmWorkflow, { workflowId: `${parent}-${name}`, args: [args], ...childLabels('infer') });
-        outcomes.set(name, a.child.result().then((result): ArmOutcome => ({ arm: name, result }), (error: unknown): ArmOutcome => ({ arm: name, error })));
+        outcomes.set(
+          name,
+          a.child.result().then(
+            (result): ArmOutcome => ({ arm: name, result }),
+            (error: unknown): ArmOutcome => ({ arm: name, error }),
+          ),
+        );
       }),
     );
     // A child that finished before the signal reached it gives its lanes back when the parent sees it finish.

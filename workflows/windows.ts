@@ -26,7 +26,11 @@ export async function mapWithWindow<T, R>(items: readonly T[], limit: number, ta
  * once (each takes the next item); `done()` resolves when every lane has run dry. While the limit stays put it
  * issues exactly mapWithWindow's commands, in the same order.
  */
-export function growingWindow<T>(items: readonly T[], limit: () => number, task: (item: T) => Promise<void>): { grow(): void; done(): Promise<void> } {
+export function growingWindow<T>(
+  items: readonly T[],
+  limit: () => number,
+  task: (item: T) => Promise<void>,
+): { grow(): void; done(): Promise<void> } {
   let next = 0;
   let active = 0;
   const lanes: Promise<void>[] = [];
@@ -44,7 +48,7 @@ export function growingWindow<T>(items: readonly T[], limit: () => number, task:
   const done = async (): Promise<void> => {
     grow();
     // Lanes a signal adds while we wait join the wait.
-    for (let waited = -1; waited < lanes.length; ) {
+    for (let waited = -1; waited < lanes.length;) {
       waited = lanes.length;
       await Promise.all(lanes);
     }
@@ -63,7 +67,7 @@ export interface LaneHolder {
  * count (more lanes than shards would sit idle). Returns the lanes nobody can use.
  */
 export function shareLanes(free: number, holders: readonly LaneHolder[]): number {
-  for (let gave = true; free > 0 && gave; ) {
+  for (let gave = true; free > 0 && gave;) {
     gave = false;
     for (const a of holders) {
       if (free > 0 && a.window < a.plan.shards) {

@@ -19,21 +19,27 @@ function aggregateValidity(pooled: Validity, docs: DatasetDocuments[]): Validity
   if (pooled) return pooled;
   const bad = docs.filter((d) => d.digest.validity);
   if (bad.length === 0) return null;
-  return { valid: false, invalid_reason: bad.map((d) => `${d.digest.dataset} not valid — ${d.digest.validity!.invalid_reason}`).join(' | ') };
+  return {
+    valid: false,
+    invalid_reason: bad.map((d) => `${d.digest.dataset} not valid — ${d.digest.validity!.invalid_reason}`).join(' | '),
+  };
 }
 
-export function aggregateDocuments(
-  scoredAll: ScoredDataset[],
-  docs: DatasetDocuments[],
-  ctx: SectionContext,
-) {
+export function aggregateDocuments(scoredAll: ScoredDataset[], docs: DatasetDocuments[], ctx: SectionContext) {
   // Lines of all datasets; each dataset is a bootstrap stratum.
   const r = rollup(scoredAll.flatMap((s, k) => s.rows.map((row) => ({ ...row, dataset: s.dataset, stratum: k }))));
   const { all, cmp, cmpT, hasBaseline } = r;
-  const boot = bootstrapBlock(cmpT, hasBaseline, ctx.bootstrap.iterations, seedFor(ctx.bootstrap.seed, '*overall*'), cmpT.array('stratum') as ArrayLike<number>, {
-    ...ctx.bootstrap,
-    datasets: scoredAll.map((s) => s.dataset),
-  });
+  const boot = bootstrapBlock(
+    cmpT,
+    hasBaseline,
+    ctx.bootstrap.iterations,
+    seedFor(ctx.bootstrap.seed, '*overall*'),
+    cmpT.array('stratum') as ArrayLike<number>,
+    {
+      ...ctx.bootstrap,
+      datasets: scoredAll.map((s) => s.dataset),
+    },
+  );
   const names = docs.map((d) => d.digest.dataset);
   const validity = aggregateValidity(comparisonValidity(cmp, hasBaseline, ctx.maxFailedShare), docs);
   const comparison = aggregateComparison(r, boot, validity, docs, names, ctx);
@@ -83,7 +89,14 @@ function datasetMetricsLine(g: DatasetDigest) {
 }
 
 /** The aggregate comparison.json: micro-averaged over datasets, plus each dataset's headline. */
-function aggregateComparison(r: Rollup, boot: BootstrapBlock, validity: Validity, docs: DatasetDocuments[], names: string[], ctx: SectionContext) {
+function aggregateComparison(
+  r: Rollup,
+  boot: BootstrapBlock,
+  validity: Validity,
+  docs: DatasetDocuments[],
+  names: string[],
+  ctx: SectionContext,
+) {
   return {
     meta: {
       comparison: 'phase5_vs_phase2',
@@ -102,7 +115,13 @@ function aggregateComparison(r: Rollup, boot: BootstrapBlock, validity: Validity
 }
 
 function datasetComparisonLine(d: DatasetDocuments) {
-  const c = d.comparison as { phase2_baseline: unknown; phase5_corrected: unknown; delta: unknown; interpretation: string; meta: { n_paired: number } };
+  const c = d.comparison as {
+    phase2_baseline: unknown;
+    phase5_corrected: unknown;
+    delta: unknown;
+    interpretation: string;
+    meta: { n_paired: number };
+  };
   return {
     ...d.digest.validity,
     n_paired: c.meta.n_paired,
@@ -116,7 +135,12 @@ function datasetComparisonLine(d: DatasetDocuments) {
 }
 
 /** All-datasets error changes (beside the per-dataset files): merged accumulators. */
-function aggregateErrorChanges(scoredAll: ScoredDataset[], names: string[], n: number, ctx: SectionContext): Record<string, unknown> | null {
+function aggregateErrorChanges(
+  scoredAll: ScoredDataset[],
+  names: string[],
+  n: number,
+  ctx: SectionContext,
+): Record<string, unknown> | null {
   if (!ctx.errorAnalysis || !scoredAll.every((s) => s.p5Changes)) return null;
   const p5 = new ErrorChangeAccumulator();
   const withP2 = scoredAll.filter((s) => s.p2Changes);

@@ -38,12 +38,19 @@ export function bootstrapBlock(
       deltas.phase5_vs_phase2 = ['phase2', 'phase5'];
       deltas.phase2_vs_ocr = ['ocr', 'phase2'];
     }
-    return clusteredRates(arr(ref), series, deltas, { iterations, seed, strata, sampleIds: t.array('sample_id') as ArrayLike<string>, ...resampling });
+    return clusteredRates(arr(ref), series, deltas, {
+      iterations,
+      seed,
+      strata,
+      sampleIds: t.array('sample_id') as ArrayLike<string>,
+      ...resampling,
+    });
   };
   const c = run('ref_chars', 'ce');
   const w = run('ref_words', 'we');
   return {
-    method: 'paired percentile block bootstrap over clusters of lines (docs/statistics.md); p_value = block permutation test of the delta; mde = detectable |delta| at 80 % power',
+    method:
+      'paired percentile block bootstrap over clusters of lines (docs/statistics.md); p_value = block permutation test of the delta; mde = detectable |delta| at 80 % power',
     clusters: c.clusters,
     iterations: c.iterations,
     seed: c.seed,

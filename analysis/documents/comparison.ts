@@ -55,7 +55,13 @@ export function pairedLineEffects(cmp: Sums, hasBaseline: boolean, perDataset: b
 }
 
 /** comparison_vs_phase2.json (docs/outputs.md#comparison_vs_phase2json, and more): the lines with both conditions. */
-export function comparisonDocument(ds: string, { all, cmp, cmpT, hasBaseline }: Rollup, boot: BootstrapBlock, validity: Validity, ctx: SectionContext) {
+export function comparisonDocument(
+  ds: string,
+  { all, cmp, cmpT, hasBaseline }: Rollup,
+  boot: BootstrapBlock,
+  validity: Validity,
+  ctx: SectionContext,
+) {
   const headline = comparisonHeadline(cmp, hasBaseline, boot, validity);
   return {
     meta: {

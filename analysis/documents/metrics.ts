@@ -28,7 +28,13 @@ export const FAILED_SCORED_AS = 'identity (corrected = OCR text)';
 
 /** Phase 5 failures of metrics.json. */
 export function failuresBlock(all: Sums) {
-  return { total: all.p5_fail_n, error: all.p5_fail_error, empty_output: all.p5_fail_empty, rate: round(ratio(all.p5_fail_n, all.n)), scored_as: FAILED_SCORED_AS };
+  return {
+    total: all.p5_fail_n,
+    error: all.p5_fail_error,
+    empty_output: all.p5_fail_empty,
+    rate: round(ratio(all.p5_fail_n, all.n)),
+    scored_as: FAILED_SCORED_AS,
+  };
 }
 
 /** metrics.json (docs/outputs.md#metricsjson, and counts): every Phase 5 line of the dataset. */
@@ -56,7 +62,12 @@ export function metricsDocument(scored: ScoredDataset, { t, all }: Rollup, ctx: 
     },
     failures: failuresBlock(all),
     normalized: ctx.normalization
-      ? { label: normalizationLabel(ctx.normalization), settings: ctx.normalization, corrected: normCerWer(all, 'p5'), ocr_baseline: normCerWer(all, 'ocr') }
+      ? {
+          label: normalizationLabel(ctx.normalization),
+          settings: ctx.normalization,
+          corrected: normCerWer(all, 'p5'),
+          ocr_baseline: normCerWer(all, 'ocr'),
+        }
       : null,
     profiles: profilesBlock(scored.profiles),
     scoring: scoringNote(ctx),

@@ -58,7 +58,12 @@ function scoreHistogram(scores: number[]) {
 }
 
 /** retrieval_analysis.json (docs/outputs.md#retrieval_analysisjson, and more). */
-export function retrievalDocument(scored: ScoredDataset, { t, all, cmpT, hasBaseline }: Rollup, ctx: SectionContext, info: DatasetInfo | undefined) {
+export function retrievalDocument(
+  scored: ScoredDataset,
+  { t, all, cmpT, hasBaseline }: Rollup,
+  ctx: SectionContext,
+  info: DatasetInfo | undefined,
+) {
   const rAll = t.filter('d => d.has_retrieval');
   // Comparison lines with retrieval, ordered by top-1 score so halves and quartiles are slices.
   const rCmp = cmpT.filter('d => d.has_retrieval').orderby('top1', 'idx');

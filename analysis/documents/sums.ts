@@ -36,14 +36,60 @@ export function samplesTable(rows: Array<ScoredLine & { dataset?: string; stratu
 }
 
 const SUM_COLS = [
-  'ref_chars', 'ref_words', 'ocr_ce', 'ocr_we', 'p5_ce', 'p5_we', 'p2_ce', 'p2_we',
-  'ocr_cs', 'ocr_cd', 'ocr_ci', 'p5_cs', 'p5_cd', 'p5_ci', 'p2_cs', 'p2_cd', 'p2_ci',
-  'n_ref_chars', 'n_ref_words', 'n_ocr_ce', 'n_ocr_we', 'n_p5_ce', 'n_p5_we', 'n_p2_ce', 'n_p2_we',
-  'paired', 'p5_help', 'p5_harm', 'p2_help', 'p2_harm', 'p5_better', 'p5_worse',
-  'p5_fail_n', 'p2_fail_n', 'p5_fail_error', 'p5_fail_empty', 'p2_fail_error', 'p2_fail_empty',
-  'fallback_n', 'empty_ref', 'gold_mismatch_n', 'no_input_n',
+  'ref_chars',
+  'ref_words',
+  'ocr_ce',
+  'ocr_we',
+  'p5_ce',
+  'p5_we',
+  'p2_ce',
+  'p2_we',
+  'ocr_cs',
+  'ocr_cd',
+  'ocr_ci',
+  'p5_cs',
+  'p5_cd',
+  'p5_ci',
+  'p2_cs',
+  'p2_cd',
+  'p2_ci',
+  'n_ref_chars',
+  'n_ref_words',
+  'n_ocr_ce',
+  'n_ocr_we',
+  'n_p5_ce',
+  'n_p5_we',
+  'n_p2_ce',
+  'n_p2_we',
+  'paired',
+  'p5_help',
+  'p5_harm',
+  'p2_help',
+  'p2_harm',
+  'p5_better',
+  'p5_worse',
+  'p5_fail_n',
+  'p2_fail_n',
+  'p5_fail_error',
+  'p5_fail_empty',
+  'p2_fail_error',
+  'p2_fail_empty',
+  'fallback_n',
+  'empty_ref',
+  'gold_mismatch_n',
+  'no_input_n',
 ] as const;
-const MEAN_COLS = ['ocr_line_cer', 'p5_line_cer', 'p2_line_cer', 'ocr_line_wer', 'p5_line_wer', 'p2_line_wer', 'top1', 'top3_mean', 'topk_mean'] as const;
+const MEAN_COLS = [
+  'ocr_line_cer',
+  'p5_line_cer',
+  'p2_line_cer',
+  'ocr_line_wer',
+  'p5_line_wer',
+  'p2_line_wer',
+  'top1',
+  'top3_mean',
+  'topk_mean',
+] as const;
 
 type SumCol = (typeof SUM_COLS)[number];
 type MeanCol = (typeof MEAN_COLS)[number];
@@ -71,7 +117,10 @@ export function sums(t: Table): Sums {
 /** Sums per value of `key`, for the given labels in the given order (missing labels get empty sums). */
 export function sumsBy(t: Table, key: string, labels: readonly string[]): Array<[string, Sums]> {
   const got = new Map<string, Sums>();
-  for (const o of t.groupby(key).rollup(ROLLUP as never).objects() as Array<Record<string, unknown>>) {
+  for (const o of t
+    .groupby(key)
+    .rollup(ROLLUP as never)
+    .objects() as Array<Record<string, unknown>>) {
     got.set(String(o[key]), cleanSums(o));
   }
   return labels.map((l) => [l, got.get(l) ?? cleanSums({ n: 0 })]);

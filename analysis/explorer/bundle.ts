@@ -77,14 +77,18 @@ export function indexColumns(doc: Json): Json {
 
 function checkCers(l: Json, i: number): void {
   const bad = (what: string, cer: unknown, edits: number) => {
-    if (cer !== lineCer(edits, l.ref_chars)) throw new Error(`lines.json line ${i + 1} (${l.sample_id}): ${what} cer ${cer} is not round(edits ${edits} / ref_chars ${l.ref_chars})`);
+    if (cer !== lineCer(edits, l.ref_chars))
+      throw new Error(
+        `lines.json line ${i + 1} (${l.sample_id}): ${what} cer ${cer} is not round(edits ${edits} / ref_chars ${l.ref_chars})`,
+      );
   };
   bad('ocr', l.ocr.cer, l.ocr.edits);
   for (const [arm, a] of Object.entries(l.arms as Record<string, Json | null>)) if (a) bad(arm, a.cer, a.edits);
 }
 
 /** The side file of chunk `n`: a script handing its gzip + base64 JSON to the page. */
-const sideFile = (id: string, kind: string, n: number, data: string) => `openitiLinesChunk(${JSON.stringify(id)},${JSON.stringify(kind)},${n},"${data}");\n`;
+const sideFile = (id: string, kind: string, n: number, data: string) =>
+  `openitiLinesChunk(${JSON.stringify(id)},${JSON.stringify(kind)},${n},"${data}");\n`;
 
 function chunks<T>(xs: readonly T[], size: number): T[][] {
   const out: T[][] = [];
@@ -95,10 +99,17 @@ function chunks<T>(xs: readonly T[], size: number): T[][] {
 function buildBundle(doc: Json): LinesBundle {
   const lines = doc.lines as Json[];
   const detail = chunks(lines, DETAIL_LINES).map((c) => gzip64(JSON.stringify(c), 6));
-  const text = chunks(lines, TEXT_LINES).map((c) => gzip64(JSON.stringify(c.map((l) => {
-    const s = diffSides(l.ocr.diff as DiffSegment[]);
-    return [s.gold, s.output];
-  })), 6));
+  const text = chunks(lines, TEXT_LINES).map((c) =>
+    gzip64(
+      JSON.stringify(
+        c.map((l) => {
+          const s = diffSides(l.ocr.diff as DiffSegment[]);
+          return [s.gold, s.output];
+        }),
+      ),
+      6,
+    ),
+  );
   const side = { dir: SIDE_DIR, lines: { size: DETAIL_LINES, count: detail.length }, text: { size: TEXT_LINES, count: text.length } };
   const body = JSON.stringify({ meta: doc.meta, side, columns: indexColumns(doc) });
   const hash = createHash('sha256').update(body);

@@ -29,17 +29,28 @@ var LinesData = (function () {
 
   window.openitiLinesChunk = function (id, kind, n, data) {
     var load = loads[kind + ':' + n];
-    if (load) load.arrived = id === index.id ? data : new Error(load.file + ' belongs to another render of this report (re-run the report, or keep report.html with its own ' + index.side.dir + '/)');
+    if (load)
+      load.arrived =
+        id === index.id
+          ? data
+          : new Error(
+              load.file +
+                ' belongs to another render of this report (re-run the report, or keep report.html with its own ' +
+                index.side.dir +
+                '/)',
+            );
   };
 
-  function fileOf(kind, n) { return index.side.dir + '/' + kind + '-' + String(n).padStart(4, '0') + '.js'; }
+  function fileOf(kind, n) {
+    return index.side.dir + '/' + kind + '-' + String(n).padStart(4, '0') + '.js';
+  }
 
   /** Side file `n` of `kind` ('lines' or 'text'), parsed; a failed load is tried again on the next call. */
   function chunk(kind, n) {
     var key = kind + ':' + n;
     if (loaded[key]) return Promise.resolve(loaded[key]);
     if (loads[key]) return loads[key].promise;
-    var load = loads[key] = { file: fileOf(kind, n), arrived: undefined };
+    var load = (loads[key] = { file: fileOf(kind, n), arrived: undefined });
     load.promise = new Promise(function (resolve, reject) {
       var s = document.createElement('script');
       s.src = load.file;
@@ -47,11 +58,19 @@ var LinesData = (function () {
         s.remove();
         if (load.arrived instanceof Error) reject(load.arrived);
         else if (load.arrived === undefined) reject(new Error(load.file + ' did not hand over its lines'));
-        else inflate(load.arrived).then(function (t) { resolve(loaded[key] = JSON.parse(t)); }, reject);
+        else
+          inflate(load.arrived).then(function (t) {
+            resolve((loaded[key] = JSON.parse(t)));
+          }, reject);
       };
-      s.onerror = function () { s.remove(); reject(new Error('could not read ' + load.file + ': keep the folder ' + index.side.dir + '/ beside report.html')); };
+      s.onerror = function () {
+        s.remove();
+        reject(new Error('could not read ' + load.file + ': keep the folder ' + index.side.dir + '/ beside report.html'));
+      };
       document.head.append(s);
-    }).finally(function () { delete loads[key]; });
+    }).finally(function () {
+      delete loads[key];
+    });
     return load.promise;
   }
 
@@ -61,7 +80,11 @@ var LinesData = (function () {
     return c ? c[i % index.side.lines.size] : null;
   }
 
-  function line(i) { return chunk('lines', Math.floor(i / index.side.lines.size)).then(function () { return lineNow(i); }); }
+  function line(i) {
+    return chunk('lines', Math.floor(i / index.side.lines.size)).then(function () {
+      return lineNow(i);
+    });
+  }
 
   /** Gold and OCR text (scoring form) of every line: { gold: [], ocr: [] }, all side files read at once. */
   function allTexts() {
@@ -70,11 +93,24 @@ var LinesData = (function () {
     for (var n = 0; n < index.side.text.count; n++) parts.push(chunk('text', n));
     return Promise.all(parts).then(function (cs) {
       var t = { gold: [], ocr: [] };
-      cs.forEach(function (c) { c.forEach(function (p) { t.gold.push(p[0]); t.ocr.push(p[1]); }); });
+      cs.forEach(function (c) {
+        c.forEach(function (p) {
+          t.gold.push(p[0]);
+          t.ocr.push(p[1]);
+        });
+      });
       for (var k = 0; k < cs.length; k++) delete loaded['text:' + k];
       return (texts = t);
     });
   }
 
-  return { readIndex: readIndex, line: line, lineNow: lineNow, texts: allTexts, textsNow: function () { return texts; } };
+  return {
+    readIndex: readIndex,
+    line: line,
+    lineNow: lineNow,
+    texts: allTexts,
+    textsNow: function () {
+      return texts;
+    },
+  };
 })();

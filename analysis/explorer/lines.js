@@ -8,15 +8,43 @@
  */
 (function () {
   'use strict';
-  var el = LinesDom.el, sides = LinesDom.sides, diffEl = LinesDom.diffEl, textRow = LinesDom.textRow, hitsEl = LinesDom.hitsEl;
+  var el = LinesDom.el,
+    sides = LinesDom.sides,
+    diffEl = LinesDom.diffEl,
+    textRow = LinesDom.textRow,
+    hitsEl = LinesDom.hitsEl;
   var PAGE_SIZE = 50;
   /** The arm filter's "all lines" value: no arm required, so lines no arm corrected are listed too (never an arm name). */
   var ALL = '*';
   var OUTCOMES = ['improved', 'unchanged', 'worsened', 'n/a'];
   /** Per line i: ids[i], dataset[i] / band[i] (indices into datasetNames / bands), ocrCer[i]; per arm a: has[a][i], cer[a][i], delta[a][i] (NaN = none), guard[a][i] (index into guards, -1 = none). */
-  var S = { n: 0, ids: [], dataset: [], datasetNames: [], band: [], bands: [], ocrCer: null, has: {}, cer: {}, delta: {}, guard: {}, guards: [], context: {},
-    arms: [], upper: {}, baseline: '', focus: '', defaultFocus: '', datasets: {}, hasGuard: false,
-    filters: {}, sort: { key: 'idx', dir: 1 }, page: 0, open: -1, notes: [] };
+  var S = {
+    n: 0,
+    ids: [],
+    dataset: [],
+    datasetNames: [],
+    band: [],
+    bands: [],
+    ocrCer: null,
+    has: {},
+    cer: {},
+    delta: {},
+    guard: {},
+    guards: [],
+    context: {},
+    arms: [],
+    upper: {},
+    baseline: '',
+    focus: '',
+    defaultFocus: '',
+    datasets: {},
+    hasGuard: false,
+    filters: {},
+    sort: { key: 'idx', dir: 1 },
+    page: 0,
+    open: -1,
+    notes: [],
+  };
 
   /**
    * The filters besides the arm and the text search, in the order of their controls: key (the link's parameter;
@@ -24,43 +52,111 @@
    * values it offers (none: no control), and whether line i passes value v for arm a. A filter is one entry.
    */
   var FILTERS = [
-    { key: 'dataset', label: 'Dataset', values: function () { return S.datasetNames; }, test: function (i, v) { return S.datasetNames[S.dataset[i]] === v; } },
-    { key: 'band', label: 'OCR CER band', values: function () { return S.bands; }, test: function (i, v) { return S.bands[S.band[i]] === v; } },
-    { key: 'outcome', label: 'Outcome of the arm', perArm: true, values: function () { return OUTCOMES; }, test: function (i, v, a) { return outcomeOf(num(S.delta[a][i])) === v; } },
-    { key: 'guard', label: 'Guard', perArm: true, values: guardValues, test: function (i, v, a) { return (guardOf(a, i) || '(none)') === v; } },
-    { key: 'context', label: 'Gold passage', perArm: true, values: contextValues, test: function (i, v, a) { return contextOf(a, i) === v; } },
+    {
+      key: 'dataset',
+      label: 'Dataset',
+      values: function () {
+        return S.datasetNames;
+      },
+      test: function (i, v) {
+        return S.datasetNames[S.dataset[i]] === v;
+      },
+    },
+    {
+      key: 'band',
+      label: 'OCR CER band',
+      values: function () {
+        return S.bands;
+      },
+      test: function (i, v) {
+        return S.bands[S.band[i]] === v;
+      },
+    },
+    {
+      key: 'outcome',
+      label: 'Outcome of the arm',
+      perArm: true,
+      values: function () {
+        return OUTCOMES;
+      },
+      test: function (i, v, a) {
+        return outcomeOf(num(S.delta[a][i])) === v;
+      },
+    },
+    {
+      key: 'guard',
+      label: 'Guard',
+      perArm: true,
+      values: guardValues,
+      test: function (i, v, a) {
+        return (guardOf(a, i) || '(none)') === v;
+      },
+    },
+    {
+      key: 'context',
+      label: 'Gold passage',
+      perArm: true,
+      values: contextValues,
+      test: function (i, v, a) {
+        return contextOf(a, i) === v;
+      },
+    },
   ];
 
   /** Study arms: whether the arm's context held the line's gold passage (lines.json `gold_in_context`). */
   var CONTEXTS = ['in context', 'not in context'];
-  function contextOf(a, i) { var c = S.context[a]; return c && c[i] >= 0 ? CONTEXTS[1 - c[i]] : null; }
-  function contextValues() { return S.arms.some(function (a) { return S.context[a]; }) ? CONTEXTS : []; }
+  function contextOf(a, i) {
+    var c = S.context[a];
+    return c && c[i] >= 0 ? CONTEXTS[1 - c[i]] : null;
+  }
+  function contextValues() {
+    return S.arms.some(function (a) {
+      return S.context[a];
+    })
+      ? CONTEXTS
+      : [];
+  }
 
   function noFilters() {
     var f = {};
-    FILTERS.forEach(function (x) { f[x.key] = ''; });
+    FILTERS.forEach(function (x) {
+      f[x.key] = '';
+    });
     f.q = '';
     return f;
   }
 
   /** NaN (no value) as null. */
-  function num(x) { return x !== x ? null : x; }
+  function num(x) {
+    return x !== x ? null : x;
+  }
 
   /** A line CER as analysis/lines.ts computes it: round(edits / ref_chars, 6), null without reference characters. */
   function lineCer(edits, refChars) {
     if (!(refChars > 0)) return NaN;
-    var r = Math.round(edits / refChars * 1e6) / 1e6;
+    var r = Math.round((edits / refChars) * 1e6) / 1e6;
     return Object.is(r, -0) ? 0 : r;
   }
 
   function prepare(index) {
-    var c = index.columns, meta = index.meta;
-    S.arms = meta.arms.map(function (a) { return a.name; });
-    meta.arms.forEach(function (a) { if (a.upper_bound) S.upper[a.name] = true; });
+    var c = index.columns,
+      meta = index.meta;
+    S.arms = meta.arms.map(function (a) {
+      return a.name;
+    });
+    meta.arms.forEach(function (a) {
+      if (a.upper_bound) S.upper[a.name] = true;
+    });
     S.baseline = meta.baseline;
-    S.focus = S.defaultFocus = S.arms.find(function (a) { return a !== S.baseline; }) || S.baseline;
+    S.focus = S.defaultFocus =
+      S.arms.find(function (a) {
+        return a !== S.baseline;
+      }) || S.baseline;
     S.bands = meta.bands || [];
-    meta.datasets.forEach(function (d) { S.datasets[d.name] = d; S.datasetNames.push(d.name); });
+    meta.datasets.forEach(function (d) {
+      S.datasets[d.name] = d;
+      S.datasetNames.push(d.name);
+    });
     S.n = c.sample_id.length;
     S.ids = c.sample_id;
     S.dataset = c.dataset;
@@ -77,7 +173,9 @@
       if (x.guard) S.hasGuard = true;
     });
     S.arms.forEach(function (a) {
-      var ref = a === S.baseline ? S.ocrCer : S.cer[S.baseline], d = S.delta[a] = new Float64Array(S.n), cer = S.cer[a];
+      var ref = a === S.baseline ? S.ocrCer : S.cer[S.baseline],
+        d = (S.delta[a] = new Float64Array(S.n)),
+        cer = S.cer[a];
       for (var i = 0; i < S.n; i++) d[i] = cer[i] - ref[i]; // NaN wherever either is missing
     });
     S.filters = noFilters();
@@ -90,7 +188,10 @@
     return out;
   }
 
-  function guardOf(a, i) { var g = S.guard[a]; return g && g[i] >= 0 ? S.guards[g[i]] : null; }
+  function guardOf(a, i) {
+    var g = S.guard[a];
+    return g && g[i] >= 0 ? S.guards[g[i]] : null;
+  }
 
   function outcomeOf(d) {
     if (d === null) return 'n/a';
@@ -99,8 +200,12 @@
 
   /** Per-arm filters belong to the chosen arm; with all lines (S.focus === ALL) they are cleared and disabled. */
   function matcher() {
-    var a = S.focus === ALL ? null : S.focus, has = a === null ? null : S.has[a], q = S.filters.q;
-    var active = FILTERS.filter(function (f) { return S.filters[f.key] && !(f.perArm && a === null); });
+    var a = S.focus === ALL ? null : S.focus,
+      has = a === null ? null : S.has[a],
+      q = S.filters.q;
+    var active = FILTERS.filter(function (f) {
+      return S.filters[f.key] && !(f.perArm && a === null);
+    });
     return function (i) {
       if (has !== null && !has[i]) return false;
       for (var k = 0; k < active.length; k++) if (!active[k].test(i, S.filters[active[k].key], a)) return false;
@@ -108,7 +213,9 @@
     };
   }
 
-  function matches(i) { return matcher()(i); }
+  function matches(i) {
+    return matcher()(i);
+  }
 
   /** The search over gold, OCR and sample_id (the texts are read on the first search; without them, sample_id only). */
   function textMatches(i, q) {
@@ -118,23 +225,47 @@
 
   /** The value of column `key` for line i (null: none). */
   function valueOf(key) {
-    if (key === 'idx') return function (i) { return i + 1; };
-    if (key === 'dataset') return function (i) { return S.datasetNames[S.dataset[i]]; };
-    if (key === 'sample_id') return function (i) { return S.ids[i]; };
-    if (key === 'band') return function (i) { return S.band[i]; };
-    if (key === 'ocr') return function (i) { return num(S.ocrCer[i]); };
-    if (key === 'guard') return function (i) { return S.focus === ALL ? null : guardOf(S.focus, i); };
-    var arm = key.slice(key.indexOf(':') + 1), col = key.indexOf('delta:') === 0 ? S.delta[arm] : S.cer[arm];
-    return function (i) { return num(col[i]); };
+    if (key === 'idx')
+      return function (i) {
+        return i + 1;
+      };
+    if (key === 'dataset')
+      return function (i) {
+        return S.datasetNames[S.dataset[i]];
+      };
+    if (key === 'sample_id')
+      return function (i) {
+        return S.ids[i];
+      };
+    if (key === 'band')
+      return function (i) {
+        return S.band[i];
+      };
+    if (key === 'ocr')
+      return function (i) {
+        return num(S.ocrCer[i]);
+      };
+    if (key === 'guard')
+      return function (i) {
+        return S.focus === ALL ? null : guardOf(S.focus, i);
+      };
+    var arm = key.slice(key.indexOf(':') + 1),
+      col = key.indexOf('delta:') === 0 ? S.delta[arm] : S.cer[arm];
+    return function (i) {
+      return num(col[i]);
+    };
   }
 
   function view() {
-    var list = [], keep = matcher();
+    var list = [],
+      keep = matcher();
     for (var i = 0; i < S.n; i++) if (keep(i)) list.push(i);
     if (S.sort.key === 'idx' && S.sort.dir === 1) return list;
-    var get = valueOf(S.sort.key), dir = S.sort.dir;
+    var get = valueOf(S.sort.key),
+      dir = S.sort.dir;
     return list.sort(function (a, b) {
-      var va = get(a), vb = get(b);
+      var va = get(a),
+        vb = get(b);
       if (va === null || va === undefined) return vb === null || vb === undefined ? a - b : 1;
       if (vb === null || vb === undefined) return -1;
       var c = va < vb ? -1 : va > vb ? 1 : 0;
@@ -143,10 +274,18 @@
   }
 
   /** An upper-bound arm (retrieval with the gold line as the query) carries a dagger wherever it is named. */
-  function armName(a) { return S.upper[a] ? a + ' †' : a; }
+  function armName(a) {
+    return S.upper[a] ? a + ' †' : a;
+  }
 
   function columns() {
-    var cols = [['idx', '#'], ['dataset', 'Dataset'], ['sample_id', 'sample_id'], ['band', 'OCR CER band'], ['ocr', 'OCR CER']];
+    var cols = [
+      ['idx', '#'],
+      ['dataset', 'Dataset'],
+      ['sample_id', 'sample_id'],
+      ['band', 'OCR CER band'],
+      ['ocr', 'OCR CER'],
+    ];
     S.arms.forEach(function (a) {
       cols.push(['cer:' + a, armName(a) + ' CER']);
       cols.push(['delta:' + a, 'ΔCER ' + armName(a) + (a === S.baseline ? ' vs OCR' : ' vs ' + S.baseline)]);
@@ -155,13 +294,21 @@
     return cols;
   }
 
-  var pct = function (x) { return x === null || x === undefined ? '—' : (x * 100).toFixed(2) + '%'; };
-  var pp = function (x) { return x === null ? '—' : (x > 0 ? '+' : x < 0 ? '−' : '±') + Math.abs(x * 100).toFixed(2) + ' pp'; };
+  var pct = function (x) {
+    return x === null || x === undefined ? '—' : (x * 100).toFixed(2) + '%';
+  };
+  var pp = function (x) {
+    return x === null ? '—' : (x > 0 ? '+' : x < 0 ? '−' : '±') + Math.abs(x * 100).toFixed(2) + ' pp';
+  };
 
   function cell(i, key) {
     if (key.indexOf('delta:') === 0) {
       var d = num(S.delta[key.slice(6)][i]);
-      return el('td', { class: 'num ' + (d === null ? '' : d < -1e-9 ? 'better' : d > 1e-9 ? 'worse' : ''), 'data-value': d === null ? '' : String(d) }, [pp(d)]);
+      return el(
+        'td',
+        { class: 'num ' + (d === null ? '' : d < -1e-9 ? 'better' : d > 1e-9 ? 'worse' : ''), 'data-value': d === null ? '' : String(d) },
+        [pp(d)],
+      );
     }
     if (key === 'band') return el('td', {}, [S.bands[S.band[i]]]);
     var v = valueOf(key)(i);
@@ -174,7 +321,9 @@
     columns().forEach(function (c) {
       var th = el('th', { 'data-sort': c[0], scope: 'col' }, [c[1]]);
       if (S.sort.key === c[0]) th.setAttribute('aria-sort', S.sort.dir > 0 ? 'ascending' : 'descending');
-      th.addEventListener('click', function () { sortBy(c[0]); });
+      th.addEventListener('click', function () {
+        sortBy(c[0]);
+      });
       tr.append(th);
     });
     var thead = document.querySelector('#lines-table thead');
@@ -208,7 +357,11 @@
 
   /** The controls show the state, whatever set it (a control, a link, a line opened from a link). */
   function syncControls() {
-    var set = function (id, v) { var s = document.getElementById(id); if (s) s.value = v; return s; };
+    var set = function (id, v) {
+      var s = document.getElementById(id);
+      if (s) s.value = v;
+      return s;
+    };
     set('lines-arm', S.focus);
     FILTERS.forEach(function (f) {
       var s = set('lines-' + f.key, S.filters[f.key]);
@@ -226,15 +379,33 @@
   }
 
   function rowEl(i) {
-    var tr = el('tr', { class: 'lx-row' + (S.open === i ? ' open' : ''), 'data-sample-id': S.ids[i], 'data-dataset': S.datasetNames[S.dataset[i]], tabindex: '0', 'aria-expanded': String(S.open === i) });
-    columns().forEach(function (c) { tr.append(cell(i, c[0])); });
-    tr.addEventListener('click', function () { S.open = S.open === i ? -1 : i; show(); });
-    tr.addEventListener('keydown', function (e) { if (e.key === 'Enter') tr.click(); });
+    var tr = el('tr', {
+      class: 'lx-row' + (S.open === i ? ' open' : ''),
+      'data-sample-id': S.ids[i],
+      'data-dataset': S.datasetNames[S.dataset[i]],
+      tabindex: '0',
+      'aria-expanded': String(S.open === i),
+    });
+    columns().forEach(function (c) {
+      tr.append(cell(i, c[0]));
+    });
+    tr.addEventListener('click', function () {
+      S.open = S.open === i ? -1 : i;
+      show();
+    });
+    tr.addEventListener('keydown', function (e) {
+      if (e.key === 'Enter') tr.click();
+    });
     return tr;
   }
 
   function renderPager(pages) {
-    var go = function (p) { return function () { S.page = p; render(); }; };
+    var go = function (p) {
+      return function () {
+        S.page = p;
+        render();
+      };
+    };
     var prev = el('button', { type: 'button', id: 'lines-prev' }, ['‹ previous']);
     var next = el('button', { type: 'button', id: 'lines-next' }, ['next ›']);
     prev.disabled = S.page === 0;
@@ -258,8 +429,17 @@
     var x = line.arms[a];
     if (!x) return [textRow(a, el('div', { class: 'lx-meta' }, ['no line for this sample']))];
     var out = [textRow(armLabel(i, a, x), diffEl(x.diff, a))];
-    if (x.raw !== null) out.push(textRow(a + ': raw model output (before trimming / guard)', el('div', { class: 'rtl raw', dir: 'rtl', lang: 'ar' }, [x.raw])));
-    if (x.retrieval) out.push(textRow(a + ': retrieved sentences', hitsEl(x.retrieval, S.datasets[line.dataset] ? S.datasets[line.dataset].source_excluded : null)));
+    if (x.raw !== null)
+      out.push(
+        textRow(a + ': raw model output (before trimming / guard)', el('div', { class: 'rtl raw', dir: 'rtl', lang: 'ar' }, [x.raw])),
+      );
+    if (x.retrieval)
+      out.push(
+        textRow(
+          a + ': retrieved sentences',
+          hitsEl(x.retrieval, S.datasets[line.dataset] ? S.datasets[line.dataset].source_excluded : null),
+        ),
+      );
     return out;
   }
 
@@ -269,7 +449,11 @@
       textRow('Gold', el('div', { class: 'rtl gold', dir: 'rtl', lang: 'ar' }, [sides(line.ocr.diff).gold])),
       textRow('OCR · CER ' + pct(line.ocr.cer), diffEl(line.ocr.diff, 'ocr')),
     ]);
-    S.arms.forEach(function (a) { armRows(i, line, a).forEach(function (e) { box.append(e); }); });
+    S.arms.forEach(function (a) {
+      armRows(i, line, a).forEach(function (e) {
+        box.append(e);
+      });
+    });
     return el('tr', { class: 'lx-detail', 'data-detail-for': line.sample_id }, [el('td', { colspan: String(columns().length) }, [box])]);
   }
 
@@ -277,16 +461,34 @@
 
   function select(id, label, options, value, onChange) {
     var s = el('select', { id: id });
-    options.forEach(function (o) { var opt = el('option', { value: o[0] }, [o[1]]); opt.selected = o[0] === value; s.append(opt); });
-    s.addEventListener('change', function () { onChange(s.value); S.page = 0; S.open = -1; S.notes = []; writeHash(); show(); });
+    options.forEach(function (o) {
+      var opt = el('option', { value: o[0] }, [o[1]]);
+      opt.selected = o[0] === value;
+      s.append(opt);
+    });
+    s.addEventListener('change', function () {
+      onChange(s.value);
+      S.page = 0;
+      S.open = -1;
+      S.notes = [];
+      writeHash();
+      show();
+    });
     return el('label', {}, [label, s]);
   }
 
-  function setFilter(k) { return function (v) { S.filters[k] = v; }; }
+  function setFilter(k) {
+    return function (v) {
+      S.filters[k] = v;
+    };
+  }
 
   function setFocus(v) {
     S.focus = v;
-    if (v === ALL) FILTERS.forEach(function (f) { if (f.perArm) S.filters[f.key] = ''; });
+    if (v === ALL)
+      FILTERS.forEach(function (f) {
+        if (f.perArm) S.filters[f.key] = '';
+      });
   }
 
   /** The guard decisions of any arm's line ('(none)': an arm line without one); none when no arm ran with a guard. */
@@ -294,18 +496,36 @@
     if (!S.hasGuard) return [];
     var seen = new Set();
     S.arms.forEach(function (a) {
-      var g = S.guard[a], has = S.has[a];
+      var g = S.guard[a],
+        has = S.has[a];
       for (var i = 0; i < S.n; i++) if (has[i]) seen.add(g ? g[i] : -1);
     });
-    return Array.from(seen, function (k) { return k >= 0 ? S.guards[k] : '(none)'; }).sort();
+    return Array.from(seen, function (k) {
+      return k >= 0 ? S.guards[k] : '(none)';
+    }).sort();
   }
 
   function renderControls() {
-    var pairs = function (xs) { return xs.map(function (x) { return [x, x]; }); };
+    var pairs = function (xs) {
+      return xs.map(function (x) {
+        return [x, x];
+      });
+    };
     var q = el('input', { id: 'lines-q', type: 'search', dir: 'auto', placeholder: 'OCR / gold / sample_id' });
     q.value = S.filters.q;
-    q.addEventListener('input', function () { S.filters.q = q.value.trim(); S.page = 0; S.open = -1; S.notes = []; writeHash(); show(); });
-    var arms = S.arms.map(function (a) { return [a, S.upper[a] ? a + ' † (upper bound)' : a]; }).concat([[ALL, 'all lines (any arm or none)']]);
+    q.addEventListener('input', function () {
+      S.filters.q = q.value.trim();
+      S.page = 0;
+      S.open = -1;
+      S.notes = [];
+      writeHash();
+      show();
+    });
+    var arms = S.arms
+      .map(function (a) {
+        return [a, S.upper[a] ? a + ' † (upper bound)' : a];
+      })
+      .concat([[ALL, 'all lines (any arm or none)']]);
     var c = [select('lines-arm', 'Arm', arms, S.focus, setFocus)];
     FILTERS.forEach(function (f) {
       var values = f.values();
@@ -318,8 +538,14 @@
   function writeHash() {
     var p = new URLSearchParams();
     p.set('arm', S.focus);
-    Object.keys(S.filters).forEach(function (k) { if (S.filters[k]) p.set(k, S.filters[k]); });
-    try { history.replaceState(null, '', '#' + p.toString()); } catch (e) { /* file:// may refuse; the view works without */ }
+    Object.keys(S.filters).forEach(function (k) {
+      if (S.filters[k]) p.set(k, S.filters[k]);
+    });
+    try {
+      history.replaceState(null, '', '#' + p.toString());
+    } catch (e) {
+      /* file:// may refuse; the view works without */
+    }
   }
 
   /** The state a link describes: what it leaves out is the default, an unknown value is ignored and said so. */
@@ -328,11 +554,27 @@
     S.notes = [];
     S.focus = armFromHash(p.get('arm'));
     S.filters = noFilters();
-    FILTERS.forEach(function (f) { S.filters[f.key] = filterFromHash(f, p.get(f.key) || ''); });
+    FILTERS.forEach(function (f) {
+      S.filters[f.key] = filterFromHash(f, p.get(f.key) || '');
+    });
     S.filters.q = p.get('q') || '';
-    if (S.focus === ALL && FILTERS.some(function (f) { return f.perArm && S.filters[f.key]; })) {
-      var names = FILTERS.filter(function (f) { return f.perArm && f.values().length; }).map(function (f) { return f.key; });
-      S.notes.push(names.slice(0, -1).join(', ') + (names.length > 1 ? ' and ' : '') + names[names.length - 1] + ' filters apply to one arm: ignored with all lines');
+    if (
+      S.focus === ALL &&
+      FILTERS.some(function (f) {
+        return f.perArm && S.filters[f.key];
+      })
+    ) {
+      var names = FILTERS.filter(function (f) {
+        return f.perArm && f.values().length;
+      }).map(function (f) {
+        return f.key;
+      });
+      S.notes.push(
+        names.slice(0, -1).join(', ') +
+          (names.length > 1 ? ' and ' : '') +
+          names[names.length - 1] +
+          ' filters apply to one arm: ignored with all lines',
+      );
       setFocus(ALL);
     }
     S.page = 0;
@@ -359,11 +601,19 @@
   function openLine(id, dataset) {
     var i = -1;
     for (var k = 0; k < S.n && i < 0; k++) if (S.ids[k] === id && (!dataset || S.datasetNames[S.dataset[k]] === dataset)) i = k;
-    if (i < 0) { S.notes.push('line "' + id + '"' + (dataset ? ' of ' + dataset : '') + ' is not in this report'); return; }
+    if (i < 0) {
+      S.notes.push('line "' + id + '"' + (dataset ? ' of ' + dataset : '') + ' is not in this report');
+      return;
+    }
     if (S.focus !== ALL && !S.has[S.focus][i]) {
-      var other = S.arms.find(function (a) { return S.has[a][i]; });
-      S.notes.push(other ? 'line ' + id + ' has no ' + S.focus + ' output: showing arm ' + other
-        : 'no arm corrected line ' + id + ': showing all lines');
+      var other = S.arms.find(function (a) {
+        return S.has[a][i];
+      });
+      S.notes.push(
+        other
+          ? 'line ' + id + ' has no ' + S.focus + ' output: showing arm ' + other
+          : 'no arm corrected line ' + id + ': showing all lines',
+      );
       setFocus(other || ALL);
     }
     if (!matches(i)) {
@@ -380,7 +630,9 @@
   }
 
   /** Say a side file that could not be read (the view goes on without it: no expanded line, search by sample_id only). */
-  function loadFailed(e) { S.notes.push(String(e && e.message ? e.message : e)); }
+  function loadFailed(e) {
+    S.notes.push(String(e && e.message ? e.message : e));
+  }
 
   /** Read what the state needs from the side files (the search's texts, the open line), then draw. */
   function show() {
@@ -409,7 +661,12 @@
       await show();
       scrollToOpen();
       window.addEventListener('hashchange', function () {
-        textsForHash().then(function () { readHash(); return show(); }).then(scrollToOpen);
+        textsForHash()
+          .then(function () {
+            readHash();
+            return show();
+          })
+          .then(scrollToOpen);
       });
       document.body.setAttribute('data-lines-ms', String(Math.round(performance.now())));
       document.body.setAttribute('data-lines-rendered', 'true');

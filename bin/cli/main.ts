@@ -55,7 +55,8 @@ export function buildProgram(): Command {
  */
 export function applyLogFormat(action: Command): void {
   const asked = action.optsWithGlobals<GlobalFlags>().logFormat;
-  if (asked !== undefined && asked !== 'human' && asked !== 'json') throw new UsageError(`--log-format must be human or json, got "${asked}"`);
+  if (asked !== undefined && asked !== 'human' && asked !== 'json')
+    throw new UsageError(`--log-format must be human or json, got "${asked}"`);
   setLogFormat((asked as LogFormat | undefined) ?? envLogFormat() ?? (action.name() === 'worker' ? 'json' : 'human'));
 }
 
@@ -99,4 +100,3 @@ export async function main(argv = process.argv): Promise<number> {
     flushLogs();
   }
 }
-

@@ -53,7 +53,8 @@ export class UsageError extends Error {
 function num(flag: string, v: string | undefined, integer: boolean): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) throw new UsageError(`${flag} expects ${integer ? 'an integer' : 'a number'}, got "${v}"`);
+  if (!Number.isFinite(n) || (integer && !Number.isInteger(n)))
+    throw new UsageError(`${flag} expects ${integer ? 'an integer' : 'a number'}, got "${v}"`);
   return n;
 }
 
@@ -86,11 +87,16 @@ export function resolveConfig(global: GlobalFlags, stage: StageFlags = {}): { co
 export function runOptions(stage: StageFlags, config: Config): RunOptions {
   const limit = num('--limit', stage.limit, true);
   if (limit !== undefined && limit <= 0) throw new UsageError(`--limit must be a positive integer, got ${limit}`);
-  const datasets = stage.datasets?.flatMap((d) => d.split(',')).map((d) => d.trim()).filter(Boolean);
+  const datasets = stage.datasets
+    ?.flatMap((d) => d.split(','))
+    .map((d) => d.trim())
+    .filter(Boolean);
   if (datasets) {
     const unknown = datasets.filter((d) => !(d in config.datasets));
     if (unknown.length) {
-      throw new UsageError(`unknown dataset${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} — the config declares: ${Object.keys(config.datasets).join(', ') || '(none)'}`);
+      throw new UsageError(
+        `unknown dataset${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} — the config declares: ${Object.keys(config.datasets).join(', ') || '(none)'}`,
+      );
     }
   }
   const opts: RunOptions = {};
@@ -104,7 +110,8 @@ export function runOptions(stage: StageFlags, config: Config): RunOptions {
   if (stage.retryFailed) opts.retryFailed = true;
   if (stage.arm !== undefined) {
     const arms = allArmNames(config);
-    if (!arms.includes(stage.arm)) throw new UsageError(`unknown arm "${stage.arm}" (--arm) — the ${config.study ? 'study has' : 'config runs'}: ${arms.join(', ')}`);
+    if (!arms.includes(stage.arm))
+      throw new UsageError(`unknown arm "${stage.arm}" (--arm) — the ${config.study ? 'study has' : 'config runs'}: ${arms.join(', ')}`);
     opts.arm = stage.arm;
   }
   return opts;
@@ -112,7 +119,11 @@ export function runOptions(stage: StageFlags, config: Config): RunOptions {
 
 export function forcedStages(stage: StageFlags): StageName[] {
   if (stage.force) return [...STAGES];
-  const list = (stage.forceStage ?? []).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
-  for (const s of list) if (!STAGES.includes(s as StageName)) throw new UsageError(`--force-stage: unknown stage "${s}" (stages: ${STAGES.join(', ')})`);
+  const list = (stage.forceStage ?? [])
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const s of list)
+    if (!STAGES.includes(s as StageName)) throw new UsageError(`--force-stage: unknown stage "${s}" (stages: ${STAGES.join(', ')})`);
   return list as StageName[];
 }

@@ -23,7 +23,10 @@ export function retryNote(r: RetryingActivity | null | undefined): string {
  */
 export class ServerNotes {
   private lostAt = 0;
-  constructor(private readonly print: (line: string) => void, private readonly now = () => Date.now()) {}
+  constructor(
+    private readonly print: (line: string) => void,
+    private readonly now = () => Date.now(),
+  ) {}
 
   seen(answered: boolean): void {
     if (!answered && !this.lostAt) {

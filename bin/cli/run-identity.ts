@@ -56,7 +56,9 @@ function resolvedOptions(options: RunOptions): RunOptions {
 /** JSON with object keys sorted, so the hash does not depend on key order. */
 function stableJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 
@@ -81,7 +83,10 @@ export function identityInputs(config: Config, options: RunOptions): Record<stri
 
 /** The first 8 hex digits of the identity hash. */
 export function runIdentityHash(config: Config, options: RunOptions): string {
-  return createHash('sha256').update(stableJson(identityInputs(config, options))).digest('hex').slice(0, 8);
+  return createHash('sha256')
+    .update(stableJson(identityInputs(config, options)))
+    .digest('hex')
+    .slice(0, 8);
 }
 
 /** `<run_name>-<hash8>`: the `run` the CLI passes to workflows, from which every workflow id derives. */

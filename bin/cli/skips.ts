@@ -46,7 +46,10 @@ function exportSkips(r: ExportResult): string[] {
   const per = Object.entries(r.merged?.skipped ?? {}).filter(([, s]) => totalSkips(s) > 0);
   if (per.length === 0) return [];
   const n = per.reduce((a, [, s]) => a + totalSkips(s), 0);
-  return [`export skipped ${n} input line(s)/file(s) in ${per.length} dataset(s):`, ...per.map(([dataset, s]) => `  ${dataset} — ${describeKinds(s)}`)];
+  return [
+    `export skipped ${n} input line(s)/file(s) in ${per.length} dataset(s):`,
+    ...per.map(([dataset, s]) => `  ${dataset} — ${describeKinds(s)}`),
+  ];
 }
 
 function inferSkips(r: InferResult): string[] {

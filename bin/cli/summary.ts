@@ -21,13 +21,18 @@ function buildLines(r: BuildResult): string[] {
 }
 
 function exportLines(r: ExportResult): string[] {
-  const per = Object.entries(r.merged.byDataset).map(([d, k]) => `${d} ${n(k)}`).join(', ');
+  const per = Object.entries(r.merged.byDataset)
+    .map(([d, k]) => `${d} ${n(k)}`)
+    .join(', ');
   const exports = r.merged.exports;
   if (exports?.length) {
     // Study arms: one export per distinct retrieval; totals are per export, shards and fallbacks over all of them.
     return [
       `export: ${n(exports.length)} exports of ${n(r.merged.records)} records each (${per}); ${n(r.shards)} shards, ${n(r.fallbacks)} lines without retrieval in all`,
-      ...exports.map((e) => `        ${e.mode} k=${e.top_k}${e.upper_bound ? ' †' : ''} (arms ${e.arms.join(', ')}): verbatim gold in context ${n(e.verbatim_gold.hits)}/${n(e.verbatim_gold.lines)} lines → ${e.path}`),
+      ...exports.map(
+        (e) =>
+          `        ${e.mode} k=${e.top_k}${e.upper_bound ? ' †' : ''} (arms ${e.arms.join(', ')}): verbatim gold in context ${n(e.verbatim_gold.hits)}/${n(e.verbatim_gold.lines)} lines → ${e.path}`,
+      ),
     ];
   }
   return [
@@ -39,7 +44,11 @@ function exportLines(r: ExportResult): string[] {
 function inferLines(r: InferResult): string[] {
   const imported = 'imported' in r ? (r.imported as ImportResult | undefined) : undefined;
   if (imported && 'imported' in imported) {
-    const guard = imported.guard ? Object.entries(imported.guard).map(([k, c]) => `${n(c)} ${k}`).join(', ') : '';
+    const guard = imported.guard
+      ? Object.entries(imported.guard)
+          .map(([k, c]) => `${n(c)} ${k}`)
+          .join(', ')
+      : '';
     return [
       `infer: imported ${n(imported.imported)} corrections (${n(imported.failed)} failed) → ${imported.output}`,
       ...(guard ? [`  guard on the imported lines: ${guard}`] : []),
@@ -59,7 +68,13 @@ function analyzeLines(r: AnalyzeResult): string[] {
     return `  ${d.dataset}: n=${n(d.n)}  OCR CER ${f4(d.ocr_cer)}  zero-shot ${f4(d.phase2_cer)}  RAG ${f4(d.phase5_cer)}  ${delta}`;
   });
   const arms = r.arms ? armsTableLines(r.arms).map((l) => `  ${l}`) : [];
-  return [`analyze: ${n(r.files)} files in ${r.phase5Dir}`, ...out, ...arms, ...r.warnings.map((w) => `  warning: ${w}`), `report: ${r.report}`];
+  return [
+    `analyze: ${n(r.files)} files in ${r.phase5Dir}`,
+    ...out,
+    ...arms,
+    ...r.warnings.map((w) => `  warning: ${w}`),
+    `report: ${r.report}`,
+  ];
 }
 
 const ci4 = (ci: [number, number] | null) => (ci ? `[${f4(ci[0])}, ${f4(ci[1])}]` : '');
@@ -68,7 +83,10 @@ const pValue = (p: number | null) => (p === null ? '-' : p < 0.001 ? p.toExponen
 /** Rows as columns padded to their widest cell (text columns left, numbers right). */
 function alignColumns(rows: string[][], leftAligned: ReadonlySet<number>): string[] {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => [...r[c]].length)));
-  const pad = (cell: string, c: number) => (leftAligned.has(c) ? cell.padEnd(widths[c] + cell.length - [...cell].length) : cell.padStart(widths[c] + cell.length - [...cell].length));
+  const pad = (cell: string, c: number) =>
+    leftAligned.has(c)
+      ? cell.padEnd(widths[c] + cell.length - [...cell].length)
+      : cell.padStart(widths[c] + cell.length - [...cell].length);
   return rows.map((r) => r.map(pad).join('  ').trimEnd());
 }
 
@@ -82,15 +100,26 @@ export function armsTableLines(a: ArmsSummary): string[] {
   const rows = a.arms.map((r) => {
     const base = r.name === a.baseline;
     return [
-      `${r.name}${r.upper_bound ? ' †' : ''}`, n(r.lines), f4(r.cer), ci4(r.cer_ci), f4(r.raw_cer),
-      base ? '(baseline)' : f4(r.delta_cer), base ? '' : ci4(r.ci), base ? '' : pValue(r.p_holm), percent(r.guard_fell_back),
+      `${r.name}${r.upper_bound ? ' †' : ''}`,
+      n(r.lines),
+      f4(r.cer),
+      ci4(r.cer_ci),
+      f4(r.raw_cer),
+      base ? '(baseline)' : f4(r.delta_cer),
+      base ? '' : ci4(r.ci),
+      base ? '' : pValue(r.p_holm),
+      percent(r.guard_fell_back),
     ];
   });
   const notes = [
     ...(a.arms.some((r) => r.upper_bound) ? ['† upper bound: retrieval with the gold line as the query'] : []),
     ...(a.skipped ? [`${n(a.skipped)} arm folder(s) skipped (see arms.json "skipped")`] : []),
   ];
-  return [`study arms (baseline ${a.baseline}; CIs: paired block bootstrap over clusters of lines; p: block permutation test, Holm over the planned contrasts) → ${a.file}`, ...alignColumns([header, ...rows], new Set([0])), ...notes];
+  return [
+    `study arms (baseline ${a.baseline}; CIs: paired block bootstrap over clusters of lines; p: block permutation test, Holm over the planned contrasts) → ${a.file}`,
+    ...alignColumns([header, ...rows], new Set([0])),
+    ...notes,
+  ];
 }
 
 /** The summary lines of a stage command's (or the study's) result. */

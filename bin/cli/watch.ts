@@ -18,14 +18,16 @@ export function progressOf(v: StatusView): string | null {
   const label = v.progress?.stage ?? v.activity?.type ?? 'progress';
   const note = retryNote(retryingOf(v));
   if (v.work && v.work.total > 0) return progressLine(label, v.work.done, v.work.total, v.work.unit, v.rate, v.etaSeconds) + note;
-  if (v.progress && v.progress.total > 0) return progressLine(`${label} ${v.progress.step}`, v.progress.done, v.progress.total, v.progress.unit, null, null) + note;
+  if (v.progress && v.progress.total > 0)
+    return progressLine(`${label} ${v.progress.step}`, v.progress.done, v.progress.total, v.progress.unit, null, null) + note;
   return note ? `${label}${note}` : null;
 }
 
 /** One line describing where a workflow is. */
 export function describeStatus(v: StatusView): string {
   const parts = [`${v.workflowId}: ${v.status}`];
-  if (v.progress) parts.push(`stage ${v.progress.stage ?? '-'}, step ${v.progress.step} ${v.progress.done}/${v.progress.total} ${v.progress.unit}`);
+  if (v.progress)
+    parts.push(`stage ${v.progress.stage ?? '-'}, step ${v.progress.step} ${v.progress.done}/${v.progress.total} ${v.progress.unit}`);
   const running = progressOf(v);
   if (running && v.work) parts.push(running);
   if (v.activities.length > 1) parts.push(`${v.activities.length} activities running`);
@@ -50,7 +52,11 @@ export class ProgressLines {
   private stage = '';
   private last = -Infinity;
   private retrying = '';
-  constructor(private readonly print: (line: string) => void, private readonly everyMs = 10_000, private readonly now = () => Date.now()) {}
+  constructor(
+    private readonly print: (line: string) => void,
+    private readonly everyMs = 10_000,
+    private readonly now = () => Date.now(),
+  ) {}
 
   show(v: StatusView): void {
     const stage = v.progress?.stage ?? '';
@@ -75,7 +81,8 @@ async function currentView(client: Client, workflowId: string, run: string): Pro
   try {
     const view = await workflowStatus(client, workflowId);
     const stage = view.progress?.stage;
-    if (view.progress?.workflow === 'phase5Workflow' && stage && stage !== 'doctor') return await workflowStatus(client, stageWorkflowId(run, stage));
+    if (view.progress?.workflow === 'phase5Workflow' && stage && stage !== 'doctor')
+      return await workflowStatus(client, stageWorkflowId(run, stage));
     return view;
   } catch {
     return null;
@@ -91,7 +98,10 @@ export async function watchWorkflow<W extends Workflow>(
   const result = handle.result();
   if (opts.quiet) return result;
   let settled = false;
-  void result.then(() => (settled = true), () => (settled = true));
+  void result.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
   let bar: Bar | null = null;
   let barKey = '';
   let shownNote = '';
@@ -110,7 +120,12 @@ export async function watchWorkflow<W extends Workflow>(
         const key = `${view.workflowId}/${view.progress?.step}`;
         if (key !== barKey) {
           bar?.stop();
-          bar = createProgress({ label: `${view.progress?.stage ?? ''} ${view.work.unit}`.trim(), total: view.work.total, start: view.work.done, mode: 'bar' });
+          bar = createProgress({
+            label: `${view.progress?.stage ?? ''} ${view.work.unit}`.trim(),
+            total: view.work.total,
+            start: view.work.done,
+            mode: 'bar',
+          });
           barKey = key;
         }
         bar?.update(view.work.done);

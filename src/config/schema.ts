@@ -34,7 +34,6 @@ export const EraSchema = z.strictObject({
   fraction: unitInterval,
 });
 
-
 /**
  * Where the build stage takes its corpus from (`phase5.corpus.source`; absent = `openiti`, the OpenITI sampling).
  * `jsonl`: one record per line, text and metadata fields named here; `text_dir`: a folder of .txt/.md files.
@@ -72,7 +71,10 @@ export const CorpusSchema = z.strictObject({
   max_char_len: positiveInt.default(300),
   status_filter: z.enum(['pri', 'sec', 'all']).default('pri'),
   seed: z.number().int().default(42),
-  eras: z.array(EraSchema).min(1).default(() => DEFAULT_ERAS.map((e) => ({ ...e }))),
+  eras: z
+    .array(EraSchema)
+    .min(1)
+    .default(() => DEFAULT_ERAS.map((e) => ({ ...e }))),
   /** Optional hard cap on sentences from any one file, on top of the author-balanced allocation (null = none). */
   max_per_file: positiveInt.nullable().default(null),
   /** Glob-style version-URI patterns held out of the corpus (e.g. the OCR books' own sources). */
@@ -196,7 +198,14 @@ export const RagSchema = z.strictObject({
  */
 const pagePattern = z
   .string()
-  .refine((p) => { try { new RegExp(p); return true; } catch { return false; } }, 'not a valid regular expression')
+  .refine((p) => {
+    try {
+      new RegExp(p);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'not a valid regular expression')
   .optional();
 
 const DatasetSchema = z.discriminatedUnion('type', [
@@ -229,7 +238,10 @@ const OpenAiLlmSchema = z.strictObject({
   base_url: z.string().url().default('http://127.0.0.1:8000/v1'),
   model: z.string().min(1).default('Qwen/Qwen3-4B-Instruct-2507'),
   /** Name of the environment variable that holds the API key (the key itself never goes in a config). */
-  api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name').default('OPENAI_API_KEY'),
+  api_key_env: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name')
+    .default('OPENAI_API_KEY'),
   /**
    * Most requests in flight to this endpoint from one worker process. With `adaptive_concurrency` the ceiling
    * of the limit the worker finds itself (src/llm/adaptive-limit.ts), shared by all its shards and arms on the
@@ -249,7 +261,10 @@ export const InferSchema = z.strictObject({
   local: LocalLlmSchema.prefault({}),
   openai: OpenAiLlmSchema.prefault({}),
   /** Which conditions the infer stage produces: the RAG condition and/or the zero-shot baseline. */
-  conditions: z.array(z.enum(['rag', 'zero_shot'])).min(1).default(['rag', 'zero_shot']),
+  conditions: z
+    .array(z.enum(['rag', 'zero_shot']))
+    .min(1)
+    .default(['rag', 'zero_shot']),
   /**
    * A condition with more failed records than this share of its lines fails the stage (non-retryable), and the
    * analysis marks its comparisons not valid: failed lines are scored as the raw OCR, which would bias ΔCER.
@@ -407,27 +422,45 @@ export const StudySchema = z
     corpora: z.record(z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-"'), CorpusBlockSchema).optional(),
     arms: z.array(ArmSchema).min(1),
     /** Planned contrasts, one Holm family: ΔCER = CER(arm) − CER(vs); absent = the defaults of analysis/contrasts.ts. */
-    contrasts: z.array(z.strictObject({ arm: z.string().min(1), vs: z.string().min(1) })).min(1).optional(),
+    contrasts: z
+      .array(z.strictObject({ arm: z.string().min(1), vs: z.string().min(1) }))
+      .min(1)
+      .optional(),
   })
   .superRefine((study, ctx) => {
     const seen = new Set<string>();
     study.arms.forEach((arm, i) => {
-      if (seen.has(arm.name)) ctx.addIssue({ code: 'custom', path: ['arms', i, 'name'], message: `duplicate arm name "${arm.name}" (arm names must be unique)` });
+      if (seen.has(arm.name))
+        ctx.addIssue({ code: 'custom', path: ['arms', i, 'name'], message: `duplicate arm name "${arm.name}" (arm names must be unique)` });
       seen.add(arm.name);
     });
     study.arms.forEach((arm, i) => {
       if (typeof arm.corpus === 'string' && !study.corpora?.[arm.corpus]) {
-        ctx.addIssue({ code: 'custom', path: ['arms', i, 'corpus'], message: `unknown corpus "${arm.corpus}" — study.corpora declares: ${Object.keys(study.corpora ?? {}).join(', ') || '(none)'}` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['arms', i, 'corpus'],
+          message: `unknown corpus "${arm.corpus}" — study.corpora declares: ${Object.keys(study.corpora ?? {}).join(', ') || '(none)'}`,
+        });
       }
     });
     study.contrasts?.forEach((c, i) => {
       for (const side of ['arm', 'vs'] as const) {
-        if (!seen.has(c[side])) ctx.addIssue({ code: 'custom', path: ['contrasts', i, side], message: `unknown arm "${c[side]}" — the arms are: ${[...seen].join(', ')}` });
+        if (!seen.has(c[side]))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['contrasts', i, side],
+            message: `unknown arm "${c[side]}" — the arms are: ${[...seen].join(', ')}`,
+          });
       }
-      if (c.arm === c.vs) ctx.addIssue({ code: 'custom', path: ['contrasts', i], message: `a contrast needs two different arms, got "${c.arm}" twice` });
+      if (c.arm === c.vs)
+        ctx.addIssue({ code: 'custom', path: ['contrasts', i], message: `a contrast needs two different arms, got "${c.arm}" twice` });
     });
     if (study.baseline !== undefined && !seen.has(study.baseline)) {
-      ctx.addIssue({ code: 'custom', path: ['baseline'], message: `unknown baseline arm "${study.baseline}" — the arms are: ${[...seen].join(', ')}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['baseline'],
+        message: `unknown baseline arm "${study.baseline}" — the arms are: ${[...seen].join(', ')}`,
+      });
     }
   })
   .transform((study) => ({ ...study, baseline: study.baseline ?? defaultBaseline(study.arms) }));
@@ -438,7 +471,10 @@ function defaultBaseline(arms: readonly { name: string; prompt?: string; retriev
 
 export const ConfigSchema = z.strictObject({
   /** Default run name; workflow ids derive from it and a hash of the inputs (`phase5-<run>-<hash8>-<stage>`). */
-  run_name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-"').default('default'),
+  run_name: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-"')
+    .default('default'),
   paths: z
     .strictObject({
       /** Root of all results: phase5 outputs in <results_dir>/phase5, the baseline in <results_dir>/phase2. */

@@ -35,7 +35,11 @@ export function armConfig(config: Config, arm: ArmConfig): Config {
   const block = armCorpusBlock(config, arm);
   return {
     ...config,
-    phase5: { ...config.phase5, retrieval: RetrievalSchema.parse(deepMerge(config.phase5.retrieval, retrieval)), ...(block ? { corpus: blockCorpus(config, block) } : {}) },
+    phase5: {
+      ...config.phase5,
+      retrieval: RetrievalSchema.parse(deepMerge(config.phase5.retrieval, retrieval)),
+      ...(block ? { corpus: blockCorpus(config, block) } : {}),
+    },
     infer: InferSchema.parse(deepMerge(config.infer, arm.infer ?? {})),
   };
 }
@@ -56,7 +60,12 @@ export function blockCorpus(config: Config, block: CorpusBlock): Config['phase5'
     ...(block.add_works ? { add_works: [...(base.add_works ?? []), ...block.add_works] } : {}),
   });
   if (JSON.stringify(merged) === JSON.stringify(CorpusSchema.parse(base))) return config.phase5.corpus; // the run's own corpus: shared, built once
-  const fingerprint = sha256Text(JSON.stringify({ corpus: merged, sources: block.exclude_dataset_sources ? Object.values(config.datasets).map((d) => d.source_pattern ?? null) : null })).slice(0, 16);
+  const fingerprint = sha256Text(
+    JSON.stringify({
+      corpus: merged,
+      sources: block.exclude_dataset_sources ? Object.values(config.datasets).map((d) => d.source_pattern ?? null) : null,
+    }),
+  ).slice(0, 16);
   return { ...merged, dir: `corpora/${fingerprint}` };
 }
 
@@ -66,7 +75,9 @@ export function studyProblems(config: Config): string[] {
   config.study?.arms.forEach((arm, i) => {
     const check = (block: 'retrieval' | 'infer' | 'corpus', schema: z.ZodType, base: unknown, over: unknown) => {
       const r = schema.safeParse(deepMerge(base, over ?? {}));
-      if (!r.success) for (const issue of r.error.issues) problems.push(`study.arms.${i}.${[block, ...issue.path.map(String)].join('.')}: ${issue.message} (arm "${arm.name}")`);
+      if (!r.success)
+        for (const issue of r.error.issues)
+          problems.push(`study.arms.${i}.${[block, ...issue.path.map(String)].join('.')}: ${issue.message} (arm "${arm.name}")`);
     };
     const { mode: _mode, ...retrieval } = arm.retrieval ?? {};
     check('retrieval', RetrievalSchema, config.phase5.retrieval, retrieval);
@@ -74,9 +85,12 @@ export function studyProblems(config: Config): string[] {
     const block = armCorpusBlock(config, arm);
     if (block) check('corpus', CorpusSchema, config.phase5.corpus, block.sample ?? {});
     if (arm.prompt === 'zero_shot' && arm.retrieval?.mode && arm.retrieval.mode !== 'none') {
-      problems.push(`study.arms.${i}.retrieval.mode: a zero_shot prompt uses no context, so mode must be "none", got "${arm.retrieval.mode}" (arm "${arm.name}")`);
+      problems.push(
+        `study.arms.${i}.retrieval.mode: a zero_shot prompt uses no context, so mode must be "none", got "${arm.retrieval.mode}" (arm "${arm.name}")`,
+      );
     }
-    if (arm.prompt === 'rag' && arm.retrieval?.mode === 'none') problems.push(`study.arms.${i}.prompt: mode "none" has no context for the rag prompt — use prompt: zero_shot (arm "${arm.name}")`);
+    if (arm.prompt === 'rag' && arm.retrieval?.mode === 'none')
+      problems.push(`study.arms.${i}.prompt: mode "none" has no context for the rag prompt — use prompt: zero_shot (arm "${arm.name}")`);
   });
   return problems;
 }

@@ -50,7 +50,8 @@ export function chunkText(text: string, opts: ChunkOptions = {}): TextChunk[] {
   const overlap = opts.overlap ?? 180;
   const bias = opts.sentenceBias ?? 0.25;
   if (!Number.isInteger(size) || size < 1) throw new RangeError(`chunk size must be a positive integer, got ${size}`);
-  if (!Number.isInteger(overlap) || overlap < 0 || overlap >= size) throw new RangeError(`chunk overlap must be an integer in [0, size), got ${overlap} (size ${size})`);
+  if (!Number.isInteger(overlap) || overlap < 0 || overlap >= size)
+    throw new RangeError(`chunk overlap must be an integer in [0, size), got ${overlap} (size ${size})`);
   if (!(bias >= 0 && bias < 1)) throw new RangeError(`sentenceBias must be in [0, 1), got ${bias}`);
   const count = opts.countTokens ?? (() => 1);
   const heading = opts.headingPattern === undefined ? DEFAULT_HEADING : opts.headingPattern;
@@ -104,7 +105,13 @@ export function chunkText(text: string, opts: ChunkOptions = {}): TextChunk[] {
           if (acc < (1 - bias) * size) break;
         }
       }
-      out.push({ text: text.slice(words[i].start, words[j - 1].end), char_start: words[i].start, char_end: words[j - 1].end, tokens: used, heading: sec.heading });
+      out.push({
+        text: text.slice(words[i].start, words[j - 1].end),
+        char_start: words[i].start,
+        char_end: words[j - 1].end,
+        tokens: used,
+        heading: sec.heading,
+      });
       if (j >= words.length) break;
       // Next window starts so that it repeats at most `overlap` tokens, and always moves forward.
       let k = j;

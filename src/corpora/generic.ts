@@ -120,7 +120,9 @@ export async function buildGenericCorpus(opts: GenericCorpusOptions): Promise<Ge
   const idx = writer.records;
   if (idx === 0) {
     rmSync(tmp, { force: true });
-    throw new GenericCorpusError(`generic corpus: no text found in ${opts.sources.map((s) => s.path).join(', ')} (problems: ${JSON.stringify(problems.counts)})`);
+    throw new GenericCorpusError(
+      `generic corpus: no text found in ${opts.sources.map((s) => s.path).join(', ')} (problems: ${JSON.stringify(problems.counts)})`,
+    );
   }
   renameSync(tmp, out);
   const summary: GenericCorpusSummary = {
@@ -134,7 +136,10 @@ export async function buildGenericCorpus(opts: GenericCorpusOptions): Promise<Ge
     examples: problems.examples,
     chunking: { size: chunking.size, overlap: chunking.overlap, unit: chunking.tokenizer ? 'tokenizer' : 'words' },
   };
-  log.info({ out, records: idx, documents: writer.documents, duplicates: writer.duplicates, problems: problems.counts }, `generic corpus: wrote ${idx} chunks`);
+  log.info(
+    { out, records: idx, documents: writer.documents, duplicates: writer.duplicates, problems: problems.counts },
+    `generic corpus: wrote ${idx} chunks`,
+  );
   return summary;
 }
 
@@ -155,7 +160,8 @@ function resolveChunking(opts: GenericCorpusOptions): Chunking {
     overlap,
     countTokens: tokenizer ? tokenCounter(tokenizer) : undefined,
     sentenceBias: opts.chunk?.sentence_bias,
-    headingPattern: opts.chunk?.heading_pattern === null ? null : opts.chunk?.heading_pattern ? new RegExp(opts.chunk.heading_pattern) : undefined,
+    headingPattern:
+      opts.chunk?.heading_pattern === null ? null : opts.chunk?.heading_pattern ? new RegExp(opts.chunk.heading_pattern) : undefined,
   };
   chunkText('', options); // validates size/overlap before any output
   return { size, overlap, tokenizer, options };
@@ -251,7 +257,10 @@ function readSource(src: GenericSource, onBadLine: BadLinePolicy, writer: ChunkW
   if (!existsSync(root)) throw new GenericCorpusError(`generic corpus: source ${root} does not exist`);
   if (src.type === 'folder') readFolderSource(root, src, writer, problems);
   else if (src.type === 'jsonl') readJsonlSource(root, src, onBadLine, writer, problems);
-  else throw new GenericCorpusError(`generic corpus: unknown source type ${JSON.stringify((src as { type: unknown }).type)} (expected "jsonl" or "folder")`);
+  else
+    throw new GenericCorpusError(
+      `generic corpus: unknown source type ${JSON.stringify((src as { type: unknown }).type)} (expected "jsonl" or "folder")`,
+    );
 }
 
 /** One document per text file (sorted paths); source_uri is `<folder name>/<relative path>`. */
@@ -327,6 +336,7 @@ function recordDoc(rec: Record<string, unknown>, text: string, lineNo: number, c
   const dateField = src.date_field === undefined ? 'date' : src.date_field;
   const date = dateField && Number.isInteger(rec[dateField]) ? (rec[dateField] as number) : null;
   const meta: Record<string, unknown> = {};
-  for (const f of src.metadata_fields ?? []) if (f in rec && !['text', 'source_uri', 'date', 'char_len', 'idx'].includes(f)) meta[f] = rec[f];
+  for (const f of src.metadata_fields ?? [])
+    if (f in rec && !['text', 'source_uri', 'date', 'char_len', 'idx'].includes(f)) meta[f] = rec[f];
   return { uri: `${cx.name}#${id !== undefined && id !== null && id !== '' ? String(id) : lineNo}`, text, date, meta };
 }

@@ -35,12 +35,17 @@ export async function loadDataset(spec: DatasetSpec, opts: LoadDatasetOptions = 
       loaded = await loadJsonlDataset(spec, opts);
       break;
     default:
-      throw new Error(`dataset "${(spec as DatasetSpec).key}": unknown type "${(spec as { type: unknown }).type}" (expected "paired_dir" or "jsonl")`);
+      throw new Error(
+        `dataset "${(spec as DatasetSpec).key}": unknown type "${(spec as { type: unknown }).type}" (expected "paired_dir" or "jsonl")`,
+      );
   }
   const n = totalProblems(loaded.problems);
   const fields = { dataset: spec.key, samples: loaded.samples.length, available: loaded.available };
   if (n > 0 && opts.logProblems !== false) {
-    log.warn({ ...fields, problems: nonZeroProblems(loaded.problems), examples: loaded.problems.examples }, `dataset ${spec.key}: ${n} problem(s) counted and skipped`);
+    log.warn(
+      { ...fields, problems: nonZeroProblems(loaded.problems), examples: loaded.problems.examples },
+      `dataset ${spec.key}: ${n} problem(s) counted and skipped`,
+    );
   } else {
     log.debug(fields, `dataset ${spec.key}: loaded`);
   }

@@ -9,7 +9,11 @@ import { DatasetError } from './errors';
 import type { JsonlDatasetSpec, LoadDatasetOptions, LoadedDataset, OcrSample } from './types';
 
 export class DatasetLineError extends Error {
-  constructor(readonly file: string, readonly line: number, detail: string) {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    detail: string,
+  ) {
     super(`${file}:${line}: ${detail}`);
     this.name = 'DatasetLineError';
   }
@@ -30,7 +34,8 @@ function parseLine(text: string): Parsed {
   const rec = value as Record<string, unknown>;
   for (const field of ['ocr_text', 'gt_text'] as const) {
     if (!(field in rec)) return { ok: false, why: `missing field "${field}"` };
-    if (typeof rec[field] !== 'string') return { ok: false, why: `field "${field}" must be a string, got ${rec[field] === null ? 'null' : typeof rec[field]}` };
+    if (typeof rec[field] !== 'string')
+      return { ok: false, why: `field "${field}" must be a string, got ${rec[field] === null ? 'null' : typeof rec[field]}` };
   }
   let sampleId: string | null = null;
   if (rec.sample_id !== undefined && rec.sample_id !== null) {
@@ -102,6 +107,9 @@ export async function loadJsonlDataset(spec: JsonlDatasetSpec, opts: LoadDataset
     if (samples.length < limit) samples.push({ sample_id: sampleId, dataset: spec.key, ocr_text: parsed.ocr, gt_text: parsed.gt });
   }
   // A file without one usable line is a wrong file, not an empty study.
-  if (available === 0) throw new DatasetError(`dataset "${spec.key}": no samples in ${spec.path} (expected one JSON object per line with "ocr_text" and "gt_text"; ${line} line(s) read)`);
+  if (available === 0)
+    throw new DatasetError(
+      `dataset "${spec.key}": no samples in ${spec.path} (expected one JSON object per line with "ocr_text" and "gt_text"; ${line} line(s) read)`,
+    );
   return { key: spec.key, samples, problems, available };
 }

@@ -33,7 +33,9 @@ export async function loadPairedDir(spec: PairedDirSpec, opts: LoadDatasetOption
   const gtSuffix = spec.gtSuffix ?? DEFAULT_GT_SUFFIX;
   const ocrSuffix = spec.ocrSuffix ?? DEFAULT_OCR_SUFFIX;
   if (!gtSuffix || !ocrSuffix || gtSuffix === ocrSuffix) {
-    throw new DatasetError(`dataset "${spec.key}": gtSuffix and ocrSuffix must be non-empty and different (got "${gtSuffix}", "${ocrSuffix}")`);
+    throw new DatasetError(
+      `dataset "${spec.key}": gtSuffix and ocrSuffix must be non-empty and different (got "${gtSuffix}", "${ocrSuffix}")`,
+    );
   }
   let entries: import('node:fs').Dirent[];
   try {
@@ -89,8 +91,17 @@ export async function loadPairedDir(spec: PairedDirSpec, opts: LoadDatasetOption
 }
 
 /** `file:line (…)` of the first over-long line of a pair's OCR or gold text, or null. */
-function overlongPair(r: { stem: string; gt: string; ocr: string }, dir: string, gtSuffix: string, ocrSuffix: string, max: number): string | null {
-  for (const [text, suffix] of [[r.ocr, ocrSuffix], [r.gt, gtSuffix]] as const) {
+function overlongPair(
+  r: { stem: string; gt: string; ocr: string },
+  dir: string,
+  gtSuffix: string,
+  ocrSuffix: string,
+  max: number,
+): string | null {
+  for (const [text, suffix] of [
+    [r.ocr, ocrSuffix],
+    [r.gt, gtSuffix],
+  ] as const) {
     const found = overlongLine(text, max);
     if (found) return overlongExample(path.join(dir, r.stem + suffix), found, max);
   }

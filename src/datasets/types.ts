@@ -56,7 +56,15 @@ export type ProblemKind =
   /** An OCR or gold line longer than `maxLineChars` (e.g. a whole page run together); named as file:line. */
   | 'tooLong';
 
-export const PROBLEM_KINDS: readonly ProblemKind[] = ['missingOcr', 'missingGt', 'unreadable', 'emptyGt', 'badLines', 'duplicateIds', 'tooLong'];
+export const PROBLEM_KINDS: readonly ProblemKind[] = [
+  'missingOcr',
+  'missingGt',
+  'unreadable',
+  'emptyGt',
+  'badLines',
+  'duplicateIds',
+  'tooLong',
+];
 
 /** Counts per problem kind, plus up to a few example names (file names or `file:line: reason`) for each. */
 export type DatasetProblems = Record<ProblemKind, number> & {

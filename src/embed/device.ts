@@ -20,7 +20,8 @@ export function onnxBindingDir(): string {
 
 /** Why this machine cannot try the CUDA provider, or null when its libraries are installed. */
 export function cudaUnavailableReason(bindingDir = onnxBindingDir()): string | null {
-  if (process.platform !== 'linux' || process.arch !== 'x64') return `onnxruntime-node has no CUDA execution provider for ${process.platform}-${process.arch}`;
+  if (process.platform !== 'linux' || process.arch !== 'x64')
+    return `onnxruntime-node has no CUDA execution provider for ${process.platform}-${process.arch}`;
   const lib = 'libonnxruntime_providers_cuda.so';
   if (!existsSync(path.join(bindingDir, lib))) return `onnxruntime-node's CUDA libraries are not installed (no ${lib} in ${bindingDir})`;
   return null;

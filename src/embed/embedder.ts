@@ -89,7 +89,11 @@ const AUTO_PARALLEL_MAX_BYTES = 400e6;
 const IN_FLIGHT_PER_SESSION = 2;
 
 /** How many parallel sessions, and how many threads each, for `threads` threads in all. */
-export function sessionLayout(threads: number, sessions: number | 'auto', modelBytes: number): { sessions: number; threadsPerSession: number } {
+export function sessionLayout(
+  threads: number,
+  sessions: number | 'auto',
+  modelBytes: number,
+): { sessions: number; threadsPerSession: number } {
   const n = sessions === 'auto' ? (modelBytes <= AUTO_PARALLEL_MAX_BYTES ? threads : 1) : Math.min(sessions, threads);
   return { sessions: n, threadsPerSession: Math.max(1, Math.floor(threads / n)) };
 }
@@ -98,7 +102,12 @@ export function sessionLayout(threads: number, sessions: number | 'auto', modelB
  * The sessions for `device`: on 'cuda' one GPU session (it batches internally; CPU threads only feed it),
  * falling back to the CPU layout with one warning when the CUDA provider is missing or cannot start.
  */
-async function openSessions(modelFile: string, device: EmbeddingDevice, threads: number, cpuLayout: { sessions: number; threadsPerSession: number }): Promise<SessionPool> {
+async function openSessions(
+  modelFile: string,
+  device: EmbeddingDevice,
+  threads: number,
+  cpuLayout: { sessions: number; threadsPerSession: number },
+): Promise<SessionPool> {
   if (device === 'cuda') {
     let why = cudaUnavailableReason();
     if (why === null) {
@@ -109,13 +118,18 @@ async function openSessions(modelFile: string, device: EmbeddingDevice, threads:
         why = `the CUDA execution provider did not start (${err.message.split('\n')[0]})`;
       }
     }
-    log.warn({ device, fallback: 'cpu', reason: why }, `embedding: rag.embedding.device is "cuda" but ${why} — embedding on the CPU instead (README: GPU embedding)`);
+    log.warn(
+      { device, fallback: 'cpu', reason: why },
+      `embedding: rag.embedding.device is "cuda" but ${why} — embedding on the CPU instead (README: GPU embedding)`,
+    );
   }
   try {
     return await SessionPool.open(modelFile, cpuLayout.sessions, cpuLayout.threadsPerSession, 'cpu');
   } catch (err) {
     if (!(err instanceof SessionLoadError)) throw err;
-    const hint = /Protobuf parsing failed/i.test(err.message) ? ' — the file is not a valid ONNX model (corrupt or truncated download?)' : '';
+    const hint = /Protobuf parsing failed/i.test(err.message)
+      ? ' — the file is not a valid ONNX model (corrupt or truncated download?)'
+      : '';
     throw new ModelDirError(`cannot load ONNX model ${modelFile}: ${err.message}${hint}`);
   }
 }
@@ -124,7 +138,14 @@ export class Embedder {
   readonly dims: number;
   readonly modelSha256: string;
   readonly externalDataSha256: string | null;
-  readonly settings: EmbeddingModelSettings & { maxLength: number; batchSize: number; threads: number; sessions: number; threadsPerSession: number; device: EmbeddingDevice };
+  readonly settings: EmbeddingModelSettings & {
+    maxLength: number;
+    batchSize: number;
+    threads: number;
+    sessions: number;
+    threadsPerSession: number;
+    device: EmbeddingDevice;
+  };
 
   private constructor(
     readonly modelId: string,
@@ -157,16 +178,20 @@ export class Embedder {
     });
     const maxLength = base.maxLength ?? tokenizer.info.truncationMaxLength ?? 512;
     const minLen = tokenizer.prefixSpecials + tokenizer.suffixSpecials + 1;
-    if (!Number.isInteger(maxLength) || maxLength < minLen) throw new Error(`embedding maxLength must be an integer >= ${minLen}, got ${maxLength}`);
+    if (!Number.isInteger(maxLength) || maxLength < minLen)
+      throw new Error(`embedding maxLength must be an integer >= ${minLen}, got ${maxLength}`);
     const batchSize = opts.batchSize ?? 32;
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`embedding batchSize must be a positive integer, got ${batchSize}`);
     const threads = opts.threads ?? os.availableParallelism();
     if (!Number.isInteger(threads) || threads < 1) throw new Error(`embedding threads must be a positive integer, got ${threads}`);
     const sessionsOpt = opts.sessions ?? 'auto';
-    if (sessionsOpt !== 'auto' && (!Number.isInteger(sessionsOpt) || sessionsOpt < 1)) throw new Error(`embedding sessions must be a positive integer or "auto", got ${String(sessionsOpt)}`);
-    if (base.pooling !== 'mean' && base.pooling !== 'cls') throw new Error(`embedding pooling must be "mean" or "cls", got ${String(base.pooling)}`);
+    if (sessionsOpt !== 'auto' && (!Number.isInteger(sessionsOpt) || sessionsOpt < 1))
+      throw new Error(`embedding sessions must be a positive integer or "auto", got ${String(sessionsOpt)}`);
+    if (base.pooling !== 'mean' && base.pooling !== 'cls')
+      throw new Error(`embedding pooling must be "mean" or "cls", got ${String(base.pooling)}`);
     const device = opts.device ?? 'cpu';
-    if (!EMBEDDING_DEVICES.includes(device)) throw new Error(`embedding device must be ${EMBEDDING_DEVICES.map((d) => `"${d}"`).join(' or ')}, got ${String(device)}`);
+    if (!EMBEDDING_DEVICES.includes(device))
+      throw new Error(`embedding device must be ${EMBEDDING_DEVICES.map((d) => `"${d}"`).join(' or ')}, got ${String(device)}`);
     const modelBytes = statSync(files.modelFile).size + (files.externalDataFile ? statSync(files.externalDataFile).size : 0);
     const cpuLayout = sessionLayout(threads, sessionsOpt, modelBytes);
     const pool = await openSessions(files.modelFile, device, threads, cpuLayout);
@@ -175,20 +200,30 @@ export class Embedder {
     try {
       const { info } = pool;
       for (const name of info.inputNames) {
-        if (!SUPPORTED_INPUTS.has(name)) throw new ModelDirError(`model ${files.modelFile} has an input "${name}" this embedder cannot feed (supported: ${[...SUPPORTED_INPUTS].join(', ')})`);
+        if (!SUPPORTED_INPUTS.has(name))
+          throw new ModelDirError(
+            `model ${files.modelFile} has an input "${name}" this embedder cannot feed (supported: ${[...SUPPORTED_INPUTS].join(', ')})`,
+          );
       }
-      if (!info.inputNames.includes('input_ids')) throw new ModelDirError(`model ${files.modelFile} has no input_ids input (inputs: ${info.inputNames.join(', ')})`);
+      if (!info.inputNames.includes('input_ids'))
+        throw new ModelDirError(`model ${files.modelFile} has no input_ids input (inputs: ${info.inputNames.join(', ')})`);
       const idsMeta = info.inputs.find((m) => m.name === 'input_ids');
       const intType: IntType = idsMeta && idsMeta.isTensor && idsMeta.type === 'int32' ? 'int32' : 'int64';
 
-      const outputName = opts.outputName ?? ['last_hidden_state', 'token_embeddings'].find((n) => info.outputNames.includes(n)) ?? info.outputNames[0];
+      const outputName =
+        opts.outputName ?? ['last_hidden_state', 'token_embeddings'].find((n) => info.outputNames.includes(n)) ?? info.outputNames[0];
       const outMeta = info.outputs.find((m) => m.name === outputName);
-      if (!outMeta) throw new ModelDirError(`model ${files.modelFile} has no output "${outputName}" (outputs: ${info.outputNames.join(', ')})`);
+      if (!outMeta)
+        throw new ModelDirError(`model ${files.modelFile} has no output "${outputName}" (outputs: ${info.outputNames.join(', ')})`);
       const shape = outMeta.isTensor ? outMeta.shape : [];
       const outputRank = shape.length || 3;
-      if (outputRank !== 2 && outputRank !== 3) throw new ModelDirError(`model output ${outputName} has rank ${outputRank}; expected [batch, seq, dims] or [batch, dims]`);
+      if (outputRank !== 2 && outputRank !== 3)
+        throw new ModelDirError(`model output ${outputName} has rank ${outputRank}; expected [batch, seq, dims] or [batch, dims]`);
 
-      const [sha, dataSha] = await Promise.all([sha256File(files.modelFile), files.externalDataFile ? sha256File(files.externalDataFile) : Promise.resolve(null)]);
+      const [sha, dataSha] = await Promise.all([
+        sha256File(files.modelFile),
+        files.externalDataFile ? sha256File(files.externalDataFile) : Promise.resolve(null),
+      ]);
       const settings = { ...base, maxLength, batchSize, threads, ...layout, device: pool.device };
       const lastDim = shape[shape.length - 1];
       let dims = typeof lastDim === 'number' && lastDim > 0 ? lastDim : 0;
@@ -199,7 +234,20 @@ export class Embedder {
         dims = probe.length;
         (embedder as { dims: number }).dims = dims;
       }
-      log.debug({ model: modelId, file: files.modelFile, dims, output: outputName, maxLength, batchSize, threads, sessions: layout.sessions, device: pool.device }, 'embedding model loaded');
+      log.debug(
+        {
+          model: modelId,
+          file: files.modelFile,
+          dims,
+          output: outputName,
+          maxLength,
+          batchSize,
+          threads,
+          sessions: layout.sessions,
+          device: pool.device,
+        },
+        'embedding model loaded',
+      );
       return embedder;
     } catch (err) {
       await pool.close(); // a check after starting the sessions failed: do not leak them
@@ -257,7 +305,17 @@ export class Embedder {
   /** Send one batch to a session. Its buffers move to the worker: a batch can be run once. */
   private send(batch: PreparedBatch, mode: RunMode): Promise<RunResult> {
     const { pooling, normalize } = this.settings;
-    return this.pool.run({ ids: batch.ids, mask: batch.mask, n: batch.rows.length, L: batch.seqLen, intType: this.intType, output: this.outputName, mode, pooling, normalize });
+    return this.pool.run({
+      ids: batch.ids,
+      mask: batch.mask,
+      n: batch.rows.length,
+      L: batch.seqLen,
+      intType: this.intType,
+      output: this.outputName,
+      mode,
+      pooling,
+      normalize,
+    });
   }
 
   /** The model's raw output for one batch (no pooling), for diagnostics and tests. */
@@ -284,7 +342,11 @@ export class Embedder {
   }
 
   /** Keep every session busy (a few batches queued each) and hand each result over as it arrives. */
-  private async forEachResult(batches: readonly PreparedBatch[], mode: RunMode, onResult: (batch: PreparedBatch, r: RunResult) => void): Promise<void> {
+  private async forEachResult(
+    batches: readonly PreparedBatch[],
+    mode: RunMode,
+    onResult: (batch: PreparedBatch, r: RunResult) => void,
+  ): Promise<void> {
     let next = 0;
     const lane = async () => {
       while (next < batches.length) {

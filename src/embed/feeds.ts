@@ -15,7 +15,14 @@ export const SUPPORTED_INPUTS = new Set(['input_ids', 'attention_mask', 'token_t
  * ONNX feeds for one padded batch (`ids` and `mask` are n × L, row-major): input_ids always,
  * attention_mask and token_type_ids (zeros) only when the model declares them.
  */
-export function buildFeeds(ids: Int32Array, mask: Uint8Array, n: number, L: number, inputNames: readonly string[], intType: IntType): Record<string, ort.Tensor> {
+export function buildFeeds(
+  ids: Int32Array,
+  mask: Uint8Array,
+  n: number,
+  L: number,
+  inputNames: readonly string[],
+  intType: IntType,
+): Record<string, ort.Tensor> {
   const size = n * L;
   const make = (fill: (i: number) => number): ort.Tensor => {
     if (intType === 'int32') {
@@ -40,7 +47,15 @@ export function buildFeeds(ids: Int32Array, mask: Uint8Array, n: number, L: numb
  * Sentence vectors from an encoder output: rank 3 ([n, L, d] token states) is pooled over the unmasked
  * tokens (mean) or takes the first token (cls); rank 2 ([n, d]) is already pooled. Returns n × d.
  */
-export function poolHidden(h: Float32Array, n: number, L: number, mask: Uint8Array, pooling: Pooling, normalize: boolean, rank: number): Float32Array {
+export function poolHidden(
+  h: Float32Array,
+  n: number,
+  L: number,
+  mask: Uint8Array,
+  pooling: Pooling,
+  normalize: boolean,
+  rank: number,
+): Float32Array {
   if (rank === 2) return normalize ? normalizeRows(h.slice(), n) : h.slice();
   const d = h.length / (n * L);
   const res = new Float32Array(n * d);

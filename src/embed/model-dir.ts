@@ -61,7 +61,8 @@ export function assertRealFile(file: string, what: string): void {
  */
 export function resolveModelDir(dir: string, modelFile?: string): ModelDirFiles {
   const abs = path.resolve(dir);
-  if (!existsSync(abs)) throw new ModelDirError(`model dir ${abs} does not exist — run \`npm run setup\` or set the embedding model path in the config`);
+  if (!existsSync(abs))
+    throw new ModelDirError(`model dir ${abs} does not exist — run \`npm run setup\` or set the embedding model path in the config`);
   if (!statSync(abs).isDirectory()) throw new ModelDirError(`model dir ${abs} is not a directory`);
 
   let graph: string | undefined;

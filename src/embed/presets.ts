@@ -36,7 +36,11 @@ export const MODEL_PRESETS: Record<string, Partial<EmbeddingModelSettings>> = {
 
 /** Settings for a model id or directory: preset (if any) over the defaults, then explicit overrides. */
 export function modelSettingsFor(idOrDir: string, overrides: Partial<EmbeddingModelSettings> = {}): EmbeddingModelSettings {
-  const key = idOrDir.replace(/[\\/]+$/, '').split(/[\\/]/).pop()!.toLowerCase();
+  const key = idOrDir
+    .replace(/[\\/]+$/, '')
+    .split(/[\\/]/)
+    .pop()!
+    .toLowerCase();
   const preset = MODEL_PRESETS[key] ?? {};
   const defined = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
   return { ...DEFAULT_MODEL_SETTINGS, ...preset, ...defined };

@@ -13,7 +13,11 @@ const init = workerData as HostInit;
 const port = parentPort!;
 
 function describe(m: readonly ort.InferenceSession.ValueMetadata[]): TensorInfo[] {
-  return m.map((x) => (x.isTensor ? { name: x.name, isTensor: true, type: String(x.type), shape: x.shape.map((s) => (typeof s === 'number' ? s : String(s))) } : { name: x.name, isTensor: false, type: '', shape: [] }));
+  return m.map((x) =>
+    x.isTensor
+      ? { name: x.name, isTensor: true, type: String(x.type), shape: x.shape.map((s) => (typeof s === 'number' ? s : String(s))) }
+      : { name: x.name, isTensor: false, type: '', shape: [] },
+  );
 }
 
 let session: ort.InferenceSession;
@@ -56,10 +60,14 @@ port.on('message', async (req: HostRequest) => {
       port.postMessage({ type: 'result', id: req.id, sessionMs } satisfies HostReply);
     } else if (req.mode === 'hidden') {
       const data = h.slice();
-      port.postMessage({ type: 'result', id: req.id, sessionMs, data, dims: [...out.dims] } satisfies HostReply, [data.buffer as ArrayBuffer]);
+      port.postMessage({ type: 'result', id: req.id, sessionMs, data, dims: [...out.dims] } satisfies HostReply, [
+        data.buffer as ArrayBuffer,
+      ]);
     } else {
       const data = poolHidden(h, req.n, req.L, req.mask, req.pooling, req.normalize, out.dims.length);
-      port.postMessage({ type: 'result', id: req.id, sessionMs, data, dims: [req.n, data.length / req.n] } satisfies HostReply, [data.buffer as ArrayBuffer]);
+      port.postMessage({ type: 'result', id: req.id, sessionMs, data, dims: [req.n, data.length / req.n] } satisfies HostReply, [
+        data.buffer as ArrayBuffer,
+      ]);
     }
   } catch (err) {
     port.postMessage({ type: 'result', id: req.id, error: (err as Error).message } satisfies HostReply);

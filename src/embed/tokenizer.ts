@@ -26,7 +26,10 @@ export class TextTokenizer {
   readonly suffixSpecials: number;
   readonly info: TokenizerJsonInfo;
 
-  private constructor(readonly file: string, json: Record<string, unknown>) {
+  private constructor(
+    readonly file: string,
+    json: Record<string, unknown>,
+  ) {
     try {
       this.tok = new Tokenizer(json, {});
     } catch (err) {
@@ -44,7 +47,8 @@ export class TextTokenizer {
     for (let i = 0; i + content.length <= full.length && at < 0; i++) {
       if (content.every((id, j) => full[i + j] === id)) at = i;
     }
-    if (at < 0 || content.length === 0) throw new ModelDirError(`tokenizer file ${file}: cannot locate the text inside its special-token template`);
+    if (at < 0 || content.length === 0)
+      throw new ModelDirError(`tokenizer file ${file}: cannot locate the text inside its special-token template`);
     this.prefixSpecials = at;
     this.suffixSpecials = full.length - at - content.length;
   }
@@ -56,7 +60,8 @@ export class TextTokenizer {
     } catch (err) {
       throw new ModelDirError(`tokenizer file ${file} is not valid JSON (${(err as Error).message}) — corrupt or truncated download?`);
     }
-    if (!json || typeof json !== 'object' || !json.model) throw new ModelDirError(`tokenizer file ${file} has no "model" section — not a Hugging Face tokenizer.json`);
+    if (!json || typeof json !== 'object' || !json.model)
+      throw new ModelDirError(`tokenizer file ${file} has no "model" section — not a Hugging Face tokenizer.json`);
     return new TextTokenizer(file, json);
   }
 

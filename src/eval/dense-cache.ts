@@ -71,11 +71,19 @@ export function cachedBase(store: CorpusStore, queries: string[], cache: DenseCa
         const i = at.get(q.trim());
         if (i === undefined) throw new Error(`eval: query not in the dense cache: ${q.slice(0, 40)}`);
         const list = cache.lists[i];
-        if (k > list.length && list.length < store.texts.length) throw new Error(`eval: dense cache holds ${list.length} candidates, ${k} asked`);
+        if (k > list.length && list.length < store.texts.length)
+          throw new Error(`eval: dense cache holds ${list.length} candidates, ${k} asked`);
         return list
           .filter(([, s]) => s >= minScore)
           .slice(0, k)
-          .map(([idx, score], r): RetrievedChunk => ({ text: store.texts[idx], source_uri: store.uris[idx], score, rank: r + 1, idx, date: store.dates[idx] }));
+          .map(([idx, score], r): RetrievedChunk => ({
+            text: store.texts[idx],
+            source_uri: store.uris[idx],
+            score,
+            rank: r + 1,
+            idx,
+            date: store.dates[idx],
+          }));
       });
     },
   };

@@ -58,7 +58,9 @@ export function formatEvalTable(summary: EvalRetrievalSummary): string {
   const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i < 2 ? '---' : '---:')).join('|')}|`];
   for (const r of summary.results) {
     const f = (x: number) => x.toFixed(3);
-    lines.push(`| ${[r.model, r.config + (r.notes.length ? ' †' : ''), ...ks.map((k) => f(r.recall[`@${k}`])), f(r.mrr), ...ks.map((k) => f(r.precision[`@${k}`])), r.seconds.toFixed(1)].join(' | ')} |`);
+    lines.push(
+      `| ${[r.model, r.config + (r.notes.length ? ' †' : ''), ...ks.map((k) => f(r.recall[`@${k}`])), f(r.mrr), ...ks.map((k) => f(r.precision[`@${k}`])), r.seconds.toFixed(1)].join(' | ')} |`,
+    );
   }
   const notes = summary.results.filter((r) => r.notes.length).map((r) => `† ${r.model} · ${r.config}: ${r.notes.join('; ')}`);
   return [...lines, ...notes].join('\n');
@@ -68,10 +70,15 @@ export function formatEvalTable(summary: EvalRetrievalSummary): string {
 export function describeEvalSummary(summary: EvalRetrievalSummary): string {
   const g = summary.golden;
   const out = [
-    `## Retrieval evaluation — ${summary.queries} evaluable OCR lines (of ${g.lines}; ${Object.entries(g.by_status).map(([k, v]) => `${k} ${v}`).join(', ')})`,
+    `## Retrieval evaluation — ${summary.queries} evaluable OCR lines (of ${g.lines}; ${Object.entries(g.by_status)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')})`,
     `corpus: ${g.corpus.total} sentences (${g.corpus.source_units} from the two source books, ${g.corpus.distractors} distractors from the rest of the slice)`,
     ...g.books.map((b) => `  ${b.key}: ${b.evaluable}/${b.lines} evaluable, source ${b.sources.join(', ')}`),
-    ...summary.models.map((m) => `  model ${m.name}: index ${m.embedded_seconds === null ? 'reused from cache' : `built in ${m.embedded_seconds.toFixed(0)} s`}`),
+    ...summary.models.map(
+      (m) =>
+        `  model ${m.name}: index ${m.embedded_seconds === null ? 'reused from cache' : `built in ${m.embedded_seconds.toFixed(0)} s`}`,
+    ),
     '',
     formatEvalTable(summary),
     '',

@@ -36,10 +36,18 @@ export async function evalRetrieval(opts: EvalRetrievalOptions): Promise<EvalRet
   const ks = opts.ks ?? [1, 3, 10];
   const models = opts.models ?? defaultEvalModels();
   const configs = opts.configs ?? defaultEvalConfigs(models);
-  for (const c of configs) if (!models.some((m) => m.name === c.model)) throw new Error(`eval config "${c.name}" names model "${c.model}", which is not among ${models.map((m) => m.name).join(', ')}`);
+  for (const c of configs)
+    if (!models.some((m) => m.name === c.model))
+      throw new Error(`eval config "${c.name}" names model "${c.model}", which is not among ${models.map((m) => m.name).join(', ')}`);
 
   // 1. Golden set and its corpus.
-  const golden = await buildGoldenSet({ ...opts.golden, openitiRoot: opts.openitiRoot, ocrGsRoot: opts.ocrGsRoot, cacheDir, onProgress: opts.onProgress });
+  const golden = await buildGoldenSet({
+    ...opts.golden,
+    openitiRoot: opts.openitiRoot,
+    ocrGsRoot: opts.ocrGsRoot,
+    cacheDir,
+    onProgress: opts.onProgress,
+  });
   const run = startRun(opts, { ks, configs, cacheDir }, golden);
 
   // 2. Every configuration, model by model (each model's index and dense cache built once).

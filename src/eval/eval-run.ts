@@ -62,7 +62,11 @@ export interface EvalRun {
 }
 
 /** Writes the golden corpus and picks the queries: the evaluable lines (the first maxQueries). */
-export function startRun(opts: EvalRetrievalOptions, s: { ks: number[]; configs: EvalConfig[]; cacheDir: string }, golden: GoldenSet): EvalRun {
+export function startRun(
+  opts: EvalRetrievalOptions,
+  s: { ks: number[]; configs: EvalConfig[]; cacheDir: string },
+  golden: GoldenSet,
+): EvalRun {
   const { ks, configs, cacheDir } = s;
   const K = Math.max(...ks);
   const fetchK = opts.fetchK ?? 50;
@@ -73,7 +77,10 @@ export function startRun(opts: EvalRetrievalOptions, s: { ks: number[]; configs:
   if (evaluable.length === 0) throw new Error('eval: no evaluable lines (check the OCR_GS and OpenITI paths)');
   const queries = evaluable.map((l) => l.ocr_text);
   const store = corpusStoreFrom(golden.corpus);
-  const maxFetch = Math.max(K, ...configs.map((c) => effectiveFetchK(resolvePipelineOptions({ ...c.pipeline, fetch_k: c.pipeline.fetch_k ?? fetchK }), K)));
+  const maxFetch = Math.max(
+    K,
+    ...configs.map((c) => effectiveFetchK(resolvePipelineOptions({ ...c.pipeline, fetch_k: c.pipeline.fetch_k ?? fetchK }), K)),
+  );
   return {
     opts,
     ks,
@@ -100,7 +107,12 @@ export async function evalModel(m: EvalModelSpec, run: EvalRun): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const indexPath = path.join(dir, 'index.usearch');
   const retriever = await RAGRetriever.open(
-    { indexPath, corpusPath: run.corpusPath, embedding: { modelDir: m.modelDir, maxLength: m.maxLength ?? 128, batchSize: m.batchSize, threads: m.threads }, index: { type: 'exact' } },
+    {
+      indexPath,
+      corpusPath: run.corpusPath,
+      embedding: { modelDir: m.modelDir, maxLength: m.maxLength ?? 128, batchSize: m.batchSize, threads: m.threads },
+      index: { type: 'exact' },
+    },
     { loadIndex: false },
   );
   if (!retriever.model) throw new Error(`eval: model ${m.name} unavailable: ${retriever.disabledReason}`);
@@ -108,7 +120,13 @@ export async function evalModel(m: EvalModelSpec, run: EvalRun): Promise<void> {
     const tb = Date.now();
     const manifest = await retriever.buildIndex(run.corpusPath, indexPath, { showProgress: run.opts.progressMode !== 'silent' });
     const builtNow = Date.parse(manifest.created_at) >= tb;
-    run.modelInfo.push({ name: m.name, model_dir: m.modelDir, index: indexPath, corpus_sha256: manifest.corpus.sha256, embedded_seconds: builtNow ? (Date.now() - tb) / 1000 : null });
+    run.modelInfo.push({
+      name: m.name,
+      model_dir: m.modelDir,
+      index: indexPath,
+      corpus_sha256: manifest.corpus.sha256,
+      embedded_seconds: builtNow ? (Date.now() - tb) / 1000 : null,
+    });
     const cache = await denseCandidates(retriever, run.queries, Math.min(run.maxFetch, run.store.texts.length), dir);
     const base = cachedBase(run.store, run.queries, cache);
     const vectors = new MatrixFileVectors(indexFiles(indexPath).index, manifest.model.dims, manifest.index.count);
@@ -127,7 +145,11 @@ export async function evalModel(m: EvalModelSpec, run: EvalRun): Promise<void> {
 function lexicalIndexFor(o: RetrievalPipelineOptions, run: EvalRun): LexicalIndex | undefined {
   if (!o.hybrid.enabled) return undefined;
   const lk = `${o.hybrid.ngram}:${o.hybrid.k1}:${o.hybrid.b}:${o.hybrid.max_df}`;
-  if (!run.lexicalIndexes.has(lk)) run.lexicalIndexes.set(lk, LexicalIndex.build(run.store.texts, { ngram: o.hybrid.ngram, k1: o.hybrid.k1, b: o.hybrid.b, maxDf: o.hybrid.max_df }));
+  if (!run.lexicalIndexes.has(lk))
+    run.lexicalIndexes.set(
+      lk,
+      LexicalIndex.build(run.store.texts, { ngram: o.hybrid.ngram, k1: o.hybrid.k1, b: o.hybrid.b, maxDf: o.hybrid.max_df }),
+    );
   return run.lexicalIndexes.get(lk);
 }
 
@@ -145,11 +167,35 @@ async function evalConfig(c: EvalConfig, base: BaseRetriever, deps: PipelineDeps
   const { evaluable, ks, results } = run;
   const rq = evaluable.map((l, i) => ({ relevant: l.relevant, ranked: ranked[i] }));
   const perBook: Record<string, RankingMetrics> = {};
-  for (const book of [...new Set(evaluable.map((l) => l.dataset))]) perBook[book] = rankingMetrics(rq.filter((_, i) => evaluable[i].dataset === book), ks);
-  results.push({ config: c.name, model: c.model, options: changedOptions(input), ...rankingMetrics(rq, ks), per_book: perBook, seconds, notes });
-  evaluable.forEach((l, i) => run.perLine.push({ sample_id: l.sample_id, dataset: l.dataset, config: c.name, model: c.model, first_relevant_rank: firstRelevantRank(rq[i]), top: ranked[i].slice(0, run.K) }));
+  for (const book of [...new Set(evaluable.map((l) => l.dataset))])
+    perBook[book] = rankingMetrics(
+      rq.filter((_, i) => evaluable[i].dataset === book),
+      ks,
+    );
+  results.push({
+    config: c.name,
+    model: c.model,
+    options: changedOptions(input),
+    ...rankingMetrics(rq, ks),
+    per_book: perBook,
+    seconds,
+    notes,
+  });
+  evaluable.forEach((l, i) =>
+    run.perLine.push({
+      sample_id: l.sample_id,
+      dataset: l.dataset,
+      config: c.name,
+      model: c.model,
+      first_relevant_rank: firstRelevantRank(rq[i]),
+      top: ranked[i].slice(0, run.K),
+    }),
+  );
   run.opts.onProgress?.(++run.configsDone, run.configs.length, 'configs');
-  log.info({ config: c.name, model: c.model, recall: results[results.length - 1].recall, mrr: results[results.length - 1].mrr }, 'eval: configuration done');
+  log.info(
+    { config: c.name, model: c.model, recall: results[results.length - 1].recall, mrr: results[results.length - 1].mrr },
+    'eval: configuration done',
+  );
 }
 
 /** The corpus idx of the top K hits of each query, in batches of 64. */
@@ -165,7 +211,8 @@ async function rankAll(pipeline: RetrievalPipeline, queries: string[], K: number
 /** What the table should say about a run: an inactive reranker, queries skipped by the script filter. */
 function pipelineNotes(pipeline: RetrievalPipeline): string[] {
   const notes: string[] = [];
-  if (pipeline.rerankStatus && !pipeline.rerankStatus.active) notes.push(`reranker not active (${pipeline.rerankStatus.reason}); retrieval order kept`);
+  if (pipeline.rerankStatus && !pipeline.rerankStatus.active)
+    notes.push(`reranker not active (${pipeline.rerankStatus.reason}); retrieval order kept`);
   const st = pipeline.stats();
   if (st.skippedScript) notes.push(`${st.skippedScript} OCR lines below the Arabic share: no retrieval`);
   return notes;

@@ -137,7 +137,10 @@ async function sourcesOf(o: { openitiRoot: string; books: readonly GoldenBook[];
   for (const book of o.books) {
     const re = globToRegExp(book.sourcePattern);
     const rows = meta.rows.filter((r) => re.test(r.versionUri) && (o.sourceStatus === 'all' || r.status === 'pri'));
-    if (rows.length === 0) throw new Error(`golden book ${book.key}: no ${o.sourceStatus === 'pri' ? 'primary ' : ''}version matching ${book.sourcePattern} in ${metadataPath}`);
+    if (rows.length === 0)
+      throw new Error(
+        `golden book ${book.key}: no ${o.sourceStatus === 'pri' ? 'primary ' : ''}version matching ${book.sourcePattern} in ${metadataPath}`,
+      );
     const docs = [];
     for (const r of rows.sort((a, b) => (a.versionUri < b.versionUri ? -1 : 1))) {
       const f = resolveTextPath(root, path.dirname(metadataPath), r.localPath);
@@ -150,7 +153,15 @@ async function sourcesOf(o: { openitiRoot: string; books: readonly GoldenBook[];
 }
 
 /** Distractor sentences from the rest of the slice (cached by options). */
-async function distractorSample(o: { openitiRoot: string; cacheDir: string; count: number; exclude: string[]; minCharLen: number; maxCharLen: number; seed: number }) {
+async function distractorSample(o: {
+  openitiRoot: string;
+  cacheDir: string;
+  count: number;
+  exclude: string[];
+  minCharLen: number;
+  maxCharLen: number;
+  seed: number;
+}) {
   if (o.count === 0) return [];
   const key = sha256Text(JSON.stringify({ ...o, cacheDir: undefined, v: 1 })).slice(0, 16);
   const file = path.join(o.cacheDir, `distractors-${key}.jsonl`);
@@ -207,7 +218,10 @@ export async function buildGoldenSet(opts: GoldenOptions): Promise<GoldenSet> {
   // 5. Golden lines.
   const lines = located.map((l) => goldenLine(l, idxOf, o.minQuality));
   const summary = goldenSummary(sources, lines, corpus, { duplicates, tooShortOrLong }, o);
-  log.info({ lines: summary.lines, evaluable: summary.evaluable, by_status: summary.by_status, corpus: summary.corpus }, 'golden set built');
+  log.info(
+    { lines: summary.lines, evaluable: summary.evaluable, by_status: summary.by_status, corpus: summary.corpus },
+    'golden set built',
+  );
   return { lines, corpus, summary };
 }
 
@@ -241,11 +255,18 @@ function fitsLength(text: string, o: ResolvedGoldenOptions): boolean {
 }
 
 /** Each book's OCR_GS lines (up to linesPerBook), with where their gold text sits in the book's sources. */
-async function locateGoldLines(sources: readonly BookSources[], o: ResolvedGoldenOptions, onProgress: GoldenOptions['onProgress']): Promise<Located[]> {
+async function locateGoldLines(
+  sources: readonly BookSources[],
+  o: ResolvedGoldenOptions,
+  onProgress: GoldenOptions['onProgress'],
+): Promise<Located[]> {
   const located: Located[] = [];
   let booksDone = 0;
   for (const bs of sources) {
-    const ds = await loadDataset({ key: bs.book.key, type: 'paired_dir', path: path.join(o.ocrGsRoot, bs.book.folder) }, { limit: o.linesPerBook ?? undefined });
+    const ds = await loadDataset(
+      { key: bs.book.key, type: 'paired_dir', path: path.join(o.ocrGsRoot, bs.book.folder) },
+      { limit: o.linesPerBook ?? undefined },
+    );
     const locator = new FuzzyLocator(bs.docs.map((d) => ({ uri: d.uri, lines: d.lines })));
     for (const s of ds.samples) located.push({ sample: s, book: bs, loc: locator.locate(s.gt_text) });
     onProgress?.(++booksDone, sources.length, 'locate');
@@ -274,7 +295,11 @@ function windowPositions(sources: readonly BookSources[], located: readonly Loca
  * The corpus records of the source books: the chosen windows plus each doc's share of sameBookSample,
  * in file order; units outside the length filter are counted, not kept.
  */
-function sourceUnitRecords(sources: readonly BookSources[], chosen: Map<string, Set<number>>, o: ResolvedGoldenOptions): { records: SourceRecord[]; tooShortOrLong: number } {
+function sourceUnitRecords(
+  sources: readonly BookSources[],
+  chosen: Map<string, Set<number>>,
+  o: ResolvedGoldenOptions,
+): { records: SourceRecord[]; tooShortOrLong: number } {
   let tooShortOrLong = 0;
   const records: SourceRecord[] = [];
   for (const bs of sources) {
@@ -296,7 +321,9 @@ function sourceUnitRecords(sources: readonly BookSources[], chosen: Map<string, 
 
 /** Extra units of the same book: the `count` lowest seeded priorities among the eligible units not chosen yet. */
 function addSameBookSample(set: Set<number>, d: SourceDoc, count: number, o: ResolvedGoldenOptions): void {
-  const rest = d.lines.map((l, p) => ({ p, key: seededKey(o.seed, `${d.uri}:${l.line}`) })).filter((x) => !set.has(x.p) && fitsLength(d.lines[x.p].text, o));
+  const rest = d.lines
+    .map((l, p) => ({ p, key: seededKey(o.seed, `${d.uri}:${l.line}`) }))
+    .filter((x) => !set.has(x.p) && fitsLength(d.lines[x.p].text, o));
   rest.sort((a, b) => a.key - b.key || a.p - b.p);
   for (const x of rest.slice(0, count)) set.add(x.p);
 }
@@ -336,7 +363,13 @@ function goldenLine({ sample, loc }: Located, idxOf: ReadonlyMap<string, number>
   if (!loc) return { ...base, status: 'no_match', quality: null, source_uri: null, units: [], relevant: [] };
   const units = loc.units.map((u) => {
     const idx = idxOf.get(`${loc.uri}:${u.line}`) ?? null;
-    return { line: u.line, overlap: u.overlap, unit_length: u.unitLength, relevant: isRelevantOverlap(u.overlap, loc.goldLength, u.unitLength), idx };
+    return {
+      line: u.line,
+      overlap: u.overlap,
+      unit_length: u.unitLength,
+      relevant: isRelevantOverlap(u.overlap, loc.goldLength, u.unitLength),
+      idx,
+    };
   });
   const q = Number(loc.quality.toFixed(4));
   if (loc.quality < minQuality) return { ...base, status: 'low_quality', quality: q, source_uri: loc.uri, units, relevant: [] };
@@ -358,7 +391,13 @@ function goldenSummary(
   return {
     books: sources.map((bs) => {
       const ls = lines.filter((l) => l.dataset === bs.book.key);
-      return { key: bs.book.key, sources: bs.docs.map((d) => d.uri), lines: ls.length, evaluable: ls.filter((l) => l.status === 'evaluable').length, by_status: countByStatus(ls) };
+      return {
+        key: bs.book.key,
+        sources: bs.docs.map((d) => d.uri),
+        lines: ls.length,
+        evaluable: ls.filter((l) => l.status === 'evaluable').length,
+        by_status: countByStatus(ls),
+      };
     }),
     lines: lines.length,
     evaluable: lines.filter((l) => l.status === 'evaluable').length,

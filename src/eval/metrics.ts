@@ -30,7 +30,8 @@ export function firstRelevantRank(q: RankedQuery): number | null {
 }
 
 export function rankingMetrics(queries: readonly RankedQuery[], ks: readonly number[]): RankingMetrics {
-  if (ks.length === 0 || ks.some((k) => !Number.isInteger(k) || k < 1)) throw new RangeError(`cut-offs must be positive integers, got ${JSON.stringify(ks)}`);
+  if (ks.length === 0 || ks.some((k) => !Number.isInteger(k) || k < 1))
+    throw new RangeError(`cut-offs must be positive integers, got ${JSON.stringify(ks)}`);
   const K = Math.max(...ks);
   const recall: Record<string, number> = {};
   const precision: Record<string, number> = {};

@@ -57,7 +57,8 @@ export async function buildIndexFromVectors(opts: BuildIndexOptions): Promise<In
   renameSync(sentTmp, files.sentences);
   renameSync(idxTmp, files.index);
   const fileBytes = statSync(files.index).size;
-  if (params.type === 'exact' && fileBytes !== matrixFileBytes(count, dims)) throw new Error(`wrote ${fileBytes} bytes to ${files.index}, expected ${matrixFileBytes(count, dims)}`);
+  if (params.type === 'exact' && fileBytes !== matrixFileBytes(count, dims))
+    throw new Error(`wrote ${fileBytes} bytes to ${files.index}, expected ${matrixFileBytes(count, dims)}`);
 
   const manifest = await indexManifest(opts, params, { file: files.index, fileBytes, count, corpusSha256 });
   writeJsonAtomic(files.manifest, manifest);
@@ -76,7 +77,9 @@ function checkVectorsFile(opts: BuildIndexOptions, count: number, dims: number):
   const vecBytes = files.reduce((sum, f) => sum + statSync(f).size, 0);
   if (vecBytes !== count * dims * 4) {
     const what = files.length === 1 ? `vectors file ${files[0]}` : `the ${files.length} vector parts in ${path.dirname(files[0])}`;
-    throw new Error(`${what} hold${files.length === 1 ? 's' : ''} ${vecBytes / (4 * dims)} rows of ${dims} floats but corpus ${opts.corpusPath} has ${count} records — finish (resume) the embedding first`);
+    throw new Error(
+      `${what} hold${files.length === 1 ? 's' : ''} ${vecBytes / (4 * dims)} rows of ${dims} floats but corpus ${opts.corpusPath} has ${count} records — finish (resume) the embedding first`,
+    );
   }
 }
 

@@ -21,7 +21,12 @@ export async function* readCorpusForIndex(file: string, skip = 0): AsyncGenerato
     if (typeof r !== 'object' || r === null || Array.isArray(r)) throw new JsonlParseError(file, line, 'record is not an object');
     if (typeof r.text !== 'string' || r.text.length === 0) throw new JsonlParseError(file, line, 'field "text" must be a non-empty string');
     const idx = r.idx ?? row;
-    if (idx !== row) throw new JsonlParseError(file, line, `field "idx" is ${JSON.stringify(r.idx)} but this is record ${row}; idx must count 0, 1, 2, … in file order`);
+    if (idx !== row)
+      throw new JsonlParseError(
+        file,
+        line,
+        `field "idx" is ${JSON.stringify(r.idx)} but this is record ${row}; idx must count 0, 1, 2, … in file order`,
+      );
     if (row++ < skip) continue;
     yield {
       idx: idx as number,

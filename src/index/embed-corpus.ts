@@ -74,15 +74,26 @@ export async function embedCorpusToVectors(opts: EmbedCorpusOptions): Promise<Em
   try {
     const [corpusSha256, corpusRows] = await Promise.all([sha256File(corpusPath), countJsonlRecords(corpusPath)]);
     const range = opts.range ?? { start: 0, end: corpusRows };
-    if (range.start < 0 || range.end > corpusRows || range.start > range.end) throw new Error(`rows ${range.start}..${range.end} are outside corpus ${corpusPath} (${corpusRows} records)`);
-    const meta: PartialMeta = { model: modelSection(embedder.identity), corpus_sha256: corpusSha256, ...(opts.range ? { rows: [range.start, range.end] as [number, number] } : {}) };
+    if (range.start < 0 || range.end > corpusRows || range.start > range.end)
+      throw new Error(`rows ${range.start}..${range.end} are outside corpus ${corpusPath} (${corpusRows} records)`);
+    const meta: PartialMeta = {
+      model: modelSection(embedder.identity),
+      corpus_sha256: corpusSha256,
+      ...(opts.range ? { rows: [range.start, range.end] as [number, number] } : {}),
+    };
     return await embedLocked(opts, meta, corpusSha256, range, started);
   } finally {
     release();
   }
 }
 
-async function embedLocked(opts: EmbedCorpusOptions, meta: PartialMeta, corpusSha256: string, range: RowRange, started: number): Promise<EmbedCorpusResult> {
+async function embedLocked(
+  opts: EmbedCorpusOptions,
+  meta: PartialMeta,
+  corpusSha256: string,
+  range: RowRange,
+  started: number,
+): Promise<EmbedCorpusResult> {
   const { corpusPath, vectorsPath, embedder } = opts;
   const dims = embedder.dims;
   const totalRows = range.end - range.start;
@@ -93,13 +104,19 @@ async function embedLocked(opts: EmbedCorpusOptions, meta: PartialMeta, corpusSh
   await checkResumable(vectorsPath, meta);
 
   const recovered = recoverPartialVectors(vectorsPath, dims);
-  if (recovered.truncatedBytes) log.warn({ file: vectorsPath, bytes: recovered.truncatedBytes }, 'cut a partial trailing vector row (interrupted write)');
+  if (recovered.truncatedBytes)
+    log.warn({ file: vectorsPath, bytes: recovered.truncatedBytes }, 'cut a partial trailing vector row (interrupted write)');
   let rows = recovered.rows;
   if (rows > totalRows) {
-    throw new PartialVectorsError(`partial vectors ${vectorsPath} has ${rows} rows but corpus ${corpusPath} has only ${totalRows} records${opts.range ? ` in rows ${range.start}..${range.end}` : ''} — delete it or rebuild with --force`);
+    throw new PartialVectorsError(
+      `partial vectors ${vectorsPath} has ${rows} rows but corpus ${corpusPath} has only ${totalRows} records${opts.range ? ` in rows ${range.start}..${range.end}` : ''} — delete it or rebuild with --force`,
+    );
   }
   if (opts.startRow !== undefined && opts.startRow !== rows) {
-    log.info({ file: vectorsPath, startRow: opts.startRow, rowsOnDisk: rows }, 'resuming from the rows on disk, not the reported start row');
+    log.info(
+      { file: vectorsPath, startRow: opts.startRow, rowsOnDisk: rows },
+      'resuming from the rows on disk, not the reported start row',
+    );
   }
   const resumedFrom = rows;
   if (rows > 0 && rows < totalRows) log.info({ file: vectorsPath, rows, totalRows }, 'resuming embedding');
@@ -133,8 +150,19 @@ async function embedLocked(opts: EmbedCorpusOptions, meta: PartialMeta, corpusSh
     closeSync(fd);
     progress.stop();
   }
-  if (rows !== totalRows) throw new Error(`embedded ${rows} rows but corpus ${corpusPath} has ${totalRows} records${opts.range ? ` in rows ${range.start}..${range.end}` : ''}`);
+  if (rows !== totalRows)
+    throw new Error(
+      `embedded ${rows} rows but corpus ${corpusPath} has ${totalRows} records${opts.range ? ` in rows ${range.start}..${range.end}` : ''}`,
+    );
   const seconds = (Date.now() - started) / 1000;
-  log.info({ rows, resumedFrom, seconds: Number(seconds.toFixed(1)), perSecond: Number(((rows - resumedFrom) / Math.max(seconds, 1e-3)).toFixed(1)) }, 'corpus embedded');
+  log.info(
+    {
+      rows,
+      resumedFrom,
+      seconds: Number(seconds.toFixed(1)),
+      perSecond: Number(((rows - resumedFrom) / Math.max(seconds, 1e-3)).toFixed(1)),
+    },
+    'corpus embedded',
+  );
   return { rows, totalRows, dims, resumedFrom, corpusSha256, seconds };
 }

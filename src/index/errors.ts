@@ -1,7 +1,10 @@
 /** Errors of the index layer; messages say what is wrong and which command fixes it. */
 
 export class IndexMissingError extends Error {
-  constructor(readonly indexPath: string, detail = '') {
+  constructor(
+    readonly indexPath: string,
+    detail = '',
+  ) {
     super(`no index at ${indexPath}${detail ? ` (${detail})` : ''} — run \`phase5 build\``);
     this.name = 'IndexMissingError';
   }
@@ -15,14 +18,19 @@ export class IndexMismatchError extends Error {
     readonly built: unknown,
     readonly expected: unknown,
   ) {
-    super(`index at ${indexPath} was built with ${field}=${show(built)}, config says ${show(expected)} — rebuild with \`phase5 build --force\``);
+    super(
+      `index at ${indexPath} was built with ${field}=${show(built)}, config says ${show(expected)} — rebuild with \`phase5 build --force\``,
+    );
     this.name = 'IndexMismatchError';
   }
 }
 
 /** A file of the index is truncated, malformed or inconsistent with the manifest. */
 export class IndexCorruptError extends Error {
-  constructor(readonly file: string, detail: string) {
+  constructor(
+    readonly file: string,
+    detail: string,
+  ) {
     super(`index file ${file} is unusable: ${detail} — rebuild with \`phase5 build --force\``);
     this.name = 'IndexCorruptError';
   }

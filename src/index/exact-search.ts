@@ -44,17 +44,68 @@ const INT64 = 7;
 const ATTR_INT = 2;
 
 const dim = (d: number | string): Field => (typeof d === 'number' ? [1, 'msg', [[1, 'varint', d]]] : [1, 'msg', [[2, 'bytes', d]]]);
-const valueInfo = (name: string, elemType: number, dims: (number | string)[]): Field =>
-  [0, 'msg', [[1, 'bytes', name], [2, 'msg', [[1, 'msg', [[1, 'varint', elemType], [2, 'msg', dims.map(dim)]]]]]]];
+const valueInfo = (name: string, elemType: number, dims: (number | string)[]): Field => [
+  0,
+  'msg',
+  [
+    [1, 'bytes', name],
+    [
+      2,
+      'msg',
+      [
+        [
+          1,
+          'msg',
+          [
+            [1, 'varint', elemType],
+            [2, 'msg', dims.map(dim)],
+          ],
+        ],
+      ],
+    ],
+  ],
+];
 const withNo = (no: number, f: Field): Field => [no, f[1], f[2]] as Field;
-const intAttr = (name: string, v: number): Field => [5, 'msg', [[1, 'bytes', name], [3, 'varint', v], [20, 'varint', ATTR_INT]]];
+const intAttr = (name: string, v: number): Field => [
+  5,
+  'msg',
+  [
+    [1, 'bytes', name],
+    [3, 'varint', v],
+    [20, 'varint', ATTR_INT],
+  ],
+];
 
 /** ONNX model: scores[q,k], indices[q,k] = TopK(queries[q,d] · corpus[n,d]ᵀ, k), k given as an int64[1] input. */
 export function topKInnerProductModel(dims: number): Uint8Array {
   const graph: Field[] = [
-    [1, 'msg', [[1, 'bytes', 'queries'], [1, 'bytes', 'corpus'], [2, 'bytes', 'sim'], [3, 'bytes', 'gemm'], [4, 'bytes', 'Gemm'], intAttr('transB', 1)]],
-    [1, 'msg', [[1, 'bytes', 'sim'], [1, 'bytes', 'k'], [2, 'bytes', 'scores'], [2, 'bytes', 'indices'], [3, 'bytes', 'topk'], [4, 'bytes', 'TopK'],
-      intAttr('axis', 1), intAttr('largest', 1), intAttr('sorted', 1)]],
+    [
+      1,
+      'msg',
+      [
+        [1, 'bytes', 'queries'],
+        [1, 'bytes', 'corpus'],
+        [2, 'bytes', 'sim'],
+        [3, 'bytes', 'gemm'],
+        [4, 'bytes', 'Gemm'],
+        intAttr('transB', 1),
+      ],
+    ],
+    [
+      1,
+      'msg',
+      [
+        [1, 'bytes', 'sim'],
+        [1, 'bytes', 'k'],
+        [2, 'bytes', 'scores'],
+        [2, 'bytes', 'indices'],
+        [3, 'bytes', 'topk'],
+        [4, 'bytes', 'TopK'],
+        intAttr('axis', 1),
+        intAttr('largest', 1),
+        intAttr('sorted', 1),
+      ],
+    ],
     [2, 'bytes', 'exact_ip_topk'],
     withNo(11, valueInfo('queries', FLOAT, ['q', dims])),
     withNo(11, valueInfo('corpus', FLOAT, ['n', dims])),
@@ -65,7 +116,14 @@ export function topKInnerProductModel(dims: number): Uint8Array {
   return encode([
     [1, 'varint', 8], // ir_version
     [2, 'bytes', 'openiti-rag'],
-    [8, 'msg', [[1, 'bytes', ''], [2, 'varint', 17]]], // opset 17
+    [
+      8,
+      'msg',
+      [
+        [1, 'bytes', ''],
+        [2, 'varint', 17],
+      ],
+    ], // opset 17
     [7, 'msg', graph],
   ]);
 }
@@ -108,13 +166,18 @@ export class ExactSearcher {
     const blockRows = opts.blockRows ?? 50_000;
     for (let start = 0; start < n; start += blockRows) {
       const rows = Math.min(blockRows, n - start);
-      this.blocks.push({ start, rows, tensor: new ort.Tensor('float32', vectors.subarray(start * dims, (start + rows) * dims), [rows, dims]) });
+      this.blocks.push({
+        start,
+        rows,
+        tensor: new ort.Tensor('float32', vectors.subarray(start * dims, (start + rows) * dims), [rows, dims]),
+      });
     }
     this.queryBatch = opts.queryBatch ?? 512;
   }
 
   static async create(vectors: Float32Array, dims: number, opts: ExactSearchOptions = {}): Promise<ExactSearcher> {
-    if (!Number.isInteger(dims) || dims <= 0 || vectors.length % dims !== 0) throw new Error(`vector matrix of ${vectors.length} floats is not a multiple of dims=${dims}`);
+    if (!Number.isInteger(dims) || dims <= 0 || vectors.length % dims !== 0)
+      throw new Error(`vector matrix of ${vectors.length} floats is not a multiple of dims=${dims}`);
     const session = await ort.InferenceSession.create(topKInnerProductModel(dims), {
       intraOpNumThreads: opts.threads ?? os.availableParallelism(),
       interOpNumThreads: 1,
@@ -143,7 +206,11 @@ export class ExactSearcher {
       const qt = new ort.Tensor('float32', queries.subarray(q0 * d, (q0 + qn) * d), [qn, d]);
       for (const block of this.blocks) {
         const bk = Math.min(kk, block.rows);
-        const out = await this.session.run({ queries: qt, corpus: block.tensor, k: new ort.Tensor('int64', BigInt64Array.of(BigInt(bk)), [1]) });
+        const out = await this.session.run({
+          queries: qt,
+          corpus: block.tensor,
+          k: new ort.Tensor('int64', BigInt64Array.of(BigInt(bk)), [1]),
+        });
         const s = out.scores.data as Float32Array;
         const ix = out.indices.data as BigInt64Array;
         for (let i = 0; i < qn; i++) {

@@ -1,4 +1,12 @@
-export { buildIndexFromVectors, embedCorpusToVectors, removeIndex, type BatchReport, type BuildIndexOptions, type EmbedCorpusOptions, type EmbedCorpusResult } from './build';
+export {
+  buildIndexFromVectors,
+  embedCorpusToVectors,
+  removeIndex,
+  type BatchReport,
+  type BuildIndexOptions,
+  type EmbedCorpusOptions,
+  type EmbedCorpusResult,
+} from './build';
 export { countJsonlRecords, readCorpusForIndex, type IndexedSentence } from './corpus-file';
 export { IndexCorruptError, IndexMismatchError, IndexMissingError } from './errors';
 export { ExactSearcher, type ExactSearchOptions, type SearchHits } from './exact-search';

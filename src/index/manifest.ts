@@ -82,7 +82,8 @@ export function resolveIndexParams(p: Partial<Omit<IndexParams, 'type'>> & { typ
   const r = { ...DEFAULT_INDEX_PARAMS, ...defined };
   r.type = indexTypeFrom(r.type);
   if (!['f32', 'f16', 'i8'].includes(r.storage)) throw new Error(`index storage must be f32, f16 or i8, got ${JSON.stringify(r.storage)}`);
-  if (r.type === 'exact' && r.storage !== 'f32') throw new Error(`exact search stores float32 vectors; storage "${r.storage}" needs index type "hnsw"`);
+  if (r.type === 'exact' && r.storage !== 'f32')
+    throw new Error(`exact search stores float32 vectors; storage "${r.storage}" needs index type "hnsw"`);
   for (const k of ['connectivity', 'expansionAdd', 'expansionSearch'] as const) {
     if (!Number.isInteger(r[k]) || r[k] <= 0) throw new Error(`index ${k} must be a positive integer, got ${JSON.stringify(r[k])}`);
   }
@@ -162,7 +163,8 @@ export function readManifest(file: string): IndexManifest {
     throw new IndexCorruptError(file, `invalid JSON (${(err as Error).message})`);
   }
   if (m?.format !== 'openiti-rag-index') throw new IndexCorruptError(file, `not an index manifest (format=${JSON.stringify(m?.format)})`);
-  if (m.format_version !== 1) throw new IndexCorruptError(file, `unsupported format_version ${JSON.stringify(m.format_version)} (this tool reads 1)`);
+  if (m.format_version !== 1)
+    throw new IndexCorruptError(file, `unsupported format_version ${JSON.stringify(m.format_version)} (this tool reads 1)`);
   for (const [section, keys] of [
     ['model', ['sha256', 'dims', 'pooling', 'normalize', 'passage_prefix', 'max_length']],
     ['index', ['type', 'storage', 'file_format', 'file_bytes', 'count']],
@@ -239,7 +241,8 @@ export function indexStatus(indexPath: string, exp: ManifestExpectations): Index
     m = readManifest(files.manifest);
     checkManifest(indexPath, m, exp);
     for (const f of [files.index, files.sentences]) if (!existsSync(f)) throw new IndexCorruptError(f, 'missing');
-    if (statSync(files.index).size !== m.index.file_bytes) throw new IndexCorruptError(files.index, `size differs from the manifest's ${m.index.file_bytes} bytes`);
+    if (statSync(files.index).size !== m.index.file_bytes)
+      throw new IndexCorruptError(files.index, `size differs from the manifest's ${m.index.file_bytes} bytes`);
     return { status: 'ok', manifest: m };
   } catch (err) {
     return { status: 'stale', reason: (err as Error).message, manifest: m };

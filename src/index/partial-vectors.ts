@@ -35,5 +35,8 @@ export async function checkResumable(vectorsPath: string, meta: PartialMeta): Pr
         : JSON.stringify(old.rows) !== JSON.stringify(meta.rows)
           ? `it holds rows ${old.rows?.join('..') ?? 'of the whole corpus'}, not ${meta.rows?.join('..') ?? 'the whole corpus'}`
           : null;
-  if (why) throw new PartialVectorsError(`partial vectors ${vectorsPath} cannot be resumed: ${why} — delete it or rebuild with \`phase5 build --force\``);
+  if (why)
+    throw new PartialVectorsError(
+      `partial vectors ${vectorsPath} cannot be resumed: ${why} — delete it or rebuild with \`phase5 build --force\``,
+    );
 }

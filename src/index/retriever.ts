@@ -15,7 +15,17 @@ import { childLogger } from '../util/log';
 import type { ProgressOptions } from '../util/progress';
 import { buildIndexFromVectors, embedCorpusToVectors, removeIndex, type BatchReport } from './build';
 import { IndexCorruptError, IndexMissingError } from './errors';
-import { checkManifest, corpusExpectation, defaultVectorsPath, indexFiles, indexStatus, readManifest, resolveIndexParams, type IndexManifest, type IndexParams } from './manifest';
+import {
+  checkManifest,
+  corpusExpectation,
+  defaultVectorsPath,
+  indexFiles,
+  indexStatus,
+  readManifest,
+  resolveIndexParams,
+  type IndexManifest,
+  type IndexParams,
+} from './manifest';
 import { openVectorIndex, type VectorSearcher } from './vector-index';
 
 const log = childLogger('retriever');
@@ -59,7 +69,11 @@ export function truncateForPrompt(text: string, maxChars = DEFAULT_MAX_CHUNK_CHA
  * Retrieval context for a prompt. "numbered_arabic": the header line then "1. …" per sentence;
  * "plain": the sentences one per line. Empty input → "".
  */
-export function formatForPrompt(chunks: readonly Pick<RetrievedChunk, 'text'>[], style: FormatStyle = 'numbered_arabic', maxChars = DEFAULT_MAX_CHUNK_CHARS): string {
+export function formatForPrompt(
+  chunks: readonly Pick<RetrievedChunk, 'text'>[],
+  style: FormatStyle = 'numbered_arabic',
+  maxChars = DEFAULT_MAX_CHUNK_CHARS,
+): string {
   if (chunks.length === 0) return '';
   const lines = chunks.map((c) => truncateForPrompt(c.text, maxChars));
   if (style === 'plain') return lines.join('\n');
@@ -128,7 +142,10 @@ async function loadSentences(file: string, expected: number): Promise<SentenceSt
   const uriIntern = new Map<string, string>();
   for await (const { value, line } of readJsonl<{ idx: number; text: string; source_uri?: string; date?: number | null }>(file)) {
     if (value.idx !== texts.length || typeof value.text !== 'string') {
-      throw new IndexCorruptError(file, `line ${line}: expected {idx: ${texts.length}, text: "…"}, found ${JSON.stringify(value).slice(0, 80)}`);
+      throw new IndexCorruptError(
+        file,
+        `line ${line}: expected {idx: ${texts.length}, text: "…"}, found ${JSON.stringify(value).slice(0, 80)}`,
+      );
     }
     const uri = value.source_uri ?? '';
     let u = uriIntern.get(uri);
@@ -137,7 +154,8 @@ async function loadSentences(file: string, expected: number): Promise<SentenceSt
     uris.push(u);
     dates.push(typeof value.date === 'number' ? value.date : null);
   }
-  if (texts.length !== expected) throw new IndexCorruptError(file, `has ${texts.length} sentences, the manifest says ${expected} (truncated?)`);
+  if (texts.length !== expected)
+    throw new IndexCorruptError(file, `has ${texts.length} sentences, the manifest says ${expected} (truncated?)`);
   return { texts, uris, dates };
 }
 

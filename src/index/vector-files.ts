@@ -77,16 +77,25 @@ export function matrixFileBytes(rows: number, dims: number): number {
 /** Read a whole vector matrix file into memory, checking magic, header and size. */
 export function readMatrixFile(file: string): { rows: number; dims: number; data: Float32Array } {
   const size = statSync(file).size;
-  if (size < MATRIX_HEADER_BYTES) throw new IndexCorruptError(file, `only ${size} bytes, shorter than the ${MATRIX_HEADER_BYTES}-byte header (truncated?)`);
+  if (size < MATRIX_HEADER_BYTES)
+    throw new IndexCorruptError(file, `only ${size} bytes, shorter than the ${MATRIX_HEADER_BYTES}-byte header (truncated?)`);
   const fd = openSync(file, 'r');
   try {
     const h = Buffer.alloc(MATRIX_HEADER_BYTES);
     readSync(fd, h, 0, MATRIX_HEADER_BYTES, 0);
-    if (h.toString('latin1', 0, 8) !== MATRIX_MAGIC) throw new IndexCorruptError(file, `not a vector matrix (magic ${JSON.stringify(h.toString('latin1', 0, 8))}, expected "${MATRIX_MAGIC}")`);
+    if (h.toString('latin1', 0, 8) !== MATRIX_MAGIC)
+      throw new IndexCorruptError(
+        file,
+        `not a vector matrix (magic ${JSON.stringify(h.toString('latin1', 0, 8))}, expected "${MATRIX_MAGIC}")`,
+      );
     const rows = h.readUInt32LE(8);
     const dims = h.readUInt32LE(12);
     const want = matrixFileBytes(rows, dims);
-    if (size !== want) throw new IndexCorruptError(file, `header says ${rows} × ${dims} vectors (${want} bytes) but the file has ${size} bytes (truncated?)`);
+    if (size !== want)
+      throw new IndexCorruptError(
+        file,
+        `header says ${rows} × ${dims} vectors (${want} bytes) but the file has ${size} bytes (truncated?)`,
+      );
     return { rows, dims, data: readFloatRows(fd, dims, 0, rows, MATRIX_HEADER_BYTES) };
   } finally {
     closeSync(fd);

@@ -63,7 +63,11 @@ class HnswSearcher implements VectorSearcher {
     const scores = new Float32Array(nq * kk).fill(-Infinity);
     const counts = new Uint32Array(nq);
     if (nq === 0 || kk <= 0) return { k: kk, keys, scores, counts };
-    const res = this.index.search(queries, kk, this.threads) as unknown as { keys: BigUint64Array; distances: Float32Array; counts?: BigUint64Array };
+    const res = this.index.search(queries, kk, this.threads) as unknown as {
+      keys: BigUint64Array;
+      distances: Float32Array;
+      counts?: BigUint64Array;
+    };
     for (let i = 0; i < nq; i++) {
       // A single query comes back as Matches (no counts, only the found hits).
       const c = res.counts ? Number(res.counts[i]) : res.keys.length;
@@ -87,11 +91,18 @@ export async function openVectorIndex(indexPath: string, manifest: IndexManifest
   const size = statSync(indexPath).size;
   if (size !== manifest.index.file_bytes) {
     // Checked before usearch maps the file: reading past the end of a truncated mapping would crash.
-    throw new IndexCorruptError(indexPath, `${size} bytes on disk, the manifest recorded ${manifest.index.file_bytes} (truncated or replaced?)`);
+    throw new IndexCorruptError(
+      indexPath,
+      `${size} bytes on disk, the manifest recorded ${manifest.index.file_bytes} (truncated or replaced?)`,
+    );
   }
   if (opts.verifyChecksum) {
     const sha = await sha256File(indexPath);
-    if (sha !== manifest.index.file_sha256) throw new IndexCorruptError(indexPath, `sha256 ${sha.slice(0, 12)}… differs from the manifest's ${String(manifest.index.file_sha256).slice(0, 12)}… (damaged or replaced)`);
+    if (sha !== manifest.index.file_sha256)
+      throw new IndexCorruptError(
+        indexPath,
+        `sha256 ${sha.slice(0, 12)}… differs from the manifest's ${String(manifest.index.file_sha256).slice(0, 12)}… (damaged or replaced)`,
+      );
   }
   const threads = opts.threads ?? os.availableParallelism();
   const dims = manifest.model.dims;
@@ -102,7 +113,8 @@ export async function openVectorIndex(indexPath: string, manifest: IndexManifest
     }
     return ExactSearcherAdapter.create(m.data, dims, threads);
   }
-  if (manifest.index.file_format !== 'usearch') throw new IndexCorruptError(indexPath, `unknown file_format ${JSON.stringify(manifest.index.file_format)} in the manifest`);
+  if (manifest.index.file_format !== 'usearch')
+    throw new IndexCorruptError(indexPath, `unknown file_format ${JSON.stringify(manifest.index.file_format)} in the manifest`);
   const index = new Index({
     dimensions: dims,
     metric: usearchMetric(manifest.index.storage),
@@ -116,10 +128,12 @@ export async function openVectorIndex(indexPath: string, manifest: IndexManifest
     if (opts.view ?? true) index.view(indexPath);
     else index.load(indexPath);
   } catch (err) {
-    throw new IndexCorruptError(indexPath, `usearch could not ${opts.view ?? true ? 'map' : 'load'} it (${(err as Error).message})`);
+    throw new IndexCorruptError(indexPath, `usearch could not ${(opts.view ?? true) ? 'map' : 'load'} it (${(err as Error).message})`);
   }
-  if (index.size() !== manifest.index.count) throw new IndexCorruptError(indexPath, `holds ${index.size()} vectors, the manifest says ${manifest.index.count}`);
-  if (index.dimensions() !== dims) throw new IndexCorruptError(indexPath, `has ${index.dimensions()} dimensions, the manifest says ${dims}`);
+  if (index.size() !== manifest.index.count)
+    throw new IndexCorruptError(indexPath, `holds ${index.size()} vectors, the manifest says ${manifest.index.count}`);
+  if (index.dimensions() !== dims)
+    throw new IndexCorruptError(indexPath, `has ${index.dimensions()} dimensions, the manifest says ${dims}`);
   return new HnswSearcher(index, dims, threads);
 }
 
@@ -141,4 +155,3 @@ class ExactSearcherAdapter implements VectorSearcher {
     return this.inner.close();
   }
 }
-

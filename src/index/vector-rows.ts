@@ -11,7 +11,10 @@ export function vectorFiles(opts: Pick<BuildIndexOptions, 'vectorsPath'>): reado
 export class VectorRows {
   private readonly parts: { fd: number; firstRow: number; rows: number }[] = [];
 
-  constructor(files: readonly string[], private readonly dims: number) {
+  constructor(
+    files: readonly string[],
+    private readonly dims: number,
+  ) {
     let firstRow = 0;
     try {
       for (const f of files) {

@@ -14,7 +14,11 @@ const ROWS_PER_STEP = 8192;
 
 /** The index file from the normalised vectors: a plain f32 matrix (exact) or a usearch HNSW graph. */
 export function writeIndexFile(opts: BuildIndexOptions, params: IndexParams, file: string, count: number): void {
-  const progress = createProgress({ label: params.type === 'hnsw' ? 'build HNSW index' : 'write vector matrix', total: count, mode: opts.progressMode });
+  const progress = createProgress({
+    label: params.type === 'hnsw' ? 'build HNSW index' : 'write vector matrix',
+    total: count,
+    mode: opts.progressMode,
+  });
   const vectors = new VectorRows(vectorFiles(opts), opts.model.dims);
   const blocks: RowBlocks = { vectors, dims: opts.model.dims, count, opts, progress };
   try {

@@ -27,7 +27,8 @@ export function acquireWriterLock(vectorsPath: string): () => void {
       } catch {
         alive = false;
       }
-      if (alive) throw new Error(`partial vectors ${vectorsPath} are being written by process ${pid} (lock ${lock}); wait for it or stop it`);
+      if (alive)
+        throw new Error(`partial vectors ${vectorsPath} are being written by process ${pid} (lock ${lock}); wait for it or stop it`);
       rmSync(lock, { force: true }); // stale: its writer died
     }
   }

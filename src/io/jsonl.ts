@@ -7,12 +7,30 @@
  * resumed activity continues at record N with no gap and no duplicate. Heartbeat details carry the same
  * count for progress display and as a cross-check.
  */
-import { createReadStream, existsSync, promises as fsp, openSync, fsyncSync, closeSync, writeSync, ftruncateSync, fstatSync, readSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  createReadStream,
+  existsSync,
+  promises as fsp,
+  openSync,
+  fsyncSync,
+  closeSync,
+  writeSync,
+  ftruncateSync,
+  fstatSync,
+  readSync,
+  mkdirSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
 
 export class JsonlParseError extends Error {
-  constructor(readonly file: string, readonly line: number, detail: string) {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    detail: string,
+  ) {
     super(`${file}:${line}: ${detail}`);
     this.name = 'JsonlParseError';
   }
@@ -107,7 +125,11 @@ export class JsonlAppender {
   private written: number;
 
   /** Open `file` for appending; `existingRecords` is the count recovered from it (0 for a fresh file). */
-  constructor(readonly file: string, existingRecords = 0, private readonly flushBytes = 1 << 20) {
+  constructor(
+    readonly file: string,
+    existingRecords = 0,
+    private readonly flushBytes = 1 << 20,
+  ) {
     mkdirSync(path.dirname(file), { recursive: true });
     this.fd = openSync(file, 'a');
     this.written = existingRecords;
@@ -197,7 +219,12 @@ export async function writeJsonlAtomicAsync(file: string, records: readonly unkn
   const fh = await fsp.open(tmp, 'w');
   try {
     for (let i = 0; i < records.length; i += batch) {
-      await fh.write(records.slice(i, i + batch).map((r) => JSON.stringify(r) + '\n').join(''));
+      await fh.write(
+        records
+          .slice(i, i + batch)
+          .map((r) => JSON.stringify(r) + '\n')
+          .join(''),
+      );
     }
     await fh.sync();
   } finally {

@@ -28,8 +28,13 @@ export class CorrectionCalls {
     const { backend, condition } = this.opts;
     const prompt = buildPrompt(condition, r.ocr_text, r.retrieval_context);
     const base = {
-      sample_id: r.sample_id, dataset: r.dataset, prompt_type: prompt.promptType, prompt_version: prompt.promptVersion,
-      model: backend.model, ocr_text: r.ocr_text, gt_text: r.gt_text,
+      sample_id: r.sample_id,
+      dataset: r.dataset,
+      prompt_type: prompt.promptType,
+      prompt_version: prompt.promptVersion,
+      model: backend.model,
+      ocr_text: r.ocr_text,
+      gt_text: r.gt_text,
     };
     const t0 = Date.now();
     try {
@@ -50,8 +55,13 @@ export class CorrectionCalls {
       if (isOutage(info.reason)) return this.stopForOutage(info);
       this.countFailure(prompt.promptType, info);
       return {
-        ...base, corrected_text: '', raw_output: '', latency_ms: Date.now() - t0,
-        prompt_tokens: null, completion_tokens: null, error: info,
+        ...base,
+        corrected_text: '',
+        raw_output: '',
+        latency_ms: Date.now() - t0,
+        prompt_tokens: null,
+        completion_tokens: null,
+        error: info,
       };
     }
   }

@@ -23,7 +23,10 @@ export class EndpointLimiter {
   private area = 0;
   private lastChange: number;
 
-  constructor(opts: AdaptiveLimitOptions, private readonly now: () => number = () => performance.now()) {
+  constructor(
+    opts: AdaptiveLimitOptions,
+    private readonly now: () => number = () => performance.now(),
+  ) {
     this.control = new AdaptiveLimit(opts);
     this.lastChange = now();
   }
@@ -66,7 +69,15 @@ export class EndpointLimiter {
   load(): EndpointLoad {
     this.account();
     const c = this.control;
-    return { inFlight: this.inFlight, queued: this.waiting.length, limit: c.limit, medianLatencyMs: c.medianMs, noLoadLatencyMs: c.noLoadMs, inFlightMs: this.area, atMs: this.lastChange };
+    return {
+      inFlight: this.inFlight,
+      queued: this.waiting.length,
+      limit: c.limit,
+      medianLatencyMs: c.medianMs,
+      noLoadLatencyMs: c.noLoadMs,
+      inFlightMs: this.area,
+      atMs: this.lastChange,
+    };
   }
 
   private account(): void {

@@ -53,10 +53,13 @@ export function endpointOverrideFrom(flags: EndpointOverride, env: Record<string
     if (value) out[key] = value;
   }
   const where = (key: keyof EndpointOverride) => `${ENDPOINT_FLAGS[key]} / ${ENDPOINT_ENV[key]}`;
-  if (out.baseUrl && !/^https?:\/\/[^/]/.test(out.baseUrl)) throw new EndpointOverrideError(`${where('baseUrl')}: "${out.baseUrl}" is not an http(s) URL`);
+  if (out.baseUrl && !/^https?:\/\/[^/]/.test(out.baseUrl))
+    throw new EndpointOverrideError(`${where('baseUrl')}: "${out.baseUrl}" is not an http(s) URL`);
   if (out.apiKeyEnv && !ENV_NAME.test(out.apiKeyEnv)) {
     // Never echo the value: it may be the key itself, passed by mistake.
-    throw new EndpointOverrideError(`${where('apiKeyEnv')} takes the NAME of the environment variable that holds the key (letters, digits, _), not the key`);
+    throw new EndpointOverrideError(
+      `${where('apiKeyEnv')} takes the NAME of the environment variable that holds the key (letters, digits, _), not the key`,
+    );
   }
   if (out.modelPath) {
     out.modelPath = path.resolve(out.modelPath);
@@ -68,7 +71,12 @@ export function endpointOverrideFrom(flags: EndpointOverride, env: Record<string
 /** The backend config with this worker's override applied (OpenAI settings to an OpenAI config, the model path to a local one). */
 export function applyEndpointOverride(cfg: BackendConfig, o: EndpointOverride): BackendConfig {
   if (cfg.type === 'openai') {
-    return { ...cfg, ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}), ...(o.model ? { model: o.model } : {}), ...(o.apiKeyEnv ? { apiKeyEnv: o.apiKeyEnv } : {}) };
+    return {
+      ...cfg,
+      ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}),
+      ...(o.model ? { model: o.model } : {}),
+      ...(o.apiKeyEnv ? { apiKeyEnv: o.apiKeyEnv } : {}),
+    };
   }
   if (!o.modelPath) return cfg;
   const { modelName: _configName, ...local } = cfg; // the recorded name follows the worker's file
@@ -83,5 +91,7 @@ export function describeEndpointOverride(o: EndpointOverride): string | null {
     o.apiKeyEnv && `key from $${o.apiKeyEnv}`,
     o.modelPath && `local model ${o.modelPath}`,
   ].filter(Boolean);
-  return parts.length ? `worker-local LLM endpoint: ${parts.join(', ')} (replaces the workflow config's for the infer activities this worker runs)` : null;
+  return parts.length
+    ? `worker-local LLM endpoint: ${parts.join(', ')} (replaces the workflow config's for the infer activities this worker runs)`
+    : null;
 }

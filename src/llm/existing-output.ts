@@ -23,8 +23,18 @@ export interface ExistingOutput {
 
 async function scanOutput(file: string): Promise<ExistingOutput> {
   const recovered = recoverJsonl(file);
-  if (recovered.truncatedBytes > 0) log.warn({ file, truncatedBytes: recovered.truncatedBytes }, 'cut a partial last line (interrupted write) before resuming');
-  const res: ExistingOutput = { records: recovered.records, ids: new Set(), failedIds: new Set(), duplicates: 0, models: new Map(), promptTypes: new Map(), guardedLine: null, unguardedLine: null };
+  if (recovered.truncatedBytes > 0)
+    log.warn({ file, truncatedBytes: recovered.truncatedBytes }, 'cut a partial last line (interrupted write) before resuming');
+  const res: ExistingOutput = {
+    records: recovered.records,
+    ids: new Set(),
+    failedIds: new Set(),
+    duplicates: 0,
+    models: new Map(),
+    promptTypes: new Map(),
+    guardedLine: null,
+    unguardedLine: null,
+  };
   if (recovered.records === 0) return res;
   const rl = readline.createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   let line = 0;
@@ -37,7 +47,8 @@ async function scanOutput(file: string): Promise<ExistingOutput> {
     } catch (err) {
       throw new Error(`${file}:${line}: invalid JSON in existing output (${(err as Error).message}); fix or remove the line to resume`);
     }
-    if (typeof v?.sample_id !== 'string' || !v.sample_id) throw new Error(`${file}:${line}: existing output record has no string "sample_id"`);
+    if (typeof v?.sample_id !== 'string' || !v.sample_id)
+      throw new Error(`${file}:${line}: existing output record has no string "sample_id"`);
     if (res.ids.has(v.sample_id)) res.duplicates++;
     res.ids.add(v.sample_id);
     if (v.error !== null && v.error !== undefined && v.error !== '') res.failedIds.add(v.sample_id);
@@ -65,7 +76,10 @@ async function dropFailed(file: string, ids: Set<string>): Promise<number> {
 }
 
 /** 2. Existing output: recover, optionally drop failures to retry, and check it belongs to this run. */
-export async function openExistingOutput(opts: RunCorrectionsOptions, seenInput: Set<string>): Promise<{ existing: ExistingOutput; retriedFailed: number }> {
+export async function openExistingOutput(
+  opts: RunCorrectionsOptions,
+  seenInput: Set<string>,
+): Promise<{ existing: ExistingOutput; retriedFailed: number }> {
   const { outputPath } = opts;
   let existing = await scanOutput(outputPath);
   let retriedFailed = 0;
@@ -87,13 +101,17 @@ export async function openExistingOutput(opts: RunCorrectionsOptions, seenInput:
 function assertSameExperiment(existing: ExistingOutput, outputPath: string, model: string, condition: Condition): void {
   for (const [had, line] of existing.models) {
     if (had !== model) {
-      throw new Error(`${outputPath}:${line}: existing output was produced by model "${had}", this run uses "${model}"; use another output path or remove the file to start over`);
+      throw new Error(
+        `${outputPath}:${line}: existing output was produced by model "${had}", this run uses "${model}"; use another output path or remove the file to start over`,
+      );
     }
   }
   const allowedTypes = condition === 'rag' ? ['rag', 'zero_shot_fallback'] : ['zero_shot'];
   for (const [type, line] of existing.promptTypes) {
     if (!allowedTypes.includes(type)) {
-      throw new Error(`${outputPath}:${line}: existing output holds prompt_type "${type}", which does not belong to condition "${condition}"; use another output path`);
+      throw new Error(
+        `${outputPath}:${line}: existing output holds prompt_type "${type}", which does not belong to condition "${condition}"; use another output path`,
+      );
     }
   }
 }
@@ -103,5 +121,7 @@ function assertSameGuard(existing: ExistingOutput, outputPath: string, guarded: 
   const line = guarded ? existing.unguardedLine : existing.guardedLine;
   if (line === null) return;
   const had = guarded ? 'without' : 'with';
-  throw new Error(`${outputPath}:${line}: existing output was written ${had} the over-correction guard, this run has it ${guarded ? 'on' : 'off'}; use another output path or remove the file to start over`);
+  throw new Error(
+    `${outputPath}:${line}: existing output was written ${had} the over-correction guard, this run has it ${guarded ? 'on' : 'off'}; use another output path or remove the file to start over`,
+  );
 }

@@ -51,7 +51,12 @@ export interface GuardSettings {
   trim_overgeneration: boolean;
 }
 
-export const GUARD_DEFAULTS: Readonly<GuardSettings> = Object.freeze({ enabled: false, max_edit_ratio: 0.5, length_ratio: [0.6, 1.5] as [number, number], trim_overgeneration: true });
+export const GUARD_DEFAULTS: Readonly<GuardSettings> = Object.freeze({
+  enabled: false,
+  max_edit_ratio: 0.5,
+  length_ratio: [0.6, 1.5] as [number, number],
+  trim_overgeneration: true,
+});
 
 const lengthRatio = z
   .tuple([z.number().nonnegative(), z.number().positive()])
@@ -78,7 +83,12 @@ export const GuardSettingsSchema = z.strictObject({
 export function resolveGuard(study?: GuardSettings | null, arm?: GuardOverride | null): GuardSettings {
   const base = study ?? GUARD_DEFAULTS;
   const pick = <K extends keyof GuardSettings>(k: K): GuardSettings[K] => (arm?.[k] ?? base[k]) as GuardSettings[K];
-  return { enabled: pick('enabled'), max_edit_ratio: pick('max_edit_ratio'), length_ratio: [...pick('length_ratio')] as [number, number], trim_overgeneration: pick('trim_overgeneration') };
+  return {
+    enabled: pick('enabled'),
+    max_edit_ratio: pick('max_edit_ratio'),
+    length_ratio: [...pick('length_ratio')] as [number, number],
+    trim_overgeneration: pick('trim_overgeneration'),
+  };
 }
 
 export type GuardReason = 'empty' | 'empty_ocr' | 'not_arabic' | 'length_ratio' | 'edit_ratio';
@@ -90,23 +100,67 @@ export const GUARD_REASONS: readonly GuardReason[] = ['empty', 'empty_ocr', 'not
 // ---------------------------------------------------------------------------------------------
 
 const EXPLANATION_WORDS = [
-  'explanation', 'explanations', 'note', 'notes', 'changes', 'changes made', 'corrections', 'corrections made',
-  'correction notes', 'reasoning', 'translation', 'remarks', 'comment', 'comments',
-  'ملاحظة', 'ملاحظات', 'ملحوظة', 'تنبيه', 'الشرح', 'شرح', 'التوضيح', 'توضيح', 'التصحيحات', 'التعديلات',
-  'التغييرات', 'الترجمة', 'التعليق',
+  'explanation',
+  'explanations',
+  'note',
+  'notes',
+  'changes',
+  'changes made',
+  'corrections',
+  'corrections made',
+  'correction notes',
+  'reasoning',
+  'translation',
+  'remarks',
+  'comment',
+  'comments',
+  'ملاحظة',
+  'ملاحظات',
+  'ملحوظة',
+  'تنبيه',
+  'الشرح',
+  'شرح',
+  'التوضيح',
+  'توضيح',
+  'التصحيحات',
+  'التعديلات',
+  'التغييرات',
+  'الترجمة',
+  'التعليق',
 ];
 /** Arabic phrases that open an explanation without a colon ("تم تصحيح الكلمات التالية"). */
 const EXPLANATION_PHRASES = ['تم تصحيح', 'تم تعديل', 'تم تغيير', 'قمت بتصحيح', 'قمت بتعديل', 'لقد قمت', 'التصحيحات التي'];
 const PREAMBLE_WORDS = [
-  'here is', "here's", 'here are', 'corrected', 'correction', 'sure', 'certainly', 'output', 'result',
-  'إليك', 'اليك', 'هذا هو', 'هذه هي', 'المصحح', 'المصحّح', 'التصحيح', 'تصحيح', 'بعد التصحيح', 'النص الصحيح', 'بالتأكيد',
+  'here is',
+  "here's",
+  'here are',
+  'corrected',
+  'correction',
+  'sure',
+  'certainly',
+  'output',
+  'result',
+  'إليك',
+  'اليك',
+  'هذا هو',
+  'هذه هي',
+  'المصحح',
+  'المصحّح',
+  'التصحيح',
+  'تصحيح',
+  'بعد التصحيح',
+  'النص الصحيح',
+  'بالتأكيد',
 ];
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const alt = (words: readonly string[]) => words.map(escapeRe).join('|');
 /** Markdown decoration or a bullet before a marker. */
 const DECOR = `[#>*_\\-•\\s]*`;
-const MARKER_LINE_RE = new RegExp(`^${DECOR}[(\\[]?${DECOR}(?:(?:${alt(EXPLANATION_WORDS)})[*_\\s]*[:：]|(?:${alt(EXPLANATION_PHRASES)}))`, 'iu');
+const MARKER_LINE_RE = new RegExp(
+  `^${DECOR}[(\\[]?${DECOR}(?:(?:${alt(EXPLANATION_WORDS)})[*_\\s]*[:：]|(?:${alt(EXPLANATION_PHRASES)}))`,
+  'iu',
+);
 const RULE_LINE_RE = /^\s*(?:-{3,}|\*{3,}|_{3,})\s*$/u;
 const INLINE_NOTE_RE = new RegExp(`\\s*[(\\[]\\s*(?:${alt(EXPLANATION_WORDS)})\\s*[:：][^)\\]]*(?:[)\\]]|$)`, 'giu');
 const TRAILING_NOTE_RE = new RegExp(`\\s+(?:${alt(EXPLANATION_WORDS)})\\s*[:：][\\s\\S]*$`, 'iu');
@@ -145,7 +199,17 @@ export function trimOutput(raw: string, ocr: string, spanMinSaving = SPAN_MIN_SA
   lines = dropLeadingForeignLines(lines, arabicOcr);
   let text = clean(stripInlineNotes(lines.join('\n'), ocrKey));
   text = clean(stripPreamble(text, ocrKey));
-  text = clean(bestSpan(text.split('\n').map((l) => l.trim()).filter(Boolean).join(' '), ocr, spanMinSaving));
+  text = clean(
+    bestSpan(
+      text
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .join(' '),
+      ocr,
+      spanMinSaving,
+    ),
+  );
   if (canonical(text) === canonical(cleaned)) return { text: cleaned, trimmed: false };
   return { text, trimmed: true };
 }
@@ -176,7 +240,13 @@ const hasLetters = (s: string) => /\p{L}/u.test(s);
 
 /** "(Note: …)" anywhere and " ملاحظة: …" to the end of the text, unless the OCR line holds the marker. */
 function stripInlineNotes(text: string, ocrKey: string): string {
-  const keep = (m: string) => ocrHolds(ocrKey, squash(m).replace(/^[([]\s*/u, '').split(/[:：]/u)[0]);
+  const keep = (m: string) =>
+    ocrHolds(
+      ocrKey,
+      squash(m)
+        .replace(/^[([]\s*/u, '')
+        .split(/[:：]/u)[0],
+    );
   let out = text.replace(INLINE_NOTE_RE, (m) => (keep(m) ? m : ''));
   const trailing = TRAILING_NOTE_RE.exec(out);
   if (trailing && !keep(trailing[0]) && trailing.index > 0) out = out.slice(0, trailing.index);
@@ -237,14 +307,20 @@ export interface GuardResult {
 
 /** Trim (per settings), then keep the answer or fall back to the OCR line verbatim (see module comment). */
 export function applyGuard(raw: string, ocr: string, settings: GuardSettings): GuardResult {
-  const { text, trimmed } = settings.trim_overgeneration ? trimOutput(raw, ocr) : { text: cleanOutput(raw, { source: ocr }), trimmed: false };
+  const { text, trimmed } = settings.trim_overgeneration
+    ? trimOutput(raw, ocr)
+    : { text: cleanOutput(raw, { source: ocr }), trimmed: false };
   const reason = fallbackReason(text, ocr, settings);
   if (reason) return { corrected_text: ocr, guard: `fell_back:${reason}` };
   return { corrected_text: text, guard: trimmed ? 'trimmed' : 'kept' };
 }
 
 /** The first failing check, or null when the answer may stand. */
-export function fallbackReason(text: string, ocr: string, settings: Pick<GuardSettings, 'max_edit_ratio' | 'length_ratio'>): GuardReason | null {
+export function fallbackReason(
+  text: string,
+  ocr: string,
+  settings: Pick<GuardSettings, 'max_edit_ratio' | 'length_ratio'>,
+): GuardReason | null {
   const hyp = toCodePoints(canonical(text));
   const ref = toCodePoints(canonical(ocr));
   if (ref.length === 0) return hyp.length === 0 ? null : 'empty_ocr';

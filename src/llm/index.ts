@@ -12,15 +12,34 @@ import type { LlmBackend } from './types';
 export * from './types';
 export { cleanOutput, type CleanOptions } from './clean';
 export {
-  applyGuard, trimOutput, fallbackReason, resolveGuard, GuardSettingsSchema, GuardOverrideSchema, GUARD_DEFAULTS, GUARD_REASONS,
-  type GuardSettings, type GuardOverride, type GuardDecision, type GuardReason, type GuardResult, type TrimResult,
+  applyGuard,
+  trimOutput,
+  fallbackReason,
+  resolveGuard,
+  GuardSettingsSchema,
+  GuardOverrideSchema,
+  GUARD_DEFAULTS,
+  GUARD_REASONS,
+  type GuardSettings,
+  type GuardOverride,
+  type GuardDecision,
+  type GuardReason,
+  type GuardResult,
+  type TrimResult,
 } from './guard';
 export { runPool, Semaphore } from './pool';
 export { DEFAULT_RETRY_POLICY, backoffDelay, parseRetryAfter, classifyStatus, type RetryPolicy } from './retry';
 export { OpenAiCompatibleBackend, type OpenAiBackendOptions } from './openai-backend';
 export type { LlamaBackendOptions } from './llama-backend';
 export * from './records';
-export { runCorrections, RunCorrectionsError, LlmUnavailableError, type Condition, type RunCorrectionsOptions, type RunCorrectionsSummary } from './runner';
+export {
+  runCorrections,
+  RunCorrectionsError,
+  LlmUnavailableError,
+  type Condition,
+  type RunCorrectionsOptions,
+  type RunCorrectionsSummary,
+} from './runner';
 
 export type BackendConfig = ({ type: 'openai' } & OpenAiBackendOptions) | ({ type: 'llama' } & LlamaBackendOptions);
 

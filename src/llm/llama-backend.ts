@@ -84,10 +84,14 @@ export class LlamaCppBackend implements LlmBackend {
 
   static async create(opts: LlamaBackendOptions): Promise<LlamaCppBackend> {
     const sequences = opts.sequences ?? 1;
-    if (!(Number.isInteger(sequences) && sequences >= 1)) throw new Error(`llama backend: sequences must be an integer >= 1, got ${opts.sequences}`);
+    if (!(Number.isInteger(sequences) && sequences >= 1))
+      throw new Error(`llama backend: sequences must be an integer >= 1, got ${opts.sequences}`);
     const { existsSync } = await import('node:fs');
     if (!existsSync(opts.modelPath)) {
-      throw new WorkerSetupError(`llama backend: model file not found: ${opts.modelPath}`, 'run `npm run setup` on this worker or set the model path (infer.local.model_path, or `phase5 worker --local-model-path`)');
+      throw new WorkerSetupError(
+        `llama backend: model file not found: ${opts.modelPath}`,
+        'run `npm run setup` on this worker or set the model path (infer.local.model_path, or `phase5 worker --local-model-path`)',
+      );
     }
     const { LlamaChatSession: Session } = await import('node-llama-cpp');
     const llama = await getRuntime(opts.gpu);
@@ -112,9 +116,15 @@ export class LlamaCppBackend implements LlmBackend {
     if (this.closed) throw new LlmError('local_error', 'backend is closed');
     const last = messages[messages.length - 1];
     if (!last || last.role !== 'user') throw new LlmError('local_error', 'the last message must be a user message');
-    const history: ChatHistoryItem[] = messages.slice(0, -1).map((m) =>
-      m.role === 'system' ? { type: 'system', text: m.content } : m.role === 'user' ? { type: 'user', text: m.content } : { type: 'model', response: [m.content] },
-    );
+    const history: ChatHistoryItem[] = messages
+      .slice(0, -1)
+      .map((m) =>
+        m.role === 'system'
+          ? { type: 'system', text: m.content }
+          : m.role === 'user'
+            ? { type: 'user', text: m.content }
+            : { type: 'model', response: [m.content] },
+      );
 
     const release = await this.slots.acquire();
     const session = this.idle.pop()!;
@@ -161,7 +171,11 @@ export class LlamaCppBackend implements LlmBackend {
   /** Tokens of the whole templated prompt (system + user + the assistant header), as the model sees it. */
   countPromptTokens(messages: ChatMessage[]): number {
     const chatHistory: ChatHistoryItem[] = messages.map((m) =>
-      m.role === 'system' ? { type: 'system', text: m.content } : m.role === 'user' ? { type: 'user', text: m.content } : { type: 'model', response: [m.content] },
+      m.role === 'system'
+        ? { type: 'system', text: m.content }
+        : m.role === 'user'
+          ? { type: 'user', text: m.content }
+          : { type: 'model', response: [m.content] },
     );
     chatHistory.push({ type: 'model', response: [] });
     return this.chatWrapper.generateContextState({ chatHistory }).contextText.tokenize(this.llamaModel.tokenizer).length;

@@ -13,7 +13,15 @@ import { missingKeyError } from '../util/worker-setup-error';
 import { endpointLimiter, type EndpointLimiter } from './endpoint-limiter';
 import { Semaphore } from './pool';
 import { AbortedError, DEFAULT_RETRY_POLICY, backoffDelay, classifyStatus, parseRetryAfter, sleep, type RetryPolicy } from './retry';
-import { isOutage, LlmError, type ChatMessage, type CompletionOptions, type EndpointLoad, type CompletionResult, type LlmBackend } from './types';
+import {
+  isOutage,
+  LlmError,
+  type ChatMessage,
+  type CompletionOptions,
+  type EndpointLoad,
+  type CompletionResult,
+  type LlmBackend,
+} from './types';
 
 /**
  * A URL safe to log or put in a failure message: credentials (`user:key@`) and query values (`?api-key=…`) are
@@ -95,7 +103,8 @@ export class OpenAiCompatibleBackend implements LlmBackend {
     this.model = opts.model;
     this.id = `openai:${redactedUrl(opts.baseUrl)}`; // the id reaches logs and failure messages (workflow history)
     this.concurrency = opts.concurrency ?? 4;
-    if (!(Number.isInteger(this.concurrency) && this.concurrency >= 1)) throw new Error(`openai backend: concurrency must be an integer >= 1, got ${opts.concurrency}`);
+    if (!(Number.isInteger(this.concurrency) && this.concurrency >= 1))
+      throw new Error(`openai backend: concurrency must be an integer >= 1, got ${opts.concurrency}`);
     this.policy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
     this.temperature = opts.temperature ?? 0;
     this.maxTokens = opts.maxTokens ?? 512;
@@ -169,7 +178,9 @@ export class OpenAiCompatibleBackend implements LlmBackend {
       if (opts.signal?.aborted) attemptAbort.abort();
       opts.signal?.addEventListener('abort', forward, { once: true });
       try {
-        const completion = (await this.client.chat.completions.create(body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, { signal: attemptAbort.signal })) as unknown;
+        const completion = (await this.client.chat.completions.create(body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {
+          signal: attemptAbort.signal,
+        })) as unknown;
         const latencyMs = performance.now() - started;
         const parsed = this.readCompletion(completion, attempts);
         if (parsed instanceof LlmError) {
@@ -198,7 +209,8 @@ export class OpenAiCompatibleBackend implements LlmBackend {
       try {
         await sleep(wait, opts.signal);
       } catch (e) {
-        if (e instanceof AbortedError) throw new LlmError('aborted', `aborted while waiting to retry (last failure: ${err.message})`, err.status, attempts);
+        if (e instanceof AbortedError)
+          throw new LlmError('aborted', `aborted while waiting to retry (last failure: ${err.message})`, err.status, attempts);
         throw e;
       }
     }
@@ -210,7 +222,10 @@ export class OpenAiCompatibleBackend implements LlmBackend {
       const preview = typeof completion === 'string' ? `: ${JSON.stringify(completion.slice(0, 120))}` : '';
       return new LlmError('invalid_response', this.redact(`response is not a JSON object${preview}`), 200, attempts);
     }
-    const c = completion as { choices?: { message?: { content?: unknown } }[]; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } };
+    const c = completion as {
+      choices?: { message?: { content?: unknown } }[];
+      usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
+    };
     if (!Array.isArray(c.choices) || c.choices.length === 0) {
       return new LlmError('invalid_response', 'response has no "choices"', 200, attempts);
     }
@@ -225,8 +240,19 @@ export class OpenAiCompatibleBackend implements LlmBackend {
     return { text: content, promptTokens: num(c.usage?.prompt_tokens), completionTokens: num(c.usage?.completion_tokens) };
   }
 
-  private classify(err: unknown, attempts: number, signal?: AbortSignal): { err: LlmError; retryable: boolean; retryAfterMs: number | null; invalid: boolean } {
-    const mk = (reason: LlmError['reason'], message: string, status: number | null, retryable: boolean, retryAfterMs: number | null = null, invalid = false) => ({
+  private classify(
+    err: unknown,
+    attempts: number,
+    signal?: AbortSignal,
+  ): { err: LlmError; retryable: boolean; retryAfterMs: number | null; invalid: boolean } {
+    const mk = (
+      reason: LlmError['reason'],
+      message: string,
+      status: number | null,
+      retryable: boolean,
+      retryAfterMs: number | null = null,
+      invalid = false,
+    ) => ({
       err: new LlmError(reason, this.redact(message), status, attempts),
       retryable,
       retryAfterMs,
@@ -241,7 +267,7 @@ export class OpenAiCompatibleBackend implements LlmBackend {
     }
     if (err instanceof APIError && typeof err.status === 'number') {
       const { reason, retryable } = classifyStatus(err.status);
-      return mk(reason, `HTTP ${err.status}: ${err.message.replace(/^\d{3}\s+/, "")}`, err.status, retryable, parseRetryAfter(err.headers));
+      return mk(reason, `HTTP ${err.status}: ${err.message.replace(/^\d{3}\s+/, '')}`, err.status, retryable, parseRetryAfter(err.headers));
     }
     // The SDK parses JSON bodies itself, so a malformed body surfaces as a SyntaxError.
     if (err instanceof SyntaxError) return mk('invalid_response', `invalid JSON in response: ${err.message}`, 200, true, null, true);

@@ -33,7 +33,10 @@ export class OrderedWriter {
       this.sinceCheckpoint++;
       this.onWritten();
     }
-    if (this.sinceCheckpoint > 0 && (force || this.sinceCheckpoint >= this.checkpointEvery || Date.now() - this.lastCheckpoint >= this.checkpointMs)) {
+    if (
+      this.sinceCheckpoint > 0 &&
+      (force || this.sinceCheckpoint >= this.checkpointEvery || Date.now() - this.lastCheckpoint >= this.checkpointMs)
+    ) {
       // Written at once (a resume after the process dies finds them), fsync'd at most every checkpointMs: an
       // fsync blocks the event loop for milliseconds, so one per line would cap a shard at a few hundred lines/s.
       if (force || Date.now() - this.lastSync >= this.checkpointMs) {

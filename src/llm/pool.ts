@@ -15,7 +15,8 @@ export async function runPool<T, R>(
   fn: (item: T, index: number) => Promise<R>,
   opts: PoolOptions<R> = {},
 ): Promise<(R | undefined)[]> {
-  if (!(Number.isInteger(concurrency) && concurrency >= 1)) throw new RangeError(`runPool: concurrency must be an integer >= 1, got ${concurrency}`);
+  if (!(Number.isInteger(concurrency) && concurrency >= 1))
+    throw new RangeError(`runPool: concurrency must be an integer >= 1, got ${concurrency}`);
   const results: (R | undefined)[] = new Array(items.length).fill(undefined);
   let next = 0;
   let failure: { err: unknown } | null = null;
@@ -53,7 +54,8 @@ export class Semaphore {
       if (released) return;
       released = true;
       const next = this.waiters.shift();
-      if (next) next(); // hand the slot over directly; `active` stays the same
+      if (next)
+        next(); // hand the slot over directly; `active` stays the same
       else this.active--;
     };
   }

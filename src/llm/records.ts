@@ -23,7 +23,16 @@ export interface InferenceInputRecord {
   retrieved_k: number;
   retrieval_scores: number[];
   /** source_uri + corpus idx (+ source line when the corpus records it) per hit, for citations. */
-  retrieval_sources: { source_uri: string; idx: number; date: number | null; line?: number | null; line_end?: number; page?: string | null; ms?: string | null; provenance?: string }[];
+  retrieval_sources: {
+    source_uri: string;
+    idx: number;
+    date: number | null;
+    line?: number | null;
+    line_end?: number;
+    page?: string | null;
+    ms?: string | null;
+    provenance?: string;
+  }[];
   /** Witness exports: whether a hit holds the line's gold passage (src/witness/provenance.ts). */
   gold_in_context?: boolean;
 }
@@ -91,7 +100,10 @@ export const CorrectionRecordSchema = z.object({
   corrected_text: z.string(),
   raw_output: z.string().optional(),
   raw_text: z.string().optional(),
-  guard: z.string().regex(/^(?:kept|trimmed|fell_back:\S+)$/, 'expected "kept", "trimmed" or "fell_back:<reason>"').optional(),
+  guard: z
+    .string()
+    .regex(/^(?:kept|trimmed|fell_back:\S+)$/, 'expected "kept", "trimmed" or "fell_back:<reason>"')
+    .optional(),
   latency_ms: z.number().nonnegative().nullable().optional(),
   prompt_tokens: count.optional(),
   completion_tokens: count.optional(),
@@ -99,8 +111,19 @@ export const CorrectionRecordSchema = z.object({
 });
 
 export const CORRECTION_KEYS = [
-  'sample_id', 'dataset', 'prompt_type', 'prompt_version', 'model', 'ocr_text', 'gt_text',
-  'corrected_text', 'raw_output', 'latency_ms', 'prompt_tokens', 'completion_tokens', 'error',
+  'sample_id',
+  'dataset',
+  'prompt_type',
+  'prompt_version',
+  'model',
+  'ocr_text',
+  'gt_text',
+  'corrected_text',
+  'raw_output',
+  'latency_ms',
+  'prompt_tokens',
+  'completion_tokens',
+  'error',
 ] as const;
 
 /** Keys a record carries only when the over-correction guard ran; they follow `raw_output`. */
@@ -199,7 +222,19 @@ export interface CorrectionsValidation {
 export async function validateCorrectionsFile(file: string, hooks: ValidateHooks = {}): Promise<CorrectionsValidation> {
   const { createReadStream } = await import('node:fs');
   const readline = (await import('node:readline')).default;
-  const out: CorrectionsValidation = { file, lines: 0, records: [], invalid: [], duplicates: [], failed: 0, byDataset: {}, byPromptType: {}, extraKeys: [], filled: {}, ok: true };
+  const out: CorrectionsValidation = {
+    file,
+    lines: 0,
+    records: [],
+    invalid: [],
+    duplicates: [],
+    failed: 0,
+    byDataset: {},
+    byPromptType: {},
+    extraKeys: [],
+    filled: {},
+    ok: true,
+  };
   const firstLine = new Map<string, number>();
   const extra = new Set<string>();
   const known = new Set<string>([...CORRECTION_KEYS, ...GUARD_KEYS]);
@@ -214,7 +249,12 @@ export async function validateCorrectionsFile(file: string, hooks: ValidateHooks
     try {
       value = JSON.parse(text);
     } catch (err) {
-      out.invalid.push({ line, message: `invalid JSON (${(err as Error).message})`, kind: 'are not valid JSON', detail: (err as Error).message });
+      out.invalid.push({
+        line,
+        message: `invalid JSON (${(err as Error).message})`,
+        kind: 'are not valid JSON',
+        detail: (err as Error).message,
+      });
       continue;
     }
     if (hooks.fill && value && typeof value === 'object' && !Array.isArray(value)) {
@@ -255,13 +295,19 @@ export async function validateCorrectionsFile(file: string, hooks: ValidateHooks
  */
 export function summarizeValidation(v: CorrectionsValidation, fix?: (kind: string) => string | undefined): string {
   const head = `${v.file}: ${v.lines} line(s), ${v.records.length} valid, ${v.invalid.length + v.duplicates.length} rejected: `;
-  const problems = [...v.invalid, ...v.duplicates].map((p) => ({ line: p.line, kind: p.kind ?? p.message, detail: p.kind ? p.detail : undefined }));
+  const problems = [...v.invalid, ...v.duplicates].map((p) => ({
+    line: p.line,
+    kind: p.kind ?? p.message,
+    detail: p.kind ? p.detail : undefined,
+  }));
   return head + summarizeLineProblems(problems, { maxChars: Math.max(120, 500 - head.length), fix });
 }
 
 /** A short multi-line report of a validation ("file:line: message" for the first `max` problems). */
 export function formatValidation(v: CorrectionsValidation, max = 20): string {
-  const lines = [`${v.file}: ${v.lines} line(s), ${v.records.length} valid record(s), ${v.invalid.length} invalid, ${v.duplicates.length} duplicate, ${v.failed} with error`];
+  const lines = [
+    `${v.file}: ${v.lines} line(s), ${v.records.length} valid record(s), ${v.invalid.length} invalid, ${v.duplicates.length} duplicate, ${v.failed} with error`,
+  ];
   const problems = [...v.invalid, ...v.duplicates].sort((a, b) => a.line - b.line);
   for (const p of problems.slice(0, max)) lines.push(`  ${v.file}:${p.line}: ${p.message}`);
   if (problems.length > max) lines.push(`  … and ${problems.length - max} more`);

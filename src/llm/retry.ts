@@ -26,7 +26,11 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
  * "Equal jitter" backoff for retry number `retry` (1-based): half of the exponential step plus a random
  * share of the other half, so retries spread out (no thundering herd) but never come back instantly.
  */
-export function backoffDelay(retry: number, policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, random: () => number = Math.random): number {
+export function backoffDelay(
+  retry: number,
+  policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>,
+  random: () => number = Math.random,
+): number {
   const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** Math.max(0, retry - 1));
   return Math.round(step / 2 + random() * (step / 2));
 }

@@ -34,7 +34,8 @@ export async function readInput(opts: RunCorrectionsOptions): Promise<RunInput> 
       unique.push(r);
     }
   }
-  if (duplicateInput > 0) log.warn({ duplicateInput }, `input has ${duplicateInput} duplicate sample_id(s); only the first of each is used`);
+  if (duplicateInput > 0)
+    log.warn({ duplicateInput }, `input has ${duplicateInput} duplicate sample_id(s); only the first of each is used`);
   return { input, unique, seenInput, duplicateInput, duplicateInputIds };
 }
 

@@ -82,7 +82,10 @@ export interface RunCorrectionsSummary {
 }
 
 export class RunCorrectionsError extends Error {
-  constructor(message: string, readonly summary: RunCorrectionsSummary) {
+  constructor(
+    message: string,
+    readonly summary: RunCorrectionsSummary,
+  ) {
     super(message);
     this.name = 'RunCorrectionsError';
   }
@@ -90,7 +93,11 @@ export class RunCorrectionsError extends Error {
 
 /** The endpoint stopped serving (after the backend's retries); nothing was recorded for the lines left. */
 export class LlmUnavailableError extends RunCorrectionsError {
-  constructor(message: string, summary: RunCorrectionsSummary, readonly failure: FailureInfo) {
+  constructor(
+    message: string,
+    summary: RunCorrectionsSummary,
+    readonly failure: FailureInfo,
+  ) {
     super(message, summary);
     this.name = 'LlmUnavailableError';
   }

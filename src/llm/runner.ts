@@ -23,14 +23,21 @@ import type { InferenceInputRow } from './records';
 import { readInput } from './runner-input';
 import { LlmUnavailableError, RunCorrectionsError, type RunCorrectionsOptions, type RunCorrectionsSummary } from './runner-types';
 
-export { LlmUnavailableError, RunCorrectionsError, type Condition, type RunCorrectionsOptions, type RunCorrectionsSummary } from './runner-types';
+export {
+  LlmUnavailableError,
+  RunCorrectionsError,
+  type Condition,
+  type RunCorrectionsOptions,
+  type RunCorrectionsSummary,
+} from './runner-types';
 
 const log = childLogger('infer');
 
 export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCorrectionsSummary> {
   const started = Date.now();
   const { backend, condition, outputPath } = opts;
-  if (condition !== 'rag' && condition !== 'zero_shot') throw new Error(`runCorrections: condition must be "rag" or "zero_shot", got "${condition}"`);
+  if (condition !== 'rag' && condition !== 'zero_shot')
+    throw new Error(`runCorrections: condition must be "rag" or "zero_shot", got "${condition}"`);
 
   const { input, unique, seenInput, duplicateInput, duplicateInputIds } = await readInput(opts);
   const { existing, retriedFailed } = await openExistingOutput(opts, seenInput);
@@ -39,10 +46,27 @@ export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCo
   const pending = opts.limit !== undefined ? notDone.slice(0, Math.max(0, opts.limit)) : notDone;
 
   const summary: RunCorrectionsSummary = {
-    outputPath, condition, label: opts.label ?? condition, backend: backend.id, model: backend.model,
-    inputRecords: input.length, duplicateInput, duplicateInputIds, skippedExisting, retriedFailed,
-    written: 0, succeeded: 0, failed: 0, failuresByReason: {}, promptTypes: {},
-    promptTokens: 0, completionTokens: 0, elapsedMs: 0, remaining: notDone.length, aborted: false, outage: null,
+    outputPath,
+    condition,
+    label: opts.label ?? condition,
+    backend: backend.id,
+    model: backend.model,
+    inputRecords: input.length,
+    duplicateInput,
+    duplicateInputIds,
+    skippedExisting,
+    retriedFailed,
+    written: 0,
+    succeeded: 0,
+    failed: 0,
+    failuresByReason: {},
+    promptTypes: {},
+    promptTokens: 0,
+    completionTokens: 0,
+    elapsedMs: 0,
+    remaining: notDone.length,
+    aborted: false,
+    outage: null,
     ...(opts.guard?.enabled ? { guardDecisions: {} } : {}),
   };
   const total = skippedExisting + pending.length;
@@ -111,7 +135,10 @@ function reportRun(summary: RunCorrectionsSummary, gaveUp: string | null): RunCo
   }
   if (gaveUp) {
     log.error({ ...summary }, `infer ${label}: giving up after ${gaveUp}`);
-    throw new RunCorrectionsError(`infer ${label}: giving up after ${gaveUp}; ${summary.written} record(s) written to ${outputPath} (rerun with retryFailed to retry failures)`, summary);
+    throw new RunCorrectionsError(
+      `infer ${label}: giving up after ${gaveUp}; ${summary.written} record(s) written to ${outputPath} (rerun with retryFailed to retry failures)`,
+      summary,
+    );
   }
   const msg = `infer ${label}: wrote ${summary.written} record(s) (${summary.failed} failed), skipped ${summary.skippedExisting} existing`;
   if (summary.failed > 0) log.warn({ ...summary }, msg);

@@ -79,7 +79,13 @@ export type FailureReason =
  * belongs here — a body that is not a chat completion comes from the server or a proxy, not from the prompt.
  * `empty_content` does not: at temperature 0 the model answering nothing is a property of the prompt.
  */
-export const OUTAGE_REASONS: ReadonlySet<FailureReason> = new Set<FailureReason>(['rate_limited', 'server_error', 'timeout', 'connection', 'invalid_response']);
+export const OUTAGE_REASONS: ReadonlySet<FailureReason> = new Set<FailureReason>([
+  'rate_limited',
+  'server_error',
+  'timeout',
+  'connection',
+  'invalid_response',
+]);
 
 export function isOutage(reason: FailureReason): boolean {
   return OUTAGE_REASONS.has(reason);

@@ -16,7 +16,12 @@ export const DEFAULT_PARSE_OPTIONS: Required<ParseOptions> = { minArabicLetters:
 /** The "Arabic text" test on a cleaned line (docs/openiti.md#arabic-text-test). */
 export function isArabicText(s: string, opts: ParseOptions = {}): boolean {
   const { arabic, foreign } = letterCountsByScript(s);
-  return passesArabic(arabic, foreign, opts.minArabicLetters ?? DEFAULT_PARSE_OPTIONS.minArabicLetters, opts.maxForeignLetterRatio ?? DEFAULT_PARSE_OPTIONS.maxForeignLetterRatio);
+  return passesArabic(
+    arabic,
+    foreign,
+    opts.minArabicLetters ?? DEFAULT_PARSE_OPTIONS.minArabicLetters,
+    opts.maxForeignLetterRatio ?? DEFAULT_PARSE_OPTIONS.maxForeignLetterRatio,
+  );
 }
 
 export function passesArabic(arabic: number, foreign: number, minLetters: number, maxForeign: number): boolean {

@@ -37,7 +37,11 @@ export async function buildCorpus(options: CorpusBuildOptions, onProgress?: Prog
 
   const eraCaps = eraCapacities(o.eras, counted.parsedEntries);
   if (eraCaps.reduce((a, b) => a + b, 0) === 0) throw noSentencesError(meta.rows.length, counted.parsed, selection, ctx);
-  const eraAlloc = allocateEras(o.maxSentences, o.eras.map((e) => e.fraction), eraCaps);
+  const eraAlloc = allocateEras(
+    o.maxSentences,
+    o.eras.map((e) => e.fraction),
+    eraCaps,
+  );
   warnEraShortfall(log, o.eras, eraAlloc, eraCaps);
   const plans = planEras(o, counted.parsedEntries, eraAlloc.allocated);
 
@@ -45,9 +49,28 @@ export async function buildCorpus(options: CorpusBuildOptions, onProgress?: Prog
   const written = await writeCorpus(plans, ctx);
   const corpusSha256 = await sha256File(o.outPath);
   const durationMs = { count: countMs, select: Date.now() - t1, total: Date.now() - t0 };
-  const summary = assembleSummary({ o, meta, metadataExamples, selection, counted, ctx, plans, eraCaps, eraAlloc, written, corpusSha256, durationMs });
+  const summary = assembleSummary({
+    o,
+    meta,
+    metadataExamples,
+    selection,
+    counted,
+    ctx,
+    plans,
+    eraCaps,
+    eraAlloc,
+    written,
+    corpusSha256,
+    durationMs,
+  });
   log.info(
-    { out: o.outPath, written: written.written, sha256: corpusSha256, eras: summary.eras.map((e) => ({ era: e.name, target: e.target, written: e.written })), skipped: problems.skipped },
+    {
+      out: o.outPath,
+      written: written.written,
+      sha256: corpusSha256,
+      eras: summary.eras.map((e) => ({ era: e.name, target: e.target, written: e.written })),
+      skipped: problems.skipped,
+    },
     `openiti: wrote ${written.written} sentences`,
   );
   return summary;

@@ -73,7 +73,8 @@ export function resolveOptions(opts: CorpusBuildOptions): ResolvedOptions {
   if (!opts.openitiRoot) fail('openitiRoot', 'is required');
   if (!opts.outPath) fail('outPath', 'is required');
   const root = path.resolve(opts.openitiRoot);
-  if (!existsSync(root) || !statSync(root).isDirectory()) fail('openitiRoot', `${root} is not a directory (set data.openiti / --openiti-root to an OpenITI checkout)`);
+  if (!existsSync(root) || !statSync(root).isDirectory())
+    fail('openitiRoot', `${root} is not a directory (set data.openiti / --openiti-root to an OpenITI checkout)`);
   const metadataPath = path.resolve(opts.metadataPath ?? path.join(root, DEFAULT_METADATA_RELPATH));
   if (!existsSync(metadataPath)) fail('metadataPath', `${metadataPath} does not exist`);
   const int = (field: string, v: number | undefined, def: number, min: number): number => {
@@ -86,15 +87,18 @@ export function resolveOptions(opts: CorpusBuildOptions): ResolvedOptions {
   const maxCharLen = int('maxCharLen', opts.maxCharLen, 300, 1);
   if (minCharLen > maxCharLen) fail('minCharLen', `(${minCharLen}) is greater than maxCharLen (${maxCharLen})`);
   const statusFilter = opts.statusFilter ?? 'pri';
-  if (!['pri', 'sec', 'all'].includes(statusFilter)) fail('statusFilter', `must be "pri", "sec" or "all" (got ${JSON.stringify(statusFilter)})`);
+  if (!['pri', 'sec', 'all'].includes(statusFilter))
+    fail('statusFilter', `must be "pri", "sec" or "all" (got ${JSON.stringify(statusFilter)})`);
   const seed = opts.seed ?? 42;
   if (!Number.isInteger(seed)) fail('seed', `must be an integer (got ${seed})`);
   const eras = opts.eras ?? DEFAULT_ERAS;
   validateEras(eras);
   const maxPerFile = opts.maxPerFile ?? null;
-  if (maxPerFile !== null && (!Number.isInteger(maxPerFile) || maxPerFile < 1)) fail('maxPerFile', `must be a positive integer or null (got ${maxPerFile})`);
+  if (maxPerFile !== null && (!Number.isInteger(maxPerFile) || maxPerFile < 1))
+    fail('maxPerFile', `must be a positive integer or null (got ${maxPerFile})`);
   const exclude = opts.exclude ?? [];
-  if (!Array.isArray(exclude) || exclude.some((p) => typeof p !== 'string' || p === '')) fail('exclude', 'must be a list of non-empty glob patterns');
+  if (!Array.isArray(exclude) || exclude.some((p) => typeof p !== 'string' || p === ''))
+    fail('exclude', 'must be a list of non-empty glob patterns');
   const maxForeignLetterRatio = opts.maxForeignLetterRatio ?? 0.2;
   if (!(maxForeignLetterRatio >= 0 && maxForeignLetterRatio <= 1)) fail('maxForeignLetterRatio', 'must be in [0, 1]');
   return {
@@ -118,5 +122,10 @@ export function resolveOptions(opts: CorpusBuildOptions): ResolvedOptions {
 }
 
 export function filterOptions(o: ResolvedOptions): FilterOptions {
-  return { minCharLen: o.minCharLen, maxCharLen: o.maxCharLen, minArabicLetters: o.minArabicLetters, maxForeignLetterRatio: o.maxForeignLetterRatio };
+  return {
+    minCharLen: o.minCharLen,
+    maxCharLen: o.maxCharLen,
+    minArabicLetters: o.minArabicLetters,
+    maxForeignLetterRatio: o.maxForeignLetterRatio,
+  };
 }

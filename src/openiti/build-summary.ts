@@ -3,7 +3,14 @@ import type { StatusFilter } from './metadata';
 import type { EraSpec } from './sampling';
 
 export type FileSkipReason = 'missing' | 'author_not_in_checkout' | 'path_outside_root' | 'unreadable' | 'not_utf8' | 'no_header';
-export const FILE_SKIP_REASONS: readonly FileSkipReason[] = ['missing', 'author_not_in_checkout', 'path_outside_root', 'unreadable', 'not_utf8', 'no_header'];
+export const FILE_SKIP_REASONS: readonly FileSkipReason[] = [
+  'missing',
+  'author_not_in_checkout',
+  'path_outside_root',
+  'unreadable',
+  'not_utf8',
+  'no_header',
+];
 
 export interface EraSummary {
   name: string;

@@ -20,7 +20,19 @@ export function isDigit(c: number): boolean {
 }
 
 export function isSpace(c: number): boolean {
-  return c === 0x20 || (c >= 0x09 && c <= 0x0d) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 0x20 ||
+    (c >= 0x09 && c <= 0x0d) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 // One table lookup per character classifies it (the hot loop of the whole build).
@@ -58,7 +70,15 @@ export const CLASS = (() => {
     } else if (ARABIC_LETTER_RE.test(ch)) t[c] |= C_ARABIC;
     else if (c !== 0x0640) t[c] |= C_FOREIGN;
     if (isSpace(c) && c !== 0x20) t[c] |= C_WS;
-    if (c === 0xad || c === 0x61c || (c >= 0x200b && c <= 0x200f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2060 && c <= 0x206f) || c === 0xfeff) t[c] |= C_INVIS;
+    if (
+      c === 0xad ||
+      c === 0x61c ||
+      (c >= 0x200b && c <= 0x200f) ||
+      (c >= 0x202a && c <= 0x202e) ||
+      (c >= 0x2060 && c <= 0x206f) ||
+      c === 0xfeff
+    )
+      t[c] |= C_INVIS;
   }
   t[0x50] |= C_P;
   t[0x6d] |= C_M;

@@ -60,7 +60,8 @@ function startsRemoval(c: number, b: Uint8Array, i: number): boolean {
       if ((b[i] | 0x20) >= 0x61 && (b[i] | 0x20) <= 0x7a && b[i + 1] === 0x29) return true;
       for (;;) {
         if (b[i] === 0x20) i++;
-        else if (b[i] === 0xc2 && b[i + 1] === 0xac) i += 2; // ¬
+        else if (b[i] === 0xc2 && b[i + 1] === 0xac)
+          i += 2; // ¬
         else break;
       }
       return isAsciiDigit(b[i]) || isIndicDigitEndingAt(b, i + 1);
@@ -94,7 +95,8 @@ export function cleanLineBytes(b: Uint8Array, start: number, end: number): numbe
     if (end - start === 1) return SKIP;
     const c1 = b[start + 1];
     if (c1 === 0x23) return SKIP;
-    if (end - start >= 6 && c1 === 0x4d && b[start + 2] === 0x45 && b[start + 3] === 0x54 && b[start + 4] === 0x41 && b[start + 5] === 0x23) return SKIP; // #META#
+    if (end - start >= 6 && c1 === 0x4d && b[start + 2] === 0x45 && b[start + 3] === 0x54 && b[start + 4] === 0x41 && b[start + 5] === 0x23)
+      return SKIP; // #META#
     start += c1 === 0x20 ? 2 : 1;
     while (start < end && isAsciiSpace(b[start])) start++;
     if (start < end && b[start] === 0x7c /* | */) return SKIP;
@@ -114,7 +116,7 @@ export function cleanLineBytes(b: Uint8Array, start: number, end: number): numbe
   let chars = 0;
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
-  for (let i = start; i < textEnd; ) {
+  for (let i = start; i < textEnd;) {
     let c = b[i];
     if (c < 0x80) i++;
     else if (c < 0xe0) {

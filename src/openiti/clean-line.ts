@@ -3,7 +3,23 @@
  * removal, trailing verse numbers; one table-driven pass counts letters, code points and hashes the
  * dedup key of exactly the text kept, and a regex runs only when that pass says it can match.
  */
-import { C_ANYSPACE, C_ARABIC, C_FOREIGN, C_DBL, C_DOTS3, C_HIGH, C_MARK, C_PCT, C_PIPE, C_REMOVALS, C_SLOW, C_WS, CLASS, isDigit, isSpace } from './char-classes';
+import {
+  C_ANYSPACE,
+  C_ARABIC,
+  C_FOREIGN,
+  C_DBL,
+  C_DOTS3,
+  C_HIGH,
+  C_MARK,
+  C_PCT,
+  C_PIPE,
+  C_REMOVALS,
+  C_SLOW,
+  C_WS,
+  CLASS,
+  isDigit,
+  isSpace,
+} from './char-classes';
 import { finishKeyHash, lineFacts } from './line-facts';
 import { HEMISTICH_DOTS, HEMISTICH_PERCENT, QURAN_PREFIX, removeMarkers, SPACES, WHITESPACE } from './line-markers';
 

@@ -43,7 +43,8 @@ export async function loadCorpus(file: string): Promise<CorpusSentence[]> {
 export function saveCorpus(file: string, sentences: Iterable<Pick<CorpusSentence, 'text' | 'source_uri' | 'date'>>): number {
   let idx = 0;
   const records: CorpusSentence[] = [];
-  for (const s of sentences) records.push({ text: s.text, source_uri: s.source_uri, date: s.date, char_len: codePointLength(s.text), idx: idx++ });
+  for (const s of sentences)
+    records.push({ text: s.text, source_uri: s.source_uri, date: s.date, char_len: codePointLength(s.text), idx: idx++ });
   writeJsonlAtomic(file, records);
   return idx;
 }

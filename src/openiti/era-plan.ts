@@ -12,7 +12,16 @@ export function eraCapacities(eras: readonly EraSpec[], parsedEntries: readonly 
 export function warnEraShortfall(log: Logger, eras: readonly EraSpec[], eraAlloc: EraAllocation, eraCaps: readonly number[]): void {
   if (!eraAlloc.shortfall.some((s) => s > 0)) return;
   log.warn(
-    { eras: eras.map((e, i) => ({ era: e.name, target: eraAlloc.targets[i], capacity: eraCaps[i], shortfall: eraAlloc.shortfall[i], received: eraAlloc.received[i] })), unfilled: eraAlloc.unfilled },
+    {
+      eras: eras.map((e, i) => ({
+        era: e.name,
+        target: eraAlloc.targets[i],
+        capacity: eraCaps[i],
+        shortfall: eraAlloc.shortfall[i],
+        received: eraAlloc.received[i],
+      })),
+      unfilled: eraAlloc.unfilled,
+    },
     'openiti: some eras have fewer sentences than their target; the shortfall was redistributed',
   );
 }
@@ -53,7 +62,11 @@ function allocateToAuthorsAndFiles(files: readonly FileEntry[], quota: number, s
   );
   authorList.forEach((a, k) => {
     const fs = authors.get(a)!;
-    const fa = waterFill(fs.map((f) => f.capacity), authorAlloc[k], fs.map((f) => seededKey(seed, f.uri)));
+    const fa = waterFill(
+      fs.map((f) => f.capacity),
+      authorAlloc[k],
+      fs.map((f) => seededKey(seed, f.uri)),
+    );
     fs.forEach((f, j) => (f.alloc = fa[j]));
   });
   return authorList.length;

@@ -45,8 +45,10 @@ export function reportMetadataProblems(problems: readonly MetadataProblem[], log
     if (examples.length < EXAMPLES_PER_REASON) examples.push(`${p.where}: ${p.detail}`);
     // Human logs aggregate every row into one line with a count; structured logs keep the first ones.
     const summary = `metadata rows skipped: ${p.reason.replace(/_/g, ' ')}`;
-    if (i < LOGGED_PER_REASON || logFormat() === 'human') log.warn({ reason: p.reason, where: p.where, detail: p.detail, summary }, 'openiti: metadata row skipped');
-    else if (i === LOGGED_PER_REASON) log.warn({ problems: problems.length }, 'openiti: further metadata problems are counted in the summary, not logged one by one');
+    if (i < LOGGED_PER_REASON || logFormat() === 'human')
+      log.warn({ reason: p.reason, where: p.where, detail: p.detail, summary }, 'openiti: metadata row skipped');
+    else if (i === LOGGED_PER_REASON)
+      log.warn({ problems: problems.length }, 'openiti: further metadata problems are counted in the summary, not logged one by one');
   });
   return examples;
 }
@@ -72,8 +74,10 @@ export class FileProblems {
     this.logged[reason] = (this.logged[reason] ?? 0) + 1;
     // Human logs aggregate them all into one line with a count; structured logs keep the first ones.
     const summary = SKIP_WORDS[reason] ?? `${level === 'warn' ? 'files skipped' : 'files left out'}: ${reason.replace(/_/g, ' ')}`;
-    if (this.logged[reason] <= LOGGED_PER_REASON || logFormat() === 'human') this.log[level]({ reason, path: where, detail, summary }, `openiti: ${reason}`);
-    else if (this.logged[reason] === LOGGED_PER_REASON + 1) this.log[level]({ reason }, `openiti: further "${reason}" files are counted in the summary, not logged one by one`);
+    if (this.logged[reason] <= LOGGED_PER_REASON || logFormat() === 'human')
+      this.log[level]({ reason, path: where, detail, summary }, `openiti: ${reason}`);
+    else if (this.logged[reason] === LOGGED_PER_REASON + 1)
+      this.log[level]({ reason }, `openiti: further "${reason}" files are counted in the summary, not logged one by one`);
   }
 
   skip(reason: FileSkipReason, where: string, detail: string): void {
@@ -117,7 +121,17 @@ export function selectFiles(rows: readonly MetadataRow[], o: ResolvedOptions, pr
       problems.skip(r.reason, row.localPath, `${row.versionUri} — ${r.detail}`);
       continue;
     }
-    sel.entries.push({ uri: row.versionUri, authorUri: row.authorUri, date: row.date, era, file: r.file, bytes: r.bytes, eligible: 0, capacity: 0, alloc: 0 });
+    sel.entries.push({
+      uri: row.versionUri,
+      authorUri: row.authorUri,
+      date: row.date,
+      era,
+      file: r.file,
+      bytes: r.bytes,
+      eligible: 0,
+      capacity: 0,
+      alloc: 0,
+    });
   }
   // Deterministic order = output order: era, then source URI.
   sel.entries.sort((a, b) => a.era - b.era || cmp(a.uri, b.uri));

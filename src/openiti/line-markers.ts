@@ -45,7 +45,7 @@ function hasFootnote(s: string): boolean {
   for (let i = s.indexOf('('); i !== -1; i = s.indexOf('(', i + 1)) {
     let j = i + 1;
     let c = s.charCodeAt(j);
-    if (((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a) && s.charCodeAt(j + 1) === 0x29) return true;
+    if ((c | 0x20) >= 0x61 && (c | 0x20) <= 0x7a && s.charCodeAt(j + 1) === 0x29) return true;
     while (c === 0x20 || c === 0xac) c = s.charCodeAt(++j);
     if (isDigit(c)) return true;
   }

@@ -82,7 +82,10 @@ export class OpenITILineParser {
     if (this.state === 'magic') {
       const t = line.replace(/^\ufeff/, '').trim();
       if (!t.startsWith(OPENITI_MAGIC)) {
-        throw new NoHeaderError(this.file, `no OpenITI header (first line is ${JSON.stringify(t.slice(0, 40))}, expected "${OPENITI_MAGIC}")`);
+        throw new NoHeaderError(
+          this.file,
+          `no OpenITI header (first line is ${JSON.stringify(t.slice(0, 40))}, expected "${OPENITI_MAGIC}")`,
+        );
       }
       this.state = 'header';
       return null;

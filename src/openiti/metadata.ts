@@ -194,7 +194,12 @@ export function resolveTextPath(root: string, metadataDir: string, localPath: st
   if (norm.startsWith('../data/')) push(path.resolve(root, norm.slice(3)));
   const safe = bases.filter((b) => inside(root, b));
   if (safe.length === 0) {
-    return { ok: false, reason: 'path_outside_root', detail: `local_path ${JSON.stringify(localPath)} leaves the corpus root ${root}`, tried: [] };
+    return {
+      ok: false,
+      reason: 'path_outside_root',
+      detail: `local_path ${JSON.stringify(localPath)} leaves the corpus root ${root}`,
+      tried: [],
+    };
   }
   const tried: string[] = [];
   for (const base of safe) {
@@ -222,7 +227,17 @@ export function resolveTextPath(root: string, metadataDir: string, localPath: st
   const first = safe[0];
   const authorDir = path.dirname(path.dirname(first));
   if (!existsSync(authorDir)) {
-    return { ok: false, reason: 'author_not_in_checkout', detail: `author folder ${path.relative(root, authorDir)} absent (text not part of this checkout)`, tried };
+    return {
+      ok: false,
+      reason: 'author_not_in_checkout',
+      detail: `author folder ${path.relative(root, authorDir)} absent (text not part of this checkout)`,
+      tried,
+    };
   }
-  return { ok: false, reason: 'missing', detail: `file listed in the metadata is absent (tried ${tried.length} paths incl. .mARkdown/.completed/.inProgress)`, tried };
+  return {
+    ok: false,
+    reason: 'missing',
+    detail: `file listed in the metadata is absent (tried ${tried.length} paths incl. .mARkdown/.completed/.inProgress)`,
+    tried,
+  };
 }

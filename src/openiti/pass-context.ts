@@ -17,5 +17,14 @@ export interface PassContext {
 }
 
 export function emptySentenceCounts(): SentenceCounts {
-  return { contentLines: 0, notArabic: 0, tooShort: 0, tooLong: 0, duplicateInFile: 0, eligible: 0, duplicateAcrossCorpus: 0, unfilledAfterDedup: 0 };
+  return {
+    contentLines: 0,
+    notArabic: 0,
+    tooShort: 0,
+    tooLong: 0,
+    duplicateInFile: 0,
+    eligible: 0,
+    duplicateAcrossCorpus: 0,
+    unfilledAfterDedup: 0,
+  };
 }

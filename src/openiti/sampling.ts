@@ -44,13 +44,17 @@ export function validateEras(eras: readonly EraSpec[]): void {
     names.add(e.name);
     if (!Number.isInteger(e.from) || !Number.isInteger(e.to)) throw new SamplingConfigError(`${at}: from/to must be integer hijri years`);
     if (e.from >= e.to) throw new SamplingConfigError(`${at}: from (${e.from}) must be < to (${e.to}); eras are [from, to)`);
-    if (!(typeof e.fraction === 'number' && e.fraction >= 0 && e.fraction <= 1)) throw new SamplingConfigError(`${at}.fraction: must be a number in [0, 1]`);
+    if (!(typeof e.fraction === 'number' && e.fraction >= 0 && e.fraction <= 1))
+      throw new SamplingConfigError(`${at}.fraction: must be a number in [0, 1]`);
     sum += e.fraction;
   });
   if (Math.abs(sum - 1) > 1e-6) throw new SamplingConfigError(`eras: fractions sum to ${sum}, expected 1`);
   const sorted = [...eras].sort((a, b) => a.from - b.from);
   for (let i = 1; i < sorted.length; i++) {
-    if (sorted[i].from < sorted[i - 1].to) throw new SamplingConfigError(`eras: ${sorted[i - 1].name} (${sorted[i - 1].from}–${sorted[i - 1].to}) overlaps ${sorted[i].name} (${sorted[i].from}–${sorted[i].to})`);
+    if (sorted[i].from < sorted[i - 1].to)
+      throw new SamplingConfigError(
+        `eras: ${sorted[i - 1].name} (${sorted[i - 1].from}–${sorted[i - 1].to}) overlaps ${sorted[i].name} (${sorted[i].from}–${sorted[i].to})`,
+      );
   }
 }
 
@@ -98,7 +102,10 @@ export function allocateEras(total: number, fractions: readonly number[], capaci
   while (deficit > 0) {
     const open = fractions.map((f, i) => i).filter((i) => fractions[i] > 0 && capacities[i] > allocated[i]);
     if (open.length === 0) break;
-    const shares = largestRemainder(deficit, open.map((i) => fractions[i]));
+    const shares = largestRemainder(
+      deficit,
+      open.map((i) => fractions[i]),
+    );
     let given = 0;
     open.forEach((i, k) => {
       const g = Math.min(shares[k], capacities[i] - allocated[i]);

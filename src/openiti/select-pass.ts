@@ -64,7 +64,9 @@ export async function writeCorpus(plans: EraPlan[], ctx: PassContext): Promise<W
   }
   if (sink.result.written === 0) {
     rmSync(tmp, { force: true });
-    throw new CorpusBuildError(`no sentences written (all ${ctx.sentences.eligible} eligible sentences were dropped as duplicates or their files became unreadable)`);
+    throw new CorpusBuildError(
+      `no sentences written (all ${ctx.sentences.eligible} eligible sentences were dropped as duplicates or their files became unreadable)`,
+    );
   }
   renameSync(tmp, o.outPath);
   return sink.result;

@@ -20,14 +20,20 @@ export interface SourceWorkExclusion {
 }
 
 /** Per dataset with a source pattern: the works and versions held out. */
-export function sourceWorkExclusions(datasets: readonly { dataset: string; source_pattern?: string }[], rows: readonly Pick<MetadataRow, 'versionUri' | 'bookUri'>[]): SourceWorkExclusion[] {
+export function sourceWorkExclusions(
+  datasets: readonly { dataset: string; source_pattern?: string }[],
+  rows: readonly Pick<MetadataRow, 'versionUri' | 'bookUri'>[],
+): SourceWorkExclusion[] {
   const out: SourceWorkExclusion[] = [];
   for (const { dataset, source_pattern } of datasets) {
     if (!source_pattern) continue;
     const re = globToRegExp(source_pattern);
     const works = [...new Set(rows.filter((r) => re.test(r.versionUri) || re.test(r.bookUri)).map((r) => r.bookUri))].sort();
     const wanted = new Set(works);
-    const versions = rows.filter((r) => wanted.has(r.bookUri)).map((r) => r.versionUri).sort();
+    const versions = rows
+      .filter((r) => wanted.has(r.bookUri))
+      .map((r) => r.versionUri)
+      .sort();
     out.push({ dataset, source_pattern, works, versions, patterns: works.map((w) => `${w}.*`) });
   }
   return out;

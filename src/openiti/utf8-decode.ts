@@ -14,7 +14,7 @@ export function decodeUtf8(b: Uint8Array, start: number, end: number): string {
   if (end - start > scratch.length) scratch = new Uint16Array(Math.max(end - start, scratch.length * 2));
   const out = scratch;
   let n = 0;
-  for (let i = start; i < end; ) {
+  for (let i = start; i < end;) {
     const c = b[i];
     if (c < 0x80) {
       out[n++] = c;

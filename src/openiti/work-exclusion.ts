@@ -37,7 +37,10 @@ export function workOf(uri: string): string {
 }
 
 /** The patterns the build excludes with: the config's, then the by-work ones (`<work>.*`). */
-export function effectiveExcludePatterns(exclude: readonly string[], held: ReadonlyArray<{ patterns: readonly string[] }> | null | undefined): string[] {
+export function effectiveExcludePatterns(
+  exclude: readonly string[],
+  held: ReadonlyArray<{ patterns: readonly string[] }> | null | undefined,
+): string[] {
   return [...exclude, ...(held ?? []).flatMap((e) => e.patterns)];
 }
 
@@ -81,7 +84,10 @@ export function sourceExclusionStatus(
   let versions: string[] = [];
   if (rows) {
     for (const r of rows) if (re.test(r.versionUri) || re.test(r.bookUri)) works.add(r.bookUri);
-    versions = rows.filter((r) => works.has(r.bookUri)).map((r) => r.versionUri).sort();
+    versions = rows
+      .filter((r) => works.has(r.bookUri))
+      .map((r) => r.versionUri)
+      .sort();
   } else if (!hasWildcard(sourcePattern)) {
     works.add(workOf(sourcePattern));
     if (sourcePattern !== workOf(sourcePattern)) versions = [sourcePattern];
@@ -92,7 +98,13 @@ export function sourceExclusionStatus(
   if (works.size === 0) status = rows ? 'not_excluded' : 'unknown';
   else if (wholeWorks || (rows && excludedVersions.length === versions.length && versions.length > 0)) status = 'excluded';
   else status = excludedVersions.length > 0 ? 'partly_excluded' : 'not_excluded';
-  return { works: [...works].sort(), versions, excluded_versions: excludedVersions, status, fromSourceWork: sourceWorkMatcher(sourcePattern, works) };
+  return {
+    works: [...works].sort(),
+    versions,
+    excluded_versions: excludedVersions,
+    status,
+    fromSourceWork: sourceWorkMatcher(sourcePattern, works),
+  };
 }
 
 /**

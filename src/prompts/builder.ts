@@ -40,9 +40,7 @@ export const RAG_SYSTEM_V1: string =
 
 /** Phase 2 zero-shot system prompt v1 (docs/prompts.md#zero-shot-prompt-v1). */
 export const ZERO_SHOT_SYSTEM_V1: string =
-  'أنت مصحح نصوص عربية متخصص. ' +
-  'صحح النص التالي. ' +
-  'أعد النص المصحح فقط بدون أي شرح أو تعليق إضافي.';
+  'أنت مصحح نصوص عربية متخصص. ' + 'صحح النص التالي. ' + 'أعد النص المصحح فقط بدون أي شرح أو تعليق إضافي.';
 
 /** Phase 2 baseline: zero-shot correction prompt (`zero_shot`, `v1`). */
 export function buildZeroShot(ocrText: string): BuiltPrompt {

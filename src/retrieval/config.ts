@@ -75,7 +75,9 @@ export const RetrievalPipelineSchema = z.strictObject({
 
 export type RetrievalPipelineOptions = z.infer<typeof RetrievalPipelineSchema>;
 
-type DeepPartial<T> = { [K in keyof T]?: T[K] extends object | null ? (T[K] extends null ? T[K] : DeepPartial<NonNullable<T[K]>> | Extract<T[K], null>) : T[K] };
+type DeepPartial<T> = {
+  [K in keyof T]?: T[K] extends object | null ? (T[K] extends null ? T[K] : DeepPartial<NonNullable<T[K]>> | Extract<T[K], null>) : T[K];
+};
 export type RetrievalPipelineInput = DeepPartial<RetrievalPipelineOptions>;
 
 /** Defaults applied and values checked; errors name the key path. */

@@ -37,13 +37,16 @@ export function reciprocalRankFusion(dense: readonly Ranked[], lexical: readonly
   add(dense, 'denseRank');
   add(lexical, 'lexicalRank');
   const max = 2 / (rrfK + 1);
-  return [...items.values()]
-    .map(({ raw, ...it }) => ({ ...it, score: raw / max }))
-    .sort((a, b) => b.score - a.score || a.idx - b.idx);
+  return [...items.values()].map(({ raw, ...it }) => ({ ...it, score: raw / max })).sort((a, b) => b.score - a.score || a.idx - b.idx);
 }
 
 /** `cosine` must hold the dense score of every item of both lists. */
-export function weightedFusion(dense: readonly Ranked[], lexical: readonly Ranked[], cosine: ReadonlyMap<number, number>, denseWeight: number): FusedItem[] {
+export function weightedFusion(
+  dense: readonly Ranked[],
+  lexical: readonly Ranked[],
+  cosine: ReadonlyMap<number, number>,
+  denseWeight: number,
+): FusedItem[] {
   if (!(denseWeight >= 0 && denseWeight <= 1)) throw new RangeError(`dense_weight must be in [0, 1], got ${denseWeight}`);
   const maxLex = lexical.reduce((m, r) => Math.max(m, r.score), 0);
   const lexNorm = new Map(lexical.map((r) => [r.idx, maxLex > 0 ? r.score / maxLex : 0]));

@@ -61,7 +61,8 @@ export class LexicalIndex {
     this.b = opts.b ?? 0.75;
     this.maxDf = opts.maxDf ?? 0.02;
     if (!(this.maxDf > 0 && this.maxDf <= 1)) throw new RangeError(`lexical maxDf must be in (0, 1], got ${this.maxDf}`);
-    if (!Number.isInteger(this.ngram) || this.ngram < 1 || this.ngram > 8) throw new RangeError(`lexical ngram must be an integer in 1..8, got ${this.ngram}`);
+    if (!Number.isInteger(this.ngram) || this.ngram < 1 || this.ngram > 8)
+      throw new RangeError(`lexical ngram must be an integer in 1..8, got ${this.ngram}`);
     if (!(this.k1 >= 0)) throw new RangeError(`lexical k1 must be ≥ 0, got ${this.k1}`);
     if (!(this.b >= 0 && this.b <= 1)) throw new RangeError(`lexical b must be in [0, 1], got ${this.b}`);
   }

@@ -59,7 +59,14 @@ export interface BaseRetriever {
   retrieveMany(queries: readonly string[], k?: number, minScore?: number): Promise<RetrievedChunk[][]>;
   readonly model?: Embedder | null;
   readonly manifest?: IndexManifest | null;
-  readonly config?: { indexPath?: string; corpusPath?: string; maxChunkChars?: number; topK?: number; minScore?: number; formatStyle?: FormatStyle };
+  readonly config?: {
+    indexPath?: string;
+    corpusPath?: string;
+    maxChunkChars?: number;
+    topK?: number;
+    minScore?: number;
+    formatStyle?: FormatStyle;
+  };
 }
 
 export interface PipelineDeps {
@@ -139,7 +146,11 @@ interface PipelineContext {
 }
 
 /** Open what the enabled stages need (store, lexical index, vectors, reranker, neighbours, token counter) and return the pipeline. */
-export async function createRetrievalPipeline(base: BaseRetriever, input: RetrievalPipelineInput | RetrievalPipelineOptions = {}, deps: PipelineDeps = {}): Promise<RetrievalPipeline> {
+export async function createRetrievalPipeline(
+  base: BaseRetriever,
+  input: RetrievalPipelineInput | RetrievalPipelineOptions = {},
+  deps: PipelineDeps = {},
+): Promise<RetrievalPipeline> {
   const options = resolvePipelineOptions(input as RetrievalPipelineInput);
   const store = await openStore(base, options, deps);
   const lexical = buildLexicalIndex(options, deps, store);
@@ -152,9 +163,29 @@ export async function createRetrievalPipeline(base: BaseRetriever, input: Retrie
   const maxChars = deps.maxChunkChars ?? base.config?.maxChunkChars ?? DEFAULT_MAX_CHUNK_CHARS;
   const windowChars = options.context_window.max_chars ?? maxChars * (2 * options.context_window.lines + 1);
   const fingerprint = sha256Text(JSON.stringify({ options, reranker: reranker?.identity ?? null, maxChars }));
-  const stats: PipelineStats = { queries: 0, skippedScript: 0, deduplicated: 0, lexicalOnlyCandidates: 0, droppedByBudget: 0, contextProblems: 0, rerankErrors: 0 };
+  const stats: PipelineStats = {
+    queries: 0,
+    skippedScript: 0,
+    deduplicated: 0,
+    lexicalOnlyCandidates: 0,
+    droppedByBudget: 0,
+    contextProblems: 0,
+    rerankErrors: 0,
+  };
   const promptText = promptTextFor(maxChars, windowChars);
-  const ctx: PipelineContext = { base, options, store, lexical, vectors, embedQueries, reranker, neighbours, countTokens, promptText, stats };
+  const ctx: PipelineContext = {
+    base,
+    options,
+    store,
+    lexical,
+    vectors,
+    embedQueries,
+    reranker,
+    neighbours,
+    countTokens,
+    promptText,
+    stats,
+  };
   const retrieveMany = (queries: readonly string[], k?: number, minScore?: number) => retrieveBatch(ctx, queries, k, minScore);
 
   return {
@@ -163,7 +194,8 @@ export async function createRetrievalPipeline(base: BaseRetriever, input: Retrie
     fingerprint,
     retrieve: async (q, k, minScore) => (await retrieveMany([q], k, minScore))[0],
     retrieveMany,
-    formatForPrompt: (chunks, style = base.config?.formatStyle ?? 'numbered_arabic') => formatContext(chunks, style, options.citations, promptText),
+    formatForPrompt: (chunks, style = base.config?.formatStyle ?? 'numbered_arabic') =>
+      formatContext(chunks, style, options.citations, promptText),
     stats: () => ({ ...stats }),
     async close() {
       if (ownsReranker) await reranker?.close();
@@ -184,47 +216,83 @@ async function openStore(base: BaseRetriever, options: RetrievalPipelineOptions,
   // RAGRetriever has checked its sha256 against the index manifest when corpusPath is set.
   const corpusPath = base.config?.corpusPath;
   const file = corpusPath && existsSync(corpusPath) ? corpusPath : indexPath ? indexFiles(indexPath).sentences : undefined;
-  if (!file) throw new Error('retrieval pipeline: hybrid retrieval and corpus context windows need the corpus (no index path or corpus path on the retriever)');
+  if (!file)
+    throw new Error(
+      'retrieval pipeline: hybrid retrieval and corpus context windows need the corpus (no index path or corpus path on the retriever)',
+    );
   return loadCorpusStore(file);
 }
 
 function buildLexicalIndex(options: RetrievalPipelineOptions, deps: PipelineDeps, store: CorpusStore | null): LexicalIndex | null {
   if (!options.hybrid.enabled) return null;
   const t0 = Date.now();
-  const lexical = deps.lexicalIndex ?? LexicalIndex.build(store!.texts, { ngram: options.hybrid.ngram, k1: options.hybrid.k1, b: options.hybrid.b, maxDf: options.hybrid.max_df });
-  if (lexical.size !== store!.texts.length) throw new Error(`retrieval pipeline: lexical index has ${lexical.size} documents, the corpus ${store!.texts.length}`);
+  const lexical =
+    deps.lexicalIndex ??
+    LexicalIndex.build(store!.texts, {
+      ngram: options.hybrid.ngram,
+      k1: options.hybrid.k1,
+      b: options.hybrid.b,
+      maxDf: options.hybrid.max_df,
+    });
+  if (lexical.size !== store!.texts.length)
+    throw new Error(`retrieval pipeline: lexical index has ${lexical.size} documents, the corpus ${store!.texts.length}`);
   log.info({ docs: lexical.size, grams: lexical.vocabularySize, ms: Date.now() - t0 }, 'lexical index ready');
   return lexical;
 }
 
 /** Corpus vectors for MMR and hybrid; `ownsVectors` when the pipeline opened them (so close() closes them). */
-function openVectors(base: BaseRetriever, options: RetrievalPipelineOptions, deps: PipelineDeps): { vectors: VectorStore | null; ownsVectors: boolean } {
+function openVectors(
+  base: BaseRetriever,
+  options: RetrievalPipelineOptions,
+  deps: PipelineDeps,
+): { vectors: VectorStore | null; ownsVectors: boolean } {
   const indexPath = base.config?.indexPath;
   // Only what the pipeline opens itself is closed by close(); deps belong to the caller.
   let vectors: VectorStore | null = deps.vectors !== undefined ? deps.vectors : null;
   let ownsVectors = false;
   if (deps.vectors === undefined && (options.mmr.enabled || options.hybrid.enabled)) {
     ownsVectors = true;
-    vectors = base.manifest && indexPath ? vectorStoreFor(indexPath, base.manifest, base.model ?? null) : base.model ? new EmbedderVectors(base.model) : null;
+    vectors =
+      base.manifest && indexPath
+        ? vectorStoreFor(indexPath, base.manifest, base.model ?? null)
+        : base.model
+          ? new EmbedderVectors(base.model)
+          : null;
   }
-  if ((options.mmr.enabled || options.hybrid.enabled) && !vectors) throw new Error('retrieval pipeline: MMR and hybrid retrieval need corpus vectors (an index manifest or the embedding model)');
+  if ((options.mmr.enabled || options.hybrid.enabled) && !vectors)
+    throw new Error('retrieval pipeline: MMR and hybrid retrieval need corpus vectors (an index manifest or the embedding model)');
   return { vectors, ownsVectors };
 }
 
 function queryEmbedder(base: BaseRetriever, options: RetrievalPipelineOptions, deps: PipelineDeps): PipelineContext['embedQueries'] {
-  const embedQueries = deps.embedQueries ?? (base.model ? (qs: string[]) => base.model!.embedQueries(qs).then((v) => normalizeRows(v, qs.length)) : null);
-  if (options.hybrid.enabled && !embedQueries) throw new Error('retrieval pipeline: hybrid retrieval needs the embedding model for query vectors');
+  const embedQueries =
+    deps.embedQueries ?? (base.model ? (qs: string[]) => base.model!.embedQueries(qs).then((v) => normalizeRows(v, qs.length)) : null);
+  if (options.hybrid.enabled && !embedQueries)
+    throw new Error('retrieval pipeline: hybrid retrieval needs the embedding model for query vectors');
   return embedQueries;
 }
 
-async function openReranker(options: RetrievalPipelineOptions, deps: PipelineDeps): Promise<{ reranker: Reranker | null; ownsReranker: boolean; rerankStatus: RerankerStatus | null }> {
+async function openReranker(
+  options: RetrievalPipelineOptions,
+  deps: PipelineDeps,
+): Promise<{ reranker: Reranker | null; ownsReranker: boolean; rerankStatus: RerankerStatus | null }> {
   if (!options.rerank.enabled) return { reranker: null, ownsReranker: false, rerankStatus: null };
   if (deps.reranker !== undefined) {
     const reranker = deps.reranker;
-    const rerankStatus = { method: options.rerank.method, active: reranker !== null, reason: reranker ? null : 'no reranker given', name: reranker?.name ?? null };
+    const rerankStatus = {
+      method: options.rerank.method,
+      active: reranker !== null,
+      reason: reranker ? null : 'no reranker given',
+      name: reranker?.name ?? null,
+    };
     return { reranker, ownsReranker: false, rerankStatus };
   }
-  const r = await loadReranker({ method: options.rerank.method, modelDir: options.rerank.model_dir, maxLength: options.rerank.max_length, batchSize: options.rerank.batch_size });
+  const r = await loadReranker({
+    method: options.rerank.method,
+    modelDir: options.rerank.model_dir,
+    maxLength: options.rerank.max_length,
+    batchSize: options.rerank.batch_size,
+  });
   return { reranker: r.reranker, ownsReranker: true, rerankStatus: r.status };
 }
 
@@ -257,7 +325,12 @@ function promptTextFor(maxChars: number, windowChars: number): (c: RetrievedChun
   };
 }
 
-function formatContext(chunks: readonly RetrievedChunk[], style: FormatStyle, citations: boolean, promptText: (c: RetrievedChunk) => string): string {
+function formatContext(
+  chunks: readonly RetrievedChunk[],
+  style: FormatStyle,
+  citations: boolean,
+  promptText: (c: RetrievedChunk) => string,
+): string {
   if (chunks.length === 0) return '';
   const lines = chunks.map(promptText);
   if (style === 'plain') return lines.map((l, i) => (citations ? `[#${i + 1}] ${l}` : l)).join('\n');
@@ -310,7 +383,16 @@ async function selectTopK(ctx: PipelineContext, query: string, candidates: Candi
 async function candidatesFor(ctx: PipelineContext, queries: string[], fetchK: number, minScore: number): Promise<Candidate[][]> {
   const dense = await ctx.base.retrieveMany(queries, fetchK, minScore);
   const lists: Candidate[][] = dense.map((hits) =>
-    hits.map((h) => ({ idx: h.idx, text: h.text, source_uri: h.source_uri, date: h.date, embedding: h.score, lexical: null, rerank: null, score: h.score })),
+    hits.map((h) => ({
+      idx: h.idx,
+      text: h.text,
+      source_uri: h.source_uri,
+      date: h.date,
+      embedding: h.score,
+      lexical: null,
+      rerank: null,
+      score: h.score,
+    })),
   );
   if (!ctx.lexical) return lists;
   // Hybrid: lexical top fetch_k per query, cosines for candidates the dense side did not return.
@@ -321,7 +403,12 @@ async function candidatesFor(ctx: PipelineContext, queries: string[], fetchK: nu
 }
 
 /** Cosine to its query of every lexical hit the dense side did not return, keyed `query:idx`. */
-async function lexicalOnlyCosines(ctx: PipelineContext, queries: string[], lists: Candidate[][], lex: LexicalHit[][]): Promise<Map<string, number>> {
+async function lexicalOnlyCosines(
+  ctx: PipelineContext,
+  queries: string[],
+  lists: Candidate[][],
+  lex: LexicalHit[][],
+): Promise<Map<string, number>> {
   const missing: { q: number; idx: number }[] = [];
   lex.forEach((hits, q) => {
     const have = new Set(lists[q].map((c) => c.idx));
@@ -332,7 +419,10 @@ async function lexicalOnlyCosines(ctx: PipelineContext, queries: string[], lists
   if (missing.length) {
     const qv = await ctx.embedQueries!(queries);
     const dims = qv.length / queries.length;
-    const cv = await ctx.vectors!.get(missing.map((m) => m.idx), missing.map((m) => ctx.store!.texts[m.idx]));
+    const cv = await ctx.vectors!.get(
+      missing.map((m) => m.idx),
+      missing.map((m) => ctx.store!.texts[m.idx]),
+    );
     missing.forEach((m, i) => {
       let dot = 0;
       for (let j = 0; j < dims; j++) dot += qv[m.q * dims + j] * cv[i * dims + j];
@@ -343,7 +433,14 @@ async function lexicalOnlyCosines(ctx: PipelineContext, queries: string[], lists
 }
 
 /** One query's dense and lexical candidates fused (RRF or weights) into its top fetch_k. */
-function fuseCandidates(ctx: PipelineContext, list: Candidate[], lexHits: LexicalHit[], lexicalOnlyCosine: (idx: number) => number, fetchK: number, minScore: number): Candidate[] {
+function fuseCandidates(
+  ctx: PipelineContext,
+  list: Candidate[],
+  lexHits: LexicalHit[],
+  lexicalOnlyCosine: (idx: number) => number,
+  fetchK: number,
+  minScore: number,
+): Candidate[] {
   const { options, store } = ctx;
   const denseRanked: Ranked[] = list.map((c) => ({ idx: c.idx, score: c.embedding }));
   const maxLex = lexHits.reduce((m, h) => Math.max(m, h.score), 0);
@@ -353,13 +450,24 @@ function fuseCandidates(ctx: PipelineContext, list: Candidate[], lexHits: Lexica
   // Threshold retrieval applies to every candidate's cosine, whichever side found it.
   const lexRanked: Ranked[] = lexHits.filter((h) => cosine.get(h.idx)! >= minScore).map((h) => ({ idx: h.idx, score: h.score }));
   const fused: FusedItem[] =
-    options.hybrid.fusion === 'rrf' ? reciprocalRankFusion(denseRanked, lexRanked, options.hybrid.rrf_k) : weightedFusion(denseRanked, lexRanked, cosine, options.hybrid.dense_weight);
+    options.hybrid.fusion === 'rrf'
+      ? reciprocalRankFusion(denseRanked, lexRanked, options.hybrid.rrf_k)
+      : weightedFusion(denseRanked, lexRanked, cosine, options.hybrid.dense_weight);
   const byIdx = new Map(list.map((c) => [c.idx, c]));
   return fused.slice(0, fetchK).map((f) => {
     const d = byIdx.get(f.idx);
     const lexScore = lexNorm.get(f.idx) ?? 0;
     if (d) return { ...d, lexical: lexScore, score: f.score };
-    return { idx: f.idx, text: store!.texts[f.idx], source_uri: store!.uris[f.idx], date: store!.dates[f.idx], embedding: cosine.get(f.idx)!, lexical: lexScore, rerank: null, score: f.score };
+    return {
+      idx: f.idx,
+      text: store!.texts[f.idx],
+      source_uri: store!.uris[f.idx],
+      date: store!.dates[f.idx],
+      embedding: cosine.get(f.idx)!,
+      lexical: lexScore,
+      rerank: null,
+      score: f.score,
+    };
   });
 }
 
@@ -379,7 +487,10 @@ function dropDuplicates(cands: Candidate[], stats: PipelineStats): Candidate[] {
 /** Re-score with the reranker blended with the cosine; a failing reranker keeps the query's order. */
 async function rerankCandidates(ctx: PipelineContext, reranker: Reranker, query: string, cands: Candidate[]): Promise<Candidate[]> {
   try {
-    const rr = await reranker.score(query, cands.map((c) => c.text));
+    const rr = await reranker.score(
+      query,
+      cands.map((c) => c.text),
+    );
     const w = ctx.options.rerank.embedding_weight;
     const scored = cands.map((c, j) => ({ ...c, rerank: rr[j], score: w * c.embedding + (1 - w) * rr[j] }));
     scored.sort((a, b) => b.score - a.score || a.idx - b.idx);
@@ -394,8 +505,17 @@ async function rerankCandidates(ctx: PipelineContext, reranker: Reranker, query:
 /** MMR pick of k candidates, then ordered by score (ties by corpus idx). */
 async function diversify(ctx: PipelineContext, cands: Candidate[], k: number): Promise<Candidate[]> {
   const vectors = ctx.vectors!;
-  const vecs = await vectors.get(cands.map((c) => c.idx), cands.map((c) => c.text));
-  const picked = mmrSelect(cands.map((c) => c.score), vecs, vectors.dims, ctx.options.mmr.lambda, k);
+  const vecs = await vectors.get(
+    cands.map((c) => c.idx),
+    cands.map((c) => c.text),
+  );
+  const picked = mmrSelect(
+    cands.map((c) => c.score),
+    vecs,
+    vectors.dims,
+    ctx.options.mmr.lambda,
+    k,
+  );
   return picked.map((p) => cands[p]).sort((a, b) => b.score - a.score || a.idx - b.idx);
 }
 
@@ -420,7 +540,10 @@ function toChunks(lists: Candidate[][], store: CorpusStore | null): PipelineChun
 /** Neighbouring source lines for every hit of the call, in one batched lookup. */
 async function attachContext(ctx: PipelineContext, neighbours: NeighbourSource, chunks: PipelineChunk[][]): Promise<void> {
   const flat = chunks.flat();
-  const found = await neighbours.lookup(flat.map((c) => ({ idx: c.idx, source_uri: c.source_uri, text: c.text, line: c.line })), ctx.options.context_window.lines);
+  const found = await neighbours.lookup(
+    flat.map((c) => ({ idx: c.idx, source_uri: c.source_uri, text: c.text, line: c.line })),
+    ctx.options.context_window.lines,
+  );
   flat.forEach((c, i) => {
     const n = found[i];
     c.context = { before: n.before, after: n.after, problem: n.problem };

@@ -103,7 +103,8 @@ function pairTemplate(tok: Tokenizer, file: string): PairTemplate {
   };
   const ia = find(a, 0);
   const ib = ia < 0 ? -1 : find(b, ia + a.length);
-  if (ia < 0 || ib < 0 || a.length === 0 || b.length === 0) throw new Error(`tokenizer ${file}: cannot locate the texts inside its pair template`);
+  if (ia < 0 || ib < 0 || a.length === 0 || b.length === 0)
+    throw new Error(`tokenizer ${file}: cannot locate the texts inside its pair template`);
   const types = full.token_type_ids ?? ids.map(() => 0);
   return {
     prefix: ids.slice(0, ia),
@@ -147,9 +148,11 @@ export class CrossEncoderReranker implements Reranker {
     const tpl = pairTemplate(tok, files.tokenizerFile);
     const maxLength = opts.maxLength ?? 256;
     const specials = tpl.prefix.length + tpl.middle.length + tpl.suffix.length;
-    if (!Number.isInteger(maxLength) || maxLength < specials + 2) throw new Error(`cross-encoder maxLength must be an integer ≥ ${specials + 2}, got ${maxLength}`);
+    if (!Number.isInteger(maxLength) || maxLength < specials + 2)
+      throw new Error(`cross-encoder maxLength must be an integer ≥ ${specials + 2}, got ${maxLength}`);
     const batchSize = opts.batchSize ?? 16;
-    if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`cross-encoder batchSize must be a positive integer, got ${batchSize}`);
+    if (!Number.isInteger(batchSize) || batchSize < 1)
+      throw new Error(`cross-encoder batchSize must be a positive integer, got ${batchSize}`);
     let session: ort.InferenceSession;
     try {
       session = await ort.InferenceSession.create(files.modelFile, {
@@ -188,7 +191,9 @@ export class CrossEncoderReranker implements Reranker {
     }
     if (a.some((x) => x === undefined) || b.some((x) => x === undefined)) {
       // tokenizers.js leaves ids undefined for out-of-vocabulary words of a WordLevel model without an unk id.
-      throw new Error(`cross-encoder tokenizer has no id for a word of ${JSON.stringify((a.includes(undefined as never) ? query : passage).slice(0, 40))}`);
+      throw new Error(
+        `cross-encoder tokenizer has no id for a word of ${JSON.stringify((a.includes(undefined as never) ? query : passage).slice(0, 40))}`,
+      );
     }
     const first = [...this.tpl.prefix, ...a, ...this.tpl.middle];
     const second = [...b, ...this.tpl.suffix];
@@ -264,14 +269,20 @@ export async function loadReranker(opts: LoadRerankerOptions): Promise<{ reranke
     const r = new LexicalReranker(opts.lexical);
     return { reranker: r, status: { method: 'lexical', active: true, reason: null, name: r.name } };
   }
-  if (opts.method !== 'cross_encoder') throw new Error(`rerank method must be "lexical" or "cross_encoder", got ${JSON.stringify(opts.method)}`);
+  if (opts.method !== 'cross_encoder')
+    throw new Error(`rerank method must be "lexical" or "cross_encoder", got ${JSON.stringify(opts.method)}`);
   if (!opts.modelDir) {
     const reason = 'no cross-encoder model_dir configured';
     log.warn({ reason }, 'reranker unavailable — keeping the retrieval order');
     return { reranker: null, status: { method: 'cross_encoder', active: false, reason, name: null } };
   }
   try {
-    const r = await CrossEncoderReranker.load({ modelDir: opts.modelDir, maxLength: opts.maxLength, batchSize: opts.batchSize, threads: opts.threads });
+    const r = await CrossEncoderReranker.load({
+      modelDir: opts.modelDir,
+      maxLength: opts.maxLength,
+      batchSize: opts.batchSize,
+      threads: opts.threads,
+    });
     return { reranker: r, status: { method: 'cross_encoder', active: true, reason: null, name: r.name } };
   } catch (err) {
     const reason = (err as Error).message;

@@ -22,10 +22,17 @@ export async function loadCorpusStore(file: string): Promise<CorpusStore> {
   const lines: (number | null)[] = [];
   const intern = new Map<string, string>();
   for await (const { value, line } of readJsonl<Record<string, unknown>>(file)) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new JsonlParseError(file, line, 'record is not an object');
-    if (typeof value.text !== 'string' || value.text.length === 0) throw new JsonlParseError(file, line, 'field "text" must be a non-empty string');
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      throw new JsonlParseError(file, line, 'record is not an object');
+    if (typeof value.text !== 'string' || value.text.length === 0)
+      throw new JsonlParseError(file, line, 'field "text" must be a non-empty string');
     const idx = value.idx ?? texts.length;
-    if (idx !== texts.length) throw new JsonlParseError(file, line, `field "idx" is ${JSON.stringify(value.idx)}, expected ${texts.length} (records must be in idx order)`);
+    if (idx !== texts.length)
+      throw new JsonlParseError(
+        file,
+        line,
+        `field "idx" is ${JSON.stringify(value.idx)}, expected ${texts.length} (records must be in idx order)`,
+      );
     if (value.line !== undefined && value.line !== null && !(Number.isInteger(value.line) && (value.line as number) > 0)) {
       throw new JsonlParseError(file, line, 'field "line" must be a positive integer or null');
     }
@@ -41,7 +48,9 @@ export async function loadCorpusStore(file: string): Promise<CorpusStore> {
 }
 
 /** A store from in-memory records (tests, the evaluation). */
-export function corpusStoreFrom(records: readonly { text: string; source_uri?: string; date?: number | null; line?: number | null }[]): CorpusStore {
+export function corpusStoreFrom(
+  records: readonly { text: string; source_uri?: string; date?: number | null; line?: number | null }[],
+): CorpusStore {
   return {
     texts: records.map((r) => r.text),
     uris: records.map((r) => r.source_uri ?? ''),

@@ -32,7 +32,9 @@ export interface VerbatimRate {
 }
 
 /** The rate over records, overall and per dataset. */
-export function verbatimGoldRate(records: Iterable<{ dataset: string; gt_text: string; retrieval_context: string }>): VerbatimRate & { by_dataset: Record<string, VerbatimRate> } {
+export function verbatimGoldRate(
+  records: Iterable<{ dataset: string; gt_text: string; retrieval_context: string }>,
+): VerbatimRate & { by_dataset: Record<string, VerbatimRate> } {
   const total = { lines: 0, hits: 0 };
   const per = new Map<string, { lines: number; hits: number }>();
   for (const r of records) {

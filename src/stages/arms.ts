@@ -70,7 +70,8 @@ export interface ArmRun {
 /** Every arm the config declares, in order (without `study:`: the default arms; `--phase2-dir` leaves zero_shot out). */
 export function armsFrom(config: Config, cli: RunOptions): ArmRun[] {
   const declared = allArmNames(config);
-  if (cli.arm && !declared.includes(cli.arm)) throw new UserInputError(`unknown arm "${cli.arm}" (--arm) — the study has: ${declared.join(', ')}`);
+  if (cli.arm && !declared.includes(cli.arm))
+    throw new UserInputError(`unknown arm "${cli.arm}" (--arm) — the study has: ${declared.join(', ')}`);
   const wanted = new Set(armNames(config, cli));
   const arms = config.study ? studyArms(config, cli) : conditionArms(config, cli);
   return arms.filter((a) => wanted.has(a.name));
@@ -80,11 +81,24 @@ export function armsFrom(config: Config, cli: RunOptions): ArmRun[] {
 function conditionArms(config: Config, cli: RunOptions): ArmRun[] {
   const dirs = checkedResultDirs(config);
   const input = path.join(dirs.phase5, 'inference_input.jsonl');
-  const outputs: Record<Condition, string> = { rag: path.join(dirs.phase5, 'corrections.jsonl'), zero_shot: path.join(dirs.phase2, 'corrections.jsonl') };
+  const outputs: Record<Condition, string> = {
+    rag: path.join(dirs.phase5, 'corrections.jsonl'),
+    zero_shot: path.join(dirs.phase2, 'corrections.jsonl'),
+  };
   return config.infer.conditions.map((name) => {
     const prompt = name as Condition;
     const retrieval = armRetrieval(config, cli, config.phase5.retrieval, prompt === 'zero_shot' ? 'none' : undefined);
-    return { name, prompt, input, output: outputs[prompt], backend: () => backendConfig(config), model: modelName(config), upperBound: false, retrieval, config };
+    return {
+      name,
+      prompt,
+      input,
+      output: outputs[prompt],
+      backend: () => backendConfig(config),
+      model: modelName(config),
+      upperBound: false,
+      retrieval,
+      config,
+    };
   });
 }
 
@@ -112,8 +126,16 @@ function studyArms(config: Config, cli: RunOptions): ArmRun[] {
     const dir = armDir(config, spec.name);
     const guard = study.guard || spec.guard ? resolveGuard(study.guard, spec.guard) : undefined;
     return {
-      name: spec.name, prompt, input: path.join(dir, 'inference_input.jsonl'), output: path.join(dir, 'corrections.jsonl'),
-      backend: () => backendConfig(effective), model: modelName(effective), guard, upperBound: mode === 'gold_query', retrieval, config: effective,
+      name: spec.name,
+      prompt,
+      input: path.join(dir, 'inference_input.jsonl'),
+      output: path.join(dir, 'corrections.jsonl'),
+      backend: () => backendConfig(effective),
+      model: modelName(effective),
+      guard,
+      upperBound: mode === 'gold_query',
+      retrieval,
+      config: effective,
     } satisfies ArmRun;
   });
   const zeroShotInput = zeroShotExport(config, cli, arms);
@@ -173,7 +195,12 @@ export function findArm(arms: readonly ArmRun[], name: string): ArmRun {
 }
 
 /** The effective retrieval of an arm: mode (dense/hybrid from the settings unless given), top_k and fingerprint. */
-export function armRetrieval(config: Config, cli: RunOptions, settings: RetrievalSettings, mode?: Exclude<RetrievalMode, 'hybrid'>): ArmRetrieval {
+export function armRetrieval(
+  config: Config,
+  cli: RunOptions,
+  settings: RetrievalSettings,
+  mode?: Exclude<RetrievalMode, 'hybrid'>,
+): ArmRetrieval {
   const effective: RetrievalMode = mode === undefined || mode === 'dense' ? (settings.hybrid.enabled ? 'hybrid' : 'dense') : mode;
   return { mode: effective, top_k: settings.top_k, fingerprint: retrievalFingerprint(config, cli, settings, effective), settings };
 }
@@ -202,6 +229,8 @@ export function retrievalFingerprint(config: Config, cli: RunOptions, settings: 
 /** JSON with object keys sorted at every level: equal settings give equal text whatever the key order. */
 export function stableJson(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }

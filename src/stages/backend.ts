@@ -25,8 +25,19 @@ export function backendConfig(config: Config): BackendConfig {
   }
   const modelPath = resolvePath(inf.local.model_path);
   // Missing on this worker only, maybe: another worker polling the queue may have it (activities/failure-kind.ts).
-  if (!existsSync(modelPath)) throw new WorkerSetupError(`GGUF model not found: ${modelPath}`, 'put it on this worker (infer.local.model_path; `npm run setup` installs the default)');
-  return { type: 'llama', modelPath, threads: inf.local.threads, contextSize: inf.local.context_size, maxTokens: inf.local.max_tokens, gpu: inf.local.gpu ? 'auto' : false };
+  if (!existsSync(modelPath))
+    throw new WorkerSetupError(
+      `GGUF model not found: ${modelPath}`,
+      'put it on this worker (infer.local.model_path; `npm run setup` installs the default)',
+    );
+  return {
+    type: 'llama',
+    modelPath,
+    threads: inf.local.threads,
+    contextSize: inf.local.context_size,
+    maxTokens: inf.local.max_tokens,
+    gpu: inf.local.gpu ? 'auto' : false,
+  };
 }
 
 /** The model name as the analysis records it: the endpoint's model id, or the GGUF file's name. */

@@ -19,7 +19,15 @@ import { ModelDirError } from '../embed/model-dir';
 import { buildIndexFromVectors, embedCorpusToVectors, removeIndex } from '../index/build';
 import { countJsonlRecords } from '../index/corpus-file';
 import { IndexMismatchError } from '../index/errors';
-import { corpusExpectation, defaultPartsDir, indexFiles, indexStatus, readManifest, resolveIndexParams, type IndexManifest } from '../index/manifest';
+import {
+  corpusExpectation,
+  defaultPartsDir,
+  indexFiles,
+  indexStatus,
+  readManifest,
+  resolveIndexParams,
+  type IndexManifest,
+} from '../index/manifest';
 import { RAGRetriever } from '../index/retriever';
 import { readJson, writeJsonAtomic } from '../io/jsonl';
 import { sha256File } from '../util/hash';
@@ -79,7 +87,8 @@ export function cutShards(rows: number, size: number): IndexShard[] {
 
 /** The embedding model through the retriever (the same loading and errors as the one-process build). */
 async function withEmbedder<T>(options: BuildOptions, fn: (retriever: RAGRetriever) => Promise<T>): Promise<T> {
-  if (!existsSync(options.paths.corpus)) throw new UserInputError(`no corpus at ${options.paths.corpus} — the corpus step of \`phase5 build\` makes it`);
+  if (!existsSync(options.paths.corpus))
+    throw new UserInputError(`no corpus at ${options.paths.corpus} — the corpus step of \`phase5 build\` makes it`);
   const retriever = await RAGRetriever.open(options.retriever, { loadIndex: false });
   try {
     if (!retriever.model) throw new UserInputError(retriever.disabledReason ?? 'embedding model unavailable');
@@ -119,7 +128,10 @@ export async function planIndexShards(options: BuildOptions): Promise<IndexPlan>
     const record: PartsRecord = { model: identity, corpus_sha256: corpus.sha256, rows: corpus.count, shard_rows: shardRows(options) };
     await keepOnlyMatchingParts(paths.index, record);
     const shards = cutShards(corpus.count, record.shard_rows);
-    log.info({ rows: corpus.count, shards: shards.length, shardRows: record.shard_rows }, `embedding ${corpus.count} sentences in ${shards.length} shards`);
+    log.info(
+      { rows: corpus.count, shards: shards.length, shardRows: record.shard_rows },
+      `embedding ${corpus.count} sentences in ${shards.length} shards`,
+    );
     return { reused: null, rows: corpus.count, corpusSha256: corpus.sha256, shards };
   });
 }
@@ -135,8 +147,13 @@ async function keepOnlyMatchingParts(indexPath: string, record: PartsRecord): Pr
 }
 
 /** Step 2, once per shard (on any worker): embed its rows into its part file, resuming what is on disk. */
-export async function embedIndexShard(options: BuildOptions, shard: IndexShard, hooks: StageHooks<EmbedCheckpoint> = {}): Promise<EmbedShardResult> {
-  if (!existsSync(partsRecordFile(options.paths.index))) throw new UserInputError(`no build plan at ${partsRecordFile(options.paths.index)} — plan the shards first (the build workflow does)`);
+export async function embedIndexShard(
+  options: BuildOptions,
+  shard: IndexShard,
+  hooks: StageHooks<EmbedCheckpoint> = {},
+): Promise<EmbedShardResult> {
+  if (!existsSync(partsRecordFile(options.paths.index)))
+    throw new UserInputError(`no build plan at ${partsRecordFile(options.paths.index)} — plan the shards first (the build workflow does)`);
   return withEmbedder(options, async (retriever) => {
     const r = await embedCorpusToVectors({
       corpusPath: options.paths.corpus,
@@ -163,7 +180,11 @@ export async function assembleIndex(options: BuildOptions, plan: IndexPlan, hook
   if (!existsSync(partsRecordFile(paths.index))) return finishedEarlier(paths.index, plan);
   const record = await readJson<PartsRecord>(partsRecordFile(paths.index));
   const corpusSha256 = await sha256File(paths.corpus);
-  if (corpusSha256 !== plan.corpusSha256 || record.corpus_sha256 !== plan.corpusSha256 || (await countJsonlRecords(paths.corpus)) !== plan.rows) {
+  if (
+    corpusSha256 !== plan.corpusSha256 ||
+    record.corpus_sha256 !== plan.corpusSha256 ||
+    (await countJsonlRecords(paths.corpus)) !== plan.rows
+  ) {
     throw new UserInputError(`corpus ${paths.corpus} changed while its index was being built — run \`phase5 build\` again`);
   }
   try {
@@ -192,7 +213,9 @@ function finishedEarlier(indexPath: string, plan: IndexPlan): IndexResult {
   const { manifest } = indexFiles(indexPath);
   const m = existsSync(manifest) ? readManifest(manifest) : null;
   if (m && m.corpus.sha256 === plan.corpusSha256 && m.corpus.count === plan.rows) return indexResult(indexPath, m);
-  throw new UserInputError(`the vector parts of ${indexPath} are gone (${partsRecordFile(indexPath)} missing) — run \`phase5 build\` again`);
+  throw new UserInputError(
+    `the vector parts of ${indexPath} are gone (${partsRecordFile(indexPath)} missing) — run \`phase5 build\` again`,
+  );
 }
 
 /** All three steps in this process, shard after shard (tests, notebooks; a Temporal build spreads the shards). */

@@ -68,13 +68,19 @@ function inputsDigest(source: GenericSource): string {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = path.join(dir, e.name);
       if (e.isDirectory() && source.type === 'folder' && source.recursive !== false) walk(p);
-      else if (e.isFile() && source.type === 'folder' && (source.extensions ?? ['.txt', '.md']).some((x) => e.name.toLowerCase().endsWith(x.toLowerCase()))) files.push(p);
+      else if (
+        e.isFile() &&
+        source.type === 'folder' &&
+        (source.extensions ?? ['.txt', '.md']).some((x) => e.name.toLowerCase().endsWith(x.toLowerCase()))
+      )
+        files.push(p);
     }
   };
   if (st.isDirectory()) walk(source.path);
   else files.push(source.path);
   const h = createHash('sha256');
-  for (const f of files.sort()) h.update(`${path.relative(source.path, f)}\0${createHash('sha256').update(readFileSync(f)).digest('hex')}\n`);
+  for (const f of files.sort())
+    h.update(`${path.relative(source.path, f)}\0${createHash('sha256').update(readFileSync(f)).digest('hex')}\n`);
   return h.digest('hex');
 }
 
@@ -82,7 +88,8 @@ export function corpusSettings(config: Config): CorpusSettings {
   const src = config.phase5.corpus.source;
   if (!src || src.type === 'openiti') return openitiSettings(config); // unchanged: same record, same corpus bytes
   const chunk = { size: src.chunk_size, overlap: src.chunk_overlap };
-  if (chunk.overlap >= chunk.size) throw new UserInputError(`phase5.corpus.source: chunk_overlap (${chunk.overlap}) must be smaller than chunk_size (${chunk.size})`);
+  if (chunk.overlap >= chunk.size)
+    throw new UserInputError(`phase5.corpus.source: chunk_overlap (${chunk.overlap}) must be smaller than chunk_size (${chunk.size})`);
   const { text_field, id_field, date_field, metadata_fields } = src.type === 'jsonl' ? src : ({} as Record<string, never>);
   const generic: GenericSource =
     src.type === 'text_dir'
@@ -113,7 +120,10 @@ function openitiSettings(config: Config) {
 
 /** The datasets' declared sources, in config order (resolved against the metadata by the corpus step). */
 function datasetSources(config: Config): { dataset: string; source_pattern?: string }[] {
-  return Object.entries(config.datasets).map(([dataset, d]) => ({ dataset, ...(d.source_pattern ? { source_pattern: d.source_pattern } : {}) }));
+  return Object.entries(config.datasets).map(([dataset, d]) => ({
+    dataset,
+    ...(d.source_pattern ? { source_pattern: d.source_pattern } : {}),
+  }));
 }
 
 export interface BuildOptions {
@@ -137,8 +147,14 @@ export function optionsFrom(config: Config, cli: RunOptions, force = false): Bui
   const witness = witnessIndexesNeeded(config);
   const corpora = armCorporaNeeded(config);
   return {
-    paths, corpus: corpusSettings(config), retriever: retrieverConfig(config, paths), batchSize: index.batch_size, embedShardSize: index.embed_shard_size, force,
-    ...(witness.length ? { witness } : {}), ...(corpora.length ? { corpora } : {}),
+    paths,
+    corpus: corpusSettings(config),
+    retriever: retrieverConfig(config, paths),
+    batchSize: index.batch_size,
+    embedShardSize: index.embed_shard_size,
+    force,
+    ...(witness.length ? { witness } : {}),
+    ...(corpora.length ? { corpora } : {}),
   };
 }
 
@@ -207,7 +223,14 @@ export async function buildCorpus(options: BuildOptions, hooks: StageHooks = {})
 async function buildArmCorpus(config: Config, force: boolean, hooks: StageHooks): Promise<void> {
   const paths = stagePaths(config, {});
   const index = config.phase5.index;
-  const options: BuildOptions = { paths, corpus: corpusSettings(config), retriever: retrieverConfig(config, paths), batchSize: index.batch_size, embedShardSize: index.embed_shard_size, force };
+  const options: BuildOptions = {
+    paths,
+    corpus: corpusSettings(config),
+    retriever: retrieverConfig(config, paths),
+    batchSize: index.batch_size,
+    embedShardSize: index.embed_shard_size,
+    force,
+  };
   mkdirSync(path.dirname(paths.corpus), { recursive: true });
   log.info({ corpus: paths.corpus }, 'study arm corpus');
   await buildSampledCorpus(options, hooks);
@@ -217,7 +240,8 @@ async function buildArmCorpus(config: Config, force: boolean, hooks: StageHooks)
 async function buildSampledCorpus(options: BuildOptions, hooks: StageHooks): Promise<CorpusResult> {
   const { paths, corpus: settings, force } = options;
   if ('generic' in settings) {
-    if (settings.inputs === 'missing') throw new UserInputError(`corpus source not found: ${settings.generic.path} (phase5.corpus.source.path)`);
+    if (settings.inputs === 'missing')
+      throw new UserInputError(`corpus source not found: ${settings.generic.path} (phase5.corpus.source.path)`);
   } else if (!existsSync(settings.openitiRoot)) {
     throw new UserInputError(`OpenITI root not found: ${settings.openitiRoot} (set data.openiti_root, OPENITI_ROOT or --openiti-root)`);
   }
@@ -225,13 +249,19 @@ async function buildSampledCorpus(options: BuildOptions, hooks: StageHooks): Pro
   const held = 'generic' in settings ? null : await resolveSourceExclusions(settings);
   const withHeld = (r: CorpusResult): CorpusResult => (held ? { ...r, excludedSources: held } : r);
   if (reusable) {
-    log.info({ corpus: paths.corpus, sentences: corpusResult(reusable, true).sentences }, 'corpus is up to date, reusing it (use --force to rebuild)');
+    log.info(
+      { corpus: paths.corpus, sentences: corpusResult(reusable, true).sentences },
+      'corpus is up to date, reusing it (use --force to rebuild)',
+    );
     return withHeld(corpusResult(reusable, true));
   }
   if (force) rmSync(corpusRecordFile(options), { force: true });
-  const summary = 'generic' in settings ? await buildGeneric(settings, paths.corpus) : await buildOpeniti(settings, paths.corpus, hooks, held ?? []);
+  const summary =
+    'generic' in settings ? await buildGeneric(settings, paths.corpus) : await buildOpeniti(settings, paths.corpus, hooks, held ?? []);
   writeJsonAtomic(corpusRecordFile(options), { settings, summary, ...(held ? { excludedSources: held } : {}) } satisfies CorpusRecord);
-  if ('eras' in summary) for (const e of summary.eras) log.info({ era: e.name, target: e.target, written: e.written }, `era ${e.name}: ${e.written} sentences (target ${e.target})`);
+  if ('eras' in summary)
+    for (const e of summary.eras)
+      log.info({ era: e.name, target: e.target, written: e.written }, `era ${e.name}: ${e.written} sentences (target ${e.target})`);
   return withHeld(corpusResult(summary, false));
 }
 
@@ -242,19 +272,36 @@ export async function resolveSourceExclusions(settings: OpenitiCorpusSettings): 
     throw err instanceof MetadataError ? new UserInputError(`${err.message} (phase5.corpus.exclude_dataset_sources reads it)`) : err;
   });
   const found = sourceWorkExclusions(settings.datasetSources, rows);
-  for (const e of found) log.info({ dataset: e.dataset, works: e.works, versions: e.versions.length }, `${e.dataset}: excluding ${e.versions.length} version(s) of ${e.works.join(', ') || '(no work matches ' + e.source_pattern + ')'}`);
+  for (const e of found)
+    log.info(
+      { dataset: e.dataset, works: e.works, versions: e.versions.length },
+      `${e.dataset}: excluding ${e.versions.length} version(s) of ${e.works.join(', ') || '(no work matches ' + e.source_pattern + ')'}`,
+    );
   return found;
 }
 
-async function buildOpeniti(settings: OpenitiCorpusSettings, outPath: string, hooks: StageHooks, held: readonly SourceWorkExclusion[]): Promise<CorpusBuildSummary> {
+async function buildOpeniti(
+  settings: OpenitiCorpusSettings,
+  outPath: string,
+  hooks: StageHooks,
+  held: readonly SourceWorkExclusion[],
+): Promise<CorpusBuildSummary> {
   const summary = await buildOpenitiSample(settings, outPath, hooks, held);
   return settings.addWorks ? addWholeWorks(summary, settings, outPath) : summary;
 }
 
-async function buildOpenitiSample(settings: OpenitiCorpusSettings, outPath: string, hooks: StageHooks, held: readonly SourceWorkExclusion[]): Promise<CorpusBuildSummary> {
+async function buildOpenitiSample(
+  settings: OpenitiCorpusSettings,
+  outPath: string,
+  hooks: StageHooks,
+  held: readonly SourceWorkExclusion[],
+): Promise<CorpusBuildSummary> {
   const { datasetSources: _sources, addWorks: _works, ...files } = settings;
   try {
-    return await buildCorpusFiles({ ...files, exclude: effectiveExcludePatterns(files.exclude, held), outPath, progressMode: 'log' }, (done, total, stage) => hooks.onProgress?.(done, total, stage));
+    return await buildCorpusFiles(
+      { ...files, exclude: effectiveExcludePatterns(files.exclude, held), outPath, progressMode: 'log' },
+      (done, total, stage) => hooks.onProgress?.(done, total, stage),
+    );
   } catch (err) {
     if (err instanceof CorpusBuildError) throw new UserInputError(err.message);
     throw err;
@@ -264,8 +311,14 @@ async function buildOpenitiSample(settings: OpenitiCorpusSettings, outPath: stri
 async function buildGeneric(settings: GenericCorpusSettings, outPath: string): Promise<GenericCorpusSummary> {
   try {
     const summary = await buildGenericCorpus({ sources: [settings.generic], outPath, chunk: settings.chunk });
-    log.info({ documents: summary.documents, chunks: summary.chunks, duplicates: summary.duplicates, problems: summary.problems }, `generic corpus: ${summary.chunks} chunks from ${summary.documents} documents`);
-    if (summary.chunks === 0) throw new UserInputError(`corpus source ${settings.generic.path} gave no text chunks (problems: ${JSON.stringify(summary.problems)})`);
+    log.info(
+      { documents: summary.documents, chunks: summary.chunks, duplicates: summary.duplicates, problems: summary.problems },
+      `generic corpus: ${summary.chunks} chunks from ${summary.documents} documents`,
+    );
+    if (summary.chunks === 0)
+      throw new UserInputError(
+        `corpus source ${settings.generic.path} gave no text chunks (problems: ${JSON.stringify(summary.problems)})`,
+      );
     return summary;
   } catch (err) {
     if (err instanceof GenericCorpusError) throw new UserInputError(err.message);
@@ -278,7 +331,11 @@ async function upToDateCorpus(options: BuildOptions): Promise<CorpusRecord['summ
   const recordFile = corpusRecordFile(options);
   if (!existsSync(options.paths.corpus) || !existsSync(recordFile)) return null;
   const rec = await readJson<CorpusRecord>(recordFile);
-  if (JSON.stringify(rec.settings) === JSON.stringify(options.corpus) && (await sha256File(options.paths.corpus)) === rec.summary.corpusSha256) return rec.summary;
+  if (
+    JSON.stringify(rec.settings) === JSON.stringify(options.corpus) &&
+    (await sha256File(options.paths.corpus)) === rec.summary.corpusSha256
+  )
+    return rec.summary;
   log.info('corpus settings or file changed since the last build: rebuilding');
   return null;
 }
@@ -287,7 +344,17 @@ function corpusResult(summary: CorpusRecord['summary'], reused: boolean): Corpus
   if (!('eras' in summary)) {
     const skipped = Object.fromEntries(FILE_SKIP_REASONS.map((k) => [k, 0])) as CorpusResult['filesSkipped'];
     const problems = skipsFromCounts(summary.problems as Record<string, number>, summary.examples as Record<string, readonly string[]>);
-    return { corpusPath: summary.outPath, reused, sentences: summary.chunks, sha256: summary.corpusSha256, eras: [], filesParsed: summary.documents, filesSkipped: skipped, metadataBadRows: 0, skipped: problems };
+    return {
+      corpusPath: summary.outPath,
+      reused,
+      sentences: summary.chunks,
+      sha256: summary.corpusSha256,
+      eras: [],
+      filesParsed: summary.documents,
+      filesSkipped: skipped,
+      metadataBadRows: 0,
+      skipped: problems,
+    };
   }
   return {
     corpusPath: summary.outPath,
@@ -334,7 +401,13 @@ export async function buildIndex(options: BuildOptions, hooks: StageHooks<EmbedC
         hooks.checkpoint?.({ rowsEmbedded: r.rowsEmbedded });
       },
     });
-    return { indexPath: paths.index, vectors: manifest.corpus.count, dims: manifest.model.dims, model: manifest.model.id, indexType: manifest.index.type };
+    return {
+      indexPath: paths.index,
+      vectors: manifest.corpus.count,
+      dims: manifest.model.dims,
+      model: manifest.model.id,
+      indexType: manifest.index.type,
+    };
   } catch (err) {
     if (err instanceof IndexMismatchError || err instanceof ModelDirError) throw new UserInputError(err.message);
     throw err;

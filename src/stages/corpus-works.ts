@@ -40,8 +40,15 @@ interface AddWorksSettings {
 
 /** Append the `addWorks` works in full to `outPath`; the summary gains `addedWorks` and the new sha256 / count. */
 export async function addWholeWorks<S extends CorpusBuildSummary>(summary: S, settings: AddWorksSettings, outPath: string): Promise<S> {
-  const { files, missing } = await selectWorkFiles({ openitiRoot: settings.openitiRoot, include: settings.addWorks, status: settings.statusFilter });
-  if (files.length === 0) throw new UserInputError(`corpus add_works ${JSON.stringify(settings.addWorks)}: no ${settings.statusFilter === 'all' ? '' : `${settings.statusFilter} `}work of the metadata matches`);
+  const { files, missing } = await selectWorkFiles({
+    openitiRoot: settings.openitiRoot,
+    include: settings.addWorks,
+    status: settings.statusFilter,
+  });
+  if (files.length === 0)
+    throw new UserInputError(
+      `corpus add_works ${JSON.stringify(settings.addWorks)}: no ${settings.statusFilter === 'all' ? '' : `${settings.statusFilter} `}work of the metadata matches`,
+    );
   const existing = await loadCorpus(outPath);
   const seen = new Set(existing.map((s) => dedupKey(s.text)));
   let idx = existing.length;
@@ -64,6 +71,14 @@ export async function addWholeWorks<S extends CorpusBuildSummary>(summary: S, se
     perWork[f.uri] = rows.length;
   }
   const added = idx - existing.length;
-  log.info({ works: files.length, added, duplicates, missing: missing.length }, `corpus: ${added} sentences of ${files.length} whole work(s) added`);
-  return { ...summary, corpusSha256: await sha256File(outPath), totalWritten: summary.totalWritten + added, addedWorks: { works: perWork, sentences: added, duplicates, missing } };
+  log.info(
+    { works: files.length, added, duplicates, missing: missing.length },
+    `corpus: ${added} sentences of ${files.length} whole work(s) added`,
+  );
+  return {
+    ...summary,
+    corpusSha256: await sha256File(outPath),
+    totalWritten: summary.totalWritten + added,
+    addedWorks: { works: perWork, sentences: added, duplicates, missing },
+  };
 }

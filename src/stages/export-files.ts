@@ -18,7 +18,9 @@ export async function sampleIdsIn(file: string): Promise<Set<string>> {
  * records are deterministic, so duplicates are identical). Throws when a sample has no record.
  */
 export function compactShard(file: string, samples: OcrSample[]): { fallbacks: number; duplicates: number } {
-  const lines = readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
+  const lines = readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
   const byId = new Map<string, string>();
   for (const line of lines) {
     const id = (JSON.parse(line) as { sample_id: string }).sample_id;
@@ -29,14 +31,20 @@ export function compactShard(file: string, samples: OcrSample[]): { fallbacks: n
   const ordered = samples.map((s) => byId.get(s.sample_id)!);
   const text = ordered.join('\n') + '\n';
   if (text !== lines.join('\n') + '\n') writeFileAtomic(file, text);
-  return { fallbacks: ordered.filter((l) => l.includes('"prompt_type":"zero_shot_fallback"')).length, duplicates: lines.length - byId.size };
+  return {
+    fallbacks: ordered.filter((l) => l.includes('"prompt_type":"zero_shot_fallback"')).length,
+    duplicates: lines.length - byId.size,
+  };
 }
 
 /**
  * Concatenate each dataset's shard files, in the order given, into `target` (fsync, then atomic rename).
  * Checks every dataset's record count; returns the counts by dataset.
  */
-export async function concatShards(target: string, datasets: { dataset: string; samples: number; files: string[] }[]): Promise<Record<string, number>> {
+export async function concatShards(
+  target: string,
+  datasets: { dataset: string; samples: number; files: string[] }[],
+): Promise<Record<string, number>> {
   const tmp = `${target}.tmp-${process.pid}`;
   mkdirSync(path.dirname(target), { recursive: true });
   const fd = openSync(tmp, 'w');

@@ -91,14 +91,25 @@ export interface ExportOptions {
 export type OpenRetriever = (config: Config) => Promise<ExportRetriever>;
 
 export function optionsFrom(config: Config, cli: RunOptions, force = false): ExportOptions {
-  return { config, paths: stagePaths(config, cli), datasets: selectedDatasets(config, cli), limit: cli.limit, force, groups: exportGroups(config, cli), cli };
+  return {
+    config,
+    paths: stagePaths(config, cli),
+    datasets: selectedDatasets(config, cli),
+    limit: cli.limit,
+    force,
+    groups: exportGroups(config, cli),
+    cli,
+  };
 }
 
 /** The options that make one shared export: the group's effective config (its retrieval overrides). */
 function groupOptions(options: ExportOptions, group: string | undefined): ExportOptions & { mode: ExportGroup['mode'] } {
   if (group === undefined) return { ...options, mode: 'dense' };
   const g = options.groups?.find((x) => x.fingerprint === group);
-  if (!g) throw new UserInputError(`export ${group}: no study arm has this retrieval any more — the config changed since the plan; rerun \`phase5 export\``);
+  if (!g)
+    throw new UserInputError(
+      `export ${group}: no study arm has this retrieval any more — the config changed since the plan; rerun \`phase5 export\``,
+    );
   return { ...options, config: g.config, paths: pathsFor(g.config, options), mode: g.mode };
 }
 
@@ -108,7 +119,8 @@ export function pathsFor(config: Config, options: Pick<ExportOptions, 'paths'>):
 }
 
 /** The whole stage in one process: plan, every shard in order, merge. */
-export async function run(options: ExportOptions, hooks: StageHooks, openRetriever: OpenRetriever): Promise<ExportMergeResult> { // every shared export of a study too
+export async function run(options: ExportOptions, hooks: StageHooks, openRetriever: OpenRetriever): Promise<ExportMergeResult> {
+  // every shared export of a study too
   const plan = await planExport(options);
   const shards = plan.datasets.flatMap((d) => d.shards);
   for (const [i, shard] of shards.entries()) {
@@ -120,7 +132,8 @@ export async function run(options: ExportOptions, hooks: StageHooks, openRetriev
 
 export function datasetSpec(config: Config, key: string): DatasetSpec {
   const d = config.datasets[key];
-  if (!d) throw new UserInputError(`unknown dataset "${key}" — the config declares: ${Object.keys(config.datasets).join(', ') || '(none)'}`);
+  if (!d)
+    throw new UserInputError(`unknown dataset "${key}" — the config declares: ${Object.keys(config.datasets).join(', ') || '(none)'}`);
   return d.type === 'paired_dir'
     ? { key, type: 'paired_dir', path: resolvePath(d.path), gtSuffix: d.gt_suffix, ocrSuffix: d.ocr_suffix }
     : { key, type: 'jsonl', path: resolvePath(d.path) };
@@ -185,15 +198,20 @@ function exportFingerprint(options: ExportOptions & { mode?: ContextSource['mode
 export async function planExport(options: ExportOptions): Promise<ExportPlan> {
   const { config, paths } = options;
   const manifestPath = indexFiles(paths.index).manifest;
-  if (!existsSync(paths.index) || !existsSync(manifestPath)) throw new UserInputError(`no index at ${paths.index} — run \`phase5 build\` first`);
+  if (!existsSync(paths.index) || !existsSync(manifestPath))
+    throw new UserInputError(`no index at ${paths.index} — run \`phase5 build\` first`);
   const groups: (string | undefined)[] = options.groups ? options.groups.map((g) => g.fingerprint) : [undefined];
   const fingerprints = groups.map((g) => {
     const go = groupOptions(options, g);
     const manifest = indexFiles(go.paths.index).manifest;
-    if (!existsSync(manifest)) throw new UserInputError(`no index at ${go.paths.index} (the corpus of a study arm) — run \`phase5 build\` first`);
+    if (!existsSync(manifest))
+      throw new UserInputError(`no index at ${go.paths.index} (the corpus of a study arm) — run \`phase5 build\` first`);
     return exportFingerprint(go, manifest);
   });
-  const plan: ExportPlan = { fingerprint: fingerprints.length === 1 ? fingerprints[0] : sha256Text(fingerprints.join(',')).slice(0, 16), datasets: [] };
+  const plan: ExportPlan = {
+    fingerprint: fingerprints.length === 1 ? fingerprints[0] : sha256Text(fingerprints.join(',')).slice(0, 16),
+    datasets: [],
+  };
   for (const key of options.datasets) {
     const { samples, problems } = await loadSamples(config, key, options.limit, true);
     const skipped = skipsFromProblems(problems);
@@ -201,7 +219,13 @@ export async function planExport(options: ExportOptions): Promise<ExportPlan> {
       if (options.force) rmSync(path.dirname(shardFile(config, { dataset: key, index: 0, group })), { recursive: true, force: true });
       const shards = planShards(key, samples.length, config.phase5.export.shard_size, fingerprints[gi], group);
       // Only when something was left out: a clean study's plan.json stays as it was.
-      plan.datasets.push({ dataset: key, samples: samples.length, shards, ...(totalSkips(skipped) > 0 ? { skipped } : {}), ...(group ? { group } : {}) });
+      plan.datasets.push({
+        dataset: key,
+        samples: samples.length,
+        shards,
+        ...(totalSkips(skipped) > 0 ? { skipped } : {}),
+        ...(group ? { group } : {}),
+      });
     });
   }
   mkdirSync(exportDir(config), { recursive: true });
@@ -251,7 +275,13 @@ function ragRecordOf(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, co
     retrieval_context: retriever.formatForPrompt(chunks, config.phase5.retrieval.format_style),
     retrieved_k: chunks.length,
     retrieval_scores: chunks.map((c) => Number(c.score.toFixed(6))),
-    retrieval_sources: chunks.map((c) => ({ source_uri: c.source_uri, idx: c.idx, date: c.date, ...(c.line != null ? { line: c.line } : {}), ...(c.witness ?? {}) })),
+    retrieval_sources: chunks.map((c) => ({
+      source_uri: c.source_uri,
+      idx: c.idx,
+      date: c.date,
+      ...(c.line != null ? { line: c.line } : {}),
+      ...(c.witness ?? {}),
+    })),
   };
 }
 
@@ -271,7 +301,11 @@ async function contextsFor(batch: OcrSample[], retriever: ExportRetriever, confi
     if (!source.placebo) throw new Error('placebo retrieval without a corpus sampler');
     return batch.map((s) => source.placebo!.draw(s.sample_id, config.phase5.corpus.seed, top_k, budget.max_chars));
   }
-  return retriever.retrieveMany(batch.map((s) => (source.mode === 'gold_query' ? s.gt_text : s.ocr_text)), top_k, min_score);
+  return retriever.retrieveMany(
+    batch.map((s) => (source.mode === 'gold_query' ? s.gt_text : s.ocr_text)),
+    top_k,
+    min_score,
+  );
 }
 
 /** Write the records of `samples[from..]` to `out`, retrieving in batches. Shared by the stage and benchmarks. */
@@ -321,7 +355,10 @@ async function finishedShard(file: string, shard: ExportShard, total: number): P
 }
 
 /** The placebo needs only the corpus and the prompt format, never the model or the index. */
-async function contextSource(options: ExportOptions & { mode: ContextSource['mode'] }, openRetriever: OpenRetriever): Promise<{ retriever: ExportRetriever; source: ContextSource }> {
+async function contextSource(
+  options: ExportOptions & { mode: ContextSource['mode'] },
+  openRetriever: OpenRetriever,
+): Promise<{ retriever: ExportRetriever; source: ContextSource }> {
   if (options.mode === 'witness') return { retriever: witnessRetrieverFor(options.config), source: { mode: 'witness' } };
   if (options.mode !== 'random') return { retriever: await openForShard(openRetriever, options.config), source: { mode: options.mode } };
   const r = options.config.phase5.retrieval;
@@ -337,7 +374,12 @@ async function contextSource(options: ExportOptions & { mode: ContextSource['mod
 async function openForShard(openRetriever: OpenRetriever, config: Config): Promise<ExportRetriever> {
   return openRetriever(config).catch((err: unknown) => {
     // These do not get better by retrying; the message names the fix.
-    if (err instanceof IndexMismatchError || err instanceof IndexCorruptError || err instanceof IndexMissingError || err instanceof ModelDirError) {
+    if (
+      err instanceof IndexMismatchError ||
+      err instanceof IndexCorruptError ||
+      err instanceof IndexMissingError ||
+      err instanceof ModelDirError
+    ) {
       throw new UserInputError(err.message);
     }
     throw err;
@@ -348,7 +390,12 @@ async function openForShard(openRetriever: OpenRetriever, config: Config): Promi
  * Write one shard file, resuming by content after a crash: whatever earlier attempts wrote, each sample is
  * done once it has a record. `onProgress` counts records in the shard.
  */
-export async function exportShard(base: ExportOptions, shard: ExportShard, openRetriever: OpenRetriever, hooks: StageHooks = {}): Promise<ExportShardResult> {
+export async function exportShard(
+  base: ExportOptions,
+  shard: ExportShard,
+  openRetriever: OpenRetriever,
+  hooks: StageHooks = {},
+): Promise<ExportShardResult> {
   const options = groupOptions(base, shard.group);
   const { config } = options;
   const file = shardFile(config, shard);
@@ -363,7 +410,10 @@ export async function exportShard(base: ExportOptions, shard: ExportShard, openR
   if (present.size > 0) log.info({ shard: name, done: present.size, total }, 'resuming shard');
   hooks.onProgress?.(present.size, total);
   const samples = (await loadSamples(config, shard.dataset, options.limit, false)).samples.slice(shard.start, shard.end);
-  if (samples.length !== total) throw new Error(`dataset ${shard.dataset} changed since the export was planned (${samples.length} vs ${total} samples in shard ${shard.index})`);
+  if (samples.length !== total)
+    throw new Error(
+      `dataset ${shard.dataset} changed since the export was planned (${samples.length} vs ${total} samples in shard ${shard.index})`,
+    );
   const todo = samples.filter((s) => !present.has(s.sample_id));
   if (todo.length > 0) {
     const { retriever, source } = await contextSource(options, openRetriever);

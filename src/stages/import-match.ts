@@ -53,10 +53,25 @@ export function importHooks(arm: ArmRun, exported: ExportLines | null): Validate
     check(rec: CorrectionRecord) {
       if (!exported) return null;
       const lines = exported.get(rec.sample_id);
-      if (!lines) return { kind: `name a sample_id not in arm ${arm.name}'s export`, detail: `"${rec.sample_id}"`, message: `sample_id "${rec.sample_id}" is not in arm ${arm.name}'s export` };
+      if (!lines)
+        return {
+          kind: `name a sample_id not in arm ${arm.name}'s export`,
+          detail: `"${rec.sample_id}"`,
+          message: `sample_id "${rec.sample_id}" is not in arm ${arm.name}'s export`,
+        };
       const line = lines.find((l) => l.dataset === rec.dataset);
-      if (!line) return { kind: "have a dataset that disagrees with the export", detail: `"${rec.sample_id}" is in ${lines.map((l) => l.dataset).join(', ')}, not ${rec.dataset}`, message: `dataset ${rec.dataset} disagrees with the export` };
-      if (line.ocr !== rec.ocr_text.normalize('NFC')) return { kind: 'have an ocr_text that disagrees with the export', detail: `"${rec.sample_id}"`, message: `ocr_text of "${rec.sample_id}" disagrees with the export` };
+      if (!line)
+        return {
+          kind: 'have a dataset that disagrees with the export',
+          detail: `"${rec.sample_id}" is in ${lines.map((l) => l.dataset).join(', ')}, not ${rec.dataset}`,
+          message: `dataset ${rec.dataset} disagrees with the export`,
+        };
+      if (line.ocr !== rec.ocr_text.normalize('NFC'))
+        return {
+          kind: 'have an ocr_text that disagrees with the export',
+          detail: `"${rec.sample_id}"`,
+          message: `ocr_text of "${rec.sample_id}" disagrees with the export`,
+        };
       return null;
     },
   };

@@ -55,7 +55,7 @@ function forEachLine(file: string, fn: (text: string, offset: number, length: nu
     let carry = Buffer.alloc(0);
     let carryOffset = 0;
     let lineNo = 0;
-    for (let pos = 0; ; ) {
+    for (let pos = 0; ;) {
       const n = readSync(fd, chunk, 0, chunk.length, pos);
       const buf = carry.length ? Buffer.concat([carry, chunk.subarray(0, n)]) : chunk.subarray(0, n);
       let start = 0;
@@ -96,7 +96,8 @@ function scanInput(input: string, sel: PlanSelection): Scan {
     } catch (err) {
       throw new JsonlParseError(input, lineNo, `invalid JSON (${(err as Error).message})`);
     }
-    if (typeof v?.sample_id !== 'string' || typeof v.dataset !== 'string') throw new JsonlParseError(input, lineNo, 'needs string "sample_id" and "dataset"');
+    if (typeof v?.sample_id !== 'string' || typeof v.dataset !== 'string')
+      throw new JsonlParseError(input, lineNo, 'needs string "sample_id" and "dataset"');
     if (wanted && !wanted.has(v.dataset)) return;
     if (seen.has(v.sample_id)) {
       if (scan.duplicates++ < 3) scan.duplicateIds.push(v.sample_id);
@@ -128,7 +129,14 @@ export function writePlan(input: string, sel: PlanSelection): InferPlanFiles {
     datasets.push({ dataset, lines: offsets.length / 2 });
   }
   writeFileSync(path.join(dir, 'order.u16'), Buffer.from(Uint16Array.from(scan.order).buffer));
-  const plan: InferPlanFiles = { dir, input, datasets, lines: scan.order.length, duplicates: scan.duplicates, duplicateIds: scan.duplicateIds };
+  const plan: InferPlanFiles = {
+    dir,
+    input,
+    datasets,
+    lines: scan.order.length,
+    duplicates: scan.duplicates,
+    duplicateIds: scan.duplicateIds,
+  };
   writeJsonAtomic(marker, plan);
   return plan;
 }

@@ -13,7 +13,19 @@
  * writes (with a deterministic backend, byte for byte). Records of the output outside this selection (other
  * datasets, lines past `--limit`) stay in front of the merged ones.
  */
-import { closeSync, createReadStream, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, unlinkSync, writeSync, appendFileSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+  appendFileSync,
+} from 'node:fs';
 import readline from 'node:readline';
 import path from 'node:path';
 import { recoverJsonl, writeJsonAtomic, writeJsonlAtomic } from '../io/jsonl';
@@ -129,14 +141,25 @@ function seedParts(arm: ArmPlan): void {
 }
 
 /** Correct one shard's lines into its part file (resuming from what the part holds). */
-export async function runShard(options: InferOptions, arm: ArmPlan, shard: ShardRef, hooks: StageHooks<InferCheckpoint>, openBackend: OpenBackend): Promise<InferShardResult> {
+export async function runShard(
+  options: InferOptions,
+  arm: ArmPlan,
+  shard: ShardRef,
+  hooks: StageHooks<InferCheckpoint>,
+  openBackend: OpenBackend,
+): Promise<InferShardResult> {
   const start = shard.index * arm.shardSize;
   const rows = readPlannedRows(arm.plan, shard.dataset, start, start + arm.shardSize);
   if (rows.length === 0) throw new UserInputError(`infer shard ${shardLabel(arm, shard)}: the plan in ${arm.plan.dir} has no lines for it`);
   const run = findArm(options.arms, arm.arm);
   const backend = await openBackend(run.backend());
   try {
-    const target = { input: rows, output: partFile(arm.output, shard.dataset, shard.index), checkpointEvery: 1, progress: 'silent' as const };
+    const target = {
+      input: rows,
+      output: partFile(arm.output, shard.dataset, shard.index),
+      checkpointEvery: 1,
+      progress: 'silent' as const,
+    };
     const loadAtStart = backend.load?.();
     const summary = await correctLines(options, run, backend, hooks, target);
     const counts = Object.fromEntries(RESULT_KEYS.map((k) => [k, summary[k]])) as ArmCounts;
@@ -191,7 +214,10 @@ function writeMerged(arm: ArmPlan, file: string, partial: boolean): Set<string> 
       const id = part.ids[k - shard * arm.shardSize];
       const line = part.lines.get(id);
       if (line === undefined && partial) continue;
-      if (line === undefined) throw new Error(`merge ${arm.arm}: sample ${id} is missing from ${partFile(arm.output, dataset, shard)} (the shard did not finish)`);
+      if (line === undefined)
+        throw new Error(
+          `merge ${arm.arm}: sample ${id} is missing from ${partFile(arm.output, dataset, shard)} (the shard did not finish)`,
+        );
       planned.add(id);
       buf.push(line + '\n');
       if (buf.length >= 4096) (writeSync(fd, buf.join('')), (buf = []));
@@ -236,5 +262,10 @@ export async function mergeArm(options: InferOptions, arm: ArmPlan, partial = fa
   if (!partial) await assertFailedShare(options, arm.arm, arm.output);
   const counts: Record<string, number> = { 'duplicate input record': arm.plan.duplicates };
   for (const [reason, n] of Object.entries(failed.byReason)) counts[`failed: ${reason}`] = n;
-  return { output: arm.output, records: planned.size, failed: failed.failed, skipped: skipsFromCounts(counts, { 'duplicate input record': arm.plan.duplicateIds }) };
+  return {
+    output: arm.output,
+    records: planned.size,
+    failed: failed.failed,
+    skipped: skipsFromCounts(counts, { 'duplicate input record': arm.plan.duplicateIds }),
+  };
 }

@@ -103,7 +103,18 @@ export function optionsFrom(config: Config, cli: RunOptions, force = false): Inf
 export { backendConfig } from './backend';
 export type { ArmRun };
 
-export const RESULT_KEYS = ['model', 'written', 'skippedExisting', 'succeeded', 'failed', 'failuresByReason', 'promptTypes', 'promptTokens', 'completionTokens', 'elapsedMs'] as const;
+export const RESULT_KEYS = [
+  'model',
+  'written',
+  'skippedExisting',
+  'succeeded',
+  'failed',
+  'failuresByReason',
+  'promptTypes',
+  'promptTokens',
+  'completionTokens',
+  'elapsedMs',
+] as const;
 
 /**
  * What one arm produced: the runner's counts that matter downstream (small: crosses Temporal); `skipped`:
@@ -164,12 +175,22 @@ export async function run(options: InferOptions, hooks: StageHooks, openBackend:
 }
 
 /** `runArm` for the arm named `name` (the activity's `condition` argument is an arm name). */
-export async function runCondition(options: InferOptions, name: string, hooks: StageHooks<InferCheckpoint>, openBackend: OpenBackend): Promise<ArmResult> {
+export async function runCondition(
+  options: InferOptions,
+  name: string,
+  hooks: StageHooks<InferCheckpoint>,
+  openBackend: OpenBackend,
+): Promise<ArmResult> {
   return runArm(options, findArm(options.arms, name), hooks, openBackend);
 }
 
 /** Correct every line of the arm's input with its prompt and LLM; `onProgress` counts records in the output. */
-export async function runArm(options: InferOptions, arm: ArmRun, hooks: StageHooks<InferCheckpoint>, openBackend: OpenBackend): Promise<ArmResult> {
+export async function runArm(
+  options: InferOptions,
+  arm: ArmRun,
+  hooks: StageHooks<InferCheckpoint>,
+  openBackend: OpenBackend,
+): Promise<ArmResult> {
   const { output } = arm;
   if (!existsSync(arm.input)) throw new UserInputError(`no ${arm.input} — run \`phase5 export\` first`);
   mkdirSync(path.dirname(output), { recursive: true });
@@ -181,14 +202,27 @@ export async function runArm(options: InferOptions, arm: ArmRun, hooks: StageHoo
   } finally {
     await backend.close();
   }
-  log.info({ arm: arm.name, output, written: summary.written, failed: summary.failed }, `infer ${arm.name}: ${summary.written} written, ${summary.failed} failed, ${summary.skippedExisting} already done`);
+  log.info(
+    { arm: arm.name, output, written: summary.written, failed: summary.failed },
+    `infer ${arm.name}: ${summary.written} written, ${summary.failed} failed, ${summary.skippedExisting} already done`,
+  );
   await assertFailedShare(options, arm.name, arm.output);
   const counts = Object.fromEntries(RESULT_KEYS.map((k) => [k, summary[k]])) as Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
   return { condition: arm.name, output, ...counts, skipped: armSkips(summary) };
 }
 
-async function correct(options: InferOptions, arm: ArmRun, backend: LlmBackend, hooks: StageHooks<InferCheckpoint>): Promise<RunCorrectionsSummary> {
-  return correctLines(options, arm, backend, hooks, { input: await selectedInput(options, arm.input), output: arm.output, datasets: options.datasets, progress: 'log' });
+async function correct(
+  options: InferOptions,
+  arm: ArmRun,
+  backend: LlmBackend,
+  hooks: StageHooks<InferCheckpoint>,
+): Promise<RunCorrectionsSummary> {
+  return correctLines(options, arm, backend, hooks, {
+    input: await selectedInput(options, arm.input),
+    output: arm.output,
+    datasets: options.datasets,
+    progress: 'log',
+  });
 }
 
 /** What one run of the corrections runner works on: an arm's whole input, or one shard's lines. */
@@ -202,7 +236,13 @@ export interface CorrectTarget {
 }
 
 /** Run the corrections runner on `target` with the arm's prompt and guard, and the stage's failure semantics. */
-export async function correctLines(options: InferOptions, arm: ArmRun, backend: LlmBackend, hooks: StageHooks<InferCheckpoint>, target: CorrectTarget): Promise<RunCorrectionsSummary> {
+export async function correctLines(
+  options: InferOptions,
+  arm: ArmRun,
+  backend: LlmBackend,
+  hooks: StageHooks<InferCheckpoint>,
+  target: CorrectTarget,
+): Promise<RunCorrectionsSummary> {
   const attemptStarted = Date.now();
   try {
     const summary = await runCorrections({
@@ -250,7 +290,13 @@ export function isOutageFailure(err: unknown): boolean {
  * The endpoint is not serving. Until the outage has lasted `outageBudgetMs` — measured from the first attempt
  * that made no progress, carried across attempts in the checkpoint — the error stays retryable.
  */
-function outageFailure(err: LlmUnavailableError, options: InferOptions, backend: LlmBackend, hooks: StageHooks<InferCheckpoint>, attemptStarted: number): Error {
+function outageFailure(
+  err: LlmUnavailableError,
+  options: InferOptions,
+  backend: LlmBackend,
+  hooks: StageHooks<InferCheckpoint>,
+  attemptStarted: number,
+): Error {
   // Lines finished in this attempt: the outage began just now. None: it goes on from the previous attempt's.
   const progressed = err.summary.written > 0;
   const previous = hooks.resumeFrom?.outageSince ? Date.parse(hooks.resumeFrom.outageSince) : NaN;
@@ -260,12 +306,16 @@ function outageFailure(err: LlmUnavailableError, options: InferOptions, backend:
   const o = err.failure;
   const what = `${o.reason}: ${oneLine(o.message)}`;
   if (lasted >= options.outageBudgetMs) {
-    return outage(new InferFailedError(
-      `infer ${err.summary.label}: the LLM at ${backend.id} has not served for ${formatMs(lasted)} (infer.outage_budget ${formatMs(options.outageBudgetMs)}; last: ${what}); ` +
-        `${err.summary.remaining} line(s) left — bring the endpoint up and rerun \`phase5 infer\``,
-    ));
+    return outage(
+      new InferFailedError(
+        `infer ${err.summary.label}: the LLM at ${backend.id} has not served for ${formatMs(lasted)} (infer.outage_budget ${formatMs(options.outageBudgetMs)}; last: ${what}); ` +
+          `${err.summary.remaining} line(s) left — bring the endpoint up and rerun \`phase5 infer\``,
+      ),
+    );
   }
-  const retryable = new Error(`${err.message} — retrying (outage for ${formatMs(lasted)} of infer.outage_budget ${formatMs(options.outageBudgetMs)})`);
+  const retryable = new Error(
+    `${err.message} — retrying (outage for ${formatMs(lasted)} of infer.outage_budget ${formatMs(options.outageBudgetMs)})`,
+  );
   retryable.name = 'LlmUnavailableError';
   return outage(retryable);
 }
@@ -287,7 +337,10 @@ function formatMs(ms: number): string {
 }
 
 /** Failed records of the selected datasets in a condition's output, by reason, with the first one's detail. */
-export async function countFailedRecords(file: string, datasets?: readonly string[]): Promise<{ records: number; failed: number; byReason: Record<string, number>; first: string | null }> {
+export async function countFailedRecords(
+  file: string,
+  datasets?: readonly string[],
+): Promise<{ records: number; failed: number; byReason: Record<string, number>; first: string | null }> {
   const wanted = datasets ? new Set(datasets) : null;
   const res = { records: 0, failed: 0, byReason: {} as Record<string, number>, first: null as string | null };
   const rl = readline.createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
@@ -310,7 +363,10 @@ export async function assertFailedShare(options: InferOptions, name: string, out
   const c = await countFailedRecords(output, options.datasets);
   if (c.records === 0 || c.failed / c.records <= options.maxFailedShare) return;
   const pct = (x: number) => `${Number((x * 100).toFixed(1))}%`;
-  const reasons = Object.entries(c.byReason).sort((a, b) => b[1] - a[1]).map(([r, n]) => `${n} ${r}`).join(', ');
+  const reasons = Object.entries(c.byReason)
+    .sort((a, b) => b[1] - a[1])
+    .map(([r, n]) => `${n} ${r}`)
+    .join(', ');
   throw new InferFailedError(
     `infer ${name}: ${c.failed} of ${c.records} lines failed (${pct(c.failed / c.records)}, over infer.max_failed_share ${pct(options.maxFailedShare)}): ` +
       `${reasons} — first: ${c.first}; fix the cause, then \`phase5 infer --retry-failed\``,
@@ -339,8 +395,12 @@ export async function importCorrections(options: InferOptions): Promise<ImportRe
   if (v.extraKeys.length) log.warn({ extraKeys: v.extraKeys }, 'import: keys outside the schema were dropped');
   writeMissingArmJson(arm);
   return {
-    imported: v.records.length, failed: v.failed, byDataset: v.byDataset, output: arm.output,
-    ...(guarded.decisions ? { guard: guarded.decisions } : {}), ...(notes.length ? { notes } : {}),
+    imported: v.records.length,
+    failed: v.failed,
+    byDataset: v.byDataset,
+    output: arm.output,
+    ...(guarded.decisions ? { guard: guarded.decisions } : {}),
+    ...(notes.length ? { notes } : {}),
   };
 }
 
@@ -357,7 +417,10 @@ function importNotes(filled: Record<string, number>, arm: ArmRun, checked: boole
 }
 
 /** Trim + guard the imported lines that carry no decision (failed lines stay as they are); null decisions with the guard off. */
-export function guardImported(records: CorrectionRecord[], guard: GuardSettings | undefined): { records: CorrectionRecord[]; decisions: Record<string, number> | null } {
+export function guardImported(
+  records: CorrectionRecord[],
+  guard: GuardSettings | undefined,
+): { records: CorrectionRecord[]; decisions: Record<string, number> | null } {
   if (!guard?.enabled) return { records, decisions: null };
   const decisions: Record<string, number> = {};
   const out = records.map((r) => {

@@ -35,7 +35,10 @@ export function busier(a: LlmLoad | undefined, b: LlmLoad | undefined): LlmLoad 
 /** Several workers on one arm: requests in flight and limits add up; the latency is the median of theirs. */
 export function acrossWorkers(loads: LlmLoad[]): LlmLoad | undefined {
   if (loads.length === 0) return undefined;
-  const lat = loads.map((l) => l.median_latency_ms).filter((x): x is number => x !== null).sort((x, y) => x - y);
+  const lat = loads
+    .map((l) => l.median_latency_ms)
+    .filter((x): x is number => x !== null)
+    .sort((x, y) => x - y);
   return {
     in_flight: loads.reduce((n, l) => n + l.in_flight, 0),
     limit: loads.reduce((n, l) => n + l.limit, 0),

@@ -22,7 +22,11 @@ export interface StagePaths {
 
 /** What export needs: the retriever wrapped in the options pipeline. */
 export interface ExportRetriever {
-  retrieveMany(queries: readonly string[], k: number, minScore: number): Promise<(RetrievedChunk & { line?: number | null; witness?: WitnessPosition })[][]>;
+  retrieveMany(
+    queries: readonly string[],
+    k: number,
+    minScore: number,
+  ): Promise<(RetrievedChunk & { line?: number | null; witness?: WitnessPosition })[][]>;
   formatForPrompt(chunks: readonly RetrievedChunk[], style: FormatStyle): string;
   /** Changes whenever the options change the output (part of the export fingerprint). */
   readonly fingerprint: string;
@@ -94,7 +98,9 @@ export async function openExportRetriever(config: Config, paths: StagePaths): Pr
   // Missing model or index: input the user must fix (retrying cannot), so not retryable.
   if (!r.enabled) throw new UserInputError(`retrieval is disabled: ${r.disabledReason}`);
   // The pipeline takes only its own keys (top_k etc. are arguments of retrieveMany).
-  const pipelineOptions = Object.fromEntries(Object.keys(RetrievalPipelineSchema.shape).map((k) => [k, options[k as keyof typeof options]]));
+  const pipelineOptions = Object.fromEntries(
+    Object.keys(RetrievalPipelineSchema.shape).map((k) => [k, options[k as keyof typeof options]]),
+  );
   const pipeline = await createRetrievalPipeline(r, pipelineOptions, {
     openitiRoot: resolvePath(config.data.openiti_root),
     maxChunkChars: options.max_chars_per_sentence,

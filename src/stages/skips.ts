@@ -57,7 +57,9 @@ export function describeKinds(skips: Skips, shorten: (file: string) => string = 
     .filter(([, k]) => k.count > 0)
     .map(([kind, k]) => {
       const label = (PROBLEM_LABELS as Record<string, string>)[kind] ?? kind;
-      return k.examples.length ? `${k.count} ${label} (${compactExamples(k.examples, shorten).join(', ')}${k.count > k.examples.length ? ', …' : ''})` : `${k.count} ${label}`;
+      return k.examples.length
+        ? `${k.count} ${label} (${compactExamples(k.examples, shorten).join(', ')}${k.count > k.examples.length ? ', …' : ''})`
+        : `${k.count} ${label}`;
     })
     .join(', ');
 }

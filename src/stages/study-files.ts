@@ -43,7 +43,12 @@ export function armJson(arm: ArmRun, shared: SharedExport | undefined): Record<s
   return {
     name: arm.name,
     prompt: arm.prompt,
-    retrieval: { mode: arm.retrieval.mode, top_k: arm.retrieval.top_k, fingerprint: arm.retrieval.fingerprint, k_group: arm.retrieval.k_group ?? null },
+    retrieval: {
+      mode: arm.retrieval.mode,
+      top_k: arm.retrieval.top_k,
+      fingerprint: arm.retrieval.fingerprint,
+      k_group: arm.retrieval.k_group ?? null,
+    },
     upper_bound: arm.upperBound,
     model: arm.model,
     guard: arm.guard ?? null,

@@ -32,7 +32,16 @@ function indexSpec(config: Config) {
   const w = witnessSettings(config);
   const meta = metadataPath(config);
   const st = statSync(meta, { throwIfNoEntry: false });
-  return { openiti_root: resolvePath(config.data.openiti_root), metadata: [meta, st?.size ?? null, st?.mtimeMs ?? null], works: w.works, exclude_works: w.exclude_works, status: w.status, n: w.n, stride: w.stride, v: 1 };
+  return {
+    openiti_root: resolvePath(config.data.openiti_root),
+    metadata: [meta, st?.size ?? null, st?.mtimeMs ?? null],
+    works: w.works,
+    exclude_works: w.exclude_works,
+    status: w.status,
+    n: w.n,
+    stride: w.stride,
+    v: 1,
+  };
 }
 
 export function witnessIndexFingerprint(config: Config): string {
@@ -55,7 +64,10 @@ export function witnessIndexesNeeded(config: Config): Config[] {
 }
 
 /** Build the index of `config` unless a complete one with its fingerprint is there; returns its directory. */
-export async function ensureWitnessIndex(config: Config, onProgress?: (done: number, total: number, step: string) => void): Promise<string> {
+export async function ensureWitnessIndex(
+  config: Config,
+  onProgress?: (done: number, total: number, step: string) => void,
+): Promise<string> {
   const dir = witnessIndexDir(config);
   const fingerprint = witnessIndexFingerprint(config);
   if (readWitnessManifest(dir)?.fingerprint === fingerprint) {
@@ -63,11 +75,29 @@ export async function ensureWitnessIndex(config: Config, onProgress?: (done: num
     return dir;
   }
   const w = witnessSettings(config);
-  const { files, missing } = await selectWorkFiles({ openitiRoot: resolvePath(config.data.openiti_root), include: w.works.includes('*') ? [] : w.works, exclude: w.exclude_works, status: w.status });
-  if (files.length === 0) throw new UserInputError(`phase5.retrieval.witness: no work matches works ${JSON.stringify(w.works)} minus exclude_works ${JSON.stringify(w.exclude_works)}`);
+  const { files, missing } = await selectWorkFiles({
+    openitiRoot: resolvePath(config.data.openiti_root),
+    include: w.works.includes('*') ? [] : w.works,
+    exclude: w.exclude_works,
+    status: w.status,
+  });
+  if (files.length === 0)
+    throw new UserInputError(
+      `phase5.retrieval.witness: no work matches works ${JSON.stringify(w.works)} minus exclude_works ${JSON.stringify(w.exclude_works)}`,
+    );
   const t0 = Date.now();
-  const m = await buildWitnessDir({ files, dir, fingerprint, missing, params: { n: w.n, stride: w.stride }, onWork: (d, t) => onProgress?.(d, t, 'witness') });
-  log.info({ dir, works: files.length, missing: missing.length, lines: m.lines, key_chars: m.key_chars, seconds: (Date.now() - t0) / 1000 }, `witness index: ${files.length} works`);
+  const m = await buildWitnessDir({
+    files,
+    dir,
+    fingerprint,
+    missing,
+    params: { n: w.n, stride: w.stride },
+    onWork: (d, t) => onProgress?.(d, t, 'witness'),
+  });
+  log.info(
+    { dir, works: files.length, missing: missing.length, lines: m.lines, key_chars: m.key_chars, seconds: (Date.now() - t0) / 1000 },
+    `witness index: ${files.length} works`,
+  );
   return dir;
 }
 
@@ -84,7 +114,8 @@ export function witnessRetrieverFor(config: Config): ClosableRetriever {
 /** The export retriever of a witness arm: its index (which the build stage made), hits as context sentences. */
 export function openWitnessRetriever(config: Config): ClosableRetriever {
   const dir = witnessIndexDir(config);
-  if (readWitnessManifest(dir)?.fingerprint !== witnessIndexFingerprint(config)) throw new UserInputError(`no witness index at ${dir} for this arm's settings — run \`phase5 build\` first`);
+  if (readWitnessManifest(dir)?.fingerprint !== witnessIndexFingerprint(config))
+    throw new UserInputError(`no witness index at ${dir} for this arm's settings — run \`phase5 build\` first`);
   const w = witnessSettings(config);
   const r = WitnessRetriever.open(dir, { candidates: w.candidates });
   const maxChars = config.phase5.retrieval.max_chars_per_sentence;
@@ -97,8 +128,19 @@ export function openWitnessRetriever(config: Config): ClosableRetriever {
 }
 
 /** A witness hit as a context sentence; its position (line span, page, milestone) goes to retrieval_sources. */
-function witnessChunk(h: WitnessHit): RetrievedChunk & { line: number; witness: { line_end: number; page: string | null; ms: string | null } } {
-  return { text: h.text, source_uri: h.source_uri, score: h.score, rank: h.rank, idx: h.idx, date: h.date, line: h.line, witness: { line_end: h.line_end, page: h.page, ms: h.ms } };
+function witnessChunk(
+  h: WitnessHit,
+): RetrievedChunk & { line: number; witness: { line_end: number; page: string | null; ms: string | null } } {
+  return {
+    text: h.text,
+    source_uri: h.source_uri,
+    score: h.score,
+    rank: h.rank,
+    idx: h.idx,
+    date: h.date,
+    line: h.line,
+    witness: { line_end: h.line_end, page: h.page, ms: h.ms },
+  };
 }
 
 /**
@@ -107,5 +149,9 @@ function witnessChunk(h: WitnessHit): RetrievedChunk & { line: number; witness: 
  */
 export function withHitProvenance(r: InferenceInputRecord, sourcePattern: string | null): InferenceInputRecord {
   const p = lineProvenance(r, sourcePattern);
-  return { ...r, gold_in_context: p.gold_in_context, retrieval_sources: r.retrieval_sources.map((src, i) => ({ ...src, provenance: p.classes[i] })) };
+  return {
+    ...r,
+    gold_in_context: p.gold_in_context,
+    retrieval_sources: r.retrieval_sources.map((src, i) => ({ ...src, provenance: p.classes[i] })),
+  };
 }

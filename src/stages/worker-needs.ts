@@ -39,24 +39,45 @@ function inferChecks(config: Config, endpoint: EndpointOverride, env: Record<str
       backend = applyEndpointOverride(arm.backend(), endpoint);
     } catch (err) {
       if (!(err instanceof WorkerSetupError)) throw err;
-      add(`setup:${err.problem}`, arm.name, { what: 'LLM model', run: () => { throw err; } });
+      add(`setup:${err.problem}`, arm.name, {
+        what: 'LLM model',
+        run: () => {
+          throw err;
+        },
+      });
       continue;
     }
     if (backend.type === 'llama') {
       const file = backend.modelPath;
-      add(`gguf:${file}`, arm.name, { what: 'LLM model', run: () => { if (!existsSync(file)) throw new WorkerSetupError(`GGUF model not found: ${file}`, 'put it on this worker'); return 'present'; } });
+      add(`gguf:${file}`, arm.name, {
+        what: 'LLM model',
+        run: () => {
+          if (!existsSync(file)) throw new WorkerSetupError(`GGUF model not found: ${file}`, 'put it on this worker');
+          return 'present';
+        },
+      });
       continue;
     }
     const variable = backend.apiKeyEnv;
     if (variable) {
-      add(`key:${variable}`, arm.name, { what: 'API key', run: () => { if (!env[variable]) throw new WorkerSetupError(`environment variable ${variable} is not set`, "set it in the worker's environment"); return 'set'; } });
+      add(`key:${variable}`, arm.name, {
+        what: 'API key',
+        run: () => {
+          if (!env[variable])
+            throw new WorkerSetupError(`environment variable ${variable} is not set`, "set it in the worker's environment");
+          return 'set';
+        },
+      });
     }
     const url = backend.baseUrl;
     add(`url:${url}`, arm.name, {
       what: `LLM endpoint ${redactedUrl(url)}`,
       run: async () => {
         // Any HTTP answer below 500 is up (a 401 too: the probe sends no key), as the endpoint gate counts it.
-        if (!(await httpProbe(url, 3000)(AbortSignal.timeout(5000)))) throw new Error('does not answer GET …/models (refused, timed out or 5xx) — start the server, or check infer.openai.base_url / --openai-base-url');
+        if (!(await httpProbe(url, 3000)(AbortSignal.timeout(5000))))
+          throw new Error(
+            'does not answer GET …/models (refused, timed out or 5xx) — start the server, or check infer.openai.base_url / --openai-base-url',
+          );
         return 'answers';
       },
     });
@@ -70,7 +91,12 @@ function embedChecks(config: Config): Check[] {
 }
 
 /** Every need of the stages that run on `queues`, checked on this machine. */
-export async function checkWorkerNeeds(config: Config, queues: string[], endpoint: EndpointOverride = {}, env: Record<string, string | undefined> = process.env): Promise<WorkerNeed[]> {
+export async function checkWorkerNeeds(
+  config: Config,
+  queues: string[],
+  endpoint: EndpointOverride = {},
+  env: Record<string, string | undefined> = process.env,
+): Promise<WorkerNeed[]> {
   const q = config.temporal.queues;
   const stageQueue = (stage: keyof Config['temporal']['stages']) => q[config.temporal.stages[stage].queue];
   const plan: { queue: string; checks: Check[] }[] = [];

@@ -3,7 +3,14 @@
  * attach to the one already running under the same id, and read progress (workflow query + the last
  * heartbeat of the running activity) for `phase5 status`.
  */
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type WorkflowHandle,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
 import { defaultPayloadConverter, type SearchAttributePair, type Workflow } from '@temporalio/common';
 import type { Config } from '../config/schema';
 import type { HeartbeatProgress, Progress } from './types';
@@ -56,12 +63,15 @@ export async function startOrAttach<W extends Workflow>(
 ): Promise<{ handle: WorkflowHandle<W>; outcome: AttachOutcome }> {
   const serialized = JSON.stringify(args);
   for (const secret of opts.forbiddenValues ?? []) {
-    if (secret && serialized.includes(secret)) throw new UserFacingError('refusing to start: a secret value would be written into the workflow input');
+    if (secret && serialized.includes(secret))
+      throw new UserFacingError('refusing to start: a secret value would be written into the workflow input');
   }
   try {
     const desc = await client.workflow.getHandle(workflowId).describe();
-    if (desc.status.name === 'RUNNING') return { handle: client.workflow.getHandle<W>(workflowId, desc.runId), outcome: 'attached-running' };
-    if (desc.status.name === 'COMPLETED' && !opts.force) return { handle: client.workflow.getHandle<W>(workflowId, desc.runId), outcome: 'finished-before' };
+    if (desc.status.name === 'RUNNING')
+      return { handle: client.workflow.getHandle<W>(workflowId, desc.runId), outcome: 'attached-running' };
+    if (desc.status.name === 'COMPLETED' && !opts.force)
+      return { handle: client.workflow.getHandle<W>(workflowId, desc.runId), outcome: 'finished-before' };
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
   }
@@ -77,7 +87,8 @@ export async function startOrAttach<W extends Workflow>(
     return { handle, outcome: 'started' };
   } catch (err) {
     // Lost a race with another CLI starting the same id: attach to theirs.
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return { handle: client.workflow.getHandle<W>(workflowId), outcome: 'attached-running' };
+    if (err instanceof WorkflowExecutionAlreadyStartedError)
+      return { handle: client.workflow.getHandle<W>(workflowId), outcome: 'attached-running' };
     throw err;
   }
 }
@@ -155,14 +166,19 @@ function attemptRate(hb: HeartbeatProgress | null, now: number): number | null {
  * workflow's progress reports, e.g. an export's lines of finished shards) the stage's position; else the
  * position of the single running activity.
  */
-export function combineProgress(activities: PendingActivityView[], finished: { done: number; total: number } | null, now = Date.now()): Pick<StatusView, 'work' | 'rate' | 'etaSeconds'> {
+export function combineProgress(
+  activities: PendingActivityView[],
+  finished: { done: number; total: number } | null,
+  now = Date.now(),
+): Pick<StatusView, 'work' | 'rate' | 'etaSeconds'> {
   const beats = activities.map((a) => a.heartbeat).filter((h): h is HeartbeatProgress => h !== null);
   const rates = beats.map((h) => attemptRate(h, now)).filter((r): r is number => r !== null);
   const rate = rates.length ? rates.reduce((a, b) => a + b, 0) : null;
   let work: StatusView['work'] = null;
   if (finished) work = { done: finished.done + beats.reduce((a, h) => a + h.done, 0), total: finished.total, unit: 'lines' };
   else if (beats.length === 1) work = { done: beats[0].done, total: beats[0].total, unit: beats[0].unit };
-  else if (beats.length > 1) work = { done: beats.reduce((a, h) => a + h.done, 0), total: beats.reduce((a, h) => a + h.total, 0), unit: beats[0].unit };
+  else if (beats.length > 1)
+    work = { done: beats.reduce((a, h) => a + h.done, 0), total: beats.reduce((a, h) => a + h.total, 0), unit: beats[0].unit };
   const etaSeconds = work && rate ? Math.max(0, work.total - work.done) / rate : null;
   return { work, rate, etaSeconds };
 }
@@ -172,17 +188,36 @@ type ArmsProgress = Record<string, { workflowId: string; lines: number; shards: 
 /** One arm's child workflow (its latest run): finished shards' lines plus the running shards' heartbeats. */
 async function armStatus(client: Client, arm: string, a: ArmsProgress[string], now = Date.now()): Promise<ArmStatus> {
   const view = await workflowStatus(client, a.workflowId).catch(() => null);
-  if (!view) return { arm, workflowId: a.workflowId, status: 'NOT_STARTED', done: 0, total: a.lines, rate: null, etaSeconds: null, workers: [] };
+  if (!view)
+    return { arm, workflowId: a.workflowId, status: 'NOT_STARTED', done: 0, total: a.lines, rate: null, etaSeconds: null, workers: [] };
   const results = (view.progress?.results ?? {}) as { lines?: { done: number }; linesAtRunStart?: number };
   const done = Math.min(a.lines, view.work?.done ?? results.lines?.done ?? 0);
   const secs = view.progress ? (now - Date.parse(view.progress.startedAt)) / 1000 : 0;
   const runLines = (results.lines?.done ?? 0) - (results.linesAtRunStart ?? 0);
   const rate = secs > 0 && runLines > 0 ? runLines / secs : view.rate;
   const finished = view.status === 'COMPLETED' ? a.lines : done;
-  const workers = [...new Set(view.activities.filter((x) => x.heartbeat).map((x) => x.worker).filter((w): w is string => !!w))].sort();
+  const workers = [
+    ...new Set(
+      view.activities
+        .filter((x) => x.heartbeat)
+        .map((x) => x.worker)
+        .filter((w): w is string => !!w),
+    ),
+  ].sort();
   const retrying = retryingActivity(view.activities);
   const load = view.status === 'RUNNING' ? armLoad(view.activities) : undefined;
-  return { arm, workflowId: a.workflowId, status: view.status, done: finished, total: a.lines, rate, etaSeconds: rate ? Math.max(0, a.lines - finished) / rate : null, workers, retrying, ...(load ? { load } : {}) };
+  return {
+    arm,
+    workflowId: a.workflowId,
+    status: view.status,
+    done: finished,
+    total: a.lines,
+    rate,
+    etaSeconds: rate ? Math.max(0, a.lines - finished) / rate : null,
+    workers,
+    retrying,
+    ...(load ? { load } : {}),
+  };
 }
 
 /** The stage's position summed over its arms. */
@@ -211,7 +246,14 @@ export async function workflowStatus(client: Client, workflowId: string): Promis
   }
   const activities = (desc.raw.pendingActivities ?? []).map(pendingView);
   const lines = (progress?.results as { lines?: { done: number; total: number } } | undefined)?.lines ?? null;
-  const view: StatusView = { workflowId, status: desc.status.name, progress, activity: activities[0] ?? null, activities, ...combineProgress(activities, lines) };
+  const view: StatusView = {
+    workflowId,
+    status: desc.status.name,
+    progress,
+    activity: activities[0] ?? null,
+    activities,
+    ...combineProgress(activities, lines),
+  };
   const arms = (progress?.results as { arms?: ArmsProgress } | undefined)?.arms;
   if (arms) {
     view.arms = await Promise.all(Object.entries(arms).map(([arm, a]) => armStatus(client, arm, a)));

@@ -24,7 +24,9 @@ function historyCodec(): { historyType: ProtoType; protojson: ProtoJson } {
   if (cached) return cached;
   const requireHere = createRequire(import.meta.url);
   const proto: unknown = requireHere('@temporalio/proto');
-  const { patchProtobufRoot } = requireHere('@temporalio/proto/lib/patch-protobuf-root') as { patchProtobufRoot(p: unknown): { lookupType(name: string): ProtoType } };
+  const { patchProtobufRoot } = requireHere('@temporalio/proto/lib/patch-protobuf-root') as {
+    patchProtobufRoot(p: unknown): { lookupType(name: string): ProtoType };
+  };
   const requireFromProto = createRequire(requireHere.resolve('@temporalio/proto'));
   const protojson = requireFromProto('protobufjs/ext/protojson') as ProtoJson;
   cached = { historyType: patchProtobufRoot(proto).lookupType('temporal.api.history.v1.History'), protojson };

@@ -100,7 +100,12 @@ export function runMemo(config: Config, datasets: string[]): Record<string, unkn
  * The start options that make a run searchable: `run` is the run key (`<run_name>-<hash8>`), `stage` the
  * stage name or `run` for the study workflow.
  */
-export function runStartLabels(config: Config, datasetsOption: string[] | undefined, run: string, stage: string): { typedSearchAttributes: SearchAttributePair[]; memo: Record<string, unknown> } {
+export function runStartLabels(
+  config: Config,
+  datasetsOption: string[] | undefined,
+  run: string,
+  stage: string,
+): { typedSearchAttributes: SearchAttributePair[]; memo: Record<string, unknown> } {
   const datasets = datasetsOption?.length ? datasetsOption : Object.keys(config.datasets);
   const configHash = run.slice(run.lastIndexOf('-') + 1);
   return {

@@ -12,7 +12,10 @@ import type { Config } from '../config/schema';
 import { searchAttributeFlags } from './search-attributes';
 
 export class UserFacingError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
     super(message);
     this.name = 'UserFacingError';
   }
@@ -49,7 +52,10 @@ export function freePort(): Promise<number> {
 export function portOpen(host: string, port: number, timeoutMs = 500): Promise<boolean> {
   return new Promise((resolve) => {
     const sock = net.connect({ host, port });
-    const done = (v: boolean) => { sock.destroy(); resolve(v); };
+    const done = (v: boolean) => {
+      sock.destroy();
+      resolve(v);
+    };
     sock.setTimeout(timeoutMs, () => done(false));
     sock.once('connect', () => done(true));
     sock.once('error', () => done(false));
@@ -139,7 +145,10 @@ export async function startServer(config: Config, opts: { waitMs?: number } = {}
   if (before.healthy) return { status: before, alreadyRunning: true };
   const { host, port } = splitAddress(config.temporal.address);
   const uiPort = config.temporal.ui_port;
-  for (const [what, prt] of [['frontend', port], ['UI', uiPort]] as const) {
+  for (const [what, prt] of [
+    ['frontend', port],
+    ['UI', uiPort],
+  ] as const) {
     if (await portOpen(host, prt)) {
       throw new UserFacingError(
         `port ${prt} (${what}) on ${host} is already in use by another program — stop it, or choose other ports (temporal.address / temporal.ui_port in the config, or --address)`,
@@ -153,13 +162,20 @@ export async function startServer(config: Config, opts: { waitMs?: number } = {}
   const child = spawn(
     cli,
     [
-      'server', 'start-dev',
-      '--db-filename', p.dbFile,
-      '--ip', host,
-      '--port', String(port),
-      '--ui-port', String(uiPort),
-      '--namespace', config.temporal.namespace,
-      '--log-level', 'warn',
+      'server',
+      'start-dev',
+      '--db-filename',
+      p.dbFile,
+      '--ip',
+      host,
+      '--port',
+      String(port),
+      '--ui-port',
+      String(uiPort),
+      '--namespace',
+      config.temporal.namespace,
+      '--log-level',
+      'warn',
       ...searchAttributeFlags(),
     ],
     { detached: true, stdio: ['ignore', logFd, logFd], cwd: PROJECT_ROOT },

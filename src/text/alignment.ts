@@ -147,15 +147,33 @@ function fillBackPointers(ref: ArrayLike<number>, hyp: ArrayLike<number>, p: num
 function traceBack(p: number, n: number, m: number, common: number, withOps: boolean): Omit<Alignment, 'distance'> {
   const bk = back;
   const w = m + 1;
-  let s = 0, d = 0, ins = 0, h = common;
+  let s = 0,
+    d = 0,
+    ins = 0,
+    h = common;
   const ops: EditOp[] | undefined = withOps ? [] : undefined;
-  let i = n, j = m;
+  let i = n,
+    j = m;
   while (i > 0 || j > 0) {
     const op = bk[i * w + j];
-    if (op === OP_MATCH) { h++; i--; j--; }
-    else if (op === OP_SUB) { s++; i--; j--; ops?.push({ type: 'S', ref: p + i, hyp: p + j }); }
-    else if (op === OP_DEL) { d++; i--; ops?.push({ type: 'D', ref: p + i, hyp: p + j }); }
-    else { ins++; j--; ops?.push({ type: 'I', ref: p + i, hyp: p + j }); }
+    if (op === OP_MATCH) {
+      h++;
+      i--;
+      j--;
+    } else if (op === OP_SUB) {
+      s++;
+      i--;
+      j--;
+      ops?.push({ type: 'S', ref: p + i, hyp: p + j });
+    } else if (op === OP_DEL) {
+      d++;
+      i--;
+      ops?.push({ type: 'D', ref: p + i, hyp: p + j });
+    } else {
+      ins++;
+      j--;
+      ops?.push({ type: 'I', ref: p + i, hyp: p + j });
+    }
   }
   ops?.reverse();
   return { substitutions: s, deletions: d, insertions: ins, hits: h, ops };

@@ -195,7 +195,9 @@ export function normalizeArabic(
 export const DOT_GROUPS = ['بتثني', 'جحخ', 'دذ', 'رز', 'سش', 'صض', 'طظ', 'عغ', 'فق'] as const;
 
 const DOT_GROUP_OF = new Map<string, number>();
-DOT_GROUPS.forEach((g, k) => { for (const c of g) DOT_GROUP_OF.set(c, k); });
+DOT_GROUPS.forEach((g, k) => {
+  for (const c of g) DOT_GROUP_OF.set(c, k);
+});
 
 /** Index into DOT_GROUPS of a letter, or undefined when it is in none. */
 export function dotGroupOf(c: string): number | undefined {
@@ -225,8 +227,19 @@ export function isLigatureAlef(alef: string): boolean {
 
 /** The error classes of the report's confusion table, in display order. */
 export const ERROR_CLASSES = [
-  'dots_ba', 'dots_jim', 'dots_dal', 'dots_ra', 'dots_sin', 'dots_sad', 'dots_ta', 'dots_ain', 'dots_fa',
-  'diacritics', 'hamza_alef', 'whitespace', 'other',
+  'dots_ba',
+  'dots_jim',
+  'dots_dal',
+  'dots_ra',
+  'dots_sin',
+  'dots_sad',
+  'dots_ta',
+  'dots_ain',
+  'dots_fa',
+  'diacritics',
+  'hamza_alef',
+  'whitespace',
+  'other',
 ] as const;
 export type ErrorClass = (typeof ERROR_CLASSES)[number];
 

@@ -29,12 +29,26 @@ export class ErrorRateAccumulator {
     addSums(this.w, { distance: p.wordEdits, substitutions: 0, deletions: 0, insertions: 0, hits: 0 }, p.refWords);
   }
 
-  get cer(): RateSummary { return summarize(this.c, true); }
-  get wer(): RateSummary { return summarize(this.w, false); }
+  get cer(): RateSummary {
+    return summarize(this.c, true);
+  }
+  get wer(): RateSummary {
+    return summarize(this.w, false);
+  }
 }
 
-interface Sums { edits: number; ref: number; s: number; d: number; i: number; lineRateSum: number; linesWithRef: number }
-function zeroSums(): Sums { return { edits: 0, ref: 0, s: 0, d: 0, i: 0, lineRateSum: 0, linesWithRef: 0 }; }
+interface Sums {
+  edits: number;
+  ref: number;
+  s: number;
+  d: number;
+  i: number;
+  lineRateSum: number;
+  linesWithRef: number;
+}
+function zeroSums(): Sums {
+  return { edits: 0, ref: 0, s: 0, d: 0, i: 0, lineRateSum: 0, linesWithRef: 0 };
+}
 function addSums(t: Sums, e: EditCounts, refLen: number): void {
   t.edits += e.distance;
   t.ref += refLen;

@@ -40,9 +40,10 @@ export const BUILTIN_PROFILES: Readonly<Record<string, NormalizationProfile>> = 
   },
   no_diacritics: {
     name: 'no_diacritics',
-    rules: 'NFC; tashkeel U+064B–U+065F, superscript alef U+0670 and tatweel U+0640 removed; آ أ إ ٱ → ا; ة → ه; ى → ي (KITAB-Bench); CER over code points',
+    rules:
+      'NFC; tashkeel U+064B–U+065F, superscript alef U+0670 and tatweel U+0640 removed; آ أ إ ٱ → ا; ة → ه; ى → ي (KITAB-Bench); CER over code points',
     remove: ['U+064B-U+065F', 'U+0670', 'U+0640'],
-    map: { 'آ': 'ا', 'أ': 'ا', 'إ': 'ا', 'ٱ': 'ا', 'ة': 'ه', 'ى': 'ي' },
+    map: { آ: 'ا', أ: 'ا', إ: 'ا', ٱ: 'ا', ة: 'ه', ى: 'ي' },
     unit: 'codepoint',
   },
   graphemes: {
@@ -126,12 +127,18 @@ export interface NormalizationSettings {
 export interface NormalizationConfig {
   primary?: string;
   secondary?: string[];
-  profiles?: Record<string, Omit<NormalizationProfile, 'name' | 'remove' | 'map' | 'unit'> & Partial<Pick<NormalizationProfile, 'remove' | 'map' | 'unit'>>>;
+  profiles?: Record<
+    string,
+    Omit<NormalizationProfile, 'name' | 'remove' | 'map' | 'unit'> & Partial<Pick<NormalizationProfile, 'remove' | 'map' | 'unit'>>
+  >;
 }
 
 /** A bad `analysis.normalization` setting: the key path below it and what is wrong, in one line. */
 export class NormalizationConfigError extends Error {
-  constructor(readonly field: Array<string | number>, readonly detail: string) {
+  constructor(
+    readonly field: Array<string | number>,
+    readonly detail: string,
+  ) {
     super(`analysis.normalization.${field.join('.')}: ${detail}`);
   }
 }
@@ -145,7 +152,11 @@ export function resolveNormalization(cfg: NormalizationConfig | null | undefined
   for (const [name, p] of Object.entries(cfg?.profiles ?? {})) {
     if (all.has(name)) throw new NormalizationConfigError(['profiles', name], `"${name}" is a built-in profile; choose another name`);
     p.remove?.forEach((r, i) => {
-      try { removeRange(r); } catch (e) { throw new NormalizationConfigError(['profiles', name, 'remove', i], (e as Error).message); }
+      try {
+        removeRange(r);
+      } catch (e) {
+        throw new NormalizationConfigError(['profiles', name, 'remove', i], (e as Error).message);
+      }
     });
     all.set(name, { name, rules: p.rules, remove: p.remove ?? [], map: p.map ?? {}, unit: p.unit ?? 'codepoint' });
   }
@@ -155,7 +166,11 @@ export function resolveNormalization(cfg: NormalizationConfig | null | undefined
     return p;
   };
   const primary = get(cfg?.primary ?? DEFAULT_PRIMARY_PROFILE, ['primary']);
-  if (primary.unit !== 'codepoint') throw new NormalizationConfigError(['primary'], `profile "${primary.name}" counts grapheme clusters; the primary profile must count code points (list it under secondary)`);
+  if (primary.unit !== 'codepoint')
+    throw new NormalizationConfigError(
+      ['primary'],
+      `profile "${primary.name}" counts grapheme clusters; the primary profile must count code points (list it under secondary)`,
+    );
   const names = cfg?.secondary ?? DEFAULT_SECONDARY_PROFILES;
   const secondary = names.map((n, i) => get(n, ['secondary', i])).filter((p, i) => p.name !== primary.name && names.indexOf(p.name) === i);
   return { primary, secondary };

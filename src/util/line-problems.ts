@@ -27,7 +27,7 @@ function singular(kind: string): string {
 export function lineRanges(lines: readonly number[], maxRanges = 3): string {
   const sorted = [...new Set(lines)].sort((a, b) => a - b);
   const ranges: string[] = [];
-  for (let i = 0; i < sorted.length && ranges.length <= maxRanges; ) {
+  for (let i = 0; i < sorted.length && ranges.length <= maxRanges;) {
     let j = i;
     while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
     ranges.push(j === i ? count(sorted[i]) : `${count(sorted[i])}–${count(sorted[j])}`);
@@ -52,7 +52,10 @@ export function groupProblems(problems: readonly LineProblem[]): { kind: string;
  * `2,048 lines lack model (lines 1–2,048; e.g. line 1) — add it`. Kinds are worded for several lines (`lack model`,
  * `are not valid JSON`); one line gets the singular verb. `fix(kind)` gives the fix, when there is one.
  */
-export function summarizeLineProblems(problems: readonly LineProblem[], opts: { maxChars?: number; fix?: (kind: string) => string | undefined } = {}): string {
+export function summarizeLineProblems(
+  problems: readonly LineProblem[],
+  opts: { maxChars?: number; fix?: (kind: string) => string | undefined } = {},
+): string {
   const max = opts.maxChars ?? 500;
   const parts = groupProblems(problems).map((g) => {
     const n = g.lines.length;
@@ -66,7 +69,8 @@ export function summarizeLineProblems(problems: readonly LineProblem[], opts: { 
     const rest = parts.length - i - 1;
     const more = rest > 0 ? `; and ${rest} more kind${rest === 1 ? '' : 's'} of problem` : '';
     const next = out ? `${out}; ${parts[i]}` : parts[i];
-    if (next.length + more.length > max && out) return `${out}; and ${parts.length - i} more kind${parts.length - i === 1 ? '' : 's'} of problem`;
+    if (next.length + more.length > max && out)
+      return `${out}; and ${parts.length - i} more kind${parts.length - i === 1 ? '' : 's'} of problem`;
     out = next.length > max ? `${next.slice(0, max - 1)}…` : next;
   }
   return out;

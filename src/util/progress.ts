@@ -34,16 +34,30 @@ export function createProgress(opts: ProgressOptions): Progress {
   const startDone = done;
   if (mode === 'bar') {
     const bar = new cliProgress.SingleBar(
-      { format: `${opts.label} [{bar}] {value}/{total} {percentage}% | {rate}/s | ETA {eta_formatted}`, stream: process.stderr, hideCursor: true },
+      {
+        format: `${opts.label} [{bar}] {value}/{total} {percentage}% | {rate}/s | ETA {eta_formatted}`,
+        stream: process.stderr,
+        hideCursor: true,
+      },
       cliProgress.Presets.shades_classic,
     );
     bar.start(opts.total, done, { rate: '0' });
     const rate = () => ((done - startDone) / Math.max(1e-3, (Date.now() - startedAt) / 1000)).toFixed(1);
     return {
-      tick(n = 1) { done += n; bar.update(done, { rate: rate() }); },
-      update(d) { done = d; bar.update(done, { rate: rate() }); },
-      get done() { return done; },
-      stop() { bar.stop(); },
+      tick(n = 1) {
+        done += n;
+        bar.update(done, { rate: rate() });
+      },
+      update(d) {
+        done = d;
+        bar.update(done, { rate: rate() });
+      },
+      get done() {
+        return done;
+      },
+      stop() {
+        bar.stop();
+      },
     };
   }
   const every = opts.logEveryMs ?? 10_000;
@@ -57,20 +71,40 @@ export function createProgress(opts: ProgressOptions): Progress {
     const rate = (done - startDone) / secs;
     const eta = rate > 0 ? Math.round((opts.total - done) / rate) : null;
     flushLogs();
-    logger.info({ progress: opts.label, done, total: opts.total, rate: Number(rate.toFixed(2)), eta_s: eta }, progressLine(opts.label, done, opts.total, opts.unit, rate, eta));
+    logger.info(
+      { progress: opts.label, done, total: opts.total, rate: Number(rate.toFixed(2)), eta_s: eta },
+      progressLine(opts.label, done, opts.total, opts.unit, rate, eta),
+    );
   };
   return {
-    tick(n = 1) { done += n; log(); },
-    update(d) { done = d; log(); },
-    get done() { return done; },
-    stop() { log(true); },
+    tick(n = 1) {
+      done += n;
+      log();
+    },
+    update(d) {
+      done = d;
+      log();
+    },
+    get done() {
+      return done;
+    },
+    stop() {
+      log(true);
+    },
   };
 }
 
 const num = (n: number) => Math.round(n).toLocaleString('en-US');
 
 /** `export 1,200/5,092 lines · 82 lines/s · ETA 47 s` (rate and ETA only once known). */
-export function progressLine(label: string, done: number, total: number, unit: string | undefined, rate: number | null, etaSeconds: number | null): string {
+export function progressLine(
+  label: string,
+  done: number,
+  total: number,
+  unit: string | undefined,
+  rate: number | null,
+  etaSeconds: number | null,
+): string {
   const u = unit ? ` ${unit}` : '';
   const parts = [`${label} ${num(done)}/${num(total)}${u}`];
   if (rate !== null && rate > 0) parts.push(`${rate >= 10 ? num(rate) : rate.toFixed(1)}${u}/s`);

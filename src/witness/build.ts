@@ -169,7 +169,10 @@ export function indexLayout(layout: Layout, params: Partial<WitnessParams> = {})
 }
 
 /** Build the whole index in memory; `texts` are the lines' NFC texts (what hits quote). */
-export function buildWitnessIndex(works: readonly WitnessWork[], params: Partial<WitnessParams> = {}): { data: WitnessIndexData; texts: string[] } {
+export function buildWitnessIndex(
+  works: readonly WitnessWork[],
+  params: Partial<WitnessParams> = {},
+): { data: WitnessIndexData; texts: string[] } {
   const texts: string[] = [];
   const b = new WitnessLayoutBuilder((t) => texts.push(t));
   for (const w of works) b.add(w);

@@ -39,7 +39,14 @@ export interface WitnessManifest {
 export const WITNESS_MANIFEST = 'witness.json';
 
 /** Build the index of `files` into `dir` (replacing it), streaming one work at a time. */
-export async function buildWitnessDir(o: { files: readonly WorkFile[]; dir: string; fingerprint: string; missing?: string[]; params?: Partial<WitnessParams>; onWork?: (done: number, total: number) => void }): Promise<WitnessManifest> {
+export async function buildWitnessDir(o: {
+  files: readonly WorkFile[];
+  dir: string;
+  fingerprint: string;
+  missing?: string[];
+  params?: Partial<WitnessParams>;
+  onWork?: (done: number, total: number) => void;
+}): Promise<WitnessManifest> {
   const tmp = `${o.dir}.partial`;
   rmSync(tmp, { recursive: true, force: true });
   mkdirSync(tmp, { recursive: true });
@@ -90,7 +97,10 @@ export function readWitnessManifest(dir: string): WitnessManifest | null {
   return existsSync(f) ? (JSON.parse(readFileSync(f, 'utf8')) as WitnessManifest) : null;
 }
 
-function readArray<T extends ArrayBufferView>(file: string, Ctor: { new (b: ArrayBuffer, o: number, n: number): T; BYTES_PER_ELEMENT: number }): T {
+function readArray<T extends ArrayBufferView>(
+  file: string,
+  Ctor: { new (b: ArrayBuffer, o: number, n: number): T; BYTES_PER_ELEMENT: number },
+): T {
   const buf = readFileSync(file);
   const ab = buf.byteOffset % Ctor.BYTES_PER_ELEMENT === 0 ? buf.buffer : buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength);
   const off = ab === buf.buffer ? buf.byteOffset : 0;
@@ -100,7 +110,10 @@ function readArray<T extends ArrayBufferView>(file: string, Ctor: { new (b: Arra
 /** Line texts read from `lines.txt` with positioned reads. */
 class FileLineTexts implements LineTexts {
   private readonly fd: number;
-  constructor(file: string, private readonly offsets: Float64Array) {
+  constructor(
+    file: string,
+    private readonly offsets: Float64Array,
+  ) {
     this.fd = openSync(file, 'r');
   }
   get(line: number): string {
@@ -124,10 +137,16 @@ export interface LoadedWitnessIndex {
 /** Load a complete index directory; a clear error names what is missing. */
 export function loadWitnessDir(dir: string): LoadedWitnessIndex {
   const manifest = readWitnessManifest(dir);
-  if (!manifest) throw new Error(`witness index ${dir}: no ${WITNESS_MANIFEST} (not built, or the build did not finish) — run the build stage`);
-  const arrays = Object.fromEntries(Object.entries(ARRAYS).map(([key, [file, Ctor]]) => [key, readArray(path.join(dir, file), Ctor as never)])) as unknown as Pick<WitnessIndexData, ArrayKey>;
+  if (!manifest)
+    throw new Error(`witness index ${dir}: no ${WITNESS_MANIFEST} (not built, or the build did not finish) — run the build stage`);
+  const arrays = Object.fromEntries(
+    Object.entries(ARRAYS).map(([key, [file, Ctor]]) => [key, readArray(path.join(dir, file), Ctor as never)]),
+  ) as unknown as Pick<WitnessIndexData, ArrayKey>;
   const data: WitnessIndexData = { params: manifest.params, works: manifest.works, labels: manifest.labels, ...arrays };
-  if (data.lineNo.length !== manifest.lines || data.postings.length !== manifest.postings) throw new Error(`witness index ${dir}: arrays do not match ${WITNESS_MANIFEST} (${data.lineNo.length} lines, ${data.postings.length} postings) — rebuild it`);
+  if (data.lineNo.length !== manifest.lines || data.postings.length !== manifest.postings)
+    throw new Error(
+      `witness index ${dir}: arrays do not match ${WITNESS_MANIFEST} (${data.lineNo.length} lines, ${data.postings.length} postings) — rebuild it`,
+    );
   const texts = new FileLineTexts(path.join(dir, 'lines.txt'), readArray(path.join(dir, 'line-bytes.f64'), Float64Array));
   return { manifest, data, texts };
 }

@@ -13,8 +13,14 @@
 import { isArabicDiacritic, TATWEEL } from '../text/arabic';
 
 const UNIFY: Record<string, string> = {
-  '\u0622': '\u0627', '\u0623': '\u0627', '\u0625': '\u0627', '\u0671': '\u0627',
-  '\u0649': '\u064a', '\u0629': '\u0647', '\u0624': '\u0648', '\u0626': '\u064a',
+  '\u0622': '\u0627',
+  '\u0623': '\u0627',
+  '\u0625': '\u0627',
+  '\u0671': '\u0627',
+  '\u0649': '\u064a',
+  '\u0629': '\u0647',
+  '\u0624': '\u0648',
+  '\u0626': '\u064a',
 };
 const LETTER = /\p{L}/u;
 
@@ -23,7 +29,7 @@ function keyUnit(ch: string): number {
   const cp = ch.charCodeAt(0);
   if (cp >= 0xd800 && cp <= 0xdfff) return -1; // astral: dropped (see module comment)
   if (ch === TATWEEL || isArabicDiacritic(cp)) return -1;
-  if (cp < 0x80) return (cp >= 0x41 && cp <= 0x5a) ? cp + 32 : (cp >= 0x61 && cp <= 0x7a ? cp : -1);
+  if (cp < 0x80) return cp >= 0x41 && cp <= 0x5a ? cp + 32 : cp >= 0x61 && cp <= 0x7a ? cp : -1;
   if (!LETTER.test(ch)) return -1;
   const u = UNIFY[ch];
   return u === undefined ? ch.toLowerCase().charCodeAt(0) : u.charCodeAt(0);

@@ -56,7 +56,10 @@ export interface LineProvenance {
 const ORDER: Record<LineClass, number> = { same_passage: 0, same_work: 1, other_work: 2, unknown_work: 3, no_context: 4 };
 
 /** Provenance of an inference_input record's context (hits paired with retrieval_sources in order). */
-export function lineProvenance(r: { gt_text: string; retrieval_context?: string; retrieval_sources?: readonly { source_uri: string }[] }, sourcePattern: string | null): LineProvenance {
+export function lineProvenance(
+  r: { gt_text: string; retrieval_context?: string; retrieval_sources?: readonly { source_uri: string }[] },
+  sourcePattern: string | null,
+): LineProvenance {
   const sentences = contextSentences(r.retrieval_context ?? '');
   const sources = r.retrieval_sources ?? [];
   const classes = sentences.map((text, i) => hitClass(r.gt_text, { text, source_uri: sources[i]?.source_uri ?? '' }, sourcePattern));

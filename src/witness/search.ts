@@ -126,4 +126,3 @@ export function searchKey(idx: WitnessIndexData, q: Uint16Array, k: number, opts
 export function searchText(idx: WitnessIndexData, query: string, k: number, opts: WitnessSearchOptions = {}): WitnessSpan[] {
   return searchKey(idx, witnessKey(query), k, opts);
 }
-

@@ -10,15 +10,28 @@ import { resultDirs } from '../../src/config/load';
 import { writeStudy } from '../analysis/helpers';
 import { echoBackend, fixtureConfig, recordingEnv, stageInput, tmpResults } from './helpers';
 
-const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => echoBackend() });
+const acts = createActivities({
+  openRetriever: async () => {
+    throw new Error('unused');
+  },
+  openBackend: async () => echoBackend(),
+});
 
 describe('activities/analyze (adapter over analysis/stage)', function () {
   this.timeout(60000);
 
   it('analyzes both conditions with progress heartbeats and returns the per-dataset summary', async () => {
     const config = fixtureConfig(tmpResults('analyze'), { analysis: { bootstrap_iterations: 50 } });
-    const pairs = Array.from({ length: 12 }, (_, i) => ({ id: String(i), gt: `قال الشيخ ${i} في الكتاب`, ocr: `قال الشىخ ${i} فى الكتاب` }));
-    writeStudy(resultDirs(config).root, { datasets: { demo: pairs }, phase5: (p) => ({ corrected: p.gt }), phase2: (p) => ({ corrected: p.ocr }) });
+    const pairs = Array.from({ length: 12 }, (_, i) => ({
+      id: String(i),
+      gt: `قال الشيخ ${i} في الكتاب`,
+      ocr: `قال الشىخ ${i} فى الكتاب`,
+    }));
+    writeStudy(resultDirs(config).root, {
+      datasets: { demo: pairs },
+      phase5: (p) => ({ corrected: p.gt }),
+      phase2: (p) => ({ corrected: p.ocr }),
+    });
     const { beats, run } = recordingEnv();
     const result = await run(acts.analyzeResults, stageInput(config));
     expect(result.datasets).to.have.length(1);
@@ -30,7 +43,10 @@ describe('activities/analyze (adapter over analysis/stage)', function () {
 
   it('without corrections it fails at once and says which command makes them', async () => {
     const config = fixtureConfig(tmpResults('analyze-none'));
-    const err = await acts.analyzeResults(stageInput(config)).then(() => null, (e: unknown) => e);
+    const err = await acts.analyzeResults(stageInput(config)).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(ApplicationFailure);
     expect(err).to.deep.include({ nonRetryable: true });
     expect((err as Error).message).to.match(/corrections\.jsonl — run `phase5 infer`/);

@@ -18,7 +18,12 @@ import { FIXTURES } from '../helpers/shared-data';
 import { MINILM, requireModel } from '../embed/models';
 import { echoBackend, recordingEnv, stageInput, tmpResults } from './helpers';
 
-const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => echoBackend() });
+const acts = createActivities({
+  openRetriever: async () => {
+    throw new Error('unused');
+  },
+  openBackend: async () => echoBackend(),
+});
 const sha256 = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
 
 function shardConfig(dir: string, embedShardSize: number): Config {
@@ -27,7 +32,10 @@ function shardConfig(dir: string, embedShardSize: number): Config {
       paths: { results_dir: dir },
       data: { openiti_root: path.join(FIXTURES, 'openiti', 'corpus') },
       phase5: { corpus: { max_sentences: 120 }, index: { batch_size: 16, embed_shard_size: embedShardSize } },
-      rag: { embedding_model: 'sentence-transformers/all-MiniLM-L6-v2', embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', max_length: 64, batch_size: 5, threads: 2 } },
+      rag: {
+        embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
+        embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', max_length: 64, batch_size: 5, threads: 2 },
+      },
       datasets: { demo: { type: 'jsonl', path: path.join(FIXTURES, 'demo', 'ocr.jsonl') } },
     },
     'build shards test',
@@ -65,7 +73,11 @@ describe('activities/build: the embedding fanned out in shards', function () {
   it('plan → shards (in reverse, as any worker may take any) → assemble equals the one-activity build, byte for byte', async () => {
     const { plan, index } = await shardedBuild(config, true, (p) => [...p.shards].reverse());
     // 40 sentences per shard rounded up to whole durable steps of 16: 48; 120 rows → 3 shards.
-    expect(plan.shards).to.deep.equal([{ part: 0, start: 0, end: 48 }, { part: 1, start: 48, end: 96 }, { part: 2, start: 96, end: 120 }]);
+    expect(plan.shards).to.deep.equal([
+      { part: 0, start: 0, end: 48 },
+      { part: 1, start: 48, end: 96 },
+      { part: 2, start: 96, end: 120 },
+    ]);
     expect(index).to.include({ vectors: 120, indexType: 'exact' });
     expect(indexFingerprint(config)).to.deep.equal(reference);
     expect(existsSync(defaultPartsDir(index.indexPath)), 'parts removed once assembled').to.equal(false);
@@ -112,7 +124,10 @@ describe('activities/build: the embedding fanned out in shards', function () {
   it('a shard without a plan fails at once, saying what to do', async () => {
     const fresh = shardConfig(tmpResults('build-shards-noplan'), 40);
     await acts.buildCorpus(stageInput(fresh));
-    const err = await acts.embedIndexShard({ input: stageInput(fresh), shard: { part: 0, start: 0, end: 48 } }).then(() => null, (e: unknown) => e);
+    const err = await acts.embedIndexShard({ input: stageInput(fresh), shard: { part: 0, start: 0, end: 48 } }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).to.deep.include({ nonRetryable: true });
     expect((err as Error).message).to.match(/no build plan at .*index\.parts\/plan\.json/);
     expect(readdirSync(path.join(fresh.paths.results_dir, 'phase5'))).to.not.include('index.usearch');

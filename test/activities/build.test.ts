@@ -12,7 +12,12 @@ import { parseConfig } from '../../src/config/load';
 import { FIXTURES, REPO_ROOT } from '../helpers/shared-data';
 import { echoBackend, fixtureConfig, recordingEnv, stageInput, tmpResults } from './helpers';
 
-const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => echoBackend() });
+const acts = createActivities({
+  openRetriever: async () => {
+    throw new Error('unused');
+  },
+  openBackend: async () => echoBackend(),
+});
 const MINILM = path.join(REPO_ROOT, 'models', 'all-MiniLM-L6-v2');
 
 describe('activities/build (adapters over src/stages/build)', function () {
@@ -32,7 +37,10 @@ describe('activities/build (adapters over src/stages/build)', function () {
 
   it('a missing OpenITI checkout fails at once, naming the setting to fix', async () => {
     const config = fixtureConfig(tmpResults('build-missing'), { data: { openiti_root: path.join(FIXTURES, 'no-such-checkout') } });
-    const err = await acts.buildCorpus(stageInput(config)).then(() => null, (e: unknown) => e);
+    const err = await acts.buildCorpus(stageInput(config)).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(ApplicationFailure);
     expect(err).to.deep.include({ nonRetryable: true });
     expect((err as Error).message).to.match(/OpenITI root not found: .*no-such-checkout \(set data\.openiti_root/);
@@ -49,7 +57,10 @@ describe('activities/build (adapters over src/stages/build)', function () {
         paths: { results_dir: dir },
         data: { openiti_root: path.join(FIXTURES, 'openiti', 'corpus') },
         phase5: { corpus: { max_sentences: 40 }, index: { batch_size: 16 } },
-        rag: { embedding_model: 'sentence-transformers/all-MiniLM-L6-v2', embedding: { model_dir: MINILM, query_prefix: '', passage_prefix: '', max_length: 64, threads: 1 } },
+        rag: {
+          embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
+          embedding: { model_dir: MINILM, query_prefix: '', passage_prefix: '', max_length: 64, threads: 1 },
+        },
         datasets: { demo: { type: 'jsonl', path: path.join(FIXTURES, 'demo', 'ocr.jsonl') } },
       },
       'build test',
@@ -60,6 +71,6 @@ describe('activities/build (adapters over src/stages/build)', function () {
     const index = await run(acts.buildIndex, stageInput(config));
     expect(index.vectors).to.equal(40);
     const checkpoints = beats.filter((b) => b.checkpoint).map((b) => b.checkpoint!.rowsEmbedded);
-    expect([...new Set(checkpoints)], "each durable step, in order").to.deep.equal([16, 32, 40]);
+    expect([...new Set(checkpoints)], 'each durable step, in order').to.deep.equal([16, 32, 40]);
   });
 });

@@ -11,7 +11,15 @@ import { recordingEnv } from './helpers';
 
 describe('activities/context', () => {
   it('resumeFrom is the checkpoint the previous attempt heartbeated', async () => {
-    const previous = { step: 'embed', done: 640, total: 1000, unit: 'sentences', attemptStartedAt: '', doneAtAttemptStart: 0, checkpoint: { rowsEmbedded: 640 } };
+    const previous = {
+      step: 'embed',
+      done: 640,
+      total: 1000,
+      unit: 'sentences',
+      attemptStartedAt: '',
+      doneAtAttemptStart: 0,
+      checkpoint: { rowsEmbedded: 640 },
+    };
     const { beats, run } = recordingEnv({ heartbeatDetails: previous });
     const resumed = await run(async () => {
       const hooks = activityHooks<{ rowsEmbedded: number }>('embed', 'sentences');
@@ -54,7 +62,10 @@ describe('activities/context', () => {
         await new Promise((r) => setTimeout(r, 1100));
         throw new Error('disk full');
       }),
-    ).then(() => null, (e: unknown) => e);
+    ).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect((failed as Error).message).to.equal('disk full');
     const whileRunning = beats.length;
     expect(whileRunning, 'the start beat and keep-alive beats while the work ran').to.be.at.least(2);
@@ -63,10 +74,20 @@ describe('activities/context', () => {
   });
 
   it('asActivity makes input errors non-retryable and leaves other errors retryable', async () => {
-    const input = await asActivity(async () => { throw new UserInputError('dataset demo: /x not found'); }).then(() => null, (e: unknown) => e);
+    const input = await asActivity(async () => {
+      throw new UserInputError('dataset demo: /x not found');
+    }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(input).to.be.instanceOf(ApplicationFailure);
     expect(input).to.deep.include({ nonRetryable: true, type: 'UserInputError', message: 'dataset demo: /x not found' });
-    const other = await asActivity(async () => { throw new Error('ECONNRESET'); }).then(() => null, (e: unknown) => e);
+    const other = await asActivity(async () => {
+      throw new Error('ECONNRESET');
+    }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(other).to.not.be.instanceOf(ApplicationFailure);
   });
 });

@@ -10,7 +10,17 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { createActivities } from '../../activities';
 import type { Config } from '../../src/config/schema';
 import { shardFile } from '../../src/stages/export';
-import { countingRetriever, echoBackend, fakeIndexFiles, fixtureConfig, Gate, recordingEnv, stageInput, tmpResults, until } from './helpers';
+import {
+  countingRetriever,
+  echoBackend,
+  fakeIndexFiles,
+  fixtureConfig,
+  Gate,
+  recordingEnv,
+  stageInput,
+  tmpResults,
+  until,
+} from './helpers';
 
 const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean);
 
@@ -33,7 +43,11 @@ describe('activities/export (adapters over src/stages/export)', () => {
     const acts = createActivities({ openRetriever: async () => retriever, openBackend: async () => echoBackend() });
     const input = stageInput(config);
     const plan = await acts.planExport(input);
-    expect(plan.datasets[0].shards.map((s) => [s.start, s.end])).to.deep.equal([[0, 4], [4, 8], [8, 10]]);
+    expect(plan.datasets[0].shards.map((s) => [s.start, s.end])).to.deep.equal([
+      [0, 4],
+      [4, 8],
+      [8, 10],
+    ]);
     const { beats, run } = recordingEnv();
     for (const shard of plan.datasets[0].shards) await run(acts.exportShard, { input, shard });
     expect(beats.filter((b) => b.step === 'demo#0').at(-1)).to.include({ done: 4, total: 4, unit: 'records' });
@@ -52,7 +66,10 @@ describe('activities/export (adapters over src/stages/export)', () => {
     await until(() => retriever.queries.length === 2);
     first.env.cancel();
     gate.open();
-    const err = await running.then(() => null, (e: unknown) => e);
+    const err = await running.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err, 'the cancelled attempt must not complete').to.be.instanceOf(Error);
     expect(err).to.satisfy((e: unknown) => e instanceof CancelledFailure || /cancel|abort/i.test(String((e as Error).message)));
     const file = shardFile(config, shard);
@@ -73,7 +90,9 @@ describe('activities/export (adapters over src/stages/export)', () => {
   it('the shard heartbeat advances before the shard finishes, between checkpoints', async function () {
     this.timeout(20000);
     // No checkpoint before the shard's end: only per-batch progress (sent within the throttle window) moves it.
-    const config = fixtureConfig(tmpResults('export-progress'), { phase5: { export: { shard_size: 4, query_batch_size: 1, checkpoint_every: 100 }, corpus: { max_sentences: 40 } } });
+    const config = fixtureConfig(tmpResults('export-progress'), {
+      phase5: { export: { shard_size: 4, query_batch_size: 1, checkpoint_every: 100 }, corpus: { max_sentences: 40 } },
+    });
     const { gate, retriever, acts, input, shard } = await gatedFirstShard(config);
     const { beats, run } = recordingEnv({ heartbeatTimeoutMs: 60000 });
     const running = run(acts.exportShard, { input, shard });
@@ -90,7 +109,10 @@ describe('activities/export (adapters over src/stages/export)', () => {
   it('reports a missing index as a non-retryable failure naming the fix', async () => {
     const config = fixtureConfig(tmpResults('export-noindex'));
     const acts = createActivities({ openRetriever: async () => countingRetriever(), openBackend: async () => echoBackend() });
-    const err = await acts.planExport(stageInput(config)).then(() => null, (e: unknown) => e);
+    const err = await acts.planExport(stageInput(config)).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(ApplicationFailure);
     expect((err as ApplicationFailure).nonRetryable).to.equal(true);
     expect((err as ApplicationFailure).message).to.match(/no index at .*index\.usearch — run `phase5 build` first/);

@@ -12,7 +12,10 @@ const KEY = 'environment variable HO_KEY is not set';
 
 describe('activities/failure-kind: worker-local failures', () => {
   it('one polling worker that failed: final at once', () => {
-    expect(decideWorkerLocal(undefined, KEY, '1@a', ['1@a'], 3)).to.deep.equal({ record: { problem: KEY, failures: 1, workers: ['1@a'], pollers: ['1@a'] }, final: 'all-workers' });
+    expect(decideWorkerLocal(undefined, KEY, '1@a', ['1@a'], 3)).to.deep.equal({
+      record: { problem: KEY, failures: 1, workers: ['1@a'], pollers: ['1@a'] },
+      final: 'all-workers',
+    });
   });
 
   it('two polling workers: retried until the other one failed too', () => {
@@ -35,7 +38,10 @@ describe('activities/failure-kind: worker-local failures', () => {
 
   it('another problem starts the count again', () => {
     const first = decideWorkerLocal(undefined, KEY, '1@a', ['1@a', '2@b'], 3);
-    expect(decideWorkerLocal(first.record, 'GGUF model not found: /m.gguf', '2@b', ['1@a', '2@b'], 3)).to.deep.equal({ record: { problem: 'GGUF model not found: /m.gguf', failures: 1, workers: ['2@b'], pollers: ['1@a', '2@b'] }, final: null });
+    expect(decideWorkerLocal(first.record, 'GGUF model not found: /m.gguf', '2@b', ['1@a', '2@b'], 3)).to.deep.equal({
+      record: { problem: 'GGUF model not found: /m.gguf', failures: 1, workers: ['2@b'], pollers: ['1@a', '2@b'] },
+      final: null,
+    });
   });
 
   it('a worker once seen polling still counts when the server’s list forgets it (a server restart)', () => {
@@ -49,6 +55,8 @@ describe('activities/failure-kind: worker-local failures', () => {
     const f = await workerLocalFailure(missingKeyError('HO_KEY'));
     expect(f).to.be.instanceOf(ApplicationFailure);
     expect(f.nonRetryable).to.equal(true);
-    expect(f.message).to.equal(`worker ${workerIdentity()}: ${KEY} — set it in the worker's environment (every worker polling the queue failed this way: ${workerIdentity()})`);
+    expect(f.message).to.equal(
+      `worker ${workerIdentity()}: ${KEY} — set it in the worker's environment (every worker polling the queue failed this way: ${workerIdentity()})`,
+    );
   });
 });

@@ -67,7 +67,9 @@ export function countingRetriever(gate?: Gate): ExportRetriever & { queries: str
     async retrieveMany(qs) {
       if (gate && queries.length >= gate.after) await gate.opened;
       queries.push(...qs);
-      return qs.map((q, i) => [{ text: q.split(' ').reverse().join(' '), source_uri: 'test.Book', score: 0.9, rank: 1, idx: i, date: 300 }]);
+      return qs.map((q, i) => [
+        { text: q.split(' ').reverse().join(' '), source_uri: 'test.Book', score: 0.9, rank: 1, idx: i, date: 300 },
+      ]);
     },
     formatForPrompt: (chunks) => chunks.map((c) => c.text).join('\n'),
   };
@@ -97,7 +99,8 @@ export function recordingEnv(info: ConstructorParameters<typeof MockActivityEnvi
   const beats: HeartbeatProgress[] = [];
   env.on('heartbeat', (d: HeartbeatProgress) => beats.push(d));
   /** env.run with the activity's own argument and result types. */
-  const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> => env.run(fn as never, ...(args as unknown as never[])) as Promise<R>;
+  const run = <A extends unknown[], R>(fn: (...args: A) => Promise<R>, ...args: A): Promise<R> =>
+    env.run(fn as never, ...(args as unknown as never[])) as Promise<R>;
   return { env, beats, run };
 }
 

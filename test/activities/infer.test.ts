@@ -40,7 +40,12 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
     const config = fixtureConfig(tmpResults('infer'));
     writeInput(config, 6);
     const backend = echoBackend();
-    const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => backend });
+    const acts = createActivities({
+      openRetriever: async () => {
+        throw new Error('unused');
+      },
+      openBackend: async () => backend,
+    });
     const { beats, run } = recordingEnv();
     const result = await run(acts.inferCondition, { input: stageInput(config), condition: 'rag' });
     expect(result).to.deep.include({ condition: 'rag', written: 6, succeeded: 6, failed: 0, model: 'echo' });
@@ -54,13 +59,21 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
     writeInput(config, 8);
     const gate = new Gate(3);
     const backend = echoBackend(gate);
-    const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => backend });
+    const acts = createActivities({
+      openRetriever: async () => {
+        throw new Error('unused');
+      },
+      openBackend: async () => backend,
+    });
     const first = recordingEnv();
     const running = first.run(acts.inferCondition, { input: stageInput(config), condition: 'rag' });
     await until(() => backend.calls === 3);
     first.env.cancel();
     gate.open();
-    const err = await running.then(() => null, (e: unknown) => e);
+    const err = await running.then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err, 'the cancelled attempt must not complete').to.be.instanceOf(Error);
     const output = path.join(resultDirs(config).phase5, 'corrections.jsonl');
     const written = lines(output).length;
@@ -72,21 +85,38 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
     // Safety net: without resume every line would be sent to the model again.
     expect(backend.calls - callsBefore).to.equal(8 - written);
     expect(result).to.deep.include({ written: 8 - written, skippedExisting: written });
-    expect(lines(output).map((l) => JSON.parse(l).sample_id).sort()).to.deep.equal(['s0', 's1', 's2', 's3', 's4', 's5', 's6', 's7']);
+    expect(
+      lines(output)
+        .map((l) => JSON.parse(l).sample_id)
+        .sort(),
+    ).to.deep.equal(['s0', 's1', 's2', 's3', 's4', 's5', 's6', 's7']);
   });
 
   it('an outage fails retryably and carries when it began to the next attempt; past infer.outage_budget it fails for good', async () => {
     const config = fixtureConfig(tmpResults('infer-outage'), { infer: { outage_budget: '5m' } });
     writeInput(config, 3);
     const down: LlmBackend = {
-      id: 'openai:http://127.0.0.1:9/v1', model: 'echo', concurrency: 1,
-      async complete() { throw new LlmError('connection', 'connection error (ECONNREFUSED)', null, 5); },
+      id: 'openai:http://127.0.0.1:9/v1',
+      model: 'echo',
+      concurrency: 1,
+      async complete() {
+        throw new LlmError('connection', 'connection error (ECONNREFUSED)', null, 5);
+      },
       async close() {},
     };
     const endpointDown: string[] = [];
-    const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => down, endpointDown: (r) => endpointDown.push(r) });
+    const acts = createActivities({
+      openRetriever: async () => {
+        throw new Error('unused');
+      },
+      openBackend: async () => down,
+      endpointDown: (r) => endpointDown.push(r),
+    });
     const first = recordingEnv();
-    const retryable = await first.run(acts.inferCondition, { input: stageInput(config), condition: 'rag' }).then(() => null, (e: unknown) => e as Error);
+    const retryable = await first.run(acts.inferCondition, { input: stageInput(config), condition: 'rag' }).then(
+      () => null,
+      (e: unknown) => e as Error,
+    );
     expect(retryable).not.to.be.instanceOf(ApplicationFailure);
     expect(retryable?.name).to.equal('LlmUnavailableError');
     const outageSince = (first.beats.at(-1)?.checkpoint as { outageSince?: string } | undefined)?.outageSince;
@@ -95,12 +125,17 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
     // A later attempt that still makes no progress, with the outage begun 6 minutes ago (the budget is 5).
     const sixMinutesAgo = new Date(Date.now() - 6 * 60_000).toISOString();
     const later = recordingEnv({ heartbeatDetails: { ...first.beats.at(-1), checkpoint: { outageSince: sixMinutesAgo } } });
-    const final = await later.run(acts.inferCondition, { input: stageInput(config), condition: 'rag' }).then(() => null, (e: unknown) => e);
+    const final = await later.run(acts.inferCondition, { input: stageInput(config), condition: 'rag' }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     // Safety net: without the budget a dead endpoint would be retried forever.
     expect(final).to.be.instanceOf(ApplicationFailure);
     expect((final as ApplicationFailure).nonRetryable).to.equal(true);
     expect((final as ApplicationFailure).type).to.equal('InferFailedError');
-    expect((final as ApplicationFailure).message).to.match(/^infer rag: the LLM at openai:http:\/\/127\.0\.0\.1:9\/v1 has not served for 6\.0m \(infer\.outage_budget 5\.0m; last: connection: connection error \(ECONNREFUSED\)\); 3 line\(s\) left/);
+    expect((final as ApplicationFailure).message).to.match(
+      /^infer rag: the LLM at openai:http:\/\/127\.0\.0\.1:9\/v1 has not served for 6\.0m \(infer\.outage_budget 5\.0m; last: connection: connection error \(ECONNREFUSED\)\); 3 line\(s\) left/,
+    );
     expect(lines(path.join(resultDirs(config).phase5, 'corrections.jsonl'))).to.have.length(0);
     expect(endpointDown, 'both attempts were outages').to.deep.equal([retryable?.message, (final as ApplicationFailure).message]);
   });
@@ -108,12 +143,18 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
   it('the sharded infer: plan, shards and merge heartbeat (a long plan or merge is not a dead worker)', async () => {
     const config = fixtureConfig(tmpResults('infer-sharded'), { infer: { shard_size: 4, conditions: ['rag'] } });
     writeInput(config, 6);
-    const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => echoBackend() });
+    const acts = createActivities({
+      openRetriever: async () => {
+        throw new Error('unused');
+      },
+      openBackend: async () => echoBackend(),
+    });
     const plan = recordingEnv();
     const [arm] = await plan.run(acts.planInfer, stageInput(config));
     expect(arm).to.include({ arm: 'rag', lines: 6, shards: 2 });
     expect(plan.beats.map((b) => b.step)).to.include('infer:plan');
-    for (const index of [0, 1]) await recordingEnv().run(acts.inferShard, { input: stageInput(config), arm, shard: { dataset: 'demo', index } });
+    for (const index of [0, 1])
+      await recordingEnv().run(acts.inferShard, { input: stageInput(config), arm, shard: { dataset: 'demo', index } });
     const merge = recordingEnv();
     const merged = await merge.run(acts.mergeInferArm, { input: stageInput(config), arm });
     expect(merged.records).to.equal(6);
@@ -127,7 +168,9 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
     let refuse = true;
     const echo = echoBackend();
     const box: LlmBackend = {
-      id: 'openai:http://127.0.0.1:9/v1', model: 'echo', concurrency: 1,
+      id: 'openai:http://127.0.0.1:9/v1',
+      model: 'echo',
+      concurrency: 1,
       async complete(m, o) {
         if (refuse) throw new LlmError('connection', 'connection error (ECONNREFUSED)', null, 1);
         return echo.complete(m, o);
@@ -135,25 +178,49 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
       async close() {},
     };
     const down: string[] = [];
-    const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => box, endpointDown: (r) => down.push(r) });
+    const acts = createActivities({
+      openRetriever: async () => {
+        throw new Error('unused');
+      },
+      openBackend: async () => box,
+      endpointDown: (r) => down.push(r),
+    });
     const [arm] = await recordingEnv().run(acts.planInfer, stageInput(config));
     const shard = { input: stageInput(config), arm, shard: { dataset: 'demo', index: 0 } };
-    const failed = await recordingEnv().run(acts.inferShard, shard).then(() => null, (e: unknown) => e as Error);
+    const failed = await recordingEnv()
+      .run(acts.inferShard, shard)
+      .then(
+        () => null,
+        (e: unknown) => e as Error,
+      );
     expect(failed?.name).to.equal('LlmUnavailableError');
     expect(down).to.deep.equal([failed?.message]);
     expect(down[0]).to.match(/^infer rag: LLM endpoint not serving \(connection: /);
 
     refuse = false;
     await recordingEnv().run(acts.inferShard, shard);
-    const missing = await recordingEnv().run(acts.inferShard, { ...shard, shard: { dataset: 'demo', index: 7 } }).then(() => null, (e: unknown) => e);
+    const missing = await recordingEnv()
+      .run(acts.inferShard, { ...shard, shard: { dataset: 'demo', index: 7 } })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
     expect(missing).to.be.instanceOf(ApplicationFailure); // no lines for that shard: the user's input, not the endpoint
     expect(down, 'only the outage').to.have.length(1);
   });
 
   it('fails without retries when there is no inference input, and when an import file is malformed', async () => {
     const config = fixtureConfig(tmpResults('infer-bad'));
-    const acts = createActivities({ openRetriever: async () => { throw new Error('unused'); }, openBackend: async () => echoBackend() });
-    const noInput = await acts.inferCondition({ input: stageInput(config), condition: 'rag' }).then(() => null, (e: unknown) => e);
+    const acts = createActivities({
+      openRetriever: async () => {
+        throw new Error('unused');
+      },
+      openBackend: async () => echoBackend(),
+    });
+    const noInput = await acts.inferCondition({ input: stageInput(config), condition: 'rag' }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(noInput).to.be.instanceOf(ApplicationFailure);
     expect((noInput as ApplicationFailure).nonRetryable).to.equal(true);
     expect((noInput as ApplicationFailure).message).to.match(/inference_input\.jsonl — run `phase5 export` first/);
@@ -161,7 +228,10 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
     const bad = path.join(config.paths.results_dir, 'bad.jsonl');
     writeFileSync(bad, '{"sample_id": "x"\n');
     const input = { ...stageInput(config), options: { importFile: bad } };
-    const rejected = await acts.importCorrections(input).then(() => null, (e: unknown) => e);
+    const rejected = await acts.importCorrections(input).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(rejected).to.be.instanceOf(ApplicationFailure);
     expect((rejected as ApplicationFailure).nonRetryable).to.equal(true);
     expect((rejected as ApplicationFailure).message).to.match(/import rejected — .*bad\.jsonl/);

@@ -1,5 +1,16 @@
 import { expect } from 'chai';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { analyzeStudy } from '../../analysis/analyze';
@@ -76,8 +87,16 @@ describe('analysis/analyze (toy study)', function () {
   it('metrics.json: spec meta and hand-computed CER/WER for corrected and raw OCR', () => {
     const m = read(path.join(phase5Dir, 'TOY-A', 'metrics.json'));
     expect(m.meta).to.deep.equal({
-      phase: 'phase5', dataset: 'TOY-A', model: 'toy/llm', prompt_type: 'rag', prompt_version: 'p5v1',
-      embedding_model: 'intfloat/multilingual-e5-small', top_k: 3, corpus_size: 1234, generated_at: m.meta.generated_at, num_samples: 6,
+      phase: 'phase5',
+      dataset: 'TOY-A',
+      model: 'toy/llm',
+      prompt_type: 'rag',
+      prompt_version: 'p5v1',
+      embedding_model: 'intfloat/multilingual-e5-small',
+      top_k: 3,
+      corpus_size: 1234,
+      generated_at: m.meta.generated_at,
+      num_samples: 6,
     });
     expect(m.meta.generated_at).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     // 32 gold characters, 8 words. OCR: 4 char edits / 5 word edits. Phase 5: a5 failed (scored as OCR: 1) + a6 inserted ا (1).
@@ -90,7 +109,11 @@ describe('analysis/analyze (toy study)', function () {
     expect(m.scoring.failed_lines).to.match(/identity/);
     expect(m.scoring.text_preparation).to.equal('Unicode NFC; trimmed; whitespace runs collapsed to one space');
     // Every profile side by side: the primary one repeats the headline figures; each carries its rules.
-    expect(m.profiles.map((p: { profile: string; primary: boolean }) => [p.profile, p.primary])).to.deep.equal([['nfc', true], ['no_diacritics', false], ['graphemes', false]]);
+    expect(m.profiles.map((p: { profile: string; primary: boolean }) => [p.profile, p.primary])).to.deep.equal([
+      ['nfc', true],
+      ['no_diacritics', false],
+      ['graphemes', false],
+    ]);
     expect(m.profiles[0].corrected).to.deep.equal({ cer: m.corrected.cer, wer: m.corrected.wer });
     expect(m.profiles[0].ocr_baseline).to.deep.equal({ cer: m.ocr_baseline.cer, wer: m.ocr_baseline.wer });
     expect(m.profiles[1].rules).to.match(/KITAB-Bench/);
@@ -103,7 +126,10 @@ describe('analysis/analyze (toy study)', function () {
     expect(m.failures).to.deep.include({ total: 1, error: 0, empty_output: 1 });
     // b2 (failed) is scored as its OCR "عم" (1 edit); the duplicate b1 with "غلط" was not scored.
     expect(m.corrected).to.include({ char_edits: 1, ref_chars: 10, cer: 0.1 });
-    const split = readFileSync(path.join(phase5Dir, 'TOY-B', 'corrections.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const split = readFileSync(path.join(phase5Dir, 'TOY-B', 'corrections.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(split.map((r) => r.sample_id)).to.deep.equal(['b1', 'b2', 'b3']);
     expect(split[0].corrected_text).to.equal('سلام');
     expect(summary.warnings.some((w) => /duplicate sample_id "b1"/.test(w))).to.equal(true);
@@ -138,7 +164,12 @@ describe('analysis/analyze (toy study)', function () {
   it('retrieval_analysis.json: docs/outputs.md statistics, buckets, halves and eras', () => {
     const r = read(path.join(phase5Dir, 'TOY-A', 'retrieval_analysis.json'));
     expect(r.meta).to.include({ dataset: 'TOY-A', top_k: 3, embedding_model: 'intfloat/multilingual-e5-small' });
-    expect(r.retrieval_stats).to.include({ samples_with_any_retrieval: 5, samples_zero_results: 1, avg_top1_score: 0.74, avg_top3_score: 0.673333 });
+    expect(r.retrieval_stats).to.include({
+      samples_with_any_retrieval: 5,
+      samples_zero_results: 1,
+      avg_top1_score: 0.74,
+      avg_top3_score: 0.673333,
+    });
     expect(r.retrieval_stats.score_distribution).to.deep.equal({ '0.8+': 2, '0.7–0.8': 1, '0.6–0.7': 1, '<0.6': 1 });
     const be = r.retrieval_by_error_type;
     expect(be.note).to.be.a('string');
@@ -155,7 +186,13 @@ describe('analysis/analyze (toy study)', function () {
 
   it('states leakage from the config flag and the sources actually retrieved', () => {
     const a = read(path.join(phase5Dir, 'TOY-A', 'retrieval_analysis.json')).leakage;
-    expect(a).to.include({ source_excluded_by_config: false, top1_source_matches: 2, topk_source_matches: 3, samples_with_retrieval: 5, top1_match_rate: 0.4 });
+    expect(a).to.include({
+      source_excluded_by_config: false,
+      top1_source_matches: 2,
+      topk_source_matches: 3,
+      samples_with_retrieval: 5,
+      top1_match_rate: 0.4,
+    });
     expect(a.statement).to.match(/^LEAKAGE: source book NOT excluded/);
     const b = read(path.join(phase5Dir, 'TOY-B', 'retrieval_analysis.json')).leakage;
     expect(b).to.include({ source_excluded_by_config: true, top1_source_matches: 0 });
@@ -166,13 +203,23 @@ describe('analysis/analyze (toy study)', function () {
 
   it('error_changes.json: fixed / introduced / unchanged by type and category', () => {
     const e = read(path.join(phase5Dir, 'TOY-A', 'error_changes.json'));
-    expect(e.phase5.totals).to.include({ ocr_errors: 4, corrected_errors: 2, fixed: 3, introduced: 1, unchanged: 1, net_error_change: -2, fix_rate: 0.75 });
+    expect(e.phase5.totals).to.include({
+      ocr_errors: 4,
+      corrected_errors: 2,
+      fixed: 3,
+      introduced: 1,
+      unchanged: 1,
+      net_error_change: -2,
+      fix_rate: 0.75,
+    });
     expect(e.phase5.by_edit_type.deletion).to.include({ fixed: 1 });
     expect(e.phase5.by_edit_type.insertion).to.include({ introduced: 1 });
     expect(e.phase5.by_category.ta_marbuta.fixed).to.equal(1);
     expect(e.phase5.by_category.whitespace.fixed).to.equal(1);
     expect(e.phase5.by_category.dots_same_skeleton).to.include({ fixed: 1, unchanged: 1 });
-    expect(e.phase5.top_confusions.introduced).to.deep.equal([{ type: 'insertion', ref: '', hyp: 'ا', category: 'other_letter', count: 1 }]);
+    expect(e.phase5.top_confusions.introduced).to.deep.equal([
+      { type: 'insertion', ref: '', hyp: 'ا', category: 'other_letter', count: 1 },
+    ]);
     expect(e.phase2.totals).to.include({ ocr_errors: 4, fixed: 1, introduced: 0, unchanged: 3 });
   });
 
@@ -220,7 +267,11 @@ describe('analysis/analyze (options and inputs)', function () {
     for (const [k, v] of first) expect(second.get(k)!.equals(v), k).to.equal(true);
     expect(first.has('report.html') && first.has('report.md') && first.has('charts/cer_by_condition.svg')).to.equal(true);
     const m = JSON.parse(first.get('metrics.json')!.toString());
-    const newest = Math.max(...['phase5/corrections.jsonl', 'phase5/inference_input.jsonl', 'phase2/corrections.jsonl'].map((f) => statSync(path.join(phase5Dir, '..', f)).mtimeMs));
+    const newest = Math.max(
+      ...['phase5/corrections.jsonl', 'phase5/inference_input.jsonl', 'phase2/corrections.jsonl'].map(
+        (f) => statSync(path.join(phase5Dir, '..', f)).mtimeMs,
+      ),
+    );
     expect(m.meta.generated_at).to.equal(new Date(Math.floor(newest)).toISOString());
   });
 
@@ -282,7 +333,9 @@ describe('analysis/analyze (options and inputs)', function () {
     expect(r.retrieval_by_error_type.high_score_samples.n_samples).to.equal(0);
     expect(r.meta.samples_without_inference_input).to.equal(6);
     expect(s.warnings.some((w) => /inference_input\.jsonl not found/.test(w))).to.equal(true);
-    expect(readFileSync(path.join(phase5Dir, 'report.md'), 'utf8')).to.match(/Not drawn \(no data\): delta_cer_by_score_bucket, score_histogram, era_distribution/);
+    expect(readFileSync(path.join(phase5Dir, 'report.md'), 'utf8')).to.match(
+      /Not drawn \(no data\): delta_cer_by_score_bucket, score_histogram, era_distribution/,
+    );
     expect(existsSync(path.join(phase5Dir, 'charts', 'score_histogram.svg'))).to.equal(false);
   });
 
@@ -346,7 +399,14 @@ describe('analysis/analyze on real OCR_GS lines', function () {
       phase2: (p) => ({ corrected: p.ocr }),
       retrieval: (_p, i) => ({ scores: [0.5 + (i % 50) / 100], sources: [{ source_uri: `x${i}`, idx: i, date: 250 }] }),
     });
-    const s = await analyzeStudy({ phase5Dir, phase2Dir, bootstrap: { iterations: 100, seed: 1 }, report: false, progress: 'silent', ...extra });
+    const s = await analyzeStudy({
+      phase5Dir,
+      phase2Dir,
+      bootstrap: { iterations: 100, seed: 1 },
+      report: false,
+      progress: 'silent',
+      ...extra,
+    });
     return { s, phase5Dir };
   };
 

@@ -26,7 +26,11 @@ export const ARM_LINES = {
 export const INPUT_ONLY = { id: 'l5', gt: 'klmnopqrst', ocr: 'klmnopqrsX' } as const;
 
 type Line = { id: string; gt: string; ocr: string };
-interface Out { corrected: string; raw?: string; guard?: string }
+interface Out {
+  corrected: string;
+  raw?: string;
+  guard?: string;
+}
 
 const GUARD = { enabled: true, max_edit_ratio: 0.5, length_ratio: [0.6, 1.5], trim_overgeneration: true };
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
@@ -34,10 +38,19 @@ const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n')
 /** Two retrieved sentences per line; the arm's name is in the source URI so each arm's own input is recognisable. */
 function inputRecord(arm: string, ds: string, l: Line) {
   return {
-    sample_id: l.id, dataset: ds, ocr_text: l.ocr, gt_text: l.gt, prompt_type: 'rag', prompt_version: 'p5v1',
+    sample_id: l.id,
+    dataset: ds,
+    ocr_text: l.ocr,
+    gt_text: l.gt,
+    prompt_type: 'rag',
+    prompt_version: 'p5v1',
     retrieval_context: ['نصوص مرجعية صحيحة:', `1. قال الشيخ ${l.id}`, '2. حدثنا أبو بكر'].join('\n'),
-    retrieved_k: 2, retrieval_scores: [0.91, 0.5],
-    retrieval_sources: [{ source_uri: `0255Jahiz.${arm}.X-ara1`, idx: 1 }, { source_uri: '0276IbnQutayba.Adab.Y-ara1', idx: 2 }],
+    retrieved_k: 2,
+    retrieval_scores: [0.91, 0.5],
+    retrieval_sources: [
+      { source_uri: `0255Jahiz.${arm}.X-ara1`, idx: 1 },
+      { source_uri: '0276IbnQutayba.Adab.Y-ara1', idx: 2 },
+    ],
   };
 }
 
@@ -53,8 +66,19 @@ function writeArm(root: string, info: Record<string, unknown>, correct: (l: Line
       const o = correct(l);
       inputs.push(inputRecord(name, ds, l));
       recs.push({
-        sample_id: l.id, dataset: ds, prompt_type: info.prompt === 'zero_shot' ? 'zero_shot' : 'rag', prompt_version: 'v1', model: 'm', ocr_text: l.ocr, gt_text: l.gt,
-        corrected_text: o.corrected, raw_output: o.raw ?? o.corrected, latency_ms: 1, prompt_tokens: 1, completion_tokens: 1, error: null,
+        sample_id: l.id,
+        dataset: ds,
+        prompt_type: info.prompt === 'zero_shot' ? 'zero_shot' : 'rag',
+        prompt_version: 'v1',
+        model: 'm',
+        ocr_text: l.ocr,
+        gt_text: l.gt,
+        corrected_text: o.corrected,
+        raw_output: o.raw ?? o.corrected,
+        latency_ms: 1,
+        prompt_tokens: 1,
+        completion_tokens: 1,
+        error: null,
         ...(o.guard ? { raw_text: o.raw ?? o.corrected, guard: o.guard } : {}),
       });
     }
@@ -68,16 +92,28 @@ const ret = (mode: string, top_k: number) => ({ mode, top_k, fingerprint: `fp-${
 
 /** zero_shot (baseline; its input holds l5 too), rag (guarded), rag_k1 and oracle (upper bound); see the table above. */
 export function writeArmsLinesTree(root: string): void {
-  writeArm(root, { name: 'zero_shot', prompt: 'zero_shot', retrieval: ret('none', 0), upper_bound: false, model: 'm', guard: null },
-    (l) => ({ corrected: l.id === 'l1' ? l.gt : l.ocr }), [['D1', INPUT_ONLY]]);
+  writeArm(
+    root,
+    { name: 'zero_shot', prompt: 'zero_shot', retrieval: ret('none', 0), upper_bound: false, model: 'm', guard: null },
+    (l) => ({ corrected: l.id === 'l1' ? l.gt : l.ocr }),
+    [['D1', INPUT_ONLY]],
+  );
   writeArm(root, { name: 'rag', prompt: 'rag', retrieval: ret('dense', 2), upper_bound: false, model: 'm', guard: GUARD }, (l) => {
     switch (l.id) {
-      case 'l2': return { corrected: l.gt, raw: `Here: ${l.gt}`, guard: 'trimmed' };
-      case 'l3': return { corrected: 'abcdefgXYj', guard: 'kept' };
-      case 'm1': return { corrected: l.ocr, raw: 'zzz', guard: 'fell_back:edit_ratio' };
-      default: return { corrected: l.gt, guard: 'kept' };
+      case 'l2':
+        return { corrected: l.gt, raw: `Here: ${l.gt}`, guard: 'trimmed' };
+      case 'l3':
+        return { corrected: 'abcdefgXYj', guard: 'kept' };
+      case 'm1':
+        return { corrected: l.ocr, raw: 'zzz', guard: 'fell_back:edit_ratio' };
+      default:
+        return { corrected: l.gt, guard: 'kept' };
     }
   });
-  writeArm(root, { name: 'rag_k1', prompt: 'rag', retrieval: ret('dense', 1), upper_bound: false, model: 'm', guard: null }, (l) => ({ corrected: l.id === 'l1' ? 'abcdefghYY' : l.ocr }));
-  writeArm(root, { name: 'oracle', prompt: 'rag', retrieval: ret('gold_query', 2), upper_bound: true, model: 'm', guard: null }, (l) => ({ corrected: l.gt }));
+  writeArm(root, { name: 'rag_k1', prompt: 'rag', retrieval: ret('dense', 1), upper_bound: false, model: 'm', guard: null }, (l) => ({
+    corrected: l.id === 'l1' ? 'abcdefghYY' : l.ocr,
+  }));
+  writeArm(root, { name: 'oracle', prompt: 'rag', retrieval: ret('gold_query', 2), upper_bound: true, model: 'm', guard: null }, (l) => ({
+    corrected: l.gt,
+  }));
 }

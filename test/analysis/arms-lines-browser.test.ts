@@ -12,11 +12,13 @@ import { openOfflinePage } from '../helpers/offline-page';
 import { run } from '../../analysis/stage';
 import { ARM_LINES, writeArmsLinesTree } from './arms-fixture';
 
-
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-interface Node { textContent: string | null; getAttribute(name: string): string | null }
+interface Node {
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+}
 
-describe('analysis/arms-lines: the arms-only study report\'s Lines view in headless Chromium', function () {
+describe("analysis/arms-lines: the arms-only study report's Lines view in headless Chromium", function () {
   this.timeout(180000);
   let root: string;
   let lines: Json;
@@ -28,7 +30,17 @@ describe('analysis/arms-lines: the arms-only study report\'s Lines view in headl
   before(async function () {
     root = mkdtempSync(path.join(os.tmpdir(), 'arms-lines-browser-'));
     writeArmsLinesTree(root);
-    await run({ phase5Dir: path.join(root, 'phase5'), bootstrap: { iterations: 50, seed: 1 }, report: { png: false }, logFile: false, arms: { resultsDir: root, baseline: 'zero_shot' } }, {}, 'silent');
+    await run(
+      {
+        phase5Dir: path.join(root, 'phase5'),
+        bootstrap: { iterations: 50, seed: 1 },
+        report: { png: false },
+        logFile: false,
+        arms: { resultsDir: root, baseline: 'zero_shot' },
+      },
+      {},
+      'silent',
+    );
     lines = JSON.parse(readFileSync(path.join(root, 'study', 'lines.json'), 'utf8'));
     const opened = await openOfflinePage(problems, external);
     if (!opened) return;
@@ -39,7 +51,9 @@ describe('analysis/arms-lines: the arms-only study report\'s Lines view in headl
     rmSync(root, { recursive: true, force: true });
   });
 
-  const needBrowser = (ctx: Mocha.Context) => { if (!browser) ctx.skip(); };
+  const needBrowser = (ctx: Mocha.Context) => {
+    if (!browser) ctx.skip();
+  };
   async function open(hash: string) {
     await page.goto('about:blank');
     await page.goto(`file://${path.join(root, 'study', 'report.html')}${hash}`);
@@ -64,7 +78,7 @@ describe('analysis/arms-lines: the arms-only study report\'s Lines view in headl
     expect(await page.textContent('th[data-sort="cer:oracle"]')).to.equal('oracle † CER');
   });
 
-  it('#line=l2 opens the line: every arm\'s diff, rag\'s own retrieved sentences, its guard and raw output, the upper bound', async function () {
+  it("#line=l2 opens the line: every arm's diff, rag's own retrieved sentences, its guard and raw output, the upper bound", async function () {
     needBrowser(this);
     await open('#line=l2&arm=rag');
     const detail = page.locator('tr.lx-detail[data-detail-for="l2"]');

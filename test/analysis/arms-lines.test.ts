@@ -17,7 +17,8 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 const read = (f: string) => JSON.parse(readFileSync(f, 'utf8')) as Json;
 const lineOf = (doc: Json, id: string) => (doc.lines as Json[]).find((l) => l.sample_id === id)!;
-const cers = (doc: Json, id: string) => Object.fromEntries(Object.entries(lineOf(doc, id).arms as Record<string, Json | null>).map(([a, x]) => [a, x && x.cer]));
+const cers = (doc: Json, id: string) =>
+  Object.fromEntries(Object.entries(lineOf(doc, id).arms as Record<string, Json | null>).map(([a, x]) => [a, x && x.cer]));
 
 describe('analysis/arms-lines: the Lines view over every study arm', function () {
   this.timeout(120000);
@@ -28,11 +29,18 @@ describe('analysis/arms-lines: the Lines view over every study arm', function ()
   before(async () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'arms-lines-'));
     writeArmsLinesTree(root);
-    await run({
-      phase5Dir: path.join(root, 'phase5'), bootstrap: { iterations: 50, seed: 1 }, report: { png: false }, logFile: false,
-      arms: { resultsDir: root, baseline: 'zero_shot' },
-      datasetInfo: { D1: { excluded: true, sourcePattern: '0276IbnQutayba.Adab*' } },
-    }, {}, 'silent');
+    await run(
+      {
+        phase5Dir: path.join(root, 'phase5'),
+        bootstrap: { iterations: 50, seed: 1 },
+        report: { png: false },
+        logFile: false,
+        arms: { resultsDir: root, baseline: 'zero_shot' },
+        datasetInfo: { D1: { excluded: true, sourcePattern: '0276IbnQutayba.Adab*' } },
+      },
+      {},
+      'silent',
+    );
     study = path.join(root, 'study');
     lines = read(path.join(study, 'lines.json'));
   });
@@ -53,7 +61,7 @@ describe('analysis/arms-lines: the Lines view over every study arm', function ()
     expect(Object.values(l5.arms).every((x) => x === null)).to.equal(true);
   });
 
-  it('has the per-line CER of each arm as worked out by hand, in the Arms section\'s bands', () => {
+  it("has the per-line CER of each arm as worked out by hand, in the Arms section's bands", () => {
     expect(cers(lines, 'l1')).to.deep.equal({ oracle: 0, rag: 0, rag_k1: 0.2, zero_shot: 0 });
     expect(cers(lines, 'l3')).to.deep.equal({ oracle: 0, rag: 0.2, rag_k1: 0.3, zero_shot: 0.3 });
     expect(cers(lines, 'm1')).to.deep.equal({ oracle: 0, rag: 0.02, rag_k1: 0.02, zero_shot: 0.02 });
@@ -61,7 +69,7 @@ describe('analysis/arms-lines: the Lines view over every study arm', function ()
     expect(lineOf(lines, 'l3').arms.rag.edits).to.equal(2);
   });
 
-  it('sums each arm\'s line edits to the CER arms.json reports for it', () => {
+  it("sums each arm's line edits to the CER arms.json reports for it", () => {
     const arms = read(path.join(study, 'arms.json')) as ArmsAnalysis;
     for (const a of arms.arms) {
       const mine = (lines.lines as Json[]).filter((l) => l.arms[a.name]);
@@ -72,7 +80,7 @@ describe('analysis/arms-lines: the Lines view over every study arm', function ()
     }
   });
 
-  it('shows each arm\'s own retrieved sentences, none for a zero-shot arm, and the guard with the raw output', () => {
+  it("shows each arm's own retrieved sentences, none for a zero-shot arm, and the guard with the raw output", () => {
     const l2 = lineOf(lines, 'l2');
     expect(l2.arms.rag.retrieval.map((h: Json) => [h.score, h.source_uri, h.text, h.from_source])).to.deep.equal([
       [0.91, '0255Jahiz.rag.X-ara1', 'قال الشيخ l2', false],
@@ -83,7 +91,10 @@ describe('analysis/arms-lines: the Lines view over every study arm', function ()
     expect([l2.arms.rag.guard, l2.arms.rag.raw]).to.deep.equal(['trimmed', `Here: ${ARM_LINES.D1[1].gt}`]);
     expect([lineOf(lines, 'm1').arms.rag.guard, lineOf(lines, 'm1').arms.rag.raw]).to.deep.equal(['fell_back:edit_ratio', 'zzz']);
     expect([l2.arms.rag_k1.guard, l2.arms.rag_k1.raw]).to.deep.equal([null, null]);
-    expect(lines.meta.datasets).to.deep.equal([{ name: 'D1', source_excluded: true }, { name: 'D2', source_excluded: null }]);
+    expect(lines.meta.datasets).to.deep.equal([
+      { name: 'D1', source_excluded: true },
+      { name: 'D2', source_excluded: null },
+    ]);
   });
 
   it('writes error_classes.json for OCR and every arm', () => {
@@ -108,7 +119,18 @@ describe('analysis/arms-lines: the Lines view over every study arm', function ()
   });
 
   it('lines: false removes the documents and the view', async () => {
-    const r = await run({ phase5Dir: path.join(root, 'phase5'), bootstrap: { iterations: 20, seed: 1 }, report: { png: false }, logFile: false, lines: false, arms: { resultsDir: root, baseline: 'zero_shot' } }, {}, 'silent');
+    const r = await run(
+      {
+        phase5Dir: path.join(root, 'phase5'),
+        bootstrap: { iterations: 20, seed: 1 },
+        report: { png: false },
+        logFile: false,
+        lines: false,
+        arms: { resultsDir: root, baseline: 'zero_shot' },
+      },
+      {},
+      'silent',
+    );
     expect(existsSync(path.join(study, 'lines.json'))).to.equal(false);
     expect(existsSync(path.join(study, 'error_classes.json'))).to.equal(false);
     expect(existsSync(path.join(study, 'charts', 'error_classes.svg'))).to.equal(false);
@@ -121,13 +143,27 @@ describe('analysis/arms-lines: the Lines view over every study arm', function ()
       phase5: (p) => ({ corrected: p.gt }),
       phase2: (p) => ({ corrected: p.ocr }),
     });
-    const r = await run({ phase5Dir, phase2Dir, bootstrap: { iterations: 20, seed: 1 }, report: { png: false }, logFile: false, arms: { resultsDir: root, baseline: 'rag_k1' } }, {}, 'silent');
+    const r = await run(
+      {
+        phase5Dir,
+        phase2Dir,
+        bootstrap: { iterations: 20, seed: 1 },
+        report: { png: false },
+        logFile: false,
+        arms: { resultsDir: root, baseline: 'rag_k1' },
+      },
+      {},
+      'silent',
+    );
     const doc = read(path.join(phase5Dir, 'lines.json'));
     expect(doc.meta.arms.map((a: Json) => a.name)).to.deep.equal(['rag', 'zero_shot', 'oracle', 'rag_k1']);
     expect(doc.meta.baseline).to.equal('rag_k1');
     expect(doc.meta.bands).to.deep.equal(['<5%', '5–15%', '15–30%', '>30%']);
     expect(cers(doc, 'l1')).to.deep.equal({ rag: 0, zero_shot: 0.1, oracle: 0, rag_k1: 0.2 });
-    expect(r.warnings.filter((w) => w.startsWith('study arm')).map((w) => w.slice(0, 17))).to.deep.equal(['study arm "rag" h', 'study arm "zero_s']);
+    expect(r.warnings.filter((w) => w.startsWith('study arm')).map((w) => w.slice(0, 17))).to.deep.equal([
+      'study arm "rag" h',
+      'study arm "zero_s',
+    ]);
     const md = readFileSync(path.join(phase5Dir, 'report.md'), 'utf8');
     expect(md).to.include('### oracle † (upper bound): 3 largest improvements (vs rag_k1)').and.include('## Arms');
   });

@@ -78,10 +78,16 @@ describe('analysis/arms statistics on real OCR_GS lines', function () {
     expect(m.p!).to.be.at.least(0.05);
     expect(m.p_wilcoxon!).to.be.below(1e-6); // the per-line test answers another question
     // Every comparison and contrast, every scope: the permutation p and the block CI tell the same story.
-    const all = [...a.arms.flatMap((r) => [r, ...Object.values(r.datasets)].flatMap((x) => (x.vs_baseline ? [x.vs_baseline, x.vs_ocr] : [x.vs_ocr]))), ...a.contrasts];
+    const all = [
+      ...a.arms.flatMap((r) => [r, ...Object.values(r.datasets)].flatMap((x) => (x.vs_baseline ? [x.vs_baseline, x.vs_ocr] : [x.vs_ocr]))),
+      ...a.contrasts,
+    ];
     const disagree = all.filter((c) => c.delta_cer !== 0 && c.ci && covers0(c.ci) !== c.p! >= 0.05);
     // A p right at 0.05 may fall either side of a percentile bound: allow only near-boundary cases.
-    expect(disagree.filter((c) => Math.abs(c.p! - 0.05) > 0.01), JSON.stringify(disagree)).to.deep.equal([]);
+    expect(
+      disagree.filter((c) => Math.abs(c.p! - 0.05) > 0.01),
+      JSON.stringify(disagree),
+    ).to.deep.equal([]);
     // gold3 is clearly better: its CI excludes 0 and its p is small.
     const g = arm(a, 'rag').vs_baseline!;
     expect(g.ci![1]).to.be.below(0);
@@ -96,7 +102,9 @@ describe('analysis/arms statistics on real OCR_GS lines', function () {
     expect(c.mde).to.be.greaterThan(0);
     expect(a.contrasts.find((x) => x.arm === 'mixed' && x.vs === 'rag')!.kind).to.equal('variant_vs_rag');
     const doc = JSON.parse(readFileSync(path.join(root, 'study', 'arms.json'), 'utf8'));
-    const validate = new Ajv({ strict: false, allErrors: true }).compile(JSON.parse(readFileSync(path.join(REPO_ROOT, 'analysis', 'arms.schema.json'), 'utf8')));
+    const validate = new Ajv({ strict: false, allErrors: true }).compile(
+      JSON.parse(readFileSync(path.join(REPO_ROOT, 'analysis', 'arms.schema.json'), 'utf8')),
+    );
     expect(validate(doc), JSON.stringify(validate.errors?.slice(0, 3))).to.equal(true);
     expect(doc.contrasts.some((x: { arm: string; vs: string }) => x.arm === 'rag' && x.vs === 'identity')).to.equal(true);
     await renderArmsReport(path.join(root, 'study'), a, { png: false });
@@ -118,17 +126,37 @@ describe('analysis/arms statistics on real OCR_GS lines', function () {
         { name: 'baseline', prompt: 'zero_shot', policy: identity },
         { name: 'rag', policy: (s, i) => (drop.has(i) ? null : gold3(s, i)) },
       ]);
-      const err = await analyzeArms({ resultsDir: gap, baseline: 'baseline', write: false, bootstrap: { iterations: 200 }, permutations: 200 }).catch((e: Error) => e);
+      const err = await analyzeArms({
+        resultsDir: gap,
+        baseline: 'baseline',
+        write: false,
+        bootstrap: { iterations: 200 },
+        permutations: 200,
+      }).catch((e: Error) => e);
       expect(err).to.be.instanceOf(UserInputError);
       const msg = (err as Error).message;
       expect(msg.split('\n')).to.have.length(1);
-      expect(msg).to.include('arm "rag" lacks 1 line(s) of dataset "OCR_GS-Jahiz.Hayawan"').and.include('(and 2 of OCR_GS-Yacqubi.Tarikh)').and.include('missing_lines: ocr');
-      const filled = await analyzeArms({ resultsDir: gap, baseline: 'baseline', write: false, bootstrap: { iterations: 200 }, permutations: 200, missingLines: 'ocr' });
+      expect(msg)
+        .to.include('arm "rag" lacks 1 line(s) of dataset "OCR_GS-Jahiz.Hayawan"')
+        .and.include('(and 2 of OCR_GS-Yacqubi.Tarikh)')
+        .and.include('missing_lines: ocr');
+      const filled = await analyzeArms({
+        resultsDir: gap,
+        baseline: 'baseline',
+        write: false,
+        bootstrap: { iterations: 200 },
+        permutations: 200,
+        missingLines: 'ocr',
+      });
       const rag = arm(filled, 'rag');
       expect(rag.filled_lines).to.equal(3);
       expect(rag.lines).to.equal(2042);
       expect(rag.vs_baseline!.n_paired).to.equal(2042);
-      expect(filled.warnings.some((w) => w.includes('arm rag: 1 of OCR_GS-Jahiz.Hayawan, 2 of OCR_GS-Yacqubi.Tarikh line(s) missing, scored as the OCR text'))).to.equal(true);
+      expect(
+        filled.warnings.some((w) =>
+          w.includes('arm rag: 1 of OCR_GS-Jahiz.Hayawan, 2 of OCR_GS-Yacqubi.Tarikh line(s) missing, scored as the OCR text'),
+        ),
+      ).to.equal(true);
       // Line 5 was a gold line of gold3: scored as OCR instead, the arm loses that fix.
       expect(rag.vs_baseline!.delta_cer!).to.be.greaterThan(arm(a, 'rag').vs_baseline!.delta_cer!);
     } finally {
@@ -145,15 +173,27 @@ describe('analysis/arms statistics on real OCR_GS lines', function () {
       const ocr = sub.map((s) => scoreDistances(s.gt_text, s.ocr_text).charEdits);
       return bootstrapRates(ref, { ocr }, {}, { iterations: 10000, seed: 1, strata }).rates.ocr;
     };
-    const pooled = perLineCi(lines, Int32Array.from(lines, (s) => a.datasets.indexOf(s.dataset)));
+    const pooled = perLineCi(
+      lines,
+      Int32Array.from(lines, (s) => a.datasets.indexOf(s.dataset)),
+    );
     expect(pooled.estimate!).to.be.closeTo(base.cer!, 1e-6); // same estimate, other interval
     expect(width(base.cer_ci)).to.be.greaterThan(1.2 * width(pooled.ci95));
     for (const ds of a.datasets) {
       expect(width(base.datasets[ds].cer_ci), ds).to.be.greaterThan(1.2 * width(perLineCi(lines.filter((s) => s.dataset === ds)).ci95));
     }
     // The same ΔCER as the per-line paired bootstrap, another interval.
-    const rows = lines.map((s, i) => ({ ref: scoreDistances(s.gt_text, s.gt_text).refChars, a: scoreDistances(s.gt_text, s.ocr_text).charEdits, b: scoreDistances(s.gt_text, gold3(s, i)!).charEdits }));
-    const perLine = pairedBootstrapDelta(rows.map((r) => r.ref), rows.map((r) => r.a), rows.map((r) => r.b), { iterations: 1000, seed: 1 });
+    const rows = lines.map((s, i) => ({
+      ref: scoreDistances(s.gt_text, s.gt_text).refChars,
+      a: scoreDistances(s.gt_text, s.ocr_text).charEdits,
+      b: scoreDistances(s.gt_text, gold3(s, i)!).charEdits,
+    }));
+    const perLine = pairedBootstrapDelta(
+      rows.map((r) => r.ref),
+      rows.map((r) => r.a),
+      rows.map((r) => r.b),
+      { iterations: 1000, seed: 1 },
+    );
     expect(perLine.delta!).to.be.closeTo(arm(a, 'rag').vs_baseline!.delta_cer!, 1e-6);
     const m = arm(a, 'rag').macro!;
     expect(m.cer).to.be.a('number');

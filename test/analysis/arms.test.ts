@@ -40,7 +40,11 @@ type Line = (typeof LINES)[keyof typeof LINES][number];
 
 const GUARD = { enabled: true, max_edit_ratio: 0.5, length_ratio: [0.6, 1.5], trim_overgeneration: true };
 
-interface Out { corrected: string; raw?: string; guard?: string }
+interface Out {
+  corrected: string;
+  raw?: string;
+  guard?: string;
+}
 
 function writeArm(root: string, info: Record<string, unknown>, correct: ((l: Line, ds: string) => Out) | null): void {
   const dir = path.join(root, 'arms', String(info.name));
@@ -51,11 +55,24 @@ function writeArm(root: string, info: Record<string, unknown>, correct: ((l: Lin
   for (const [ds, lines] of Object.entries(LINES)) {
     for (const l of lines) {
       const o = correct(l, ds);
-      recs.push(JSON.stringify({
-        sample_id: l.id, dataset: ds, prompt_type: info.prompt === 'zero_shot' ? 'zero_shot' : 'rag', prompt_version: 'v1', model: 'm', ocr_text: l.ocr, gt_text: l.gt,
-        corrected_text: o.corrected, raw_output: o.raw ?? o.corrected, latency_ms: 1, prompt_tokens: 1, completion_tokens: 1, error: null,
-        ...(o.guard ? { raw_text: o.raw ?? o.corrected, guard: o.guard } : {}),
-      }));
+      recs.push(
+        JSON.stringify({
+          sample_id: l.id,
+          dataset: ds,
+          prompt_type: info.prompt === 'zero_shot' ? 'zero_shot' : 'rag',
+          prompt_version: 'v1',
+          model: 'm',
+          ocr_text: l.ocr,
+          gt_text: l.gt,
+          corrected_text: o.corrected,
+          raw_output: o.raw ?? o.corrected,
+          latency_ms: 1,
+          prompt_tokens: 1,
+          completion_tokens: 1,
+          error: null,
+          ...(o.guard ? { raw_text: o.raw ?? o.corrected, guard: o.guard } : {}),
+        }),
+      );
     }
   }
   writeFileSync(path.join(dir, 'corrections.jsonl'), recs.join('\n') + '\n');
@@ -68,7 +85,10 @@ function writeRetrievalStats(root: string, fingerprint: string, byDataset: Recor
   const per = Object.fromEntries(Object.entries(byDataset).map(([ds, [lines, hits]]) => [ds, { lines, hits, rate: hits / lines }]));
   const lines = Object.values(byDataset).reduce((n, [l]) => n + l, 0);
   const hits = Object.values(byDataset).reduce((n, [, h]) => n + h, 0);
-  writeFileSync(path.join(dir, 'retrieval_stats.json'), JSON.stringify({ fingerprint, verbatim_gold: { threshold: 0.9, lines, hits, rate: hits / lines, by_dataset: per } }));
+  writeFileSync(
+    path.join(dir, 'retrieval_stats.json'),
+    JSON.stringify({ fingerprint, verbatim_gold: { threshold: 0.9, lines, hits, rate: hits / lines, by_dataset: per } }),
+  );
 }
 
 /**
@@ -80,17 +100,52 @@ function writeArmsTree(root: string): void {
   const ret = (mode: string, top_k: number) => ({ mode, top_k, fingerprint: `fp-${mode}-${top_k}` });
   writeRetrievalStats(root, 'fp-dense-3', { D1: [4, 1], D2: [2, 2] });
   writeRetrievalStats(root, 'fp-gold_query-3', { D1: [4, 4], D2: [2, 2], D3: [10, 0] });
-  writeArm(root, { name: 'zero_shot', prompt: 'zero_shot', retrieval: ret('none', 0), upper_bound: false, model: 'm', guard: null, verbatim_gold_rate: 0.9 }, (l) => ({ corrected: l.id === 'l2' ? l.gt : l.ocr }));
-  writeArm(root, { name: 'rag', prompt: 'rag', retrieval: ret('dense', 3), upper_bound: false, model: 'm', guard: GUARD, verbatim_gold_rate: 0.5 }, (l) => {
-    switch (l.id) {
-      case 'l3': return { corrected: l.ocr, raw: 'z'.repeat(20), guard: 'fell_back:edit_ratio' }; // raw: 20 edits
-      case 'l4': return { corrected: l.gt, raw: `Here: ${l.gt}`, guard: 'trimmed' }; //            raw: 6 edits
-      case 'm2': return { corrected: 'y'.repeat(49) + 'w', guard: 'kept' }; //                    worse than OCR
-      default: return { corrected: l.gt, guard: 'kept' };
-    }
-  });
-  writeArm(root, { name: 'oracle', prompt: 'rag', retrieval: ret('gold_query', 3), upper_bound: true, model: 'm', guard: GUARD }, (l) => ({ corrected: l.gt, guard: 'kept' }));
-  writeArm(root, { name: 'rag_k1', prompt: 'rag', retrieval: ret('dense', 1), upper_bound: false, model: 'm', guard: GUARD, verbatim_gold_rate: 0.333333 }, (l) => ({ corrected: l.id === 'l2' ? l.gt : l.ocr, guard: 'kept' }));
+  writeArm(
+    root,
+    {
+      name: 'zero_shot',
+      prompt: 'zero_shot',
+      retrieval: ret('none', 0),
+      upper_bound: false,
+      model: 'm',
+      guard: null,
+      verbatim_gold_rate: 0.9,
+    },
+    (l) => ({ corrected: l.id === 'l2' ? l.gt : l.ocr }),
+  );
+  writeArm(
+    root,
+    { name: 'rag', prompt: 'rag', retrieval: ret('dense', 3), upper_bound: false, model: 'm', guard: GUARD, verbatim_gold_rate: 0.5 },
+    (l) => {
+      switch (l.id) {
+        case 'l3':
+          return { corrected: l.ocr, raw: 'z'.repeat(20), guard: 'fell_back:edit_ratio' }; // raw: 20 edits
+        case 'l4':
+          return { corrected: l.gt, raw: `Here: ${l.gt}`, guard: 'trimmed' }; //            raw: 6 edits
+        case 'm2':
+          return { corrected: 'y'.repeat(49) + 'w', guard: 'kept' }; //                    worse than OCR
+        default:
+          return { corrected: l.gt, guard: 'kept' };
+      }
+    },
+  );
+  writeArm(root, { name: 'oracle', prompt: 'rag', retrieval: ret('gold_query', 3), upper_bound: true, model: 'm', guard: GUARD }, (l) => ({
+    corrected: l.gt,
+    guard: 'kept',
+  }));
+  writeArm(
+    root,
+    {
+      name: 'rag_k1',
+      prompt: 'rag',
+      retrieval: ret('dense', 1),
+      upper_bound: false,
+      model: 'm',
+      guard: GUARD,
+      verbatim_gold_rate: 0.333333,
+    },
+    (l) => ({ corrected: l.id === 'l2' ? l.gt : l.ocr, guard: 'kept' }),
+  );
   writeArm(root, { name: 'unfinished', prompt: 'rag', retrieval: ret('random', 3), upper_bound: false, model: 'm', guard: null }, null);
 }
 
@@ -124,7 +179,18 @@ describe('analysis/arms (all arms together)', function () {
   after(() => rmSync(root, { recursive: true, force: true }));
 
   it('bands OCR lines at 2 / 5 / 10 / 20 %', () => {
-    expect([0, 1, 2, 4, 5, 9, 10, 19, 20, 50].map((e) => armOcrBand(e, 100))).to.deep.equal(['0–2%', '0–2%', '2–5%', '2–5%', '5–10%', '5–10%', '10–20%', '10–20%', '>20%', '>20%']);
+    expect([0, 1, 2, 4, 5, 9, 10, 19, 20, 50].map((e) => armOcrBand(e, 100))).to.deep.equal([
+      '0–2%',
+      '0–2%',
+      '2–5%',
+      '2–5%',
+      '5–10%',
+      '5–10%',
+      '10–20%',
+      '10–20%',
+      '>20%',
+      '>20%',
+    ]);
     expect(armOcrBand(0, 0)).to.equal('0–2%');
     expect(armOcrBand(2, 0)).to.equal('>20%');
   });
@@ -187,20 +253,34 @@ describe('analysis/arms (all arms together)', function () {
   });
 
   it('reports the verbatim-gold retrieval rate per arm and dataset; none for a zero-shot arm', async () => {
-    const rate = (name: string) => [arm(a, name).verbatim_gold_rate, arm(a, name).datasets.D1.verbatim_gold_rate, arm(a, name).datasets.D2.verbatim_gold_rate];
+    const rate = (name: string) => [
+      arm(a, name).verbatim_gold_rate,
+      arm(a, name).datasets.D1.verbatim_gold_rate,
+      arm(a, name).datasets.D2.verbatim_gold_rate,
+    ];
     expect(rate('rag')).to.deep.equal([0.5, 0.25, 1]); // (1 + 2) / (4 + 2) pooled, from retrieval_stats.json
     expect(rate('oracle')).to.deep.equal([1, 1, 1]); // D3 of the export has no line of this analysis: left out
     expect(rate('rag_k1')).to.deep.equal([0.333333, null, null]); // no export stats: arm.json's pooled rate only
     expect(rate('zero_shot')).to.deep.equal([null, null, null]); // a zero-shot arm sees no context
     // A dataset subset gets the rate of its own lines, not the export's pooled one.
-    const d1 = await analyzeArms({ resultsDir: root, baseline: 'zero_shot', datasets: ['D1'], bootstrap: { iterations: 20, seed: 3 }, write: false });
+    const d1 = await analyzeArms({
+      resultsDir: root,
+      baseline: 'zero_shot',
+      datasets: ['D1'],
+      bootstrap: { iterations: 20, seed: 3 },
+      write: false,
+    });
     expect(arm(d1, 'rag').verbatim_gold_rate).to.equal(0.25);
   });
 
   it('reports guard trigger rates per reason, and none for an arm without guard fields', () => {
     expect(arm(a, 'rag').guard).to.deep.equal({
-      lines: 6, kept: 0.666667, trimmed: 0.166667, fell_back: 0.166667,
-      by_reason: { edit_ratio: 0.166667 }, counts: { 'fell_back:edit_ratio': 1, kept: 4, trimmed: 1 },
+      lines: 6,
+      kept: 0.666667,
+      trimmed: 0.166667,
+      fell_back: 0.166667,
+      by_reason: { edit_ratio: 0.166667 },
+      counts: { 'fell_back:edit_ratio': 1, kept: 4, trimmed: 1 },
     });
     expect(arm(a, 'zero_shot').guard).to.equal(null);
   });
@@ -231,8 +311,17 @@ describe('analysis/arms (all arms together)', function () {
     try {
       cpSync(root, twin, { recursive: true });
       const oracleJson = path.join(twin, 'arms', 'oracle', 'arm.json');
-      writeFileSync(oracleJson, JSON.stringify({ ...JSON.parse(readFileSync(oracleJson, 'utf8')), upper_bound: false, retrieval: { mode: 'dense', top_k: 3 } }));
-      const b = await analyzeArms({ resultsDir: twin, baseline: 'zero_shot', bootstrap: { iterations: 200, seed: 3 }, clusters: LINE_CLUSTERS, write: false });
+      writeFileSync(
+        oracleJson,
+        JSON.stringify({ ...JSON.parse(readFileSync(oracleJson, 'utf8')), upper_bound: false, retrieval: { mode: 'dense', top_k: 3 } }),
+      );
+      const b = await analyzeArms({
+        resultsDir: twin,
+        baseline: 'zero_shot',
+        bootstrap: { iterations: 200, seed: 3 },
+        clusters: LINE_CLUSTERS,
+        write: false,
+      });
       expect(b.contrasts.every((c) => c.in_family)).to.equal(true);
       expect(arm(b, 'oracle').vs_baseline!.p_holm).to.not.equal(null);
       expect(arm(b, 'rag').vs_baseline!.p_holm!).to.be.at.least(arm(a, 'rag').vs_baseline!.p_holm!);
@@ -266,7 +355,14 @@ describe('analysis/arms (all arms together)', function () {
     const withInputs = mkdtempSync(path.join(os.tmpdir(), 'arms-bands-'));
     try {
       writeArmsLinesTree(withInputs);
-      const b = await analyzeArms({ resultsDir: withInputs, baseline: 'zero_shot', bootstrap: { iterations: 100, seed: 1 }, permutations: 100, clusters: LINE_CLUSTERS, write: false });
+      const b = await analyzeArms({
+        resultsDir: withInputs,
+        baseline: 'zero_shot',
+        bootstrap: { iterations: 100, seed: 1 },
+        permutations: 100,
+        clusters: LINE_CLUSTERS,
+        write: false,
+      });
       const bands = arm(b, 'rag').when.by_score_band!;
       expect(bands['0.8+'].lines).to.equal(4);
       expect(bands['0.8+'].delta_cer).to.equal(arm(b, 'rag').vs_baseline!.delta_cer);
@@ -277,7 +373,7 @@ describe('analysis/arms (all arms together)', function () {
     }
   });
 
-  it('writes arms.json valid against analysis/arms.schema.json, and each arm\'s metrics.json', () => {
+  it("writes arms.json valid against analysis/arms.schema.json, and each arm's metrics.json", () => {
     const doc = JSON.parse(readFileSync(path.join(root, 'study', 'arms.json'), 'utf8'));
     const ajv = new Ajv({ strict: false, allErrors: true });
     const validate = ajv.compile(JSON.parse(readFileSync(path.join(REPO_ROOT, 'analysis', 'arms.schema.json'), 'utf8')));
@@ -293,7 +389,15 @@ describe('analysis/arms (all arms together)', function () {
     expect(doc.arms.find((x: { name: string }) => x.name === 'rag').datasets.D1.verbatim_gold_rate).to.equal(0.25);
     const { verbatim_gold_rate: _v, ...noRate } = doc.arms[0];
     expect(validate({ ...doc, arms: [noRate] })).to.equal(false);
-    const excl = { dataset: 'D1', source_pattern: 'X*', status: 'excluded', by_work: true, works: ['X'], versions: ['X.v1'], exclude_patterns: [] };
+    const excl = {
+      dataset: 'D1',
+      source_pattern: 'X*',
+      status: 'excluded',
+      by_work: true,
+      works: ['X'],
+      versions: ['X.v1'],
+      exclude_patterns: [],
+    };
     expect(validate({ ...doc, exclusions: [excl] })).to.equal(true);
     expect(validate({ ...doc, exclusions: [{ ...excl, status: 'maybe' }] })).to.equal(false);
   });
@@ -307,15 +411,22 @@ describe('analysis/arms (all arms together)', function () {
   it('fails with a clear error when the baseline arm is missing (or was skipped)', async () => {
     const err = await analyzeArms({ resultsDir: root, baseline: 'nope', write: false }).catch((e: Error) => e);
     expect(err).to.be.instanceOf(UserInputError);
-    expect((err as Error).message).to.include('baseline arm "nope" not found').and.include('oracle, rag, rag_k1, zero_shot');
+    expect((err as Error).message)
+      .to.include('baseline arm "nope" not found')
+      .and.include('oracle, rag, rag_k1, zero_shot');
     const err2 = await analyzeArms({ resultsDir: root, baseline: 'unfinished', write: false }).catch((e: Error) => e);
-    expect((err2 as Error).message).to.include('skipped').and.include('no corrections.jsonl');
+    expect((err2 as Error).message)
+      .to.include('skipped')
+      .and.include('no corrections.jsonl');
   });
 
   it('names the file, line and field of a bad guard value', async () => {
     const bad = mkdtempSync(path.join(os.tmpdir(), 'arms-bad-'));
     try {
-      writeArm(bad, { name: 'zero_shot', prompt: 'zero_shot', upper_bound: false, model: 'm', guard: null }, (l) => ({ corrected: l.ocr, guard: l.id === 'l3' ? 'maybe' : 'kept' }));
+      writeArm(bad, { name: 'zero_shot', prompt: 'zero_shot', upper_bound: false, model: 'm', guard: null }, (l) => ({
+        corrected: l.ocr,
+        guard: l.id === 'l3' ? 'maybe' : 'kept',
+      }));
       const err = await analyzeArms({ resultsDir: bad, baseline: 'zero_shot', write: false }).catch((e: Error) => e);
       expect((err as Error).message).to.match(/corrections\.jsonl:3: .*guard: expected/);
     } finally {
@@ -326,7 +437,8 @@ describe('analysis/arms (all arms together)', function () {
   it('draws the gain-vs-k chart only for arms that differ only in top_k', () => {
     expect(topKGroups(a.arms).map((g) => g.map((x) => x.name))).to.deep.equal([['rag', 'rag_k1']]);
     // With k_group (arm.json of a study export) only arms whose every other setting matches form a series.
-    const withGroup = (g: (name: string) => string) => a.arms.map((x) => ({ ...x, retrieval: x.retrieval && { ...x.retrieval, k_group: g(x.name) } }));
+    const withGroup = (g: (name: string) => string) =>
+      a.arms.map((x) => ({ ...x, retrieval: x.retrieval && { ...x.retrieval, k_group: g(x.name) } }));
     expect(topKGroups(withGroup(() => 'same')).map((g) => g.map((x) => x.name))).to.deep.equal([['oracle', 'rag', 'rag_k1', 'zero_shot']]);
     expect(topKGroups(withGroup((n) => (n === 'rag_k1' ? 'rerank-on' : n)))).to.deep.equal([]); // rag and rag_k1 differ in more than k
     const charts = buildArmsCharts(a);
@@ -341,7 +453,13 @@ describe('analysis/arms (all arms together)', function () {
     for (const c of buildArmsCharts(a)) {
       expect(validate(c.spec), `${c.name}: ${JSON.stringify(validate.errors?.slice(0, 3))}`).to.equal(true);
       const warnings: string[] = [];
-      const logger = { level: () => 0, error: (...x: unknown[]) => (warnings.push(x.join(' ')), logger), warn: (...x: unknown[]) => (warnings.push(x.join(' ')), logger), info: () => logger, debug: () => logger };
+      const logger = {
+        level: () => 0,
+        error: (...x: unknown[]) => (warnings.push(x.join(' ')), logger),
+        warn: (...x: unknown[]) => (warnings.push(x.join(' ')), logger),
+        info: () => logger,
+        debug: () => logger,
+      };
       vl.compile(c.spec as unknown as vl.TopLevelSpec, { logger: logger as never });
       expect(warnings, c.name).to.deep.equal([]);
     }
@@ -373,7 +491,16 @@ describe('analysis/arms (all arms together)', function () {
   });
 
   it('with arms and no Phase 5 corrections, the stage writes the arms report under study/', async () => {
-    const r = await run({ phase5Dir: path.join(root, 'nothing-here'), bootstrap: { iterations: 50, seed: 1 }, report: { png: false }, arms: { resultsDir: root, baseline: 'zero_shot', exclusions: EXCLUSIONS } }, {}, 'silent');
+    const r = await run(
+      {
+        phase5Dir: path.join(root, 'nothing-here'),
+        bootstrap: { iterations: 50, seed: 1 },
+        report: { png: false },
+        arms: { resultsDir: root, baseline: 'zero_shot', exclusions: EXCLUSIONS },
+      },
+      {},
+      'silent',
+    );
     expect(r.report).to.equal(path.join(root, 'study', 'report.html'));
     const md = readFileSync(path.join(root, 'study', 'report.md'), 'utf8');
     expect(md).to.include('## Arms');

@@ -9,7 +9,10 @@ import { clusterIds } from '../../analysis/clusters';
 import { defaultContrasts } from '../../analysis/contrasts';
 import { pairedBootstrapDelta } from '../../analysis/paired';
 
-const lineDesign = (strata: number[]): BlockDesign => ({ block: Int32Array.from(strata, (_, i) => i), stratumOfBlock: Int32Array.from(strata) });
+const lineDesign = (strata: number[]): BlockDesign => ({
+  block: Int32Array.from(strata, (_, i) => i),
+  stratumOfBlock: Int32Array.from(strata),
+});
 
 describe('analysis/block-stats', () => {
   const ref = [10, 20, 15, 30, 12, 8, 25, 40, 5, 18];
@@ -46,7 +49,14 @@ describe('analysis/block-stats', () => {
   });
 
   it('the macro figure is the mean of the strata and resamples clusters as wholes', () => {
-    const r = pairedBlockDelta(ref, a, b, { block: Int32Array.from([0, 0, 1, 1, 1, 2, 2, 3, 3, 3]), stratumOfBlock: Int32Array.from([0, 0, 1, 1]) }, { iterations: 300, permutations: 300, seed: 1 }, true);
+    const r = pairedBlockDelta(
+      ref,
+      a,
+      b,
+      { block: Int32Array.from([0, 0, 1, 1, 1, 2, 2, 3, 3, 3]), stratumOfBlock: Int32Array.from([0, 0, 1, 1]) },
+      { iterations: 300, permutations: 300, seed: 1 },
+      true,
+    );
     const d0 = (1 + 0 + 1 - 2 + 2) / (10 + 20 + 15 + 30 + 12);
     const d1 = (0 + 2 + 2 + 0 + 1) / (8 + 25 + 40 + 5 + 18);
     expect(r.macro!.delta).to.be.closeTo(-(d0 + d1) / 2, 1e-12);
@@ -67,20 +77,33 @@ describe('analysis/clusters', () => {
 
 describe('analysis/contrasts (defaults)', () => {
   const arm = (name: string, mode: string, top_k: number | null, extra: Record<string, unknown> = {}) => ({
-    name, prompt: (mode === 'none' ? 'zero_shot' : 'rag') as 'rag' | 'zero_shot', upper_bound: mode === 'gold_query',
+    name,
+    prompt: (mode === 'none' ? 'zero_shot' : 'rag') as 'rag' | 'zero_shot',
+    upper_bound: mode === 'gold_query',
     retrieval: { mode: mode as 'dense', top_k, fingerprint: null, k_group: null, ...extra },
   });
   it('every arm vs the baseline, rag vs placebo, variants vs rag, the k series in order', () => {
     const arms = [
-      arm('zero_shot', 'none', 0), arm('rag_k1', 'dense', 1, { k_group: 'g' }), arm('rag', 'dense', 3, { k_group: 'g' }), arm('rag_k5', 'dense', 5, { k_group: 'g' }),
-      arm('hybrid', 'hybrid', 3), arm('placebo', 'random', 3), arm('oracle', 'gold_query', 3),
+      arm('zero_shot', 'none', 0),
+      arm('rag_k1', 'dense', 1, { k_group: 'g' }),
+      arm('rag', 'dense', 3, { k_group: 'g' }),
+      arm('rag_k5', 'dense', 5, { k_group: 'g' }),
+      arm('hybrid', 'hybrid', 3),
+      arm('placebo', 'random', 3),
+      arm('oracle', 'gold_query', 3),
     ];
     const c = defaultContrasts(arms, 'zero_shot').map((x) => `${x.arm}-${x.vs}:${x.kind}`);
     expect(c).to.deep.equal([
-      'rag_k1-zero_shot:vs_baseline', 'rag-zero_shot:vs_baseline', 'rag_k5-zero_shot:vs_baseline', 'hybrid-zero_shot:vs_baseline',
-      'placebo-zero_shot:vs_baseline', 'oracle-zero_shot:vs_baseline',
-      'rag-placebo:rag_vs_placebo', 'hybrid-rag:variant_vs_rag',
-      'rag-rag_k1:k_series', 'rag_k5-rag:k_series',
+      'rag_k1-zero_shot:vs_baseline',
+      'rag-zero_shot:vs_baseline',
+      'rag_k5-zero_shot:vs_baseline',
+      'hybrid-zero_shot:vs_baseline',
+      'placebo-zero_shot:vs_baseline',
+      'oracle-zero_shot:vs_baseline',
+      'rag-placebo:rag_vs_placebo',
+      'hybrid-rag:variant_vs_rag',
+      'rag-rag_k1:k_series',
+      'rag_k5-rag:k_series',
     ]);
   });
 });

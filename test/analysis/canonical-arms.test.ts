@@ -14,18 +14,42 @@ import { loadOcrGsLines, type OcrGsLine } from '../helpers/ocr-gs-lines';
 const BOOK = 'IbnQutayba.Adab';
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
-function writeArm(root: string, name: string, lines: OcrGsLine[], out: (l: OcrGsLine) => { corrected: string; raw?: string; guard?: string }): void {
+function writeArm(
+  root: string,
+  name: string,
+  lines: OcrGsLine[],
+  out: (l: OcrGsLine) => { corrected: string; raw?: string; guard?: string },
+): void {
   const dir = path.join(root, 'arms', name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'arm.json'), JSON.stringify({ name, prompt: 'zero_shot', retrieval: null, upper_bound: false, model: 'm', guard: null }));
-  writeFileSync(path.join(dir, 'corrections.jsonl'), jsonl(lines.map((l) => {
-    const o = out(l);
-    return {
-      sample_id: l.id, dataset: BOOK, prompt_type: 'zero_shot', prompt_version: 'v1', model: 'm', ocr_text: l.ocr, gt_text: l.gt,
-      corrected_text: o.corrected, raw_output: o.raw ?? o.corrected, latency_ms: 1, prompt_tokens: 1, completion_tokens: 1, error: null,
-      ...(o.guard ? { raw_text: o.raw ?? o.corrected, guard: o.guard } : {}),
-    };
-  })));
+  writeFileSync(
+    path.join(dir, 'arm.json'),
+    JSON.stringify({ name, prompt: 'zero_shot', retrieval: null, upper_bound: false, model: 'm', guard: null }),
+  );
+  writeFileSync(
+    path.join(dir, 'corrections.jsonl'),
+    jsonl(
+      lines.map((l) => {
+        const o = out(l);
+        return {
+          sample_id: l.id,
+          dataset: BOOK,
+          prompt_type: 'zero_shot',
+          prompt_version: 'v1',
+          model: 'm',
+          ocr_text: l.ocr,
+          gt_text: l.gt,
+          corrected_text: o.corrected,
+          raw_output: o.raw ?? o.corrected,
+          latency_ms: 1,
+          prompt_tokens: 1,
+          completion_tokens: 1,
+          error: null,
+          ...(o.guard ? { raw_text: o.raw ?? o.corrected, guard: o.guard } : {}),
+        };
+      }),
+    ),
+  );
 }
 
 describe('analysis/arms in canonical form, on real OCR_GS lines', function () {
@@ -43,7 +67,11 @@ describe('analysis/arms in canonical form, on real OCR_GS lines', function () {
     writeArm(root, 'nfc_ocr', lines, (l) => ({ corrected: l.ocr.normalize('NFC') }));
     writeArm(root, 'nfc_gold', lines, (l) => ({ corrected: l.gt.normalize('NFC') }));
     // A guarded arm whose raw answers are the gold line after a think block and a label: cleaning (not the guard) removes them.
-    writeArm(root, 'guarded_gold', lines, (l) => ({ corrected: l.gt.normalize('NFC'), raw: `<think>checking</think>\nCorrected text: ${l.gt.normalize('NFC')}`, guard: 'kept' }));
+    writeArm(root, 'guarded_gold', lines, (l) => ({
+      corrected: l.gt.normalize('NFC'),
+      raw: `<think>checking</think>\nCorrected text: ${l.gt.normalize('NFC')}`,
+      guard: 'kept',
+    }));
     a = await analyzeArms({ resultsDir: root, baseline: 'ocr', bootstrap: { iterations: 20, seed: 1 }, write: false });
   });
   after(() => root && rmSync(root, { recursive: true, force: true }));
@@ -71,7 +99,11 @@ describe('analysis/arms in canonical form, on real OCR_GS lines', function () {
   });
 
   it('arms.json lists every profile with its rules; NFC(OCR) is ΔCER 0 and NFC(gold) CER 0 under each', () => {
-    expect(a.profiles.map((p) => [p.profile, p.primary])).to.deep.equal([['nfc', true], ['no_diacritics', false], ['graphemes', false]]);
+    expect(a.profiles.map((p) => [p.profile, p.primary])).to.deep.equal([
+      ['nfc', true],
+      ['no_diacritics', false],
+      ['graphemes', false],
+    ]);
     for (const p of a.profiles) {
       const row = (name: string) => p.arms.find((r) => r.arm === name)!;
       expect(p.rules, p.profile).to.be.a('string').and.not.empty;
@@ -87,7 +119,13 @@ describe('analysis/arms in canonical form, on real OCR_GS lines', function () {
   });
 
   it('a primary profile other than nfc scores the headline figures under it', async () => {
-    const nd = await analyzeArms({ resultsDir: root, baseline: 'ocr', bootstrap: { iterations: 20, seed: 1 }, write: false, normalization: { primary: 'no_diacritics', secondary: [] } });
+    const nd = await analyzeArms({
+      resultsDir: root,
+      baseline: 'ocr',
+      bootstrap: { iterations: 20, seed: 1 },
+      write: false,
+      normalization: { primary: 'no_diacritics', secondary: [] },
+    });
     const ocr = nd.arms.find((r) => r.name === 'ocr')!;
     expect(nd.profiles.map((p) => p.profile)).to.deep.equal(['no_diacritics']);
     expect(ocr.cer).to.equal(nd.profiles[0].arms.find((r) => r.arm === 'ocr')!.cer);

@@ -18,11 +18,23 @@ const schemaPath = path.join(path.dirname(require.resolve('vega-lite')), 'vega-l
 function compileStrict(spec: object): { warnings: string[]; vega: object } {
   const warnings: string[] = [];
   const logger = {
-    level(): number { return 0; },
-    error(...a: unknown[]) { warnings.push(`error: ${a.join(' ')}`); return logger; },
-    warn(...a: unknown[]) { warnings.push(a.join(' ')); return logger; },
-    info() { return logger; },
-    debug() { return logger; },
+    level(): number {
+      return 0;
+    },
+    error(...a: unknown[]) {
+      warnings.push(`error: ${a.join(' ')}`);
+      return logger;
+    },
+    warn(...a: unknown[]) {
+      warnings.push(a.join(' '));
+      return logger;
+    },
+    info() {
+      return logger;
+    },
+    debug() {
+      return logger;
+    },
   };
   const out = vl.compile(spec as vl.TopLevelSpec, { logger: logger as never });
   return { warnings, vega: out.spec };
@@ -52,7 +64,9 @@ describe('analysis/charts (Vega-Lite specs are data)', function () {
   after(() => rmSync(root, { recursive: true, force: true }));
 
   it('has one template file per chart name', () => {
-    const files = readdirSync(CHART_TEMPLATE_DIR).filter((f) => f.endsWith('.vl.json')).sort();
+    const files = readdirSync(CHART_TEMPLATE_DIR)
+      .filter((f) => f.endsWith('.vl.json'))
+      .sort();
     expect(files).to.deep.equal([...CHART_NAMES].map((n) => `${n}.vl.json`).sort());
   });
 
@@ -93,14 +107,26 @@ describe('analysis/charts (Vega-Lite specs are data)', function () {
       ['Phase 5 RAG', 0.0625],
     ]);
     expect(rows('cer_by_condition').some((r) => r.dataset === 'All datasets')).to.equal(true);
-    expect(rows('era_distribution').filter((r) => r.dataset === 'TOY-A').map((r) => [r.era, r.count])).to.deep.equal([
-      ['0-300', 2], ['300-600', 1], ['unknown', 2],
+    expect(
+      rows('era_distribution')
+        .filter((r) => r.dataset === 'TOY-A')
+        .map((r) => [r.era, r.count]),
+    ).to.deep.equal([
+      ['0-300', 2],
+      ['300-600', 1],
+      ['unknown', 2],
     ]);
     const conf = rows('confusions');
     expect(conf.some((r) => r.label === confusionLabel('', 'ا') && r.kind === 'introduced' && r.count === 1)).to.equal(true);
     // Errors by class: a3's ي→ب is a dot-only substitution in the OCR that rag fixed and zero_shot kept.
-    const dots = rows('error_classes').filter((r) => r.label === 'dots ب ت ث ن ي').map((r) => [r.source, r.errors, r.fixed]);
-    expect(dots).to.deep.equal([['OCR', 1, null], ['rag', 0, 1], ['zero_shot', 2, 0]]);
+    const dots = rows('error_classes')
+      .filter((r) => r.label === 'dots ب ت ث ن ي')
+      .map((r) => [r.source, r.errors, r.fixed]);
+    expect(dots).to.deep.equal([
+      ['OCR', 1, null],
+      ['rag', 0, 1],
+      ['zero_shot', 2, 0],
+    ]);
   });
 
   it('skips charts without data instead of drawing empty ones', () => {

@@ -14,7 +14,9 @@ import { unitBoundaries } from '../../src/text/graphemes';
 import { requireSharedData } from '../helpers/shared-data';
 import { ocrGsDatasets, writeOcrGsStudy } from '../helpers/ocr-gs-study';
 
-const SHADDA = '\u0651', FATHA = '\u064E', KASRA = '\u0650';
+const SHADDA = '\u0651',
+  FATHA = '\u064E',
+  KASRA = '\u0650';
 
 function diffOf(gold: string, hyp: string): { segs: DiffSegment[]; edits: number } {
   const a = scorePrepared(gold, hyp, true);
@@ -25,7 +27,8 @@ function diffOf(gold: string, hyp: string): { segs: DiffSegment[]; edits: number
 function cutsOnUnits(gold: string, hyp: string, segs: readonly DiffSegment[]): boolean {
   const gb = unitBoundaries(gold);
   const hb = unitBoundaries(hyp);
-  let gi = 0, hj = 0;
+  let gi = 0,
+    hj = 0;
   for (const s of segs) {
     gi += [...(typeof s === 'string' ? s : s[0])].length;
     hj += [...(typeof s === 'string' ? s : s[1])].length;
@@ -57,7 +60,12 @@ describe('analysis/diff: the Lines view diff is the counted alignment', () => {
   });
 
   it('refuses ops that do not cover the texts (a broken alignment is never drawn)', () => {
-    expect(() => alignmentColumns(3, 2, [{ type: 'D', ref: 0, hyp: 0 }, { type: 'D', ref: 1, hyp: 0 }])).to.throw(/does not cover/);
+    expect(() =>
+      alignmentColumns(3, 2, [
+        { type: 'D', ref: 0, hyp: 0 },
+        { type: 'D', ref: 1, hyp: 0 },
+      ]),
+    ).to.throw(/does not cover/);
   });
 
   it('on every OCR_GS line: summed edits = the CER numerator, both texts come back, cuts on units', function () {
@@ -86,7 +94,14 @@ describe('analysis/diff: the Lines view diff is the counted alignment', () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'diff-ocrgs-'));
     try {
       const s = writeOcrGsStudy(tmp, ocrGs);
-      await analyzeStudy({ phase5Dir: s.phase5Dir, phase2Dir: s.phase2Dir, bootstrap: { iterations: 10 }, progress: 'silent', report: false, logFile: false });
+      await analyzeStudy({
+        phase5Dir: s.phase5Dir,
+        phase2Dir: s.phase2Dir,
+        bootstrap: { iterations: 10 },
+        progress: 'silent',
+        report: false,
+        logFile: false,
+      });
       const read = (f: string) => JSON.parse(readFileSync(path.join(s.phase5Dir, f), 'utf8'));
       const doc = read('lines.json');
       expect(doc.lines).to.have.length(s.lines);
@@ -94,9 +109,18 @@ describe('analysis/diff: the Lines view diff is the counted alignment', () => {
         const m = read(`${ds}/metrics.json`);
         const mine = doc.lines.filter((l: { dataset: string }) => l.dataset === ds);
         const sum = (f: (l: Record<string, any>) => number) => mine.reduce((a: number, l: Record<string, any>) => a + f(l), 0); // eslint-disable-line @typescript-eslint/no-explicit-any
-        expect(sum((l) => l.ocr.edits), ds).to.equal(m.ocr_baseline.char_edits);
-        expect(sum((l) => l.arms.rag.edits), ds).to.equal(m.corrected.char_edits);
-        expect(sum((l) => diffSides(l.arms.rag.diff).edits), ds).to.equal(m.corrected.char_edits);
+        expect(
+          sum((l) => l.ocr.edits),
+          ds,
+        ).to.equal(m.ocr_baseline.char_edits);
+        expect(
+          sum((l) => l.arms.rag.edits),
+          ds,
+        ).to.equal(m.corrected.char_edits);
+        expect(
+          sum((l) => diffSides(l.arms.rag.diff).edits),
+          ds,
+        ).to.equal(m.corrected.char_edits);
       }
     } finally {
       rmSync(tmp, { recursive: true, force: true });

@@ -89,7 +89,14 @@ describe('analysis/error-changes', () => {
 
   it('orders confusions by count, then type and characters', () => {
     const acc = new ErrorChangeAccumulator();
-    for (const [g, o] of [['ب', 'ت'], ['ب', 'ت'], ['ج', 'ح'], ['ا', 'أ'], ['ب', 'ث']]) acc.add(lineChanges(g, o, g));
+    for (const [g, o] of [
+      ['ب', 'ت'],
+      ['ب', 'ت'],
+      ['ج', 'ح'],
+      ['ا', 'أ'],
+      ['ب', 'ث'],
+    ])
+      acc.add(lineChanges(g, o, g));
     expect(acc.topConfusions('fixed', 3).map((c) => `${c.ref}${c.hyp}${c.count}`)).to.deep.equal(['بت2', 'اأ1', 'بث1']);
   });
 });

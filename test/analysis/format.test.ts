@@ -4,7 +4,14 @@ import { eraOf, globToRegExp, ocrCerBand, parseDate, ranks, round, scoreBucket, 
 describe('analysis/format', () => {
   it('buckets top-1 scores with the documented keys (docs/outputs.md#retrieval_analysisjson)', () => {
     expect([0.95, 0.8, 0.7999, 0.7, 0.65, 0.6, 0.59, -0.1].map(scoreBucket)).to.deep.equal([
-      '0.8+', '0.8+', '0.7–0.8', '0.7–0.8', '0.6–0.7', '0.6–0.7', '<0.6', '<0.6',
+      '0.8+',
+      '0.8+',
+      '0.7–0.8',
+      '0.7–0.8',
+      '0.6–0.7',
+      '0.6–0.7',
+      '<0.6',
+      '<0.6',
     ]);
   });
 
@@ -19,7 +26,15 @@ describe('analysis/format', () => {
 
   it('maps death years to eras (300 AH in "0-300", as OpenITI\'s 0300AH) and reads string dates', () => {
     expect([0, 276, 300, 301, 600, 601, 900, 901, 1300].map((d) => eraOf(d))).to.deep.equal([
-      '0-300', '0-300', '0-300', '300-600', '300-600', '600-900', '600-900', '900+', '900+',
+      '0-300',
+      '0-300',
+      '0-300',
+      '300-600',
+      '300-600',
+      '600-900',
+      '600-900',
+      '900+',
+      '900+',
     ]);
     expect(eraOf(null)).to.equal('unknown');
     expect(parseDate('0276')).to.equal(276);

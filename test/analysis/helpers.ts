@@ -69,19 +69,49 @@ export function writeStudy(root: string, spec: StudySpec): { phase5Dir: string; 
       const r = spec.retrieval?.(p, i, ds) ?? { scores: [], sources: [] };
       const promptType = r.scores.length ? 'rag' : 'zero_shot_fallback';
       inputs.push({
-        sample_id: p.id, dataset: ds, ocr_text: p.ocr, gt_text: p.gt, prompt_type: 'rag', prompt_version: 'p5v1',
-        retrieval_context: contextOf(r), retrieved_k: r.scores.length, retrieval_scores: r.scores, retrieval_sources: r.sources,
+        sample_id: p.id,
+        dataset: ds,
+        ocr_text: p.ocr,
+        gt_text: p.gt,
+        prompt_type: 'rag',
+        prompt_version: 'p5v1',
+        retrieval_context: contextOf(r),
+        retrieved_k: r.scores.length,
+        retrieval_scores: r.scores,
+        retrieval_sources: r.sources,
       });
       const a = spec.phase5(p, i, ds);
       c5.push({
-        sample_id: p.id, dataset: ds, prompt_type: promptType, prompt_version: 'p5v1', model, ocr_text: p.ocr, gt_text: p.gt,
-        corrected_text: a.corrected, raw_output: a.corrected, latency_ms: 10, prompt_tokens: 100, completion_tokens: 20, error: a.error ?? null,
+        sample_id: p.id,
+        dataset: ds,
+        prompt_type: promptType,
+        prompt_version: 'p5v1',
+        model,
+        ocr_text: p.ocr,
+        gt_text: p.gt,
+        corrected_text: a.corrected,
+        raw_output: a.corrected,
+        latency_ms: 10,
+        prompt_tokens: 100,
+        completion_tokens: 20,
+        error: a.error ?? null,
       });
       const b = spec.phase2?.(p, i, ds);
       if (b) {
         c2.push({
-          sample_id: p.id, dataset: ds, prompt_type: 'zero_shot', prompt_version: 'v1', model, ocr_text: p.ocr, gt_text: p.gt,
-          corrected_text: b.corrected, raw_output: b.corrected, latency_ms: 10, prompt_tokens: 80, completion_tokens: 20, error: b.error ?? null,
+          sample_id: p.id,
+          dataset: ds,
+          prompt_type: 'zero_shot',
+          prompt_version: 'v1',
+          model,
+          ocr_text: p.ocr,
+          gt_text: p.gt,
+          corrected_text: b.corrected,
+          raw_output: b.corrected,
+          latency_ms: 10,
+          prompt_tokens: 80,
+          completion_tokens: 20,
+          error: b.error ?? null,
         });
       }
     });

@@ -50,7 +50,7 @@ const EXPECTED: Array<[string, number[]]> = [
 /** The URIs above as metadata rows (work = the first two dot-separated parts). */
 const ROWS = URIS.map((versionUri) => ({ versionUri, bookUri: workOf(versionUri) }));
 
-describe('analysis/leakage: the report uses the build\'s own rule (src/openiti/work-exclusion.ts)', () => {
+describe("analysis/leakage: the report uses the build's own rule (src/openiti/work-exclusion.ts)", () => {
   for (const [pattern, held] of EXPECTED) {
     it(`corpus exclusion and the leakage line agree for exclude "${pattern}"`, () => {
       const excluder = makeExcluder([pattern]);
@@ -85,7 +85,10 @@ describe('analysis/leakage: the report uses the build\'s own rule (src/openiti/w
     for (const ex of ['*Yacqubi.Tarikh.*', '0292Yacqubi.Tarikh.Shamela000123?-ara?', '?292Yacqubi.Tarikh.*']) {
       const rule = { exclude: [ex], held: null, rows: ROWS };
       const versions = URIS.filter((u) => workOf(u) === '0292Yacqubi.Tarikh');
-      expect(versions.every((u) => makeExcluder([ex])(u) !== null), ex).to.equal(true);
+      expect(
+        versions.every((u) => makeExcluder([ex])(u) !== null),
+        ex,
+      ).to.equal(true);
       expect(sourceExcluded('0292Yacqubi.Tarikh.*', rule), ex).to.equal(true);
       expect(sourceExcluded('0292Yacqubi.Tarikh.Shamela0001235-ara1', rule), ex).to.equal(true);
       // `0292Yacqubi.Tarikh*` also names the work 0292Yacqubi.TarikhX (as exclusion by work resolves it), which stays.
@@ -119,7 +122,11 @@ describe('analysis/leakage: what the corpus excluded, per dataset (Arms section,
   const ADAB = { dataset: 'adab', source_pattern: '0276IbnQutaybaDinawari.AdabKatib*' };
   const NONE = { dataset: 'none' };
   const HELD = [
-    { dataset: 'tarikh', works: ['0292Yacqubi.Tarikh'], versions: ['0292Yacqubi.Tarikh.JK001493-ara1', '0292Yacqubi.Tarikh.Shamela01-ara1'] },
+    {
+      dataset: 'tarikh',
+      works: ['0292Yacqubi.Tarikh'],
+      versions: ['0292Yacqubi.Tarikh.JK001493-ara1', '0292Yacqubi.Tarikh.Shamela01-ara1'],
+    },
     { dataset: 'adab', works: [], versions: [] }, // its pattern named no work in the metadata
   ];
 
@@ -127,18 +134,33 @@ describe('analysis/leakage: what the corpus excluded, per dataset (Arms section,
     const [tarikh, adab, none] = datasetExclusions([TARIKH, ADAB, NONE], [], HELD);
     expect(tarikh).to.include({ status: 'excluded', by_work: true });
     expect(tarikh.versions).to.deep.equal(HELD[0].versions);
-    expect(exclusionText(tarikh)).to.equal('excluded 2 version(s) of 0292Yacqubi.Tarikh (by work): 0292Yacqubi.Tarikh.JK001493-ara1, 0292Yacqubi.Tarikh.Shamela01-ara1');
+    expect(exclusionText(tarikh)).to.equal(
+      'excluded 2 version(s) of 0292Yacqubi.Tarikh (by work): 0292Yacqubi.Tarikh.JK001493-ara1, 0292Yacqubi.Tarikh.Shamela01-ara1',
+    );
     expect(adab.status).to.equal('nothing_excluded');
-    expect(exclusionText(adab)).to.equal('nothing excluded — source 0276IbnQutaybaDinawari.AdabKatib* matches no work in the OpenITI metadata');
+    expect(exclusionText(adab)).to.equal(
+      'nothing excluded — source 0276IbnQutaybaDinawari.AdabKatib* matches no work in the OpenITI metadata',
+    );
     expect(none).to.include({ status: 'no_source', source_pattern: null });
     expect(exclusionText(none)).to.match(/^no source declared/);
   });
 
   it('by exclude pattern: names the patterns that hold out the source, and only those', () => {
-    const [tarikh, adab] = datasetExclusions([TARIKH, ADAB], ['0292Yacqubi.Tarikh.JK001493-ara1', '0276IbnQutaybaDinawari.AnwaFiMawasim*'], null);
+    const [tarikh, adab] = datasetExclusions(
+      [TARIKH, ADAB],
+      ['0292Yacqubi.Tarikh.JK001493-ara1', '0276IbnQutaybaDinawari.AnwaFiMawasim*'],
+      null,
+    );
     // One version held out, the work's other versions (unknown here) not: partly excluded, never "excluded".
-    expect(tarikh).to.deep.include({ status: 'partly_excluded', by_work: false, works: [], exclude_patterns: ['0292Yacqubi.Tarikh.JK001493-ara1'] });
-    expect(exclusionText(tarikh)).to.equal('PARTLY excluded exclude pattern(s) 0292Yacqubi.Tarikh.JK001493-ara1 — other versions of the work stay in the corpus');
+    expect(tarikh).to.deep.include({
+      status: 'partly_excluded',
+      by_work: false,
+      works: [],
+      exclude_patterns: ['0292Yacqubi.Tarikh.JK001493-ara1'],
+    });
+    expect(exclusionText(tarikh)).to.equal(
+      'PARTLY excluded exclude pattern(s) 0292Yacqubi.Tarikh.JK001493-ara1 — other versions of the work stay in the corpus',
+    );
     expect(adab).to.deep.include({ status: 'nothing_excluded', exclude_patterns: [] });
     expect(exclusionText(adab)).to.equal('nothing excluded — source 0276IbnQutaybaDinawari.AdabKatib* stays in the corpus');
   });
@@ -157,7 +179,12 @@ describe('analysis/leakage: what the corpus excluded, per dataset (Arms section,
           paths: { results_dir: dir },
           data: { openiti_root: path.join(dir, 'no-openiti') },
           phase5: { corpus },
-          datasets: Object.fromEntries([TARIKH, ADAB, NONE].map((d) => [d.dataset, { type: 'paired_dir', path: dir, ...('source_pattern' in d ? { source_pattern: d.source_pattern } : {}) }])),
+          datasets: Object.fromEntries(
+            [TARIKH, ADAB, NONE].map((d) => [
+              d.dataset,
+              { type: 'paired_dir', path: dir, ...('source_pattern' in d ? { source_pattern: d.source_pattern } : {}) },
+            ]),
+          ),
         },
         'leakage test',
         { env: {} },
@@ -169,16 +196,31 @@ describe('analysis/leakage: what the corpus excluded, per dataset (Arms section,
       const c = config({ exclude_dataset_sources: true });
       const record = `${stagePaths(c, {}).corpus}.build.json`;
       mkdirSync(path.dirname(record), { recursive: true });
-      writeFileSync(record, JSON.stringify({ settings: {}, summary: {}, excludedSources: HELD.map((h) => ({ ...h, source_pattern: 'x', patterns: [] })) }));
+      writeFileSync(
+        record,
+        JSON.stringify({ settings: {}, summary: {}, excludedSources: HELD.map((h) => ({ ...h, source_pattern: 'x', patterns: [] })) }),
+      );
       const got = await corpusExclusions(c, {});
-      expect(got.map((e) => [e.dataset, e.status, e.versions.length])).to.deep.equal([['tarikh', 'excluded', 2], ['adab', 'nothing_excluded', 0], ['none', 'no_source', 0]]);
+      expect(got.map((e) => [e.dataset, e.status, e.versions.length])).to.deep.equal([
+        ['tarikh', 'excluded', 2],
+        ['adab', 'nothing_excluded', 0],
+        ['none', 'no_source', 0],
+      ]);
       expect((await corpusExclusions(c, { datasets: ['adab'] })).map((e) => e.dataset)).to.deep.equal(['adab']);
     });
 
     it('without a build record or readable metadata, exclusion by work is "unknown"; without it, exclude patterns decide', async () => {
-      expect((await corpusExclusions(config({ exclude_dataset_sources: true }), {})).map((e) => e.status)).to.deep.equal(['unknown', 'unknown', 'no_source']);
+      expect((await corpusExclusions(config({ exclude_dataset_sources: true }), {})).map((e) => e.status)).to.deep.equal([
+        'unknown',
+        'unknown',
+        'no_source',
+      ]);
       const manual = await corpusExclusions(config({ exclude: ['0292Yacqubi.Tarikh*'] }), {});
-      expect(manual.map((e) => [e.status, e.exclude_patterns])).to.deep.equal([['excluded', ['0292Yacqubi.Tarikh*']], ['nothing_excluded', []], ['no_source', []]]);
+      expect(manual.map((e) => [e.status, e.exclude_patterns])).to.deep.equal([
+        ['excluded', ['0292Yacqubi.Tarikh*']],
+        ['nothing_excluded', []],
+        ['no_source', []],
+      ]);
     });
   });
 });

@@ -21,16 +21,25 @@ const SHOT = path.join(os.tmpdir(), 'line-explorer-expanded.png');
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 /** The DOM surface the page-side callbacks use (the project compiles without the DOM lib). */
-interface Node { textContent: string | null; getAttribute(name: string): string | null; querySelectorAll(sel: string): ArrayLike<Node> }
+interface Node {
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+  querySelectorAll(sel: string): ArrayLike<Node>;
+}
 
 /** A third arm from the rag corrections: a6's over-long raw output trimmed back to the gold by a guard. */
 function writeGuardedArm(root: string): string {
   const dir = path.join(root, 'arms', 'guarded');
   mkdirSync(dir, { recursive: true });
-  const recs = readFileSync(path.join(root, 'phase5', 'corrections.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
-  const out = recs.map((r) => (r.sample_id === 'a6'
-    ? { ...r, corrected_text: 'رجل', raw_output: 'رجل قال كلاما طويلا', raw_text: 'رجل قال كلاما طويلا', guard: 'trimmed' }
-    : { ...r, raw_text: r.raw_output, guard: 'kept' }));
+  const recs = readFileSync(path.join(root, 'phase5', 'corrections.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Json);
+  const out = recs.map((r) =>
+    r.sample_id === 'a6'
+      ? { ...r, corrected_text: 'رجل', raw_output: 'رجل قال كلاما طويلا', raw_text: 'رجل قال كلاما طويلا', guard: 'trimmed' }
+      : { ...r, raw_text: r.raw_output, guard: 'kept' },
+  );
   const file = path.join(dir, 'corrections.jsonl');
   writeFileSync(file, out.map((r) => JSON.stringify(r)).join('\n') + '\n');
   return file;
@@ -55,7 +64,9 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
       phase5Dir,
       phase2Dir: path.join(root, 'phase2'),
       datasetInfo: { 'TOY-A': { excluded: false, sourcePattern: '0276IbnQutayba.Adab*' } },
-      lineArms: [{ name: 'guarded', correctionsPath: writeGuardedArm(root), inferenceInputPath: path.join(phase5Dir, 'inference_input.jsonl') }],
+      lineArms: [
+        { name: 'guarded', correctionsPath: writeGuardedArm(root), inferenceInputPath: path.join(phase5Dir, 'inference_input.jsonl') },
+      ],
       bootstrap: { iterations: 50, seed: 3 },
       progress: 'silent',
       maxFailedShare: 1,
@@ -72,7 +83,9 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
     if (!process.env.KEEP_REPORT_TEST) rmSync(root, { recursive: true, force: true });
   });
 
-  const needBrowser = (ctx: Mocha.Context) => { if (!browser) ctx.skip(); };
+  const needBrowser = (ctx: Mocha.Context) => {
+    if (!browser) ctx.skip();
+  };
   const url = (hash = '') => `file://${path.join(phase5Dir, 'report.html')}${hash}`;
   async function open(hash = '') {
     await page.goto('about:blank');
@@ -97,7 +110,11 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
     await open();
     expect(await count()).to.equal(metrics.meta.num_samples);
     expect(await rowIds()).to.deep.equal(linesWhere(() => true).map((l) => l.sample_id));
-    expect(await page.$$eval('#lines-table thead th', (t) => t.map((x) => x.getAttribute('data-sort')))).to.include.members(['delta:rag', 'cer:guarded', 'guard']);
+    expect(await page.$$eval('#lines-table thead th', (t) => t.map((x) => x.getAttribute('data-sort')))).to.include.members([
+      'delta:rag',
+      'cer:guarded',
+      'guard',
+    ]);
   });
 
   it('filters by band (the count matches lines.json) and sorts by ΔCER both ways, nulls last', async function () {
@@ -134,11 +151,16 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
     await open('#line=a3');
     const detail = page.locator('tr.lx-detail[data-detail-for="a3"]');
     await detail.waitFor();
-    const diffs = await detail.locator('.diff').evaluateAll((ds: Node[]) => ds.map((d) => ({
-      id: d.getAttribute('data-diff'), dir: d.getAttribute('dir'), text: d.textContent,
-      del: Array.from(d.querySelectorAll('del')).map((x) => x.textContent), ins: Array.from(d.querySelectorAll('ins')).map((x) => x.textContent),
-      edits: Array.from(d.querySelectorAll('[data-edits]')).reduce((a: number, x) => a + Number(x.getAttribute('data-edits')), 0),
-    })));
+    const diffs = await detail.locator('.diff').evaluateAll((ds: Node[]) =>
+      ds.map((d) => ({
+        id: d.getAttribute('data-diff'),
+        dir: d.getAttribute('dir'),
+        text: d.textContent,
+        del: Array.from(d.querySelectorAll('del')).map((x) => x.textContent),
+        ins: Array.from(d.querySelectorAll('ins')).map((x) => x.textContent),
+        edits: Array.from(d.querySelectorAll('[data-edits]')).reduce((a: number, x) => a + Number(x.getAttribute('data-edits')), 0),
+      })),
+    );
     expect(diffs.map((d) => d.id)).to.deep.equal(['ocr', 'rag', 'zero_shot', 'guarded']);
     for (const d of diffs) expect(d.dir).to.equal('rtl');
     const ocr = diffs[0];
@@ -148,7 +170,9 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
     expect(diffs[1]).to.include({ edits: 0, text: 'قال الشيخ' });
     const a3 = linesWhere((l) => l.sample_id === 'a3')[0];
     diffs.slice(1).forEach((d) => expect(d.edits).to.equal(a3.arms[d.id!].edits));
-    expect(await detail.textContent()).to.include('0255Jahiz.Hayawan.X-ara1').and.include('score 0.650');
+    expect(await detail.textContent())
+      .to.include('0255Jahiz.Hayawan.X-ara1')
+      .and.include('score 0.650');
     await page.evaluate('document.fonts.ready.then(() => true)');
     await page.locator('#lines-view').screenshot({ path: SHOT });
     expect(statSync(SHOT).size).to.be.greaterThan(10000);
@@ -188,7 +212,8 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
     expect(await page.inputValue('#lines-arm')).to.equal('rag');
     for (const id of ['#lines-dataset', '#lines-outcome', '#lines-guard']) expect(await page.inputValue(id)).to.equal('');
     const text = (await notice())!;
-    for (const v of ['arm "nope"', 'dataset "NOPE"', 'outcome "maybe"', 'guard "zzz"', 'band "nonsense"']) expect(text).to.include(`unknown ${v}`);
+    for (const v of ['arm "nope"', 'dataset "NOPE"', 'outcome "maybe"', 'guard "zzz"', 'band "nonsense"'])
+      expect(text).to.include(`unknown ${v}`);
     expect(text).to.not.include('\n');
     await page.selectOption('#lines-band', '5–15%');
     expect(await notice()).to.equal(null); // a control changed: the link's notice is gone
@@ -212,16 +237,29 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
   it('report.html holds the index, not the lines: a retrieved source is only in the side files of report-lines/', () => {
     const html = readFileSync(path.join(phase5Dir, 'report.html'), 'utf8');
     const embedded = gunzipSync(Buffer.from(/id="lines-index"[^>]*>([^<]*)</.exec(html)![1], 'base64')).toString('utf8');
-    expect(Object.keys(JSON.parse(embedded).columns)).to.deep.equal(['dataset', 'sample_id', 'band', 'ref_chars', 'ocr_edits', 'arms', 'guards']);
+    expect(Object.keys(JSON.parse(embedded).columns)).to.deep.equal([
+      'dataset',
+      'sample_id',
+      'band',
+      'ref_chars',
+      'ocr_edits',
+      'arms',
+      'guards',
+    ]);
     expect(embedded).to.not.include('0255Jahiz.Hayawan.X-ara1');
     const side = readdirSync(path.join(phase5Dir, 'report-lines'));
     expect(side).to.deep.equal(['lines-0000.js', 'text-0000.js']);
-    expect(readFileSync(path.join(phase5Dir, 'report-lines', 'lines-0000.js'), 'utf8')).to.match(/^openitiLinesChunk\("[0-9a-f]{16}","lines",0,"/);
+    expect(readFileSync(path.join(phase5Dir, 'report-lines', 'lines-0000.js'), 'utf8')).to.match(
+      /^openitiLinesChunk\("[0-9a-f]{16}","lines",0,"/,
+    );
   });
 
   it('searches gold, OCR and sample_id (the texts read from their side file): typed, and from #q=', async function () {
     needBrowser(this);
-    const having = (q: string) => linesWhere((l) => l.arms.rag !== null && (l.sample_id.includes(q) || Object.values(diffSides(l.ocr.diff)).some((t) => String(t).includes(q))));
+    const having = (q: string) =>
+      linesWhere(
+        (l) => l.arms.rag !== null && (l.sample_id.includes(q) || Object.values(diffSides(l.ocr.diff)).some((t) => String(t).includes(q))),
+      );
     await open();
     await page.fill('#lines-q', 'الشيخ');
     await page.waitForFunction(`document.getElementById('lines-count').textContent === '${having('الشيخ').length}'`);
@@ -258,7 +296,7 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
     }
   });
 
-  it('#arm=<name>&context=… filters the arm\'s lines by gold passage in context (lines.json gold_in_context)', async function () {
+  it("#arm=<name>&context=… filters the arm's lines by gold passage in context (lines.json gold_in_context)", async function () {
     needBrowser(this);
     const withCtx = mkdtempSync(path.join(os.tmpdir(), 'line-explorer-context-'));
     try {

@@ -11,12 +11,27 @@ import { DETAIL_LINES, indexColumns, linesBundle, TEXT_LINES } from '../../analy
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 function doc(n: number): Json {
-  const arm = (i: number) => (i % 3 === 0 ? null : { edits: i % 4, cer: Math.round(((i % 4) / 7) * 1e6) / 1e6, diff: ['ب'], failed: null, raw: null, guard: i % 2 ? 'kept' : null, retrieval: null });
+  const arm = (i: number) =>
+    i % 3 === 0
+      ? null
+      : {
+          edits: i % 4,
+          cer: Math.round(((i % 4) / 7) * 1e6) / 1e6,
+          diff: ['ب'],
+          failed: null,
+          raw: null,
+          guard: i % 2 ? 'kept' : null,
+          retrieval: null,
+        };
   return {
     meta: { baseline: 'a', arms: [{ name: 'a' }, { name: 'b' }], datasets: [{ name: 'D1' }, { name: 'D2' }], bands: ['low', 'high'] },
     lines: Array.from({ length: n }, (_, i) => ({
-      dataset: i < n / 2 ? 'D1' : 'D2', sample_id: `s${i}`, band: i % 2 ? 'high' : 'low', ref_chars: 7,
-      ocr: { edits: 2, cer: 0.285714, diff: [['ب', 'ت', 1], 'قال'] }, arms: { a: arm(i), b: arm(i + 1) },
+      dataset: i < n / 2 ? 'D1' : 'D2',
+      sample_id: `s${i}`,
+      band: i % 2 ? 'high' : 'low',
+      ref_chars: 7,
+      ocr: { edits: 2, cer: 0.285714, diff: [['ب', 'ت', 1], 'قال'] },
+      arms: { a: arm(i), b: arm(i + 1) },
     })),
   };
 }
@@ -42,8 +57,17 @@ describe('analysis/explorer/bundle: the index in the page, the lines in side fil
     const b = linesBundle(doc(n));
     const index = JSON.parse(gunzipSync(Buffer.from(b.index, 'base64')).toString('utf8'));
     expect(index.id).to.equal(b.id);
-    expect(index.side).to.deep.equal({ dir: 'report-lines', lines: { size: DETAIL_LINES, count: 3 }, text: { size: TEXT_LINES, count: 1 } });
-    expect([...b.files.keys()]).to.deep.equal(['report-lines/lines-0000.js', 'report-lines/lines-0001.js', 'report-lines/lines-0002.js', 'report-lines/text-0000.js']);
+    expect(index.side).to.deep.equal({
+      dir: 'report-lines',
+      lines: { size: DETAIL_LINES, count: 3 },
+      text: { size: TEXT_LINES, count: 1 },
+    });
+    expect([...b.files.keys()]).to.deep.equal([
+      'report-lines/lines-0000.js',
+      'report-lines/lines-0001.js',
+      'report-lines/lines-0002.js',
+      'report-lines/text-0000.js',
+    ]);
     const call = /^openitiLinesChunk\("([0-9a-f]{16})","lines",2,"([^"]+)"\);\n$/.exec(b.files.get('report-lines/lines-0002.js')!)!;
     expect(call[1]).to.equal(b.id);
     expect(JSON.parse(gunzipSync(Buffer.from(call[2], 'base64')).toString('utf8'))).to.deep.equal([doc(n).lines[n - 1]]);

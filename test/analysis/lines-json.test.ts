@@ -11,12 +11,17 @@ import { readLinesJson, writeLinesJson } from '../../analysis/lines-json';
 
 describe('analysis/lines-json: lines.json written and read a line at a time', () => {
   let dir: string;
-  before(() => { dir = mkdtempSync(path.join(os.tmpdir(), 'lines-json-')); });
+  before(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'lines-json-'));
+  });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   // Strings with the characters a byte scanner could trip on: quotes, backslashes, braces, brackets, Arabic.
   const line = (i: number) => ({
-    dataset: 'D', sample_id: `s${i}`, ref_chars: i, ocr: { edits: 1, cer: 0.5, diff: ['قال "}]', ['ب', 'ت\\', 1], '{[,'] },
+    dataset: 'D',
+    sample_id: `s${i}`,
+    ref_chars: i,
+    ocr: { edits: 1, cer: 0.5, diff: ['قال "}]', ['ب', 'ت\\', 1], '{[,'] },
     arms: { rag: i % 2 ? null : { edits: 0, cer: 0, raw: null, guard: undefined, retrieval: [{ text: 'a"b\\"c}', score: null }] } },
   });
   const doc = { meta: { baseline: 'rag', note: '"lines":[ inside meta' }, lines: Array.from({ length: 2503 }, (_, i) => line(i)) };

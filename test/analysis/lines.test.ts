@@ -15,7 +15,13 @@ const S3 = 'وكان ذلك في سنة ثلاث';
 /** An inference input with `k` hits (scores 0.9, 0.8, …; sources src1, src2, …) and the given context. */
 function input(context: string, k = 3): AnalysisInputRecord {
   return {
-    sample_id: 's1', dataset: 'D', ocr_text: 'x', gt_text: 'x', prompt_type: 'rag', retrieval_context: context, retrieved_k: k,
+    sample_id: 's1',
+    dataset: 'D',
+    ocr_text: 'x',
+    gt_text: 'x',
+    prompt_type: 'rag',
+    retrieval_context: context,
+    retrieved_k: k,
     retrieval_scores: Array.from({ length: k }, (_, i) => 0.9 - i / 10),
     retrieval_sources: Array.from({ length: k }, (_, i) => ({ source_uri: `src${i + 1}`, idx: i })),
   } as AnalysisInputRecord;
@@ -49,12 +55,18 @@ describe('analysis/lines: retrieved sentences from the prompt context', () => {
 
   it('a context without scores or sources (an older export) still lists its sentences', () => {
     const hits = retrieved(input(formatForPrompt([{ text: S1 }, { text: S2 }], 'numbered_arabic'), 0), null)!;
-    expect(hits.map((h) => [h.text, h.score, h.source_uri])).to.deep.equal([[S1, null, null], [S2, null, null]]);
+    expect(hits.map((h) => [h.text, h.score, h.source_uri])).to.deep.equal([
+      [S1, null, null],
+      [S2, null, null],
+    ]);
     expect(retrieved(input('', 0), null)).to.deep.equal([]);
     expect(retrieved(null, null)).to.equal(null);
   });
 
   it('contextSentences: numbers count only in order — an out-of-order "3. " line continues the sentence before', () => {
-    expect(contextSentences([CONTEXT_HEADER, `1. ${S1}`, `3. ${S3}`].join('\n'))).to.deep.equal({ sentences: [`${S1}\n3. ${S3}`], numbered: true });
+    expect(contextSentences([CONTEXT_HEADER, `1. ${S1}`, `3. ${S3}`].join('\n'))).to.deep.equal({
+      sentences: [`${S1}\n3. ${S3}`],
+      numbered: true,
+    });
   });
 });

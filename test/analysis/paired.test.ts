@@ -9,8 +9,20 @@ import path from 'node:path';
 import { holm, lineDifferences, normalCdf, pairedBootstrapDelta, signTest, wilcoxonSignedRank } from '../../analysis/paired';
 import { FIXTURES } from '../helpers/shared-data';
 
-interface LineCase { d: number[]; sign: { positive: number; negative: number; ties: number; p: number }; wilcoxon: { statistic: number; z: number; p: number } }
-interface BootCase { ref: number[]; a: number[]; b: number[]; iterations: number; seed: number; strata?: number[]; expected: { delta: number; ci95: [number, number]; iterations: number } }
+interface LineCase {
+  d: number[];
+  sign: { positive: number; negative: number; ties: number; p: number };
+  wilcoxon: { statistic: number; z: number; p: number };
+}
+interface BootCase {
+  ref: number[];
+  a: number[];
+  b: number[];
+  iterations: number;
+  seed: number;
+  strata?: number[];
+  expected: { delta: number; ci95: [number, number]; iterations: number };
+}
 interface Reference {
   line_tests: Record<string, LineCase>;
   holm: Record<string, { p: number[]; holm: number[] }>;
@@ -24,7 +36,11 @@ describe('analysis/paired (reference: scipy / statsmodels)', () => {
   for (const [name, c] of Object.entries(REF.line_tests)) {
     it(`sign test and Wilcoxon match scipy on ${name} (n=${c.d.length})`, () => {
       const s = signTest(c.d);
-      expect({ positive: s.positive, negative: s.negative, ties: s.ties }).to.deep.equal({ positive: c.sign.positive, negative: c.sign.negative, ties: c.sign.ties });
+      expect({ positive: s.positive, negative: s.negative, ties: s.ties }).to.deep.equal({
+        positive: c.sign.positive,
+        negative: c.sign.negative,
+        ties: c.sign.ties,
+      });
       expect(s.p).to.be.closeTo(c.sign.p, TOL);
       const w = wilcoxonSignedRank(c.d);
       expect(w.statistic).to.be.closeTo(c.wilcoxon.statistic, TOL);

@@ -21,8 +21,29 @@ function writeArm(root: string, name: string, prompt: 'rag' | 'zero_shot') {
   for (let i = 0; i < N; i++) {
     const inContext = prompt === 'rag' && i < 10;
     const hit = inContext ? `${gold(i)} وزيادة` : 'سبحان ربك رب العزة عما يصفون';
-    inputs.push({ sample_id: `s${i}`, dataset: 'D', ocr_text: ocr(i), gt_text: gold(i), retrieval_context: `نصوص مرجعية صحيحة:\n1. ${hit}`, retrieval_sources: [{ source_uri: inContext ? '0276IbnQutayba.Adab.v1' : '0300Other.Book.v1', idx: i }] });
-    corrections.push({ sample_id: `s${i}`, dataset: 'D', ocr_text: ocr(i), gt_text: gold(i), corrected_text: inContext ? gold(i) : ocr(i), error: null, prompt_type: prompt, prompt_version: 'v1', model: 'm', raw_output: '', latency_ms: 1, prompt_tokens: 1, completion_tokens: 1 });
+    inputs.push({
+      sample_id: `s${i}`,
+      dataset: 'D',
+      ocr_text: ocr(i),
+      gt_text: gold(i),
+      retrieval_context: `نصوص مرجعية صحيحة:\n1. ${hit}`,
+      retrieval_sources: [{ source_uri: inContext ? '0276IbnQutayba.Adab.v1' : '0300Other.Book.v1', idx: i }],
+    });
+    corrections.push({
+      sample_id: `s${i}`,
+      dataset: 'D',
+      ocr_text: ocr(i),
+      gt_text: gold(i),
+      corrected_text: inContext ? gold(i) : ocr(i),
+      error: null,
+      prompt_type: prompt,
+      prompt_version: 'v1',
+      model: 'm',
+      raw_output: '',
+      latency_ms: 1,
+      prompt_tokens: 1,
+      completion_tokens: 1,
+    });
   }
   writeFileSync(path.join(dir, 'inference_input.jsonl'), jsonl(inputs));
   writeFileSync(path.join(dir, 'corrections.jsonl'), jsonl(corrections));
@@ -38,7 +59,12 @@ describe('analysis/provenance: ΔCER by gold passage in context and hit class', 
   after(() => rmSync(root, { recursive: true, force: true }));
 
   it('finds the gain where the context held the gold passage and none elsewhere, with CIs', async () => {
-    const a = await analyzeProvenance({ resultsDir: root, baseline: 'zero_shot', sources: { D: '0276IbnQutayba.Adab*' }, bootstrap: { iterations: 200, seed: 1 } });
+    const a = await analyzeProvenance({
+      resultsDir: root,
+      baseline: 'zero_shot',
+      sources: { D: '0276IbnQutayba.Adab*' },
+      bootstrap: { iterations: 200, seed: 1 },
+    });
     const rag = a.arms.find((x) => x.arm === 'rag')!;
     expect(rag.gold_in_context_rate).to.equal(0.5);
     expect(rag.by_gold_in_context.yes.lines).to.equal(10);

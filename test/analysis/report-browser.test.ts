@@ -10,8 +10,13 @@ import { FIXTURES } from '../helpers/shared-data';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
 ];
 
 describe('analysis/report (report.md, self-contained report.html in headless Chromium)', function () {
@@ -81,7 +86,9 @@ describe('analysis/report (report.md, self-contained report.html in headless Chr
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const problems: string[] = [];
     const external: string[] = [];
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    });
     page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
     await page.route('**/*', (route) => {
       const url = route.request().url();
@@ -99,7 +106,9 @@ describe('analysis/report (report.md, self-contained report.html in headless Chr
         error: el.getAttribute('data-error'),
         svgs: el.querySelectorAll(':scope > svg').length,
         marks: el.querySelectorAll('svg .role-mark').length,
-        text: Array.from(el.querySelectorAll('svg text')).map((t) => (t as { textContent: string | null }).textContent ?? '').join(' '),
+        text: Array.from(el.querySelectorAll('svg text'))
+          .map((t) => (t as { textContent: string | null }).textContent ?? '')
+          .join(' '),
       })),
     );
     expect(charts.map((c) => c.name)).to.deep.equal([...CHART_NAMES]);

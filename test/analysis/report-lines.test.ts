@@ -10,8 +10,14 @@ function line(i: number, ocr: number, arms: Record<string, number | null>, extra
   const diff = [{ op: 'equal', text: `سطر ${i}` }];
   const arm = (cer: number) => ({ cer, diff, guard: null, raw: null, failed: null, retrieval: null, ...extra });
   return {
-    dataset: 'D', sample_id: `s${String(i).padStart(2, '0')}`, ocr: { cer: ocr, diff },
-    arms: Object.fromEntries(Object.entries(arms).filter(([, c]) => c !== null).map(([k, c]) => [k, arm(c as number)])),
+    dataset: 'D',
+    sample_id: `s${String(i).padStart(2, '0')}`,
+    ocr: { cer: ocr, diff },
+    arms: Object.fromEntries(
+      Object.entries(arms)
+        .filter(([, c]) => c !== null)
+        .map(([k, c]) => [k, arm(c as number)]),
+    ),
   };
 }
 
@@ -32,7 +38,11 @@ describe('analysis/report-lines: examples per arm', () => {
     expect(reg.map((e) => e.line.sample_id)).to.deep.equal(['s24', 's23', 's22', 's21', 's20', 's19', 's18', 's17', 's16', 's15']);
     expect(reg.every((e) => e.delta > 0)).to.equal(true);
     // Ties keep the line order; fewer changed lines than asked: all of them.
-    const ties = armDeltas([line(0, 0.3, { a: 0.1, b: 0.2 }), line(1, 0.3, { a: 0.1, b: 0.2 }), line(2, 0.3, { a: 0.2, b: 0.2 })] as never, 'a', 'b');
+    const ties = armDeltas(
+      [line(0, 0.3, { a: 0.1, b: 0.2 }), line(1, 0.3, { a: 0.1, b: 0.2 }), line(2, 0.3, { a: 0.2, b: 0.2 })] as never,
+      'a',
+      'b',
+    );
     expect(largestChanges(ties, 'improvements').map((e) => e.line.sample_id)).to.deep.equal(['s00', 's01']);
   });
 
@@ -46,9 +56,14 @@ describe('analysis/report-lines: examples per arm', () => {
   it('report.md stays small at study scale: 3,000 lines give as many example blocks as 30, and text of the same order', () => {
     const doc = (n: number) => ({
       meta: { baseline: 'zero_shot', arms: [{ name: 'zero_shot' }, { name: 'rag' }, { name: 'other' }] },
-      lines: Array.from({ length: n }, (_, i) => line(i, 0.4, { zero_shot: 0.5, rag: 0.5 + ((i % 37) - 18) / 100, other: 0.5 - ((i % 11) - 5) / 100 })),
+      lines: Array.from({ length: n }, (_, i) =>
+        line(i, 0.4, { zero_shot: 0.5, rag: 0.5 + ((i % 37) - 18) / 100, other: 0.5 - ((i % 11) - 5) / 100 }),
+      ),
     });
-    const text = (n: number) => exampleSectionBlocks(doc(n)).map((b) => JSON.stringify(b)).join('\n');
+    const text = (n: number) =>
+      exampleSectionBlocks(doc(n))
+        .map((b) => JSON.stringify(b))
+        .join('\n');
     expect(exampleSectionBlocks(doc(3000)).length).to.equal(exampleSectionBlocks(doc(30)).length);
     expect(text(3000).length).to.be.below(text(30).length * 1.2);
   });
@@ -58,9 +73,14 @@ describe('analysis/report-lines: examples per arm', () => {
     const retrieval = [{ score: 0.9, source_uri: 'X.Y', text: long, from_source: false }];
     const doc = {
       meta: { baseline: 'zero_shot', arms: [{ name: 'zero_shot' }, { name: 'rag' }] },
-      lines: lines.map((l, i) => ({ ...l, arms: { ...l.arms, rag: { ...l.arms.rag, retrieval, guard: 'trimmed', raw: i % 2 ? long : null } } })),
+      lines: lines.map((l, i) => ({
+        ...l,
+        arms: { ...l.arms, rag: { ...l.arms.rag, retrieval, guard: 'trimmed', raw: i % 2 ? long : null } },
+      })),
     };
-    const md = exampleSectionBlocks(doc).map((b) => ('text' in b ? b.text : (b as { items: string[] }).items.join('\n'))).join('\n');
+    const md = exampleSectionBlocks(doc)
+      .map((b) => ('text' in b ? b.text : (b as { items: string[] }).items.join('\n')))
+      .join('\n');
     expect(md).to.include('rag: 10 largest improvements (vs zero_shot)').and.include('rag: 10 largest regressions (vs zero_shot)');
     // rag: 10 + 10 of its 25 changed lines; zero_shot (vs OCR, worse on all 30 lines): no improvement, 10 regressions.
     expect(md).to.include('zero_shot: 0 largest improvements (vs OCR)').and.include('zero_shot: 10 largest regressions (vs OCR)');

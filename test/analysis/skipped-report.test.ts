@@ -11,18 +11,40 @@ import type { Skips } from '../../src/stages/skips';
 import { writeStudy, type Pair } from './helpers';
 
 const pairs = (ds: string, n: number): Pair[] =>
-  Array.from({ length: n }, (_, i) => ({ id: `${ds}/${String(i).padStart(3, '0')}`, gt: `قال أبو عثمان في الكتاب ${i}`, ocr: `قال ابو عتمان فى الكتاب ${i}` }));
+  Array.from({ length: n }, (_, i) => ({
+    id: `${ds}/${String(i).padStart(3, '0')}`,
+    gt: `قال أبو عثمان في الكتاب ${i}`,
+    ocr: `قال ابو عتمان فى الكتاب ${i}`,
+  }));
 
 describe('report: skipped inputs', function () {
   this.timeout(120000);
   const root = mkdtempSync(path.join(os.tmpdir(), 'skipped-report-'));
-  const s = writeStudy(root, { datasets: { A: pairs('A', 8), B: pairs('B', 8) }, phase5: (p) => ({ corrected: p.gt }), phase2: (p) => ({ corrected: p.ocr }) });
-  const analyze = () => analyzeStudy({ phase5Dir: s.phase5Dir, phase2Dir: s.phase2Dir, bootstrap: { iterations: 20, seed: 1 }, progress: 'silent', logFile: false, report: { png: false } });
-  const read = () => ({ md: readFileSync(path.join(s.phase5Dir, 'report.md'), 'utf8'), html: readFileSync(path.join(s.phase5Dir, 'report.html'), 'utf8') });
+  const s = writeStudy(root, {
+    datasets: { A: pairs('A', 8), B: pairs('B', 8) },
+    phase5: (p) => ({ corrected: p.gt }),
+    phase2: (p) => ({ corrected: p.ocr }),
+  });
+  const analyze = () =>
+    analyzeStudy({
+      phase5Dir: s.phase5Dir,
+      phase2Dir: s.phase2Dir,
+      bootstrap: { iterations: 20, seed: 1 },
+      progress: 'silent',
+      logFile: false,
+      report: { png: false },
+    });
+  const read = () => ({
+    md: readFileSync(path.join(s.phase5Dir, 'report.md'), 'utf8'),
+    html: readFileSync(path.join(s.phase5Dir, 'report.html'), 'utf8'),
+  });
   const skippedFile = path.join(s.phase5Dir, 'export', 'skipped.json');
   const skipped: Record<string, Skips> = {
     A: {
-      badLines: { count: 3, examples: ['/data/a.jsonl:4: invalid JSON (x)', '/data/a.jsonl:9: missing field "gt_text"', '/data/a.jsonl:12: not a JSON object'] },
+      badLines: {
+        count: 3,
+        examples: ['/data/a.jsonl:4: invalid JSON (x)', '/data/a.jsonl:9: missing field "gt_text"', '/data/a.jsonl:12: not a JSON object'],
+      },
       duplicateIds: { count: 1, examples: ['/data/a.jsonl:7: A/001'] },
     },
     Z: { emptyGt: { count: 1, examples: ['z.gt.txt'] } }, // not a dataset of this report

@@ -15,7 +15,11 @@ import { REPO_ROOT } from '../helpers/shared-data';
 import { writeStudy, type Pair, type StudySpec } from './helpers';
 
 const pairs = (ds: string, n: number): Pair[] =>
-  Array.from({ length: n }, (_, i) => ({ id: `${ds}/${String(i).padStart(3, '0')}`, gt: `قال أبو عثمان في الكتاب ${i}`, ocr: `قال ابو عتمان فى الكتاب ${i}` }));
+  Array.from({ length: n }, (_, i) => ({
+    id: `${ds}/${String(i).padStart(3, '0')}`,
+    gt: `قال أبو عثمان في الكتاب ${i}`,
+    ocr: `قال ابو عتمان فى الكتاب ${i}`,
+  }));
 
 const read = (f: string) => JSON.parse(readFileSync(f, 'utf8'));
 
@@ -43,7 +47,8 @@ const options = (s: { phase5Dir: string; phase2Dir: string }, extra: Partial<Ana
 function jsonDocs(dir: string): Map<string, unknown> {
   const out = new Map<string, unknown>();
   for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (e.isFile() && e.name.endsWith('.json') && !e.parentPath.includes('charts')) out.set(path.relative(dir, path.join(e.parentPath, e.name)), read(path.join(e.parentPath, e.name)));
+    if (e.isFile() && e.name.endsWith('.json') && !e.parentPath.includes('charts'))
+      out.set(path.relative(dir, path.join(e.parentPath, e.name)), read(path.join(e.parentPath, e.name)));
   }
   return out;
 }
@@ -64,7 +69,9 @@ describe('analysis validity (too many failed lines → no headline comparison)',
     const summary = await analyzeStudy(options(s));
     const a = read(path.join(s.phase5Dir, 'A', 'comparison_vs_phase2.json'));
     expect(a.valid).to.equal(false);
-    expect(a.invalid_reason).to.match(/^Phase 5 \(RAG\): 3 of 20 lines failed \(15\.0%\), over infer\.max_failed_share 1\.0%; .*no ΔCER is reported/);
+    expect(a.invalid_reason).to.match(
+      /^Phase 5 \(RAG\): 3 of 20 lines failed \(15\.0%\), over infer\.max_failed_share 1\.0%; .*no ΔCER is reported/,
+    );
     expect(a.interpretation).to.match(/^Not valid: /);
     // Safety net: before, this was a confident "CER reduced by …" headline computed with failed lines as OCR.
     expect(a.interpretation).not.to.match(/reduced/);
@@ -93,9 +100,14 @@ describe('analysis validity (too many failed lines → no headline comparison)',
   });
 
   it('failed baseline (Phase 2) lines invalidate the comparison too; under the share it stays valid', async () => {
-    const s = study(() => false, (p) => p.id.startsWith('B/') && Number(p.id.slice(2)) < 5);
+    const s = study(
+      () => false,
+      (p) => p.id.startsWith('B/') && Number(p.id.slice(2)) < 5,
+    );
     await analyzeStudy(options(s, { report: false }));
-    expect(read(path.join(s.phase5Dir, 'B', 'comparison_vs_phase2.json')).invalid_reason).to.match(/^Phase 2 \(zero-shot\): 5 of 20 lines failed \(25\.0%\)/);
+    expect(read(path.join(s.phase5Dir, 'B', 'comparison_vs_phase2.json')).invalid_reason).to.match(
+      /^Phase 2 \(zero-shot\): 5 of 20 lines failed \(25\.0%\)/,
+    );
     await analyzeStudy(options(s, { report: false, maxFailedShare: 0.25 }));
     expect(read(path.join(s.phase5Dir, 'B', 'comparison_vs_phase2.json'))).not.to.have.any.keys('valid', 'invalid_reason');
   });
@@ -104,7 +116,9 @@ describe('analysis validity (too many failed lines → no headline comparison)',
     const s = study((p) => p.id === 'A/000'); // A: 1 of 20 (5%); pooled: 1 of 40 (2.5%)
     const summary = await analyzeStudy(options(s, { report: false, maxFailedShare: 0.03 }));
     const all = read(path.join(s.phase5Dir, 'comparison.json'));
-    expect(all.overall.invalid_reason).to.match(/^A not valid — Phase 5 \(RAG\): 1 of 20 lines failed \(5\.0%\), over infer\.max_failed_share 3\.0%/);
+    expect(all.overall.invalid_reason).to.match(
+      /^A not valid — Phase 5 \(RAG\): 1 of 20 lines failed \(5\.0%\), over infer\.max_failed_share 3\.0%/,
+    );
     expect(summary.overall.valid).to.equal(false);
   });
 
@@ -122,7 +136,11 @@ describe('analysis validity (too many failed lines → no headline comparison)',
     const s = study((p) => p.id.startsWith('A/') && Number(p.id.slice(2)) < 3);
     const config = path.join(s.root, 'config.yaml');
     writeFileSync(config, `paths:\n  results_dir: ${s.root}\nanalysis:\n  bootstrap_iterations: 50\n`);
-    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', config, 'report'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 90000 });
+    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', config, 'report'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 90000,
+    });
     expect(r.status, r.stderr).to.equal(0);
     const lineA = r.stdout.split('\n').find((l) => l.startsWith('A '))!;
     const lineB = r.stdout.split('\n').find((l) => l.startsWith('B '))!;

@@ -30,9 +30,14 @@ function phase5(args: string[]): Promise<CliResult> {
   const env = { ...process.env };
   delete env.TEMPORAL_ADDRESS;
   return new Promise((resolve) => {
-    execFile(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), ...args], { cwd: REPO_ROOT, env, timeout: 60000 }, (error, out, err) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, out: String(out), err: String(err) });
-    });
+    execFile(
+      process.execPath,
+      [path.join(REPO_ROOT, 'bin', 'phase5.js'), ...args],
+      { cwd: REPO_ROOT, env, timeout: 60000 },
+      (error, out, err) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, out: String(out), err: String(err) });
+      },
+    );
   });
 }
 

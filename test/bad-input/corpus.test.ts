@@ -46,13 +46,35 @@ function checkout(): string {
     mkdirSync(path.dirname(file), { recursive: true });
     writeFileSync(file, content);
     // 17 tab-separated columns like the real metadata (see the fixture's header line).
-    const row = [uri, date, 'مؤلف', author, `${author}.${book}`, 'كتاب', book, '', uri.split('.')[2].replace(/-ara1$/, ''), 'pri', '100', rel, '_NOTAG', author, '', '', '500'];
+    const row = [
+      uri,
+      date,
+      'مؤلف',
+      author,
+      `${author}.${book}`,
+      'كتاب',
+      book,
+      '',
+      uri.split('.')[2].replace(/-ara1$/, ''),
+      'pri',
+      '100',
+      rel,
+      '_NOTAG',
+      author,
+      '',
+      '',
+      '500',
+    ];
     writeFileSync(path.join(root, METADATA), readFileSync(path.join(root, METADATA), 'utf8').replace(/\n?$/, '\n') + row.join('\t') + '\n');
   };
   addRow('0270AuthorJ.Empty.Fix015-ara1', '0270', '');
   const word = 'والكلام ';
   const longLine = '# ' + word.repeat(Math.ceil((1 << 20) / Buffer.byteLength(word)));
-  addRow('0275AuthorK.Long.Fix016-ara1', '0275', HEADER + `# ${LONG_FILE_SENTENCES[0]}\n${longLine}\n# ${LONG_FILE_SENTENCES[1]}\n# ${LONG_FILE_SENTENCES[2]}\n`);
+  addRow(
+    '0275AuthorK.Long.Fix016-ara1',
+    '0275',
+    HEADER + `# ${LONG_FILE_SENTENCES[0]}\n${longLine}\n# ${LONG_FILE_SENTENCES[1]}\n# ${LONG_FILE_SENTENCES[2]}\n`,
+  );
   return root;
 }
 
@@ -97,7 +119,11 @@ describe('bad-input suite', function () {
       const copy = tmpDir('reencoded');
       cpSync(root, copy, { recursive: true });
       writeFileSync(path.join(copy, path.relative(root, file)), fixed, 'utf8');
-      const input = stageInput(makeConfig(tmpDir('corpus-fixed'), { data: { openiti_root: copy }, phase5: { corpus: { max_sentences: 1000 } } }), {}, true);
+      const input = stageInput(
+        makeConfig(tmpDir('corpus-fixed'), { data: { openiti_root: copy }, phase5: { corpus: { max_sentences: 1000 } } }),
+        {},
+        true,
+      );
       const again = await withLogs(() => buildCorpus(input));
       expect(again.result.filesSkipped.not_utf8).to.equal(0);
       expect(again.result.filesParsed).to.equal(result.filesParsed + 1);
@@ -184,7 +210,10 @@ describe('bad-input suite', function () {
       const bare = tmpDir('no-metadata');
       cpSync(path.join(OPENITI_FIXTURE, 'data'), path.join(bare, 'data'), { recursive: true });
       const dir = tmpDir('corpus-nometa');
-      await failsWithLogs(() => buildCorpus(stageInput(makeConfig(dir, { data: { openiti_root: bare } }))), /metadataPath .*metadata\/OpenITI_metadata_2023-1-8\.csv does not exist/);
+      await failsWithLogs(
+        () => buildCorpus(stageInput(makeConfig(dir, { data: { openiti_root: bare } }))),
+        /metadataPath .*metadata\/OpenITI_metadata_2023-1-8\.csv does not exist/,
+      );
       cpSync(path.join(OPENITI_FIXTURE, 'metadata'), path.join(bare, 'metadata'), { recursive: true });
       const fixed = await withLogs(() => buildCorpus(stageInput(makeConfig(dir, { data: { openiti_root: bare } }))));
       expect(fixed.result.sentences).to.equal(40);
@@ -193,7 +222,11 @@ describe('bad-input suite', function () {
     it('OpenITI root missing', async () => {
       const dir = tmpDir('corpus-noroot');
       const missing = path.join(dir, 'nowhere');
-      await failsWithLogs(() => buildCorpus(stageInput(makeConfig(dir, { data: { openiti_root: missing } }))), new RegExp(`OpenITI root not found: ${missing}`), /data\.openiti_root, OPENITI_ROOT or --openiti-root/);
+      await failsWithLogs(
+        () => buildCorpus(stageInput(makeConfig(dir, { data: { openiti_root: missing } }))),
+        new RegExp(`OpenITI root not found: ${missing}`),
+        /data\.openiti_root, OPENITI_ROOT or --openiti-root/,
+      );
     });
   });
 });

@@ -29,7 +29,19 @@ import { createActivities } from '../../activities';
 import type { ExportPlan } from '../../src/stages/export';
 import type { InferenceInputRecord } from '../../src/llm/records';
 import { FIXTURES } from '../helpers/shared-data';
-import { cloneResults, failsWithLogs, makeConfig, MINILM_DIR, requireModel, runExport, sharedResults, stageInput, tmpDir, withLogs, type LogRecord } from './helpers';
+import {
+  cloneResults,
+  failsWithLogs,
+  makeConfig,
+  MINILM_DIR,
+  requireModel,
+  runExport,
+  sharedResults,
+  stageInput,
+  tmpDir,
+  withLogs,
+  type LogRecord,
+} from './helpers';
 
 const { exportShard, mergeExport, planExport } = createActivities();
 
@@ -49,7 +61,10 @@ describe('bad-input suite', function () {
     it('export with no index', async () => {
       const results = tmpDir('export-noindex');
       const input = stageInput(makeConfig(results));
-      await failsWithLogs(() => runExport(input), new RegExp(`no index at ${path.join(results, 'phase5', 'index.usearch')} — run \`phase5 build\` first`));
+      await failsWithLogs(
+        () => runExport(input),
+        new RegExp(`no index at ${path.join(results, 'phase5', 'index.usearch')} — run \`phase5 build\` first`),
+      );
       cpSync(path.join(await sharedResults(), 'phase5'), path.join(results, 'phase5'), { recursive: true });
       const { result } = await withLogs(() => runExport(input));
       expect(result.merged.records).to.equal(13);
@@ -58,7 +73,10 @@ describe('bad-input suite', function () {
 
     it('unknown dataset in --datasets', async () => {
       const results = await cloneResults('export-unknown');
-      await failsWithLogs(() => planExport(stageInput(makeConfig(results), { datasets: ['NOPE'] })), /unknown dataset "NOPE" — the config declares: paired, demo/);
+      await failsWithLogs(
+        () => planExport(stageInput(makeConfig(results), { datasets: ['NOPE'] })),
+        /unknown dataset "NOPE" — the config declares: paired, demo/,
+      );
     });
 
     it('dataset path not found', async () => {
@@ -76,7 +94,8 @@ describe('bad-input suite', function () {
       let out: Awaited<ReturnType<typeof runExport>>;
       let logs: LogRecord[];
       let records: InferenceInputRecord[];
-      const problemsLog = (dataset: string) => logs.find((l) => l.component === 'datasets' && l.dataset === dataset && /problem\(s\) counted and skipped/.test(l.msg));
+      const problemsLog = (dataset: string) =>
+        logs.find((l) => l.component === 'datasets' && l.dataset === dataset && /problem\(s\) counted and skipped/.test(l.msg));
 
       before(async () => {
         results = await cloneResults('export-fixtures');
@@ -171,7 +190,15 @@ describe('bad-input suite', function () {
       const file = path.join(results, 'long.jsonl');
       const long = 'وقال بعض الحكماء إن الصبر حصن منيع '.repeat(Math.ceil((1 << 20) / 60));
       expect(Buffer.byteLength(long)).to.be.greaterThan(1 << 20);
-      writeFileSync(file, [{ sample_id: 'long/1', ocr_text: long, gt_text: long }, { sample_id: 'long/2', ocr_text: 'وقال ابو عتمان في كتابه', gt_text: 'وقال أبو عثمان في كتابه' }].map((r) => JSON.stringify(r)).join('\n') + '\n');
+      writeFileSync(
+        file,
+        [
+          { sample_id: 'long/1', ocr_text: long, gt_text: long },
+          { sample_id: 'long/2', ocr_text: 'وقال ابو عتمان في كتابه', gt_text: 'وقال أبو عثمان في كتابه' },
+        ]
+          .map((r) => JSON.stringify(r))
+          .join('\n') + '\n',
+      );
       const config = makeConfig(results, { datasets: { long: { type: 'jsonl', path: file } } });
       const { result, logs } = await withLogs(() => runExport(stageInput(config, { datasets: ['long'] })));
       expect(result.merged.records).to.equal(1);
@@ -180,7 +207,9 @@ describe('bad-input suite', function () {
       expect(warnings, 'logged once (by the plan, not again by every shard)').to.have.length(1);
       const warned = warnings[0];
       expect((warned.problems as Record<string, number>).tooLong).to.equal(1);
-      expect((warned.examples as Record<string, string[]>).tooLong).to.deep.equal([`${file}:1 (${long.trim().length} chars > max_line_chars 20000)`]);
+      expect((warned.examples as Record<string, string[]>).tooLong).to.deep.equal([
+        `${file}:1 (${long.trim().length} chars > max_line_chars 20000)`,
+      ]);
     });
 
     it('empty dataset folder', async () => {
@@ -188,13 +217,19 @@ describe('bad-input suite', function () {
       const empty = path.join(results, 'empty-book');
       mkdirSync(empty);
       const config = makeConfig(results, { datasets: { empty: { type: 'paired_dir', path: empty } } });
-      await failsWithLogs(() => planExport(stageInput(config, { datasets: ['empty'] })), new RegExp(`dataset "empty": no OCR/gold pairs in ${empty} \\(looked for <name>\\.png\\.rec\\.txt beside <name>\\.gt\\.txt`));
+      await failsWithLogs(
+        () => planExport(stageInput(config, { datasets: ['empty'] })),
+        new RegExp(`dataset "empty": no OCR/gold pairs in ${empty} \\(looked for <name>\\.png\\.rec\\.txt beside <name>\\.gt\\.txt`),
+      );
     });
 
     it('results dir that is a file', async () => {
       const file = path.join(tmpDir('export-file'), 'results');
       writeFileSync(file, 'not a folder');
-      await failsWithLogs(() => planExport(stageInput(makeConfig(file))), new RegExp(`results dir ${file} is a file, not a directory — point --results-dir`));
+      await failsWithLogs(
+        () => planExport(stageInput(makeConfig(file))),
+        new RegExp(`results dir ${file} is a file, not a directory — point --results-dir`),
+      );
     });
   });
 });

@@ -47,7 +47,10 @@ function merge(a: Plain, b: Plain): Plain {
   const out: Plain = { ...a };
   for (const [k, v] of Object.entries(b)) {
     const cur = out[k];
-    out[k] = v && typeof v === 'object' && !Array.isArray(v) && cur && typeof cur === 'object' && !Array.isArray(cur) ? merge(cur as Plain, v as Plain) : v;
+    out[k] =
+      v && typeof v === 'object' && !Array.isArray(v) && cur && typeof cur === 'object' && !Array.isArray(cur)
+        ? merge(cur as Plain, v as Plain)
+        : v;
   }
   return out;
 }

@@ -20,9 +20,20 @@ const N = 2048;
 function study(prefix: string) {
   const results = tmpDir(prefix);
   mkdirSync(path.join(results, 'phase5'), { recursive: true });
-  const rows = Array.from({ length: N }, (_, i) => ({ ...inferenceInputRecord(`s${i}`, 'book'), ocr_text: `قال ${i}`, ...(i % 4 === 3 ? { retrieval_context: '', prompt_type: 'zero_shot_fallback' } : {}) }));
+  const rows = Array.from({ length: N }, (_, i) => ({
+    ...inferenceInputRecord(`s${i}`, 'book'),
+    ocr_text: `قال ${i}`,
+    ...(i % 4 === 3 ? { retrieval_context: '', prompt_type: 'zero_shot_fallback' } : {}),
+  }));
   writeFileSync(path.join(results, 'phase5', 'inference_input.jsonl'), jsonl(rows));
-  const correction = (i: number) => ({ sample_id: `s${i}`, dataset: 'book', model: 'm', ocr_text: `قال ${i}`, gt_text: `s${i}`, corrected_text: `قال ${i}` });
+  const correction = (i: number) => ({
+    sample_id: `s${i}`,
+    dataset: 'book',
+    model: 'm',
+    ocr_text: `قال ${i}`,
+    gt_text: `s${i}`,
+    corrected_text: `قال ${i}`,
+  });
   return { results, config: makeConfig(results, { infer: { conditions: ['rag'] } }), file: path.join(results, 'import.jsonl'), correction };
 }
 
@@ -33,7 +44,10 @@ describe('bad-input suite: an import must match the arm’s export', () => {
     const { result } = await withLogs(() => importCorrections(stageInput(s.config, { importFile: s.file })));
     expect(result.imported).to.equal(N);
     expect(result.notes).to.deep.equal(["2,048 line(s) had no prompt_type / prompt_version: set from arm rag's prompt (rag)"]);
-    const out = readFileSync(result.output, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as CorrectionRecord);
+    const out = readFileSync(result.output, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as CorrectionRecord);
     expect(out[0]).to.include({ prompt_type: 'rag', prompt_version: 'p5v1' });
     expect(out[3]).to.include({ prompt_type: 'zero_shot_fallback', prompt_version: 'v1' });
   });
@@ -59,7 +73,10 @@ describe('bad-input suite: an import must match the arm’s export', () => {
   it('the same problem on 2,048 lines: one line, under 500 characters, with the count, the lines, the first example and the fix', async () => {
     const s = study('import-aggregate');
     writeFileSync(s.file, jsonl(Array.from({ length: N }, (_, i) => ({ ...s.correction(i), model: undefined }))));
-    const { message } = await failsWithLogs(() => importCorrections(stageInput(s.config, { importFile: s.file })), /2,048 lines lack model \(lines 1–2,048; e.g\. line 1\) — add it$/);
+    const { message } = await failsWithLogs(
+      () => importCorrections(stageInput(s.config, { importFile: s.file })),
+      /2,048 lines lack model \(lines 1–2,048; e.g\. line 1\) — add it$/,
+    );
     expect(message.length).to.be.below(500);
   });
 });

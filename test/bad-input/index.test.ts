@@ -76,7 +76,10 @@ describe('bad-input suite', function () {
     it('model dir without tokenizer.json', async () => {
       const results = await corpusOnly('no-tokenizer');
       const model = modelDir({ tokenizer: false, model: 'real' });
-      await failsWithLogs(() => buildIndex(stageInput(makeConfig(results, withModel(model)))), new RegExp(`model dir ${model} has no tokenizer\\.json`));
+      await failsWithLogs(
+        () => buildIndex(stageInput(makeConfig(results, withModel(model)))),
+        new RegExp(`model dir ${model} has no tokenizer\\.json`),
+      );
       symlinkSync(path.join(MINILM_DIR, 'tokenizer.json'), path.join(model, 'tokenizer.json'));
       const { result } = await withLogs(() => buildIndex(stageInput(makeConfig(results, withModel(model)))));
       expect(result.vectors).to.equal(lines(path.join(results, 'phase5', 'corpus.jsonl')).length);
@@ -99,7 +102,10 @@ describe('bad-input suite', function () {
 
     it('index step with no corpus', async () => {
       const results = tmpDir('no-corpus');
-      await failsWithLogs(() => buildIndex(stageInput(makeConfig(results))), /no corpus at .*corpus\.jsonl — the corpus step of `phase5 build` makes it/);
+      await failsWithLogs(
+        () => buildIndex(stageInput(makeConfig(results))),
+        /no corpus at .*corpus\.jsonl — the corpus step of `phase5 build` makes it/,
+      );
     });
 
     it('malformed corpus line', async () => {
@@ -110,7 +116,10 @@ describe('bad-input suite', function () {
       await failsWithLogs(() => buildIndex(stageInput(makeConfig(results))), new RegExp(`${corpus}:5: `));
       writeFileSync(corpus, good.join('\n'));
       // The failed attempt left partial vectors of the broken corpus: not resumable, said at once (no retries).
-      await failsWithLogs(() => buildIndex(stageInput(makeConfig(results))), /cannot be resumed: the corpus changed since — delete it or rebuild with `phase5 build --force`/);
+      await failsWithLogs(
+        () => buildIndex(stageInput(makeConfig(results))),
+        /cannot be resumed: the corpus changed since — delete it or rebuild with `phase5 build --force`/,
+      );
       const { result } = await withLogs(() => buildIndex(stageInput(makeConfig(results), {}, true)));
       expect(result.vectors).to.equal(lines(corpus).length);
     });
@@ -143,7 +152,10 @@ describe('bad-input suite', function () {
     it('model dir missing at export', async () => {
       const results = await cloneResults('model-gone');
       const gone = path.join(results, 'no-model-here');
-      await failsWithLogs(() => runExport(stageInput(makeConfig(results, withModel(gone)))), new RegExp(`retrieval is disabled: embedding model unavailable: model dir ${gone} does not exist`));
+      await failsWithLogs(
+        () => runExport(stageInput(makeConfig(results, withModel(gone)))),
+        new RegExp(`retrieval is disabled: embedding model unavailable: model dir ${gone} does not exist`),
+      );
       const { result } = await withLogs(() => runExport(stageInput(makeConfig(results))));
       expect(result.merged.records).to.equal(13);
     });
@@ -152,7 +164,10 @@ describe('bad-input suite', function () {
       requireModel(this, E5_DIR);
       const results = await cloneResults('model-changed');
       const e5 = makeConfig(results, {
-        rag: { embedding_model: 'intfloat/multilingual-e5-small', embedding: { model_dir: E5_DIR, query_prefix: 'query: ', passage_prefix: 'passage: ' } },
+        rag: {
+          embedding_model: 'intfloat/multilingual-e5-small',
+          embedding: { model_dir: E5_DIR, query_prefix: 'query: ', passage_prefix: 'passage: ' },
+        },
       });
       await failsWithLogs(
         () => runExport(stageInput(e5)),

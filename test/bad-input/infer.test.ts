@@ -72,7 +72,12 @@ describe('bad-input suite', function () {
   });
 
   /** A results dir with inference_input.jsonl and a config for the fake server. */
-  function study(prefix: string, records = IDS.map(inputRecord), openai: Record<string, unknown> = {}, infer: Record<string, unknown> = {}) {
+  function study(
+    prefix: string,
+    records = IDS.map(inputRecord),
+    openai: Record<string, unknown> = {},
+    infer: Record<string, unknown> = {},
+  ) {
     const results = tmpDir(prefix);
     mkdirSync(path.join(results, 'phase5'), { recursive: true });
     const inputFile = path.join(results, 'phase5', 'inference_input.jsonl');
@@ -81,7 +86,15 @@ describe('bad-input suite', function () {
       infer: {
         backend: 'openai',
         conditions: ['rag'],
-        openai: { base_url: server.url, model: 'fake-model', api_key_env: KEY_ENV, max_retries: 0, timeout_s: 0.5, concurrency: 8, ...openai },
+        openai: {
+          base_url: server.url,
+          model: 'fake-model',
+          api_key_env: KEY_ENV,
+          max_retries: 0,
+          timeout_s: 0.5,
+          concurrency: 8,
+          ...openai,
+        },
         ...infer,
       },
     });
@@ -91,11 +104,23 @@ describe('bad-input suite', function () {
   describe('infer', () => {
     describe('LLM outages: never recorded, a retryable failure', () => {
       // Safety net: before, each of these became a failed record and the activity completed.
-      for (const [id, reason] of [['case-500', 'server_error'], ['case-429', 'rate_limited'], ['case-timeout', 'timeout'], ['case-invalid', 'invalid_response']] as const) {
+      for (const [id, reason] of [
+        ['case-500', 'server_error'],
+        ['case-429', 'rate_limited'],
+        ['case-timeout', 'timeout'],
+        ['case-invalid', 'invalid_response'],
+      ] as const) {
         it(`LLM ${id.slice(5)} → ${reason}`, async () => {
           healthy = false;
           const s = study(`outage-${id}`, ['ok-1', id, 'ok-2'].map(inputRecord), { concurrency: 1 });
-          const { result: { err } } = await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }).then(() => ({ err: null }), (e: unknown) => ({ err: e as Error })));
+          const {
+            result: { err },
+          } = await withLogs(() =>
+            inferCondition({ input: stageInput(s.config), condition: 'rag' }).then(
+              () => ({ err: null }),
+              (e: unknown) => ({ err: e as Error }),
+            ),
+          );
           expect(err, 'the activity must fail').to.be.instanceOf(Error);
           expect(err).not.to.be.instanceOf(ApplicationFailure); // a plain error: Temporal retries it
           expect(err!.name).to.equal('LlmUnavailableError');
@@ -167,7 +192,11 @@ describe('bad-input suite', function () {
         const complete = readFileSync(s.output, 'utf8');
         truncateSync(s.output, Buffer.byteLength(complete) - 20); // a crash in the middle of the last line
         const { result, logs } = await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }));
-        expect(logs.some((l) => /cut a partial last line/.test(l.msg) && l.truncatedBytes === Buffer.byteLength(complete.split('\n').at(-2)!) + 1 - 20)).to.equal(true);
+        expect(
+          logs.some(
+            (l) => /cut a partial last line/.test(l.msg) && l.truncatedBytes === Buffer.byteLength(complete.split('\n').at(-2)!) + 1 - 20,
+          ),
+        ).to.equal(true);
         expect(result).to.include({ written: 1, skippedExisting: IDS.length - 1 });
         const ids = readCorrections(s.output).map((r) => r.sample_id);
         expect(ids).to.deep.equal(IDS); // complete, no duplicate
@@ -199,7 +228,10 @@ describe('bad-input suite', function () {
       const s = study('torn-input', ['ok-1', 'ok-2', 'ok-3'].map(inputRecord));
       const full = readFileSync(s.inputFile, 'utf8');
       truncateSync(s.inputFile, Buffer.byteLength(full) - 30);
-      await failsWithLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }), new RegExp(`${s.inputFile}:3: invalid JSON`));
+      await failsWithLogs(
+        () => inferCondition({ input: stageInput(s.config), condition: 'rag' }),
+        new RegExp(`${s.inputFile}:3: invalid JSON`),
+      );
       // Nothing was written that a later run would trip over; with the torn line cut the same call runs.
       expect(recoverJsonl(s.output).records).to.equal(0);
       recoverJsonl(s.inputFile);
@@ -215,7 +247,11 @@ describe('bad-input suite', function () {
     it('corrections import with malformed lines', async () => {
       // The arm's export holds the fixture's lines (same ids, dataset and OCR text), so only the malformed ones fail.
       const fixture = path.join(FIXTURES, 'llm', 'corrections-import.jsonl');
-      const exportRows = [0, 1, 2, 3, 4, 5, 6].map((i) => ({ ...inputRecord(`OCR_GS-Jahiz.Hayawan/00000${i}`), dataset: 'OCR_GS-Jahiz.Hayawan', ocr_text: i === 1 ? 'ا' : 'بلعو واحلة' }));
+      const exportRows = [0, 1, 2, 3, 4, 5, 6].map((i) => ({
+        ...inputRecord(`OCR_GS-Jahiz.Hayawan/00000${i}`),
+        dataset: 'OCR_GS-Jahiz.Hayawan',
+        ocr_text: i === 1 ? 'ا' : 'بلعو واحلة',
+      }));
       const s = study('import', exportRows);
       const file = path.join(s.results, 'import.jsonl');
       copyFileSync(fixture, file);
@@ -231,7 +267,9 @@ describe('bad-input suite', function () {
       expect(message.length).to.be.at.most(500);
       // Drop the bad lines (line 10, not an object, is the kind the cap left out).
       const badLines = new Set([3, 5, 6, 7, 10]);
-      const kept = readFileSync(file, 'utf8').split('\n').filter((_, i) => !badLines.has(i + 1));
+      const kept = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((_, i) => !badLines.has(i + 1));
       writeFileSync(file, kept.join('\n'));
       const { result } = await withLogs(() => importCorrections(stageInput(s.config, { importFile: file })));
       expect(result.imported).to.equal(kept.filter((l) => l.trim()).length);
@@ -240,7 +278,10 @@ describe('bad-input suite', function () {
 
     it('API key variable not set', async () => {
       const s = study('no-key');
-      const cfg = { ...s.config, infer: { ...s.config.infer, openai: { ...s.config.infer.openai, api_key_env: 'PHASE5_BAD_INPUT_UNSET_KEY' } } };
+      const cfg = {
+        ...s.config,
+        infer: { ...s.config.infer, openai: { ...s.config.infer.openai, api_key_env: 'PHASE5_BAD_INPUT_UNSET_KEY' } },
+      };
       delete process.env.PHASE5_BAD_INPUT_UNSET_KEY;
       const requestsBefore = server.requests.length;
       let err: Error | undefined;
@@ -257,8 +298,14 @@ describe('bad-input suite', function () {
     it('GGUF model missing', async () => {
       const s = study('no-gguf');
       const gguf = path.join(s.results, 'missing.gguf');
-      const cfg = { ...s.config, infer: { ...s.config.infer, backend: 'local' as const, local: { ...s.config.infer.local, model_path: gguf } } };
-      await failsWithLogs(() => inferCondition({ input: stageInput(cfg), condition: 'rag' }), new RegExp(`GGUF model not found: ${gguf} — put it on this worker \\(infer\\.local\\.model_path`));
+      const cfg = {
+        ...s.config,
+        infer: { ...s.config.infer, backend: 'local' as const, local: { ...s.config.infer.local, model_path: gguf } },
+      };
+      await failsWithLogs(
+        () => inferCondition({ input: stageInput(cfg), condition: 'rag' }),
+        new RegExp(`GGUF model not found: ${gguf} — put it on this worker \\(infer\\.local\\.model_path`),
+      );
     });
   });
 });

@@ -26,9 +26,20 @@ function writeArm(root: string, info: Record<string, unknown>, correct: (i: numb
   const recs = GOLD.map((gt, i) => {
     const [corrected, guard] = correct(i);
     return JSON.stringify({
-      sample_id: `s${i}`, dataset: 'D', prompt_type: info.prompt, prompt_version: 'v1', model: 'm', ocr_text: OCR[i], gt_text: gt,
-      corrected_text: corrected, raw_output: corrected, ...(guard ? { raw_text: guard === 'kept' ? corrected : `${corrected}!!`, guard } : {}),
-      latency_ms: 1, prompt_tokens: 1, completion_tokens: 1, error: null,
+      sample_id: `s${i}`,
+      dataset: 'D',
+      prompt_type: info.prompt,
+      prompt_version: 'v1',
+      model: 'm',
+      ocr_text: OCR[i],
+      gt_text: gt,
+      corrected_text: corrected,
+      raw_output: corrected,
+      ...(guard ? { raw_text: guard === 'kept' ? corrected : `${corrected}!!`, guard } : {}),
+      latency_ms: 1,
+      prompt_tokens: 1,
+      completion_tokens: 1,
+      error: null,
     });
   });
   writeFileSync(path.join(dir, 'corrections.jsonl'), recs.join('\n') + '\n');
@@ -36,12 +47,19 @@ function writeArm(root: string, info: Record<string, unknown>, correct: (i: numb
 
 function writeTree(root: string): void {
   const ret = (mode: string, top_k: number) => ({ mode, top_k, fingerprint: `fp-${mode}` });
-  writeArm(root, { name: 'zero_shot', prompt: 'zero_shot', retrieval: ret('none', 0), upper_bound: false, model: 'm', guard: null }, (i) => [OCR[i]]);
+  writeArm(
+    root,
+    { name: 'zero_shot', prompt: 'zero_shot', retrieval: ret('none', 0), upper_bound: false, model: 'm', guard: null },
+    (i) => [OCR[i]],
+  );
   // rag: fixes lines 0 and 2, the guard sends line 4 back to the OCR text.
   writeArm(root, { name: 'rag', prompt: 'rag', retrieval: ret('dense', 3), upper_bound: false, model: 'm', guard: GUARD }, (i) =>
     i === 4 ? [OCR[i], 'fell_back:edit_ratio'] : [GOLD[i], 'kept'],
   );
-  writeArm(root, { name: 'oracle', prompt: 'rag', retrieval: ret('gold_query', 3), upper_bound: true, model: 'm', guard: GUARD }, (i) => [GOLD[i], 'kept']);
+  writeArm(root, { name: 'oracle', prompt: 'rag', retrieval: ret('gold_query', 3), upper_bound: true, model: 'm', guard: GUARD }, (i) => [
+    GOLD[i],
+    'kept',
+  ]);
 }
 
 const f4 = (x: number | null) => (x === null ? '-' : x.toFixed(4));
@@ -55,7 +73,17 @@ describe('cli: the arms table (study configs)', function () {
   before(async () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'arms-summary-'));
     writeTree(root);
-    result = await run({ phase5Dir: path.join(root, 'phase5'), bootstrap: { iterations: 50, seed: 1 }, report: { png: false }, logFile: false, arms: { resultsDir: root, baseline: 'zero_shot' } }, {}, 'silent');
+    result = await run(
+      {
+        phase5Dir: path.join(root, 'phase5'),
+        bootstrap: { iterations: 50, seed: 1 },
+        report: { png: false },
+        logFile: false,
+        arms: { resultsDir: root, baseline: 'zero_shot' },
+      },
+      {},
+      'silent',
+    );
     armsJson = JSON.parse(readFileSync(path.join(root, 'study', 'arms.json'), 'utf8')) as ArmsAnalysis;
   });
   after(() => rmSync(root, { recursive: true, force: true }));
@@ -70,9 +98,15 @@ describe('cli: the arms table (study configs)', function () {
     for (const a of armsJson.arms) {
       const row = lines.find((l) => l.trim().startsWith(`${a.name} `));
       expect(row, a.name).to.be.a('string');
-      expect(row).to.include(f4(a.cer)).and.include(`[${f4(a.cer_ci![0])}, ${f4(a.cer_ci![1])}]`).and.include(f4(a.raw_cer));
+      expect(row)
+        .to.include(f4(a.cer))
+        .and.include(`[${f4(a.cer_ci![0])}, ${f4(a.cer_ci![1])}]`)
+        .and.include(f4(a.raw_cer));
       if (a.is_baseline) expect(row).to.include('(baseline)');
-      else expect(row).to.include(f4(a.vs_baseline!.delta_cer)).and.include(`[${f4(a.vs_baseline!.ci![0])}, ${f4(a.vs_baseline!.ci![1])}]`);
+      else
+        expect(row)
+          .to.include(f4(a.vs_baseline!.delta_cer))
+          .and.include(`[${f4(a.vs_baseline!.ci![0])}, ${f4(a.vs_baseline!.ci![1])}]`);
     }
   });
 
@@ -89,13 +123,20 @@ describe('cli: the arms table (study configs)', function () {
     expect(ragJson.raw_cer).to.not.equal(ragJson.cer);
   });
 
-  it('the JSON result carries every column of the table, with arms.json\'s figures', () => {
+  it("the JSON result carries every column of the table, with arms.json's figures", () => {
     const json = JSON.parse(JSON.stringify(result)) as AnalyzeResult;
     for (const a of armsJson.arms) {
       const s = json.arms!.arms.find((x) => x.name === a.name)!;
       expect(s).to.deep.equal({
-        name: a.name, upper_bound: a.upper_bound, lines: a.lines, cer: a.cer, cer_ci: a.cer_ci, raw_cer: a.raw_cer,
-        delta_cer: a.vs_baseline?.delta_cer ?? null, ci: a.vs_baseline?.ci ?? null, p_holm: a.vs_baseline?.p_holm ?? null,
+        name: a.name,
+        upper_bound: a.upper_bound,
+        lines: a.lines,
+        cer: a.cer,
+        cer_ci: a.cer_ci,
+        raw_cer: a.raw_cer,
+        delta_cer: a.vs_baseline?.delta_cer ?? null,
+        ci: a.vs_baseline?.ci ?? null,
+        p_holm: a.vs_baseline?.p_holm ?? null,
         guard_fell_back: a.guard?.fell_back ?? null,
       });
     }
@@ -103,12 +144,22 @@ describe('cli: the arms table (study configs)', function () {
 
   it('`phase5 report` on a study config prints the table; `--json` holds it', () => {
     const config = path.join(root, 'study.yaml');
-    const study = { arms: [{ name: 'zero_shot', prompt: 'zero_shot' }, { name: 'rag' }, { name: 'oracle', retrieval: { mode: 'gold_query' } }] };
+    const study = {
+      arms: [{ name: 'zero_shot', prompt: 'zero_shot' }, { name: 'rag' }, { name: 'oracle', retrieval: { mode: 'gold_query' } }],
+    };
     writeFileSync(config, JSON.stringify({ paths: { results_dir: root }, analysis: { bootstrap_iterations: 50 }, study }));
-    const cli = (args: string[]) => spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '-c', config, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60000 });
+    const cli = (args: string[]) =>
+      spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '-c', config, ...args], {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+        timeout: 60000,
+      });
     const text = cli(['report']);
     expect(text.status, text.stderr).to.equal(0);
-    expect(text.stdout).to.match(/^oracle †\s+6\s/m).and.match(/^rag\s+6\s.*16\.7 %$/m).and.include('study arms (baseline zero_shot');
+    expect(text.stdout)
+      .to.match(/^oracle †\s+6\s/m)
+      .and.match(/^rag\s+6\s.*16\.7 %$/m)
+      .and.include('study arms (baseline zero_shot');
     const json = cli(['--json', 'report']);
     expect(json.status, json.stderr).to.equal(0);
     const doc = JSON.parse(json.stdout) as AnalyzeResult;
@@ -118,14 +169,29 @@ describe('cli: the arms table (study configs)', function () {
 
   it('the export summary of a study names every shared export with its arms and verbatim-gold count', () => {
     const shared = (fingerprint: string, mode: string, top_k: number, arms: string[], hits: number) => ({
-      fingerprint, mode, top_k, upper_bound: mode === 'gold_query', arms, path: `/r/exports/${fingerprint}/inference_input.jsonl`, records: 10,
+      fingerprint,
+      mode,
+      top_k,
+      upper_bound: mode === 'gold_query',
+      arms,
+      path: `/r/exports/${fingerprint}/inference_input.jsonl`,
+      records: 10,
       verbatim_gold: { threshold: 0.9, lines: 10, hits, rate: hits / 10, by_dataset: {} },
     });
     const exports = [shared('aa', 'dense', 3, ['zero_shot', 'rag'], 1), shared('bb', 'gold_query', 3, ['oracle'], 4)];
-    const result = { plan: {}, shards: 4, fallbacks: 2, merged: { path: exports[0].path, records: 10, byDataset: { D: 10 }, skipped: {}, exports } } as unknown as ExportResult;
+    const result = {
+      plan: {},
+      shards: 4,
+      fallbacks: 2,
+      merged: { path: exports[0].path, records: 10, byDataset: { D: 10 }, skipped: {}, exports },
+    } as unknown as ExportResult;
     const lines = summarizeResult('export', result);
     expect(lines[0]).to.equal('export: 2 exports of 10 records each (D 10); 4 shards, 2 lines without retrieval in all');
-    expect(lines[1]).to.equal('        dense k=3 (arms zero_shot, rag): verbatim gold in context 1/10 lines → /r/exports/aa/inference_input.jsonl');
-    expect(lines[2]).to.equal('        gold_query k=3 † (arms oracle): verbatim gold in context 4/10 lines → /r/exports/bb/inference_input.jsonl');
+    expect(lines[1]).to.equal(
+      '        dense k=3 (arms zero_shot, rag): verbatim gold in context 1/10 lines → /r/exports/aa/inference_input.jsonl',
+    );
+    expect(lines[2]).to.equal(
+      '        gold_query k=3 † (arms oracle): verbatim gold in context 4/10 lines → /r/exports/bb/inference_input.jsonl',
+    );
   });
 });

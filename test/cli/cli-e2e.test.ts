@@ -25,8 +25,10 @@ import { freePort, startServer, stopServer } from '../../src/temporal/server';
 import { REPO_ROOT, FIXTURES } from '../helpers/shared-data';
 import { baseRaw, E5_DIR, MINILM_DIR, requireModel, sharedResults } from '../bad-input/helpers';
 
-
-const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
+const lines = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim());
 
 /**
  * Correction rows for the lines of results-a's export (an import must name lines of the arm's export): the
@@ -34,9 +36,19 @@ const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l
  */
 function exportedImportRows(dir: string): string[] {
   const template = JSON.parse(lines(path.join(FIXTURES, 'llm', 'corrections-import.jsonl'))[0]) as Record<string, unknown>;
-  const exported = lines(path.join(dir, 'results-a', 'phase5', 'inference_input.jsonl')).map((l) => JSON.parse(l) as Record<string, string>);
+  const exported = lines(path.join(dir, 'results-a', 'phase5', 'inference_input.jsonl')).map(
+    (l) => JSON.parse(l) as Record<string, string>,
+  );
   return exported.map((e) =>
-    JSON.stringify({ ...template, sample_id: e.sample_id, dataset: e.dataset, ocr_text: e.ocr_text, gt_text: e.gt_text, corrected_text: e.gt_text, raw_output: e.gt_text }),
+    JSON.stringify({
+      ...template,
+      sample_id: e.sample_id,
+      dataset: e.dataset,
+      ocr_text: e.ocr_text,
+      gt_text: e.gt_text,
+      corrected_text: e.gt_text,
+      raw_output: e.gt_text,
+    }),
   );
 }
 
@@ -51,7 +63,8 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
   let client: Client;
   let connection: Connection;
 
-  function writeConfig(name: string, patch: (r: Record<string, any>) => void = () => {}): string { // eslint-disable-line @typescript-eslint/no-explicit-any
+  function writeConfig(name: string, patch: (r: Record<string, any>) => void = () => {}): string {
+    // eslint-disable-line @typescript-eslint/no-explicit-any
     const r = structuredClone(raw) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     patch(r);
     const file = path.join(dir, name);
@@ -80,7 +93,9 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
   /** The attempt of every activity in the workflow's history (its ActivityTaskStarted event carries the last attempt). */
   async function activityAttempts(workflowId: string): Promise<number[]> {
     const history = await client.workflow.getHandle(workflowId).fetchHistory();
-    return (history.events ?? []).flatMap((e) => (e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt ?? 0] : []));
+    return (history.events ?? []).flatMap((e) =>
+      e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt ?? 0] : [],
+    );
   }
 
   /** The failure contract: exit 1, the root cause in one `phase5:` line, no Temporal wrapper text, one attempt. */
@@ -171,7 +186,9 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
       const r = phase5(file, '--results-dir', path.join(dir, 'results-c'), ...exportArgs(), '--datasets', 'demo');
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stderr).to.match(/started phase5-e2e-[0-9a-f]{8}-export/);
-      const records = lines(path.join(dir, 'results-c', 'phase5', 'inference_input.jsonl')).map((l) => JSON.parse(l) as { retrieved_k: number });
+      const records = lines(path.join(dir, 'results-c', 'phase5', 'inference_input.jsonl')).map(
+        (l) => JSON.parse(l) as { retrieved_k: number },
+      );
       expect(Math.max(...records.map((x) => x.retrieved_k))).to.equal(2);
     });
 
@@ -242,7 +259,10 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
 
     it('an empty dataset folder names the folder and the suffixes', async () => {
       const r = phase5(configFile, ...exportArgs(), '--datasets', 'empty');
-      await expectOneLineFailure(r, /^phase5: export failed: dataset "empty": no OCR\/gold pairs in .*empty-book \(looked for <name>\.png\.rec\.txt beside <name>\.gt\.txt/);
+      await expectOneLineFailure(
+        r,
+        /^phase5: export failed: dataset "empty": no OCR\/gold pairs in .*empty-book \(looked for <name>\.png\.rec\.txt beside <name>\.gt\.txt/,
+      );
     });
 
     it('an index built with another model', async function () {
@@ -251,7 +271,10 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
         r.rag = { embedding_model: 'intfloat/multilingual-e5-small', embedding: { model_dir: E5_DIR, max_length: 128, threads: 2 } };
       });
       const r = phase5(file, '--results-dir', path.join(dir, 'results-e5'), ...exportArgs(), '--datasets', 'demo');
-      await expectOneLineFailure(r, /^phase5: export failed: index at .*index\.usearch was built with .* — rebuild with `phase5 build --force`/);
+      await expectOneLineFailure(
+        r,
+        /^phase5: export failed: index at .*index\.usearch was built with .* — rebuild with `phase5 build --force`/,
+      );
     });
 
     it('a truncated index file', async () => {
@@ -259,8 +282,22 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
       cpSync(path.dirname(index.index), copy, { recursive: true });
       const truncated = path.join(copy, 'index.usearch');
       truncateSync(truncated, Math.floor(statSync(truncated).size / 2));
-      const r = phase5(configFile, '--results-dir', path.join(dir, 'results-t'), 'export', '--corpus-path', path.join(copy, 'corpus.jsonl'), '--index-path', truncated, '--datasets', 'demo');
-      await expectOneLineFailure(r, new RegExp(`^phase5: export failed: index file ${truncated} is unusable: .* — rebuild with \`phase5 build --force\``));
+      const r = phase5(
+        configFile,
+        '--results-dir',
+        path.join(dir, 'results-t'),
+        'export',
+        '--corpus-path',
+        path.join(copy, 'corpus.jsonl'),
+        '--index-path',
+        truncated,
+        '--datasets',
+        'demo',
+      );
+      await expectOneLineFailure(
+        r,
+        new RegExp(`^phase5: export failed: index file ${truncated} is unusable: .* — rebuild with \`phase5 build --force\``),
+      );
     });
 
     it('a results dir that is a file', async () => {
@@ -290,5 +327,4 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
       expect(verbose.stderr).to.match(/ApplicationFailure UserInputError \(non-retryable\): import rejected/);
     });
   });
-
 });

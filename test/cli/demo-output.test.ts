@@ -19,7 +19,11 @@ import { openOfflinePage } from '../helpers/offline-page';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 /** The DOM surface the page-side callbacks use (the project compiles without the DOM lib). */
-interface Node { getAttribute(name: string): string | null; closest(sel: string): Node | null; querySelectorAll(sel: string): ArrayLike<Node> }
+interface Node {
+  getAttribute(name: string): string | null;
+  closest(sel: string): Node | null;
+  querySelectorAll(sel: string): ArrayLike<Node>;
+}
 
 const GGUF_DIR = path.join(REPO_ROOT, 'models');
 
@@ -46,7 +50,13 @@ describe('phase5 demo output without a terminal', function () {
     demo.paths = { results_dir: path.join(dir, 'results') };
     demo.phase5.corpus.max_sentences = 300;
     demo.analysis = { bootstrap_iterations: 50 };
-    demo.temporal = { ...demo.temporal, address: `127.0.0.1:${await freePort()}`, ui_port: await freePort(), db_file: path.join(dir, 'temporal.db'), queues: { cpu: 'demo-out-cpu', gpu: 'demo-out-gpu' } };
+    demo.temporal = {
+      ...demo.temporal,
+      address: `127.0.0.1:${await freePort()}`,
+      ui_port: await freePort(),
+      db_file: path.join(dir, 'temporal.db'),
+      queues: { cpu: 'demo-out-cpu', gpu: 'demo-out-gpu' },
+    };
     writeFileSync(configFile, YAML.stringify(demo));
     const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, 'demo', '--limit', '1'], {
       cwd: REPO_ROOT,
@@ -98,11 +108,14 @@ async function checkDeepLink(page: Page, line: Json, open: (hash: string) => Pro
   await open(`#line=${encodeURIComponent(line.sample_id)}`);
   const detail = page.locator(`tr.lx-detail[data-detail-for="${line.sample_id}"]`);
   await detail.waitFor({ timeout: 10000 });
-  const diffs = await detail.locator('.diff').evaluateAll((ds: Node[]) => ds.map((d) => ({
-    id: d.getAttribute('data-diff'), dir: d.getAttribute('dir'),
-    spans: Array.from(d.querySelectorAll('del, ins')).map((x) => x.closest('[dir="rtl"]') !== null),
-    edits: Array.from(d.querySelectorAll('[data-edits]')).reduce((a: number, x) => a + Number(x.getAttribute('data-edits')), 0),
-  })));
+  const diffs = await detail.locator('.diff').evaluateAll((ds: Node[]) =>
+    ds.map((d) => ({
+      id: d.getAttribute('data-diff'),
+      dir: d.getAttribute('dir'),
+      spans: Array.from(d.querySelectorAll('del, ins')).map((x) => x.closest('[dir="rtl"]') !== null),
+      edits: Array.from(d.querySelectorAll('[data-edits]')).reduce((a: number, x) => a + Number(x.getAttribute('data-edits')), 0),
+    })),
+  );
   const expected = ['ocr', ...Object.keys(line.arms).filter((a) => line.arms[a] !== null)];
   expect(diffs.map((d) => d.id)).to.have.members(expected);
   for (const d of diffs) {
@@ -110,5 +123,8 @@ async function checkDeepLink(page: Page, line: Json, open: (hash: string) => Pro
     expect(d.spans.every(Boolean), d.id!).to.equal(true);
     expect(d.edits, d.id!).to.equal(d.id === 'ocr' ? line.ocr.edits : line.arms[d.id!].edits);
   }
-  expect(diffs.reduce((a, d) => a + d.spans.length, 0), 'diff spans').to.be.greaterThan(0);
+  expect(
+    diffs.reduce((a, d) => a + d.spans.length, 0),
+    'diff spans',
+  ).to.be.greaterThan(0);
 }

@@ -42,7 +42,12 @@ describe('cli', function () {
     for (let d = dir; d !== path.dirname(d); d = path.dirname(d)) expect(existsSync(path.join(d, 'node_modules')), d).to.equal(false);
     cpSync(path.join(REPO_ROOT, 'bin'), path.join(dir, 'bin'), { recursive: true });
     cpSync(path.join(REPO_ROOT, 'package.json'), path.join(dir, 'package.json'));
-    const r = spawnSync(process.execPath, [path.join(dir, 'bin', 'phase5.js'), '--help'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH }, timeout: 30000 });
+    const r = spawnSync(process.execPath, [path.join(dir, 'bin', 'phase5.js'), '--help'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH },
+      timeout: 30000,
+    });
     expect(r.status).to.equal(1);
     expect(r.stdout).to.equal('');
     expect(r.stderr).to.equal('phase5: dependencies are not installed — run `npm run setup`\n');
@@ -95,7 +100,10 @@ describe('cli', function () {
 
   it('run options: datasets are checked against the config, stages against the pipeline', () => {
     const { config } = resolveConfig({});
-    expect(runOptions({ datasets: ['OCR_GS-Jahiz.Hayawan'], limit: '5' }, config)).to.deep.equal({ datasets: ['OCR_GS-Jahiz.Hayawan'], limit: 5 });
+    expect(runOptions({ datasets: ['OCR_GS-Jahiz.Hayawan'], limit: '5' }, config)).to.deep.equal({
+      datasets: ['OCR_GS-Jahiz.Hayawan'],
+      limit: 5,
+    });
     expect(() => runOptions({ datasets: ['KHATT'] }, config)).to.throw(UsageError, /unknown dataset KHATT/);
     expect(() => runOptions({ limit: '0' }, config)).to.throw(UsageError, /--limit/);
     expect(forcedStages({ force: true })).to.deep.equal(['build', 'export', 'infer', 'analyze']);

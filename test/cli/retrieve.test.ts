@@ -39,12 +39,26 @@ describe('phase5 retrieve: the same retrieval as export', function () {
   let records: ExportRecord[];
 
   function retrieve(...args: string[]) {
-    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, 'retrieve', '--corpus-path', paths.corpus, '--index-path', paths.index, ...args], {
-      cwd: REPO_ROOT,
-      encoding: 'utf8',
-      timeout: 120000,
-      env: { ...process.env, PHASE5_LOG_LEVEL: 'warn' },
-    });
+    const r = spawnSync(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, 'bin', 'phase5.js'),
+        '--config',
+        configFile,
+        'retrieve',
+        '--corpus-path',
+        paths.corpus,
+        '--index-path',
+        paths.index,
+        ...args,
+      ],
+      {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+        timeout: 120000,
+        env: { ...process.env, PHASE5_LOG_LEVEL: 'warn' },
+      },
+    );
     expect(r.status, r.stderr).to.equal(0);
     return r.stdout;
   }
@@ -55,13 +69,21 @@ describe('phase5 retrieve: the same retrieval as export', function () {
     paths = { corpus: path.join(shared, 'phase5', 'corpus.jsonl'), index: path.join(shared, 'phase5', 'index.usearch') };
     const dir = tmpDir('retrieve-cli');
     const raw = baseRaw(dir) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    raw.phase5.retrieval = { top_k: 4, min_score: 0.1, rerank: { enabled: true, method: 'lexical' }, hybrid: { enabled: true, fusion: 'rrf' } };
+    raw.phase5.retrieval = {
+      top_k: 4,
+      min_score: 0.1,
+      rerank: { enabled: true, method: 'lexical' },
+      hybrid: { enabled: true, fusion: 'rrf' },
+    };
     raw.datasets = { demo: raw.datasets.demo };
     configFile = path.join(dir, 'config.yaml');
     writeFileSync(configFile, YAML.stringify(raw));
     config = parseConfig(raw, configFile, { env: {} });
     await withLogs(() => runExport(stageInput(config, { corpusPath: paths.corpus, indexPath: paths.index })));
-    records = readFileSync(path.join(dir, 'phase5', 'inference_input.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ExportRecord);
+    records = readFileSync(path.join(dir, 'phase5', 'inference_input.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as ExportRecord);
   });
 
   /** The first record whose pipeline order differs from the dense index's order for its line. */
@@ -78,7 +100,7 @@ describe('phase5 retrieve: the same retrieval as export', function () {
     throw new Error('rerank + hybrid changed no line: the comparison would not tell the pipeline from the dense index');
   }
 
-  it('prints the hits of export\'s record, in its order and with its scores; --dense-only differs', async () => {
+  it("prints the hits of export's record, in its order and with its scores; --dense-only differs", async () => {
     const rec = await lineWherePipelineMatters();
     const hits = JSON.parse(retrieve('--json', rec.ocr_text)) as Hit[];
     expect(hits.map((h) => h.idx)).to.deep.equal(rec.retrieval_sources.map((s) => s.idx));

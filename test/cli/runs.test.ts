@@ -14,7 +14,14 @@ import { Client, Connection, type WorkflowExecutionInfo } from '@temporalio/clie
 import { loadConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { freePort, startServer, stopServer } from '../../src/temporal/server';
-import { CONFIG_HASH_ATTR, DATASETS_ATTR, ensureSearchAttributes, PHASE5_SEARCH_ATTRIBUTES, RUN_ATTR, STAGE_ATTR } from '../../src/temporal/search-attributes';
+import {
+  CONFIG_HASH_ATTR,
+  DATASETS_ATTR,
+  ensureSearchAttributes,
+  PHASE5_SEARCH_ATTRIBUTES,
+  RUN_ATTR,
+  STAGE_ATTR,
+} from '../../src/temporal/search-attributes';
 import { REPO_ROOT } from '../helpers/shared-data';
 import { createLocalEnv } from '../helpers/temporal';
 import { baseRaw } from '../bad-input/helpers';
@@ -54,7 +61,12 @@ describe('searchable runs (search attributes, memo, phase5 runs)', function () {
       ...base,
       run_name: 'alpha',
       phase5: { ...(base.phase5 as object), retrieval: { top_k: 7 } },
-      temporal: { address: `127.0.0.1:${port}`, ui_port: uiPort, db_file: path.join(dir, 'temporal.db'), queues: { cpu: `runs-cpu-${port}`, gpu: `runs-gpu-${port}` } },
+      temporal: {
+        address: `127.0.0.1:${port}`,
+        ui_port: uiPort,
+        db_file: path.join(dir, 'temporal.db'),
+        queues: { cpu: `runs-cpu-${port}`, gpu: `runs-gpu-${port}` },
+      },
     };
     configFile = path.join(dir, 'config.yaml');
     writeFileSync(configFile, YAML.stringify(raw));
@@ -86,7 +98,12 @@ describe('searchable runs (search attributes, memo, phase5 runs)', function () {
     expect(info.typedSearchAttributes.get(CONFIG_HASH_ATTR)).to.equal(/-([0-9a-f]{8})-analyze$/.exec(workflowId)![1]);
     expect(info.typedSearchAttributes.get(DATASETS_ATTR)).to.deep.equal(['demo']);
     const memo = (await client.workflow.getHandle(workflowId).describe()).memo as Record<string, unknown>;
-    expect(memo).to.include({ top_k: 7, embedding_model: 'sentence-transformers/all-MiniLM-L6-v2', index_type: 'FlatIP', corpus_max_sentences: 40 });
+    expect(memo).to.include({
+      top_k: 7,
+      embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
+      index_type: 'FlatIP',
+      corpus_max_sentences: 40,
+    });
     expect(memo.datasets).to.deep.equal(['demo']);
   });
 

@@ -8,7 +8,6 @@ import { Client, Connection } from '@temporalio/client';
 import { REPO_ROOT } from '../helpers/shared-data';
 import { freePort } from '../../src/temporal/server';
 
-
 describe('phase5 server start|stop|status (real dev server, own ports and db file)', function () {
   this.timeout(180000);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'server-'));
@@ -16,14 +15,21 @@ describe('phase5 server start|stop|status (real dev server, own ports and db fil
   let port = 0;
   let uiPort = 0;
   const phase5 = (...args: string[]) => {
-    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120000 });
+    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, ...args], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 120000,
+    });
     return { code: r.status, out: r.stdout + r.stderr };
   };
 
   before(async () => {
     port = await freePort();
     uiPort = await freePort();
-    writeFileSync(configFile, `temporal:\n  address: 127.0.0.1:${port}\n  ui_port: ${uiPort}\n  db_file: ${path.join(dir, 'temporal.db')}\n`);
+    writeFileSync(
+      configFile,
+      `temporal:\n  address: 127.0.0.1:${port}\n  ui_port: ${uiPort}\n  db_file: ${path.join(dir, 'temporal.db')}\n`,
+    );
   });
   after(() => phase5('server', 'stop'));
 
@@ -43,7 +49,11 @@ describe('phase5 server start|stop|status (real dev server, own ports and db fil
     // A workflow started before the stop is still listed after the restart (SQLite db file).
     let conn = await Connection.connect({ address: `127.0.0.1:${port}` });
     const workflowId = `persist-${Date.now()}`;
-    await new Client({ connection: conn }).workflow.start('doctorWorkflow', { workflowId, taskQueue: 'nobody-polls', args: [{ queues: [], resultsDir: dir, pickupTimeout: '1s' }] });
+    await new Client({ connection: conn }).workflow.start('doctorWorkflow', {
+      workflowId,
+      taskQueue: 'nobody-polls',
+      args: [{ queues: [], resultsDir: dir, pickupTimeout: '1s' }],
+    });
     await conn.close();
 
     const stop = phase5('server', 'stop');
@@ -67,8 +77,15 @@ describe('phase5 server start|stop|status (real dev server, own ports and db fil
     await new Promise((r) => blocker.once('listening', r));
     const busy = (blocker.address() as net.AddressInfo).port;
     const other = path.join(dir, 'busy.yaml');
-    writeFileSync(other, `temporal:\n  address: 127.0.0.1:${busy}\n  ui_port: ${await freePort()}\n  db_file: ${path.join(dir, 'busy.db')}\n`);
-    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', other, 'server', 'start'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60000 });
+    writeFileSync(
+      other,
+      `temporal:\n  address: 127.0.0.1:${busy}\n  ui_port: ${await freePort()}\n  db_file: ${path.join(dir, 'busy.db')}\n`,
+    );
+    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', other, 'server', 'start'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 60000,
+    });
     blocker.close();
     expect(r.status).to.equal(1);
     expect(r.stderr).to.contain(`port ${busy} (frontend) on 127.0.0.1 is already in use`);

@@ -21,7 +21,11 @@ import { REPO_ROOT } from '../helpers/shared-data';
 import { baseRaw, MINILM_DIR, requireModel, sharedResults } from '../bad-input/helpers';
 import { startFakeServer, type FakeServer } from '../llm/fake-openai-server';
 
-const records = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as { sample_id: string; dataset: string });
+const records = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as { sample_id: string; dataset: string });
 const KEY_ENV = 'SKIPS_E2E_FAKE_KEY';
 /** "الكتاب" in Windows-1256: not valid UTF-8. */
 const CP1256 = Buffer.from([0xc7, 0xe1, 0xdf, 0xca, 0xc7, 0xc8]);
@@ -32,15 +36,15 @@ const ocr = (i: number) => `قال ابو عتمان فى كتاب الحيوا�
 function badPairedDir(dir: string): void {
   mkdirSync(dir);
   const w = (name: string, data: string | Buffer) => writeFileSync(path.join(dir, name), data);
-  w('001.gt.txt', gold(1)), w('001.png.rec.txt', ocr(1));
-  w('002.gt.txt', `\uFEFF${gold(2)}\r\n`), w('002.png.rec.txt', `${ocr(2)}\r\n`); // BOM + CRLF: repaired, kept
-  w('003.gt.txt', gold(3)), w('003.png.rec.txt', ''); // empty OCR: kept (zero-shot fallback)
-  w('004.gt.txt', CP1256), w('004.png.rec.txt', ocr(4)); // unreadable
-  w('005.gt.txt', ' \r\n'), w('005.png.rec.txt', ocr(5)); // empty gold
-  w('006.gt.txt', ''), w('006.png.rec.txt', ocr(6)); // 0-byte gold
+  (w('001.gt.txt', gold(1)), w('001.png.rec.txt', ocr(1)));
+  (w('002.gt.txt', `\uFEFF${gold(2)}\r\n`), w('002.png.rec.txt', `${ocr(2)}\r\n`)); // BOM + CRLF: repaired, kept
+  (w('003.gt.txt', gold(3)), w('003.png.rec.txt', '')); // empty OCR: kept (zero-shot fallback)
+  (w('004.gt.txt', CP1256), w('004.png.rec.txt', ocr(4))); // unreadable
+  (w('005.gt.txt', ' \r\n'), w('005.png.rec.txt', ocr(5))); // empty gold
+  (w('006.gt.txt', ''), w('006.png.rec.txt', ocr(6))); // 0-byte gold
   w('007.gt.txt', gold(7)); // no OCR twin
-  w('008.gt.txt', gold(8)), mkdirSync(path.join(dir, '008.png.rec.txt')); // a directory where the OCR file should be
-  mkdirSync(path.join(dir, '009.gt.txt')), w('009.png.rec.txt', ocr(9)); // a directory named like a gold file
+  (w('008.gt.txt', gold(8)), mkdirSync(path.join(dir, '008.png.rec.txt'))); // a directory where the OCR file should be
+  (mkdirSync(path.join(dir, '009.gt.txt')), w('009.png.rec.txt', ocr(9))); // a directory named like a gold file
   w('manifest.txt', 'not part of the dataset\n');
 }
 
@@ -80,7 +84,13 @@ describe('skipped inputs, end to end (real server, worker process, bad dataset f
       env: { ...process.env, PHASE5_LOG_LEVEL: 'warn', CI: '1', [KEY_ENV]: 'k' },
     });
     const id = /(?:started|attached to the running) (phase5-\S+)|(phase5-\S+) already finished/.exec(r.stderr);
-    return { code: r.status, stdout: r.stdout, stderr: r.stderr, workflowId: id?.[1] ?? id?.[2], started: /started phase5-/.test(r.stderr) };
+    return {
+      code: r.status,
+      stdout: r.stdout,
+      stderr: r.stderr,
+      workflowId: id?.[1] ?? id?.[2],
+      started: /started phase5-/.test(r.stderr),
+    };
   }
 
   /** The same, without blocking this process's event loop (the fake LLM server lives here). */
@@ -113,8 +123,15 @@ describe('skipped inputs, end to end (real server, worker process, bad dataset f
     const raw = {
       ...baseRaw(path.join(dir, 'results')),
       run_name: 'skips',
-      datasets: { book: { type: 'paired_dir', path: path.join(dir, 'book') }, lines: { type: 'jsonl', path: path.join(dir, 'lines.jsonl') } },
-      infer: { backend: 'openai', conditions: ['rag'], openai: { base_url: llm.url, model: 'fake-model', api_key_env: KEY_ENV, max_retries: 0, concurrency: 2 } },
+      datasets: {
+        book: { type: 'paired_dir', path: path.join(dir, 'book') },
+        lines: { type: 'jsonl', path: path.join(dir, 'lines.jsonl') },
+      },
+      infer: {
+        backend: 'openai',
+        conditions: ['rag'],
+        openai: { base_url: llm.url, model: 'fake-model', api_key_env: KEY_ENV, max_retries: 0, concurrency: 2 },
+      },
       temporal: {
         address: `127.0.0.1:${port}`,
         ui_port: uiPort,
@@ -157,7 +174,9 @@ describe('skipped inputs, end to end (real server, worker process, bad dataset f
     );
     const jsonl = lines.find((l) => l.startsWith('  lines — '));
     const file = path.join(dir, 'lines.jsonl'); // outside the cwd: printed as is
-    expect(jsonl, r.stderr).to.equal(`  lines — 1 unreadable / not UTF-8 (${file}:7), 1 empty gold text (${file}:8), 3 invalid line (${file}:3, :4, :5), 1 duplicate sample_id (${file}:6)`);
+    expect(jsonl, r.stderr).to.equal(
+      `  lines — 1 unreadable / not UTF-8 (${file}:7), 1 empty gold text (${file}:8), 3 invalid line (${file}:3, :4, :5), 1 duplicate sample_id (${file}:6)`,
+    );
     // The result carries the same counts; skipped.json has them for the report.
     const result = JSON.parse(r.stdout).result;
     expect(result.merged.skipped.book.emptyGt).to.deep.equal({ count: 2, examples: ['005.gt.txt', '006.gt.txt'] });
@@ -174,7 +193,7 @@ describe('skipped inputs, end to end (real server, worker process, bad dataset f
     expect(s.stdout).to.contain('  lines — 1 unreadable / not UTF-8');
   });
 
-  it('the worker logs each dataset\'s problems once (the plan, not every shard)', () => {
+  it("the worker logs each dataset's problems once (the plan, not every shard)", () => {
     const log = readFileSync(workerLog, 'utf8');
     expect(log.split('dataset book: 6 problem(s) counted and skipped').length - 1, log).to.equal(1);
     expect(log.split('dataset lines: 6 problem(s) counted and skipped').length - 1, log).to.equal(1);

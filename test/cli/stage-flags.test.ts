@@ -41,12 +41,26 @@ describe('cli stage flags', () => {
     run.action((_opts, cmd: Command) => {
       seen = cmd.optsWithGlobals<GlobalFlags & StageFlags>();
     });
-    await program.parseAsync(['run', '--corpus-path', '/tmp/c.jsonl', '--index-path', '/tmp/i.usearch', '--retry-failed', '--top-k', '4', '--no-error-analysis'], { from: 'user' });
-    expect(seen).to.include({ corpusPath: '/tmp/c.jsonl', indexPath: '/tmp/i.usearch', retryFailed: true, topK: '4', errorAnalysis: false });
+    await program.parseAsync(
+      ['run', '--corpus-path', '/tmp/c.jsonl', '--index-path', '/tmp/i.usearch', '--retry-failed', '--top-k', '4', '--no-error-analysis'],
+      { from: 'user' },
+    );
+    expect(seen).to.include({
+      corpusPath: '/tmp/c.jsonl',
+      indexPath: '/tmp/i.usearch',
+      retryFailed: true,
+      topK: '4',
+      errorAnalysis: false,
+    });
     const { config } = resolveConfig({}, seen!);
     expect(config.phase5.retrieval.top_k).to.equal(4);
     expect(config.phase5.analyze_errors).to.equal(false);
-    expect(runOptions(seen!, config)).to.deep.equal({ corpusPath: '/tmp/c.jsonl', indexPath: '/tmp/i.usearch', noErrorAnalysis: true, retryFailed: true });
+    expect(runOptions(seen!, config)).to.deep.equal({
+      corpusPath: '/tmp/c.jsonl',
+      indexPath: '/tmp/i.usearch',
+      noErrorAnalysis: true,
+      retryFailed: true,
+    });
   });
 
   it('run rejects a flag that cannot apply to a study', async () => {

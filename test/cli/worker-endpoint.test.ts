@@ -26,7 +26,6 @@ const KEY_NAME = 'PHASE5_ENDPOINT_TEST_BOX_KEY';
 const KEY = 'box-secret-key-7f3a';
 const LINES = ['line-a', 'line-b', 'line-c', 'line-d'];
 
-
 describe('phase5 worker --openai-base-url: a worker-local endpoint (real server, worker process)', function () {
   this.timeout(300000);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'worker-endpoint-'));
@@ -43,12 +42,20 @@ describe('phase5 worker --openai-base-url: a worker-local endpoint (real server,
     deadUrl = `http://127.0.0.1:${dead}/v1`; // the study's endpoint: nothing listens there
     const results = path.join(dir, 'results');
     mkdirSync(path.join(results, 'phase5'), { recursive: true });
-    writeFileSync(path.join(results, 'phase5', 'inference_input.jsonl'), LINES.map((id) => JSON.stringify(inferenceInputRecord(id))).join('\n') + '\n');
+    writeFileSync(
+      path.join(results, 'phase5', 'inference_input.jsonl'),
+      LINES.map((id) => JSON.stringify(inferenceInputRecord(id))).join('\n') + '\n',
+    );
     const raw = {
       run_name: 'endpoint',
       paths: { results_dir: results },
       // Without the override the stage would fail after the outage budget instead of hanging.
-      infer: { backend: 'openai', conditions: ['rag'], outage_budget: '30s', openai: { base_url: deadUrl, model: 'study-model', api_key_env: 'PHASE5_ENDPOINT_TEST_UNSET', max_retries: 0, timeout_s: 5 } },
+      infer: {
+        backend: 'openai',
+        conditions: ['rag'],
+        outage_budget: '30s',
+        openai: { base_url: deadUrl, model: 'study-model', api_key_env: 'PHASE5_ENDPOINT_TEST_UNSET', max_retries: 0, timeout_s: 5 },
+      },
       temporal: {
         address: `127.0.0.1:${port}`,
         ui_port: uiPort,
@@ -72,22 +79,47 @@ describe('phase5 worker --openai-base-url: a worker-local endpoint (real server,
   });
 
   it('rejects a base URL that is not http(s) with one line, exit 2, before connecting', () => {
-    const r = spawnSync(process.execPath, [PHASE5, '--config', configFile, 'worker', '--openai-base-url', 'localhost:8000/v1'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 60000 });
+    const r = spawnSync(process.execPath, [PHASE5, '--config', configFile, 'worker', '--openai-base-url', 'localhost:8000/v1'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 60000,
+    });
     expect(r.status).to.equal(2);
     expect(r.stderr.trim()).to.equal('phase5: --openai-base-url / PHASE5_OPENAI_BASE_URL: "localhost:8000/v1" is not an http(s) URL');
   });
 
   it('the worker sends every request to its own server with its model and key; the history holds neither', async () => {
     const { cpu, gpu } = config.temporal.queues;
-    worker = spawn(process.execPath, [PHASE5, '--config', configFile, 'worker', '--queues', `${cpu},${gpu}`, '--openai-base-url', box.url, '--openai-model', 'box-model', '--openai-api-key-env', KEY_NAME], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, PHASE5_LOG_LEVEL: 'warn', [KEY_NAME]: KEY },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    worker = spawn(
+      process.execPath,
+      [
+        PHASE5,
+        '--config',
+        configFile,
+        'worker',
+        '--queues',
+        `${cpu},${gpu}`,
+        '--openai-base-url',
+        box.url,
+        '--openai-model',
+        'box-model',
+        '--openai-api-key-env',
+        KEY_NAME,
+      ],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, PHASE5_LOG_LEVEL: 'warn', [KEY_NAME]: KEY },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     worker.stderr?.on('data', (d) => (workerErr += String(d)));
     const client = new Client({ connection: connection!, namespace: config.temporal.namespace });
     const input: StageInput = { run: 'endpoint', config, options: {}, force: false };
-    const handle = await client.workflow.start('inferWorkflow', { taskQueue: cpu, workflowId: `phase5-endpoint-infer-${Date.now()}`, args: [input] });
+    const handle = await client.workflow.start('inferWorkflow', {
+      taskQueue: cpu,
+      workflowId: `phase5-endpoint-infer-${Date.now()}`,
+      args: [input],
+    });
     const result = (await handle.result()) as { rag: { written: number; failed: number; model: string } };
 
     expect(result.rag).to.include({ written: LINES.length, failed: 0, model: 'box-model' });
@@ -96,7 +128,10 @@ describe('phase5 worker --openai-base-url: a worker-local endpoint (real server,
     expect(box.requests.filter((r) => r.method === 'GET').map((r) => r.url)).to.deep.equal(['/v1/models']);
     expect(completions.map((r) => r.body.model)).to.deep.equal(LINES.map(() => 'box-model'));
     expect(completions.every((r) => r.headers.authorization === `Bearer ${KEY}`)).to.equal(true);
-    const corrections = readFileSync(path.join(config.paths.results_dir, 'phase5', 'corrections.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const corrections = readFileSync(path.join(config.paths.results_dir, 'phase5', 'corrections.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(corrections.map((c) => [c.sample_id, c.model, c.error])).to.deep.equal(LINES.map((id) => [id, 'box-model', null]));
     expect(workerErr).to.contain(`worker: worker-local LLM endpoint: base_url ${box.url}, model box-model, key from $${KEY_NAME}`);
 

@@ -50,6 +50,11 @@ describe('cli: the worker’s endpoint gate', () => {
     const waiting = supplier.reserveSlot(ctx, ac.signal);
     const reason = new Error('Request Cancelled');
     ac.abort(reason);
-    expect(await waiting.then(() => 'permit', (e: unknown) => e)).to.equal(reason);
+    expect(
+      await waiting.then(
+        () => 'permit',
+        (e: unknown) => e,
+      ),
+    ).to.equal(reason);
   });
 });

@@ -43,9 +43,13 @@ describe('config/load', () => {
   it('arms statistics: 10,000 resamples and permutations, blocks of 25, missing lines an error; a bad page_pattern names its key', () => {
     const a = parseConfig({}, 'empty.yaml', { env: {} }).analysis;
     expect([a.bootstrap_iterations, a.permutations, a.block_lines, a.missing_lines]).to.deep.equal([10000, 10000, 25, 'error']);
-    expect(errorOf(() => parseConfig({ analysis: { missing_lines: 'drop' } }, 'x.yaml', { env: {} })).message).to.contain('analysis.missing_lines');
+    expect(errorOf(() => parseConfig({ analysis: { missing_lines: 'drop' } }, 'x.yaml', { env: {} })).message).to.contain(
+      'analysis.missing_lines',
+    );
     const bad = { datasets: { D: { type: 'jsonl', path: 'd.jsonl', page_pattern: 'p(' } } };
-    expect(errorOf(() => parseConfig(bad, 'x.yaml', { env: {} })).message).to.match(/datasets\.D\.page_pattern: not a valid regular expression/);
+    expect(errorOf(() => parseConfig(bad, 'x.yaml', { env: {} })).message).to.match(
+      /datasets\.D\.page_pattern: not a valid regular expression/,
+    );
   });
 
   it('rejects a fan-out window below 1', () => {
@@ -62,7 +66,7 @@ describe('config/load', () => {
     expect(older.infer).to.include({ max_failed_share: 0.01, outage_budget: '30m' });
   });
 
-    it('rejects a wrong type naming file, key path, expectation and value', () => {
+  it('rejects a wrong type naming file, key path, expectation and value', () => {
     const f = write('wrong-type.yaml', 'phase5:\n  retrieval:\n    top_k: "three"\n');
     const err = errorOf(() => loadConfig(f, { env: {} }));
     expect(err.message).to.contain(f);
@@ -86,7 +90,9 @@ describe('config/load', () => {
 
   it('rejects era fractions that do not sum to 1 and min > max length', () => {
     const err = errorOf(() =>
-      parseConfig({ phase5: { corpus: { min_char_len: 400, eras: [{ name: 'a', from: 0, to: 10, fraction: 0.5 }] } } }, 'x.yaml', { env: {} }),
+      parseConfig({ phase5: { corpus: { min_char_len: 400, eras: [{ name: 'a', from: 0, to: 10, fraction: 0.5 }] } } }, 'x.yaml', {
+        env: {},
+      }),
     );
     expect(err.problems.join('\n')).to.contain('fractions must sum to 1');
     expect(err.problems.join('\n')).to.contain('min_char_len');

@@ -9,7 +9,11 @@ import { MINILM, requireModel } from '../embed/models';
 import { FIXTURES } from '../helpers/shared-data';
 
 const GEN = path.join(FIXTURES, 'retrieval', 'generic');
-const read = (f: string) => readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const read = (f: string) =>
+  readFileSync(f, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 describe('corpora/buildGenericCorpus', function () {
   this.timeout(120_000);
@@ -19,7 +23,11 @@ describe('corpora/buildGenericCorpus', function () {
 
   it('folders of .txt/.md: chunks in the corpus.jsonl schema, headings recorded, other files ignored', async () => {
     const out = path.join(dir, 'corpus.jsonl');
-    const s = await buildGenericCorpus({ sources: [{ type: 'folder', path: path.join(GEN, 'notes') }], outPath: out, chunk: { size: 20, overlap: 5 } });
+    const s = await buildGenericCorpus({
+      sources: [{ type: 'folder', path: path.join(GEN, 'notes') }],
+      outPath: out,
+      chunk: { size: 20, overlap: 5 },
+    });
     const recs = read(out);
     expect(s.records).to.equal(recs.length);
     expect(Object.keys(recs[0]).slice(0, 5)).to.deep.equal(['text', 'source_uri', 'date', 'char_len', 'idx']);
@@ -65,9 +73,18 @@ describe('corpora/buildGenericCorpus', function () {
   it('chunks by the embedding tokenizer when given one', async function () {
     requireModel(this, MINILM);
     const out = path.join(dir, 'corpus.jsonl');
-    const s = await buildGenericCorpus({ sources: [{ type: 'folder', path: path.join(GEN, 'notes') }], outPath: out, chunk: { size: 24, overlap: 4 }, tokenizerFile: path.join(MINILM.dir, 'tokenizer.json') });
+    const s = await buildGenericCorpus({
+      sources: [{ type: 'folder', path: path.join(GEN, 'notes') }],
+      outPath: out,
+      chunk: { size: 24, overlap: 4 },
+      tokenizerFile: path.join(MINILM.dir, 'tokenizer.json'),
+    });
     expect(s.chunking.unit).to.equal('tokenizer');
-    const words = await buildGenericCorpus({ sources: [{ type: 'folder', path: path.join(GEN, 'notes') }], outPath: path.join(dir, 'w.jsonl'), chunk: { size: 24, overlap: 4 } });
+    const words = await buildGenericCorpus({
+      sources: [{ type: 'folder', path: path.join(GEN, 'notes') }],
+      outPath: path.join(dir, 'w.jsonl'),
+      chunk: { size: 24, overlap: 4 },
+    });
     // WordPiece splits Arabic words into several pieces: more chunks than counting words.
     expect(s.records).to.be.greaterThan(words.records);
   });
@@ -81,7 +98,10 @@ describe('corpora/buildGenericCorpus', function () {
     const b = await buildGenericCorpus({ sources: [{ type: 'folder', path: notes }], outPath: out, chunk: { size: 30, overlap: 5 } });
     expect(b.corpusSha256).to.equal(a.corpusSha256);
     const indexPath = path.join(dir, 'index.usearch');
-    const r = await RAGRetriever.open({ indexPath, corpusPath: out, embedding: { modelDir: MINILM.dir, threads: 1 } }, { loadIndex: false });
+    const r = await RAGRetriever.open(
+      { indexPath, corpusPath: out, embedding: { modelDir: MINILM.dir, threads: 1 } },
+      { loadIndex: false },
+    );
     try {
       const m1 = await r.buildIndex(out, indexPath, { showProgress: false });
       const m2 = await r.buildIndex(out, indexPath, { showProgress: false });

@@ -12,13 +12,19 @@ import { parseConfig } from '../../src/config/load';
 import { baseRaw, DEMO_OCR, MINILM_DIR, requireModel, runExport, stageInput, tmpDir, withLogs } from '../bad-input/helpers';
 
 const { buildCorpus, buildIndex, importCorrections, analyzeResults } = createActivities();
-const jsonl = <T>(file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+const jsonl = <T>(file: string) =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as T);
 
 describe('corpus source text_dir: build → export → analyze', function () {
   this.timeout(240000);
   const dir = tmpDir('text-dir');
   const books = path.join(dir, 'books');
-  const gold = jsonl<{ sample_id: string; gt_text: string }>(DEMO_OCR).map((r) => r.gt_text).filter((t) => /[\u0600-\u06FF]/.test(t));
+  const gold = jsonl<{ sample_id: string; gt_text: string }>(DEMO_OCR)
+    .map((r) => r.gt_text)
+    .filter((t) => /[\u0600-\u06FF]/.test(t));
   const raw = baseRaw(path.join(dir, 'results')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   raw.data = { openiti_root: path.join(dir, 'no-openiti-here') };
   raw.phase5.corpus = { source: { type: 'text_dir', path: books, chunk_size: 12, chunk_overlap: 3 } };
@@ -50,12 +56,31 @@ describe('corpus source text_dir: build → export → analyze', function () {
 
   it('exports with hits from the folder and analyzes an imported corrections file', async () => {
     await withLogs(() => runExport(input));
-    const records = jsonl<{ sample_id: string; dataset: string; prompt_type: string; prompt_version: string; ocr_text: string; gt_text: string; retrieval_sources: { source_uri: string }[] }>(path.join(phase5, 'inference_input.jsonl'));
+    const records = jsonl<{
+      sample_id: string;
+      dataset: string;
+      prompt_type: string;
+      prompt_version: string;
+      ocr_text: string;
+      gt_text: string;
+      retrieval_sources: { source_uri: string }[];
+    }>(path.join(phase5, 'inference_input.jsonl'));
     const withHits = records.filter((r) => r.retrieval_sources.length > 0);
     expect(withHits.length).to.be.greaterThan(5);
     expect(withHits.flatMap((r) => r.retrieval_sources.map((s) => s.source_uri)).every((u) => u.startsWith('books/'))).to.equal(true);
     const file = path.join(dir, 'corrections-in.jsonl');
-    const rows = records.map((r) => ({ sample_id: r.sample_id, dataset: r.dataset, prompt_type: r.prompt_type, prompt_version: r.prompt_version, model: 'test', ocr_text: r.ocr_text, gt_text: r.gt_text, corrected_text: r.gt_text, raw_output: r.gt_text, error: null }));
+    const rows = records.map((r) => ({
+      sample_id: r.sample_id,
+      dataset: r.dataset,
+      prompt_type: r.prompt_type,
+      prompt_version: r.prompt_version,
+      model: 'test',
+      ocr_text: r.ocr_text,
+      gt_text: r.gt_text,
+      corrected_text: r.gt_text,
+      raw_output: r.gt_text,
+      error: null,
+    }));
     writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
     await withLogs(() => importCorrections({ ...input, options: { importFile: file } }));
     const { result } = await withLogs(() => analyzeResults(input));
@@ -78,14 +103,29 @@ describe('corpus source jsonl: the build reads the named text and metadata field
   it('builds corpus.jsonl from the records, with source_uri from id_field and the metadata copied', async () => {
     const dir = tmpDir('jsonl-source');
     const file = path.join(dir, 'records.jsonl');
-    writeFileSync(file, [{ body: 'وقال بعض الحكماء إن الصبر حصن منيع', key: 'a1', era: 'early', year: 255 }, { body: 'وروى أهل العلم إن الوفاء نور', key: 'b2', era: 'late', year: 600 }].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    writeFileSync(
+      file,
+      [
+        { body: 'وقال بعض الحكماء إن الصبر حصن منيع', key: 'a1', era: 'early', year: 255 },
+        { body: 'وروى أهل العلم إن الوفاء نور', key: 'b2', era: 'late', year: 600 },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join('\n') + '\n',
+    );
     const raw = baseRaw(path.join(dir, 'results')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    raw.phase5.corpus = { source: { type: 'jsonl', path: file, text_field: 'body', id_field: 'key', date_field: 'year', metadata_fields: ['era'] } };
+    raw.phase5.corpus = {
+      source: { type: 'jsonl', path: file, text_field: 'body', id_field: 'key', date_field: 'year', metadata_fields: ['era'] },
+    };
     const input = stageInput(parseConfig(raw, 'jsonl test', { env: {} }));
     const { result } = await withLogs(() => buildCorpus(input));
     expect(result.sentences).to.equal(2);
-    const rows = jsonl<{ text: string; source_uri: string; date: number; era: string }>(path.join(dir, 'results', 'phase5', 'corpus.jsonl'));
-    expect(rows.map((r) => [r.source_uri, r.date, r.era])).to.deep.equal([['records.jsonl#a1', 255, 'early'], ['records.jsonl#b2', 600, 'late']]);
+    const rows = jsonl<{ text: string; source_uri: string; date: number; era: string }>(
+      path.join(dir, 'results', 'phase5', 'corpus.jsonl'),
+    );
+    expect(rows.map((r) => [r.source_uri, r.date, r.era])).to.deep.equal([
+      ['records.jsonl#a1', 255, 'early'],
+      ['records.jsonl#b2', 600, 'late'],
+    ]);
     expect(rows[0].text).to.equal('وقال بعض الحكماء إن الصبر حصن منيع');
   });
 });

@@ -67,7 +67,10 @@ describe('datasets: paired_dir', () => {
       () => expect.fail('should reject'),
       (e: Error) => expect(e.message).to.match(/unknown type "csv"/),
     );
-    await loadDatasets([{ key: 'A', type: 'jsonl', path: MIXED }, { key: 'A', type: 'jsonl', path: MIXED }]).then(
+    await loadDatasets([
+      { key: 'A', type: 'jsonl', path: MIXED },
+      { key: 'A', type: 'jsonl', path: MIXED },
+    ]).then(
       () => expect.fail('should reject'),
       (e: Error) => expect(e.message).to.match(/"A" is declared twice/),
     );

@@ -27,12 +27,22 @@ describe('datasets: over-long lines and empty datasets', () => {
     const { samples, problems } = await loadDataset({ key: 'B', type: 'paired_dir', path: book });
     expect(samples.map((s) => s.sample_id)).to.deep.equal(['B/b']);
     expect(problems.tooLong).to.equal(1);
-    expect(problems.examples.tooLong).to.deep.equal([`${path.join(book, 'a.png.rec.txt')}:2 (${TWO_MB.trim().length} chars > max_line_chars 20000)`]);
+    expect(problems.examples.tooLong).to.deep.equal([
+      `${path.join(book, 'a.png.rec.txt')}:2 (${TWO_MB.trim().length} chars > max_line_chars 20000)`,
+    ]);
   });
 
   it('jsonl: the limit is configurable; a line at the limit is kept', async () => {
     const file = path.join(dir, 'd.jsonl');
-    writeFileSync(file, [{ ocr_text: 'ا'.repeat(100), gt_text: 'ب' }, { ocr_text: 'ا'.repeat(101), gt_text: 'ب' }].map((r) => JSON.stringify(r)).join('\n') + '\n');
+    writeFileSync(
+      file,
+      [
+        { ocr_text: 'ا'.repeat(100), gt_text: 'ب' },
+        { ocr_text: 'ا'.repeat(101), gt_text: 'ب' },
+      ]
+        .map((r) => JSON.stringify(r))
+        .join('\n') + '\n',
+    );
     const { samples, problems } = await loadDataset({ key: 'J', type: 'jsonl', path: file }, { maxLineChars: 100 });
     expect(samples.map((s) => s.sample_id)).to.deep.equal(['J/1']);
     expect(problems.examples.tooLong).to.deep.equal([`${file}:2 (101 chars > max_line_chars 100)`]);

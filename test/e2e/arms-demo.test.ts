@@ -28,9 +28,21 @@ describe('configs/arms-demo.yaml', function () {
     const arms = armsFrom(config, {});
     expect(arms.map((a) => a.name)).to.include.members(['zero_shot', 'rag', 'rag_k1', 'hybrid', 'placebo']);
     expect(arms.every((a) => a.guard?.enabled)).to.equal(true);
-    expect(Object.fromEntries(arms.map((a) => [a.name, a.retrieval.mode]))).to.include({ zero_shot: 'none', rag: 'dense', rag_k1: 'dense', hybrid: 'hybrid', placebo: 'random' });
+    expect(Object.fromEntries(arms.map((a) => [a.name, a.retrieval.mode]))).to.include({
+      zero_shot: 'none',
+      rag: 'dense',
+      rag_k1: 'dense',
+      hybrid: 'hybrid',
+      placebo: 'random',
+    });
     // zero_shot reads rag's export: five exports for six arms.
-    expect(exportGroups(config, {})!.map((g) => g.arms)).to.deep.equal([['zero_shot', 'rag'], ['rag_k1'], ['hybrid'], ['placebo'], ['oracle']]);
+    expect(exportGroups(config, {})!.map((g) => g.arms)).to.deep.equal([
+      ['zero_shot', 'rag'],
+      ['rag_k1'],
+      ['hybrid'],
+      ['placebo'],
+      ['oracle'],
+    ]);
   });
 
   describe('runs end to end with the tiny local model (phase5 demo, own dev server)', () => {
@@ -49,10 +61,20 @@ describe('configs/arms-demo.yaml', function () {
       demo.paths = { results_dir: results };
       demo.phase5.corpus.max_sentences = 300;
       demo.analysis = { bootstrap_iterations: 50 };
-      demo.temporal = { ...demo.temporal, address: `127.0.0.1:${await freePort()}`, ui_port: await freePort(), db_file: path.join(dir, 'temporal.db'), queues: { cpu: 'arms-demo-cpu', gpu: 'arms-demo-gpu' } };
+      demo.temporal = {
+        ...demo.temporal,
+        address: `127.0.0.1:${await freePort()}`,
+        ui_port: await freePort(),
+        db_file: path.join(dir, 'temporal.db'),
+        queues: { cpu: 'arms-demo-cpu', gpu: 'arms-demo-gpu' },
+      };
       writeFileSync(configFile, YAML.stringify(demo));
       const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, 'demo', '--limit', '1'], {
-        cwd: REPO_ROOT, encoding: 'utf8', env: { ...process.env, CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'], timeout: 540000,
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, CI: 'true' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout: 540000,
       });
       out = `${r.stdout}\n${r.stderr}`;
       expect(r.status, out.slice(-3000)).to.equal(0);
@@ -68,7 +90,10 @@ describe('configs/arms-demo.yaml', function () {
       for (const arm of arms) {
         const d = path.join(results, 'arms', arm);
         expect(lstatSync(path.join(d, 'inference_input.jsonl')).isSymbolicLink(), arm).to.equal(true);
-        const recs = readFileSync(path.join(d, 'corrections.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+        const recs = readFileSync(path.join(d, 'corrections.jsonl'), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
         expect(recs, arm).to.have.length(3); // one line of each of the three datasets
         for (const r of recs) {
           if (r.error) continue;
@@ -81,7 +106,9 @@ describe('configs/arms-demo.yaml', function () {
 
     it('study/arms.json is valid, compares every arm with zero_shot, and the report has the Arms section', () => {
       const doc = JSON.parse(readFileSync(path.join(results, 'study', 'arms.json'), 'utf8'));
-      const validate = new Ajv({ strict: false }).compile(JSON.parse(readFileSync(path.join(REPO_ROOT, 'analysis', 'arms.schema.json'), 'utf8')));
+      const validate = new Ajv({ strict: false }).compile(
+        JSON.parse(readFileSync(path.join(REPO_ROOT, 'analysis', 'arms.schema.json'), 'utf8')),
+      );
       expect(validate(doc), JSON.stringify(validate.errors?.slice(0, 3))).to.equal(true);
       expect(doc.baseline).to.equal('zero_shot');
       expect(doc.arms.map((a: { name: string }) => a.name)).to.deep.equal(['hybrid', 'oracle', 'placebo', 'rag', 'rag_k1', 'zero_shot']);

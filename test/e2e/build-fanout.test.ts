@@ -35,7 +35,24 @@ const SENTENCES = 1920;
 const KILLS = 3;
 const SHARD = 128;
 const STEP = 16;
-const WORDS = ['قال', 'أبو', 'عثمان', 'الكتاب', 'العلم', 'زينة', 'الرجال', 'في', 'من', 'إلى', 'الشعر', 'البيان', 'الحيوان', 'كان', 'يقول', 'حدثنا'];
+const WORDS = [
+  'قال',
+  'أبو',
+  'عثمان',
+  'الكتاب',
+  'العلم',
+  'زينة',
+  'الرجال',
+  'في',
+  'من',
+  'إلى',
+  'الشعر',
+  'البيان',
+  'الحيوان',
+  'كان',
+  'يقول',
+  'حدثنا',
+];
 
 /** A generic JSONL corpus of distinct lines of varied length (so the length-sorted batches are really reordered). */
 function writeCorpusInput(file: string): void {
@@ -69,7 +86,11 @@ async function waitFor<T>(what: string, probe: () => Promise<T | null>, timeoutM
 /** Started embedIndexShard tasks from the history: the identity of the worker and the attempt of each. */
 async function shardStarts(handle: WorkflowHandle): Promise<{ identity: string; attempt: number }[]> {
   const events = (await handle.fetchHistory()).events ?? [];
-  const typeOf = new Map(events.filter((e) => e.activityTaskScheduledEventAttributes).map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes!.activityType?.name]));
+  const typeOf = new Map(
+    events
+      .filter((e) => e.activityTaskScheduledEventAttributes)
+      .map((e) => [String(e.eventId), e.activityTaskScheduledEventAttributes!.activityType?.name]),
+  );
   return events
     .map((e) => e.activityTaskStartedEventAttributes)
     .filter((a) => a && typeOf.get(String(a.scheduledEventId)) === 'embedIndexShard')
@@ -87,11 +108,24 @@ describe('build fan-out: a CPU worker SIGKILLed mid-embedding (real server, two 
   const logs: string[] = [];
 
   function startWorker(): ChildProcess {
-    const w = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, '--log-format', 'json', 'worker', '--queues', config.temporal.queues.cpu], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, PHASE5_LOG_LEVEL: 'info' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const w = spawn(
+      process.execPath,
+      [
+        path.join(REPO_ROOT, 'bin', 'phase5.js'),
+        '--config',
+        configFile,
+        '--log-format',
+        'json',
+        'worker',
+        '--queues',
+        config.temporal.queues.cpu,
+      ],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, PHASE5_LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     const i = logs.push('') - 1;
     w.stderr?.on('data', (d) => (logs[i] += String(d)));
     workers.push(w);
@@ -108,8 +142,14 @@ describe('build fan-out: a CPU worker SIGKILLed mid-embedding (real server, two 
     const raw = {
       run_name: 'fanout',
       paths: { results_dir: path.join(dir, 'results') },
-      phase5: { corpus: { source: { type: 'jsonl', path: path.join(dir, 'input.jsonl'), id_field: 'id' } }, index: { batch_size: STEP, embed_shard_size: SHARD } },
-      rag: { embedding_model: 'sentence-transformers/all-MiniLM-L6-v2', embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', max_length: 64, batch_size: 8, threads: 1 } },
+      phase5: {
+        corpus: { source: { type: 'jsonl', path: path.join(dir, 'input.jsonl'), id_field: 'id' } },
+        index: { batch_size: STEP, embed_shard_size: SHARD },
+      },
+      rag: {
+        embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
+        embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', max_length: 64, batch_size: 8, threads: 1 },
+      },
       temporal: {
         address: `127.0.0.1:${port}`,
         ui_port: uiPort,
@@ -141,7 +181,9 @@ describe('build fan-out: a CPU worker SIGKILLed mid-embedding (real server, two 
     for (const a of (await handle.describe()).raw.pendingActivities ?? []) {
       const pid = Number(a.lastWorkerIdentity?.split('@')[0]);
       if (a.activityType?.name !== 'embedIndexShard' || a.attempt !== 1 || !live.has(pid)) continue;
-      const beat = a.heartbeatDetails?.payloads?.[0] ? defaultPayloadConverter.fromPayload<HeartbeatProgress>(a.heartbeatDetails.payloads[0]) : null;
+      const beat = a.heartbeatDetails?.payloads?.[0]
+        ? defaultPayloadConverter.fromPayload<HeartbeatProgress>(a.heartbeatDetails.payloads[0])
+        : null;
       if (beat && beat.done >= STEP && beat.done <= SHARD - 2 * STEP) return { pid, done: beat.done };
     }
     return null;
@@ -150,13 +192,24 @@ describe('build fan-out: a CPU worker SIGKILLed mid-embedding (real server, two 
   it('completes after three kills, the shards spread over the workers, each killed shard resumed, and the index equals the clean build byte for byte', async () => {
     const client = new Client({ connection: connection!, namespace: config.temporal.namespace });
     const queue = config.temporal.queues.cpu;
-    const pollers = async () => (await client.workflowService.describeTaskQueue({ namespace: config.temporal.namespace, taskQueue: { name: queue }, taskQueueType: 2 })).pollers?.length ?? 0;
+    const pollers = async () =>
+      (
+        await client.workflowService.describeTaskQueue({
+          namespace: config.temporal.namespace,
+          taskQueue: { name: queue },
+          taskQueueType: 2,
+        })
+      ).pollers?.length ?? 0;
     startWorker();
     startWorker();
     await waitFor('two workers polling', async () => ((await pollers()) >= 2 ? true : null), 120000, 250);
 
     const indexPath = path.join(dir, 'run', 'index.usearch');
-    const handle = await client.workflow.start('buildWorkflow', { taskQueue: queue, workflowId: `phase5-fanout-build-${Date.now()}`, args: [input(indexPath)] });
+    const handle = await client.workflow.start('buildWorkflow', {
+      taskQueue: queue,
+      workflowId: `phase5-fanout-build-${Date.now()}`,
+      args: [input(indexPath)],
+    });
     // Each time: a worker inside a fresh shard with at least one durable step heartbeated is killed, a new one started.
     const doneAtKills: number[] = [];
     for (let k = 0; k < KILLS; k++) {

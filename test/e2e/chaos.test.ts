@@ -29,7 +29,9 @@ const normalized = (file: string) => readFileSync(file, 'utf8').replace(/"latenc
 function partLines(output: string): number {
   const dir = `${output}.parts`;
   if (!existsSync(dir)) return 0;
-  return readdirSync(dir).filter((f) => f.endsWith('.jsonl')).reduce((n, f) => n + readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean).length, 0);
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .reduce((n, f) => n + readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean).length, 0);
 }
 
 describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a worker without the key, in one run', function () {
@@ -46,13 +48,21 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
     const env: NodeJS.ProcessEnv = { ...process.env, PHASE5_LOG_LEVEL: 'error', PHASE5_OPENAI_BASE_URL: sim.url };
     if (withKey) env[KEY] = 'sim-key';
     else delete env[KEY];
-    const w = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, 'worker', '--queues', queues.join(',')], { cwd: REPO_ROOT, env, stdio: 'ignore' });
+    const w = spawn(
+      process.execPath,
+      [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, 'worker', '--queues', queues.join(',')],
+      { cwd: REPO_ROOT, env, stdio: 'ignore' },
+    );
     workers.push(w);
     return w;
   }
 
   async function pollers(): Promise<number> {
-    const res = await client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: config.temporal.queues.gpu }, taskQueueType: 2 });
+    const res = await client.workflowService.describeTaskQueue({
+      namespace: 'default',
+      taskQueue: { name: config.temporal.queues.gpu },
+      taskQueueType: 2,
+    });
     return res.pollers?.length ?? 0;
   }
 
@@ -66,15 +76,27 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
     const results = path.join(dir, name);
     mkdirSync(path.join(results, 'phase5'), { recursive: true });
     const rows = Array.from({ length: LINES }, (_, i) => ({
-      sample_id: `s${String(i).padStart(3, '0')}`, dataset: 'lines', ocr_text: `قال أبو عثمان ىـ ${i}`, gt_text: `قال أبو عثمان ي ${i}`,
-      prompt_type: 'rag', prompt_version: 'p5v1', retrieval_context: 'نصوص مرجعية صحيحة:\n1. قال أبو عثمان', retrieved_k: 1, retrieval_scores: [0.9], retrieval_sources: [],
+      sample_id: `s${String(i).padStart(3, '0')}`,
+      dataset: 'lines',
+      ocr_text: `قال أبو عثمان ىـ ${i}`,
+      gt_text: `قال أبو عثمان ي ${i}`,
+      prompt_type: 'rag',
+      prompt_version: 'p5v1',
+      retrieval_context: 'نصوص مرجعية صحيحة:\n1. قال أبو عثمان',
+      retrieved_k: 1,
+      retrieval_scores: [0.9],
+      retrieval_sources: [],
     }));
     writeFileSync(path.join(results, 'phase5', 'inference_input.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const stderr: string[] = [];
-    const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, '--results-dir', results, 'infer'], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, PHASE5_LOG_LEVEL: 'warn', CI: '1', [KEY]: 'sim-key' },
-    });
+    const child = spawn(
+      process.execPath,
+      [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, '--results-dir', results, 'infer'],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, PHASE5_LOG_LEVEL: 'warn', CI: '1', [KEY]: 'sim-key' },
+      },
+    );
     let buf = '';
     child.stderr.on('data', (d: Buffer) => {
       buf += d.toString();
@@ -109,7 +131,13 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
         concurrency: { cpu: 2, gpu: 2 },
         max_parallel_activities: 6,
         heartbeat_timeout: '4s',
-        stages: { infer: { queue: 'gpu', start_to_close: '10m', retry: { maximum_attempts: 0, initial_interval: '500ms', backoff_coefficient: 2, maximum_interval: '2s' } } },
+        stages: {
+          infer: {
+            queue: 'gpu',
+            start_to_close: '10m',
+            retry: { maximum_attempts: 0, initial_interval: '500ms', backoff_coefficient: 2, maximum_interval: '2s' },
+          },
+        },
       },
     };
     writeFileSync(configFile, YAML.stringify(raw));
@@ -153,12 +181,16 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
     await outage;
     const code = await chaos.done;
     const log = chaos.stderr.join('\n');
-    console.log(`    chaos run: ${((Date.now() - t0) / 1000).toFixed(0)} s after the first lines; CLI lines:\n${chaos.stderr.map((l) => `      ${l}`).join('\n')}`);
+    console.log(
+      `    chaos run: ${((Date.now() - t0) / 1000).toFixed(0)} s after the first lines; CLI lines:\n${chaos.stderr.map((l) => `      ${l}`).join('\n')}`,
+    );
     expect(code, log).to.equal(0);
     for (const [i, out] of chaos.outputs.entries()) expect(normalized(out), out).to.equal(normalized(clean.outputs[i]));
     expect(log, 'the killed worker').to.match(/retrying \(attempt \d+\): .*[Hh]eartbeat/);
     expect(log, 'the endpoint outage').to.match(/retrying \(attempt \d+\): .*not serving/);
-    expect(log, 'the worker without the key').to.match(new RegExp(`retrying \\(attempt \\d+\\): worker \\d+@\\S+: environment variable ${KEY} is not set`));
+    expect(log, 'the worker without the key').to.match(
+      new RegExp(`retrying \\(attempt \\d+\\): worker \\d+@\\S+: environment variable ${KEY} is not set`),
+    );
     expect(log, 'the server restart').to.match(/^Temporal does not answer — waiting for it/m);
   });
 });

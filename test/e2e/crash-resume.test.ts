@@ -20,16 +20,21 @@ import type { StageInput } from '../../workflows/types';
 
 const { buildCorpus, buildIndex, planExport, exportShard, mergeExport } = createActivities();
 
-
 function lineCount(file: string): number {
   if (!existsSync(file)) return 0;
-  return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).length;
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim()).length;
 }
 
 /** Lines the infer shards have written so far (`<output>.parts/*.jsonl`, before the merge). */
 function partLines(output: string): number {
   const dir = `${output}.parts`;
-  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.jsonl')).reduce((n, f) => n + lineCount(path.join(dir, f)), 0) : 0;
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.jsonl'))
+        .reduce((n, f) => n + lineCount(path.join(dir, f)), 0)
+    : 0;
 }
 
 async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 25): Promise<void> {
@@ -140,7 +145,11 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
     const w1 = startWorker();
     await waitFor('worker 1 to poll', async () => (await pollers(config.temporal.queues.cpu)) > 0, 60000, 200);
     const input = stageInput('crash-export', results, { limit: LIMIT });
-    const handle = await client.workflow.start('exportWorkflow', { taskQueue: config.temporal.queues.cpu, workflowId: `phase5-crash-export-${Date.now()}`, args: [input] });
+    const handle = await client.workflow.start('exportWorkflow', {
+      taskQueue: config.temporal.queues.cpu,
+      workflowId: `phase5-crash-export-${Date.now()}`,
+      args: [input],
+    });
     // Kill at a random point inside the shard (after at least one checkpoint, before the end).
     const killAt = 4 + Math.floor(Math.random() * Math.max(1, LIMIT / 2));
     await waitFor('export progress', () => lineCount(shardFile) >= Math.min(killAt, LIMIT - 1), 120000, 10);
@@ -154,7 +163,10 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
     expect(history).to.match(/"attempt":\s*[2-9]/); // the shard activity really was retried
 
     const out = path.join(results, 'phase5', 'inference_input.jsonl');
-    const ids = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l).sample_id as string);
+    const ids = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).sample_id as string);
     expect(ids).to.have.length(LIMIT);
     expect(new Set(ids).size).to.equal(LIMIT);
     const reference = await referenceExport(path.join(dir, 'case-export-ref'), { limit: LIMIT });
@@ -183,7 +195,10 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
     expect(partLines(corrections)).to.be.lessThan(n);
     startWorker();
     await handle.result();
-    const recs = readFileSync(corrections, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { sample_id: string; error: unknown; corrected_text: string });
+    const recs = readFileSync(corrections, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { sample_id: string; error: unknown; corrected_text: string });
     const wanted = inputLines.map((l) => JSON.parse(l).sample_id as string);
     expect(recs.map((r) => r.sample_id).sort()).to.deep.equal([...wanted].sort());
     expect(recs.every((r) => r.error === null)).to.equal(true);
@@ -196,7 +211,11 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
     if (!workers.some((w) => w.exitCode === null && w.signalCode === null)) startWorker();
     await waitFor('a worker', async () => (await pollers(config.temporal.queues.cpu)) > 0, 60000, 200);
     const workflowId = `phase5-crash-restart-${Date.now()}`;
-    await client.workflow.start('exportWorkflow', { taskQueue: config.temporal.queues.cpu, workflowId, args: [stageInput('crash-restart', results, { limit: LIMIT })] });
+    await client.workflow.start('exportWorkflow', {
+      taskQueue: config.temporal.queues.cpu,
+      workflowId,
+      args: [stageInput('crash-restart', results, { limit: LIMIT })],
+    });
     await waitFor('export progress', () => lineCount(shardFile) >= 4, 120000, 10);
     await connection.close();
     expect(await stopServer(config)).to.equal(true);
@@ -204,7 +223,10 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
     await connect();
     await client.workflow.getHandle(workflowId).result();
     const out = path.join(results, 'phase5', 'inference_input.jsonl');
-    const ids = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l).sample_id as string);
+    const ids = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l).sample_id as string);
     expect(new Set(ids).size).to.equal(LIMIT);
     expect(ids).to.have.length(LIMIT);
     copyFileSync(out, path.join(dir, 'restart-output.jsonl'));

@@ -51,13 +51,33 @@ const PINNED: Record<string, string> = {
 
 /** Files holding retrieval scores → sha256 of the canonical form at 24a8c47, and the scores' count and sum. */
 const PINNED_WITH_SCORES: Record<string, { sha256: string; scores: number; sum: number }> = {
-  'phase5/inference_input.jsonl': { sha256: '3ac5e8118ec68cc2a8f01c4c3a4b7263a6147460ff3196f351481e1ff12f9663', scores: 72, sum: 64.405531 },
+  'phase5/inference_input.jsonl': {
+    sha256: '3ac5e8118ec68cc2a8f01c4c3a4b7263a6147460ff3196f351481e1ff12f9663',
+    scores: 72,
+    sum: 64.405531,
+  },
   'phase5/metrics.json': { sha256: '0d36dc252cf0fd0be300aa8e2d415e9b277ad4798c28c0d9299b5879e21dd93e', scores: 2, sum: 1.797159 },
   'phase5/comparison.json': { sha256: '5d6d9a6823f718ce6026c24172bf6f53342a5e3d5ba08ed621a19404f7b61ba0', scores: 3, sum: 2.682101 },
-  'phase5/OCR_GS-IbnQutayba.Adab/comparison_vs_phase2.json': { sha256: '31eeb188624ddda43065e5b78a9db005d6f434f486db98c8d0c769efde6684bc', scores: 3, sum: 2.669878 },
-  'phase5/OCR_GS-IbnQutayba.Adab/retrieval_analysis.json': { sha256: '200b51304fd4e315d2b12cc4ff1ea78acf459365588a34959c618e77be17e4fa', scores: 10, sum: 8.917389 },
-  'phase5/OCR_GS-Jahiz.Hayawan/comparison_vs_phase2.json': { sha256: 'f5eb81dca976a153d03c926999464bb747bfedd16adaa4f23772372d3e389013', scores: 2, sum: 1.808255 },
-  'phase5/OCR_GS-Jahiz.Hayawan/retrieval_analysis.json': { sha256: 'e4ceba8c5077ca3cba8f7d492b3c8aff8616ec78f1f5f2a74a0efad5f9f490d6', scores: 10, sum: 9.036026 },
+  'phase5/OCR_GS-IbnQutayba.Adab/comparison_vs_phase2.json': {
+    sha256: '31eeb188624ddda43065e5b78a9db005d6f434f486db98c8d0c769efde6684bc',
+    scores: 3,
+    sum: 2.669878,
+  },
+  'phase5/OCR_GS-IbnQutayba.Adab/retrieval_analysis.json': {
+    sha256: '200b51304fd4e315d2b12cc4ff1ea78acf459365588a34959c618e77be17e4fa',
+    scores: 10,
+    sum: 8.917389,
+  },
+  'phase5/OCR_GS-Jahiz.Hayawan/comparison_vs_phase2.json': {
+    sha256: 'f5eb81dca976a153d03c926999464bb747bfedd16adaa4f23772372d3e389013',
+    scores: 2,
+    sum: 1.808255,
+  },
+  'phase5/OCR_GS-Jahiz.Hayawan/retrieval_analysis.json': {
+    sha256: 'e4ceba8c5077ca3cba8f7d492b3c8aff8616ec78f1f5f2a74a0efad5f9f490d6',
+    scores: 10,
+    sum: 9.036026,
+  },
 };
 
 const SCORE_KEY = /score/i;
@@ -76,7 +96,12 @@ function maskScores(value: unknown, key: string, scores: number[]): unknown {
 /** sha256 of a JSON or JSONL file's canonical form (scores masked, one document a line), and the scores. */
 function canonicalScores(file: string): { sha256: string; scores: number[] } {
   const text = readFileSync(file, 'utf8');
-  const docs = file.endsWith('.jsonl') ? text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as unknown) : [JSON.parse(text) as unknown];
+  const docs = file.endsWith('.jsonl')
+    ? text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as unknown)
+    : [JSON.parse(text) as unknown];
   const scores: number[] = [];
   const canon = docs.map((d) => JSON.stringify(maskScores(d, '', scores))).join('\n');
   return { sha256: createHash('sha256').update(canon).digest('hex'), scores };
@@ -84,7 +109,9 @@ function canonicalScores(file: string): { sha256: string; scores: number[] } {
 
 /** Every shard of an arm, dataset by dataset (as the infer workflow enumerates them). */
 function shardRefs(arm: ArmPlan): ShardRef[] {
-  return arm.plan.datasets.flatMap((d) => Array.from({ length: Math.ceil(d.lines / arm.shardSize) }, (_, index) => ({ dataset: d.dataset, index })));
+  return arm.plan.datasets.flatMap((d) =>
+    Array.from({ length: Math.ceil(d.lines / arm.shardSize) }, (_, index) => ({ dataset: d.dataset, index })),
+  );
 }
 
 /** The sharded infer of `phase5 run`: plan, every shard (newest first, so the merge must restore the order), merge. */
@@ -125,7 +152,10 @@ describe('default config (no study:): outputs byte-identical to before study arm
       const got = canonicalScores(path.join(dir, rel));
       expect(got.sha256, rel).to.equal(pin.sha256);
       expect(got.scores, rel).to.have.length(pin.scores);
-      expect(got.scores.reduce((a, b) => a + b, 0), rel).to.be.closeTo(pin.sum, 1e-4);
+      expect(
+        got.scores.reduce((a, b) => a + b, 0),
+        rel,
+      ).to.be.closeTo(pin.sum, 1e-4);
     });
   }
 

@@ -29,12 +29,20 @@ const WORKER_SLOTS = 2;
 const WORKER_IN_FLIGHT = WORKER_SLOTS * 2;
 
 function lineCount(file: string): number {
-  return existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).length : 0;
+  return existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim()).length
+    : 0;
 }
 
 function partLines(output: string): number {
   const dir = `${output}.parts`;
-  return existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.jsonl')).reduce((n, f) => n + lineCount(path.join(dir, f)), 0) : 0;
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.jsonl'))
+        .reduce((n, f) => n + lineCount(path.join(dir, f)), 0)
+    : 0;
 }
 
 /** The file with the one measured field zeroed. */
@@ -63,18 +71,26 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
 
   /** A GPU worker bound to `sim`; `log` collects its stderr lines (its warnings, as JSON) when given. */
   function startWorker(sim: SimLlmServer, log?: string[]): ChildProcess {
-    const w = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, 'worker', '--queues', config.temporal.queues.gpu], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, PHASE5_LOG_LEVEL: 'warn', PHASE5_OPENAI_BASE_URL: sim.url, OPENAI_API_KEY: 'sim-key' },
-      stdio: ['ignore', 'ignore', log ? 'pipe' : 'ignore'],
-    });
+    const w = spawn(
+      process.execPath,
+      [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, 'worker', '--queues', config.temporal.queues.gpu],
+      {
+        cwd: REPO_ROOT,
+        env: { ...process.env, PHASE5_LOG_LEVEL: 'warn', PHASE5_OPENAI_BASE_URL: sim.url, OPENAI_API_KEY: 'sim-key' },
+        stdio: ['ignore', 'ignore', log ? 'pipe' : 'ignore'],
+      },
+    );
     if (log) readline.createInterface({ input: w.stderr! }).on('line', (l) => log.push(l));
     workers.push(w);
     return w;
   }
 
   async function pollers(): Promise<number> {
-    const res = await client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: config.temporal.queues.gpu }, taskQueueType: 2 });
+    const res = await client.workflowService.describeTaskQueue({
+      namespace: 'default',
+      taskQueue: { name: config.temporal.queues.gpu },
+      taskQueueType: 2,
+    });
     return res.pollers?.length ?? 0;
   }
 
@@ -89,15 +105,25 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
   function results(name: string): { input: StageInput; outputs: string[] } {
     const res = path.join(dir, name);
     mkdirSync(path.join(res, 'phase5'), { recursive: true });
-    const rows = Array.from({ length: LINES }, (_, i) => ({ ...inferenceInputRecord(`s${String(i).padStart(4, '0')}`), ocr_text: `قال أبو عثمان ىـ ${i}` }));
+    const rows = Array.from({ length: LINES }, (_, i) => ({
+      ...inferenceInputRecord(`s${String(i).padStart(4, '0')}`),
+      ocr_text: `قال أبو عثمان ىـ ${i}`,
+    }));
     writeFileSync(path.join(res, 'phase5', 'inference_input.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const c = structuredClone(config);
     c.paths.results_dir = res;
-    return { input: { run: name, config: c, options: {}, force: false }, outputs: [path.join(res, 'phase5', 'corrections.jsonl'), path.join(res, 'phase2', 'corrections.jsonl')] };
+    return {
+      input: { run: name, config: c, options: {}, force: false },
+      outputs: [path.join(res, 'phase5', 'corrections.jsonl'), path.join(res, 'phase2', 'corrections.jsonl')],
+    };
   }
 
   function startInfer(name: string, input: StageInput) {
-    return client.workflow.start('inferWorkflow', { taskQueue: config.temporal.queues.gpu, workflowId: `scale-${name}-${Date.now()}`, args: [input] });
+    return client.workflow.start('inferWorkflow', {
+      taskQueue: config.temporal.queues.gpu,
+      workflowId: `scale-${name}-${Date.now()}`,
+      args: [input],
+    });
   }
 
   const served = () => sims.reduce((n, s) => n + s.served(), 0);
@@ -123,7 +149,13 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
         concurrency: { cpu: 1, gpu: WORKER_SLOTS },
         max_parallel_activities: 8,
         heartbeat_timeout: '4s',
-        stages: { infer: { queue: 'gpu', start_to_close: '10m', retry: { maximum_attempts: 0, initial_interval: '300ms', backoff_coefficient: 2, maximum_interval: '1s' } } },
+        stages: {
+          infer: {
+            queue: 'gpu',
+            start_to_close: '10m',
+            retry: { maximum_attempts: 0, initial_interval: '300ms', backoff_coefficient: 2, maximum_interval: '1s' },
+          },
+        },
       },
     };
     writeFileSync(configFile, YAML.stringify(raw));
@@ -149,10 +181,15 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
     const handle = await startInfer('clean', input);
     // `phase5 status` while it runs: every arm's done/total lines, a rate and the workers running its shards.
     let seen: ArmStatus[] = [];
-    await waitFor('a status with progress and workers on every arm', async () => {
-      seen = (await workflowStatus(client, handle.workflowId)).arms ?? [];
-      return seen.length === ARMS.length && seen.every((a) => a.done > 0 && a.workers.length > 0 && a.rate !== null);
-    }, 60000, 100);
+    await waitFor(
+      'a status with progress and workers on every arm',
+      async () => {
+        seen = (await workflowStatus(client, handle.workflowId)).arms ?? [];
+        return seen.length === ARMS.length && seen.every((a) => a.done > 0 && a.workers.length > 0 && a.rate !== null);
+      },
+      60000,
+      100,
+    );
     expect(seen.map((a) => a.arm).sort()).to.deep.equal(ARMS);
     for (const a of seen) {
       expect(a.total).to.equal(LINES);
@@ -184,18 +221,24 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
     await handle.result();
     outputs.forEach((o, i) => expect(normalized(o), o).to.equal(clean[i]));
     for (const o of outputs) {
-      const ids = readFileSync(o, 'utf8').trim().split('\n').map((l) => JSON.parse(l).sample_id as string);
+      const ids = readFileSync(o, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).sample_id as string);
       expect(ids).to.have.length(LINES);
       expect(new Set(ids).size).to.equal(LINES);
     }
     const extra = served() - before - total;
-    console.log(`      served ${served() - before} requests for ${total} lines (${extra} repeated after 3 kills; bound ${3 * WORKER_IN_FLIGHT})`);
+    console.log(
+      `      served ${served() - before} requests for ${total} lines (${extra} repeated after 3 kills; bound ${3 * WORKER_IN_FLIGHT})`,
+    );
     expect(extra).to.be.within(0, 3 * WORKER_IN_FLIGHT);
     await kill(a);
   });
 
   /** Worker log lines (pino JSON) whose message matches `re`. */
-  const logged = (log: string[], re: RegExp) => log.filter((l) => l.startsWith('{') && re.test((JSON.parse(l) as { msg?: string }).msg ?? ''));
+  const logged = (log: string[], re: RegExp) =>
+    log.filter((l) => l.startsWith('{') && re.test((JSON.parse(l) as { msg?: string }).msg ?? ''));
   const OUTAGE = /^infer (rag|zero_shot): LLM endpoint not serving/;
 
   it('a worker whose GPU box goes down fails at most its slots’ shards (clear, retryable), then pauses while the other finishes; it resumes when its box is back', async () => {
@@ -215,25 +258,40 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
     const started = [];
     for (const arm of ARMS) {
       const history = await client.workflow.getHandle(`${handle.workflowId}-${arm}`).fetchHistory();
-      for (const e of history.events ?? []) if (e.activityTaskStartedEventAttributes) started.push({ ...e.activityTaskStartedEventAttributes, at: Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6 });
+      for (const e of history.events ?? [])
+        if (e.activityTaskStartedEventAttributes)
+          started.push({
+            ...e.activityTaskStartedEventAttributes,
+            at: Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6,
+          });
     }
     const retried = started.filter((s) => (s.attempt ?? 1) >= 2 && s.lastFailure);
     expect(retried.length, 'a shard was retried').to.be.greaterThan(0);
     const message = retried[0].lastFailure?.message ?? '';
-    expect(message).to.match(/^infer (rag|zero_shot): LLM endpoint not serving \(connection: .*retrying \(outage for \d+s of infer\.outage_budget 5\.0m\)$/);
+    expect(message).to.match(
+      /^infer (rag|zero_shot): LLM endpoint not serving \(connection: .*retrying \(outage for \d+s of infer\.outage_budget 5\.0m\)$/,
+    );
     expect(message).to.not.contain('\n');
-    expect(retried.some((s) => s.identity?.startsWith(`${b.pid}@`)), 'worker B finished a shard worker A failed').to.equal(true);
+    expect(
+      retried.some((s) => s.identity?.startsWith(`${b.pid}@`)),
+      'worker B finished a shard worker A failed',
+    ).to.equal(true);
 
     // Worker A failed only the shards its slots held when its box went down, then paused: it took no task
     // (shard or merge) while B finished the run.
     const failedOnA = logged(logA, OUTAGE).length;
     const pauses = logged(logA, /is not serving — pausing /);
-    console.log(`      worker A failed ${failedOnA} shard attempt(s) after its box went down (its slots: ${WORKER_SLOTS}); paused ${pauses.length} time(s)`);
+    console.log(
+      `      worker A failed ${failedOnA} shard attempt(s) after its box went down (its slots: ${WORKER_SLOTS}); paused ${pauses.length} time(s)`,
+    );
     expect(failedOnA, 'shard attempts worker A failed').to.be.within(1, WORKER_SLOTS);
     expect(pauses).to.have.length(1);
     expect(pauses[0]).to.contain(`LLM endpoint ${sims[0].url} is not serving — pausing ${config.temporal.queues.gpu}`);
     const lateOnA = started.filter((s) => s.identity?.startsWith(`${a.pid}@`) && s.at >= stoppedAt + 1000);
-    expect(lateOnA.map((s) => s.attempt), 'tasks worker A completed after its box went down').to.deep.equal([]);
+    expect(
+      lateOnA.map((s) => s.attempt),
+      'tasks worker A completed after its box went down',
+    ).to.deep.equal([]);
 
     // Its box back, worker A's probe finds it (within the 15 s backoff cap) and A takes shards of the next run.
     await sims[0].start();
@@ -244,7 +302,9 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
     const again = results('endpoint-back');
     await (await startInfer('back', again.input)).result();
     again.outputs.forEach((o, i) => expect(normalized(o), o).to.equal(clean[i]));
-    console.log(`      worker A resumed ${(resumedAfter / 1000).toFixed(1)} s after its box came back and served ${sims[0].served() - servedByA} of ${LINES * ARMS.length} lines of the next run`);
+    console.log(
+      `      worker A resumed ${(resumedAfter / 1000).toFixed(1)} s after its box came back and served ${sims[0].served() - servedByA} of ${LINES * ARMS.length} lines of the next run`,
+    );
     expect(sims[0].served() - servedByA, 'worker A took shards again').to.be.greaterThan(0);
     expect(logged(logA, OUTAGE)).to.have.length(failedOnA);
     await Promise.all([kill(a), kill(b)]);

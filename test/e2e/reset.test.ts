@@ -85,7 +85,16 @@ describe('reset: temporal workflow reset re-runs analyze with byte-identical out
     expect(eventId, 'the parent started an analyze child').to.not.equal(undefined);
     for (const rel of firstOutputs.keys()) rmSync(path.join(phase5Dir(), rel));
 
-    temporalCli('workflow', 'reset', '--workflow-id', parent.workflowId, '--event-id', String(eventId), '--reason', 'reset test: redo analyze in the study');
+    temporalCli(
+      'workflow',
+      'reset',
+      '--workflow-id',
+      parent.workflowId,
+      '--event-id',
+      String(eventId),
+      '--reason',
+      'reset test: redo analyze in the study',
+    );
     const again = await client.workflow.getHandle(parent.workflowId).result();
     expect(again).to.have.keys('build', 'export', 'infer', 'analyze');
     const analyzeAfter = await client.workflow.getHandle(analyzeId()).describe();

@@ -56,8 +56,12 @@ describe('a failure only the workers have (real server, worker processes without
   }
 
   async function waitForPollers(n: number): Promise<void> {
-    for (const t = Date.now(); Date.now() - t < 180_000; ) {
-      const res = await client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: config.temporal.queues.gpu }, taskQueueType: 2 });
+    for (const t = Date.now(); Date.now() - t < 180_000;) {
+      const res = await client.workflowService.describeTaskQueue({
+        namespace: 'default',
+        taskQueue: { name: config.temporal.queues.gpu },
+        taskQueueType: 2,
+      });
       if ((res.pollers?.length ?? 0) >= n) return;
       await new Promise((r) => setTimeout(r, 300));
     }
@@ -69,16 +73,27 @@ describe('a failure only the workers have (real server, worker processes without
     const results = path.join(dir, name);
     mkdirSync(path.join(results, 'phase5'), { recursive: true });
     const rows = Array.from({ length: lines }, (_, i) => ({
-      sample_id: `s${i}`, dataset: 'lines', ocr_text: `قال أبو عثمان ىـ ${i}`, gt_text: `قال أبو عثمان ي ${i}`,
-      prompt_type: 'zero_shot', prompt_version: 'v1', retrieval_context: '', retrieved_k: 0, retrieval_scores: [],
+      sample_id: `s${i}`,
+      dataset: 'lines',
+      ocr_text: `قال أبو عثمان ىـ ${i}`,
+      gt_text: `قال أبو عثمان ي ${i}`,
+      prompt_type: 'zero_shot',
+      prompt_version: 'v1',
+      retrieval_context: '',
+      retrieved_k: 0,
+      retrieval_scores: [],
     }));
     writeFileSync(path.join(results, 'phase5', 'inference_input.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
     const t0 = Date.now();
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, '--results-dir', results, 'infer'], {
-        cwd: REPO_ROOT,
-        env: { ...process.env, PHASE5_LOG_LEVEL: 'warn', CI: '1', [KEY]: 'set-in-the-shell-only' },
-      });
+      const child = spawn(
+        process.execPath,
+        [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, '--results-dir', results, 'infer'],
+        {
+          cwd: REPO_ROOT,
+          env: { ...process.env, PHASE5_LOG_LEVEL: 'warn', CI: '1', [KEY]: 'set-in-the-shell-only' },
+        },
+      );
       let stderr = '';
       // Without the bound the run never ends: stop waiting well after the minute it must take at most.
       const stop = setTimeout(() => child.kill('SIGTERM'), 90_000);
@@ -96,14 +111,21 @@ describe('a failure only the workers have (real server, worker processes without
       run_name: 'worker-local',
       paths: { results_dir: path.join(dir, 'results') },
       datasets: { lines: { type: 'jsonl', path: path.join(dir, 'lines.jsonl') } },
-      infer: { backend: 'openai', conditions: ['zero_shot'], shard_size: 4, openai: { base_url: sim.url, model: 'sim', api_key_env: KEY, max_retries: 0 } },
+      infer: {
+        backend: 'openai',
+        conditions: ['zero_shot'],
+        shard_size: 4,
+        openai: { base_url: sim.url, model: 'sim', api_key_env: KEY, max_retries: 0 },
+      },
       temporal: {
         address: `127.0.0.1:${port}`,
         ui_port: uiPort,
         db_file: path.join(dir, 'temporal.db'),
         queues: { cpu: `wl-cpu-${port}`, gpu: `wl-gpu-${port}` },
         // The default retry policy but for a 5 s cap on the backoff, so the bound's attempts fit in the minute.
-        stages: { infer: { queue: 'gpu', start_to_close: '10m', retry: { maximum_attempts: 0, initial_interval: '5s', maximum_interval: '5s' } } },
+        stages: {
+          infer: { queue: 'gpu', start_to_close: '10m', retry: { maximum_attempts: 0, initial_interval: '5s', maximum_interval: '5s' } },
+        },
       },
     };
     writeFileSync(configFile, YAML.stringify(raw));
@@ -120,13 +142,21 @@ describe('a failure only the workers have (real server, worker processes without
     await sim?.close();
   });
 
-  const reason = new RegExp(`^phase5: infer \\(arm zero_shot\\) failed: worker \\d+@\\S+: environment variable ${KEY} is not set — set it in the worker's environment \\(every worker polling wl-gpu-\\d+ failed this way: .*\\)$`, 'm');
+  const reason = new RegExp(
+    `^phase5: infer \\(arm zero_shot\\) failed: worker \\d+@\\S+: environment variable ${KEY} is not set — set it in the worker's environment \\(every worker polling wl-gpu-\\d+ failed this way: .*\\)$`,
+    'm',
+  );
 
   it('one worker: exit 1 on the first attempt, the reason in one line', async () => {
     startWorker([config.temporal.queues.cpu, config.temporal.queues.gpu]);
     await waitForPollers(1);
     // The worker said so at start, before taking a task.
-    expect(firstWorkerStderr).to.match(new RegExp(`^worker: wl-gpu-\\d+ cannot run its tasks: API key \\(arm zero_shot\\): environment variable ${KEY} is not set — set it in the worker's environment$`, 'm'));
+    expect(firstWorkerStderr).to.match(
+      new RegExp(
+        `^worker: wl-gpu-\\d+ cannot run its tasks: API key \\(arm zero_shot\\): environment variable ${KEY} is not set — set it in the worker's environment$`,
+        'm',
+      ),
+    );
     const r = await infer('one');
     expect(r.code, r.stderr).to.equal(1);
     expect(r.stderr, r.stderr).to.match(reason);
@@ -142,7 +172,12 @@ describe('a failure only the workers have (real server, worker processes without
     expect(r.stderr, r.stderr).to.match(reason);
     const failed = reason.exec(r.stderr)![0];
     expect(failed.match(/\d+@/g), 'both workers named').to.have.length(3);
-    expect(r.stderr, 'the retry reached the progress line').to.match(new RegExp(`^infer 0/${LINES} lines · retrying \\(attempt \\d+\\): worker \\d+@\\S+: environment variable ${KEY} is not set — set it in the worker's environment$`, 'm'));
+    expect(r.stderr, 'the retry reached the progress line').to.match(
+      new RegExp(
+        `^infer 0/${LINES} lines · retrying \\(attempt \\d+\\): worker \\d+@\\S+: environment variable ${KEY} is not set — set it in the worker's environment$`,
+        'm',
+      ),
+    );
     expect(r.seconds, r.stderr).to.be.below(60);
   });
 
@@ -152,7 +187,9 @@ describe('a failure only the workers have (real server, worker processes without
     const before = sim.served();
     const r = await infer('three', 24);
     expect(r.code, r.stderr).to.equal(0);
-    const out = readFileSync(path.join(dir, 'three', 'phase2', 'corrections.jsonl'), 'utf8').split('\n').filter(Boolean);
+    const out = readFileSync(path.join(dir, 'three', 'phase2', 'corrections.jsonl'), 'utf8')
+      .split('\n')
+      .filter(Boolean);
     expect(out).to.have.length(24);
     expect(sim.served() - before, 'one request per line').to.equal(24);
   });

@@ -28,7 +28,9 @@ describe('embed/device: rag.embedding.device "cuda"', function () {
   it('without a usable GPU: the CPU sessions, the same vectors as device "cpu", and exactly one warning', async function () {
     requireModel(this, MINILM);
     if (cudaUnavailableReason() === null) {
-      console.log(`    (skipped: onnxruntime-node's CUDA libraries are installed in ${onnxBindingDir()}; this test is for machines without them)`);
+      console.log(
+        `    (skipped: onnxruntime-node's CUDA libraries are installed in ${onnxBindingDir()}; this test is for machines without them)`,
+      );
       this.skip();
     }
     const cpu = await Embedder.load({ modelDir: MINILM.dir, threads: 2, batchSize: 2 });

@@ -62,7 +62,10 @@ describe('embed/embedder', function () {
       });
 
       it('matches the Python reference (Rust tokenizers + onnxruntime + numpy pooling) within 1e-4', async function () {
-        const ref = JSON.parse(readFileSync(path.join(FIXTURES, 'embed', `reference-${m.name}.json`), 'utf8')) as { embeddings?: number[][]; passage_prefix: string };
+        const ref = JSON.parse(readFileSync(path.join(FIXTURES, 'embed', `reference-${m.name}.json`), 'utf8')) as {
+          embeddings?: number[][];
+          passage_prefix: string;
+        };
         if (!ref.embeddings) this.skip();
         const got = await emb.embedPassages(cases.slice(0, ref.embeddings!.length));
         ref.embeddings!.forEach((want, i) => expect(maxAbsDiff(row(got, emb.dims, i), want), `case ${i}`).to.be.below(1e-4));
@@ -195,7 +198,9 @@ describe('embed/embedder', function () {
     it('names the missing model file', async () => {
       const d = makeDir('no-model', { model: false });
       expect(await loadError({ modelDir: d })).to.equal(`model dir ${d} has no model.onnx or onnx/model.onnx`);
-      expect(await loadError({ modelDir: d, modelFile: 'model_int8.onnx' })).to.equal(`model dir ${d} has no model_int8.onnx (configured model file)`);
+      expect(await loadError({ modelDir: d, modelFile: 'model_int8.onnx' })).to.equal(
+        `model dir ${d} has no model_int8.onnx (configured model file)`,
+      );
     });
 
     it('says when model.onnx is a Git LFS pointer', async () => {

@@ -12,7 +12,11 @@ export interface TestModel {
 }
 
 export const MINILM: TestModel = { name: 'all-MiniLM-L6-v2', dir: path.join(REPO_ROOT, 'models', 'all-MiniLM-L6-v2'), prefixed: false };
-export const E5: TestModel = { name: 'multilingual-e5-small', dir: path.join(REPO_ROOT, 'models', 'multilingual-e5-small'), prefixed: true };
+export const E5: TestModel = {
+  name: 'multilingual-e5-small',
+  dir: path.join(REPO_ROOT, 'models', 'multilingual-e5-small'),
+  prefixed: true,
+};
 
 export function modelPresent(m: TestModel): boolean {
   return existsSync(path.join(m.dir, 'tokenizer.json')) && MODEL_FILE_CANDIDATES.some((c) => existsSync(path.join(m.dir, c)));

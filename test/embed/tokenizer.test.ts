@@ -32,7 +32,9 @@ describe('embed/tokenizer (tokenizers.js vs the Rust tokenizers reference)', () 
       });
 
       it('gives the same ids as the Rust tokenizer for every case (diacritics, tatweel, Persian letters, Latin, emoji, empty)', () => {
-        const mismatches = cases.map((c, i) => ({ i, c, got: tok.encode(c, ref.max_length), want: ref.ids[i] })).filter((r) => JSON.stringify(r.got) !== JSON.stringify(r.want));
+        const mismatches = cases
+          .map((c, i) => ({ i, c, got: tok.encode(c, ref.max_length), want: ref.ids[i] }))
+          .filter((r) => JSON.stringify(r.got) !== JSON.stringify(r.want));
         expect(mismatches.map((r) => `${r.i}: ${r.c.slice(0, 40)}`)).to.deep.equal([]);
       });
 

@@ -39,21 +39,30 @@ describe('eval/evalRetrieval on the OCR_GS golden set (small)', function () {
     });
     const g = s.golden;
     expect(g.lines).to.equal(100);
-    expect(g.books.map((b) => b.sources)).to.deep.equal([['0276IbnQutaybaDinawari.AdabKatib.Shamela0026349-ara1'], ['0292Yacqubi.Tarikh.JK001493-ara1']]);
+    expect(g.books.map((b) => b.sources)).to.deep.equal([
+      ['0276IbnQutaybaDinawari.AdabKatib.Shamela0026349-ara1'],
+      ['0292Yacqubi.Tarikh.JK001493-ara1'],
+    ]);
     // Most gold lines are found in their source (measured: ~88 % of all 1,840 lines).
     expect(g.evaluable).to.be.greaterThan(70);
     expect(Object.values(g.by_status).reduce((a, b) => a + b, 0)).to.equal(100);
     expect(s.queries).to.equal(50);
     expect(g.corpus.distractors).to.equal(0);
 
-    const golden = readFileSync(s.files.golden, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const golden = readFileSync(s.files.golden, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const ev = golden.filter((l) => l.status === 'evaluable');
     for (const l of ev) {
       expect(l.quality).to.be.at.least(0.85);
       expect(l.relevant.length).to.be.greaterThan(0);
     }
     expect(s.results.map((r) => r.config)).to.deep.equal(['dense', 'lexical', 'hybrid + rerank']);
-    const lines = readFileSync(s.files.lines, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(s.files.lines, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     for (const r of s.results) {
       const mine = lines.filter((l) => l.config === r.config);
       expect(mine).to.have.length(50);

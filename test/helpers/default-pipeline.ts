@@ -26,7 +26,11 @@ export function defaultConfig(resultsDir: string): Config {
       data: { openiti_root: OPENITI_ROOT },
       phase5: { corpus: { max_sentences: 300, seed: 42 }, export: { shard_size: 5, query_batch_size: 8, checkpoint_every: 3 } },
       datasets: {
-        'OCR_GS-IbnQutayba.Adab': { type: 'paired_dir', path: path.join(OCR_GS_ROOT, 'book_IbnQutayba.Adab'), source_pattern: '0276IbnQutaybaDinawari.AdabKatib*' },
+        'OCR_GS-IbnQutayba.Adab': {
+          type: 'paired_dir',
+          path: path.join(OCR_GS_ROOT, 'book_IbnQutayba.Adab'),
+          source_pattern: '0276IbnQutaybaDinawari.AdabKatib*',
+        },
         'OCR_GS-Jahiz.Hayawan': { type: 'paired_dir', path: path.join(OCR_GS_ROOT, 'book_Jahiz.Hayawan') },
       },
       analysis: { bootstrap_iterations: 200, bootstrap_seed: 7 },
@@ -45,10 +49,15 @@ export function promptHashBackend(inputFile: string): () => Promise<LlmBackend> 
     const gold = new Map<string, string>();
     for (const r of await readJsonlAll<InferenceInputRecord>(inputFile)) if (!gold.has(r.ocr_text)) gold.set(r.ocr_text, r.gt_text);
     return {
-      id: 'prompt-hash', model: 'prompt-hash', concurrency: 2,
+      id: 'prompt-hash',
+      model: 'prompt-hash',
+      concurrency: 2,
       async complete(messages) {
         const ocr = messages[messages.length - 1].content;
-        const h = createHash('sha256').update(messages.map((m) => m.content).join('\u0000')).digest()[0] % 4;
+        const h =
+          createHash('sha256')
+            .update(messages.map((m) => m.content).join('\u0000'))
+            .digest()[0] % 4;
         const text = [gold.get(ocr) ?? ocr, ocr, `Here is the corrected text:\n${ocr}`, `${ocr} ${ocr}`][h];
         return { text, promptTokens: ocr.length, completionTokens: text.length, latencyMs: 3, attempts: 1 };
       },

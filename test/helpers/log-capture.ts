@@ -45,7 +45,12 @@ export function captureLogs(opts: { stdio?: boolean; level?: pino.LevelWithSilen
   }
   return {
     text: () => chunks.join(''),
-    records: () => chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogRecord),
+    records: () =>
+      chunks
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as LogRecord),
     stdio: () => io.join(''),
     stop: () => {
       root[sym] = originalStream;

@@ -11,7 +11,9 @@ import { readOcrGsBook, writeStudy, type Pair } from '../analysis/helpers';
 /** Every OCR_GS book folder under `ocrGsRoot`: dataset key → its lines. */
 export function ocrGsDatasets(ocrGsRoot: string): Record<string, Pair[]> {
   const out: Record<string, Pair[]> = {};
-  for (const d of readdirSync(ocrGsRoot).filter((f) => f.startsWith('book_')).sort()) {
+  for (const d of readdirSync(ocrGsRoot)
+    .filter((f) => f.startsWith('book_'))
+    .sort()) {
     out[`OCR_GS_${d.replace(/^book_/, '')}`] = readOcrGsBook(path.join(ocrGsRoot, d));
   }
   return out;
@@ -33,7 +35,11 @@ function firstLines(datasets: Record<string, Pair[]>, limit: number): Record<str
  * Write `<root>/phase5` (rag + inference_input) and `<root>/phase2` (zero_shot) for every OCR_GS line, or for
  * the first `limit` of them (a quick bench run).
  */
-export function writeOcrGsStudy(root: string, ocrGsRoot: string, limit = Infinity): { phase5Dir: string; phase2Dir: string; lines: number } {
+export function writeOcrGsStudy(
+  root: string,
+  ocrGsRoot: string,
+  limit = Infinity,
+): { phase5Dir: string; phase2Dir: string; lines: number } {
   const datasets = firstLines(ocrGsDatasets(ocrGsRoot), limit);
   const dirs = writeStudy(root, {
     datasets,

@@ -14,7 +14,10 @@ export const OCR_GS_BOOKS = ['IbnAthir.Kamil', 'IbnFaqihHamadhani.Buldan', 'IbnQ
 export async function loadOcrGs(books: readonly string[] = OCR_GS_BOOKS): Promise<OcrSample[]> {
   const out: OcrSample[] = [];
   for (const book of [...books].sort()) {
-    const d = await loadDataset({ key: `OCR_GS-${book}`, type: 'paired_dir', path: path.join(OCR_GS_ROOT, `book_${book}`) }, { logProblems: false });
+    const d = await loadDataset(
+      { key: `OCR_GS-${book}`, type: 'paired_dir', path: path.join(OCR_GS_ROOT, `book_${book}`) },
+      { logProblems: false },
+    );
     out.push(...d.samples);
   }
   return out;
@@ -38,17 +41,38 @@ export function writeOcrGsArms(root: string, lines: OcrSample[], arms: ArmSpec[]
     mkdirSync(dir, { recursive: true });
     const prompt = a.prompt ?? 'rag';
     const mode = a.mode ?? (prompt === 'zero_shot' ? 'none' : 'dense');
-    writeFileSync(path.join(dir, 'arm.json'), JSON.stringify({
-      name: a.name, prompt, retrieval: { mode, top_k: a.top_k ?? (mode === 'none' ? 0 : 3), fingerprint: null }, upper_bound: mode === 'gold_query', model: 'test/none', guard: null,
-    }));
+    writeFileSync(
+      path.join(dir, 'arm.json'),
+      JSON.stringify({
+        name: a.name,
+        prompt,
+        retrieval: { mode, top_k: a.top_k ?? (mode === 'none' ? 0 : 3), fingerprint: null },
+        upper_bound: mode === 'gold_query',
+        model: 'test/none',
+        guard: null,
+      }),
+    );
     const recs: string[] = [];
     lines.forEach((s, i) => {
       const text = a.policy(s, i);
       if (text === null) return;
-      recs.push(JSON.stringify({
-        sample_id: s.sample_id, dataset: s.dataset, prompt_type: prompt, prompt_version: 'test', model: 'test/none', ocr_text: s.ocr_text, gt_text: s.gt_text,
-        corrected_text: text, raw_output: text, latency_ms: null, prompt_tokens: null, completion_tokens: null, error: null,
-      }));
+      recs.push(
+        JSON.stringify({
+          sample_id: s.sample_id,
+          dataset: s.dataset,
+          prompt_type: prompt,
+          prompt_version: 'test',
+          model: 'test/none',
+          ocr_text: s.ocr_text,
+          gt_text: s.gt_text,
+          corrected_text: text,
+          raw_output: text,
+          latency_ms: null,
+          prompt_tokens: null,
+          completion_tokens: null,
+          error: null,
+        }),
+      );
     });
     writeFileSync(path.join(dir, 'corrections.jsonl'), recs.join('\n') + '\n');
   }

@@ -6,7 +6,15 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
 
 export interface OfflinePage {
   browser: Browser;
@@ -21,7 +29,9 @@ export async function openOfflinePage(problems: string[], external: string[]): P
   }
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 90000 });
   const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
   await page.route('**/*', (route) => {
     const url = route.request().url();

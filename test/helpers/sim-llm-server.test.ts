@@ -44,7 +44,10 @@ describe('sim LLM server (a simulated GPU box)', function () {
     const round = async (n: number) => {
       const before = sim.answers().length;
       await Promise.all(Array.from({ length: n }, (_, i) => b.complete(buildPrompt('zero_shot', `سطر ${n} ${i}`).messages)));
-      return sim.answers().slice(before).map((a) => a.latencyMs);
+      return sim
+        .answers()
+        .slice(before)
+        .map((a) => a.latencyMs);
     };
     const atKnee = await round(4);
     expect(Math.max(...atKnee)).to.be.within(195, 400); // all four at once, each in about the base latency
@@ -57,7 +60,12 @@ describe('sim LLM server (a simulated GPU box)', function () {
     sim = await startSimLlmServer();
     const port = sim.port;
     await sim.stop();
-    const err = await backend(sim.url).complete(buildPrompt('zero_shot', 'نص').messages).then(() => null, (e: unknown) => e as { info?: { reason: string } });
+    const err = await backend(sim.url)
+      .complete(buildPrompt('zero_shot', 'نص').messages)
+      .then(
+        () => null,
+        (e: unknown) => e as { info?: { reason: string } },
+      );
     expect(err).to.not.equal(null);
     expect(String((err as Error).message)).to.match(/connection|ECONNREFUSED/i);
     await sim.start();

@@ -77,7 +77,8 @@ class Slots {
     this.peak = Math.max(this.peak, this.active);
     return () => {
       const next = this.waiting.shift();
-      if (next) next(); // the slot passes straight to the next request
+      if (next)
+        next(); // the slot passes straight to the next request
       else this.active--;
     };
   }
@@ -122,7 +123,8 @@ export async function startSimLlmServer(opts: SimLlmOptions = {}): Promise<SimLl
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     if (req.method === 'GET' && req.url === '/v1/models') return send(res, 200, { object: 'list', data: [{ id: 'sim', object: 'model' }] });
-    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return send(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions')
+      return send(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
     let body: ChatBody;
     try {
       body = JSON.parse(await readBody(req)) as ChatBody;
@@ -143,7 +145,15 @@ export async function startSimLlmServer(opts: SimLlmOptions = {}): Promise<SimLl
       answers.push({ atMs: at, latencyMs: at - arrived });
       served++;
       byText.set(ocr, (byText.get(ocr) ?? 0) + 1);
-      send(res, 200, completion(body.model ?? 'sim', answer, messages.reduce((n, m) => n + m.content.length, 0)));
+      send(
+        res,
+        200,
+        completion(
+          body.model ?? 'sim',
+          answer,
+          messages.reduce((n, m) => n + m.content.length, 0),
+        ),
+      );
     } finally {
       release();
     }
@@ -153,7 +163,9 @@ export async function startSimLlmServer(opts: SimLlmOptions = {}): Promise<SimLl
   let port = opts.port ?? 0;
   const start = async (): Promise<void> => {
     if (server) return;
-    const s = http.createServer((req, res) => void handle(req, res).catch((err: unknown) => send(res, 500, { error: { message: String(err) } })));
+    const s = http.createServer(
+      (req, res) => void handle(req, res).catch((err: unknown) => send(res, 500, { error: { message: String(err) } })),
+    );
     s.on('connection', (sock) => {
       sockets.add(sock);
       sock.on('close', () => sockets.delete(sock));

@@ -20,12 +20,18 @@ export function installTestRuntime(): void {
   runtimeReady = true;
 }
 
-export async function createLocalEnv(opts: { searchAttributes?: SearchAttributeKey<SearchAttributeType>[] } = {}): Promise<TestWorkflowEnvironment> {
+export async function createLocalEnv(
+  opts: { searchAttributes?: SearchAttributeKey<SearchAttributeType>[] } = {},
+): Promise<TestWorkflowEnvironment> {
   installTestRuntime();
   const cli = resolveTemporalCli();
   if (!existsSync(cli) && !cli.includes('/')) throw new Error('Temporal CLI missing: run npm run setup');
   return TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: cli }, extraArgs: ['--log-level', 'error'], searchAttributes: opts.searchAttributes },
+    server: {
+      executable: { type: 'existing-path', path: cli },
+      extraArgs: ['--log-level', 'error'],
+      searchAttributes: opts.searchAttributes,
+    },
   });
 }
 

@@ -6,7 +6,16 @@ import { expect } from 'chai';
 import { buildIndexFromVectors } from '../../src/index/build';
 import { IndexCorruptError, IndexMismatchError } from '../../src/index/errors';
 import { ExactSearcher } from '../../src/index/exact-search';
-import { checkManifest, corpusExpectation, indexFiles, indexStatus, indexTypeFrom, readManifest, resolveIndexParams, type IndexManifest } from '../../src/index/manifest';
+import {
+  checkManifest,
+  corpusExpectation,
+  indexFiles,
+  indexStatus,
+  indexTypeFrom,
+  readManifest,
+  resolveIndexParams,
+  type IndexManifest,
+} from '../../src/index/manifest';
 import { openVectorIndex } from '../../src/index/vector-index';
 import { readMatrixFile } from '../../src/index/vector-files';
 import { clusteredUnitVectors, fakeModel, writeSyntheticCorpus } from './synthetic';
@@ -19,11 +28,24 @@ describe('index/build + open (synthetic vectors)', function () {
   before(() => (tmp = mkdtempSync(path.join(os.tmpdir(), 'index-build-'))));
   after(() => rmSync(tmp, { recursive: true, force: true }));
 
-  async function build(name: string, vectors: Float32Array, index: Parameters<typeof buildIndexFromVectors>[0]['index'] = {}, keepVectors = false) {
+  async function build(
+    name: string,
+    vectors: Float32Array,
+    index: Parameters<typeof buildIndexFromVectors>[0]['index'] = {},
+    keepVectors = false,
+  ) {
     const dir = path.join(tmp, name);
     const { corpusPath, vectorsPath, n } = writeSyntheticCorpus(dir, vectors, dims);
     const indexPath = path.join(dir, 'index.usearch');
-    const manifest = await buildIndexFromVectors({ corpusPath, vectorsPath, indexPath, model: fakeModel(dims), index, keepVectors, progressMode: 'silent' });
+    const manifest = await buildIndexFromVectors({
+      corpusPath,
+      vectorsPath,
+      indexPath,
+      model: fakeModel(dims),
+      index,
+      keepVectors,
+      progressMode: 'silent',
+    });
     return { dir, corpusPath, vectorsPath, indexPath, manifest, n };
   }
 
@@ -37,7 +59,10 @@ describe('index/build + open (synthetic vectors)', function () {
       expect(f.manifest).to.equal(path.join(b.dir, 'index.manifest.json'));
       expect(f.sentences).to.equal(path.join(b.dir, 'index.usearch.sentences.jsonl'));
       for (const p of Object.values(f)) expect(existsSync(p), p).to.equal(true);
-      const lines = readFileSync(f.sentences, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const lines = readFileSync(f.sentences, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(lines).to.have.length(500);
       expect(lines[7]).to.deep.equal({ idx: 7, text: 'جملة رقم 7', source_uri: '0300Test.Book0.X-ara1', date: 283 });
       expect(existsSync(b.vectorsPath), 'partial vectors removed after the build').to.equal(false);
@@ -46,7 +71,14 @@ describe('index/build + open (synthetic vectors)', function () {
     it('records model, index and corpus in the manifest', () => {
       const m = readManifest(indexFiles(b.indexPath).manifest);
       expect(m.model).to.include({ id: 'synthetic', sha256: 'a'.repeat(64), dims, pooling: 'mean', normalize: true, passage_prefix: '' });
-      expect(m.index).to.include({ type: 'exact', metric: 'cos', storage: 'f32', file_format: 'f32-matrix', count: 500, connectivity: null });
+      expect(m.index).to.include({
+        type: 'exact',
+        metric: 'cos',
+        storage: 'f32',
+        file_format: 'f32-matrix',
+        count: 500,
+        connectivity: null,
+      });
       expect(m.index.file_bytes).to.equal(statSync(b.indexPath).size);
       expect(m.index.file_sha256).to.equal(sha(b.indexPath));
       expect(m.corpus).to.deep.equal({ path: b.corpusPath, sha256: sha(b.corpusPath), count: 500 });
@@ -84,7 +116,13 @@ describe('index/build + open (synthetic vectors)', function () {
       const { corpusPath, vectorsPath } = writeSyntheticCorpus(dir, vectors.subarray(0, 10 * dims), dims);
       truncateSync(vectorsPath, 9 * dims * 4);
       let err: Error | undefined;
-      await buildIndexFromVectors({ corpusPath, vectorsPath, indexPath: path.join(dir, 'index.usearch'), model: fakeModel(dims), progressMode: 'silent' }).catch((e: Error) => (err = e));
+      await buildIndexFromVectors({
+        corpusPath,
+        vectorsPath,
+        indexPath: path.join(dir, 'index.usearch'),
+        model: fakeModel(dims),
+        progressMode: 'silent',
+      }).catch((e: Error) => (err = e));
       expect(err?.message).to.match(/holds 9 rows of 32 floats but corpus .* has 10 records — finish \(resume\) the embedding first/);
     });
   });
@@ -111,8 +149,21 @@ describe('index/build + open (synthetic vectors)', function () {
 
     for (const storage of ['f32', 'f16', 'i8'] as const) {
       it(`${storage}: usearch file, recall@3 vs exact ≥ ${storage === 'i8' ? 0.9 : 0.97}, same results from view and load`, async () => {
-        const b = await build(`hnsw-${storage}`, vectors, { type: 'hnsw', storage, connectivity: 16, expansionAdd: 128, expansionSearch: 128 });
-        expect(b.manifest.index).to.include({ type: 'hnsw', storage, file_format: 'usearch', connectivity: 16, expansion_add: 128, count: n });
+        const b = await build(`hnsw-${storage}`, vectors, {
+          type: 'hnsw',
+          storage,
+          connectivity: 16,
+          expansionAdd: 128,
+          expansionSearch: 128,
+        });
+        expect(b.manifest.index).to.include({
+          type: 'hnsw',
+          storage,
+          file_format: 'usearch',
+          connectivity: 16,
+          expansion_add: 128,
+          count: n,
+        });
         const viewed = await openVectorIndex(b.indexPath, b.manifest, { view: true });
         const loaded = await openVectorIndex(b.indexPath, b.manifest, { view: false });
         const hv = await viewed.search(queries, 3);
@@ -149,7 +200,9 @@ describe('index/build + open (synthetic vectors)', function () {
       truncateSync(exact.indexPath, statSync(exact.indexPath).size - 100);
       const err = await openError(exact.indexPath, exact.manifest);
       expect(err).to.be.instanceOf(IndexCorruptError);
-      expect(err.message).to.match(/index file .*index\.usearch is unusable: \d+ bytes on disk, the manifest recorded \d+ \(truncated or replaced\?\) — rebuild with `phase5 build --force`/);
+      expect(err.message).to.match(
+        /index file .*index\.usearch is unusable: \d+ bytes on disk, the manifest recorded \d+ \(truncated or replaced\?\) — rebuild with `phase5 build --force`/,
+      );
     });
 
     it('reads a truncated matrix without a manifest as truncated too', () => {
@@ -199,7 +252,13 @@ describe('index/build + open (synthetic vectors)', function () {
     };
 
     it('accepts matching expectations, and a different search-time expansion', () => {
-      expect(mismatch({ model: fakeModel(dims), index: { type: 'hnsw', storage: 'f32', connectivity: 8, expansionAdd: 128, expansionSearch: 999 }, corpus: { sha256: m.corpus.sha256, count: 20 } })).to.equal(null);
+      expect(
+        mismatch({
+          model: fakeModel(dims),
+          index: { type: 'hnsw', storage: 'f32', connectivity: 8, expansionAdd: 128, expansionSearch: 999 },
+          corpus: { sha256: m.corpus.sha256, count: 20 },
+        }),
+      ).to.equal(null);
     });
 
     it('names the model hash that differs', () => {
@@ -209,14 +268,20 @@ describe('index/build + open (synthetic vectors)', function () {
     });
 
     it('names embedding settings, index parameters and the corpus', () => {
-      expect(mismatch({ model: fakeModel(64) })).to.match(/built with model\.dims=32, config says 64 — rebuild with `phase5 build --force`/);
-      expect(mismatch({ model: fakeModel(dims, { passagePrefix: 'passage: ' }) })).to.match(/model\.passage_prefix="", config says "passage: "/);
+      expect(mismatch({ model: fakeModel(64) })).to.match(
+        /built with model\.dims=32, config says 64 — rebuild with `phase5 build --force`/,
+      );
+      expect(mismatch({ model: fakeModel(dims, { passagePrefix: 'passage: ' }) })).to.match(
+        /model\.passage_prefix="", config says "passage: "/,
+      );
       expect(mismatch({ model: fakeModel(dims, { maxLength: 512 }) })).to.match(/model\.max_length=128, config says 512/);
       expect(mismatch({ model: fakeModel(dims, { pooling: 'cls' }) })).to.match(/model\.pooling="mean", config says "cls"/);
       expect(mismatch({ index: { type: 'exact' } })).to.match(/index\.type="hnsw", config says "exact"/);
       expect(mismatch({ index: { type: 'hnsw', connectivity: 16 } })).to.match(/index\.connectivity=8, config says 16/);
       expect(mismatch({ index: { type: 'hnsw', storage: 'i8' } })).to.match(/index\.storage="f32", config says "i8"/);
-      expect(mismatch({ corpus: { sha256: 'c'.repeat(64) } })).to.match(/corpus\.sha256=[0-9a-f]{12}…, config says cccccccccccc… — rebuild/);
+      expect(mismatch({ corpus: { sha256: 'c'.repeat(64) } })).to.match(
+        /corpus\.sha256=[0-9a-f]{12}…, config says cccccccccccc… — rebuild/,
+      );
       expect(mismatch({ corpus: { sha256: m.corpus.sha256, count: 21 } })).to.match(/corpus\.count=20, config says 21/);
     });
 
@@ -239,7 +304,10 @@ describe('index/build + open (synthetic vectors)', function () {
     it('reports missing, ok and stale with the reason', async () => {
       const b = await build('status', clusteredUnitVectors(30, dims, 6));
       const corpus = await corpusExpectation(b.corpusPath);
-      expect(indexStatus(path.join(tmp, 'none', 'index.usearch'), {})).to.deep.equal({ status: 'missing', reason: `no index at ${path.join(tmp, 'none', 'index.usearch')}` });
+      expect(indexStatus(path.join(tmp, 'none', 'index.usearch'), {})).to.deep.equal({
+        status: 'missing',
+        reason: `no index at ${path.join(tmp, 'none', 'index.usearch')}`,
+      });
       expect(indexStatus(b.indexPath, { model: fakeModel(dims), index: { type: 'FlatIP' }, corpus }).status).to.equal('ok');
       const stale = indexStatus(b.indexPath, { model: fakeModel(dims, { maxLength: 512 }), corpus });
       expect(stale.status).to.equal('stale');

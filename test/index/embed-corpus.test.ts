@@ -26,7 +26,14 @@ describe('index/build: resumable corpus embedding (MiniLM)', function () {
     corpusPath = writeCorpus(path.join(tmp, 'corpus.jsonl'), texts);
     const vectorsPath = path.join(tmp, 'full.f32.partial');
     const reports: BatchReport[] = [];
-    const res = await embedCorpusToVectors({ corpusPath, vectorsPath, embedder: emb, chunkRows: 16, onBatch: (r) => void reports.push(r), progressMode: 'silent' });
+    const res = await embedCorpusToVectors({
+      corpusPath,
+      vectorsPath,
+      embedder: emb,
+      chunkRows: 16,
+      onBatch: (r) => void reports.push(r),
+      progressMode: 'silent',
+    });
     expect(res).to.include({ rows: 80, totalRows: 80, dims: 384, resumedFrom: 0 });
     expect(reports.map((r) => r.rowsEmbedded)).to.deep.equal([16, 32, 48, 64, 80]);
     expect(reports.every((r) => r.totalRows === 80)).to.equal(true);
@@ -40,7 +47,10 @@ describe('index/build: resumable corpus embedding (MiniLM)', function () {
   it('appends raw float32 rows in corpus order (row i = embedding of sentence i)', async () => {
     expect(full.length).to.equal(80 * 384);
     const direct = await emb.embedPassages([texts[3], texts[77]]);
-    for (const [k, i] of [[0, 3], [1, 77]]) {
+    for (const [k, i] of [
+      [0, 3],
+      [1, 77],
+    ]) {
       for (let j = 0; j < 384; j++) expect(full[i * 384 + j]).to.be.closeTo(direct[k * 384 + j], 1e-5);
     }
   });
@@ -50,15 +60,30 @@ describe('index/build: resumable corpus embedding (MiniLM)', function () {
     const ac = new AbortController();
     let err: Error | undefined;
     await embedCorpusToVectors({
-      corpusPath, vectorsPath, embedder: emb, chunkRows: 16, progressMode: 'silent', signal: ac.signal,
-      onBatch: (r) => { if (r.rowsEmbedded >= 32) ac.abort(); },
+      corpusPath,
+      vectorsPath,
+      embedder: emb,
+      chunkRows: 16,
+      progressMode: 'silent',
+      signal: ac.signal,
+      onBatch: (r) => {
+        if (r.rowsEmbedded >= 32) ac.abort();
+      },
     }).catch((e: Error) => (err = e));
     expect(err?.name).to.equal('AbortError');
     expect(statSync(vectorsPath).size).to.equal(32 * 384 * 4);
     appendFileSync(vectorsPath, Buffer.alloc(700, 1)); // a crash in the middle of writing row 33
 
     const reports: number[] = [];
-    const res = await embedCorpusToVectors({ corpusPath, vectorsPath, embedder: emb, chunkRows: 16, startRow: 32, progressMode: 'silent', onBatch: (r) => void reports.push(r.rowsEmbedded) });
+    const res = await embedCorpusToVectors({
+      corpusPath,
+      vectorsPath,
+      embedder: emb,
+      chunkRows: 16,
+      startRow: 32,
+      progressMode: 'silent',
+      onBatch: (r) => void reports.push(r.rowsEmbedded),
+    });
     expect(res).to.include({ rows: 80, resumedFrom: 32 });
     expect(reports).to.deep.equal([48, 64, 80]);
     const got = readVectors(vectorsPath);
@@ -71,7 +96,17 @@ describe('index/build: resumable corpus embedding (MiniLM)', function () {
   it('trusts the file over a stale startRow', async () => {
     const vectorsPath = path.join(tmp, 'stale.f32.partial');
     const ac = new AbortController();
-    await embedCorpusToVectors({ corpusPath, vectorsPath, embedder: emb, chunkRows: 16, progressMode: 'silent', signal: ac.signal, onBatch: (r) => { if (r.rowsEmbedded >= 48) ac.abort(); } }).catch(() => undefined);
+    await embedCorpusToVectors({
+      corpusPath,
+      vectorsPath,
+      embedder: emb,
+      chunkRows: 16,
+      progressMode: 'silent',
+      signal: ac.signal,
+      onBatch: (r) => {
+        if (r.rowsEmbedded >= 48) ac.abort();
+      },
+    }).catch(() => undefined);
     const res = await embedCorpusToVectors({ corpusPath, vectorsPath, embedder: emb, chunkRows: 16, startRow: 16, progressMode: 'silent' });
     expect(res.resumedFrom).to.equal(48);
   });
@@ -79,12 +114,22 @@ describe('index/build: resumable corpus embedding (MiniLM)', function () {
   it('does not resume vectors made by another model setting or from another corpus', async () => {
     const vectorsPath = path.join(tmp, 'other.f32.partial');
     const ac = new AbortController();
-    await embedCorpusToVectors({ corpusPath, vectorsPath, embedder: emb, chunkRows: 16, progressMode: 'silent', signal: ac.signal, onBatch: () => ac.abort() }).catch(() => undefined);
+    await embedCorpusToVectors({
+      corpusPath,
+      vectorsPath,
+      embedder: emb,
+      chunkRows: 16,
+      progressMode: 'silent',
+      signal: ac.signal,
+      onBatch: () => ac.abort(),
+    }).catch(() => undefined);
     const prefixed = await Embedder.load({ modelDir: MINILM.dir, threads: 2, passagePrefix: 'passage: ' });
     try {
       let err: Error | undefined;
       await embedCorpusToVectors({ corpusPath, vectorsPath, embedder: prefixed, progressMode: 'silent' }).catch((e: Error) => (err = e));
-      expect(err?.message).to.match(/partial vectors .*other\.f32\.partial cannot be resumed: it was embedded with another model or settings .* — delete it or rebuild with `phase5 build --force`/);
+      expect(err?.message).to.match(
+        /partial vectors .*other\.f32\.partial cannot be resumed: it was embedded with another model or settings .* — delete it or rebuild with `phase5 build --force`/,
+      );
     } finally {
       await prefixed.dispose();
     }
@@ -110,9 +155,14 @@ describe('index/build: resumable corpus embedding (MiniLM)', function () {
 
   it('names file, line and field for a corpus record with a wrong idx', async () => {
     const bad = path.join(tmp, 'bad.jsonl');
-    writeFileSync(bad, [0, 1, 3].map((idx) => JSON.stringify({ text: texts[idx], source_uri: 'x', date: 1, char_len: 5, idx })).join('\n') + '\n');
+    writeFileSync(
+      bad,
+      [0, 1, 3].map((idx) => JSON.stringify({ text: texts[idx], source_uri: 'x', date: 1, char_len: 5, idx })).join('\n') + '\n',
+    );
     let err: Error | undefined;
-    await embedCorpusToVectors({ corpusPath: bad, vectorsPath: path.join(tmp, 'bad.f32'), embedder: emb, progressMode: 'silent' }).catch((e: Error) => (err = e));
+    await embedCorpusToVectors({ corpusPath: bad, vectorsPath: path.join(tmp, 'bad.f32'), embedder: emb, progressMode: 'silent' }).catch(
+      (e: Error) => (err = e),
+    );
     expect(err?.message).to.equal(`${bad}:3: field "idx" is 3 but this is record 2; idx must count 0, 1, 2, … in file order`);
   });
 });

@@ -84,7 +84,11 @@ describe('index/retriever', function () {
     });
 
     it('returns [] instead when configured for graceful degradation', async () => {
-      const r = await RAGRetriever.open({ indexPath: path.join(tmp, 'index.usearch'), embedding: { modelDir: MINILM.dir, threads: 1 }, whenDisabled: 'empty' });
+      const r = await RAGRetriever.open({
+        indexPath: path.join(tmp, 'index.usearch'),
+        embedding: { modelDir: MINILM.dir, threads: 1 },
+        whenDisabled: 'empty',
+      });
       expect(await r.retrieve('قال أبو عثمان')).to.deep.equal([]);
       await r.close();
     });
@@ -134,7 +138,14 @@ describe('index/retriever', function () {
     it('returns top-k (default from config) sorted by score, with ranks, idx, source and date', async () => {
       const res = await r.retrieve(texts[10]);
       expect(res).to.have.length(3);
-      expect(res[0]).to.deep.equal({ text: texts[10], source_uri: '0300Gen.Book1.Gen-ara1', score: res[0].score, rank: 1, idx: 10, date: 290 });
+      expect(res[0]).to.deep.equal({
+        text: texts[10],
+        source_uri: '0300Gen.Book1.Gen-ara1',
+        score: res[0].score,
+        rank: 1,
+        idx: 10,
+        date: 290,
+      });
       expect(res[0].score).to.be.closeTo(1, 1e-4);
       expect(res.map((c) => c.rank)).to.deep.equal([1, 2, 3]);
     });
@@ -193,9 +204,15 @@ describe('index/retriever', function () {
       const other = writeCorpus(path.join(tmp, 'other', 'corpus.jsonl'), texts.slice(0, 59));
       const err = await openError({ indexPath, corpusPath: other, embedding: emb });
       expect(err).to.be.instanceOf(IndexMismatchError);
-      expect(err.message).to.match(/^index at .*index\.usearch was built with corpus\.sha256=[0-9a-f]{12}…, config says [0-9a-f]{12}… — rebuild with `phase5 build --force`$/);
-      expect((await openError({ indexPath, embedding: { modelDir: MINILM.dir, maxLength: 64, threads: 1 } })).message).to.match(/built with model\.max_length=256, config says 64/);
-      expect((await openError({ indexPath, embedding: emb, index: { type: 'hnsw' } })).message).to.match(/built with index\.type="exact", config says "hnsw"/);
+      expect(err.message).to.match(
+        /^index at .*index\.usearch was built with corpus\.sha256=[0-9a-f]{12}…, config says [0-9a-f]{12}… — rebuild with `phase5 build --force`$/,
+      );
+      expect((await openError({ indexPath, embedding: { modelDir: MINILM.dir, maxLength: 64, threads: 1 } })).message).to.match(
+        /built with model\.max_length=256, config says 64/,
+      );
+      expect((await openError({ indexPath, embedding: emb, index: { type: 'hnsw' } })).message).to.match(
+        /built with index\.type="exact", config says "hnsw"/,
+      );
     });
 
     it('refuses an index whose sentence list is truncated', async () => {
@@ -235,7 +252,11 @@ describe('index/retriever', function () {
           }
           tmp = mkdtempSync(path.join(os.tmpdir(), 'retr-openiti-'));
           const corpusPath = writeCorpus(path.join(tmp, 'corpus.jsonl'), sentences);
-          r = await RAGRetriever.open({ indexPath: path.join(tmp, 'index.usearch'), corpusPath, embedding: { modelDir: m.dir, threads: 2, batchSize: 32 } });
+          r = await RAGRetriever.open({
+            indexPath: path.join(tmp, 'index.usearch'),
+            corpusPath,
+            embedding: { modelDir: m.dir, threads: 2, batchSize: 32 },
+          });
           await r.buildIndex(corpusPath, undefined, { showProgress: false });
         });
         after(async () => {
@@ -245,7 +266,10 @@ describe('index/retriever', function () {
 
         it('the passage embedding of a sentence is the top-1 for its query embedding (100 sentences)', async () => {
           const idx = Array.from({ length: 100 }, (_, i) => i * 3);
-          const res = await r.retrieveMany(idx.map((i) => sentences[i]), 1);
+          const res = await r.retrieveMany(
+            idx.map((i) => sentences[i]),
+            1,
+          );
           const misses = idx.filter((i, j) => res[j][0]?.idx !== i);
           expect(misses, `sentences not found as their own top-1`).to.deep.equal([]);
         });

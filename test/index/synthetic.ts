@@ -43,12 +43,19 @@ export function bruteForceTopK(data: Float32Array, dims: number, q: Float32Array
 }
 
 /** Write corpus.jsonl (n synthetic sentences) and the matching headerless float32 vectors file. */
-export function writeSyntheticCorpus(dir: string, vectors: Float32Array, dims: number): { corpusPath: string; vectorsPath: string; n: number } {
+export function writeSyntheticCorpus(
+  dir: string,
+  vectors: Float32Array,
+  dims: number,
+): { corpusPath: string; vectorsPath: string; n: number } {
   mkdirSync(dir, { recursive: true });
   const n = vectors.length / dims;
   const corpusPath = path.join(dir, 'corpus.jsonl');
   const lines: string[] = [];
-  for (let i = 0; i < n; i++) lines.push(JSON.stringify({ text: `جملة رقم ${i}`, source_uri: `0300Test.Book${i % 7}.X-ara1`, date: 276 + (i % 25), char_len: 10, idx: i }));
+  for (let i = 0; i < n; i++)
+    lines.push(
+      JSON.stringify({ text: `جملة رقم ${i}`, source_uri: `0300Test.Book${i % 7}.X-ara1`, date: 276 + (i % 25), char_len: 10, idx: i }),
+    );
   writeFileSync(corpusPath, lines.join('\n') + '\n');
   const vectorsPath = path.join(dir, 'index.vectors.f32.partial');
   writeFileSync(vectorsPath, Buffer.from(vectors.buffer, vectors.byteOffset, vectors.byteLength));
@@ -74,9 +81,28 @@ export function fakeModel(dims: number, over: Partial<EmbedderIdentity> = {}): E
 // Word lists for generated Arabic sentences (our own text, so no corpus data is copied into the repo).
 const SUBJECTS = ['الشيخ', 'الفقيه', 'الشاعر', 'الأمير', 'القاضي', 'التاجر', 'الطبيب', 'المؤرخ', 'الكاتب', 'الراوي', 'المعلم', 'الوزير'];
 const VERBS = ['قال', 'ذكر', 'روى', 'كتب', 'حدث', 'أخبر', 'زعم', 'أنشد'];
-const OBJECTS = ['أن العلم نور', 'أن الصبر مفتاح الفرج', 'أن المطر نزل على البادية', 'أن القافلة وصلت إلى البصرة', 'أن الكتاب ضاع في الطريق',
-  'أن النهر فاض في الربيع', 'أن الخليفة خرج إلى الصيد', 'أن السوق امتلأ بالناس', 'أن الفرس سبقت الخيل', 'أن الليل طال على المسافرين'];
-const TAILS = ['في أول الزمان', 'عند صلاة العصر', 'بعد رحيل القوم', 'في أيام الشتاء', 'قبل طلوع الفجر', 'على باب المدينة', 'من غير شك', 'والله أعلم'];
+const OBJECTS = [
+  'أن العلم نور',
+  'أن الصبر مفتاح الفرج',
+  'أن المطر نزل على البادية',
+  'أن القافلة وصلت إلى البصرة',
+  'أن الكتاب ضاع في الطريق',
+  'أن النهر فاض في الربيع',
+  'أن الخليفة خرج إلى الصيد',
+  'أن السوق امتلأ بالناس',
+  'أن الفرس سبقت الخيل',
+  'أن الليل طال على المسافرين',
+];
+const TAILS = [
+  'في أول الزمان',
+  'عند صلاة العصر',
+  'بعد رحيل القوم',
+  'في أيام الشتاء',
+  'قبل طلوع الفجر',
+  'على باب المدينة',
+  'من غير شك',
+  'والله أعلم',
+];
 
 /** `n` distinct generated Arabic sentences (deterministic for a seed). */
 export function generatedArabicSentences(n: number, seed = 1): string[] {
@@ -90,14 +116,53 @@ export function generatedArabicSentences(n: number, seed = 1): string[] {
 /** Write a corpus.jsonl in the schema of docs/corpus.md#corpusjsonl for the given texts; returns its path. */
 export function writeCorpus(file: string, texts: string[]): string {
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, texts.map((text, idx) => JSON.stringify({ text, source_uri: `0300Gen.Book${idx % 3}.Gen-ara1`, date: 280 + (idx % 20), char_len: Array.from(text).length, idx })).join('\n') + '\n');
+  writeFileSync(
+    file,
+    texts
+      .map((text, idx) =>
+        JSON.stringify({
+          text,
+          source_uri: `0300Gen.Book${idx % 3}.Gen-ara1`,
+          date: 280 + (idx % 20),
+          char_len: Array.from(text).length,
+          idx,
+        }),
+      )
+      .join('\n') + '\n',
+  );
   return file;
 }
 
 // Letters that OCR confuses (mostly dot patterns), for OCR-like noise.
 const CONFUSABLE: Record<string, string> = {
-  ب: 'تن', ت: 'بث', ث: 'تن', ن: 'بت', ي: 'ى', ى: 'ي', ج: 'حخ', ح: 'جخ', خ: 'حج', د: 'ذ', ذ: 'د', ر: 'ز', ز: 'ر',
-  س: 'ش', ش: 'س', ص: 'ض', ض: 'ص', ط: 'ظ', ظ: 'ط', ع: 'غ', غ: 'ع', ف: 'ق', ق: 'ف', ه: 'ة', ة: 'ه', ا: 'أإ', أ: 'اإ', إ: 'اأ',
+  ب: 'تن',
+  ت: 'بث',
+  ث: 'تن',
+  ن: 'بت',
+  ي: 'ى',
+  ى: 'ي',
+  ج: 'حخ',
+  ح: 'جخ',
+  خ: 'حج',
+  د: 'ذ',
+  ذ: 'د',
+  ر: 'ز',
+  ز: 'ر',
+  س: 'ش',
+  ش: 'س',
+  ص: 'ض',
+  ض: 'ص',
+  ط: 'ظ',
+  ظ: 'ط',
+  ع: 'غ',
+  غ: 'ع',
+  ف: 'ق',
+  ق: 'ف',
+  ه: 'ة',
+  ة: 'ه',
+  ا: 'أإ',
+  أ: 'اإ',
+  إ: 'اأ',
 };
 
 /** Alter `edits` characters of a sentence the way OCR does: confusable-letter swaps, a dropped letter, a split word. */

@@ -39,7 +39,9 @@ describe('io/jsonl', () => {
     const file = path.join(dir, 'c.jsonl');
     appendFileSync(file, '{"ok":1}\n\nnot json\n');
     try {
-      for await (const _ of readJsonl(file)) { /* consume */ }
+      for await (const _ of readJsonl(file)) {
+        /* consume */
+      }
       expect.fail('should throw');
     } catch (err) {
       expect(err).to.be.instanceOf(JsonlParseError);

@@ -31,7 +31,10 @@ interface BoxRun {
  * Clients with endless demand against one box for `ms` of virtual time; `kneeAt(t)` lets a test change the box.
  * `overloadAbove`: the box answers 503 at once to requests beyond that many in flight.
  */
-function runBox(clients: Client[], o: { baseMs: number; ms: number; kneeAt: (t: number) => number; overloadAbove?: number; stopAt?: number[] }): BoxRun {
+function runBox(
+  clients: Client[],
+  o: { baseMs: number; ms: number; kneeAt: (t: number) => number; overloadAbove?: number; stopAt?: number[] },
+): BoxRun {
   let t = 0;
   let virtual = 0;
   const jobs: { finish: number; start: number; epoch: number; client: number }[] = [];
@@ -39,7 +42,7 @@ function runBox(clients: Client[], o: { baseMs: number; ms: number; kneeAt: (t: 
   let maxInFlight = 0;
   const late: { at: number; latency: number }[] = [];
   const admit = () => {
-    for (let progress = true; progress; ) {
+    for (let progress = true; progress;) {
       progress = false;
       clients.forEach((c, i) => {
         if (inFlight[i] >= c.limit || t >= (o.stopAt?.[i] ?? Infinity)) return;
@@ -163,7 +166,10 @@ describe('endpoint limiter (queue in front of the adaptive limit)', () => {
     expect(l.load().inFlight).to.equal(2);
     const abort = new AbortController();
     const waiting = [1, 2, 3].map((i) => l.acquire(i === 2 ? abort.signal : undefined).then((p) => (order.push(i), p)));
-    const aborted = waiting[1].then(() => 'admitted', (e: Error) => e.name);
+    const aborted = waiting[1].then(
+      () => 'admitted',
+      (e: Error) => e.name,
+    );
     expect(l.load().queued).to.equal(3);
     abort.abort();
     expect(await aborted).to.equal('AbortedError');

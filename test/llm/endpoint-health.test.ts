@@ -151,12 +151,22 @@ describe('llm/endpoint-health', () => {
     while (b.requests.length < 2) await tick(5);
     const reason = new Error('Request Cancelled');
     a1.abort(reason);
-    expect(await w1.then(() => 'resolved', (e: unknown) => e)).to.equal(reason);
+    expect(
+      await w1.then(
+        () => 'resolved',
+        (e: unknown) => e,
+      ),
+    ).to.equal(reason);
     const seen = b.requests.length;
     await tick(80);
     expect(b.requests.length, 'one waiter left: still probing').to.be.greaterThan(seen);
     a2.abort('bye');
-    expect(await w2.then(() => 'resolved', (e: unknown) => e)).to.equal('bye');
+    expect(
+      await w2.then(
+        () => 'resolved',
+        (e: unknown) => e,
+      ),
+    ).to.equal('bye');
     await tick(30); // a probe in flight may still land
     const after = b.requests.length;
     await tick(120);
@@ -166,7 +176,12 @@ describe('llm/endpoint-health', () => {
     await tick(0);
     const gone = new AbortController();
     gone.abort('late');
-    expect(await gate.waitUntilUp(gone.signal).then(() => 'resolved', (e: unknown) => e)).to.equal('late');
+    expect(
+      await gate.waitUntilUp(gone.signal).then(
+        () => 'resolved',
+        (e: unknown) => e,
+      ),
+    ).to.equal('late');
     await tick(80);
     expect(b.requests.length).to.equal(after);
   });
@@ -213,7 +228,12 @@ describe('llm/endpoint-health', () => {
     const ac = new AbortController();
     const p = slots.reserve(ac.signal);
     ac.abort('shutdown');
-    expect(await p.then(() => 'resolved', (e: unknown) => e)).to.equal('shutdown');
+    expect(
+      await p.then(
+        () => 'resolved',
+        (e: unknown) => e,
+      ),
+    ).to.equal('shutdown');
     slots.release();
     expect(slots.inUse).to.equal(0);
     expect(slots.tryReserve()).to.equal(true);

@@ -50,7 +50,10 @@ export interface FakeServer {
 
 export { freePort } from '../../src/temporal/server';
 
-export async function startFakeServer(respond: (req: FakeRequest) => FakeResponse | Promise<FakeResponse> = echo, opts: { port?: number } = {}): Promise<FakeServer> {
+export async function startFakeServer(
+  respond: (req: FakeRequest) => FakeResponse | Promise<FakeResponse> = echo,
+  opts: { port?: number } = {},
+): Promise<FakeServer> {
   const requests: FakeRequest[] = [];
   const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer(async (req, res) => {
@@ -62,7 +65,14 @@ export async function startFakeServer(respond: (req: FakeRequest) => FakeRespons
     } catch {
       /* keep {} */
     }
-    const fr: FakeRequest = { n: requests.length + 1, method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, at: Date.now() };
+    const fr: FakeRequest = {
+      n: requests.length + 1,
+      method: req.method ?? '',
+      url: req.url ?? '',
+      headers: req.headers,
+      body,
+      at: Date.now(),
+    };
     requests.push(fr);
     const r = await respond(fr);
     if (r.delayMs) await new Promise((ok) => setTimeout(ok, r.delayMs));

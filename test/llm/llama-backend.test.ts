@@ -43,7 +43,9 @@ describe('llm/llama-backend (local GGUF, real generation)', function () {
   it('a longer (RAG) prompt counts more prompt tokens; per-call maxTokens is honoured', async () => {
     const ocr = 'بلعو واحلة امتفرغن تلل التمة عليما';
     const zs = backend!.countPromptTokens(buildZeroShot(ocr).messages);
-    const rag = await backend!.complete(buildRag(ocr, 'نصوص مرجعية صحيحة:\n1. قال أبو عثمان في كتاب الحيوان كلاما كثيرا').messages, { maxTokens: 3 });
+    const rag = await backend!.complete(buildRag(ocr, 'نصوص مرجعية صحيحة:\n1. قال أبو عثمان في كتاب الحيوان كلاما كثيرا').messages, {
+      maxTokens: 3,
+    });
     expect(rag.promptTokens!).to.be.greaterThan(zs + 10);
     expect(rag.completionTokens).to.be.within(1, 3);
   });
@@ -53,12 +55,26 @@ describe('llm/llama-backend (local GGUF, real generation)', function () {
     try {
       const out = path.join(dir, 'corrections.jsonl');
       const input = ['بلعو واحلة امتفرغن', 'لو كانت هذه الكتب كتب دين'].map((t, i) => ({
-        sample_id: `T/${i}`, dataset: 'T', ocr_text: t, gt_text: t, retrieval_context: i === 1 ? '' : 'نصوص مرجعية صحيحة:\n1. وكذلك إن تكلم بأكثر من',
+        sample_id: `T/${i}`,
+        dataset: 'T',
+        ocr_text: t,
+        gt_text: t,
+        retrieval_context: i === 1 ? '' : 'نصوص مرجعية صحيحة:\n1. وكذلك إن تكلم بأكثر من',
       }));
-      const s = await runCorrections({ inputPath: input, outputPath: out, backend: backend!, condition: 'rag', maxTokens: 4, progress: 'silent' });
+      const s = await runCorrections({
+        inputPath: input,
+        outputPath: out,
+        backend: backend!,
+        condition: 'rag',
+        maxTokens: 4,
+        progress: 'silent',
+      });
       expect(s).to.include({ written: 2, succeeded: 2, failed: 0 });
       expect(s.completionTokens).to.be.within(2, 2 * 4);
-      const recs: CorrectionRecord[] = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const recs: CorrectionRecord[] = readFileSync(out, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(recs.map((r) => r.prompt_type)).to.deep.equal(['rag', 'zero_shot_fallback']);
       for (const r of recs) {
         expect(r.model).to.equal('SmolLM2-135M-Instruct.Q4_1');

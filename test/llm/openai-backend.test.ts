@@ -70,7 +70,9 @@ describe('llm/openai-backend (against a local chat-completions server)', functio
   });
 
   it('retries 429 honouring Retry-After (seconds)', async () => {
-    const { backend, server } = await setup((r) => (r.n === 1 ? { status: 429, headers: { 'retry-after': '1' }, json: { error: { message: 'slow down' } } } : { content: 'ok' }));
+    const { backend, server } = await setup((r) =>
+      r.n === 1 ? { status: 429, headers: { 'retry-after': '1' }, json: { error: { message: 'slow down' } } } : { content: 'ok' },
+    );
     const t0 = Date.now();
     const res = await backend.complete(MESSAGES);
     const waited = server.requests[1].at - server.requests[0].at;
@@ -86,7 +88,9 @@ describe('llm/openai-backend (against a local chat-completions server)', functio
   });
 
   it('retries 5xx with backoff until success', async () => {
-    const { backend, server } = await setup((r) => (r.n <= 2 ? { status: r.n === 1 ? 500 : 503, raw: 'upstream down', headers: { 'content-type': 'text/plain' } } : { content: 'ok' }));
+    const { backend, server } = await setup((r) =>
+      r.n <= 2 ? { status: r.n === 1 ? 500 : 503, raw: 'upstream down', headers: { 'content-type': 'text/plain' } } : { content: 'ok' },
+    );
     const res = await backend.complete(MESSAGES);
     expect(res).to.include({ text: 'ok', attempts: 3 });
     expect(server.requests).to.have.length(3);
@@ -113,7 +117,10 @@ describe('llm/openai-backend (against a local chat-completions server)', functio
     const res = await backend.complete(MESSAGES);
     expect(res).to.include({ text: 'ok', attempts: 2 });
     await server.close();
-    const slow = await setup(() => ({ delayMs: 600, content: 'late' }), { timeoutMs: 100, retry: { maxRetries: 1, baseDelayMs: 5, maxDelayMs: 5 } });
+    const slow = await setup(() => ({ delayMs: 600, content: 'late' }), {
+      timeoutMs: 100,
+      retry: { maxRetries: 1, baseDelayMs: 5, maxDelayMs: 5 },
+    });
     const err = await failureOf(slow.backend.complete(MESSAGES));
     expect(err.toInfo()).to.deep.include({ reason: 'timeout', status: null, attempts: 2 });
   });
@@ -127,7 +134,9 @@ describe('llm/openai-backend (against a local chat-completions server)', functio
   });
 
   it('treats a non-JSON body and a body without choices as invalid_response', async () => {
-    const html = await setup(() => ({ raw: '<html>proxy error</html>', headers: { 'content-type': 'text/html' } }), { retry: { invalidRetries: 0 } });
+    const html = await setup(() => ({ raw: '<html>proxy error</html>', headers: { 'content-type': 'text/html' } }), {
+      retry: { invalidRetries: 0 },
+    });
     expect((await failureOf(html.backend.complete(MESSAGES))).reason).to.equal('invalid_response');
     await html.server.close();
     const noChoices = await setup(() => ({ json: { object: 'chat.completion', choices: [] } }), { retry: { invalidRetries: 0 } });
@@ -150,7 +159,11 @@ describe('llm/openai-backend (against a local chat-completions server)', functio
     await new Promise<void>((ok) => probe.listen(0, '127.0.0.1', ok));
     const port = (probe.address() as AddressInfo).port;
     await new Promise((ok) => probe.close(ok)); // nothing listens there now
-    const refused = new OpenAiCompatibleBackend({ baseUrl: `http://127.0.0.1:${port}/v1`, model: 'm', retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 5 } });
+    const refused = new OpenAiCompatibleBackend({
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      model: 'm',
+      retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 5 },
+    });
     const err = await failureOf(refused.complete(MESSAGES));
     expect(err.toInfo()).to.deep.include({ reason: 'connection', status: null, attempts: 3 });
     expect(err.message).to.match(/ECONNREFUSED|connection/i);
@@ -179,13 +192,16 @@ describe('llm/openai-backend (against a local chat-completions server)', functio
   it('caps in-flight requests at its concurrency', async () => {
     let inFlight = 0;
     let maxInFlight = 0;
-    const { backend } = await setup(async () => {
-      inFlight++;
-      maxInFlight = Math.max(maxInFlight, inFlight);
-      await new Promise((ok) => setTimeout(ok, 30));
-      inFlight--;
-      return { content: 'ok' };
-    }, { concurrency: 3 });
+    const { backend } = await setup(
+      async () => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        await new Promise((ok) => setTimeout(ok, 30));
+        inFlight--;
+        return { content: 'ok' };
+      },
+      { concurrency: 3 },
+    );
     await Promise.all(Array.from({ length: 10 }, () => backend.complete(MESSAGES)));
     expect(maxInFlight).to.equal(3);
   });

@@ -16,7 +16,12 @@ describe('llm/records: validateCorrectionsFile (phase5 infer --import)', () => {
     expect(v.invalid[2].message).to.match(/prompt_type: .*; latency_ms: /);
     expect(v.invalid[3].message).to.match(/^\(record\): /);
     expect(v.duplicates).to.deep.equal([
-      { line: 7, message: 'duplicate sample_id "OCR_GS-Jahiz.Hayawan/000000" (first at line 1)', kind: 'repeat a sample_id', detail: '"OCR_GS-Jahiz.Hayawan/000000" (first at line 1)' },
+      {
+        line: 7,
+        message: 'duplicate sample_id "OCR_GS-Jahiz.Hayawan/000000" (first at line 1)',
+        kind: 'repeat a sample_id',
+        detail: '"OCR_GS-Jahiz.Hayawan/000000" (first at line 1)',
+      },
     ]);
     const report = formatValidation(v);
     expect(report).to.include(`${FILE}:3: invalid JSON`);
@@ -26,7 +31,10 @@ describe('llm/records: validateCorrectionsFile (phase5 infer --import)', () => {
   it('returns the valid records in canonical form, defaults filled and unknown keys reported', async () => {
     const v = await validateCorrectionsFile(FILE);
     expect(v.records.map((r) => r.sample_id)).to.deep.equal([
-      'OCR_GS-Jahiz.Hayawan/000000', 'OCR_GS-Jahiz.Hayawan/000001', 'OCR_GS-Jahiz.Hayawan/000005', 'OCR_GS-Jahiz.Hayawan/000006',
+      'OCR_GS-Jahiz.Hayawan/000000',
+      'OCR_GS-Jahiz.Hayawan/000001',
+      'OCR_GS-Jahiz.Hayawan/000005',
+      'OCR_GS-Jahiz.Hayawan/000006',
     ]);
     for (const r of v.records) expect(Object.keys(r)).to.deep.equal([...CORRECTION_KEYS]);
     expect(v.records[1]).to.include({ raw_output: 'ب', latency_ms: null, prompt_tokens: null, completion_tokens: null, error: null });

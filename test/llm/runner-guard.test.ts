@@ -47,9 +47,22 @@ class ScriptedBackend implements LlmBackend {
 }
 
 const inputs = (ocr: readonly string[] = OCR): InferenceInputRow[] =>
-  ocr.map((o, i) => ({ sample_id: `OCR_GS-Buldan/${String(i).padStart(6, '0')}`, dataset: 'OCR_GS-Buldan', ocr_text: o, gt_text: o.trim(), prompt_type: 'rag', retrieval_context: '', retrieved_k: 0, retrieval_scores: [] }));
+  ocr.map((o, i) => ({
+    sample_id: `OCR_GS-Buldan/${String(i).padStart(6, '0')}`,
+    dataset: 'OCR_GS-Buldan',
+    ocr_text: o,
+    gt_text: o.trim(),
+    prompt_type: 'rag',
+    retrieval_context: '',
+    retrieved_k: 0,
+    retrieval_scores: [],
+  }));
 
-const readRecords = (file: string) => readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const readRecords = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 const ON: GuardSettings = { ...GUARD_DEFAULTS, enabled: true };
 
@@ -60,7 +73,14 @@ describe('llm/runner: over-correction guard', () => {
 
   async function run(name: string, guard: GuardSettings | undefined, input = inputs().filter((_, i) => i !== 3)): Promise<string> {
     const outputPath = path.join(dir, name);
-    await runCorrections({ inputPath: input, outputPath, backend: new ScriptedBackend(), condition: 'rag', progress: 'silent', ...(guard ? { guard } : {}) });
+    await runCorrections({
+      inputPath: input,
+      outputPath,
+      backend: new ScriptedBackend(),
+      condition: 'rag',
+      progress: 'silent',
+      ...(guard ? { guard } : {}),
+    });
     return outputPath;
   }
 
@@ -78,10 +98,22 @@ describe('llm/runner: over-correction guard', () => {
   });
 
   it('guard enabled: raw_text and guard follow raw_output; corrected_text is trimmed or falls back to the OCR line', async () => {
-    const s = await runCorrections({ inputPath: inputs(), outputPath: path.join(dir, 'c.jsonl'), backend: new ScriptedBackend(), condition: 'rag', progress: 'silent', guard: ON });
+    const s = await runCorrections({
+      inputPath: inputs(),
+      outputPath: path.join(dir, 'c.jsonl'),
+      backend: new ScriptedBackend(),
+      condition: 'rag',
+      progress: 'silent',
+      guard: ON,
+    });
     const recs = readRecords(s.outputPath);
     const keys = [...CORRECTION_KEYS];
-    const guardedKeys = [...keys.slice(0, keys.indexOf('raw_output') + 1), 'raw_text', 'guard', ...keys.slice(keys.indexOf('raw_output') + 1)];
+    const guardedKeys = [
+      ...keys.slice(0, keys.indexOf('raw_output') + 1),
+      'raw_text',
+      'guard',
+      ...keys.slice(keys.indexOf('raw_output') + 1),
+    ];
     for (const i of [0, 1, 2, 4]) {
       expect(Object.keys(recs[i])).to.deep.equal(guardedKeys);
       expect(recs[i].raw_text).to.equal(ANSWERS[OCR[i]]);
@@ -124,18 +156,30 @@ describe('llm/runner: over-correction guard', () => {
     const input = inputs().filter((_, i) => i !== 3);
     const unguarded = await run('off.jsonl', undefined, input.slice(0, 2));
     const resume = (outputPath: string, guard?: GuardSettings) =>
-      runCorrections({ inputPath: input, outputPath, backend: new ScriptedBackend(), condition: 'rag', progress: 'silent', guard }).then(() => null, (e: Error) => e.message);
-    expect(await resume(unguarded, ON)).to.equal(`${unguarded}:1: existing output was written without the over-correction guard, this run has it on; use another output path or remove the file to start over`);
+      runCorrections({ inputPath: input, outputPath, backend: new ScriptedBackend(), condition: 'rag', progress: 'silent', guard }).then(
+        () => null,
+        (e: Error) => e.message,
+      );
+    expect(await resume(unguarded, ON)).to.equal(
+      `${unguarded}:1: existing output was written without the over-correction guard, this run has it on; use another output path or remove the file to start over`,
+    );
     const guarded = await run('on.jsonl', ON, input.slice(0, 2));
     expect(await resume(guarded)).to.match(/on\.jsonl:1: existing output was written with the over-correction guard, this run has it off/);
     expect(await resume(guarded, { ...ON, enabled: false })).to.match(/this run has it off/);
     // Same state: resumes.
-    const s = await runCorrections({ inputPath: input, outputPath: guarded, backend: new ScriptedBackend(), condition: 'rag', progress: 'silent', guard: ON });
+    const s = await runCorrections({
+      inputPath: input,
+      outputPath: guarded,
+      backend: new ScriptedBackend(),
+      condition: 'rag',
+      progress: 'silent',
+      guard: ON,
+    });
     expect(s).to.include({ skippedExisting: 2, written: 2 });
   });
 });
 
-describe('stages/infer: an arm\'s guard reaches the runner', () => {
+describe("stages/infer: an arm's guard reaches the runner", () => {
   const config = parseConfig({}, 'test.yaml');
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(path.join(os.tmpdir(), 'infer-guard-'))));
@@ -143,11 +187,24 @@ describe('stages/infer: an arm\'s guard reaches the runner', () => {
 
   it('an arm with the guard writes guarded records', async () => {
     const input = path.join(dir, 'inference_input.jsonl');
-    writeFileSync(input, inputs().filter((_, i) => i !== 3).map((r) => JSON.stringify(r)).join('\n') + '\n');
+    writeFileSync(
+      input,
+      inputs()
+        .filter((_, i) => i !== 3)
+        .map((r) => JSON.stringify(r))
+        .join('\n') + '\n',
+    );
     const arm: ArmRun = {
-      name: 'rag_guarded', prompt: 'rag', input, output: path.join(dir, 'rag.jsonl'), model: 'scripted-model', guard: ON, upperBound: false,
+      name: 'rag_guarded',
+      prompt: 'rag',
+      input,
+      output: path.join(dir, 'rag.jsonl'),
+      model: 'scripted-model',
+      guard: ON,
+      upperBound: false,
       backend: () => ({ type: 'openai', baseUrl: 'http://unused', model: 'scripted-model' }),
-      retrieval: { mode: 'dense', top_k: 3, fingerprint: 'test', settings: config.phase5.retrieval }, config,
+      retrieval: { mode: 'dense', top_k: 3, fingerprint: 'test', settings: config.phase5.retrieval },
+      config,
     };
     const options: InferOptions = { arms: [arm], force: false, retryFailed: false, maxFailedShare: 0.5, outageBudgetMs: 1000 };
     const res = await runArm(options, arm, {}, async () => new ScriptedBackend());
@@ -162,14 +219,34 @@ describe('stages/infer: an import into a guarded arm is guarded like a run', () 
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   const study = (guard: boolean) =>
-    parseConfig({ paths: { results_dir: path.join(dir, 'results') }, study: { guard: { enabled: guard }, arms: [{ name: 'zero_shot', prompt: 'zero_shot' }, { name: 'rag' }] } }, 'test.yaml', { env: {} });
+    parseConfig(
+      {
+        paths: { results_dir: path.join(dir, 'results') },
+        study: { guard: { enabled: guard }, arms: [{ name: 'zero_shot', prompt: 'zero_shot' }, { name: 'rag' }] },
+      },
+      'test.yaml',
+      { env: {} },
+    );
 
   it('lines without a decision get trim + guard from raw_output (as the runner would), lines with one keep it; arm.json is written', async () => {
     // What an unguarded run elsewhere (e.g. on Kaggle) writes, and what a guarded run here writes.
     const unguarded = path.join(dir, 'unguarded.jsonl');
     const guarded = path.join(dir, 'guarded.jsonl');
-    await runCorrections({ inputPath: inputs(), outputPath: unguarded, backend: new ScriptedBackend(), condition: 'rag', progress: 'silent' });
-    await runCorrections({ inputPath: inputs(), outputPath: guarded, backend: new ScriptedBackend(), condition: 'rag', progress: 'silent', guard: ON });
+    await runCorrections({
+      inputPath: inputs(),
+      outputPath: unguarded,
+      backend: new ScriptedBackend(),
+      condition: 'rag',
+      progress: 'silent',
+    });
+    await runCorrections({
+      inputPath: inputs(),
+      outputPath: guarded,
+      backend: new ScriptedBackend(),
+      condition: 'rag',
+      progress: 'silent',
+      guard: ON,
+    });
     const config = study(true);
     const res = await importCorrections(optionsFrom(config, { importFile: unguarded, arm: 'rag' }));
     expect(res.guard).to.deep.equal({ kept: 1, trimmed: 2, 'fell_back:not_arabic': 1 });

@@ -42,7 +42,10 @@ function inputs(n: number, ctx = (i: number) => (i % 3 === 2 ? '' : `نصوص م
 }
 
 const readOut = (file: string): CorrectionRecord[] =>
-  readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 describe('llm/runner: runCorrections', function () {
   let dir: string;
@@ -56,20 +59,46 @@ describe('llm/runner: runCorrections', function () {
   it('writes one record per sample, in input order, with the documented key order and cleaned text', async () => {
     const backend = new MockBackend();
     const progress: [number, number][] = [];
-    const s = await runCorrections({ inputPath: inputs(6), outputPath: out, backend, condition: 'rag', progress: 'silent', onProgress: (d, t) => progress.push([d, t]) });
+    const s = await runCorrections({
+      inputPath: inputs(6),
+      outputPath: out,
+      backend,
+      condition: 'rag',
+      progress: 'silent',
+      onProgress: (d, t) => progress.push([d, t]),
+    });
     const recs = readOut(out);
     expect(recs.map((r) => r.sample_id)).to.deep.equal(inputs(6).map((r) => r.sample_id));
     expect(Object.keys(recs[0])).to.deep.equal([...CORRECTION_KEYS]);
     expect(recs[0]).to.deep.equal({
-      sample_id: 'DS/000', dataset: 'DS-A', prompt_type: 'rag', prompt_version: 'p5v1', model: 'mock-model',
-      ocr_text: 'نص 0', gt_text: 'نص صحيح 0', corrected_text: 'نص 0!', raw_output: '<think>x</think>النص المصحح: نص 0!',
-      latency_ms: 1, prompt_tokens: 10, completion_tokens: 3, error: null,
+      sample_id: 'DS/000',
+      dataset: 'DS-A',
+      prompt_type: 'rag',
+      prompt_version: 'p5v1',
+      model: 'mock-model',
+      ocr_text: 'نص 0',
+      gt_text: 'نص صحيح 0',
+      corrected_text: 'نص 0!',
+      raw_output: '<think>x</think>النص المصحح: نص 0!',
+      latency_ms: 1,
+      prompt_tokens: 10,
+      completion_tokens: 3,
+      error: null,
     });
     // Sample 2 has an empty context: zero-shot fallback.
     expect(recs[2]).to.include({ prompt_type: 'zero_shot_fallback', prompt_version: 'v1' });
     expect(backend.calls[0][0].content).to.equal(RAG_SYSTEM_V1.replace('{retrieval_context}', 'نصوص مرجعية صحيحة:\n1. مرجع 0'));
     expect(backend.calls[2][0].content).to.equal(ZERO_SHOT_SYSTEM_V1);
-    expect(s).to.include({ written: 6, succeeded: 6, failed: 0, skippedExisting: 0, remaining: 0, promptTokens: 60, completionTokens: 18, aborted: false });
+    expect(s).to.include({
+      written: 6,
+      succeeded: 6,
+      failed: 0,
+      skippedExisting: 0,
+      remaining: 0,
+      promptTokens: 60,
+      completionTokens: 18,
+      aborted: false,
+    });
     expect(s.promptTypes).to.deep.equal({ rag: 4, zero_shot_fallback: 2 });
     expect(progress[0]).to.deep.equal([0, 6]);
     expect(progress[progress.length - 1]).to.deep.equal([6, 6]);
@@ -79,7 +108,11 @@ describe('llm/runner: runCorrections', function () {
   it('zero_shot condition ignores the retrieval context (Phase 2 baseline)', async () => {
     const backend = new MockBackend();
     await runCorrections({ inputPath: inputs(3), outputPath: out, backend, condition: 'zero_shot', progress: 'silent' });
-    expect(readOut(out).map((r) => [r.prompt_type, r.prompt_version])).to.deep.equal([['zero_shot', 'v1'], ['zero_shot', 'v1'], ['zero_shot', 'v1']]);
+    expect(readOut(out).map((r) => [r.prompt_type, r.prompt_version])).to.deep.equal([
+      ['zero_shot', 'v1'],
+      ['zero_shot', 'v1'],
+      ['zero_shot', 'v1'],
+    ]);
     expect(backend.calls.every((m) => m[0].content === ZERO_SHOT_SYSTEM_V1)).to.equal(true);
   });
 
@@ -108,11 +141,21 @@ describe('llm/runner: runCorrections', function () {
     const other = Object.assign(new MockBackend(), { model: 'other-model' });
     await runCorrections({ inputPath: inputs(4), outputPath: out, backend: other, condition: 'rag', progress: 'silent' }).then(
       () => expect.fail('should reject'),
-      (e: Error) => expect(e.message).to.equal(`${out}:1: existing output was produced by model "mock-model", this run uses "other-model"; use another output path or remove the file to start over`),
+      (e: Error) =>
+        expect(e.message).to.equal(
+          `${out}:1: existing output was produced by model "mock-model", this run uses "other-model"; use another output path or remove the file to start over`,
+        ),
     );
-    await runCorrections({ inputPath: inputs(4), outputPath: out, backend: new MockBackend(), condition: 'zero_shot', progress: 'silent' }).then(
+    await runCorrections({
+      inputPath: inputs(4),
+      outputPath: out,
+      backend: new MockBackend(),
+      condition: 'zero_shot',
+      progress: 'silent',
+    }).then(
       () => expect.fail('should reject'),
-      (e: Error) => expect(e.message).to.match(/:1: existing output holds prompt_type "rag", which does not belong to condition "zero_shot"/),
+      (e: Error) =>
+        expect(e.message).to.match(/:1: existing output holds prompt_type "rag", which does not belong to condition "zero_shot"/),
     );
     expect(readOut(out)).to.have.length(2);
   });
@@ -141,10 +184,20 @@ describe('llm/runner: runCorrections', function () {
     expect(failed.error).to.deep.equal({ reason: 'local_error', status: null, message: 'context overflow', attempts: 1 });
 
     const noRetry = new MockBackend();
-    expect(await runCorrections({ inputPath: input, outputPath: out, backend: noRetry, condition: 'rag', progress: 'silent' })).to.include({ skippedExisting: 6, written: 0 });
+    expect(await runCorrections({ inputPath: input, outputPath: out, backend: noRetry, condition: 'rag', progress: 'silent' })).to.include({
+      skippedExisting: 6,
+      written: 0,
+    });
 
     const healed = new MockBackend();
-    const s3 = await runCorrections({ inputPath: input, outputPath: out, backend: healed, condition: 'rag', retryFailed: true, progress: 'silent' });
+    const s3 = await runCorrections({
+      inputPath: input,
+      outputPath: out,
+      backend: healed,
+      condition: 'rag',
+      retryFailed: true,
+      progress: 'silent',
+    });
     expect(s3).to.include({ retriedFailed: 2, written: 2, failed: 0, skippedExisting: 4 });
     expect(healed.calls.map((m) => m[1].content)).to.deep.equal(['نص 1', 'نص 4']);
     const recs = readOut(out);
@@ -153,7 +206,13 @@ describe('llm/runner: runCorrections', function () {
     expect(recs.every((r) => r.error === null)).to.equal(true);
   });
 
-  for (const [reason, status] of [['connection', null], ['timeout', null], ['rate_limited', 429], ['server_error', 503], ['invalid_response', 200]] as const) {
+  for (const [reason, status] of [
+    ['connection', null],
+    ['timeout', null],
+    ['rate_limited', 429],
+    ['server_error', 503],
+    ['invalid_response', 200],
+  ] as const) {
     it(`an outage (${reason}) is never recorded: the run stops, keeps what succeeded and throws LlmUnavailableError`, async () => {
       let up = true;
       const backend = new MockBackend(1, (u) => {
@@ -161,14 +220,23 @@ describe('llm/runner: runCorrections', function () {
         if (!up) throw new LlmError(reason, `${reason} after retries`, status, 5);
         return u;
       });
-      const err = await runCorrections({ inputPath: inputs(10), outputPath: out, backend, condition: 'rag', progress: 'silent' }).then(() => null, (e: unknown) => e);
+      const err = await runCorrections({ inputPath: inputs(10), outputPath: out, backend, condition: 'rag', progress: 'silent' }).then(
+        () => null,
+        (e: unknown) => e,
+      );
       // Safety net: before, every line after the outage became a failed record and the run "succeeded".
       expect(err).to.be.instanceOf(LlmUnavailableError);
       expect((err as LlmUnavailableError).failure).to.include({ reason, attempts: 5 });
       expect((err as LlmUnavailableError).summary).to.include({ written: 3, failed: 0, remaining: 7, aborted: false });
       expect(readOut(out).map((r) => r.error)).to.deep.equal([null, null, null]);
       up = true;
-      const s2 = await runCorrections({ inputPath: inputs(10), outputPath: out, backend: new MockBackend(), condition: 'rag', progress: 'silent' });
+      const s2 = await runCorrections({
+        inputPath: inputs(10),
+        outputPath: out,
+        backend: new MockBackend(),
+        condition: 'rag',
+        progress: 'silent',
+      });
       expect(s2).to.include({ skippedExisting: 3, written: 7, failed: 0 });
       expect(readOut(out)).to.have.length(10);
     });
@@ -180,7 +248,14 @@ describe('llm/runner: runCorrections', function () {
     });
     let err: RunCorrectionsError | undefined;
     try {
-      await runCorrections({ inputPath: inputs(30), outputPath: out, backend: dead, condition: 'rag', maxConsecutiveFailures: 5, progress: 'silent' });
+      await runCorrections({
+        inputPath: inputs(30),
+        outputPath: out,
+        backend: dead,
+        condition: 'rag',
+        maxConsecutiveFailures: 5,
+        progress: 'silent',
+      });
     } catch (e) {
       err = e as RunCorrectionsError;
     }
@@ -198,11 +273,24 @@ describe('llm/runner: runCorrections', function () {
       await new Promise((ok) => setTimeout(ok, 5));
       return u;
     });
-    const s = await runCorrections({ inputPath: inputs(10), outputPath: out, backend: slow, condition: 'rag', signal: ac.signal, progress: 'silent' });
+    const s = await runCorrections({
+      inputPath: inputs(10),
+      outputPath: out,
+      backend: slow,
+      condition: 'rag',
+      signal: ac.signal,
+      progress: 'silent',
+    });
     expect(s.aborted).to.equal(true);
     expect(s.written).to.be.below(10);
     expect(readOut(out).every((r) => r.error === null)).to.equal(true);
-    const s2 = await runCorrections({ inputPath: inputs(10), outputPath: out, backend: new MockBackend(), condition: 'rag', progress: 'silent' });
+    const s2 = await runCorrections({
+      inputPath: inputs(10),
+      outputPath: out,
+      backend: new MockBackend(),
+      condition: 'rag',
+      progress: 'silent',
+    });
     expect(s2.written + s.written).to.equal(10);
     expect(readOut(out).map((r) => r.sample_id)).to.have.members(inputs(10).map((r) => r.sample_id));
   });
@@ -210,17 +298,48 @@ describe('llm/runner: runCorrections', function () {
   it('reads inference_input.jsonl, filters datasets, and rejects a bad line with file:line and field', async () => {
     const file = path.join(dir, 'inference_input.jsonl');
     const input = inputs(4);
-    writeFileSync(file, input.map((r) => JSON.stringify(r)).join('\n') + '\n' + input.map((r) => JSON.stringify(r)).slice(0, 1).join('') + '\n');
-    const s = await runCorrections({ inputPath: file, outputPath: out, backend: new MockBackend(), condition: 'rag', datasets: ['DS-B'], progress: 'silent' });
+    writeFileSync(
+      file,
+      input.map((r) => JSON.stringify(r)).join('\n') +
+        '\n' +
+        input
+          .map((r) => JSON.stringify(r))
+          .slice(0, 1)
+          .join('') +
+        '\n',
+    );
+    const s = await runCorrections({
+      inputPath: file,
+      outputPath: out,
+      backend: new MockBackend(),
+      condition: 'rag',
+      datasets: ['DS-B'],
+      progress: 'silent',
+    });
     expect(s).to.include({ inputRecords: 2, written: 2 });
     expect(readOut(out).map((r) => r.dataset)).to.deep.equal(['DS-B', 'DS-B']);
-    const s2 = await runCorrections({ inputPath: file, outputPath: path.join(dir, 'all.jsonl'), backend: new MockBackend(), condition: 'rag', progress: 'silent' });
+    const s2 = await runCorrections({
+      inputPath: file,
+      outputPath: path.join(dir, 'all.jsonl'),
+      backend: new MockBackend(),
+      condition: 'rag',
+      progress: 'silent',
+    });
     expect(s2).to.include({ inputRecords: 5, duplicateInput: 1, written: 4 });
 
     writeFileSync(file, JSON.stringify(input[0]) + '\n' + JSON.stringify({ ...input[1], ocr_text: 5 }) + '\n');
-    await runCorrections({ inputPath: file, outputPath: path.join(dir, 'x.jsonl'), backend: new MockBackend(), condition: 'rag', progress: 'silent' }).then(
+    await runCorrections({
+      inputPath: file,
+      outputPath: path.join(dir, 'x.jsonl'),
+      backend: new MockBackend(),
+      condition: 'rag',
+      progress: 'silent',
+    }).then(
       () => expect.fail('should reject'),
-      (e: Error) => expect(e.message).to.match(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: invalid inference input record: ocr_text: `)),
+      (e: Error) =>
+        expect(e.message).to.match(
+          new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: invalid inference input record: ocr_text: `),
+        ),
     );
   });
 
@@ -233,12 +352,25 @@ describe('llm/runner: runCorrections', function () {
       return { content: `"${user}"` };
     });
     try {
-      const backend = new OpenAiCompatibleBackend({ baseUrl: server.url, model: 'remote-model', apiKeyEnv: 'K', env: { K: KEY }, concurrency: 2, retry: { baseDelayMs: 5, maxDelayMs: 10 } });
+      const backend = new OpenAiCompatibleBackend({
+        baseUrl: server.url,
+        model: 'remote-model',
+        apiKeyEnv: 'K',
+        env: { K: KEY },
+        concurrency: 2,
+        retry: { baseDelayMs: 5, maxDelayMs: 10 },
+      });
       const s = await runCorrections({ inputPath: inputs(4), outputPath: out, backend, condition: 'rag', progress: 'silent' });
       expect(s).to.include({ written: 4, succeeded: 3, failed: 1 });
       expect(s.failuresByReason).to.deep.equal({ client_error: 1 });
       const recs = readOut(out);
-      expect(recs[0]).to.include({ corrected_text: 'نص 0', raw_output: '"نص 0"', model: 'remote-model', prompt_tokens: 11, completion_tokens: 7 });
+      expect(recs[0]).to.include({
+        corrected_text: 'نص 0',
+        raw_output: '"نص 0"',
+        model: 'remote-model',
+        prompt_tokens: 11,
+        completion_tokens: 7,
+      });
       expect(recs[2].error).to.deep.include({ reason: 'client_error', status: 400, attempts: 1 });
       const text = readFileSync(out, 'utf8');
       expect(text).to.include('[REDACTED]');

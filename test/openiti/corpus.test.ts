@@ -19,8 +19,17 @@ import { codePointLength } from '../../src/openiti';
 
 const ROOT = path.join(FIXTURES, 'openiti', 'corpus');
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), 'openiti-corpus-'));
-const base = (out: string, extra: Partial<CorpusBuildOptions> = {}): CorpusBuildOptions => ({ openitiRoot: ROOT, outPath: out, maxSentences: 1000, progressMode: 'silent', ...extra });
-const lines = (file: string) => readFileSync(file, 'utf8').split('\n').filter((l) => l !== '');
+const base = (out: string, extra: Partial<CorpusBuildOptions> = {}): CorpusBuildOptions => ({
+  openitiRoot: ROOT,
+  outPath: out,
+  maxSentences: 1000,
+  progressMode: 'silent',
+  ...extra,
+});
+const lines = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '');
 const records = (file: string) => lines(file).map((l) => JSON.parse(l) as CorpusSentence);
 const authorOf = (uri: string) => uri.split('.')[0];
 const file = (rel: string) => path.join(ROOT, 'data', rel);
@@ -66,8 +75,23 @@ describe('openiti/corpus', () => {
       const s = await buildCorpus(base(path.join(tmp(), 'corpus.jsonl')));
       expect(s.metadata).to.include({ rows: 12, badRows: 2, duplicateRows: 1 });
       expect(s.metadata.examples[0]).to.match(/OpenITI_metadata_2023-1-8\.csv:14: expected 17 tab-separated columns, got 5/);
-      expect(s.files).to.include({ considered: 12, statusFiltered: 1, excluded: 0, outsideEras: 0, parsed: 6, withSentences: 6, contributing: 6 });
-      expect(s.files.skipped).to.deep.equal({ missing: 1, author_not_in_checkout: 1, path_outside_root: 1, unreadable: 0, not_utf8: 1, no_header: 1 });
+      expect(s.files).to.include({
+        considered: 12,
+        statusFiltered: 1,
+        excluded: 0,
+        outsideEras: 0,
+        parsed: 6,
+        withSentences: 6,
+        contributing: 6,
+      });
+      expect(s.files.skipped).to.deep.equal({
+        missing: 1,
+        author_not_in_checkout: 1,
+        path_outside_root: 1,
+        unreadable: 0,
+        not_utf8: 1,
+        no_header: 1,
+      });
       expect(s.files.examples.missing[0]).to.include('0300AuthorE.Lost.Fix007-ara1');
       expect(s.files.examples.path_outside_root[0]).to.include('etc/passwd');
       expect(s.files.examples.not_utf8[0]).to.match(/0250AuthorF\.Latin1\.Fix008-ara1 — not valid UTF-8/);
@@ -151,7 +175,9 @@ describe('openiti/corpus', () => {
       const s2 = await buildCorpus(base(out2, { dedupAcrossCorpus: false }));
       expect(s2.sentences.duplicateAcrossCorpus).to.equal(0);
       expect(s2.eras[0].written).to.equal(98);
-      const fromB = records(out2).filter((r) => r.source_uri.startsWith('0200AuthorB')).map((r) => r.text);
+      const fromB = records(out2)
+        .filter((r) => r.source_uri.startsWith('0200AuthorB'))
+        .map((r) => r.text);
       expect(fromB).to.include.members((await eligibleOf(A1)).slice(0, 2));
     });
 
@@ -241,7 +267,9 @@ describe('openiti/corpus', () => {
         () => expect.fail('should throw'),
         (e) => {
           expect(e).to.be.instanceOf(CorpusBuildError);
-          expect((e as Error).message).to.match(/no sentences left after filters: 12 metadata rows, 0 files parsed .*excluded 11; outside eras 0/);
+          expect((e as Error).message).to.match(
+            /no sentences left after filters: 12 metadata rows, 0 files parsed .*excluded 11; outside eras 0/,
+          );
         },
       );
       await buildCorpus(base(out, { minCharLen: 290, maxCharLen: 300 })).then(
@@ -357,7 +385,9 @@ describe('openiti/corpus', () => {
   it('scanEligible: vocalised repeats are within-file duplicates; hasMarks false means the text is its own dedup key; counting needs no callback', async () => {
     const voc = 'قَالَ الشَّيْخُ أَبُو مُحَمَّدٍ إِنَّ الْعِلْمَ زِينَةُ الرِّجَالِ';
     const bare = dedupKey(voc);
-    const root = makeCorpus([{ uri: '0100A.B.C-ara1', content: `${H}# ${voc}\n# ${S1}\n~~${bare} 12\n# ${S2.replace('الصبر', 'الصـــبر')}\n# ${S2}\n` }]);
+    const root = makeCorpus([
+      { uri: '0100A.B.C-ara1', content: `${H}# ${voc}\n# ${S1}\n~~${bare} 12\n# ${S2.replace('الصبر', 'الصـــبر')}\n# ${S2}\n` },
+    ]);
     const f = file0(root, '0100A.B.C-ara1');
     const got: Array<[string, number, number, boolean]> = [];
     const scan = await scanEligible(f, { minCharLen: 30, maxCharLen: 300 }, (l) => got.push([l.text(), l.charLen, l.index, l.hasMarks]));

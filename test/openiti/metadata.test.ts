@@ -41,13 +41,20 @@ describe('openiti/metadata', () => {
       const dir = mkdtempSync(path.join(os.tmpdir(), 'openiti-meta-'));
       await readMetadata(path.join(dir, 'nope.csv')).then(
         () => expect.fail('should throw'),
-        (e) => expect(e).to.be.instanceOf(MetadataError).and.have.property('message').that.match(/not found/),
+        (e) =>
+          expect(e)
+            .to.be.instanceOf(MetadataError)
+            .and.have.property('message')
+            .that.match(/not found/),
       );
       const csv = path.join(dir, 'comma.csv');
       writeFileSync(csv, 'version_uri,date,status,local_path\nx,0001,pri,../data/x\n');
       await readMetadata(csv).then(
         () => expect.fail('should throw'),
-        (e) => expect((e as Error).message).to.match(/comma\.csv:1: metadata header lacks column\(s\) version_uri, date, status, local_path \(the file must be tab-separated\)/),
+        (e) =>
+          expect((e as Error).message).to.match(
+            /comma\.csv:1: metadata header lacks column\(s\) version_uri, date, status, local_path \(the file must be tab-separated\)/,
+          ),
       );
       const tsv = path.join(dir, 'partial.tsv');
       writeFileSync(tsv, 'version_uri\tdate\n');
@@ -105,7 +112,11 @@ describe('openiti/metadata', () => {
     });
 
     it('falls back to the corpus root when the metadata file sits elsewhere', () => {
-      const r = resolveTextPath(ROOT, path.join(ROOT, 'elsewhere', 'deeper'), '../data/0450AuthorC/0450AuthorC.Kitab/0450AuthorC.Kitab.Fix005-ara1');
+      const r = resolveTextPath(
+        ROOT,
+        path.join(ROOT, 'elsewhere', 'deeper'),
+        '../data/0450AuthorC/0450AuthorC.Kitab/0450AuthorC.Kitab.Fix005-ara1',
+      );
       expect(r.ok).to.equal(true);
       const r2 = resolveTextPath(ROOT, ROOT, 'data/0450AuthorC/0450AuthorC.Kitab/0450AuthorC.Kitab.Fix005-ara1');
       expect(r2.ok).to.equal(true);

@@ -144,7 +144,12 @@ describe('openiti/parse', () => {
       keyHash: number;
       hasMarks: boolean;
     }
-    const facts = (p: OpenITILineParser, text: string): Facts => ({ text, charLen: p.lastCharLen, keyHash: p.lastKeyHashHi * 2 ** 32 + p.lastKeyHashLo, hasMarks: p.lastHasMarks });
+    const facts = (p: OpenITILineParser, text: string): Facts => ({
+      text,
+      charLen: p.lastCharLen,
+      keyHash: p.lastKeyHashHi * 2 ** 32 + p.lastKeyHashLo,
+      hasMarks: p.lastHasMarks,
+    });
     /** Each line through push() (its own string), requireHeader off. */
     const viaPush = (lines: string[]): Array<Facts | null> => {
       const p = new OpenITILineParser('<t>', { requireHeader: false, minArabicLetters: 1 });
@@ -325,13 +330,20 @@ describe('openiti/parse', () => {
 
     it('rejects text without the OpenITI magic line, and a header that never ends', () => {
       expect(() => parseOpenITIText('# قال الشيخ أبو محمد إن العلم زينة الرجال\n')).to.throw(NoHeaderError, /no OpenITI header/);
-      expect(() => parseOpenITIText('######OpenITI#\n#META# a :: b\n# قال الشيخ أبو محمد إن العلم\n')).to.throw(NoHeaderError, /never ends/);
+      expect(() => parseOpenITIText('######OpenITI#\n#META# a :: b\n# قال الشيخ أبو محمد إن العلم\n')).to.throw(
+        NoHeaderError,
+        /never ends/,
+      );
       expect(() => parseOpenITIText('')).to.throw(NoHeaderError, /empty/);
     });
 
     it('accepts a BOM and CRLF line ends, or no header when requireHeader is false', () => {
-      expect(parseOpenITIText('\ufeff######OpenITI# \r\n#META#Header#End#\r\n# قال الشيخ أبو محمد إن العلم زينة\r\n')).to.deep.equal(['قال الشيخ أبو محمد إن العلم زينة']);
-      expect(parseOpenITIText('# قال الشيخ أبو محمد إن العلم زينة\n', { requireHeader: false })).to.deep.equal(['قال الشيخ أبو محمد إن العلم زينة']);
+      expect(parseOpenITIText('\ufeff######OpenITI# \r\n#META#Header#End#\r\n# قال الشيخ أبو محمد إن العلم زينة\r\n')).to.deep.equal([
+        'قال الشيخ أبو محمد إن العلم زينة',
+      ]);
+      expect(parseOpenITIText('# قال الشيخ أبو محمد إن العلم زينة\n', { requireHeader: false })).to.deep.equal([
+        'قال الشيخ أبو محمد إن العلم زينة',
+      ]);
     });
 
     it('streams a file to the same lines as parsing it whole', async () => {

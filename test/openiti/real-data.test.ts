@@ -41,8 +41,17 @@ describe('openiti on the real slice (integration)', function () {
   it('pri build: the 2 known-absent pri texts are "missing", the 36 pri rows of 0001–0025 are not in the checkout', () => {
     expect(first.files.considered).to.equal(665);
     expect(first.files.statusFiltered).to.equal(344);
-    expect(first.files.skipped).to.deep.equal({ missing: 2, author_not_in_checkout: 36, path_outside_root: 0, unreadable: 0, not_utf8: 0, no_header: 0 });
-    expect(first.files.examples.missing.join('\n')).to.match(/0279Baladhuri\.AnsabAshraf\.Shamela0009773-ara1/).and.match(/0292AbuBakrBazzar\.BahrZakhkhar\.Shamela0012981-ara1/);
+    expect(first.files.skipped).to.deep.equal({
+      missing: 2,
+      author_not_in_checkout: 36,
+      path_outside_root: 0,
+      unreadable: 0,
+      not_utf8: 0,
+      no_header: 0,
+    });
+    expect(first.files.examples.missing.join('\n'))
+      .to.match(/0279Baladhuri\.AnsabAshraf\.Shamela0009773-ara1/)
+      .and.match(/0292AbuBakrBazzar\.BahrZakhkhar\.Shamela0012981-ara1/);
     expect(first.files.parsed).to.equal(283);
   });
 
@@ -73,14 +82,20 @@ describe('openiti on the real slice (integration)', function () {
     expect(first.eras.map((e) => e.written)).to.deep.equal([5000, 0, 0, 0]);
   });
 
-  it('with a boundary at 300 ([300, 600) …), the 14 authors dated 300 AH form their own era and the empty eras\' share is split by fraction', async () => {
+  it("with a boundary at 300 ([300, 600) …), the 14 authors dated 300 AH form their own era and the empty eras' share is split by fraction", async () => {
     const eras = [
       { name: 'early', from: 0, to: 300, fraction: 0.1 },
       { name: 'classical', from: 300, to: 600, fraction: 0.3 },
       { name: 'late', from: 600, to: 900, fraction: 0.3 },
       { name: 'post', from: 900, to: 100000, fraction: 0.3 },
     ];
-    const s = await buildCorpus({ openitiRoot: root, outPath: path.join(dir, 'split300.jsonl'), maxSentences: 5000, eras, progressMode: 'silent' });
+    const s = await buildCorpus({
+      openitiRoot: root,
+      outPath: path.join(dir, 'split300.jsonl'),
+      maxSentences: 5000,
+      eras,
+      progressMode: 'silent',
+    });
     expect(s.eras.map((e) => e.authors)).to.deep.equal([75, 14, 0, 0]);
     expect(s.eras.map((e) => e.shortfall)).to.deep.equal([0, 0, 1500, 1500]);
     // 3000 to share by fraction between the two eras with text: 0.1 : 0.3
@@ -152,7 +167,13 @@ describe('openiti on the real slice (integration)', function () {
 
   it('exclude holds the OCR source books (Ibn Qutayba, al-Yacqubi) out of the corpus', async () => {
     const exclude = ['0276IbnQutayba*', '0292Yacqubi*'];
-    const s = await buildCorpus({ openitiRoot: root, outPath: path.join(dir, 'ex.jsonl'), maxSentences: 5000, exclude, progressMode: 'silent' });
+    const s = await buildCorpus({
+      openitiRoot: root,
+      outPath: path.join(dir, 'ex.jsonl'),
+      maxSentences: 5000,
+      exclude,
+      progressMode: 'silent',
+    });
     const { rows } = await readMetadata(path.join(root, 'metadata', 'OpenITI_metadata_2023-1-8.csv'));
     const ex = makeExcluder(exclude);
     expect(s.files.excluded).to.equal(rows.filter((r) => r.status === 'pri' && ex(r.versionUri) !== null).length);

@@ -35,7 +35,9 @@ describe('openiti/sampling', () => {
     it('validateEras names the bad era and field', () => {
       expect(() => validateEras([])).to.throw(SamplingConfigError, /at least one era/);
       expect(() => validateEras([{ name: 'a', from: 0, to: 10, fraction: 0.5 }])).to.throw(/fractions sum to 0.5/);
-      expect(() => validateEras([{ name: 'a', from: 10, to: 10, fraction: 1 }])).to.throw(/eras\[0\] \(a\): from \(10\) must be < to \(10\)/);
+      expect(() => validateEras([{ name: 'a', from: 10, to: 10, fraction: 1 }])).to.throw(
+        /eras\[0\] \(a\): from \(10\) must be < to \(10\)/,
+      );
       expect(() =>
         validateEras([
           { name: 'a', from: 0, to: 301, fraction: 0.5 },

@@ -34,16 +34,26 @@ describe('openiti/source-works: leakage by work', function () {
     const [adab, tarikh, ...rest] = sourceWorkExclusions(SOURCES, rows);
     expect(rest).to.deep.equal([]); // a dataset without a source pattern excludes nothing
     expect(adab.works).to.deep.equal(['0276IbnQutaybaDinawari.AdabKatib']);
-    expect(adab.versions).to.deep.equal(rows.filter((r) => r.bookUri === '0276IbnQutaybaDinawari.AdabKatib').map((r) => r.versionUri).sort());
+    expect(adab.versions).to.deep.equal(
+      rows
+        .filter((r) => r.bookUri === '0276IbnQutaybaDinawari.AdabKatib')
+        .map((r) => r.versionUri)
+        .sort(),
+    );
     expect(adab.versions).to.have.length.greaterThan(1);
     expect(tarikh.works).to.deep.equal(['0292Yacqubi.Tarikh']);
-    expect(tarikh.versions).to.have.length(rows.filter((r) => r.bookUri === '0292Yacqubi.Tarikh').length).and.to.have.length.greaterThan(1);
+    expect(tarikh.versions)
+      .to.have.length(rows.filter((r) => r.bookUri === '0292Yacqubi.Tarikh').length)
+      .and.to.have.length.greaterThan(1);
   });
 
   it('the exclude patterns hold out exactly those versions — no other work of the same author', () => {
     const found = sourceWorkExclusions(SOURCES, rows);
     const exclude = makeExcluder(found.flatMap((e) => e.patterns));
-    const held = rows.filter((r) => exclude(r.versionUri) !== null).map((r) => r.versionUri).sort();
+    const held = rows
+      .filter((r) => exclude(r.versionUri) !== null)
+      .map((r) => r.versionUri)
+      .sort();
     expect(held).to.deep.equal(found.flatMap((e) => e.versions).sort());
     expect(held.some((v) => v.startsWith('0292Yacqubi.Buldan') || v.startsWith('0276IbnQutaybaDinawari.AnwaFiMawasim'))).to.equal(false);
     // Control: the version pattern alone would leave the sibling versions of the Tarikh in the corpus.
@@ -59,7 +69,14 @@ describe('openiti/source-works: leakage by work', function () {
         data: { openiti_root: openiti },
         phase5: { corpus: { max_sentences: 600, exclude_dataset_sources: true, status_filter: 'all' } },
         datasets: Object.fromEntries(
-          SOURCES.map((s) => [s.dataset, { type: 'paired_dir', path: path.join(OCR_GS_ROOT, 'book_IbnQutayba.Adab'), ...(s.source_pattern ? { source_pattern: s.source_pattern } : {}) }]),
+          SOURCES.map((s) => [
+            s.dataset,
+            {
+              type: 'paired_dir',
+              path: path.join(OCR_GS_ROOT, 'book_IbnQutayba.Adab'),
+              ...(s.source_pattern ? { source_pattern: s.source_pattern } : {}),
+            },
+          ]),
         ),
       },
       'source-works test',
@@ -70,7 +87,10 @@ describe('openiti/source-works: leakage by work', function () {
       ['OCR_GS-IbnQutayba.Adab', ['0276IbnQutaybaDinawari.AdabKatib']],
       ['OCR_GS-Yacqubi.Tarikh', ['0292Yacqubi.Tarikh']],
     ]);
-    const uris = readFileSync(result.corpusPath, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { source_uri: string }).source_uri);
+    const uris = readFileSync(result.corpusPath, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { source_uri: string }).source_uri);
     expect(uris.length).to.be.greaterThan(100);
     expect(uris.filter((u) => u.startsWith('0276IbnQutaybaDinawari.AdabKatib.') || u.startsWith('0292Yacqubi.Tarikh.'))).to.deep.equal([]);
     // The build record keeps the list, and the arms analysis states exactly that per dataset.

@@ -1,14 +1,7 @@
 import { expect } from 'chai';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import {
-  RAG_PROMPT_VERSION,
-  RAG_SYSTEM_V1,
-  ZERO_SHOT_SYSTEM_V1,
-  buildPrompt,
-  buildRag,
-  buildZeroShot,
-} from '../../src/prompts/builder';
+import { RAG_PROMPT_VERSION, RAG_SYSTEM_V1, ZERO_SHOT_SYSTEM_V1, buildPrompt, buildRag, buildZeroShot } from '../../src/prompts/builder';
 import { REPO_ROOT } from '../helpers/shared-data';
 
 const OCR = 'بلعو واحلة امتفرغن تلل التمة عليما';

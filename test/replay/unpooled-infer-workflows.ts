@@ -27,7 +27,23 @@ export async function inferWorkflow(input: StageInput): Promise<InferResult> {
   const out: Exclude<InferResult, { imported: unknown }> = {};
   await Promise.all(
     arms.map(async (arm) => {
-      const acc = { lines: 0, shards: 0, startedAt: new Date().toISOString(), counts: { model: '', written: 0, skippedExisting: 0, succeeded: 0, failed: 0, failuresByReason: {}, promptTypes: {}, promptTokens: 0, completionTokens: 0, elapsedMs: 0 } };
+      const acc = {
+        lines: 0,
+        shards: 0,
+        startedAt: new Date().toISOString(),
+        counts: {
+          model: '',
+          written: 0,
+          skippedExisting: 0,
+          succeeded: 0,
+          failed: 0,
+          failuresByReason: {},
+          promptTypes: {},
+          promptTokens: 0,
+          completionTokens: 0,
+          elapsedMs: 0,
+        },
+      };
       const args: InferArmInput = { input, arm, window, from: 0, acc };
       out[arm.arm] = await executeChild(inferArmWorkflow, { workflowId: `${parent}-${arm.arm}`, args: [args] });
     }),

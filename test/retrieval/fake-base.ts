@@ -57,7 +57,14 @@ export function fakeBase(records: FakeRecord[], order?: number[]): Fake {
         return ranked
           .filter((s) => s.score >= minScore)
           .slice(0, k)
-          .map((s, i) => ({ text: records[s.idx].text, source_uri: records[s.idx].source_uri, score: s.score, rank: i + 1, idx: s.idx, date: records[s.idx].date ?? null }));
+          .map((s, i) => ({
+            text: records[s.idx].text,
+            source_uri: records[s.idx].source_uri,
+            score: s.score,
+            rank: i + 1,
+            idx: s.idx,
+            date: records[s.idx].date ?? null,
+          }));
       });
     },
   };

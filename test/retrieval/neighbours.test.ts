@@ -42,7 +42,10 @@ describe('retrieval/neighbours (context windows)', () => {
       problem: null,
     });
     expect(byLine.line).to.equal(14);
-    expect(byLine.before).to.deep.equal(['وقال الأصمعي إن الصدق خير ما ورثه الآباء للأبناء', 'قال الشيخ أبو محمد إن الصبر حصن منيع لأهل المروءة']);
+    expect(byLine.before).to.deep.equal([
+      'وقال الأصمعي إن الصدق خير ما ورثه الآباء للأبناء',
+      'قال الشيخ أبو محمد إن الصبر حصن منيع لأهل المروءة',
+    ]);
     expect(first.before).to.deep.equal([]);
     expect(missing.problem).to.match(/not found in 0200AuthorB/);
     expect(unknown.problem).to.match(/no readable file for 0300AuthorE/);
@@ -75,7 +78,10 @@ describe('retrieval/neighbours (context windows)', () => {
   it('real OpenITI: the window around a Tarikh line holds its neighbours in the printed text', async function () {
     requireSharedData(this, 'openiti');
     const nb = new OpenITINeighbours({ openitiRoot: OPENITI_ROOT });
-    const [w] = await nb.lookup([{ idx: 0, source_uri: '0292Yacqubi.Tarikh.JK001493-ara1', text: 'وأضيق الطريق التي تبلغ الناس النجاة' }], 1);
+    const [w] = await nb.lookup(
+      [{ idx: 0, source_uri: '0292Yacqubi.Tarikh.JK001493-ara1', text: 'وأضيق الطريق التي تبلغ الناس النجاة' }],
+      1,
+    );
     expect(w.line).to.equal(1382);
     expect(w.before[0]).to.include('يبلغ الناس التلف وما اصغر الباب');
     expect(w.after).to.have.length(1);

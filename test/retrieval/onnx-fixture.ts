@@ -19,16 +19,47 @@ const valueInfo = (no: number, name: string, elem: number, dims: (number | strin
   'msg',
   [
     [1, 'bytes', name],
-    [2, 'msg', [[1, 'msg', [[1, 'varint', elem], [2, 'msg', dims.map(dim)]]]]],
+    [
+      2,
+      'msg',
+      [
+        [
+          1,
+          'msg',
+          [
+            [1, 'varint', elem],
+            [2, 'msg', dims.map(dim)],
+          ],
+        ],
+      ],
+    ],
   ],
 ];
 const node = (inputs: string[], outputs: string[], op: string, attrs: Field[] = []): Field => [
   1,
   'msg',
-  [...inputs.map((i): Field => [1, 'bytes', i]), ...outputs.map((o): Field => [2, 'bytes', o]), [3, 'bytes', `${op}_${outputs[0]}`], [4, 'bytes', op], ...attrs],
+  [
+    ...inputs.map((i): Field => [1, 'bytes', i]),
+    ...outputs.map((o): Field => [2, 'bytes', o]),
+    [3, 'bytes', `${op}_${outputs[0]}`],
+    [4, 'bytes', op],
+    ...attrs,
+  ],
 ];
-const intAttr = (name: string, v: number): Field => [5, 'msg', [[1, 'bytes', name], [3, 'varint', v], [20, 'varint', 2]]];
-const intsAttr = (name: string, vs: number[]): Field => [5, 'msg', [[1, 'bytes', name], ...vs.map((v): Field => [8, 'varint', v]), [20, 'varint', 7]]];
+const intAttr = (name: string, v: number): Field => [
+  5,
+  'msg',
+  [
+    [1, 'bytes', name],
+    [3, 'varint', v],
+    [20, 'varint', 2],
+  ],
+];
+const intsAttr = (name: string, vs: number[]): Field => [
+  5,
+  'msg',
+  [[1, 'bytes', name], ...vs.map((v): Field => [8, 'varint', v]), [20, 'varint', 7]],
+];
 
 export function passageLengthModel(): Uint8Array {
   const graph: Field[] = [
@@ -44,7 +75,14 @@ export function passageLengthModel(): Uint8Array {
   return encode([
     [1, 'varint', 7],
     [2, 'bytes', 'openiti-rag-test'],
-    [8, 'msg', [[1, 'bytes', ''], [2, 'varint', 11]]],
+    [
+      8,
+      'msg',
+      [
+        [1, 'bytes', ''],
+        [2, 'varint', 11],
+      ],
+    ],
     [7, 'msg', graph],
   ]);
 }

@@ -72,7 +72,11 @@ describe('retrieval/pipeline', () => {
     const f = fakeBase(RECORDS);
     const want = await f.base.retrieveMany([OCR, VOCAL_QUERY], 3);
     for (const model_dir of [null, '/nonexistent/cross-encoder']) {
-      const p = await createRetrievalPipeline(f.base, { rerank: { enabled: true, method: 'cross_encoder', model_dir }, fetch_k: 3 }, { store: f.store });
+      const p = await createRetrievalPipeline(
+        f.base,
+        { rerank: { enabled: true, method: 'cross_encoder', model_dir }, fetch_k: 3 },
+        { store: f.store },
+      );
       expect(p.rerankStatus).to.deep.include({ method: 'cross_encoder', active: false });
       expect(p.rerankStatus!.reason).to.be.a('string').and.not.empty;
       const got = await p.retrieveMany([OCR, VOCAL_QUERY], 3);
@@ -94,7 +98,11 @@ describe('retrieval/pipeline', () => {
     const dir = crossEncoderDir();
     try {
       const f = fakeBase(RECORDS);
-      const p = await createRetrievalPipeline(f.base, { rerank: { enabled: true, method: 'cross_encoder', model_dir: dir, embedding_weight: 0 }, fetch_k: 8 }, { store: f.store });
+      const p = await createRetrievalPipeline(
+        f.base,
+        { rerank: { enabled: true, method: 'cross_encoder', model_dir: dir, embedding_weight: 0 }, fetch_k: 8 },
+        { store: f.store },
+      );
       expect(p.rerankStatus).to.deep.include({ active: true, reason: null });
       const [hits] = await p.retrieveMany([VOCAL_QUERY], 8);
       const scores = hits.map((c) => c.rerank_score!);
@@ -109,20 +117,32 @@ describe('retrieval/pipeline', () => {
   it('MMR replaces a near-duplicate in the top k by a different sentence; scores stay descending', async () => {
     const f = fakeBase(RECORDS);
     const plain = (await f.base.retrieveMany([VOCAL_QUERY], 3))[0].map((c) => c.idx);
-    const p = await createRetrievalPipeline(f.base, { mmr: { enabled: true, lambda: 0.3 }, fetch_k: 8 }, { store: f.store, vectors: f.vectors });
+    const p = await createRetrievalPipeline(
+      f.base,
+      { mmr: { enabled: true, lambda: 0.3 }, fetch_k: 8 },
+      { store: f.store, vectors: f.vectors },
+    );
     const [hits] = await p.retrieveMany([VOCAL_QUERY], 3);
     const ids = hits.map((c) => c.idx);
     expect(plain.slice(0, 2)).to.have.members([0, 5]);
     expect(ids.filter((i) => i === 0 || i === 5)).to.have.length(1);
     for (let i = 1; i < hits.length; i++) expect(hits[i - 1].score).to.be.at.least(hits[i].score);
-    const same = await createRetrievalPipeline(f.base, { mmr: { enabled: true, lambda: 1 }, fetch_k: 8 }, { store: f.store, vectors: f.vectors });
+    const same = await createRetrievalPipeline(
+      f.base,
+      { mmr: { enabled: true, lambda: 1 }, fetch_k: 8 },
+      { store: f.store, vectors: f.vectors },
+    );
     expect((await same.retrieveMany([VOCAL_QUERY], 3))[0].map((c) => c.idx)).to.deep.equal(plain);
   });
 
   it('hybrid: a lexical match the dense side missed enters the results with its true cosine', async () => {
     // A "blind" encoder that always returns the first three B.Tarikh lines.
     const f = fakeBase(RECORDS, [0, 1, 2]);
-    const p = await createRetrievalPipeline(f.base, { hybrid: { enabled: true }, fetch_k: 3 }, { store: f.store, vectors: f.vectors, embedQueries: f.embedQueries });
+    const p = await createRetrievalPipeline(
+      f.base,
+      { hybrid: { enabled: true }, fetch_k: 3 },
+      { store: f.store, vectors: f.vectors, embedQueries: f.embedQueries },
+    );
     const [hits] = await p.retrieveMany([OCR], 3);
     const src = hits.find((c) => c.idx === 6 || c.idx === 7);
     expect(src, 'source unit from the lexical side').to.not.equal(undefined);
@@ -134,12 +154,20 @@ describe('retrieval/pipeline', () => {
     expect(src!.lexical_score).to.be.within(0, 1);
     expect(p.stats().lexicalOnlyCandidates).to.be.greaterThan(0);
     // Weighted fusion with dense_weight 0 is lexical-only ranking.
-    const lex = await createRetrievalPipeline(f.base, { hybrid: { enabled: true, fusion: 'weighted', dense_weight: 0 }, fetch_k: 3 }, { store: f.store, vectors: f.vectors, embedQueries: f.embedQueries });
+    const lex = await createRetrievalPipeline(
+      f.base,
+      { hybrid: { enabled: true, fusion: 'weighted', dense_weight: 0 }, fetch_k: 3 },
+      { store: f.store, vectors: f.vectors, embedQueries: f.embedQueries },
+    );
     const [l] = await lex.retrieveMany([OCR], 2);
     expect(l.map((c) => c.idx)).to.have.members([6, 7]);
     expect(l[0].lexical_score).to.equal(1);
     // min_score applies to lexical-only candidates too.
-    const strict = await createRetrievalPipeline(f.base, { hybrid: { enabled: true }, fetch_k: 3 }, { store: f.store, vectors: f.vectors, embedQueries: f.embedQueries });
+    const strict = await createRetrievalPipeline(
+      f.base,
+      { hybrid: { enabled: true }, fetch_k: 3 },
+      { store: f.store, vectors: f.vectors, embedQueries: f.embedQueries },
+    );
     const [s] = await strict.retrieveMany([OCR], 3, 0.99);
     expect(s).to.deep.equal([]);
   });
@@ -149,7 +177,11 @@ describe('retrieval/pipeline', () => {
     const p = await createRetrievalPipeline(f.base, { context_window: { lines: 2, source: 'corpus' } }, { store: f.store });
     const [hits] = await p.retrieveMany(['وقال الأصمعي إن الوفاء زينة الرجال في المجالس'], 1);
     expect(hits[0].idx).to.equal(2);
-    expect(hits[0].context).to.deep.equal({ before: [RECORDS[0].text, RECORDS[1].text], after: [RECORDS[3].text, RECORDS[4].text], problem: null });
+    expect(hits[0].context).to.deep.equal({
+      before: [RECORDS[0].text, RECORDS[1].text],
+      after: [RECORDS[3].text, RECORDS[4].text],
+      problem: null,
+    });
     const [edge] = await p.retrieveMany([RECORDS[4].text], 1);
     expect(edge[0].context!.after).to.deep.equal([]); // idx 5 is another source
     const text = p.formatForPrompt(hits, 'plain');
@@ -170,7 +202,11 @@ describe('retrieval/pipeline', () => {
     expect(hits.map((c) => c.idx)).to.deep.equal(all.slice(0, 2).map((c) => c.idx));
     expect(hits.map((c) => c.rank)).to.deep.equal([1, 2]);
     expect(p.stats().droppedByBudget).to.equal(2);
-    const t = await createRetrievalPipeline(f.base, { budget: { max_tokens: 12 } }, { store: f.store, countTokens: (s) => s.split(' ').length });
+    const t = await createRetrievalPipeline(
+      f.base,
+      { budget: { max_tokens: 12 } },
+      { store: f.store, countTokens: (s) => s.split(' ').length },
+    );
     const [th] = await t.retrieveMany([VOCAL_QUERY], 4);
     expect(th.reduce((a, c) => a + c.text.split(' ').length, 0)).to.be.at.most(12);
     expect(th.length).to.be.greaterThan(0);

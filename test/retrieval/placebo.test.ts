@@ -17,7 +17,12 @@ describe('retrieval/placebo', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'placebo-'));
     const corpus = path.join(dir, 'corpus.jsonl');
     // 200 sentences of 10 to 49 characters.
-    writeFileSync(corpus, Array.from({ length: 200 }, (_, i) => JSON.stringify({ idx: i, text: `${'ق'.repeat(10 + (i % 40))}`, source_uri: `src${i % 7}`, date: 250 + i })).join('\n') + '\n');
+    writeFileSync(
+      corpus,
+      Array.from({ length: 200 }, (_, i) =>
+        JSON.stringify({ idx: i, text: `${'ق'.repeat(10 + (i % 40))}`, source_uri: `src${i % 7}`, date: 250 + i }),
+      ).join('\n') + '\n',
+    );
     sampler = await PlaceboSampler.open(corpus);
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -33,7 +38,7 @@ describe('retrieval/placebo', () => {
     expect(placeboSeed('book/000001', 42)).to.equal(placeboSeed('book/000001', 42));
   });
 
-  it('keeps the real context\'s budget: sentences in draw order while they fit max_chars', () => {
+  it("keeps the real context's budget: sentences in draw order while they fit max_chars", () => {
     const all = sampler.draw('book/000003', 42, 10);
     const budget = all[0].text.length + all[1].text.length + 1;
     const kept = sampler.draw('book/000003', 42, 10, budget);

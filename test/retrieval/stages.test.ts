@@ -13,8 +13,14 @@ const unit = (...xs: number[]) => {
 describe('retrieval stages: fusion, MMR, budget, options', () => {
   it('reciprocal-rank fusion sums 1/(k+rank) and scales rank 1 in both lists to 1', () => {
     const fused = reciprocalRankFusion(
-      [{ idx: 5, score: 0.9 }, { idx: 7, score: 0.8 }],
-      [{ idx: 7, score: 12 }, { idx: 9, score: 3 }],
+      [
+        { idx: 5, score: 0.9 },
+        { idx: 7, score: 0.8 },
+      ],
+      [
+        { idx: 7, score: 12 },
+        { idx: 9, score: 3 },
+      ],
       60,
     );
     const max = 2 / 61;
@@ -27,8 +33,23 @@ describe('retrieval stages: fusion, MMR, budget, options', () => {
   });
 
   it('weighted fusion mixes cosine with max-normalised BM25 and needs a cosine for every item', () => {
-    const cos = new Map([[1, 0.8], [2, 0.6], [3, 0.5]]);
-    const f = weightedFusion([{ idx: 1, score: 0.8 }, { idx: 2, score: 0.6 }], [{ idx: 3, score: 10 }, { idx: 2, score: 5 }], cos, 0.5);
+    const cos = new Map([
+      [1, 0.8],
+      [2, 0.6],
+      [3, 0.5],
+    ]);
+    const f = weightedFusion(
+      [
+        { idx: 1, score: 0.8 },
+        { idx: 2, score: 0.6 },
+      ],
+      [
+        { idx: 3, score: 10 },
+        { idx: 2, score: 5 },
+      ],
+      cos,
+      0.5,
+    );
     const byIdx = Object.fromEntries(f.map((x) => [x.idx, x.score]));
     expect(byIdx[1]).to.be.closeTo(0.4, 1e-12);
     expect(byIdx[2]).to.be.closeTo(0.3 + 0.25, 1e-12);

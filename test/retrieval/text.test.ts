@@ -1,5 +1,13 @@
 import { expect } from 'chai';
-import { charNgrams, codePoints, dedupDigest, matchKey, ngramContainment, substringEditDistance, substringSimilarity } from '../../src/retrieval/text';
+import {
+  charNgrams,
+  codePoints,
+  dedupDigest,
+  matchKey,
+  ngramContainment,
+  substringEditDistance,
+  substringSimilarity,
+} from '../../src/retrieval/text';
 
 describe('retrieval/text', () => {
   it('matchKey removes diacritics, punctuation, brackets and footnote numbers and unifies letter variants', () => {
@@ -50,11 +58,13 @@ describe('retrieval/text', () => {
     const lev = (a: string, b: string) => {
       const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
       for (let j = 1; j <= b.length; j++) d[0][j] = j;
-      for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      for (let i = 1; i <= a.length; i++)
+        for (let j = 1; j <= b.length; j++)
+          d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
       return d[a.length][b.length];
     };
     let seed = 7;
-    const rnd = () => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % 4);
+    const rnd = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % 4;
     for (let trial = 0; trial < 60; trial++) {
       const p = Array.from({ length: 1 + (trial % 5) }, () => 'abcd'[rnd()]).join('');
       const t = Array.from({ length: 3 + (trial % 7) }, () => 'abcd'[rnd()]).join('');
@@ -70,6 +80,8 @@ describe('retrieval/text', () => {
     const ocr = 'وأفيق الطريق الي تيلق التاس انجاة';
     const source = 'وأضيق الطريق التي تبلغ الناس النجاة';
     const other = 'قال الشيخ أبو محمد إن الصبر حصن منيع لأهل المروءة';
-    expect(substringSimilarity(matchKey(ocr), matchKey(source))).to.be.greaterThan(substringSimilarity(matchKey(ocr), matchKey(other)) + 0.2);
+    expect(substringSimilarity(matchKey(ocr), matchKey(source))).to.be.greaterThan(
+      substringSimilarity(matchKey(ocr), matchKey(other)) + 0.2,
+    );
   });
 });

@@ -23,12 +23,26 @@ describe('retrieval/pipeline on a real RAGRetriever', function () {
   before(async function () {
     requireModel(this, MINILM);
     dir = mkdtempSync(path.join(os.tmpdir(), 'pipe-real-'));
-    const file = path.join(FIXTURES, 'openiti', 'corpus', 'data', '0200AuthorB', '0200AuthorB.Tarikh', '0200AuthorB.Tarikh.Fix004-ara1.completed');
+    const file = path.join(
+      FIXTURES,
+      'openiti',
+      'corpus',
+      'data',
+      '0200AuthorB',
+      '0200AuthorB.Tarikh',
+      '0200AuthorB.Tarikh.Fix004-ara1.completed',
+    );
     const lines = await readSourceLines(file);
     texts = lines.map((l) => l.text);
     const corpus = path.join(dir, 'corpus.jsonl');
-    writeJsonlAtomic(corpus, lines.map((l, idx) => ({ text: l.text, source_uri: 'B.Tarikh', date: 200, char_len: [...l.text].length, idx, line: l.line })));
-    retriever = await RAGRetriever.open({ indexPath: path.join(dir, 'index.usearch'), corpusPath: corpus, embedding: { modelDir: MINILM.dir, threads: 1 } }, { loadIndex: false });
+    writeJsonlAtomic(
+      corpus,
+      lines.map((l, idx) => ({ text: l.text, source_uri: 'B.Tarikh', date: 200, char_len: [...l.text].length, idx, line: l.line })),
+    );
+    retriever = await RAGRetriever.open(
+      { indexPath: path.join(dir, 'index.usearch'), corpusPath: corpus, embedding: { modelDir: MINILM.dir, threads: 1 } },
+      { loadIndex: false },
+    );
     await retriever.buildIndex(corpus, undefined, { showProgress: false });
   });
   after(async () => {
@@ -41,7 +55,9 @@ describe('retrieval/pipeline on a real RAGRetriever', function () {
     const qs = [texts[3], 'وقال الاصمعي ان الصدق خير'];
     const got = await p.retrieveMany(qs, 3);
     const want = await retriever.retrieveMany(qs, 3);
-    expect(got.map((l) => l.map(({ text, source_uri, score, rank, idx, date }) => ({ text, source_uri, score, rank, idx, date })))).to.deep.equal(want);
+    expect(
+      got.map((l) => l.map(({ text, source_uri, score, rank, idx, date }) => ({ text, source_uri, score, rank, idx, date }))),
+    ).to.deep.equal(want);
   });
 
   it('hybrid + rerank + MMR + dedup + context window from the corpus, all loaded from the index files', async () => {

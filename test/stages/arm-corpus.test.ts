@@ -16,15 +16,25 @@ import { MINILM, requireModel } from '../embed/models';
 import { FIXTURES } from '../helpers/shared-data';
 
 const { buildCorpus, buildIndex, exportShard, mergeExport, planExport } = createActivities();
-const uris = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { source_uri: string }).source_uri);
+const uris = (file: string) =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { source_uri: string }).source_uri);
 
 function config(dir: string) {
   return parseConfig(
     {
       paths: { results_dir: dir },
       data: { openiti_root: path.join(FIXTURES, 'openiti', 'corpus') },
-      phase5: { corpus: { max_sentences: 6, min_char_len: 10, eras: [{ name: 'all', from: 0, to: 2000, fraction: 1 }] }, export: { shard_size: 10 } },
-      rag: { embedding_model: 'sentence-transformers/all-MiniLM-L6-v2', embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', threads: 1 } },
+      phase5: {
+        corpus: { max_sentences: 6, min_char_len: 10, eras: [{ name: 'all', from: 0, to: 2000, fraction: 1 }] },
+        export: { shard_size: 10 },
+      },
+      rag: {
+        embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
+        embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', threads: 1 },
+      },
       datasets: { fix: { type: 'paired_dir', path: path.join(FIXTURES, 'datasets', 'paired') } },
       study: {
         baseline: 'zero_shot',
@@ -62,7 +72,8 @@ describe('stages: the corpus as a study factor', function () {
   it('builds each distinct corpus once, in its own folder, with its index', () => {
     const corpora = readdirSync(path.join(dir, 'corpora')).sort();
     expect(corpora).to.have.length(2);
-    for (const c of corpora) expect(readdirSync(path.join(dir, 'corpora', c))).to.include.members(['corpus.jsonl', 'index.usearch', 'index.manifest.json']);
+    for (const c of corpora)
+      expect(readdirSync(path.join(dir, 'corpora', c))).to.include.members(['corpus.jsonl', 'index.usearch', 'index.manifest.json']);
     const arms = armsFrom(input.config, {});
     const similar = arms.find((a) => a.name === 'similar')!.config.phase5.corpus;
     const withB = arms.find((a) => a.name === 'with_b')!.config.phase5.corpus;
@@ -76,22 +87,29 @@ describe('stages: the corpus as a study factor', function () {
   it('exports once per distinct corpus and retrieval, each arm from its own corpus', () => {
     const groups = exportGroups(input.config, {})!;
     expect(groups.map((g) => g.arms)).to.deep.equal([['zero_shot', 'rag'], ['similar'], ['with_b'], ['with_b_k1']]);
-    const read = (arm: string) => readFileSync(path.join(dir, 'arms', arm, 'inference_input.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as InferenceInputRecord);
+    const read = (arm: string) =>
+      readFileSync(path.join(dir, 'arms', arm, 'inference_input.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as InferenceInputRecord);
     const sources = (arm: string) => read(arm).flatMap((r) => r.retrieval_sources.map((s) => s.source_uri));
     expect(sources('similar').some((u) => u.startsWith('0200AuthorB'))).to.equal(false);
     expect(sources('with_b').some((u) => u.startsWith('0200AuthorB'))).to.equal(true);
   });
 
-  it('a block that equals phase5.corpus shares the run\'s corpus; any difference gets its own folder', async () => {
+  it("a block that equals phase5.corpus shares the run's corpus; any difference gets its own folder", async () => {
     const { armConfig } = await import('../../src/config/study');
     const c = config(dir);
     expect(armConfig(c, { name: 'a', corpus: { exclude_works: [] } }).phase5.corpus).to.deep.equal(c.phase5.corpus);
     expect(armConfig(c, { name: 'a', corpus: { sample: { seed: 7 } } }).phase5.corpus.dir).to.match(/^corpora\/[0-9a-f]{16}$/);
-    expect(armConfig(c, { name: 'a', corpus: { sample: { seed: 7 } } }).phase5.corpus.dir).to.not.equal(armConfig(c, { name: 'a', corpus: { sample: { seed: 8 } } }).phase5.corpus.dir);
+    expect(armConfig(c, { name: 'a', corpus: { sample: { seed: 7 } } }).phase5.corpus.dir).to.not.equal(
+      armConfig(c, { name: 'a', corpus: { sample: { seed: 8 } } }).phase5.corpus.dir,
+    );
   });
 
   it('rejects an arm naming an undeclared corpus, with the names there are', () => {
-    const bad = () => parseConfig({ datasets: {}, study: { corpora: { a: {} }, arms: [{ name: 'x', corpus: 'nope' }] } }, 'cfg', { env: {} });
+    const bad = () =>
+      parseConfig({ datasets: {}, study: { corpora: { a: {} }, arms: [{ name: 'x', corpus: 'nope' }] } }, 'cfg', { env: {} });
     expect(bad).to.throw(/study\.arms\.0\.corpus: unknown corpus "nope" — study\.corpora declares: a/);
   });
 });

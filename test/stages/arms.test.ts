@@ -16,7 +16,11 @@ import { FIXTURES } from '../helpers/shared-data';
 const results = () => mkdtempSync(path.join(os.tmpdir(), 'arms-'));
 
 function config(extra: Record<string, unknown> = {}) {
-  return parseConfig({ paths: { results_dir: results() }, datasets: { demo: { type: 'jsonl', path: path.join(FIXTURES, 'demo', 'ocr.jsonl') } }, ...extra }, 'arms-test.yaml', { env: {} });
+  return parseConfig(
+    { paths: { results_dir: results() }, datasets: { demo: { type: 'jsonl', path: path.join(FIXTURES, 'demo', 'ocr.jsonl') } }, ...extra },
+    'arms-test.yaml',
+    { env: {} },
+  );
 }
 
 function configError(study: unknown): string {
@@ -51,7 +55,9 @@ describe('stages/arms', () => {
   });
 
   it('an import goes to the rag arm by default and to --arm NAME when given', () => {
-    const c = config({ study: { arms: [{ name: 'zero_shot', prompt: 'zero_shot' }, { name: 'rag' }, { name: 'rag_k1', retrieval: { top_k: 1 } }] } });
+    const c = config({
+      study: { arms: [{ name: 'zero_shot', prompt: 'zero_shot' }, { name: 'rag' }, { name: 'rag_k1', retrieval: { top_k: 1 } }] },
+    });
     expect(optionsFrom(c, { importFile: 'x.jsonl' }).importArm?.name).to.equal('rag');
     const opts = optionsFrom(c, { importFile: 'x.jsonl', arm: 'rag_k1' });
     expect(opts.importArm?.output).to.equal(path.join(c.paths.results_dir, 'arms', 'rag_k1', 'corrections.jsonl'));
@@ -128,24 +134,46 @@ describe('stages/arms', () => {
 
   describe('config validation: one line naming the field', () => {
     it('unknown baseline arm', () => {
-      expect(configError({ baseline: 'nope', arms: [{ name: 'rag' }] })).to.match(/^study\.baseline: unknown baseline arm "nope" — the arms are: rag/);
+      expect(configError({ baseline: 'nope', arms: [{ name: 'rag' }] })).to.match(
+        /^study\.baseline: unknown baseline arm "nope" — the arms are: rag/,
+      );
     });
     it('a planned contrast naming an unknown arm, or one arm twice', () => {
-      expect(configError({ arms: [{ name: 'rag' }, { name: 'placebo', retrieval: { mode: 'random' } }], contrasts: [{ arm: 'rag', vs: 'placbo' }] })).to.match(/^study\.contrasts\.0\.vs: unknown arm "placbo" — the arms are: rag, placebo/);
-      expect(configError({ arms: [{ name: 'rag' }], contrasts: [{ arm: 'rag', vs: 'rag' }] })).to.match(/^study\.contrasts\.0: a contrast needs two different arms/);
-      expect(config({ study: { arms: [{ name: 'rag' }, { name: 'placebo', retrieval: { mode: 'random' } }], contrasts: [{ arm: 'rag', vs: 'placebo' }] } }).study!.contrasts).to.deep.equal([{ arm: 'rag', vs: 'placebo' }]);
+      expect(
+        configError({
+          arms: [{ name: 'rag' }, { name: 'placebo', retrieval: { mode: 'random' } }],
+          contrasts: [{ arm: 'rag', vs: 'placbo' }],
+        }),
+      ).to.match(/^study\.contrasts\.0\.vs: unknown arm "placbo" — the arms are: rag, placebo/);
+      expect(configError({ arms: [{ name: 'rag' }], contrasts: [{ arm: 'rag', vs: 'rag' }] })).to.match(
+        /^study\.contrasts\.0: a contrast needs two different arms/,
+      );
+      expect(
+        config({
+          study: {
+            arms: [{ name: 'rag' }, { name: 'placebo', retrieval: { mode: 'random' } }],
+            contrasts: [{ arm: 'rag', vs: 'placebo' }],
+          },
+        }).study!.contrasts,
+      ).to.deep.equal([{ arm: 'rag', vs: 'placebo' }]);
     });
     it('duplicate arm names', () => {
-      expect(configError({ arms: [{ name: 'rag' }, { name: 'rag', retrieval: { top_k: 1 } }] })).to.match(/^study\.arms\.1\.name: duplicate arm name "rag"/);
+      expect(configError({ arms: [{ name: 'rag' }, { name: 'rag', retrieval: { top_k: 1 } }] })).to.match(
+        /^study\.arms\.1\.name: duplicate arm name "rag"/,
+      );
     });
     it('bad mode', () => {
-      expect(configError({ arms: [{ name: 'x', retrieval: { mode: 'bm25' } }] })).to.match(/^study\.arms\.0\.retrieval\.mode: .*"dense".*"random".*"gold_query".*"none"/);
+      expect(configError({ arms: [{ name: 'x', retrieval: { mode: 'bm25' } }] })).to.match(
+        /^study\.arms\.0\.retrieval\.mode: .*"dense".*"random".*"gold_query".*"none"/,
+      );
     });
     it('a bad override key or value, and a zero-shot prompt with a retrieval mode', () => {
       expect(configError({ arms: [{ name: 'x', retrieval: { top_kk: 1 } }] })).to.match(/^study\.arms\.0\.retrieval: .*top_kk/);
       expect(configError({ arms: [{ name: 'x', retrieval: { top_k: -1 } }] })).to.match(/^study\.arms\.0\.retrieval\.top_k: .*\(arm "x"\)/);
       expect(configError({ arms: [{ name: 'x', infer: { backend: 'gpt' } }] })).to.match(/^study\.arms\.0\.infer\.backend: /);
-      expect(configError({ arms: [{ name: 'z', prompt: 'zero_shot', retrieval: { mode: 'random' } }] })).to.match(/^study\.arms\.0\.retrieval\.mode: a zero_shot prompt uses no context/);
+      expect(configError({ arms: [{ name: 'z', prompt: 'zero_shot', retrieval: { mode: 'random' } }] })).to.match(
+        /^study\.arms\.0\.retrieval\.mode: a zero_shot prompt uses no context/,
+      );
     });
     it('every problem is one line', () => {
       const text = configError({ baseline: 'b', arms: [{ name: 'a' }, { name: 'a' }] });

@@ -19,7 +19,10 @@ describe('infer plan selection', () => {
 
   it('--limit 5 keeps 5 lines of each dataset (not 5 offset/length entries)', () => {
     const plan = writePlan(input, { limit: 5 });
-    expect(plan.datasets).to.deep.equal([{ dataset: 'a', lines: 5 }, { dataset: 'b', lines: 5 }]);
+    expect(plan.datasets).to.deep.equal([
+      { dataset: 'a', lines: 5 },
+      { dataset: 'b', lines: 5 },
+    ]);
     expect(plan.lines).to.equal(10);
   });
 

@@ -19,7 +19,11 @@ import { OCR_GS_ROOT, requireSharedData } from '../helpers/shared-data';
 
 const { buildCorpus, buildIndex, exportShard, mergeExport, planExport } = createActivities();
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
-const records = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as InferenceInputRecord);
+const records = (file: string) =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as InferenceInputRecord);
 
 const STUDY = {
   baseline: 'zero_shot',
@@ -39,7 +43,10 @@ function configFor(dir: string, openiti: string, study?: unknown): Config {
       paths: { results_dir: dir },
       data: { openiti_root: openiti },
       phase5: { corpus: { max_sentences: 400 }, export: { shard_size: 15, query_batch_size: 16 } },
-      rag: { embedding_model: 'sentence-transformers/all-MiniLM-L6-v2', embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', threads: 2 } },
+      rag: {
+        embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
+        embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', threads: 2 },
+      },
       datasets: { adab: { type: 'paired_dir', path: path.join(OCR_GS_ROOT, 'book_IbnQutayba.Adab') } },
       ...(study ? { study } : {}),
     },
@@ -91,7 +98,9 @@ describe('stages/export with study arms (real data)', function () {
       const link = path.join(armDir, 'inference_input.jsonl');
       expect(lstatSync(link).isSymbolicLink()).to.equal(true);
       expect(path.isAbsolute(readlinkSync(link))).to.equal(false);
-      expect(path.resolve(armDir, readlinkSync(link))).to.equal(path.join(dir, 'exports', meta.retrieval.fingerprint, 'inference_input.jsonl'));
+      expect(path.resolve(armDir, readlinkSync(link))).to.equal(
+        path.join(dir, 'exports', meta.retrieval.fingerprint, 'inference_input.jsonl'),
+      );
     }
     const oracle = JSON.parse(readFileSync(path.join(dir, 'arms', 'oracle', 'arm.json'), 'utf8'));
     expect(oracle).to.deep.include({ upper_bound: true, prompt: 'rag' });
@@ -119,7 +128,10 @@ describe('stages/export with study arms (real data)', function () {
 
   it('placebo is deterministic: another results dir draws the same sentences (byte-identical export)', async () => {
     const other = mkdtempSync(path.join(os.tmpdir(), 'study-export-b-'));
-    const again: StageInput = { ...input, config: configFor(other, openiti, { arms: [{ name: 'placebo', retrieval: { mode: 'random' } }] }) };
+    const again: StageInput = {
+      ...input,
+      config: configFor(other, openiti, { arms: [{ name: 'placebo', retrieval: { mode: 'random' } }] }),
+    };
     await buildCorpus(again);
     await buildIndex(again);
     const second = await exportAll(again);
@@ -128,7 +140,12 @@ describe('stages/export with study arms (real data)', function () {
   });
 
   it('retrieval_stats.json records the verbatim-gold rate (none for the placebo), the oracle is marked as an upper bound, arm.json repeats the rate', () => {
-    const stats = Object.fromEntries(merged.exports!.map((e) => [e.mode + e.top_k, JSON.parse(readFileSync(path.join(dir, 'exports', e.fingerprint, 'retrieval_stats.json'), 'utf8'))]));
+    const stats = Object.fromEntries(
+      merged.exports!.map((e) => [
+        e.mode + e.top_k,
+        JSON.parse(readFileSync(path.join(dir, 'exports', e.fingerprint, 'retrieval_stats.json'), 'utf8')),
+      ]),
+    );
     for (const s of Object.values(stats)) expect(s.verbatim_gold).to.include.keys('rate', 'hits', 'lines', 'threshold', 'by_dataset');
     expect(stats.gold_query3.upper_bound).to.equal(true);
     expect(stats.random3.verbatim_gold.hits).to.equal(0);
@@ -136,7 +153,7 @@ describe('stages/export with study arms (real data)', function () {
     expect(rag.verbatim_gold_rate).to.equal(stats.dense3.verbatim_gold.rate);
   });
 
-  it('the default config (no study:) writes the single default export, byte-identical to the study\'s shared rag export', async () => {
+  it("the default config (no study:) writes the single default export, byte-identical to the study's shared rag export", async () => {
     const plain = mkdtempSync(path.join(os.tmpdir(), 'study-export-default-'));
     const def: StageInput = { ...input, config: configFor(plain, openiti) };
     await buildCorpus(def);

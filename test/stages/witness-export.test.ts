@@ -32,8 +32,17 @@ describe('stages: retrieval.mode witness (real data)', function () {
         paths: { results_dir: dir },
         data: { openiti_root: openiti },
         phase5: { corpus: { max_sentences: 200 }, export: { shard_size: 10, query_batch_size: 8 } },
-        rag: { embedding_model: 'sentence-transformers/all-MiniLM-L6-v2', embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', threads: 2 } },
-        datasets: { adab: { type: 'paired_dir', path: path.join(OCR_GS_ROOT, 'book_IbnQutayba.Adab'), source_pattern: '0276IbnQutaybaDinawari.AdabKatib*' } },
+        rag: {
+          embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
+          embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', threads: 2 },
+        },
+        datasets: {
+          adab: {
+            type: 'paired_dir',
+            path: path.join(OCR_GS_ROOT, 'book_IbnQutayba.Adab'),
+            source_pattern: '0276IbnQutaybaDinawari.AdabKatib*',
+          },
+        },
         study: {
           baseline: 'zero_shot',
           arms: [
@@ -65,12 +74,21 @@ describe('stages: retrieval.mode witness (real data)', function () {
   });
 
   it("puts the OCR line's aligned source passage in the context, with its lines and page", () => {
-    const records = readFileSync(path.join(dir, 'arms', 'witness', 'inference_input.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as InferenceInputRecord);
+    const records = readFileSync(path.join(dir, 'arms', 'witness', 'inference_input.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as InferenceInputRecord);
     expect(records).to.have.length(210);
     const r = records.find((x) => x.sample_id === 'adab/000206')!;
     expect(r.prompt_type).to.equal('rag');
     expect(r.retrieval_context).to.include('قال الفراء أريد بهن ( فعلولة ) ففتحوا أولها كراهية أن تصير الياء');
-    expect(r.retrieval_sources[0]).to.deep.include({ source_uri: SOURCE, line: 6855, line_end: 6855, page: 'PageV01P496', provenance: 'same_passage' });
+    expect(r.retrieval_sources[0]).to.deep.include({
+      source_uri: SOURCE,
+      line: 6855,
+      line_end: 6855,
+      page: 'PageV01P496',
+      provenance: 'same_passage',
+    });
     expect(r.gold_in_context).to.equal(true);
     // hits from the other indexed works are classed as such; a line whose hit is not its passage says so
     const classes = records.flatMap((x) => x.retrieval_sources.map((src) => [src.source_uri.startsWith('0279'), src.provenance]));

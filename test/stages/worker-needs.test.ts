@@ -10,7 +10,8 @@ import { parseConfig } from '../../src/config/load';
 import { checkWorkerNeeds, describeMissing } from '../../src/stages/worker-needs';
 import { startSimLlmServer, type SimLlmServer } from '../helpers/sim-llm-server';
 
-const config = (infer: Record<string, unknown>) => parseConfig({ paths: { results_dir: path.join(os.tmpdir(), 'worker-needs') }, infer }, 'test', { env: {} });
+const config = (infer: Record<string, unknown>) =>
+  parseConfig({ paths: { results_dir: path.join(os.tmpdir(), 'worker-needs') }, infer }, 'test', { env: {} });
 
 describe('stages/worker-needs: what a worker checks before taking a task', () => {
   let sim: SimLlmServer;
@@ -45,6 +46,8 @@ describe('stages/worker-needs: what a worker checks before taking a task', () =>
   it('local: a GGUF missing on this worker', async () => {
     const c = config({ backend: 'local', local: { model_path: '/nonexistent/model.gguf' } });
     const missing = describeMissing(await checkWorkerNeeds(c, ['phase5-gpu'], {}, {}));
-    expect(missing).to.deep.equal(['phase5-gpu cannot run its tasks: LLM model (arms rag, zero_shot): GGUF model not found: /nonexistent/model.gguf — put it on this worker (infer.local.model_path; `npm run setup` installs the default)']);
+    expect(missing).to.deep.equal([
+      'phase5-gpu cannot run its tasks: LLM model (arms rag, zero_shot): GGUF model not found: /nonexistent/model.gguf — put it on this worker (infer.local.model_path; `npm run setup` installs the default)',
+    ]);
   });
 });

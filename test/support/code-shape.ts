@@ -56,10 +56,19 @@ export function importEdges(files: readonly string[]): ImportEdge[] {
   const edges: ImportEdge[] = [];
   for (const file of files) {
     const visit = (node: ts.Node) => {
-      if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      if (
+        (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+        node.moduleSpecifier &&
+        ts.isStringLiteral(node.moduleSpecifier)
+      ) {
         const to = resolveSpecifier(file, node.moduleSpecifier.text);
         if (to) edges.push({ from: file, to, typeOnly: isTypeOnlyImport(node) });
-      } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+      } else if (
+        ts.isCallExpression(node) &&
+        node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+        node.arguments[0] &&
+        ts.isStringLiteral(node.arguments[0])
+      ) {
         const to = resolveSpecifier(file, node.arguments[0].text);
         if (to) edges.push({ from: file, to, typeOnly: false });
       } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {

@@ -107,7 +107,6 @@ describe('text/arabic', () => {
       expect(unifyHamzaSeats('مؤمن سئل')).to.equal('مومن سيل');
     });
   });
-
 });
 
 describe('text/arabic: error classes of character edits', () => {

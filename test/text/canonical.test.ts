@@ -66,7 +66,11 @@ describe('text/canonical: on real OCR_GS lines', function () {
 
   it('NFC(OCR) scores exactly as the OCR line, and NFC(gold) has CER 0, line by line, under every profile', () => {
     // The primary profile (nfc) on every line; the secondary ones on every fifth (the same code path, slower to run).
-    const profiles: Array<[ScoringOptions, number]> = [[{}, 1], [{ profile: BUILTIN_PROFILES.no_diacritics }, 5], [{ profile: BUILTIN_PROFILES.graphemes }, 5]];
+    const profiles: Array<[ScoringOptions, number]> = [
+      [{}, 1],
+      [{ profile: BUILTIN_PROFILES.no_diacritics }, 5],
+      [{ profile: BUILTIN_PROFILES.graphemes }, 5],
+    ];
     for (const [opts, every] of profiles) {
       for (const l of lines.filter((_, i) => i % every === 0)) {
         const ocr = scorePair(l.gt, l.ocr, opts);
@@ -97,7 +101,8 @@ describe('text/canonical: on real OCR_GS lines', function () {
   });
 
   it('before NFC, composed gold scored about 5 % CER against the stored gold (the defect this fixes)', () => {
-    let edits = 0, chars = 0;
+    let edits = 0,
+      chars = 0;
     const trimOnly = (s: string) => toCodePoints(s.trim().replace(/\s+/gu, ' '));
     for (const l of lines) {
       const ref = trimOnly(l.gt);

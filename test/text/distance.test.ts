@@ -43,9 +43,19 @@ describe('text/distance', () => {
 
     it('matches a common prefix and suffix outright and anchors edits between them', () => {
       const a = alignSequences(cp('xxabcyy'), cp('xxadcyy'), { ops: true });
-      expect(a).to.deep.equal({ distance: 1, substitutions: 1, deletions: 0, insertions: 0, hits: 6, ops: [{ type: 'S', ref: 3, hyp: 3 }] });
+      expect(a).to.deep.equal({
+        distance: 1,
+        substitutions: 1,
+        deletions: 0,
+        insertions: 0,
+        hits: 6,
+        ops: [{ type: 'S', ref: 3, hyp: 3 }],
+      });
       const b = alignSequences(cp('xxyy'), cp('xxabyy'), true);
-      expect(b.ops).to.deep.equal([{ type: 'I', ref: 2, hyp: 2 }, { type: 'I', ref: 2, hyp: 3 }]);
+      expect(b.ops).to.deep.equal([
+        { type: 'I', ref: 2, hyp: 2 },
+        { type: 'I', ref: 2, hyp: 3 },
+      ]);
       expect(b.hits).to.equal(4);
     });
 
@@ -71,7 +81,8 @@ describe('text/distance', () => {
         const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
         for (let j = 1; j <= b.length; j++) d[0][j] = j;
         for (let i = 1; i <= a.length; i++)
-          for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+          for (let j = 1; j <= b.length; j++)
+            d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
         return d[a.length][b.length];
       };
       let seed = 7;
@@ -90,10 +101,10 @@ describe('text/distance', () => {
     });
   });
 
-    it('counts code points, not UTF-16 units', () => {
-      expect(scorePair('a𝔸b', 'ab').charEdits).to.equal(1);
-      expect(scorePair('a𝔸b', 'ab').refChars).to.equal(3);
-    });
+  it('counts code points, not UTF-16 units', () => {
+    expect(scorePair('a𝔸b', 'ab').charEdits).to.equal(1);
+    expect(scorePair('a𝔸b', 'ab').refChars).to.equal(3);
+  });
 
   describe('CER / WER', () => {
     it('scores a hand-computed Arabic pair', () => {
@@ -121,7 +132,10 @@ describe('text/distance', () => {
     it('gives the same distances on the fast path', () => {
       const p = scorePair(' قال الشيخ في البيت ', 'قال الشبخ فيالبيت');
       expect(scoreDistances(' قال الشيخ في البيت ', 'قال الشبخ فيالبيت')).to.deep.equal({
-        charEdits: p.charEdits, refChars: p.refChars, wordEdits: p.wordEdits, refWords: p.refWords,
+        charEdits: p.charEdits,
+        refChars: p.refChars,
+        wordEdits: p.wordEdits,
+        refWords: p.refWords,
       });
     });
 

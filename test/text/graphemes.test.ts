@@ -1,7 +1,12 @@
 import { expect } from 'chai';
 import { displayUnits, unitBoundaries } from '../../src/text/graphemes';
 
-const FATHA = '\u064E', DAMMA = '\u064F', KASRA = '\u0650', SHADDA = '\u0651', SUKUN = '\u0652', TANWIN_DAMM = '\u064C';
+const FATHA = '\u064E',
+  DAMMA = '\u064F',
+  KASRA = '\u0650',
+  SHADDA = '\u0651',
+  SUKUN = '\u0652',
+  TANWIN_DAMM = '\u064C';
 
 describe('text/graphemes: display units (grapheme clusters, lam-alef)', () => {
   it('keeps a letter with its harakat together', () => {

@@ -14,7 +14,8 @@ describe('text/profiles', () => {
 
   it('no_diacritics: tashkeel U+064B–U+065F and U+0670 and tatweel removed; آ أ إ ٱ → ا, ة → ه, ى → ي', () => {
     // Every character of the tashkeel range, the superscript alef and the tatweel disappear ...
-    for (let cp = 0x064b; cp <= 0x065f; cp++) expect(applyProfile(`ب${String.fromCodePoint(cp)}ب`, noDiacritics), cp.toString(16)).to.equal('بب');
+    for (let cp = 0x064b; cp <= 0x065f; cp++)
+      expect(applyProfile(`ب${String.fromCodePoint(cp)}ب`, noDiacritics), cp.toString(16)).to.equal('بب');
     expect(applyProfile('هٰذا', noDiacritics)).to.equal('هذا');
     expect(applyProfile('كـــتب', noDiacritics)).to.equal('كتب');
     // ... the neighbours of the range do not (KITAB-Bench's set, narrower than src/text/arabic's).
@@ -59,7 +60,7 @@ describe('text/profiles', () => {
           normalization: {
             primary: 'nfc',
             secondary: ['no_diacritics', 'persian_letters'],
-            profiles: { persian_letters: { rules: 'ی → ي, ک → ك; tatweel removed', map: { 'ی': 'ي', 'ک': 'ك' }, remove: ['U+0640'] } },
+            profiles: { persian_letters: { rules: 'ی → ي, ک → ك; tatweel removed', map: { ی: 'ي', ک: 'ك' }, remove: ['U+0640'] } },
           },
         },
       },
@@ -83,10 +84,16 @@ describe('text/profiles', () => {
 
   it('config errors are one line naming the key: old switches, unknown profiles, a grapheme primary, a built-in name', () => {
     const bad = (normalization: unknown) => () => parseConfig({ analysis: { normalization } }, 'cfg.yaml', { env: {} });
-    expect(bad({ remove_diacritics: true })).to.throw(/analysis\.normalization\.remove_diacritics: the Arabic switches are now normalisation profiles: use analysis\.normalization\.secondary/);
-    expect(bad({ secondary: ['nope'] })).to.throw(/analysis\.normalization\.secondary\.0: unknown profile "nope" — the profiles are: nfc, no_diacritics, graphemes/);
+    expect(bad({ remove_diacritics: true })).to.throw(
+      /analysis\.normalization\.remove_diacritics: the Arabic switches are now normalisation profiles: use analysis\.normalization\.secondary/,
+    );
+    expect(bad({ secondary: ['nope'] })).to.throw(
+      /analysis\.normalization\.secondary\.0: unknown profile "nope" — the profiles are: nfc, no_diacritics, graphemes/,
+    );
     expect(bad({ primary: 'graphemes' })).to.throw(/analysis\.normalization\.primary: profile "graphemes" counts grapheme clusters/);
     expect(bad({ profiles: { nfc: { rules: 'x' } } })).to.throw(/analysis\.normalization\.profiles\.nfc: "nfc" is a built-in profile/);
-    expect(bad({ profiles: { mine: { rules: 'x', remove: ['xy'] } } })).to.throw(/analysis\.normalization\.profiles\.mine\.remove\.0: "xy": expected one character/);
+    expect(bad({ profiles: { mine: { rules: 'x', remove: ['xy'] } } })).to.throw(
+      /analysis\.normalization\.profiles\.mine\.remove\.0: "xy": expected one character/,
+    );
   });
 });

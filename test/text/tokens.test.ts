@@ -26,5 +26,4 @@ describe('text/tokens', () => {
       expect(Array.from(h)).to.deep.equal([1, 2]);
     });
   });
-
 });

@@ -41,10 +41,19 @@ describe('human output', () => {
   it('aggregates repeated warnings into one line with the count and the first one', () => {
     const out: string[] = [];
     const agg = new WarningAggregator((l) => out.push(l));
-    for (let i = 0; i < 31; i++) agg.add({ level: 40, msg: 'openiti: author_not_in_checkout', path: `data/${i}`, summary: 'metadata rows skipped: author not in this checkout' });
+    for (let i = 0; i < 31; i++)
+      agg.add({
+        level: 40,
+        msg: 'openiti: author_not_in_checkout',
+        path: `data/${i}`,
+        summary: 'metadata rows skipped: author not in this checkout',
+      });
     agg.add({ level: 40, msg: 'a single warning', detail: 'd' });
     agg.flush();
-    expect(out).to.deep.equal(['warn: 31 metadata rows skipped: author not in this checkout (first: path=data/0)', 'warn: a single warning (detail=d)']);
+    expect(out).to.deep.equal([
+      'warn: 31 metadata rows skipped: author not in this checkout (first: path=data/0)',
+      'warn: a single warning (detail=d)',
+    ]);
     agg.flush();
     expect(out, 'flushed once').to.have.length(2);
   });
@@ -53,7 +62,9 @@ describe('human output', () => {
     const human = logFromChild({ PHASE5_LOG_FORMAT: 'human' });
     expect(human.filter(isJson), human.join('\n')).to.deep.equal([]);
     expect(human).to.include('index loaded');
-    expect(human.filter((l) => l.includes('author not in this checkout'))).to.deep.equal(['warn: 31 metadata rows skipped: author not in this checkout (first: reason=author_not_in_checkout, path=data/00Author/x)']);
+    expect(human.filter((l) => l.includes('author not in this checkout'))).to.deep.equal([
+      'warn: 31 metadata rows skipped: author not in this checkout (first: reason=author_not_in_checkout, path=data/00Author/x)',
+    ]);
     expect(human).to.include('error: something broke (file=y)');
     const json = logFromChild({ PHASE5_LOG_FORMAT: 'json' });
     expect(json.every(isJson), json.join('\n')).to.equal(true);
@@ -68,11 +79,26 @@ describe('human output', () => {
   it('prints the stage when it starts and its position at most every 10 s', () => {
     let now = 0;
     const out: string[] = [];
-    const lines = new ProgressLines((l) => out.push(l), 10_000, () => now);
+    const lines = new ProgressLines(
+      (l) => out.push(l),
+      10_000,
+      () => now,
+    );
     const view = (done: number): StatusView => ({
       workflowId: 'phase5-x-export',
       status: 'RUNNING',
-      progress: { workflow: 'exportWorkflow', stage: 'export', step: 'shards', done: 0, total: 2, unit: 'shards', startedAt: '', updatedAt: '', stages: {}, results: {} },
+      progress: {
+        workflow: 'exportWorkflow',
+        stage: 'export',
+        step: 'shards',
+        done: 0,
+        total: 2,
+        unit: 'shards',
+        startedAt: '',
+        updatedAt: '',
+        stages: {},
+        results: {},
+      },
       activity: null,
       activities: [],
       work: { done, total: 100, unit: 'lines' },

@@ -11,11 +11,35 @@ const OCR_GS = path.join(SHARED, 'ocr-gs');
 
 // OCR lines of the two OCR_GS books with their source passage in the primary OpenITI version: [sample, line, line_end, page, text]
 const CASES: [string, string, number, number, string][] = [
-  ['Yacqubi.Tarikh/000200', '0292Yacqubi.Tarikh.JK001493-ara1', 937, 938, 'فيفتح الله عليه فهم أن يقتله بغير حيلة فهرب داود فجاء إلى شمويل النبي'],
+  [
+    'Yacqubi.Tarikh/000200',
+    '0292Yacqubi.Tarikh.JK001493-ara1',
+    937,
+    938,
+    'فيفتح الله عليه فهم أن يقتله بغير حيلة فهرب داود فجاء إلى شمويل النبي',
+  ],
   ['Yacqubi.Tarikh/000201', '0292Yacqubi.Tarikh.JK001493-ara1', 938, 939, 'فخبره بخبر شاول ولم يزل شاول يحاول قتل داود حتى هرب فمر باخيش'],
-  ['Yacqubi.Tarikh/000203', '0292Yacqubi.Tarikh.JK001493-ara1', 941, 941, 'ولما علم شاول انه قد فاته قتل الكهنة الذين كانوا يقدسون وقال قد'],
-  ['IbnQutayba.Adab/000202', '0276IbnQutaybaDinawari.AdabKatib.JK000973-ara1', 6851, 6852, 'من ذوات الواو لما جاءت على مصادر الياء نحو السعاية'],
-  ['IbnQutayba.Adab/000206', '0276IbnQutaybaDinawari.AdabKatib.JK000973-ara1', 6855, 6855, 'قال الفراء أريد بهن ( فعلولة ) ففتحوا أولها كراهية أن تصير الياء'],
+  [
+    'Yacqubi.Tarikh/000203',
+    '0292Yacqubi.Tarikh.JK001493-ara1',
+    941,
+    941,
+    'ولما علم شاول انه قد فاته قتل الكهنة الذين كانوا يقدسون وقال قد',
+  ],
+  [
+    'IbnQutayba.Adab/000202',
+    '0276IbnQutaybaDinawari.AdabKatib.JK000973-ara1',
+    6851,
+    6852,
+    'من ذوات الواو لما جاءت على مصادر الياء نحو السعاية',
+  ],
+  [
+    'IbnQutayba.Adab/000206',
+    '0276IbnQutaybaDinawari.AdabKatib.JK000973-ara1',
+    6855,
+    6855,
+    'قال الفراء أريد بهن ( فعلولة ) ففتحوا أولها كراهية أن تصير الياء',
+  ],
 ];
 
 describe('witness retrieval on real OCR_GS lines (../shared/data)', function () {
@@ -28,11 +52,17 @@ describe('witness retrieval on real OCR_GS lines (../shared/data)', function () 
       console.log(`      skipped: no real data at ${SHARED}`);
       this.skip();
     }
-    const { files } = await selectWorkFiles({ openitiRoot: OPENITI, include: ['0292Yacqubi.Tarikh.JK001493-ara1', '0276IbnQutaybaDinawari.AdabKatib.JK000973-ara1'] });
+    const { files } = await selectWorkFiles({
+      openitiRoot: OPENITI,
+      include: ['0292Yacqubi.Tarikh.JK001493-ara1', '0276IbnQutaybaDinawari.AdabKatib.JK000973-ara1'],
+    });
     const works = await Promise.all(files.map((f) => readWitnessWork(f.file, f.uri, f.date)));
     const { data, texts } = buildWitnessIndex(works);
     r = WitnessRetriever.inMemory(data, texts);
-    for (const [key, folder] of [['OCR_GS-Yacqubi.Tarikh', 'book_Yacqubi.Tarikh'], ['OCR_GS-IbnQutayba.Adab', 'book_IbnQutayba.Adab']]) {
+    for (const [key, folder] of [
+      ['OCR_GS-Yacqubi.Tarikh', 'book_Yacqubi.Tarikh'],
+      ['OCR_GS-IbnQutayba.Adab', 'book_IbnQutayba.Adab'],
+    ]) {
       const ds = await loadDataset({ key, type: 'paired_dir', path: path.join(OCR_GS, folder) }, { limit: 210 });
       for (const s of ds.samples) samples.set(s.sample_id.replace(/^OCR_GS-/, ''), s);
     }
@@ -42,8 +72,15 @@ describe('witness retrieval on real OCR_GS lines (../shared/data)', function () 
     it(`${id}: the OCR line's top hit is its gold line's source span, ${uri.split('.')[0]} lines ${line}–${lineEnd}`, () => {
       const s = samples.get(id)!;
       const [hit] = r.retrieve(s.ocr_text, 3);
-      expect({ uri: hit.source_uri, line: hit.line, line_end: hit.line_end, text: hit.text }).to.deep.equal({ uri, line, line_end: lineEnd, text });
-      expect(witnessHitCorrect(hit, truePassages(r.data, r.lineTexts, s.gt_text, `${uri.split('.').slice(0, 2).join('.')}*`))).to.equal(true);
+      expect({ uri: hit.source_uri, line: hit.line, line_end: hit.line_end, text: hit.text }).to.deep.equal({
+        uri,
+        line,
+        line_end: lineEnd,
+        text,
+      });
+      expect(witnessHitCorrect(hit, truePassages(r.data, r.lineTexts, s.gt_text, `${uri.split('.').slice(0, 2).join('.')}*`))).to.equal(
+        true,
+      );
       expect(hit.score).to.be.within(0.7, 0.99); // noisy OCR: a real alignment, not an exact copy
     });
   }

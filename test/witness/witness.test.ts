@@ -2,7 +2,14 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { buildWitnessDir, buildWitnessIndex, readWitnessWork, WitnessRetriever, witnessKeyString, type WitnessWork } from '../../src/witness';
+import {
+  buildWitnessDir,
+  buildWitnessIndex,
+  readWitnessWork,
+  WitnessRetriever,
+  witnessKeyString,
+  type WitnessWork,
+} from '../../src/witness';
 
 const HEADER = '######OpenITI#\n#META# x :: y\n#META#Header#End#\n';
 const A = 'قال أبو محمد عبد الله بن مسلم بن قتيبة أما بعد حمد الله بجميع محامده والثناء عليه بما هو أهله';
@@ -20,7 +27,10 @@ describe('witness retrieval', () => {
   });
 
   it('finds the passage an OCR-noisy line copies, across a line break, with its page and score', () => {
-    const { data, texts } = buildWitnessIndex([work('0001X.Other.v1', [D, C]), work('0276IbnQutayba.Adab.v1', [A, B, C], ['PageV01P003', 'PageV01P004', 'PageV01P004'])], { stride: 1 });
+    const { data, texts } = buildWitnessIndex(
+      [work('0001X.Other.v1', [D, C]), work('0276IbnQutayba.Adab.v1', [A, B, C], ['PageV01P003', 'PageV01P004', 'PageV01P004'])],
+      { stride: 1 },
+    );
     const r = WitnessRetriever.inMemory(data, texts);
     // the end of line A and the start of line B, with OCR errors: dots lost, a word split, a letter dropped
     const ocr = 'والثنا عليه بما هو اهله فاني رايت اكثر أهل زمان نا هذا';
@@ -44,7 +54,12 @@ describe('witness retrieval', () => {
   it('ranks the same passage in two works (two witnesses) before a different passage', () => {
     const { data, texts } = buildWitnessIndex([work('a.v1', [A, C]), work('b.v1', [D, C])], { stride: 2 });
     const hits = WitnessRetriever.inMemory(data, texts).retrieve('والشادى تارك للازدياد والمتادب في عنفوان', 3);
-    expect(hits.slice(0, 2).map((h) => h.source_uri).sort()).to.deep.equal(['a.v1', 'b.v1']);
+    expect(
+      hits
+        .slice(0, 2)
+        .map((h) => h.source_uri)
+        .sort(),
+    ).to.deep.equal(['a.v1', 'b.v1']);
     expect(hits.slice(0, 2).every((h) => h.line === 5 && h.score > 0.8)).to.equal(true);
   });
 
@@ -54,12 +69,20 @@ describe('witness retrieval', () => {
       const file = path.join(dir, 'w.txt');
       writeFileSync(file, `${HEADER}# ${A}\n~~${B} PageV01P005\n# ${C} ms01\n# PageV01P006\n# ${D}\n`);
       const w = await readWitnessWork(file, 'w.v1', 276);
-      expect(w.lines.map((l) => [l.line, l.page, l.ms])).to.deep.equal([[4, 'PageV01P005', 'ms01'], [5, 'PageV01P005', 'ms01'], [6, 'PageV01P006', 'ms01'], [8, null, null]]);
+      expect(w.lines.map((l) => [l.line, l.page, l.ms])).to.deep.equal([
+        [4, 'PageV01P005', 'ms01'],
+        [5, 'PageV01P005', 'ms01'],
+        [6, 'PageV01P006', 'ms01'],
+        [8, null, null],
+      ]);
       const out = path.join(dir, 'idx');
       const m = await buildWitnessDir({ files: [{ uri: 'w.v1', date: 276, file }], dir: out, fingerprint: 'f1', params: { stride: 1 } });
       expect(m.lines).to.equal(4);
       const disk = WitnessRetriever.open(out);
-      const mem = WitnessRetriever.inMemory(buildWitnessIndex([w], { stride: 1 }).data, w.lines.map((l) => l.text.normalize('NFC')));
+      const mem = WitnessRetriever.inMemory(
+        buildWitnessIndex([w], { stride: 1 }).data,
+        w.lines.map((l) => l.text.normalize('NFC')),
+      );
       const q = 'والمتادب فى عنفوان الشباب ناس وكان لباس ادم';
       expect(disk.retrieve(q, 2)).to.deep.equal(mem.retrieve(q, 2));
       expect(disk.retrieve(q, 1)[0].page).to.equal('PageV01P006');
@@ -70,7 +93,7 @@ describe('witness retrieval', () => {
   });
 });
 
-describe('source in the corpus (≥ 90 % of the gold line\'s 5-grams in the source work)', () => {
+describe("source in the corpus (≥ 90 % of the gold line's 5-grams in the source work)", () => {
   it('is judged without diacritics, tatweel and whitespace but with punctuation, and needs 90 %', async () => {
     const { gramSet, gramCoverage, sourceInCorpus, coverageText } = await import('../../src/witness/source-coverage');
     expect(coverageText('قَالَ  أبـو ،')).to.equal('قالأبو،');
@@ -99,11 +122,27 @@ describe('hit provenance (same_passage ≥ 0.8 similarity to the gold / same_wor
     const record = {
       gt_text: gold,
       retrieval_context: `نصوص مرجعية صحيحة:\n1. ${C}\n2. ${A}\n3. ${B}`,
-      retrieval_sources: [{ source_uri: '0276IbnQutayba.Adab.v2' }, { source_uri: '0300Other.Book.v1' }, { source_uri: '0300Other.Book.v1' }],
+      retrieval_sources: [
+        { source_uri: '0276IbnQutayba.Adab.v2' },
+        { source_uri: '0300Other.Book.v1' },
+        { source_uri: '0300Other.Book.v1' },
+      ],
     };
-    expect(lineProvenance(record, '0276IbnQutayba.Adab*')).to.deep.equal({ gold_in_context: true, best: 'same_passage', classes: ['same_work', 'other_work', 'same_passage'] });
-    expect(lineProvenance({ ...record, retrieval_context: `1. ${C}\n2. ${A}` }, '0276IbnQutayba.Adab*')).to.deep.equal({ gold_in_context: false, best: 'same_work', classes: ['same_work', 'other_work'] });
+    expect(lineProvenance(record, '0276IbnQutayba.Adab*')).to.deep.equal({
+      gold_in_context: true,
+      best: 'same_passage',
+      classes: ['same_work', 'other_work', 'same_passage'],
+    });
+    expect(lineProvenance({ ...record, retrieval_context: `1. ${C}\n2. ${A}` }, '0276IbnQutayba.Adab*')).to.deep.equal({
+      gold_in_context: false,
+      best: 'same_work',
+      classes: ['same_work', 'other_work'],
+    });
     expect(lineProvenance({ ...record, retrieval_context: `1. ${C}` }, null).classes).to.deep.equal(['unknown_work']);
-    expect(lineProvenance({ gt_text: gold, retrieval_context: '' }, null)).to.deep.equal({ gold_in_context: false, best: 'no_context', classes: [] });
+    expect(lineProvenance({ gt_text: gold, retrieval_context: '' }, null)).to.deep.equal({
+      gold_in_context: false,
+      best: 'no_context',
+      classes: [],
+    });
   });
 });

@@ -36,9 +36,22 @@ describe('workflows: a long import heartbeats (1 s heartbeat timeout, one attemp
     const results = mkdtempSync(path.join(os.tmpdir(), 'import-heartbeat-'));
     mkdirSync(path.join(results, 'phase5'), { recursive: true });
     const ids = Array.from({ length: LINES }, (_, i) => `s${i}`);
-    writeFileSync(path.join(results, 'phase5', 'inference_input.jsonl'), ids.map((id) => JSON.stringify(inferenceInputRecord(id))).join('\n') + '\n');
+    writeFileSync(
+      path.join(results, 'phase5', 'inference_input.jsonl'),
+      ids.map((id) => JSON.stringify(inferenceInputRecord(id))).join('\n') + '\n',
+    );
     const file = path.join(results, 'import.jsonl');
-    const line = (id: string) => JSON.stringify({ sample_id: id, dataset: 'd', prompt_type: 'rag', prompt_version: 'p5v1', model: 'm', ocr_text: id, gt_text: id, corrected_text: id });
+    const line = (id: string) =>
+      JSON.stringify({
+        sample_id: id,
+        dataset: 'd',
+        prompt_type: 'rag',
+        prompt_version: 'p5v1',
+        model: 'm',
+        ocr_text: id,
+        gt_text: id,
+        corrected_text: id,
+      });
     writeFileSync(file, ids.map(line).join('\n') + '\n');
     const queue = `import-heartbeat-${Date.now()}`;
     const config = parseConfig(
@@ -64,7 +77,11 @@ describe('workflows: a long import heartbeats (1 s heartbeat timeout, one attemp
     });
     const t0 = Date.now();
     const result = await worker.runUntil(
-      env.client.workflow.execute(inferWorkflow, { taskQueue: queue, workflowId: `import-heartbeat-${Date.now()}`, args: [{ run: 'hb', config, options: { importFile: file }, force: false }] }),
+      env.client.workflow.execute(inferWorkflow, {
+        taskQueue: queue,
+        workflowId: `import-heartbeat-${Date.now()}`,
+        args: [{ run: 'hb', config, options: { importFile: file }, force: false }],
+      }),
     );
     const seconds = (Date.now() - t0) / 1000;
     expect(result).to.have.nested.property('imported.imported', LINES);

@@ -27,7 +27,13 @@ import { echo, freePort, startFakeServer, type FakeServer } from '../llm/fake-op
 const KEY_ENV = 'PHASE5_OUTAGE_TEST_KEY';
 const LINES = Array.from({ length: 12 }, (_, i) => `line-${String(i).padStart(2, '0')}`);
 
-const records = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+const records = (file: string) =>
+  existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
 
 interface Study {
   config: Config;
@@ -40,7 +46,10 @@ interface Study {
 function study(name: string, port: number, outageBudget: string): Study {
   const results = mkdtempSync(path.join(os.tmpdir(), `infer-outage-${name}-`));
   mkdirSync(path.join(results, 'phase5'), { recursive: true });
-  writeFileSync(path.join(results, 'phase5', 'inference_input.jsonl'), LINES.map((id) => JSON.stringify(inferenceInputRecord(id))).join('\n') + '\n');
+  writeFileSync(
+    path.join(results, 'phase5', 'inference_input.jsonl'),
+    LINES.map((id) => JSON.stringify(inferenceInputRecord(id))).join('\n') + '\n',
+  );
   const queue = `outage-${name}-${Date.now()}`;
   const raw = {
     paths: { results_dir: results },
@@ -48,11 +57,24 @@ function study(name: string, port: number, outageBudget: string): Study {
     infer: {
       backend: 'openai',
       outage_budget: outageBudget,
-      openai: { base_url: `http://127.0.0.1:${port}/v1`, model: 'fake-model', api_key_env: KEY_ENV, max_retries: 1, timeout_s: 2, concurrency: 2 },
+      openai: {
+        base_url: `http://127.0.0.1:${port}/v1`,
+        model: 'fake-model',
+        api_key_env: KEY_ENV,
+        max_retries: 1,
+        timeout_s: 2,
+        concurrency: 2,
+      },
     },
     temporal: {
       queues: { cpu: queue, gpu: queue },
-      stages: { infer: { queue: 'gpu', start_to_close: '5m', retry: { maximum_attempts: 0, initial_interval: '300ms', backoff_coefficient: 2, maximum_interval: '1s' } } },
+      stages: {
+        infer: {
+          queue: 'gpu',
+          start_to_close: '5m',
+          retry: { maximum_attempts: 0, initial_interval: '300ms', backoff_coefficient: 2, maximum_interval: '1s' },
+        },
+      },
     },
   };
   const configFile = path.join(results, 'config.yaml');
@@ -78,7 +100,12 @@ describe('infer: an LLM outage is retried, not recorded (real workflow, worker a
 
   /** Run the infer stage's workflow with a worker serving the real activities on the study's queue. */
   async function runInfer(s: Study, workflowId: string) {
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: s.queue, workflowBundle: await workflowBundle(), activities: createActivities() });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: s.queue,
+      workflowBundle: await workflowBundle(),
+      activities: createActivities(),
+    });
     const input: StageInput = { run: workflowId, config: s.config, options: {}, force: false };
     return worker.runUntil(
       env.client.workflow.execute(inferWorkflow, { taskQueue: s.queue, workflowId, args: [input], workflowExecutionTimeout: '2m' }).then(
@@ -128,11 +155,14 @@ describe('infer: an LLM outage is retried, not recorded (real workflow, worker a
     s.config.infer.conditions = ['rag'];
     let served = 0;
     // Serves four lines, then the server is gone for good (connections refused from then on).
-    const server = await startFakeServer((req) => {
-      served++;
-      if (served === 4) setImmediate(() => void server.close());
-      return echo(req);
-    }, { port });
+    const server = await startFakeServer(
+      (req) => {
+        served++;
+        if (served === 4) setImmediate(() => void server.close());
+        return echo(req);
+      },
+      { port },
+    );
     const workflowId = `outage-dead-${Date.now()}`;
     const { error } = await runInfer(s, workflowId);
     expect(error).to.be.instanceOf(WorkflowFailedError);
@@ -145,7 +175,9 @@ describe('infer: an LLM outage is retried, not recorded (real workflow, worker a
     expect(failure).to.be.instanceOf(ApplicationFailure);
     expect(failure.type).to.equal('InferFailedError');
     expect(failure.nonRetryable).to.equal(true);
-    expect(failure.message).to.match(/^infer rag: the LLM at openai:http:\/\/127\.0\.0\.1:\d+\/v1 has not served for \d+s \(infer\.outage_budget 3s; last: connection: /);
+    expect(failure.message).to.match(
+      /^infer rag: the LLM at openai:http:\/\/127\.0\.0\.1:\d+\/v1 has not served for \d+s \(infer\.outage_budget 3s; last: connection: /,
+    );
     expect(failure.message).to.match(/line\(s\) left — bring the endpoint up and rerun `phase5 infer`$/);
     expect(failure.message).not.to.contain('\n');
     expect(await lastAttempt(`${workflowId}-rag`), 'Temporal retried the activity before giving up').to.be.at.least(2);
@@ -155,7 +187,11 @@ describe('infer: an LLM outage is retried, not recorded (real workflow, worker a
     expect(recs.every((r) => r.error === null)).to.equal(true);
 
     // The baseline never ran: the report has no comparison to headline.
-    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', s.configFile, 'report'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 90000 });
+    const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', s.configFile, 'report'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 90000,
+    });
     expect(r.status, r.stderr).to.equal(0);
     const line = r.stdout.split('\n').find((l) => l.startsWith('d '))!;
     expect(line).to.match(/zero-shot +- +RAG/);

@@ -18,7 +18,14 @@ const SHARD_MS = 150;
 
 /** One dataset of `shards` one-line shards. */
 function armPlan(arm: string, shards: number): ArmPlan {
-  const plan = { dir: '/unused', input: '/unused', datasets: [{ dataset: 'A', lines: shards }], lines: shards, duplicates: 0, duplicateIds: [] };
+  const plan = {
+    dir: '/unused',
+    input: '/unused',
+    datasets: [{ dataset: 'A', lines: shards }],
+    lines: shards,
+    duplicates: 0,
+    duplicateIds: [],
+  };
   return { arm, condition: 'rag', output: `/unused/${arm}.jsonl`, plan, shardSize: 1, lines: shards, shards } as ArmPlan;
 }
 
@@ -36,13 +43,27 @@ interface Recorder {
 }
 
 function standIns(arms: ArmPlan[], rec: Recorder) {
-  const counts = { model: 'm', written: 1, skippedExisting: 0, succeeded: 1, failed: 0, failuresByReason: {}, promptTypes: {}, promptTokens: 0, completionTokens: 0, elapsedMs: 1 };
+  const counts = {
+    model: 'm',
+    written: 1,
+    skippedExisting: 0,
+    succeeded: 1,
+    failed: 0,
+    failuresByReason: {},
+    promptTypes: {},
+    promptTokens: 0,
+    completionTokens: 0,
+    elapsedMs: 1,
+  };
   return {
     planInfer: async () => arms,
     inferShard: async (arg: { arm: ArmPlan; shard: { index: number } }) => {
       const arm = arg.arm.arm;
       rec.running[arm] = (rec.running[arm] ?? 0) + 1;
-      rec.maxTotal = Math.max(rec.maxTotal, Object.values(rec.running).reduce((a, b) => a + b, 0));
+      rec.maxTotal = Math.max(
+        rec.maxTotal,
+        Object.values(rec.running).reduce((a, b) => a + b, 0),
+      );
       rec.starts.push([Date.now(), arm, rec.running[arm]]);
       await new Promise((r) => setTimeout(r, SHARD_MS)); // long enough for shards of all arms to overlap
       rec.running[arm]--;
@@ -68,10 +89,19 @@ describe('infer pool: all arms share max_parallel_activities lanes (real local T
   async function runPool(arms: ArmPlan[], maxParallel: number): Promise<{ rec: Recorder; result: Record<string, { written: number }> }> {
     const queue = `pool-${Date.now()}`;
     const rec: Recorder = { running: {}, maxTotal: 0, done: [], merged: [], starts: [] };
-    const config = parseConfig({ temporal: { queues: { cpu: queue, gpu: queue }, max_parallel_activities: maxParallel } }, 'test', { env: {} });
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue: queue, workflowBundle: await workflowBundle(), activities: standIns(arms, rec) });
+    const config = parseConfig({ temporal: { queues: { cpu: queue, gpu: queue }, max_parallel_activities: maxParallel } }, 'test', {
+      env: {},
+    });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: queue,
+      workflowBundle: await workflowBundle(),
+      activities: standIns(arms, rec),
+    });
     const input: StageInput = { run: queue, config, options: {}, force: false };
-    const result = await worker.runUntil(env.client.workflow.execute(inferWorkflow, { taskQueue: queue, workflowId: `phase5-${queue}-infer`, args: [input] }));
+    const result = await worker.runUntil(
+      env.client.workflow.execute(inferWorkflow, { taskQueue: queue, workflowId: `phase5-${queue}-infer`, args: [input] }),
+    );
     return { rec, result: result as Record<string, { written: number }> };
   }
 

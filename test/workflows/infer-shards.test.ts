@@ -82,10 +82,17 @@ async function historySize(client: Client, workflowId: string): Promise<HistoryS
   const out: HistorySize = { workflowId, runs: 0, maxEvents: 0, maxBytes: 0, events: 0 };
   let runId: string | undefined = (await client.workflow.getHandle(workflowId).describe()).runId;
   while (runId) {
-    const history: Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>> = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const history: Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>> = await client.workflow
+      .getHandle(workflowId, runId)
+      .fetchHistory();
     const events = history.events ?? [];
     const bytes = Buffer.byteLength(JSON.stringify(history));
-    Object.assign(out, { runs: out.runs + 1, maxEvents: Math.max(out.maxEvents, events.length), maxBytes: Math.max(out.maxBytes, bytes), events: out.events + events.length });
+    Object.assign(out, {
+      runs: out.runs + 1,
+      maxEvents: Math.max(out.maxEvents, events.length),
+      maxBytes: Math.max(out.maxBytes, bytes),
+      events: out.events + events.length,
+    });
     runId = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
   }
   return out;
@@ -96,16 +103,27 @@ async function armRunInputs(client: Client, workflowId: string): Promise<InferAr
   const inputs: InferArmInput[] = [];
   let runId: string | undefined = (await client.workflow.getHandle(workflowId).describe()).runId;
   while (runId) {
-    const history: Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>> = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const history: Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>> = await client.workflow
+      .getHandle(workflowId, runId)
+      .fetchHistory();
     const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
-    inputs.unshift(defaultPayloadConverter.fromPayload<InferArmInput>(started!.input!.payloads![0] as Parameters<typeof defaultPayloadConverter.fromPayload>[0]));
+    inputs.unshift(
+      defaultPayloadConverter.fromPayload<InferArmInput>(
+        started!.input!.payloads![0] as Parameters<typeof defaultPayloadConverter.fromPayload>[0],
+      ),
+    );
     runId = started?.continuedExecutionRunId ?? undefined;
   }
   return inputs;
 }
 
 /** Each arm's merged output equals the single-runner stage's on the same input, byte for byte, in input order. */
-async function expectSingleRunnerBytes(result: Record<string, inference.ArmResult>, lines: number, ids: string[], queue: string): Promise<void> {
+async function expectSingleRunnerBytes(
+  result: Record<string, inference.ArmResult>,
+  lines: number,
+  ids: string[],
+  queue: string,
+): Promise<void> {
   const refDir = mkdtempSync(path.join(os.tmpdir(), 'infer-single-'));
   writeInput(refDir, lines);
   const refOptions = inference.optionsFrom(configFor(refDir, queue, { shardSize: 1, perRun: 400 }), {});
@@ -113,7 +131,12 @@ async function expectSingleRunnerBytes(result: Record<string, inference.ArmResul
     await inference.runCondition(refOptions, c, {}, async () => echoBackend());
     const output = result[c].output;
     expect(readFileSync(output, 'utf8'), c).to.equal(readFileSync(refOptions.arms.find((a) => a.name === c)!.output, 'utf8'));
-    expect(readFileSync(output, 'utf8').trim().split('\n').map((l) => JSON.parse(l).sample_id)).to.deep.equal(ids);
+    expect(
+      readFileSync(output, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).sample_id),
+    ).to.deep.equal(ids);
     expect(result[c]).to.include({ written: lines, succeeded: lines, failed: 0 });
   }
 }
@@ -128,7 +151,13 @@ describe('sharded infer (real workflows on a local Temporal server, echo backend
   after(async () => env?.teardown());
 
   type Acts = ReturnType<typeof createActivities>;
-  async function runSharded(config: Config, queue: string, workflowId: string, options: StageInput['options'] = {}, wrap: (acts: Acts) => Acts = (a) => a) {
+  async function runSharded(
+    config: Config,
+    queue: string,
+    workflowId: string,
+    options: StageInput['options'] = {},
+    wrap: (acts: Acts) => Acts = (a) => a,
+  ) {
     const worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue: queue,
@@ -155,19 +184,27 @@ describe('sharded infer (real workflows on a local Temporal server, echo backend
     const sizes = [await historySize(env.client, workflowId)];
     for (const arm of ['rag', 'zero_shot']) sizes.push(await historySize(env.client, `${workflowId}-${arm}`));
     const shards = 1040;
-    console.log(`      1,040 shards in ${seconds.toFixed(1)} s (${((seconds * 1000) / shards).toFixed(1)} ms per shard, 8 activity slots, 1 worker)`);
-    for (const s of sizes) console.log(`      ${s.workflowId}: ${s.runs} run(s), ${s.events} events in all, largest run ${s.maxEvents} events / ${(s.maxBytes / 1024).toFixed(0)} KiB`);
+    console.log(
+      `      1,040 shards in ${seconds.toFixed(1)} s (${((seconds * 1000) / shards).toFixed(1)} ms per shard, 8 activity slots, 1 worker)`,
+    );
+    for (const s of sizes)
+      console.log(
+        `      ${s.workflowId}: ${s.runs} run(s), ${s.events} events in all, largest run ${s.maxEvents} events / ${(s.maxBytes / 1024).toFixed(0)} KiB`,
+      );
     const armChains = sizes.slice(1);
     for (const s of armChains) {
       expect(s.runs, 'continue-as-new after 400 shards: 520 shards take 2 runs').to.equal(2);
       expect(s.maxEvents).to.be.lessThan(50_000);
       expect(s.maxBytes).to.be.lessThan(50 * 1024 * 1024);
     }
-    expect(sizes[0].maxEvents, 'the parent only plans, starts one child per arm and hands the lanes of the first to finish to the other').to.be.lessThan(40);
+    expect(
+      sizes[0].maxEvents,
+      'the parent only plans, starts one child per arm and hands the lanes of the first to finish to the other',
+    ).to.be.lessThan(40);
     expect(existsSync(`${result.rag.output}.parts`)).to.equal(true);
   });
 
-  it('the pool hands a finished arm\'s lanes to an arm mid-way through its continue-as-new chain; outputs unchanged', async () => {
+  it("the pool hands a finished arm's lanes to an arm mid-way through its continue-as-new chain; outputs unchanged", async () => {
     const results = mkdtempSync(path.join(os.tmpdir(), 'infer-pool-can-'));
     const lines = 40;
     const ids = writeInput(results, lines);
@@ -208,7 +245,10 @@ describe('sharded infer (real workflows on a local Temporal server, echo backend
     expect(maxTotal, 'shards in flight over both arms').to.equal(4);
     expect(maxRag, 'rag after zero_shot finished').to.equal(4);
     const rag = await armRunInputs(env.client, `${workflowId}-rag`);
-    expect(rag.map((r) => r.from), 'rag continues as new every 4 shards').to.deep.equal([0, 4, 8, 12, 16]);
+    expect(
+      rag.map((r) => r.from),
+      'rag continues as new every 4 shards',
+    ).to.deep.equal([0, 4, 8, 12, 16]);
     // The signal lands in run 2 (or, on a slow machine, 3); from then on every run starts with the grown window.
     const windows = rag.map((r) => r.window);
     expect(windows.slice(0, 2), 'rag runs 1-2 start with its share').to.deep.equal([2, 2]);

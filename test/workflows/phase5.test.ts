@@ -44,13 +44,13 @@ describe('workflows (real local Temporal server)', function () {
 
   it('doctorWorkflow does a real activity round trip on each queue and names a queue without a worker', async () => {
     const resultsDir = mkdtempSync(path.join(os.tmpdir(), 'doctor-'));
-    const res = await withWorkers({ 'test-cpu': { checkEnvironment } }, () =>
+    const res = (await withWorkers({ 'test-cpu': { checkEnvironment } }, () =>
       env.client.workflow.execute(doctorWorkflow, {
         taskQueue: 'test-cpu',
         workflowId: `doctor-${Date.now()}`,
         args: [{ queues: ['test-cpu', 'test-nobody'], resultsDir, pickupTimeout: '2s' }],
       }),
-    ) as DoctorQueueResult[];
+    )) as DoctorQueueResult[];
     const cpu = res.find((r) => r.queue === 'test-cpu')!;
     expect(cpu.report?.pid).to.equal(process.pid);
     expect(cpu.report?.checks.map((c) => c.name)).to.include.members(['results dir writable', 'onnxruntime-node', 'usearch']);
@@ -62,20 +62,37 @@ describe('workflows (real local Temporal server)', function () {
 
   // Orchestration only: plain-object activities record where and in which order stages ran.
   function recordingActivities(queue: string, calls: string[]) {
-    const rec = (name: string, result: unknown = {}) => async (arg: { force?: boolean; input?: StageInput } & Partial<StageInput>) => {
-      const input = (arg.input ?? arg) as StageInput;
-      calls.push(`${queue}:${name}${input.force ? '!' : ''}`);
-      return result;
-    };
+    const rec =
+      (name: string, result: unknown = {}) =>
+      async (arg: { force?: boolean; input?: StageInput } & Partial<StageInput>) => {
+        const input = (arg.input ?? arg) as StageInput;
+        calls.push(`${queue}:${name}${input.force ? '!' : ''}`);
+        return result;
+      };
     return {
       buildCorpus: rec('buildCorpus', { sentences: 10 }),
       buildIndex: rec('buildIndex', { vectors: 10 }),
-      planIndexShards: rec('planIndexShards', { reused: null, rows: 10, corpusSha256: 'c', shards: [{ part: 0, start: 0, end: 8 }, { part: 1, start: 8, end: 10 }] }),
+      planIndexShards: rec('planIndexShards', {
+        reused: null,
+        rows: 10,
+        corpusSha256: 'c',
+        shards: [
+          { part: 0, start: 0, end: 8 },
+          { part: 1, start: 8, end: 10 },
+        ],
+      }),
       embedIndexShard: rec('embedIndexShard', { rows: 8 }),
       assembleIndex: rec('assembleIndex', { vectors: 10 }),
       planExport: rec('planExport', {
         datasets: [
-          { dataset: 'A', samples: 3, shards: [{ dataset: 'A', index: 0, start: 0, end: 2 }, { dataset: 'A', index: 1, start: 2, end: 3 }] },
+          {
+            dataset: 'A',
+            samples: 3,
+            shards: [
+              { dataset: 'A', index: 0, start: 0, end: 2 },
+              { dataset: 'A', index: 1, start: 2, end: 3 },
+            ],
+          },
           { dataset: 'B', samples: 1, shards: [{ dataset: 'B', index: 0, start: 0, end: 1 }] },
         ],
       }),
@@ -88,12 +105,38 @@ describe('workflows (real local Temporal server)', function () {
       // Sharded infer (sharded-infer): one plan per arm the config names (3 lines of A in shards of 2), then the merge.
       planInfer: async (input: StageInput) => {
         calls.push(`${queue}:planInfer`);
-        const plan = { dir: '/unused', input: '/unused', datasets: [{ dataset: 'A', lines: 3 }], lines: 3, duplicates: 0, duplicateIds: [] };
-        return armNames(input.config, input.options).map((arm) => ({ arm, condition: arm, output: `/unused/${arm}.jsonl`, plan, shardSize: 2, lines: 3, shards: 2 }));
+        const plan = {
+          dir: '/unused',
+          input: '/unused',
+          datasets: [{ dataset: 'A', lines: 3 }],
+          lines: 3,
+          duplicates: 0,
+          duplicateIds: [],
+        };
+        return armNames(input.config, input.options).map((arm) => ({
+          arm,
+          condition: arm,
+          output: `/unused/${arm}.jsonl`,
+          plan,
+          shardSize: 2,
+          lines: 3,
+          shards: 2,
+        }));
       },
       inferShard: async (arg: { arm: { arm: string }; shard: { index: number } }) => {
         calls.push(`${queue}:inferShard:${arg.arm.arm}:${arg.shard.index}`);
-        const counts = { model: 'm', written: 1, skippedExisting: 0, succeeded: 1, failed: 0, failuresByReason: {}, promptTypes: {}, promptTokens: 0, completionTokens: 0, elapsedMs: 1 };
+        const counts = {
+          model: 'm',
+          written: 1,
+          skippedExisting: 0,
+          succeeded: 1,
+          failed: 0,
+          failuresByReason: {},
+          promptTypes: {},
+          promptTokens: 0,
+          completionTokens: 0,
+          elapsedMs: 1,
+        };
         return { ...counts, shard: String(arg.shard.index), lines: arg.shard.index === 0 ? 2 : 1 };
       },
       mergeInferArm: async (arg: { arm: { arm: string } }) => {
@@ -110,22 +153,40 @@ describe('workflows (real local Temporal server)', function () {
     const calls: string[] = [];
     const input: Phase5Input = { run: `t${Date.now()}`, config, options: {}, forceStages: ['export'] };
     let progress: Progress | undefined;
-    const result = await withWorkers({ 'wf-cpu': recordingActivities('cpu', calls), 'wf-gpu': recordingActivities('gpu', calls) }, async () => {
-      const r = await env.client.workflow.execute(phase5Workflow, { taskQueue: 'wf-cpu', workflowId: `phase5-${input.run}`, args: [input] });
-      progress = await env.client.workflow.getHandle(`phase5-${input.run}`).query<Progress>('progress');
-      return r;
-    });
+    const result = await withWorkers(
+      { 'wf-cpu': recordingActivities('cpu', calls), 'wf-gpu': recordingActivities('gpu', calls) },
+      async () => {
+        const r = await env.client.workflow.execute(phase5Workflow, {
+          taskQueue: 'wf-cpu',
+          workflowId: `phase5-${input.run}`,
+          args: [input],
+        });
+        progress = await env.client.workflow.getHandle(`phase5-${input.run}`).query<Progress>('progress');
+        return r;
+      },
+    );
     expect(Object.keys(result as object)).to.deep.equal(['build', 'export', 'infer', 'analyze']);
     const order = calls.map((c) => c.replace(/!$/, ''));
     // The build embeds in shards (sharded-build): plan, one activity per shard, assemble.
-    expect(order.slice(0, 6)).to.deep.equal(['cpu:buildCorpus', 'cpu:planIndexShards', 'cpu:embedIndexShard', 'cpu:embedIndexShard', 'cpu:assembleIndex', 'cpu:planExport']);
+    expect(order.slice(0, 6)).to.deep.equal([
+      'cpu:buildCorpus',
+      'cpu:planIndexShards',
+      'cpu:embedIndexShard',
+      'cpu:embedIndexShard',
+      'cpu:assembleIndex',
+      'cpu:planExport',
+    ]);
     expect(order.filter((c) => c === 'cpu:exportShard')).to.have.length(3);
     expect(order[9]).to.equal('cpu:mergeExport');
     // Infer: the plan, then each arm's shards and merge (arms run side by side, so only their own order is fixed).
     const infer = order.slice(10, -1);
     expect(infer[0]).to.equal('gpu:planInfer');
     for (const arm of ['rag', 'zero_shot']) {
-      expect(infer.filter((c) => c.includes(`:${arm}`))).to.have.members([`gpu:inferShard:${arm}:0`, `gpu:inferShard:${arm}:1`, `gpu:mergeInferArm:${arm}`]);
+      expect(infer.filter((c) => c.includes(`:${arm}`))).to.have.members([
+        `gpu:inferShard:${arm}:0`,
+        `gpu:inferShard:${arm}:1`,
+        `gpu:mergeInferArm:${arm}`,
+      ]);
       const merge = infer.indexOf(`gpu:mergeInferArm:${arm}`);
       expect(merge).to.be.greaterThan(Math.max(infer.indexOf(`gpu:inferShard:${arm}:0`), infer.indexOf(`gpu:inferShard:${arm}:1`)));
     }
@@ -139,7 +200,9 @@ describe('workflows (real local Temporal server)', function () {
   });
 
   it('exportWorkflow keeps at most temporal.max_parallel_activities shard activities in flight and runs them all', async () => {
-    const config = parseConfig({ temporal: { queues: { cpu: 'wf4-cpu', gpu: 'wf4-gpu' }, max_parallel_activities: 2 } }, 'test', { env: {} });
+    const config = parseConfig({ temporal: { queues: { cpu: 'wf4-cpu', gpu: 'wf4-gpu' }, max_parallel_activities: 2 } }, 'test', {
+      env: {},
+    });
     const shards = Array.from({ length: 7 }, (_, index) => ({ dataset: 'A', index, start: index, end: index + 1 }));
     let running = 0;
     let maxRunning = 0;

@@ -25,8 +25,31 @@ const noopActivities = {
   mergeExport: async () => ({ records: 1 }),
   inferCondition: async () => ({ written: 1 }),
   // Sharded infer: one arm of one one-line shard, so an arm child workflow starts.
-  planInfer: async () => [{ arm: 'rag', condition: 'rag', output: '/unused', plan: { dir: '/unused', input: '/unused', datasets: [{ dataset: 'A', lines: 1 }], lines: 1, duplicates: 0, duplicateIds: [] }, shardSize: 1, lines: 1, shards: 1 }],
-  inferShard: async () => ({ model: 'm', written: 1, skippedExisting: 0, succeeded: 1, failed: 0, failuresByReason: {}, promptTypes: {}, promptTokens: 0, completionTokens: 0, elapsedMs: 1, shard: '0', lines: 1 }),
+  planInfer: async () => [
+    {
+      arm: 'rag',
+      condition: 'rag',
+      output: '/unused',
+      plan: { dir: '/unused', input: '/unused', datasets: [{ dataset: 'A', lines: 1 }], lines: 1, duplicates: 0, duplicateIds: [] },
+      shardSize: 1,
+      lines: 1,
+      shards: 1,
+    },
+  ],
+  inferShard: async () => ({
+    model: 'm',
+    written: 1,
+    skippedExisting: 0,
+    succeeded: 1,
+    failed: 0,
+    failuresByReason: {},
+    promptTypes: {},
+    promptTokens: 0,
+    completionTokens: 0,
+    elapsedMs: 1,
+    shard: '0',
+    lines: 1,
+  }),
   mergeInferArm: async () => ({ output: '/unused', records: 1, failed: 0, skipped: { total: 0, kinds: {} } }),
   importCorrections: async () => ({}),
   analyzeResults: async () => ({}),
@@ -48,7 +71,11 @@ describe('workflows: search attributes and memo reach the stage children', funct
     const input: Phase5Input = { run, config, options: {} };
     const labels = labelled ? runStartLabels(config, undefined, run, 'run') : {};
     const bundle = await workflowBundle();
-    const workers = await Promise.all(['sa-cpu', 'sa-gpu'].map((taskQueue) => Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: noopActivities })));
+    const workers = await Promise.all(
+      ['sa-cpu', 'sa-gpu'].map((taskQueue) =>
+        Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: bundle, activities: noopActivities }),
+      ),
+    );
     const running = workers.map((w) => w.run());
     try {
       await env.client.workflow.execute(phase5Workflow, { taskQueue: 'sa-cpu', workflowId: `phase5-${run}`, args: [input], ...labels });

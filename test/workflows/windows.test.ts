@@ -84,9 +84,13 @@ describe('workflows/windows', () => {
     it('starts `limit` lanes, spawns more at once when the limit grows, and done() waits for the added lanes', async () => {
       let limit = 1;
       const g = gatedTasks<number>();
-      const w = growingWindow([1, 2, 3, 4, 5], () => limit, async (n) => {
-        await g.task(n);
-      });
+      const w = growingWindow(
+        [1, 2, 3, 4, 5],
+        () => limit,
+        async (n) => {
+          await g.task(n);
+        },
+      );
       let finished = false;
       const done = w.done().then(() => (finished = true));
       await g.settle();
@@ -108,9 +112,13 @@ describe('workflows/windows', () => {
 
     it('never runs more lanes than items left, and grow() without a higher limit adds none', async () => {
       const g = gatedTasks<number>();
-      const w = growingWindow([1, 2], () => 8, async (n) => {
-        await g.task(n);
-      });
+      const w = growingWindow(
+        [1, 2],
+        () => 8,
+        async (n) => {
+          await g.task(n);
+        },
+      );
       const done = w.done();
       await g.settle();
       w.grow();

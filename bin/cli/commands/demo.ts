@@ -50,7 +50,10 @@ export function registerDemoCommand(program: Command): void {
     .option('--force', 'run the demo again even if it finished before')
     .action(async (opts: { limit: string; force?: boolean }, cmd: Command) => {
       const flags = cmd.optsWithGlobals<GlobalFlags & { limit: string; force?: boolean }>();
-      const loaded = resolveConfig({ ...flags, config: flags.config && flags.config !== 'configs/config.yaml' ? flags.config : path.join(PROJECT_ROOT, 'configs', 'demo.yaml') });
+      const loaded = resolveConfig({
+        ...flags,
+        config: flags.config && flags.config !== 'configs/config.yaml' ? flags.config : path.join(PROJECT_ROOT, 'configs', 'demo.yaml'),
+      });
       const { config, notes } = demoDataFallback(loaded.config);
       for (const n of notes) console.error(`demo: ${n}`);
       const options = runOptions({ limit: opts.limit }, config);
@@ -66,7 +69,10 @@ export function registerDemoCommand(program: Command): void {
 
       const { createWorkers } = await import('../worker-runtime');
       console.error('demo: starting a worker for phase5-cpu and phase5-gpu in this process…');
-      const { workers, connection: workerConnection } = await createWorkers({ config, queues: [config.temporal.queues.cpu, config.temporal.queues.gpu] });
+      const { workers, connection: workerConnection } = await createWorkers({
+        config,
+        queues: [config.temporal.queues.cpu, config.temporal.queues.gpu],
+      });
       const running = workers.map((w) => w.run());
 
       const { client, connection } = await connectClient(config);
@@ -106,14 +112,20 @@ export function registerDemoCommand(program: Command): void {
           console.log('\n  dataset                              n   OCR CER  zero-shot      RAG     ΔCER');
           const f = (x: number | null) => (x === null ? '     -' : x.toFixed(4).padStart(8));
           for (const d of analyze.datasets) {
-            console.log(`  ${d.dataset.padEnd(32)} ${String(d.n).padStart(5)} ${f(d.ocr_cer)} ${f(d.phase2_cer)} ${f(d.phase5_cer)} ${d.invalid_reason ? 'not valid' : f(d.delta_cer)}`);
+            console.log(
+              `  ${d.dataset.padEnd(32)} ${String(d.n).padStart(5)} ${f(d.ocr_cer)} ${f(d.phase2_cer)} ${f(d.phase5_cer)} ${d.invalid_reason ? 'not valid' : f(d.delta_cer)}`,
+            );
             if (d.invalid_reason) console.log(`    not valid: ${d.invalid_reason}`);
           }
         }
         if (analyze?.arms || analyze?.datasets?.length) {
-          console.log('  (the demo LLM is a 135M-parameter model: it cannot really correct Arabic; point `infer` at a real model for a study)');
+          console.log(
+            '  (the demo LLM is a 135M-parameter model: it cannot really correct Arabic; point `infer` at a real model for a study)',
+          );
         }
-        console.log(`\n  took ${((Date.now() - started) / 1000).toFixed(0)} s. The Temporal server is still running for inspection; stop it with \`npx phase5 server stop\`.`);
+        console.log(
+          `\n  took ${((Date.now() - started) / 1000).toFixed(0)} s. The Temporal server is still running for inspection; stop it with \`npx phase5 server stop\`.`,
+        );
       } finally {
         await connection.close();
         workers.forEach((w) => w.shutdown());

@@ -7,7 +7,11 @@ import type { Connection } from '@temporalio/client';
 import { ensureSearchAttributes } from '../../../src/temporal/search-attributes';
 
 /** Queues with no poller right now, according to the server. */
-async function pollerCounts(client: Awaited<ReturnType<typeof connectClient>>['client'], namespace: string, queue: string): Promise<number> {
+async function pollerCounts(
+  client: Awaited<ReturnType<typeof connectClient>>['client'],
+  namespace: string,
+  queue: string,
+): Promise<number> {
   const res = await client.workflowService.describeTaskQueue({ namespace, taskQueue: { name: queue }, taskQueueType: 2 /* ACTIVITY */ });
   return res.pollers?.length ?? 0;
 }
@@ -38,7 +42,11 @@ export function registerDoctorCommand(program: Command): void {
         const withPollers: string[] = [];
         for (const q of queues) {
           const n = await pollerCounts(client, config.temporal.namespace, q);
-          rows.push([`worker on ${q}`, n > 0, n > 0 ? `${n} poller(s)` : `no worker is polling ${q} — start one with \`phase5 worker --queues ${q}\``]);
+          rows.push([
+            `worker on ${q}`,
+            n > 0,
+            n > 0 ? `${n} poller(s)` : `no worker is polling ${q} — start one with \`phase5 worker --queues ${q}\``,
+          ]);
           if (n > 0) withPollers.push(q);
         }
         if (withPollers.length) {

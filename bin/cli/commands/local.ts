@@ -33,7 +33,9 @@ export function registerLocalCommands(program: Command): void {
       for (const d of result.datasets) {
         // A comparison with too many failed lines gets its reason instead of a ΔCER.
         const delta = d.invalid_reason ? `ΔCER not valid: ${d.invalid_reason}` : `ΔCER ${fmt(d.delta_cer)}`;
-        console.log(`${d.dataset.padEnd(34)} n=${String(d.n).padStart(5)}  OCR CER ${fmt(d.ocr_cer)}  zero-shot ${fmt(d.phase2_cer)}  RAG ${fmt(d.phase5_cer)}  ${delta}`);
+        console.log(
+          `${d.dataset.padEnd(34)} n=${String(d.n).padStart(5)}  OCR CER ${fmt(d.ocr_cer)}  zero-shot ${fmt(d.phase2_cer)}  RAG ${fmt(d.phase5_cer)}  ${delta}`,
+        );
       }
       if (result.arms) {
         const { armsTableLines } = await import('../summary');
@@ -57,7 +59,9 @@ type RetrieveOpts = { k?: string; topK?: string; minScore?: string; json?: boole
 export function registerRetrieveCommand(program: Command): void {
   program
     .command('retrieve')
-    .description('retrieve for a text as export does (same pipeline, k and min_score) — score, source_uri, text; --context for the prompt context')
+    .description(
+      'retrieve for a text as export does (same pipeline, k and min_score) — score, source_uri, text; --context for the prompt context',
+    )
     .argument('<text>', 'query text (an OCR line)')
     .option('--top-k <n>', 'number of hits (default: phase5.retrieval.top_k)')
     .option('--k <n>', 'alias of --top-k')
@@ -74,7 +78,12 @@ export function registerRetrieveCommand(program: Command): void {
       const { top_k: k, min_score: minScore, format_style: style } = config.phase5.retrieval;
       const { isMostlyArabic } = await import('../../../src/text/arabic');
       const empty: HitsOut = { hits: [], ...(opts.context ? { context: '' } : {}) }; // export's record for such a line
-      const out = !text.trim() || !isMostlyArabic(text) ? empty : opts.denseOnly ? await denseHits(config, paths, text, k, minScore) : await pipelineHits(config, paths, text, k, minScore, opts.context ? style : null);
+      const out =
+        !text.trim() || !isMostlyArabic(text)
+          ? empty
+          : opts.denseOnly
+            ? await denseHits(config, paths, text, k, minScore)
+            : await pipelineHits(config, paths, text, k, minScore, opts.context ? style : null);
       printHits(out, { ...opts, json: flags.json }); // --json is a global flag
     });
 }
@@ -95,7 +104,14 @@ async function denseHits(config: Config, paths: StagePaths, text: string, k: num
   }
 }
 
-async function pipelineHits(config: Config, paths: StagePaths, text: string, k: number, minScore: number, style: FormatStyle | null): Promise<HitsOut> {
+async function pipelineHits(
+  config: Config,
+  paths: StagePaths,
+  text: string,
+  k: number,
+  minScore: number,
+  style: FormatStyle | null,
+): Promise<HitsOut> {
   const { openExportRetriever } = await import('../../../src/stages/retriever');
   const retriever = await openExportRetriever(config, paths).catch((err: Error) => {
     throw new UserFacingError(err.message);
@@ -119,7 +135,9 @@ function printHits(out: HitsOut, opts: RetrieveOpts): void {
 export function registerEvalRetrievalCommand(program: Command): void {
   program
     .command('eval-retrieval')
-    .description('retrieval quality on the real golden set (OCR_GS lines located in their OpenITI sources): recall@k, MRR, precision@k per configuration')
+    .description(
+      'retrieval quality on the real golden set (OCR_GS lines located in their OpenITI sources): recall@k, MRR, precision@k per configuration',
+    )
     .option('--out <dir>', 'output folder (default <results>/eval-retrieval)')
     .option('--ocr-gs-root <dir>', 'OCR_GS folder with book_* subfolders', '../shared/data/ocr-gs')
     .option('--openiti-root <dir>', 'OpenITI root (default: data.openiti_root)')
@@ -131,19 +149,29 @@ export function registerEvalRetrievalCommand(program: Command): void {
       const path = (await import('node:path')).default;
       const { existsSync } = await import('node:fs');
       const { resolvePath, resultDirs, PROJECT_ROOT } = await import('../../../src/config/load');
-      const { defaultEvalConfigs, defaultEvalModels, describeEvalSummary, evalRetrieval } = await import('../../../src/eval/eval-retrieval');
+      const { defaultEvalConfigs, defaultEvalModels, describeEvalSummary, evalRetrieval } =
+        await import('../../../src/eval/eval-retrieval');
       const { UserFacingError } = await import('../../../src/temporal/server');
       const { UsageError } = await import('../options');
       const openitiRoot = resolvePath(config.data.openiti_root);
       const ocrGsRoot = resolvePath(opts.ocrGsRoot);
-      for (const [what, dir] of [['OpenITI root', openitiRoot], ['OCR_GS folder', ocrGsRoot]] as const) {
+      for (const [what, dir] of [
+        ['OpenITI root', openitiRoot],
+        ['OCR_GS folder', ocrGsRoot],
+      ] as const) {
         if (!existsSync(dir)) throw new UserFacingError(`${what} not found: ${dir}`);
       }
       const wanted = opts.models.split(',').map((m) => m.trim());
       const models = defaultEvalModels(PROJECT_ROOT).filter((m) => wanted.includes(m.name));
-      if (models.length !== wanted.length) throw new UsageError(`--models: choose from ${defaultEvalModels(PROJECT_ROOT).map((m) => m.name).join(', ')}`);
+      if (models.length !== wanted.length)
+        throw new UsageError(
+          `--models: choose from ${defaultEvalModels(PROJECT_ROOT)
+            .map((m) => m.name)
+            .join(', ')}`,
+        );
       const maxQueries = opts.maxQueries === undefined ? undefined : Number(opts.maxQueries);
-      if (maxQueries !== undefined && !(Number.isInteger(maxQueries) && maxQueries > 0)) throw new UsageError(`--max-queries must be a positive integer, got "${opts.maxQueries}"`);
+      if (maxQueries !== undefined && !(Number.isInteger(maxQueries) && maxQueries > 0))
+        throw new UsageError(`--max-queries must be a positive integer, got "${opts.maxQueries}"`);
       const summary = await evalRetrieval({
         openitiRoot,
         ocrGsRoot,

@@ -27,7 +27,10 @@ export interface RunRow {
 /** The visibility query for the filters (values quoted; a `"` or `\` in one is a usage error). */
 export function runsQuery(filters: { run?: string; configHash?: string }): string {
   const clauses = ['Phase5Stage IN ("run", "build", "export", "infer", "analyze")'];
-  for (const [attr, value] of [['Phase5Run', filters.run], ['Phase5ConfigHash', filters.configHash]] as const) {
+  for (const [attr, value] of [
+    ['Phase5Run', filters.run],
+    ['Phase5ConfigHash', filters.configHash],
+  ] as const) {
     if (value === undefined) continue;
     if (/["\\]/.test(value)) throw new UsageError(`a filter value may not contain " or \\: ${value}`);
     clauses.push(`${attr} = "${value}"`);
@@ -74,9 +77,14 @@ export async function listRuns(client: Client, query: string, limit: number, que
   rows.sort((a, b) => (a.startTime < b.startTime ? 1 : a.startTime > b.startTime ? -1 : 0));
   const newest = rows.slice(0, limit);
   await Promise.all(
-    newest.filter((r) => r.state === 'RUNNING').map(async (r) => {
-      [r.progress, r.retrying] = await Promise.all([progressOf(client, r.workflowId, queryTimeoutMs), retryingIn(client, r.workflowId, queryTimeoutMs)]);
-    }),
+    newest
+      .filter((r) => r.state === 'RUNNING')
+      .map(async (r) => {
+        [r.progress, r.retrying] = await Promise.all([
+          progressOf(client, r.workflowId, queryTimeoutMs),
+          retryingIn(client, r.workflowId, queryTimeoutMs),
+        ]);
+      }),
   );
   return newest;
 }
@@ -114,7 +122,8 @@ export function registerRunsCommand(program: Command): void {
       const { client, connection } = await connectClient(config);
       try {
         const rows = await listRuns(client, query, max);
-        if (flags.json) console.log(JSON.stringify(rows, null, 2)); // --json is a global flag
+        if (flags.json)
+          console.log(JSON.stringify(rows, null, 2)); // --json is a global flag
         else for (const line of formatRuns(rows)) console.log(line);
       } finally {
         await connection.close();

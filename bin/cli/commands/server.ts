@@ -12,7 +12,9 @@ export function registerServerCommands(program: Command): void {
       const { config } = resolveConfig(cmd.optsWithGlobals<GlobalFlags>());
       const { status, alreadyRunning } = await startServer(config);
       if (alreadyRunning) {
-        console.log(`Temporal is already running at ${status.address}${status.external ? ' (not started by phase5)' : ` (pid ${status.pid})`}; UI ${status.uiUrl}`);
+        console.log(
+          `Temporal is already running at ${status.address}${status.external ? ' (not started by phase5)' : ` (pid ${status.pid})`}; UI ${status.uiUrl}`,
+        );
       } else {
         console.log(`Temporal dev server started at ${status.address} (pid ${status.pid})`);
         console.log(`  UI:       ${status.uiUrl}`);
@@ -31,7 +33,9 @@ export function registerServerCommands(program: Command): void {
       if (stopped) console.log('Temporal dev server stopped');
       else {
         const st = await serverStatus(config);
-        console.log(st.healthy ? `no server started by phase5 is running; something else serves ${st.address}` : 'Temporal dev server is not running');
+        console.log(
+          st.healthy ? `no server started by phase5 is running; something else serves ${st.address}` : 'Temporal dev server is not running',
+        );
       }
     });
 
@@ -41,7 +45,10 @@ export function registerServerCommands(program: Command): void {
     .action(async (_opts, cmd: Command) => {
       const { config } = resolveConfig(cmd.optsWithGlobals<GlobalFlags>());
       const st = await serverStatus(config);
-      if (st.healthy) console.log(`running at ${st.address}${st.pid ? ` (pid ${st.pid})` : ' (not started by phase5)'}; UI ${st.uiUrl}; database ${st.dbFile}`);
+      if (st.healthy)
+        console.log(
+          `running at ${st.address}${st.pid ? ` (pid ${st.pid})` : ' (not started by phase5)'}; UI ${st.uiUrl}; database ${st.dbFile}`,
+        );
       else if (st.running) console.log(`process ${st.pid} is up but ${st.address} does not answer yet`);
       else {
         console.log(`not running (start it with \`phase5 server start\`)`);

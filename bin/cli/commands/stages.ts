@@ -44,7 +44,10 @@ async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<v
     await tryEnsureSearchAttributes(connection, config.temporal.namespace);
     const forced = forcedStages(flags);
     const workflowId = stage === 'run' ? runWorkflowId(run) : stageWorkflowId(run, stage);
-    const { handle, outcome } = stage === 'run' ? await startStudy(client, config, run, options, forced) : await startStage(client, config, run, stage, options, forced);
+    const { handle, outcome } =
+      stage === 'run'
+        ? await startStudy(client, config, run, options, forced)
+        : await startStage(client, config, run, stage, options, forced);
     const link = uiLink(config.temporal.address, config.temporal.ui_port, config.temporal.namespace, workflowId);
     if (outcome === 'started') console.error(`started ${workflowId} — watch it at ${link}`);
     else if (outcome === 'attached-running') console.error(`attached to the running ${workflowId} (started earlier) — ${link}`);
@@ -79,13 +82,25 @@ function startOptions(config: Config, forced: StageName[], options: RunOptions, 
 
 /** Start (or attach to) the whole study's workflow, by function reference; `run` is the run key. */
 function startStudy(client: Client, config: Config, run: string, options: RunOptions, forced: StageName[]) {
-  return startOrAttach(client, phase5Workflow, runWorkflowId(run), [{ run, config, options, forceStages: forced }], startOptions(config, forced, options, run, 'run'));
+  return startOrAttach(
+    client,
+    phase5Workflow,
+    runWorkflowId(run),
+    [{ run, config, options, forceStages: forced }],
+    startOptions(config, forced, options, run, 'run'),
+  );
 }
 
 /** Start (or attach to) one stage's workflow, by function reference; `run` is the run key. */
 function startStage(client: Client, config: Config, run: string, stage: StageName, options: RunOptions, forced: StageName[]) {
   const workflow: (typeof STAGE_WORKFLOW)[StageName] = STAGE_WORKFLOW[stage];
-  return startOrAttach(client, workflow, stageWorkflowId(run, stage), [{ run, config, options, force: forced.includes(stage) }], startOptions(config, forced, options, run, stage));
+  return startOrAttach(
+    client,
+    workflow,
+    stageWorkflowId(run, stage),
+    [{ run, config, options, force: forced.includes(stage) }],
+    startOptions(config, forced, options, run, stage),
+  );
 }
 
 /**
@@ -97,12 +112,24 @@ export const STAGE_FLAGS: readonly { flags: string; description: string; stages:
   { flags: '--openiti-root <dir>', description: 'OpenITI root (env OPENITI_ROOT)', stages: ['build'] },
   { flags: '--corpus-path <file>', description: 'corpus JSONL (default <results>/phase5/corpus.jsonl)', stages: ['build', 'export'] },
   { flags: '--index-path <file>', description: 'index file (default <results>/phase5/index.usearch)', stages: ['build', 'export'] },
-  { flags: '--limit <n>', description: 'only the first n lines of each dataset, in input order (a smoke test)', stages: ['export', 'infer'] },
+  {
+    flags: '--limit <n>',
+    description: 'only the first n lines of each dataset, in input order (a smoke test)',
+    stages: ['export', 'infer'],
+  },
   { flags: '--datasets <keys...>', description: 'subset of dataset keys', stages: ['export', 'infer', 'analyze'] },
   { flags: '--top-k <n>', description: 'sentences to retrieve per line', stages: ['export'] },
   { flags: '--min-score <s>', description: 'minimum cosine similarity of a retrieved sentence', stages: ['export'] },
-  { flags: '--phase2-dir <dir>', description: 'existing zero-shot baseline results: infer skips the baseline arm, analyze reads them', stages: ['infer', 'analyze'] },
-  { flags: '--retry-failed', description: 'correct again the lines recorded as failed (removed from corrections.jsonl first)', stages: ['infer'] },
+  {
+    flags: '--phase2-dir <dir>',
+    description: 'existing zero-shot baseline results: infer skips the baseline arm, analyze reads them',
+    stages: ['infer', 'analyze'],
+  },
+  {
+    flags: '--retry-failed',
+    description: 'correct again the lines recorded as failed (removed from corrections.jsonl first)',
+    stages: ['infer'],
+  },
   {
     flags: '--arm <name>',
     description: 'run only this study arm (with --import: the arm the file is imported into; default rag)',

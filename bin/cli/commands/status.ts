@@ -16,7 +16,9 @@ async function finishedSkips(client: Client, workflowId: string): Promise<string
 export function registerStatusCommand(program: Command): void {
   program
     .command('status')
-    .description('stage, done/total, rate and ETA of a workflow (the id a stage command prints, e.g. phase5-default-3fa2c91b or phase5-default-3fa2c91b-export)')
+    .description(
+      'stage, done/total, rate and ETA of a workflow (the id a stage command prints, e.g. phase5-default-3fa2c91b or phase5-default-3fa2c91b-export)',
+    )
     .argument('<workflowId>', 'workflow id')
     .action(async (workflowId: string, _opts: unknown, cmd: Command) => {
       const opts = cmd.optsWithGlobals<GlobalFlags>();
@@ -26,7 +28,10 @@ export function registerStatusCommand(program: Command): void {
         const view = await workflowStatus(client, workflowId);
         const stage = view.progress?.workflow === 'phase5Workflow' ? view.progress.stage : null;
         // The study's children are named after its id (phase5-<run key> → phase5-<run key>-<stage>).
-        const child = stage && stage !== 'doctor' ? await workflowStatus(client, stageWorkflowId(workflowId.replace(/^phase5-/, ''), stage)).catch(() => null) : null;
+        const child =
+          stage && stage !== 'doctor'
+            ? await workflowStatus(client, stageWorkflowId(workflowId.replace(/^phase5-/, ''), stage)).catch(() => null)
+            : null;
         if (opts.json) console.log(JSON.stringify({ workflow: view, currentStage: child }, null, 2));
         else {
           console.log(describeStatus(view));
