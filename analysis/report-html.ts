@@ -21,6 +21,7 @@ const inline = (s: string) => esc(s).replace(/\*\*(.+?)\*\*/g, '<strong>$1</stro
 /** JSON or JS safe inside a <script> element. */
 const scriptSafe = (s: string) => s.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
 
+// long: the page template (head, styles, one case per block kind, scripts) reads best as one piece
 export function toHtml(blocks: Block[], title: string): string {
   const body: string[] = [];
   const specs: string[] = [];

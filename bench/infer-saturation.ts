@@ -178,6 +178,7 @@ const zeroLatency = (file: string, n: number) =>
     .map((l) => l.replace(/"latency_ms":\d+/, '"latency_ms":0'))
     .join('\n');
 
+// long: the bench's steps in the order it prints them (boxes, two workers, previous defaults, table)
 async function main(): Promise<void> {
   const a = parseArgs(process.argv.slice(2));
   process.env.OPENAI_API_KEY ??= 'sim';

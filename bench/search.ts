@@ -90,6 +90,7 @@ interface Data {
   corpusJsonl: string | null;
 }
 
+// long: real or random vectors, corpus and queries, in the order the bench states them
 async function prepare(): Promise<Data> {
   const real = !a.random && existsSync(OPENITI_ROOT);
   if (!real) {

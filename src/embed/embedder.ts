@@ -180,45 +180,14 @@ export class Embedder {
     const minLen = tokenizer.prefixSpecials + tokenizer.suffixSpecials + 1;
     if (!Number.isInteger(maxLength) || maxLength < minLen)
       throw new Error(`embedding maxLength must be an integer >= ${minLen}, got ${maxLength}`);
-    const batchSize = opts.batchSize ?? 32;
-    if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`embedding batchSize must be a positive integer, got ${batchSize}`);
-    const threads = opts.threads ?? os.availableParallelism();
-    if (!Number.isInteger(threads) || threads < 1) throw new Error(`embedding threads must be a positive integer, got ${threads}`);
-    const sessionsOpt = opts.sessions ?? 'auto';
-    if (sessionsOpt !== 'auto' && (!Number.isInteger(sessionsOpt) || sessionsOpt < 1))
-      throw new Error(`embedding sessions must be a positive integer or "auto", got ${String(sessionsOpt)}`);
-    if (base.pooling !== 'mean' && base.pooling !== 'cls')
-      throw new Error(`embedding pooling must be "mean" or "cls", got ${String(base.pooling)}`);
-    const device = opts.device ?? 'cpu';
-    if (!EMBEDDING_DEVICES.includes(device))
-      throw new Error(`embedding device must be ${EMBEDDING_DEVICES.map((d) => `"${d}"`).join(' or ')}, got ${String(device)}`);
+    const { batchSize, threads, sessionsOpt, device } = checkedOptions(opts, base.pooling);
     const modelBytes = statSync(files.modelFile).size + (files.externalDataFile ? statSync(files.externalDataFile).size : 0);
     const cpuLayout = sessionLayout(threads, sessionsOpt, modelBytes);
     const pool = await openSessions(files.modelFile, device, threads, cpuLayout);
     const layout = pool.device === 'cuda' ? { sessions: 1, threadsPerSession: threads } : cpuLayout;
 
     try {
-      const { info } = pool;
-      for (const name of info.inputNames) {
-        if (!SUPPORTED_INPUTS.has(name))
-          throw new ModelDirError(
-            `model ${files.modelFile} has an input "${name}" this embedder cannot feed (supported: ${[...SUPPORTED_INPUTS].join(', ')})`,
-          );
-      }
-      if (!info.inputNames.includes('input_ids'))
-        throw new ModelDirError(`model ${files.modelFile} has no input_ids input (inputs: ${info.inputNames.join(', ')})`);
-      const idsMeta = info.inputs.find((m) => m.name === 'input_ids');
-      const intType: IntType = idsMeta && idsMeta.isTensor && idsMeta.type === 'int32' ? 'int32' : 'int64';
-
-      const outputName =
-        opts.outputName ?? ['last_hidden_state', 'token_embeddings'].find((n) => info.outputNames.includes(n)) ?? info.outputNames[0];
-      const outMeta = info.outputs.find((m) => m.name === outputName);
-      if (!outMeta)
-        throw new ModelDirError(`model ${files.modelFile} has no output "${outputName}" (outputs: ${info.outputNames.join(', ')})`);
-      const shape = outMeta.isTensor ? outMeta.shape : [];
-      const outputRank = shape.length || 3;
-      if (outputRank !== 2 && outputRank !== 3)
-        throw new ModelDirError(`model output ${outputName} has rank ${outputRank}; expected [batch, seq, dims] or [batch, dims]`);
+      const { intType, outputName, shape } = modelIo(pool.info, files.modelFile, opts.outputName);
 
       const [sha, dataSha] = await Promise.all([
         sha256File(files.modelFile),
@@ -392,4 +361,44 @@ export class Embedder {
   async dispose(): Promise<void> {
     await this.pool.close();
   }
+}
+
+/** The run options of `Embedder.load`, checked, with their defaults. */
+function checkedOptions(opts: EmbedderOptions, pooling: unknown) {
+  const batchSize = opts.batchSize ?? 32;
+  if (!Number.isInteger(batchSize) || batchSize < 1) throw new Error(`embedding batchSize must be a positive integer, got ${batchSize}`);
+  const threads = opts.threads ?? os.availableParallelism();
+  if (!Number.isInteger(threads) || threads < 1) throw new Error(`embedding threads must be a positive integer, got ${threads}`);
+  const sessionsOpt = opts.sessions ?? 'auto';
+  if (sessionsOpt !== 'auto' && (!Number.isInteger(sessionsOpt) || sessionsOpt < 1))
+    throw new Error(`embedding sessions must be a positive integer or "auto", got ${String(sessionsOpt)}`);
+  if (pooling !== 'mean' && pooling !== 'cls') throw new Error(`embedding pooling must be "mean" or "cls", got ${String(pooling)}`);
+  const device = opts.device ?? 'cpu';
+  if (!EMBEDDING_DEVICES.includes(device))
+    throw new Error(`embedding device must be ${EMBEDDING_DEVICES.map((d) => `"${d}"`).join(' or ')}, got ${String(device)}`);
+  return { batchSize, threads, sessionsOpt, device };
+}
+
+/** What the model is fed and what is read back: its ids' integer type, the output used and that output's shape. */
+function modelIo(info: SessionPool['info'], modelFile: string, wanted: string | undefined) {
+  for (const name of info.inputNames) {
+    if (!SUPPORTED_INPUTS.has(name))
+      throw new ModelDirError(
+        `model ${modelFile} has an input "${name}" this embedder cannot feed (supported: ${[...SUPPORTED_INPUTS].join(', ')})`,
+      );
+  }
+  if (!info.inputNames.includes('input_ids'))
+    throw new ModelDirError(`model ${modelFile} has no input_ids input (inputs: ${info.inputNames.join(', ')})`);
+  const idsMeta = info.inputs.find((m) => m.name === 'input_ids');
+  const intType: IntType = idsMeta && idsMeta.isTensor && idsMeta.type === 'int32' ? 'int32' : 'int64';
+
+  const outputName = wanted ?? ['last_hidden_state', 'token_embeddings'].find((n) => info.outputNames.includes(n)) ?? info.outputNames[0];
+  const outMeta = info.outputs.find((m) => m.name === outputName);
+  if (!outMeta) throw new ModelDirError(`model ${modelFile} has no output "${outputName}" (outputs: ${info.outputNames.join(', ')})`);
+  const shape = outMeta.isTensor ? outMeta.shape : [];
+  const outputRank = shape.length || 3;
+  if (outputRank !== 2 && outputRank !== 3)
+    throw new ModelDirError(`model output ${outputName} has rank ${outputRank}; expected [batch, seq, dims] or [batch, dims]`);
+
+  return { intType, outputName, shape };
 }

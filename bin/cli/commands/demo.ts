@@ -42,6 +42,7 @@ export function demoDataFallback(config: Config): { config: Config; notes: strin
   return { config: out, notes };
 }
 
+// long: one commander declaration (flags, help) and its action, as the other commands are declared
 export function registerDemoCommand(program: Command): void {
   program
     .command('demo')
