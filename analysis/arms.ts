@@ -54,12 +54,10 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   for (const a of arms) {
     rows.set(
       a.info.name,
-      aligned.lines
-        .get(a.info.name)!
-        .map((l) => ({
-          ...scoreArmLine(l, { collapseWhitespace: settings.collapseWhitespace, profile: settings.profile }),
-          filled: l.filled,
-        })),
+      aligned.lines.get(a.info.name)!.map((l) => ({
+        ...scoreArmLine(l, { collapseWhitespace: settings.collapseWhitespace, profile: settings.profile }),
+        filled: l.filled,
+      })),
     );
     options.onProgress?.(rows.size, arms.length);
   }
