@@ -63,8 +63,8 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
   let client: Client;
   let connection: Connection;
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the raw config as loose YAML, patched by key
   function writeConfig(name: string, patch: (r: Record<string, any>) => void = () => {}): string {
-    // eslint-disable-line @typescript-eslint/no-explicit-any
     const r = structuredClone(raw) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     patch(r);
     const file = path.join(dir, name);

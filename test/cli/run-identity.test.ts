@@ -16,8 +16,8 @@ describe('cli: run identity', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'run-identity-'));
   const dataset = path.join(dir, 'ocr.jsonl');
   writeFileSync(dataset, JSON.stringify({ ocr_text: 'قال', gt_text: 'قال' }) + '\n');
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a loose patch of the raw config
   const config = (patch: Record<string, any> = {}): Config =>
-    // eslint-disable-line @typescript-eslint/no-explicit-any
     parseConfig(
       { run_name: 'study', paths: { results_dir: path.join(dir, 'results') }, datasets: { d: { type: 'jsonl', path: dataset } }, ...patch },
       'test',
