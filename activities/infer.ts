@@ -89,7 +89,7 @@ export function createInferActivities(deps: ActivityDeps) {
      * and merge read and write whole files (a million lines at cluster scale), so they heartbeat while they run.
      */
     async planInfer(input: StageInput): Promise<shards.ArmPlan[]> {
-      return asActivity(() => keptAlive('infer:plan', async () => shards.planInfer(options(input))));
+      return asActivity(() => keptAlive('infer:plan', () => shards.planInfer(options(input))));
     },
     async inferShard(args: { input: StageInput; arm: shards.ArmPlan; shard: shards.ShardRef }): Promise<shards.InferShardResult> {
       const { input, arm, shard } = args;

@@ -30,7 +30,7 @@ import type { Config } from '../src/config/schema';
 import { createBackend } from '../src/llm';
 import { EndpointLimiter } from '../src/llm/endpoint-limiter';
 import { optionsFrom, type OpenBackend } from '../src/stages/infer';
-import { mergeArm, planInfer, runShard, type ShardRef } from '../src/stages/infer-shards';
+import { mergeArm, planInfer, runShard, type ArmPlan, type ShardRef } from '../src/stages/infer-shards';
 import { sharedBackends } from '../activities/infer';
 import { startSimLlmServer, type SimLlmServer } from '../test/helpers/sim-llm-server';
 
@@ -96,13 +96,7 @@ function configFor(dir: string, url: string, openai: Record<string, unknown> = {
 }
 
 /** One worker: `slots` shard lanes over the shared shard queue, one backend (and limiter) per worker. */
-async function runWorker(
-  config: Config,
-  queue: ShardRef[],
-  arm: ReturnType<typeof planInfer>[0],
-  gapMs: number,
-  traced: boolean,
-): Promise<void> {
+async function runWorker(config: Config, queue: ShardRef[], arm: ArmPlan, gapMs: number, traced: boolean): Promise<void> {
   const options = optionsFrom(config, {});
   const limiter = new EndpointLimiter({ max: config.infer.openai.concurrency });
   const open: OpenBackend = sharedBackends((cfg) => createBackend(cfg.type === 'openai' && cfg.adaptive ? { ...cfg, limiter } : cfg));
@@ -145,7 +139,7 @@ async function runStage(
   mkdirSync(path.join(dir, 'phase5'), { recursive: true });
   writeFileSync(path.join(dir, 'phase5', 'inference_input.jsonl'), inputRows(lines).join('\n') + '\n');
   const options = optionsFrom(configs[0], {});
-  const [arm] = planInfer(options);
+  const [arm] = await planInfer(options);
   const queue: ShardRef[] = arm.plan.datasets.flatMap((d) =>
     Array.from({ length: Math.ceil(d.lines / arm.shardSize) }, (_, index) => ({ dataset: d.dataset, index })),
   );

@@ -4,12 +4,11 @@
  * activities of the workflow and, for a sharded infer, of each arm's child workflow.
  */
 import type { StatusView } from '../../src/temporal/client';
-import { retryingActivity, type RetryingActivity } from '../../src/temporal/retrying';
+import { retryingActivity, worstRetrying, type RetryingActivity } from '../../src/temporal/retrying';
 
 /** The most-retried pending activity of the stage (its own or any arm's); null when nothing is retrying. */
 export function retryingOf(v: StatusView): RetryingActivity | null {
-  const candidates = [retryingActivity(v.activities), ...(v.arms ?? []).map((a) => a.retrying ?? null)];
-  return candidates.reduce<RetryingActivity | null>((worst, r) => (r && (!worst || r.attempt > worst.attempt) ? r : worst), null);
+  return worstRetrying([retryingActivity(v.activities), ...(v.arms ?? []).map((a) => a.retrying ?? null)]);
 }
 
 /** ` · retrying (attempt N): <last failure>`, or '' when nothing is retrying. */

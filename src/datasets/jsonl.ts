@@ -8,6 +8,9 @@ import { addProblem, DEFAULT_MAX_LINE_CHARS, emptyProblems, overlongExample, ove
 import { DatasetError } from './errors';
 import type { JsonlDatasetSpec, LoadDatasetOptions, LoadedDataset, OcrSample } from './types';
 
+/** Lines parsed between two turns of the event loop. */
+const YIELD_EVERY_LINES = 10_000;
+
 export class DatasetLineError extends Error {
   constructor(
     readonly file: string,
@@ -67,6 +70,8 @@ export async function loadJsonlDataset(spec: JsonlDatasetSpec, opts: LoadDataset
   let line = 0;
   let start = 0;
   while (start < bytes.length) {
+    // The event loop runs between batches of lines: an activity loading a large dataset keeps heartbeating.
+    if (line > 0 && line % YIELD_EVERY_LINES === 0) await new Promise((resolve) => setImmediate(resolve));
     let end = bytes.indexOf(0x0a, start);
     if (end === -1) end = bytes.length;
     line++;

@@ -47,8 +47,11 @@ function planDirFor(input: string, sel: PlanSelection): string {
   return path.join(path.dirname(input), 'infer-plan', createHash('sha256').update(key).digest('hex').slice(0, 12));
 }
 
-/** Every line of `file` with its byte offset and length (without the newline), read in 4 MB chunks. */
-function forEachLine(file: string, fn: (text: string, offset: number, length: number, lineNo: number) => void): void {
+/**
+ * Every line of `file` with its byte offset and length (without the newline), read in 4 MB chunks; the event loop
+ * runs between chunks, so an activity scanning a large input keeps heartbeating.
+ */
+async function forEachLine(file: string, fn: (text: string, offset: number, length: number, lineNo: number) => void): Promise<void> {
   const fd = openSync(file, 'r');
   try {
     const chunk = Buffer.alloc(4 << 20);
@@ -56,6 +59,7 @@ function forEachLine(file: string, fn: (text: string, offset: number, length: nu
     let carryOffset = 0;
     let lineNo = 0;
     for (let pos = 0; ;) {
+      if (pos > 0) await new Promise((resolve) => setImmediate(resolve));
       const n = readSync(fd, chunk, 0, chunk.length, pos);
       const buf = carry.length ? Buffer.concat([carry, chunk.subarray(0, n)]) : chunk.subarray(0, n);
       let start = 0;
@@ -83,12 +87,12 @@ interface Scan {
   duplicateIds: string[];
 }
 
-function scanInput(input: string, sel: PlanSelection): Scan {
+async function scanInput(input: string, sel: PlanSelection): Promise<Scan> {
   const wanted = sel.datasets ? new Set(sel.datasets) : null;
   const seen = new Set<string>();
   const scan: Scan = { byDataset: new Map(), order: [], duplicates: 0, duplicateIds: [] };
   const datasetIndex = new Map<string, number>();
-  forEachLine(input, (text, offset, length, lineNo) => {
+  await forEachLine(input, (text, offset, length, lineNo) => {
     if (!text.trim()) return;
     let v: { sample_id?: unknown; dataset?: unknown };
     try {
@@ -116,11 +120,11 @@ function scanInput(input: string, sel: PlanSelection): Scan {
 }
 
 /** Scan the input once and write the plan files; an existing complete plan for the same selection is reused. */
-export function writePlan(input: string, sel: PlanSelection): InferPlanFiles {
+export async function writePlan(input: string, sel: PlanSelection): Promise<InferPlanFiles> {
   const dir = planDirFor(input, sel);
   const marker = path.join(dir, 'plan.json');
   if (existsSync(marker)) return JSON.parse(readFileSync(marker, 'utf8')) as InferPlanFiles;
-  const scan = scanInput(input, sel);
+  const scan = await scanInput(input, sel);
   if (scan.byDataset.size > 0xffff) throw new Error(`infer plan: more than 65,535 datasets in ${input}`);
   mkdirSync(dir, { recursive: true });
   const datasets: PlanDataset[] = [];

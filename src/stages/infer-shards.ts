@@ -3,7 +3,7 @@
  * activity on the GPU queue, so every GPU worker takes work. Three steps, each a plain function the activities
  * wrap:
  *
- *   const arms = planInfer(options);                       // plan files + each arm's parts dir
+ *   const arms = await planInfer(options);                       // plan files + each arm's parts dir
  *   await runShard(options, arms[0], { dataset, index: 0 }, hooks, openBackend);   // any order, any worker
  *   await mergeArm(options, arms[0]);                      // corrections.jsonl in input order, then the checks
  *
@@ -86,18 +86,20 @@ export function shardLabel(arm: ArmPlan, shard: ShardRef): string {
 }
 
 /** Write the plan (once per input selection) and make every arm's parts dir ready for its shards. */
-export function planInfer(options: InferOptions): ArmPlan[] {
+export async function planInfer(options: InferOptions): Promise<ArmPlan[]> {
   const plans = new Map<string, InferPlanFiles>();
   const shardSize = options.shardSize ?? 256;
-  return options.arms.map((a) => {
+  const arms: ArmPlan[] = [];
+  for (const a of options.arms) {
     if (!existsSync(a.input)) throw new UserInputError(`no ${a.input} — run \`phase5 export\` first`);
-    const plan = plans.get(a.input) ?? writePlan(a.input, { datasets: options.datasets, limit: options.limit });
+    const plan = plans.get(a.input) ?? (await writePlan(a.input, { datasets: options.datasets, limit: options.limit }));
     plans.set(a.input, plan);
     const shards = plan.datasets.reduce((n, d) => n + Math.ceil(d.lines / shardSize), 0);
     const arm: ArmPlan = { arm: a.name, condition: a.prompt, output: a.output, plan, shardSize, lines: plan.lines, shards };
     prepareParts(options, arm);
-    return arm;
-  });
+    arms.push(arm);
+  }
+  return arms;
 }
 
 /**
@@ -196,8 +198,11 @@ function loadPart(arm: ArmPlan, dataset: string, shard: number, partial: boolean
   return { shard, ids, lines };
 }
 
-/** The planned lines in input order, from their parts, into `file`; returns their sample_ids. */
-function writeMerged(arm: ArmPlan, file: string, partial: boolean): Set<string> {
+/**
+ * The planned lines in input order, from their parts, into `file`; returns their sample_ids. The event loop runs
+ * between batches of lines, so an activity merging a large arm keeps heartbeating.
+ */
+async function writeMerged(arm: ArmPlan, file: string, partial: boolean): Promise<Set<string>> {
   const order = readOrder(arm.plan);
   const counters = new Array<number>(arm.plan.datasets.length).fill(0);
   const loaded: (LoadedPart | undefined)[] = [];
@@ -220,7 +225,11 @@ function writeMerged(arm: ArmPlan, file: string, partial: boolean): Set<string> 
         );
       planned.add(id);
       buf.push(line + '\n');
-      if (buf.length >= 4096) (writeSync(fd, buf.join('')), (buf = []));
+      if (buf.length >= 4096) {
+        writeSync(fd, buf.join(''));
+        buf = [];
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     }
     writeSync(fd, buf.join(''));
   } finally {
@@ -256,7 +265,7 @@ async function assemble(output: string, merged: string, planned: Set<string>): P
 export async function mergeArm(options: InferOptions, arm: ArmPlan, partial = false): Promise<ArmMergeResult> {
   mkdirSync(path.dirname(arm.output), { recursive: true });
   const merged = `${arm.output}.merge-${process.pid}.tmp`;
-  const planned = writeMerged(arm, merged, partial);
+  const planned = await writeMerged(arm, merged, partial);
   await assemble(arm.output, merged, planned);
   const failed = await countFailedRecords(arm.output, options.datasets);
   if (!partial) await assertFailedShare(options, arm.arm, arm.output);

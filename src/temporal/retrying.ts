@@ -27,3 +27,8 @@ export function retryingActivity(activities: readonly { attempt: number; lastFai
   }
   return worst;
 }
+
+/** Of several retrying activities (any null), the one with the most attempts; null when none retries. */
+export function worstRetrying(list: readonly (RetryingActivity | null | undefined)[]): RetryingActivity | null {
+  return list.reduce<RetryingActivity | null>((worst, r) => (r && (!worst || r.attempt > worst.attempt) ? r : worst), null);
+}

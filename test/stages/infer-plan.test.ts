@@ -17,8 +17,8 @@ describe('infer plan selection', () => {
   });
   after(() => rmSync(tmp, { recursive: true, force: true }));
 
-  it('--limit 5 keeps 5 lines of each dataset (not 5 offset/length entries)', () => {
-    const plan = writePlan(input, { limit: 5 });
+  it('--limit 5 keeps 5 lines of each dataset (not 5 offset/length entries)', async () => {
+    const plan = await writePlan(input, { limit: 5 });
     expect(plan.datasets).to.deep.equal([
       { dataset: 'a', lines: 5 },
       { dataset: 'b', lines: 5 },
@@ -26,7 +26,7 @@ describe('infer plan selection', () => {
     expect(plan.lines).to.equal(10);
   });
 
-  it('without a limit every line is planned', () => {
-    expect(writePlan(input, {}).datasets.map((d) => d.lines)).to.deep.equal([7, 7]);
+  it('without a limit every line is planned', async () => {
+    expect((await writePlan(input, {})).datasets.map((d) => d.lines)).to.deep.equal([7, 7]);
   });
 });

@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { resolveConfig, UsageError, type GlobalFlags } from '../options';
 import { connectClient, workflowStatus } from '../../../src/temporal/client';
-import type { RetryingActivity } from '../../../src/temporal/retrying';
+import { worstRetrying, type RetryingActivity } from '../../../src/temporal/retrying';
 import { retryingOf } from '../pending';
 import { CONFIG_HASH_ATTR, RUN_ATTR, STAGE_ATTR } from '../../../src/temporal/search-attributes';
 import type { Progress } from '../../../src/temporal/types';
@@ -48,13 +48,28 @@ async function progressOf(client: Client, workflowId: string, timeoutMs: number)
   }
 }
 
-/** What a running workflow retries (null when nothing, or when it cannot be told within the deadline). */
-async function retryingIn(client: Client, workflowId: string, timeoutMs: number): Promise<RetryingActivity | null> {
+/**
+ * What a running workflow retries (null when nothing, or when it cannot be told within the deadline). A study
+ * (`phase5-<run>`, stage `run`) retries what any of its running stage workflows retries (their arms included).
+ */
+async function retryingIn(client: Client, row: RunRow, timeoutMs: number): Promise<RetryingActivity | null> {
   try {
-    return retryingOf(await client.withDeadline(Date.now() + timeoutMs, () => workflowStatus(client, workflowId)));
+    return await client.withDeadline(Date.now() + timeoutMs, async () => {
+      const own = retryingOf(await workflowStatus(client, row.workflowId));
+      if (row.stage !== 'run') return own;
+      const children = await runningChildren(client, row.workflowId);
+      const theirs = await Promise.all(children.map((id) => workflowStatus(client, id).then(retryingOf, () => null)));
+      return worstRetrying([own, ...theirs]);
+    });
   } catch {
     return null;
   }
+}
+
+/** The ids of a workflow's running child workflows (a study's stages), from its description. */
+async function runningChildren(client: Client, workflowId: string): Promise<string[]> {
+  const desc = await client.workflow.getHandle(workflowId).describe();
+  return (desc.raw.pendingChildren ?? []).flatMap((c) => (c.workflowId ? [c.workflowId] : []));
 }
 
 function rowOf(info: WorkflowExecutionInfo): RunRow {
@@ -82,7 +97,7 @@ export async function listRuns(client: Client, query: string, limit: number, que
       .map(async (r) => {
         [r.progress, r.retrying] = await Promise.all([
           progressOf(client, r.workflowId, queryTimeoutMs),
-          retryingIn(client, r.workflowId, queryTimeoutMs),
+          retryingIn(client, r, queryTimeoutMs),
         ]);
       }),
   );
