@@ -20,7 +20,7 @@ import { REPO_ROOT } from '../helpers/shared-data';
 import { startSimLlmServer, type SimLlmServer } from '../helpers/sim-llm-server';
 
 const KEY = 'PHASE5_CHAOS_KEY';
-const LINES = 80;
+const LINES = 160;
 const OUTAGE_MS = 30_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -109,7 +109,7 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
   }
 
   before(async () => {
-    for (let i = 0; i < 2; i++) sims.push(await startSimLlmServer({ baseMs: 60, concurrency: 2 }));
+    for (let i = 0; i < 2; i++) sims.push(await startSimLlmServer({ baseMs: 150, concurrency: 2 }));
     const [port, uiPort] = [await freePort(), await freePort()];
     writeFileSync(path.join(dir, 'lines.jsonl'), JSON.stringify({ sample_id: 's', ocr_text: 'x', gt_text: 'x' }) + '\n');
     const raw = {
@@ -135,7 +135,8 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
           infer: {
             queue: 'gpu',
             start_to_close: '10m',
-            retry: { maximum_attempts: 0, initial_interval: '500ms', backoff_coefficient: 2, maximum_interval: '2s' },
+            // A retry waits ≥ 3 s, so a retrying activity stays pending across several of the CLI's 1 s polls.
+            retry: { maximum_attempts: 0, initial_interval: '3s', backoff_coefficient: 2, maximum_interval: '5s' },
           },
         },
       },
@@ -162,14 +163,16 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
     const clean = infer('clean');
     expect(await clean.done, clean.stderr.join('\n')).to.equal(0);
 
-    startWorker([gpu], sims[1], false); // the worker without the key
-    await waitFor('three workers polling', async () => (await pollers()) >= 3);
     const chaos = infer('chaos');
     const t0 = Date.now();
     await waitFor('the first lines', () => partLines(chaos.outputs[0]) + partLines(chaos.outputs[1]) >= 8, 120_000);
-    // 1. kill -9 a worker mid-shard, and start it again.
+    // 1. kill -9 a worker mid-shard; once the CLI has shown its shard's heartbeat timeout (the next fault would
+    // otherwise be the one the retry note names), start it again, and a worker without the key beside it.
     victim.kill('SIGKILL');
+    await waitFor('the killed worker in the CLI', () => /retrying \(attempt \d+\): .*[Hh]eartbeat/.test(chaos.stderr.join('\n')), 60_000);
     victim = startWorker([gpu], sims[1]);
+    startWorker([gpu], sims[1], false); // the worker without the key
+    await waitFor('three workers polling', async () => (await pollers()) >= 3);
     // 2. the first worker's box down for 30 s …
     await sims[0].stop();
     const outage = sleep(OUTAGE_MS).then(() => sims[0].start());
