@@ -109,7 +109,7 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
   }
 
   before(async () => {
-    for (let i = 0; i < 2; i++) sims.push(await startSimLlmServer({ baseMs: 150, concurrency: 2 }));
+    for (let i = 0; i < 2; i++) sims.push(await startSimLlmServer({ baseMs: 250, concurrency: 2 }));
     const [port, uiPort] = [await freePort(), await freePort()];
     writeFileSync(path.join(dir, 'lines.jsonl'), JSON.stringify({ sample_id: 's', ocr_text: 'x', gt_text: 'x' }) + '\n');
     const raw = {
@@ -185,8 +185,8 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
     // 3. the first worker's box down for 30 s …
     await sims[0].stop();
     const outage = sleep(OUTAGE_MS).then(() => sims[0].start());
-    // 4. … and the Temporal server restarted during it.
-    await sleep(5000);
+    // 4. … and the Temporal server restarted during it, while lines are still left.
+    await sleep(2000);
     expect(await stopServer(config)).to.equal(true);
     await sleep(2000);
     await startServer(config);
