@@ -5,7 +5,7 @@
  */
 import type { ArmsAnalysis } from './arms';
 import type { ContrastResult } from './arms-contrasts';
-import { ciF, dash, ppF, type Block } from './blocks';
+import { ciF, dash, labelledTable, ppF, type Block } from './blocks';
 import { DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS } from './bootstrap';
 import { ERROR_CATEGORIES } from './error-changes';
 import { SCORE_BUCKETS } from './format';
@@ -77,13 +77,7 @@ function contrastTable(a: ArmsAnalysis): Block[] {
       ]
     : [];
   const per = a.datasets.length > 1 ? perDatasetTable(a) : [];
-  return [
-    { kind: 'h3', text: 'Planned contrasts' },
-    methodBlock(a),
-    ...detect,
-    { kind: 'table', head, rows, align: ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'] },
-    ...per,
-  ];
+  return [{ kind: 'h3', text: 'Planned contrasts' }, methodBlock(a), ...detect, labelledTable(head, rows, 2), ...per];
 }
 
 function perDatasetTable(a: ArmsAnalysis): Block[] {
@@ -94,10 +88,7 @@ function perDatasetTable(a: ArmsAnalysis): Block[] {
       return d ? `${ppF(d.delta_cer)} ${ciF(d.ci)} p(Holm) ${c.in_family ? pF(d.p_holm) : 'n/a'}` : dash;
     }),
   ]);
-  return [
-    { kind: 'h3', text: 'Planned contrasts by dataset' },
-    { kind: 'table', head: ['Contrast', ...a.datasets], rows, align: ['l', ...a.datasets.map(() => 'r' as const)] },
-  ];
+  return [{ kind: 'h3', text: 'Planned contrasts by dataset' }, labelledTable(['Contrast', ...a.datasets], rows)];
 }
 
 function macroTable(a: ArmsAnalysis): Block[] {
@@ -121,12 +112,7 @@ function macroTable(a: ArmsAnalysis): Block[] {
       kind: 'p',
       text: "Each dataset (book) weighs the same: the mean of the datasets' CER and ΔCER, so the largest book does not dominate as it does in the pooled figures.",
     },
-    {
-      kind: 'table',
-      head: ['Arm', 'CER macro [95% CI]', 'ΔCER vs baseline macro [95% CI]', 'p / p (Holm)', 'Detectable |ΔCER|'],
-      rows,
-      align: ['l', 'r', 'r', 'r', 'r'],
-    },
+    labelledTable(['Arm', 'CER macro [95% CI]', 'ΔCER vs baseline macro [95% CI]', 'p / p (Holm)', 'Detectable |ΔCER|'], rows),
   ];
 }
 
@@ -143,12 +129,7 @@ function guardEffectTable(a: ArmsAnalysis): Block[] {
       kind: 'p',
       text: 'ΔCER = CER(guarded output) − CER(the raw model output after cleaning, without the guard), same lines; negative = the guard helped. Lines better / same / worse with the guard.',
     },
-    {
-      kind: 'table',
-      head: ['Arm', 'Lines', 'Guard effect ΔCER [95% CI]', 'p', 'Better / same / worse'],
-      rows,
-      align: ['l', 'r', 'r', 'r', 'r'],
-    },
+    labelledTable(['Arm', 'Lines', 'Guard effect ΔCER [95% CI]', 'p', 'Better / same / worse'], rows),
   ];
 }
 
@@ -168,12 +149,7 @@ function scoreBandTable(a: ArmsAnalysis): Block[] {
       kind: 'p',
       text: 'Do higher-similarity retrievals lead to better corrections? Each cell: ΔCER of the arm vs the baseline on the lines whose top-1 retrieved sentence scored in the band, block-bootstrap 95% CI.',
     },
-    {
-      kind: 'table',
-      head: ['Arm', ...SCORE_BUCKETS.map((b) => `top-1 ${b}`)],
-      rows,
-      align: ['l', ...SCORE_BUCKETS.map(() => 'r' as const)],
-    },
+    labelledTable(['Arm', ...SCORE_BUCKETS.map((b) => `top-1 ${b}`)], rows),
   ];
 }
 
@@ -188,7 +164,7 @@ function errorClassTable(a: ArmsAnalysis): Block[] {
   return [
     { kind: 'h3', text: 'Error classes per arm (all datasets)' },
     { kind: 'p', text: 'Net OCR errors fixed (fixed / introduced) per error class, texts in scoring form.' },
-    { kind: 'table', head: ['Arm', ...ERROR_CATEGORIES], rows, align: ['l', ...ERROR_CATEGORIES.map(() => 'r' as const)] },
+    labelledTable(['Arm', ...ERROR_CATEGORIES], rows),
   ];
 }
 

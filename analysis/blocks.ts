@@ -22,6 +22,11 @@ export interface RenderedChart {
   svg: string;
 }
 
+/** A table whose first `labels` columns are labels (left) and the rest figures (right). */
+export function labelledTable(head: string[], rows: string[][], labels = 1): Block {
+  return { kind: 'table', head, rows, align: head.map((_, i) => (i < labels ? 'l' : 'r')) };
+}
+
 export const dash = '—';
 export const pctF = (x: number | null | undefined, d = 2) => (x === null || x === undefined ? dash : `${(x * 100).toFixed(d)}%`);
 export const ppF = (x: number | null | undefined, d = 2) =>
