@@ -14,26 +14,21 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { resolvePath, resultDirs } from '../config/load';
 import type { Config } from '../config/schema';
-import { loadDataset, type DatasetSpec, type LoadedDataset, type OcrSample } from '../datasets';
+import { loadDataset, type DatasetSpec, type LoadedDataset } from '../datasets';
 import { JsonlAppender, readJson, recoverJsonl, writeJsonAtomic } from '../io/jsonl';
 import { indexFiles } from '../index/manifest';
-import { IndexCorruptError, IndexMismatchError, IndexMissingError } from '../index/errors';
-import { ModelDirError } from '../embed/model-dir';
-import type { InferenceInputRecord } from '../llm/records';
-import { RAG_PROMPT_VERSION, ZERO_SHOT_PROMPT_VERSION } from '../prompts';
-import { isMostlyArabic } from '../text/arabic';
 import { sha256Text } from '../util/hash';
 import { childLogger } from '../util/log';
 import { stagePaths } from './build';
 import { compactShard, concatShards, sampleIdsIn } from './export-files';
 import { armsFrom, exportGroups, sharedExportDir, type ExportGroup } from './arms';
 import { writeArmDirs, writeSharedExportStats, type SharedExport } from './study-files';
-import { PlaceboSampler } from '../retrieval/placebo';
-import { formatForPrompt } from '../index/retriever';
-import type { ExportRetriever, StagePaths } from './retriever';
+import type { StagePaths } from './retriever';
 import { skipsFromProblems, totalSkips, type Skips } from './skips';
-import { withHitProvenance, witnessIndexFingerprint, witnessRetrieverFor } from './witness-index';
-import { throwIfAborted, UserInputError, type RunOptions, type StageHooks } from './types';
+import { witnessIndexFingerprint } from './witness-index';
+import { contextSource, writeShardRecords, type ContextSource, type OpenRetriever } from './export-records';
+export { fallbackRecord, writeShardRecords, type ContextSource, type OpenRetriever } from './export-records';
+import { UserInputError, type RunOptions, type StageHooks } from './types';
 
 const log = childLogger('export');
 
@@ -83,12 +78,6 @@ export interface ExportOptions {
   /** The CLI options the arms were resolved with (arm dirs are written at merge). */
   cli?: RunOptions;
 }
-
-/**
- * Opens the retriever for the given (arm's effective) config only when a shard has work left (loading the model
- * and index is the slow part).
- */
-export type OpenRetriever = (config: Config) => Promise<ExportRetriever>;
 
 export function optionsFrom(config: Config, cli: RunOptions, force = false): ExportOptions {
   return {
@@ -241,109 +230,6 @@ function planShards(dataset: string, samples: number, size: number, fingerprint:
   return shards;
 }
 
-/** The record for one sample; lines with no Arabic (or empty) get the zero-shot fallback, no retrieval. */
-export function fallbackRecord(s: OcrSample): InferenceInputRecord {
-  return {
-    sample_id: s.sample_id,
-    dataset: s.dataset,
-    ocr_text: s.ocr_text,
-    gt_text: s.gt_text,
-    prompt_type: 'zero_shot_fallback',
-    prompt_version: ZERO_SHOT_PROMPT_VERSION,
-    retrieval_context: '',
-    retrieved_k: 0,
-    retrieval_scores: [],
-    retrieval_sources: [],
-  };
-}
-
-type Hit = Awaited<ReturnType<ExportRetriever['retrieveMany']>>[number][number];
-
-function ragRecord(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, config: Config, withProvenance = false): InferenceInputRecord {
-  const record = ragRecordOf(s, chunks, retriever, config);
-  return withProvenance ? withHitProvenance(record, config.datasets[s.dataset]?.source_pattern ?? null) : record;
-}
-
-function ragRecordOf(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, config: Config): InferenceInputRecord {
-  return {
-    sample_id: s.sample_id,
-    dataset: s.dataset,
-    ocr_text: s.ocr_text,
-    gt_text: s.gt_text,
-    prompt_type: 'rag',
-    prompt_version: RAG_PROMPT_VERSION,
-    retrieval_context: retriever.formatForPrompt(chunks, config.phase5.retrieval.format_style),
-    retrieved_k: chunks.length,
-    retrieval_scores: chunks.map((c) => Number(c.score.toFixed(6))),
-    retrieval_sources: chunks.map((c) => ({
-      source_uri: c.source_uri,
-      idx: c.idx,
-      date: c.date,
-      ...(c.line != null ? { line: c.line } : {}),
-      ...(c.witness ?? {}),
-    })),
-  };
-}
-
-/**
- * How a study arm's context is found for a batch of lines (all Arabic): the retriever with the OCR text as the
- * query (`dense`, also hybrid), with the gold text (`gold_query`, the oracle), or random corpus sentences (`random`).
- */
-export interface ContextSource {
-  mode: 'dense' | 'hybrid' | 'gold_query' | 'random' | 'witness';
-  placebo?: PlaceboSampler;
-}
-
-async function contextsFor(batch: OcrSample[], retriever: ExportRetriever, config: Config, source: ContextSource): Promise<Hit[][]> {
-  const { top_k, min_score, budget } = config.phase5.retrieval;
-  if (batch.length === 0) return [];
-  if (source.mode === 'random') {
-    if (!source.placebo) throw new Error('placebo retrieval without a corpus sampler');
-    return batch.map((s) => source.placebo!.draw(s.sample_id, config.phase5.corpus.seed, top_k, budget.max_chars));
-  }
-  return retriever.retrieveMany(
-    batch.map((s) => (source.mode === 'gold_query' ? s.gt_text : s.ocr_text)),
-    top_k,
-    min_score,
-  );
-}
-
-/** Write the records of `samples[from..]` to `out`, retrieving in batches. Shared by the stage and benchmarks. */
-export async function writeShardRecords(
-  samples: OcrSample[],
-  from: number,
-  out: JsonlAppender,
-  retriever: ExportRetriever,
-  config: Config,
-  onCheckpoint: (records: number) => void,
-  signal?: AbortSignal,
-  onBatch?: () => void,
-  source: ContextSource = { mode: 'dense' },
-): Promise<number> {
-  const { query_batch_size: batch, checkpoint_every: every } = config.phase5.export;
-  let fallbacks = 0;
-  let sinceCheckpoint = 0;
-  for (let i = from; i < samples.length; i += batch) {
-    throwIfAborted(signal);
-    const slice = samples.slice(i, i + batch);
-    const queryable = slice.filter((s) => s.ocr_text.trim() !== '' && isMostlyArabic(s.ocr_text));
-    const hits = await contextsFor(queryable, retriever, config, source);
-    const byId = new Map(queryable.map((s, j) => [s.sample_id, hits[j]]));
-    for (const s of slice) {
-      const chunks = byId.get(s.sample_id) ?? [];
-      if (chunks.length === 0) fallbacks++;
-      out.write(chunks.length === 0 ? fallbackRecord(s) : ragRecord(s, chunks, retriever, config, source.mode === 'witness'));
-      if (++sinceCheckpoint >= every) {
-        onCheckpoint(out.checkpoint());
-        sinceCheckpoint = 0;
-      }
-    }
-    onBatch?.(); // progress inside the shard between checkpoints (heartbeats are throttled by the hook)
-  }
-  onCheckpoint(out.checkpoint());
-  return fallbacks;
-}
-
 /** A shard finished under the same fingerprint is reused; one made with other settings is removed. */
 async function finishedShard(file: string, shard: ExportShard, total: number): Promise<ExportShardResult | null> {
   if (!existsSync(doneFile(file))) return null;
@@ -352,38 +238,6 @@ async function finishedShard(file: string, shard: ExportShard, total: number): P
   rmSync(doneFile(file));
   rmSync(file, { force: true }); // made with other settings: redo
   return null;
-}
-
-/** The placebo needs only the corpus and the prompt format, never the model or the index. */
-async function contextSource(
-  options: ExportOptions & { mode: ContextSource['mode'] },
-  openRetriever: OpenRetriever,
-): Promise<{ retriever: ExportRetriever; source: ContextSource }> {
-  if (options.mode === 'witness') return { retriever: witnessRetrieverFor(options.config), source: { mode: 'witness' } };
-  if (options.mode !== 'random') return { retriever: await openForShard(openRetriever, options.config), source: { mode: options.mode } };
-  const r = options.config.phase5.retrieval;
-  const retriever: ExportRetriever = {
-    retrieveMany: () => Promise.reject(new Error('placebo retrieval does not query the index')),
-    formatForPrompt: (chunks, style) => formatForPrompt(chunks, style, r.max_chars_per_sentence),
-    fingerprint: 'placebo',
-  };
-  return { retriever, source: { mode: 'random', placebo: await PlaceboSampler.open(options.paths.corpus) } };
-}
-
-/** The retriever, with a stale, damaged or missing index (or model) reported as input the user must fix. */
-async function openForShard(openRetriever: OpenRetriever, config: Config): Promise<ExportRetriever> {
-  return openRetriever(config).catch((err: unknown) => {
-    // These do not get better by retrying; the message names the fix.
-    if (
-      err instanceof IndexMismatchError ||
-      err instanceof IndexCorruptError ||
-      err instanceof IndexMissingError ||
-      err instanceof ModelDirError
-    ) {
-      throw new UserInputError(err.message);
-    }
-    throw err;
-  });
 }
 
 /**
