@@ -1,0 +1,61 @@
+/** `infer`: the LLM backend (local or an OpenAI-compatible endpoint) and how the infer stage shards and fails. */
+import { z } from 'zod';
+import { duration, nonNegInt, positiveInt, unitInterval } from './primitives';
+
+const LocalLlmSchema = z.strictObject({
+  model_path: z.string().min(1).default('models/smollm2-135m-instruct/SmolLM2-135M-Instruct.Q4_1.gguf'),
+  threads: positiveInt.default(2),
+  context_size: positiveInt.default(2048),
+  max_tokens: positiveInt.default(256),
+  gpu: z.boolean().default(false),
+});
+
+const OpenAiLlmSchema = z.strictObject({
+  base_url: z.string().url().default('http://127.0.0.1:8000/v1'),
+  model: z.string().min(1).default('Qwen/Qwen3-4B-Instruct-2507'),
+  /** Name of the environment variable that holds the API key (the key itself never goes in a config). */
+  api_key_env: z
+    .string()
+    .regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name')
+    .default('OPENAI_API_KEY'),
+  /**
+   * Most requests in flight to this endpoint from one worker process. With `adaptive_concurrency` the ceiling
+   * of the limit the worker finds itself (src/llm/adaptive-limit.ts), shared by all its shards and arms on the
+   * endpoint; without it, a fixed number per backend.
+   */
+  concurrency: positiveInt.default(256),
+  /** Find the endpoint's knee (requests in flight beyond which it only gets slower) instead of a fixed cap. */
+  adaptive_concurrency: z.boolean().default(true),
+  timeout_s: z.number().positive().default(120),
+  max_tokens: positiveInt.default(512),
+  max_retries: nonNegInt.default(4),
+});
+
+export const InferSchema = z.strictObject({
+  backend: z.enum(['local', 'openai']).default('local'),
+  temperature: z.number().min(0).max(2).default(0),
+  local: LocalLlmSchema.prefault({}),
+  openai: OpenAiLlmSchema.prefault({}),
+  /** Which conditions the infer stage produces: the RAG condition and/or the zero-shot baseline. */
+  conditions: z
+    .array(z.enum(['rag', 'zero_shot']))
+    .min(1)
+    .default(['rag', 'zero_shot']),
+  /**
+   * A condition with more failed records than this share of its lines fails the stage (non-retryable), and the
+   * analysis marks its comparisons not valid: failed lines are scored as the raw OCR, which would bias ΔCER.
+   */
+  max_failed_share: unitInterval.default(0.01),
+  /**
+   * How long the LLM endpoint may stay unreachable (no line finishing across retried attempts) before the
+   * infer stage gives up for good. Until then an outage fails the activity retryably and Temporal retries it.
+   */
+  outage_budget: duration.default('30m'),
+  /** Lines per infer shard: every arm × dataset is split into shards, one activity each, on every GPU worker. */
+  shard_size: positiveInt.default(256),
+  /**
+   * Shards one run of an arm's workflow executes before it continues as new, so no history nears Temporal's
+   * limits (each shard adds ~6 events and its input, with the config, ~4 KB).
+   */
+  shards_per_run: positiveInt.default(1000),
+});

@@ -1,0 +1,25 @@
+/** `phase5`: the build and export stages' settings (corpus, index, retrieval, export sharding). */
+import { z } from 'zod';
+import { CorpusSchema } from './corpus';
+import { nonNegInt, positiveInt } from './primitives';
+import { IndexSchema, RetrievalSchema } from './retrieval';
+
+const ExportSchema = z.strictObject({
+  /** Records per shard: large datasets fan out into shards that several workers process in parallel. */
+  shard_size: positiveInt.default(2000),
+  /** Queries embedded per batch. */
+  query_batch_size: positiveInt.default(64),
+  /** Checkpoint (fsync + heartbeat) every N records. */
+  checkpoint_every: positiveInt.default(64),
+  /** An OCR or gold line longer than this (characters) is skipped and counted in the dataset's problems. */
+  max_line_chars: positiveInt.default(20_000),
+});
+
+export const Phase5Schema = z.strictObject({
+  corpus: CorpusSchema.prefault({}),
+  index: IndexSchema.prefault({}),
+  retrieval: RetrievalSchema.prefault({}),
+  export: ExportSchema.prefault({}),
+  analyze_errors: z.boolean().default(true),
+  max_retries: nonNegInt.default(2),
+});

@@ -1,0 +1,86 @@
+/** `study`: the experiment arms, their corpora and guard, and the planned contrasts. */
+import { z } from 'zod';
+import { GuardOverrideSchema, GuardSettingsSchema } from '../../llm/guard';
+import { CorpusBlockSchema } from './corpus';
+
+/** Over-correction guard: the study's block and an arm's override, defined beside the guard. */
+export const StudyGuardSchema = GuardSettingsSchema;
+export const ArmGuardOverrideSchema = GuardOverrideSchema;
+
+/**
+ * How an arm finds its context: the configured retriever, random corpus sentences (placebo), the gold line as
+ * query (oracle), none, or the aligned passage of a whole work that the OCR line copies (witness, src/witness).
+ */
+export const ARM_MODES = ['dense', 'random', 'gold_query', 'none', 'witness'] as const;
+
+/**
+ * One study arm. `retrieval` and `infer` are partial overrides deep-merged into `phase5.retrieval` / `infer`
+ * (src/config/study.ts validates the merged result, so a bad key names `study.arms.N.retrieval.<key>`).
+ */
+const ArmSchema = z.strictObject({
+  name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-"'),
+  /** Default `rag`; `zero_shot` (or `retrieval.mode: none`) = the v1 prompt without context. */
+  prompt: z.enum(['rag', 'zero_shot']).optional(),
+  retrieval: z.looseObject({ mode: z.enum(ARM_MODES).optional() }).optional(),
+  /** The arm's corpus: a block, or the name of one under `study.corpora` (default: phase5.corpus). */
+  corpus: z.union([z.string().min(1), CorpusBlockSchema]).optional(),
+  infer: z.record(z.string(), z.unknown()).optional(),
+  guard: ArmGuardOverrideSchema.optional(),
+});
+
+/** `study:` — experiment arms analysed together; absent = the two default arms, rag and zero_shot. */
+export const StudySchema = z
+  .strictObject({
+    /** The arm every other arm is compared with (default: the first zero-shot arm, else the first arm). */
+    baseline: z.string().min(1).optional(),
+    guard: StudyGuardSchema.optional(),
+    /** Named corpora the arms refer to by name (`corpus: similar`). */
+    corpora: z.record(z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-"'), CorpusBlockSchema).optional(),
+    arms: z.array(ArmSchema).min(1),
+    /** Planned contrasts, one Holm family: ΔCER = CER(arm) − CER(vs); absent = the defaults of analysis/contrasts.ts. */
+    contrasts: z
+      .array(z.strictObject({ arm: z.string().min(1), vs: z.string().min(1) }))
+      .min(1)
+      .optional(),
+  })
+  .superRefine((study, ctx) => {
+    const seen = new Set<string>();
+    study.arms.forEach((arm, i) => {
+      if (seen.has(arm.name))
+        ctx.addIssue({ code: 'custom', path: ['arms', i, 'name'], message: `duplicate arm name "${arm.name}" (arm names must be unique)` });
+      seen.add(arm.name);
+    });
+    study.arms.forEach((arm, i) => {
+      if (typeof arm.corpus === 'string' && !study.corpora?.[arm.corpus]) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['arms', i, 'corpus'],
+          message: `unknown corpus "${arm.corpus}" — study.corpora declares: ${Object.keys(study.corpora ?? {}).join(', ') || '(none)'}`,
+        });
+      }
+    });
+    study.contrasts?.forEach((c, i) => {
+      for (const side of ['arm', 'vs'] as const) {
+        if (!seen.has(c[side]))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['contrasts', i, side],
+            message: `unknown arm "${c[side]}" — the arms are: ${[...seen].join(', ')}`,
+          });
+      }
+      if (c.arm === c.vs)
+        ctx.addIssue({ code: 'custom', path: ['contrasts', i], message: `a contrast needs two different arms, got "${c.arm}" twice` });
+    });
+    if (study.baseline !== undefined && !seen.has(study.baseline)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['baseline'],
+        message: `unknown baseline arm "${study.baseline}" — the arms are: ${[...seen].join(', ')}`,
+      });
+    }
+  })
+  .transform((study) => ({ ...study, baseline: study.baseline ?? defaultBaseline(study.arms) }));
+
+function defaultBaseline(arms: readonly { name: string; prompt?: string; retrieval?: { mode?: string } }[]): string {
+  return (arms.find((a) => a.prompt === 'zero_shot' || a.retrieval?.mode === 'none') ?? arms[0]).name;
+}
