@@ -2,9 +2,9 @@
  * The Lines view of report.html: the index of lines.json (analysis/explorer/bundle.ts: the columns the table,
  * its sort and filters need, gzip + base64, inflated by the browser with DecompressionStream) embedded in the
  * page, the lines themselves in side files beside it (`report-lines/`, written by side-files.ts) read when a line
- * is expanded or the text searched; with the view's own scripts (lines-data.js: loading; lines-dom.js: diffs and hits; lines.js: the view) and
- * style inlined. The diffs are computed at analysis time (analysis/diff.ts); the script only filters, sorts and
- * renders.
+ * is expanded or the text searched; with the view's own scripts (SCRIPTS: loading, diffs and hits, state, filters,
+ * order, the expanded line, table, controls, deep links, and lines.js, which starts the view) and style inlined.
+ * The diffs are computed at analysis time (analysis/diff.ts); the script only filters, sorts and renders.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,7 +12,19 @@ import { fileURLToPath } from 'node:url';
 import { linesBundle } from './bundle';
 
 const DIR = path.dirname(fileURLToPath(import.meta.url));
-const SCRIPTS = ['lines-data.js', 'lines-dom.js', 'lines.js'];
+/** In load order: each part defines one global its successors read (lines.js, last, starts the view). */
+const SCRIPTS = [
+  'lines-data.js',
+  'lines-dom.js',
+  'lines-state.js',
+  'lines-filters.js',
+  'lines-order.js',
+  'lines-detail.js',
+  'lines-table.js',
+  'lines-controls.js',
+  'lines-link.js',
+  'lines.js',
+];
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
