@@ -7,32 +7,31 @@
  * the server's absence is said in one line.
  */
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import YAML from 'yaml';
-import { Client, Connection } from '@temporalio/client';
-import { loadConfig } from '../../src/config/load';
+import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../../src/config/schema';
 import { freePort, startServer, stopServer } from '../../src/temporal/server';
-import { REPO_ROOT } from '../helpers/shared-data';
 import { startSimLlmServer, type SimLlmServer } from '../helpers/sim-llm-server';
+import {
+  partLines,
+  pollerCount,
+  spawnPhase5,
+  spawnWorker,
+  startE2eServer,
+  stopE2eServer,
+  waitFor,
+  withoutLatency,
+  writeInferenceInput,
+} from './harness';
 
 const KEY = 'PHASE5_CHAOS_KEY';
 const LINES = 240;
 const OUTAGE_MS = 30_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const normalized = (file: string) => readFileSync(file, 'utf8').replace(/"latency_ms":\d+/g, '"latency_ms":0');
-
-function partLines(output: string): number {
-  const dir = `${output}.parts`;
-  if (!existsSync(dir)) return 0;
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.jsonl'))
-    .reduce((n, f) => n + readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean).length, 0);
-}
 
 describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a worker without the key, in one run', function () {
   this.timeout(600000);
@@ -48,33 +47,16 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
     const env: NodeJS.ProcessEnv = { ...process.env, PHASE5_LOG_LEVEL: 'error', PHASE5_OPENAI_BASE_URL: sim.url };
     if (withKey) env[KEY] = 'sim-key';
     else delete env[KEY];
-    const w = spawn(
-      process.execPath,
-      [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, 'worker', '--queues', queues.join(',')],
-      { cwd: REPO_ROOT, env, stdio: 'ignore' },
-    );
+    const w = spawnWorker(configFile, env, 'ignore', queues);
     workers.push(w);
     return w;
   }
 
-  async function pollers(): Promise<number> {
-    const res = await client.workflowService.describeTaskQueue({
-      namespace: 'default',
-      taskQueue: { name: config.temporal.queues.gpu },
-      taskQueueType: 2,
-    });
-    return res.pollers?.length ?? 0;
-  }
-
-  async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 180_000): Promise<void> {
-    for (const t = Date.now(); Date.now() - t < timeoutMs; await sleep(200)) if (await cond()) return;
-    throw new Error(`timed out waiting for ${what}`);
-  }
+  const pollers = () => pollerCount(client, config.temporal.queues.gpu);
 
   /** `phase5 infer` into results dir `name`, its stderr lines collected as they come. */
   function infer(name: string): { done: Promise<number | null>; stderr: string[]; outputs: string[] } {
     const results = path.join(dir, name);
-    mkdirSync(path.join(results, 'phase5'), { recursive: true });
     const rows = Array.from({ length: LINES }, (_, i) => ({
       sample_id: `s${String(i).padStart(3, '0')}`,
       dataset: 'lines',
@@ -87,18 +69,16 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
       retrieval_scores: [0.9],
       retrieval_sources: [],
     }));
-    writeFileSync(path.join(results, 'phase5', 'inference_input.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    writeInferenceInput(results, rows);
     const stderr: string[] = [];
-    const child = spawn(
-      process.execPath,
-      [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, '--results-dir', results, 'infer'],
-      {
-        cwd: REPO_ROOT,
-        env: { ...process.env, PHASE5_LOG_LEVEL: 'warn', CI: '1', [KEY]: 'sim-key' },
-      },
-    );
+    const child = spawnPhase5(['--config', configFile, '--results-dir', results, 'infer'], {
+      ...process.env,
+      PHASE5_LOG_LEVEL: 'warn',
+      CI: '1',
+      [KEY]: 'sim-key',
+    });
     let buf = '';
-    child.stderr.on('data', (d: Buffer) => {
+    child.stderr!.on('data', (d: Buffer) => {
       buf += d.toString();
       const parts = buf.split('\n');
       buf = parts.pop()!;
@@ -141,17 +121,11 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
         },
       },
     };
-    writeFileSync(configFile, YAML.stringify(raw));
-    config = loadConfig(configFile, { env: {} }).config;
-    await startServer(config);
-    connection = await Connection.connect({ address: config.temporal.address });
-    client = new Client({ connection, namespace: config.temporal.namespace });
+    ({ config, connection, client } = await startE2eServer(configFile, raw));
   });
 
   after(async () => {
-    for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
-    await connection?.close();
-    if (config) await stopServer(config);
+    await stopE2eServer(workers, connection, config);
     for (const s of sims) await s.close();
   });
 
@@ -159,16 +133,16 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
     const { cpu, gpu } = config.temporal.queues;
     startWorker([cpu, gpu], sims[0]);
     let victim = startWorker([gpu], sims[1]);
-    await waitFor('two workers polling', async () => (await pollers()) >= 2);
+    await waitFor('two workers polling', async () => (await pollers()) >= 2, 180_000, 200);
     const clean = infer('clean');
     expect(await clean.done, clean.stderr.join('\n')).to.equal(0);
 
     const chaos = infer('chaos');
     const t0 = Date.now();
-    await waitFor('the first lines', () => partLines(chaos.outputs[0]) + partLines(chaos.outputs[1]) >= 8, 120_000);
+    await waitFor('the first lines', () => partLines(chaos.outputs[0]) + partLines(chaos.outputs[1]) >= 8, 120_000, 200);
     // The progress line's retry note names one retrying activity, so each fault is started once the CLI has shown
     // the one before it (all in the same run).
-    const shown = (what: string, re: RegExp) => waitFor(`${what} in the CLI`, () => re.test(chaos.stderr.join('\n')), 60_000);
+    const shown = (what: string, re: RegExp) => waitFor(`${what} in the CLI`, () => re.test(chaos.stderr.join('\n')), 60_000, 200);
     // 1. kill -9 a worker mid-shard, and start it again once the CLI has shown its shard's heartbeat timeout.
     victim.kill('SIGKILL');
     await shown('the killed worker', /retrying \(attempt \d+\): .*[Hh]eartbeat/);
@@ -197,7 +171,7 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
       `    chaos run: ${((Date.now() - t0) / 1000).toFixed(0)} s after the first lines; CLI lines:\n${chaos.stderr.map((l) => `      ${l}`).join('\n')}`,
     );
     expect(code, log).to.equal(0);
-    for (const [i, out] of chaos.outputs.entries()) expect(normalized(out), out).to.equal(normalized(clean.outputs[i]));
+    for (const [i, out] of chaos.outputs.entries()) expect(withoutLatency(out), out).to.equal(withoutLatency(clean.outputs[i]));
     expect(log, 'the killed worker').to.match(/retrying \(attempt \d+\): .*[Hh]eartbeat/);
     expect(log, 'the endpoint outage').to.match(/retrying \(attempt \d+\): .*not serving/);
     expect(log, 'the worker without the key').to.match(

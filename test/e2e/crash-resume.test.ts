@@ -5,46 +5,19 @@
  * uninterrupted run — one record per sample, none lost.
  */
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import YAML from 'yaml';
-import { Client, Connection } from '@temporalio/client';
-import { REPO_ROOT, OCR_GS_ROOT, OPENITI_ROOT, FIXTURES } from '../helpers/shared-data';
-import { loadConfig } from '../../src/config/load';
+import type { Client, Connection } from '@temporalio/client';
+import { OCR_GS_ROOT, OPENITI_ROOT, FIXTURES } from '../helpers/shared-data';
 import type { Config } from '../../src/config/schema';
 import { freePort, startServer, stopServer } from '../../src/temporal/server';
 import { createActivities } from '../../activities';
 import type { StageInput } from '../../workflows/types';
+import { connectClient, lineCount, partLines, pollerCount, spawnWorker, stopE2eServer, waitFor, writeConfig } from './harness';
 
 const { buildCorpus, buildIndex, planExport, exportShard, mergeExport } = createActivities();
-
-function lineCount(file: string): number {
-  if (!existsSync(file)) return 0;
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim()).length;
-}
-
-/** Lines the infer shards have written so far (`<output>.parts/*.jsonl`, before the merge). */
-function partLines(output: string): number {
-  const dir = `${output}.parts`;
-  return existsSync(dir)
-    ? readdirSync(dir)
-        .filter((f) => f.endsWith('.jsonl'))
-        .reduce((n, f) => n + lineCount(path.join(dir, f)), 0)
-    : 0;
-}
-
-async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 25): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('crash-resume (real server, worker processes, SIGKILL)', function () {
   this.timeout(600000);
@@ -57,11 +30,7 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
   const workers: ChildProcess[] = [];
 
   function startWorker(): ChildProcess {
-    const w = spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, 'worker'], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, PHASE5_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const w = spawnWorker(configFile, { ...process.env, PHASE5_LOG_LEVEL: 'warn' }, ['ignore', 'ignore', 'pipe']);
     let err = '';
     w.stderr?.on('data', (d) => (err = (err + String(d)).slice(-4000)));
     w.on('exit', (code, signal) => {
@@ -71,14 +40,10 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
     return w;
   }
 
-  async function pollers(queue: string): Promise<number> {
-    const res = await client.workflowService.describeTaskQueue({ namespace: 'default', taskQueue: { name: queue }, taskQueueType: 2 });
-    return res.pollers?.length ?? 0;
-  }
+  const pollers = (queue: string) => pollerCount(client, queue);
 
   async function connect(): Promise<void> {
-    connection = await Connection.connect({ address: config.temporal.address });
-    client = new Client({ connection, namespace: config.temporal.namespace });
+    ({ connection, client } = await connectClient(config));
   }
 
   function stageInput(run: string, resultsDir: string, options: StageInput['options'] = {}): StageInput {
@@ -122,8 +87,7 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
         retry: { initial_interval: '500ms', maximum_interval: '2s' },
       },
     };
-    writeFileSync(configFile, YAML.stringify(raw));
-    config = loadConfig(configFile, { env: {} }).config;
+    config = writeConfig(configFile, raw);
     // The index every case retrieves from, built once by the build activities (outside Temporal).
     const buildInput = stageInput('prebuild', path.join(dir, 'prebuild'));
     await buildCorpus(buildInput);
@@ -133,9 +97,7 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
   });
 
   after(async () => {
-    for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
-    await connection?.close();
-    if (config) await stopServer(config);
+    await stopE2eServer(workers, connection, config);
   });
 
   it('export: a worker SIGKILLed mid-shard is replaced and the output equals an uninterrupted run', async () => {

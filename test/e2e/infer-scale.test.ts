@@ -5,21 +5,29 @@
  * measured duration) set to 0; every other byte must match.
  */
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import readline from 'node:readline';
-import YAML from 'yaml';
-import { Client, Connection } from '@temporalio/client';
-import { loadConfig } from '../../src/config/load';
+import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../../src/config/schema';
 import { workflowStatus, type ArmStatus } from '../../src/temporal/client';
-import { freePort, startServer, stopServer } from '../../src/temporal/server';
+import { freePort } from '../../src/temporal/server';
 import type { StageInput } from '../../workflows/types';
 import { inferenceInputRecord } from '../helpers/records';
-import { REPO_ROOT } from '../helpers/shared-data';
 import { startSimLlmServer, type SimLlmServer } from '../helpers/sim-llm-server';
+import {
+  killWorker,
+  partLines,
+  pollerCount,
+  spawnWorker,
+  startE2eServer,
+  stopE2eServer,
+  waitFor,
+  withoutLatency,
+  writeInferenceInput,
+} from './harness';
 
 const LINES = 120;
 const ARMS = ['rag', 'zero_shot'];
@@ -27,37 +35,6 @@ const ARMS = ['rag', 'zero_shot'];
 const WORKER_SLOTS = 2;
 /** Requests one worker can have outstanding: temporal.concurrency.gpu × infer.openai.concurrency. */
 const WORKER_IN_FLIGHT = WORKER_SLOTS * 2;
-
-function lineCount(file: string): number {
-  return existsSync(file)
-    ? readFileSync(file, 'utf8')
-        .split('\n')
-        .filter((l) => l.trim()).length
-    : 0;
-}
-
-function partLines(output: string): number {
-  const dir = `${output}.parts`;
-  return existsSync(dir)
-    ? readdirSync(dir)
-        .filter((f) => f.endsWith('.jsonl'))
-        .reduce((n, f) => n + lineCount(path.join(dir, f)), 0)
-    : 0;
-}
-
-/** The file with the one measured field zeroed. */
-function normalized(file: string): string {
-  return readFileSync(file, 'utf8').replace(/"latency_ms":\d+/g, '"latency_ms":0');
-}
-
-async function waitFor(what: string, cond: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 20): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 describe('sharded infer with two GPU workers (real server, worker processes, simulated GPU boxes)', function () {
   this.timeout(600000);
@@ -71,45 +48,27 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
 
   /** A GPU worker bound to `sim`; `log` collects its stderr lines (its warnings, as JSON) when given. */
   function startWorker(sim: SimLlmServer, log?: string[]): ChildProcess {
-    const w = spawn(
-      process.execPath,
-      [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, 'worker', '--queues', config.temporal.queues.gpu],
-      {
-        cwd: REPO_ROOT,
-        env: { ...process.env, PHASE5_LOG_LEVEL: 'warn', PHASE5_OPENAI_BASE_URL: sim.url, OPENAI_API_KEY: 'sim-key' },
-        stdio: ['ignore', 'ignore', log ? 'pipe' : 'ignore'],
-      },
+    const w = spawnWorker(
+      configFile,
+      { ...process.env, PHASE5_LOG_LEVEL: 'warn', PHASE5_OPENAI_BASE_URL: sim.url, OPENAI_API_KEY: 'sim-key' },
+      ['ignore', 'ignore', log ? 'pipe' : 'ignore'],
+      [config.temporal.queues.gpu],
     );
     if (log) readline.createInterface({ input: w.stderr! }).on('line', (l) => log.push(l));
     workers.push(w);
     return w;
   }
 
-  async function pollers(): Promise<number> {
-    const res = await client.workflowService.describeTaskQueue({
-      namespace: 'default',
-      taskQueue: { name: config.temporal.queues.gpu },
-      taskQueueType: 2,
-    });
-    return res.pollers?.length ?? 0;
-  }
-
-  async function kill(w: ChildProcess): Promise<void> {
-    if (w.exitCode !== null || w.signalCode !== null) return;
-    const exited = new Promise((r) => w.once('exit', r));
-    w.kill('SIGKILL');
-    await exited;
-  }
+  const pollers = () => pollerCount(client, config.temporal.queues.gpu);
 
   /** A results dir holding the same input lines. */
   function results(name: string): { input: StageInput; outputs: string[] } {
     const res = path.join(dir, name);
-    mkdirSync(path.join(res, 'phase5'), { recursive: true });
     const rows = Array.from({ length: LINES }, (_, i) => ({
       ...inferenceInputRecord(`s${String(i).padStart(4, '0')}`),
       ocr_text: `قال أبو عثمان ىـ ${i}`,
     }));
-    writeFileSync(path.join(res, 'phase5', 'inference_input.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    writeInferenceInput(res, rows);
     const c = structuredClone(config);
     c.paths.results_dir = res;
     return {
@@ -158,17 +117,11 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
         },
       },
     };
-    writeFileSync(configFile, YAML.stringify(raw));
-    config = loadConfig(configFile, { env: {} }).config;
-    await startServer(config);
-    connection = await Connection.connect({ address: config.temporal.address });
-    client = new Client({ connection, namespace: config.temporal.namespace });
+    ({ config, connection, client } = await startE2eServer(configFile, raw));
   });
 
   after(async () => {
-    for (const w of workers) await kill(w);
-    await connection?.close();
-    if (config) await stopServer(config);
+    await stopE2eServer(workers, connection, config);
     for (const s of sims) await s.close();
   });
 
@@ -198,11 +151,11 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
       expect(a.etaSeconds, `${a.arm} ETA`).to.be.a('number');
     }
     await handle.result();
-    clean = outputs.map(normalized);
+    clean = outputs.map(withoutLatency);
     expect(served()).to.equal(LINES * ARMS.length);
     expect(sims[0].served(), 'worker A did work').to.be.greaterThan(0);
     expect(sims[1].served(), 'worker B did work').to.be.greaterThan(0);
-    await Promise.all([kill(a), kill(b)]);
+    await Promise.all([killWorker(a), killWorker(b)]);
   });
 
   it('kill -9 one worker three times (restarted each time): completes, outputs identical, each sample once, served ≤ lines + in flight at the kills', async () => {
@@ -214,12 +167,12 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
     const handle = await startInfer('kills', input);
     const total = LINES * ARMS.length;
     for (const share of [0.2, 0.4, 0.6]) {
-      await waitFor(`${share * 100}% of the lines`, () => outputs.reduce((n, o) => n + partLines(o), 0) >= total * share, 120000);
-      await kill(a);
+      await waitFor(`${share * 100}% of the lines`, () => outputs.reduce((n, o) => n + partLines(o), 0) >= total * share, 120000, 20);
+      await killWorker(a);
       a = startWorker(sims[0]);
     }
     await handle.result();
-    outputs.forEach((o, i) => expect(normalized(o), o).to.equal(clean[i]));
+    outputs.forEach((o, i) => expect(withoutLatency(o), o).to.equal(clean[i]));
     for (const o of outputs) {
       const ids = readFileSync(o, 'utf8')
         .trim()
@@ -233,7 +186,7 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
       `      served ${served() - before} requests for ${total} lines (${extra} repeated after 3 kills; bound ${3 * WORKER_IN_FLIGHT})`,
     );
     expect(extra).to.be.within(0, 3 * WORKER_IN_FLIGHT);
-    await kill(a);
+    await killWorker(a);
   });
 
   /** Worker log lines (pino JSON) whose message matches `re`. */
@@ -242,18 +195,23 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
   const OUTAGE = /^infer (rag|zero_shot): LLM endpoint not serving/;
 
   it('a worker whose GPU box goes down fails at most its slots’ shards (clear, retryable), then pauses while the other finishes; it resumes when its box is back', async () => {
-    for (const w of workers) await kill(w);
+    for (const w of workers) await killWorker(w);
     const logA: string[] = [];
     const a = startWorker(sims[0], logA);
     const b = startWorker(sims[1]);
     await waitFor('two pollers', async () => (await pollers()) >= 2, 90000, 200);
     const { input, outputs } = results('endpoint-lost');
     const handle = await startInfer('lost', input);
-    await waitFor('some of worker A’s lines', () => sims[0].served() > 0 && outputs.reduce((n, o) => n + partLines(o), 0) >= 30, 120000);
+    await waitFor(
+      'some of worker A’s lines',
+      () => sims[0].served() > 0 && outputs.reduce((n, o) => n + partLines(o), 0) >= 30,
+      120000,
+      20,
+    );
     const stoppedAt = Date.now();
     await sims[0].stop();
     await handle.result();
-    outputs.forEach((o, i) => expect(normalized(o), o).to.equal(clean[i]));
+    outputs.forEach((o, i) => expect(withoutLatency(o), o).to.equal(clean[i]));
     // A retried shard attempt carries the previous attempt's failure; find one that worker B ran.
     const started = [];
     for (const arm of ARMS) {
@@ -301,12 +259,12 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
     const servedByA = sims[0].served();
     const again = results('endpoint-back');
     await (await startInfer('back', again.input)).result();
-    again.outputs.forEach((o, i) => expect(normalized(o), o).to.equal(clean[i]));
+    again.outputs.forEach((o, i) => expect(withoutLatency(o), o).to.equal(clean[i]));
     console.log(
       `      worker A resumed ${(resumedAfter / 1000).toFixed(1)} s after its box came back and served ${sims[0].served() - servedByA} of ${LINES * ARMS.length} lines of the next run`,
     );
     expect(sims[0].served() - servedByA, 'worker A took shards again').to.be.greaterThan(0);
     expect(logged(logA, OUTAGE)).to.have.length(failedOnA);
-    await Promise.all([kill(a), kill(b)]);
+    await Promise.all([killWorker(a), killWorker(b)]);
   });
 });

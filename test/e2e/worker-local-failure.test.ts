@@ -6,17 +6,15 @@
  * failed the same way — each with exit 1 and the reason in one line, within a minute.
  */
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import YAML from 'yaml';
-import { Client, Connection } from '@temporalio/client';
-import { loadConfig } from '../../src/config/load';
+import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../../src/config/schema';
-import { freePort, startServer, stopServer } from '../../src/temporal/server';
-import { REPO_ROOT } from '../helpers/shared-data';
+import { freePort } from '../../src/temporal/server';
 import { startSimLlmServer, type SimLlmServer } from '../helpers/sim-llm-server';
+import { pollerCount, spawnPhase5, spawnWorker, startE2eServer, stopE2eServer, waitFor, writeInferenceInput } from './harness';
 
 const KEY = 'PHASE5_WORKER_LOCAL_TEST_KEY';
 const LINES = 4;
@@ -44,34 +42,17 @@ describe('a failure only the workers have (real server, worker processes without
     const env: NodeJS.ProcessEnv = { ...process.env, PHASE5_LOG_LEVEL: 'error' };
     if (withKey) env[KEY] = 'set-on-this-worker';
     else delete env[KEY];
-    workers.push(
-      spawn(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, 'worker', '--queues', queues.join(',')], {
-        cwd: REPO_ROOT,
-        env,
-        stdio: ['ignore', 'ignore', 'pipe'],
-      }),
-    );
+    workers.push(spawnWorker(configFile, env, ['ignore', 'ignore', 'pipe'], queues));
     if (workers.length === 1) workers[0].stderr!.on('data', (d: Buffer) => (firstWorkerStderr += d.toString()));
     else workers.at(-1)!.stderr!.resume();
   }
 
-  async function waitForPollers(n: number): Promise<void> {
-    for (const t = Date.now(); Date.now() - t < 180_000;) {
-      const res = await client.workflowService.describeTaskQueue({
-        namespace: 'default',
-        taskQueue: { name: config.temporal.queues.gpu },
-        taskQueueType: 2,
-      });
-      if ((res.pollers?.length ?? 0) >= n) return;
-      await new Promise((r) => setTimeout(r, 300));
-    }
-    throw new Error(`fewer than ${n} workers polling after 3 min`);
-  }
+  const waitForPollers = (n: number) =>
+    waitFor(`${n} workers polling`, async () => (await pollerCount(client, config.temporal.queues.gpu)) >= n, 180_000, 300);
 
   /** `phase5 infer` into its own results dir, with the key in the CLI's environment (not the workers'). */
   function infer(name: string, lines = LINES): Promise<CliRun> {
     const results = path.join(dir, name);
-    mkdirSync(path.join(results, 'phase5'), { recursive: true });
     const rows = Array.from({ length: lines }, (_, i) => ({
       sample_id: `s${i}`,
       dataset: 'lines',
@@ -83,21 +64,19 @@ describe('a failure only the workers have (real server, worker processes without
       retrieved_k: 0,
       retrieval_scores: [],
     }));
-    writeFileSync(path.join(results, 'phase5', 'inference_input.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    writeInferenceInput(results, rows);
     const t0 = Date.now();
     return new Promise((resolve, reject) => {
-      const child = spawn(
-        process.execPath,
-        [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', configFile, '--results-dir', results, 'infer'],
-        {
-          cwd: REPO_ROOT,
-          env: { ...process.env, PHASE5_LOG_LEVEL: 'warn', CI: '1', [KEY]: 'set-in-the-shell-only' },
-        },
-      );
+      const child = spawnPhase5(['--config', configFile, '--results-dir', results, 'infer'], {
+        ...process.env,
+        PHASE5_LOG_LEVEL: 'warn',
+        CI: '1',
+        [KEY]: 'set-in-the-shell-only',
+      });
       let stderr = '';
       // Without the bound the run never ends: stop waiting well after the minute it must take at most.
       const stop = setTimeout(() => child.kill('SIGTERM'), 90_000);
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
       child.on('error', reject);
       child.on('close', (code) => (clearTimeout(stop), resolve({ code, stderr, seconds: (Date.now() - t0) / 1000 })));
     });
@@ -128,17 +107,11 @@ describe('a failure only the workers have (real server, worker processes without
         },
       },
     };
-    writeFileSync(configFile, YAML.stringify(raw));
-    config = loadConfig(configFile, { env: {} }).config;
-    await startServer(config);
-    connection = await Connection.connect({ address: config.temporal.address });
-    client = new Client({ connection, namespace: config.temporal.namespace });
+    ({ config, connection, client } = await startE2eServer(configFile, raw));
   });
 
   after(async () => {
-    for (const w of workers) if (w.exitCode === null && w.signalCode === null) w.kill('SIGKILL');
-    await connection?.close();
-    if (config) await stopServer(config);
+    await stopE2eServer(workers, connection, config);
     await sim?.close();
   });
 
