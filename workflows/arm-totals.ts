@@ -1,5 +1,6 @@
 /** What an arm's finished infer shards add up to: the running totals its workflow carries across continue-as-new. */
 import type { ArmPlan, ShardRef, InferShardResult } from '../src/stages/infer-shards';
+import { zeroCorrectionCounts } from '../src/llm/correction-counts';
 import { busier } from '../src/stages/llm-load';
 import { nowIso } from './progress';
 import type { ArmResult } from './types';
@@ -13,18 +14,9 @@ export interface ArmTotals {
 }
 
 export function emptyTotals(): ArmTotals {
-  const counts = {
-    model: '',
-    written: 0,
-    skippedExisting: 0,
-    succeeded: 0,
-    failed: 0,
-    failuresByReason: {},
-    promptTypes: {},
-    promptTokens: 0,
-    completionTokens: 0,
-    elapsedMs: 0,
-  };
+  // model, written, skippedExisting, then the other counters: the key order the arm results are written with.
+  const { written, ...rest } = zeroCorrectionCounts();
+  const counts = { model: '', written, skippedExisting: 0, ...rest };
   return { lines: 0, shards: 0, startedAt: nowIso(), counts };
 }
 

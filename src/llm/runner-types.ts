@@ -1,4 +1,5 @@
 /** What a correction run is asked (options), what it answers (summary), and the errors that carry that summary. */
+import type { CorrectionCounts } from './correction-counts';
 import type { GuardSettings } from './guard';
 import type { InferenceInputRow } from './records';
 import type { FailureInfo, LlmBackend } from './types';
@@ -46,7 +47,7 @@ export interface RunCorrectionsOptions {
   guard?: GuardSettings;
 }
 
-export interface RunCorrectionsSummary {
+export interface RunCorrectionsSummary extends CorrectionCounts {
   outputPath: string;
   condition: Condition;
   /** The run's name in messages: the arm (options.label), else the condition. */
@@ -63,15 +64,6 @@ export interface RunCorrectionsSummary {
   skippedExisting: number;
   /** Failed records removed from the output to be retried (`retryFailed`). */
   retriedFailed: number;
-  /** Records appended in this run (successes + recorded failures). */
-  written: number;
-  succeeded: number;
-  failed: number;
-  failuresByReason: Record<string, number>;
-  promptTypes: Record<string, number>;
-  promptTokens: number;
-  completionTokens: number;
-  elapsedMs: number;
   /** Samples still missing from the output (limit reached, aborted, or gave up). */
   remaining: number;
   aborted: boolean;

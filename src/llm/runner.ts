@@ -16,6 +16,7 @@ import { JsonlAppender } from '../io/jsonl';
 import { childLogger } from '../util/log';
 import { createProgress } from '../util/progress';
 import { CorrectionCalls } from './correction-calls';
+import { zeroCorrectionCounts } from './correction-counts';
 import { openExistingOutput } from './existing-output';
 import { OrderedWriter } from './ordered-writer';
 import { runPool } from './pool';
@@ -56,14 +57,7 @@ export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCo
     duplicateInputIds,
     skippedExisting,
     retriedFailed,
-    written: 0,
-    succeeded: 0,
-    failed: 0,
-    failuresByReason: {},
-    promptTypes: {},
-    promptTokens: 0,
-    completionTokens: 0,
-    elapsedMs: 0,
+    ...zeroCorrectionCounts(),
     remaining: notDone.length,
     aborted: false,
     outage: null,

@@ -13,9 +13,10 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../../src/config/schema';
-import { freePort, startServer, stopServer } from '../../src/temporal/server';
+import { startServer, stopServer } from '../../src/temporal/server';
 import { startSimLlmServer, type SimLlmServer } from '../helpers/sim-llm-server';
 import {
+  ownServer,
   partLines,
   pollerCount,
   spawnPhase5,
@@ -90,7 +91,6 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
 
   before(async () => {
     for (let i = 0; i < 2; i++) sims.push(await startSimLlmServer({ baseMs: 250, concurrency: 2 }));
-    const [port, uiPort] = [await freePort(), await freePort()];
     writeFileSync(path.join(dir, 'lines.jsonl'), JSON.stringify({ sample_id: 's', ocr_text: 'x', gt_text: 'x' }) + '\n');
     const raw = {
       run_name: 'chaos',
@@ -104,10 +104,7 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
         openai: { base_url: 'http://127.0.0.1:9/v1', model: 'sim', api_key_env: KEY, concurrency: 2, max_retries: 1, timeout_s: 5 },
       },
       temporal: {
-        address: `127.0.0.1:${port}`,
-        ui_port: uiPort,
-        db_file: path.join(dir, 'temporal.db'),
-        queues: { cpu: `chaos-cpu-${port}`, gpu: `chaos-gpu-${port}` },
+        ...(await ownServer(dir, 'chaos')),
         concurrency: { cpu: 2, gpu: 2 },
         max_parallel_activities: 6,
         heartbeat_timeout: '4s',

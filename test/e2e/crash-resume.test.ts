@@ -12,10 +12,10 @@ import path from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import { OCR_GS_ROOT, OPENITI_ROOT, FIXTURES } from '../helpers/shared-data';
 import type { Config } from '../../src/config/schema';
-import { freePort, startServer, stopServer } from '../../src/temporal/server';
+import { startServer, stopServer } from '../../src/temporal/server';
 import { createActivities } from '../../activities';
 import type { StageInput } from '../../workflows/types';
-import { connectClient, lineCount, partLines, pollerCount, spawnWorker, stopE2eServer, waitFor, writeConfig } from './harness';
+import { connectClient, lineCount, ownServer, partLines, pollerCount, spawnWorker, stopE2eServer, waitFor, writeConfig } from './harness';
 
 const { buildCorpus, buildIndex, planExport, exportShard, mergeExport } = createActivities();
 
@@ -65,7 +65,6 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
   const LIMIT = usingRealData ? 160 : 10;
 
   before(async () => {
-    const [port, uiPort] = [await freePort(), await freePort()];
     const raw = {
       run_name: 'crash',
       paths: { results_dir: path.join(dir, 'results') },
@@ -79,10 +78,7 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
         : { fixture: { type: 'jsonl', path: path.join(FIXTURES, 'demo', 'ocr.jsonl') } },
       infer: { backend: 'local', conditions: ['rag'], local: { max_tokens: 12, threads: 2, context_size: 1024 } },
       temporal: {
-        address: `127.0.0.1:${port}`,
-        ui_port: uiPort,
-        db_file: path.join(dir, 'temporal.db'),
-        queues: { cpu: `crash-cpu-${port}`, gpu: `crash-gpu-${port}` },
+        ...(await ownServer(dir, 'crash')),
         heartbeat_timeout: '5s',
         retry: { initial_interval: '500ms', maximum_interval: '2s' },
       },

@@ -10,8 +10,19 @@ import YAML from 'yaml';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
-import { startServer, stopServer } from '../../src/temporal/server';
+import { freePort, startServer, stopServer } from '../../src/temporal/server';
 import { REPO_ROOT } from '../helpers/shared-data';
+
+/** The `temporal` keys of a server of the test's own: free ports, a db file in `dir`, queues named `<name>-cpu|gpu-<port>`. */
+export async function ownServer(dir: string, name: string) {
+  const [port, uiPort] = [await freePort(), await freePort()];
+  return {
+    address: `127.0.0.1:${port}`,
+    ui_port: uiPort,
+    db_file: path.join(dir, 'temporal.db'),
+    queues: { cpu: `${name}-cpu-${port}`, gpu: `${name}-gpu-${port}` },
+  };
+}
 
 /** Write `raw` as the YAML config file and load it (with an empty environment: no key is read from the shell). */
 export function writeConfig(configFile: string, raw: object): Config {

@@ -13,12 +13,12 @@ import readline from 'node:readline';
 import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../../src/config/schema';
 import { workflowStatus, type ArmStatus } from '../../src/temporal/client';
-import { freePort } from '../../src/temporal/server';
 import type { StageInput } from '../../workflows/types';
 import { inferenceInputRecord } from '../helpers/records';
 import { startSimLlmServer, type SimLlmServer } from '../helpers/sim-llm-server';
 import {
   killWorker,
+  ownServer,
   partLines,
   pollerCount,
   spawnWorker,
@@ -88,7 +88,6 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
   const served = () => sims.reduce((n, s) => n + s.served(), 0);
 
   before(async () => {
-    const [port, uiPort] = [await freePort(), await freePort()];
     for (let i = 0; i < 2; i++) sims.push(await startSimLlmServer({ baseMs: 40, concurrency: 4 }));
     const raw = {
       run_name: 'scale',
@@ -101,10 +100,7 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
         openai: { base_url: 'http://127.0.0.1:9/v1', model: 'sim', concurrency: 2, max_retries: 1, timeout_s: 5 },
       },
       temporal: {
-        address: `127.0.0.1:${port}`,
-        ui_port: uiPort,
-        db_file: path.join(dir, 'temporal.db'),
-        queues: { cpu: `scale-cpu-${port}`, gpu: `scale-gpu-${port}` },
+        ...(await ownServer(dir, 'scale')),
         concurrency: { cpu: 1, gpu: WORKER_SLOTS },
         max_parallel_activities: 8,
         heartbeat_timeout: '4s',

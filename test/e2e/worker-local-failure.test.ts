@@ -12,9 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../../src/config/schema';
-import { freePort } from '../../src/temporal/server';
 import { startSimLlmServer, type SimLlmServer } from '../helpers/sim-llm-server';
-import { pollerCount, spawnPhase5, spawnWorker, startE2eServer, stopE2eServer, waitFor, writeInferenceInput } from './harness';
+import { ownServer, pollerCount, spawnPhase5, spawnWorker, startE2eServer, stopE2eServer, waitFor, writeInferenceInput } from './harness';
 
 const KEY = 'PHASE5_WORKER_LOCAL_TEST_KEY';
 const LINES = 4;
@@ -84,7 +83,6 @@ describe('a failure only the workers have (real server, worker processes without
 
   before(async () => {
     sim = await startSimLlmServer({ baseMs: 5 });
-    const [port, uiPort] = [await freePort(), await freePort()];
     writeFileSync(path.join(dir, 'lines.jsonl'), JSON.stringify({ sample_id: 's0', ocr_text: 'x', gt_text: 'x' }) + '\n');
     const raw = {
       run_name: 'worker-local',
@@ -97,10 +95,7 @@ describe('a failure only the workers have (real server, worker processes without
         openai: { base_url: sim.url, model: 'sim', api_key_env: KEY, max_retries: 0 },
       },
       temporal: {
-        address: `127.0.0.1:${port}`,
-        ui_port: uiPort,
-        db_file: path.join(dir, 'temporal.db'),
-        queues: { cpu: `wl-cpu-${port}`, gpu: `wl-gpu-${port}` },
+        ...(await ownServer(dir, 'wl')),
         // The default retry policy but for a 5 s cap on the backoff, so the bound's attempts fit in the minute.
         stages: {
           infer: { queue: 'gpu', start_to_close: '10m', retry: { maximum_attempts: 0, initial_interval: '5s', maximum_interval: '5s' } },
