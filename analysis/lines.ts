@@ -204,7 +204,7 @@ function rawAndGuard(r: CorrectionRecord, raw: unknown): { raw: string | null; g
 }
 
 /**
- * The sentences of a prompt's retrieval context (src/retrieval/pipeline.ts `formatContext`): numbered_arabic
+ * The sentences of a prompt's retrieval context (src/retrieval/pipeline-prompt.ts `formatContext`): numbered_arabic
  * is a header line then "1. …", "2. …"; plain with citations "[#1] …". The numbers, taken in order, start the
  * sentences — a line without the next number continues the sentence before it (a hit whose context window
  * kept a newline), and lines before "1." are the header. Plain context without numbers is one sentence a line,

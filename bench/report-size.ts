@@ -50,7 +50,7 @@ const { values: args } = parseArgs({
 });
 const LIMIT = args.lines === undefined ? Infinity : Number(args.lines);
 if (!(LIMIT > 0)) throw new Error(`--lines must be a positive number, got ${args.lines}`);
-/** Rows on a page of the Lines view (lines.js PAGE_SIZE): the screenshot's line opens a page, under the controls. */
+/** Rows on a page of the Lines view (lines-state.js PAGE_SIZE): the screenshot's line opens a page, under the controls. */
 const PAGE_SIZE = 50;
 
 type Rec = { sample_id: string; dataset: string; ocr_text: string; gt_text: string };
