@@ -27,25 +27,14 @@ import { childLogger } from '../util/log';
 import { retrieverConfig, type StagePaths } from './retriever';
 import { skipsFromCounts, type Skips } from './skips';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
-import { checkedResultDirs } from './results-dir';
-import { ensureWitnessIndex, witnessIndexesNeeded } from './witness-index';
-import { addWholeWorks, armCorporaNeeded } from './corpus-works';
+import { ensureWitnessIndex } from './witness-index';
+import { addWholeWorks } from './corpus-works';
+import { studyPlan, type CorpusPlan, type StudyPlan, type WitnessIndexPlan } from './study-plan';
 
 const log = childLogger('build');
 
 export type { StagePaths };
-
-/** Corpus and index paths for a run (`--corpus-path` / `--index-path` override the results dir). */
-export function stagePaths(config: Config, options: Pick<RunOptions, 'corpusPath' | 'indexPath'>): StagePaths {
-  const { phase5, root } = checkedResultDirs(config);
-  const dir = config.phase5.corpus.dir;
-  // A study arm's own corpus (src/config/study.ts blockCorpus): its folder under the results dir.
-  if (dir) return { corpus: path.join(root, dir, 'corpus.jsonl'), index: path.join(root, dir, 'index.usearch') };
-  return {
-    corpus: options.corpusPath ? resolvePath(options.corpusPath) : path.join(phase5, 'corpus.jsonl'),
-    index: options.indexPath ? resolvePath(options.indexPath) : path.join(phase5, 'index.usearch'),
-  };
-}
+export { stagePaths } from './study-layout';
 
 /** Everything that changes corpus.jsonl (recorded beside it, compared before a rebuild). */
 export type CorpusSettings = OpenitiCorpusSettings | GenericCorpusSettings;
@@ -135,17 +124,23 @@ export interface BuildOptions {
   /** Sentences per embedding shard of a fanned-out build (see build-shards.ts). */
   embedShardSize: number;
   force: boolean;
-  /** Effective configs of the study arms in witness mode, one per witness index to build with the corpus. */
-  witness?: Config[];
-  /** Effective configs of the study arms with their own corpus, one per distinct corpus (built and indexed with the corpus). */
-  corpora?: Config[];
+  /** The witness indexes the study's arms need (the plan's), built with the corpus. */
+  witness?: WitnessIndexPlan[];
+  /** The study arms' own corpora (the plan's), each built and indexed with the corpus. */
+  corpora?: CorpusPlan[];
 }
 
-export function optionsFrom(config: Config, cli: RunOptions, force = false): BuildOptions {
-  const paths = stagePaths(config, cli);
+export function optionsFrom(config: Config, cli: RunOptions, force = false, plan: StudyPlan = studyPlan(config, cli)): BuildOptions {
+  return {
+    ...corpusBuildOptions(config, plan.paths, force),
+    ...(plan.witnessIndexes.length ? { witness: plan.witnessIndexes } : {}),
+    ...(plan.corpora.length ? { corpora: plan.corpora } : {}),
+  };
+}
+
+/** The options that build one corpus and its index at `paths`, with `config`'s corpus and index settings. */
+export function corpusBuildOptions(config: Config, paths: StagePaths, force: boolean): BuildOptions {
   const index = config.phase5.index;
-  const witness = witnessIndexesNeeded(config);
-  const corpora = armCorporaNeeded(config);
   return {
     paths,
     corpus: corpusSettings(config),
@@ -153,8 +148,6 @@ export function optionsFrom(config: Config, cli: RunOptions, force = false): Bui
     batchSize: index.batch_size,
     embedShardSize: index.embed_shard_size,
     force,
-    ...(witness.length ? { witness } : {}),
-    ...(corpora.length ? { corpora } : {}),
   };
 }
 
@@ -214,27 +207,18 @@ const corpusRecordFile = (options: BuildOptions) => `${options.paths.corpus}.bui
  */
 export async function buildCorpus(options: BuildOptions, hooks: StageHooks = {}): Promise<CorpusResult> {
   const result = await buildSampledCorpus(options, hooks);
-  for (const c of options.witness ?? []) await ensureWitnessIndex(c, hooks.onProgress);
+  for (const w of options.witness ?? []) await ensureWitnessIndex(w, hooks.onProgress);
   for (const c of options.corpora ?? []) await buildArmCorpus(c, options.force, hooks);
   return result;
 }
 
-/** A study arm's own corpus and its index, one after the other in this activity (each reused while up to date). */
-async function buildArmCorpus(config: Config, force: boolean, hooks: StageHooks): Promise<void> {
-  const paths = stagePaths(config, {});
-  const index = config.phase5.index;
-  const options: BuildOptions = {
-    paths,
-    corpus: corpusSettings(config),
-    retriever: retrieverConfig(config, paths),
-    batchSize: index.batch_size,
-    embedShardSize: index.embed_shard_size,
-    force,
-  };
-  mkdirSync(path.dirname(paths.corpus), { recursive: true });
-  log.info({ corpus: paths.corpus }, 'study arm corpus');
+/** A study arm's own corpus and its index, one after the other (each reused while up to date). */
+export async function buildArmCorpus(corpus: CorpusPlan, force: boolean, hooks: StageHooks): Promise<IndexResult> {
+  const options = corpusBuildOptions(corpus.config, corpus.paths, force);
+  mkdirSync(path.dirname(corpus.paths.corpus), { recursive: true });
+  log.info({ corpus: corpus.paths.corpus, arms: corpus.arms }, 'study arm corpus');
   await buildSampledCorpus(options, hooks);
-  await buildIndex(options, { onProgress: hooks.onProgress, signal: hooks.signal });
+  return buildIndex(options, { onProgress: hooks.onProgress, signal: hooks.signal });
 }
 
 async function buildSampledCorpus(options: BuildOptions, hooks: StageHooks): Promise<CorpusResult> {

@@ -38,7 +38,8 @@ import { isFailed, readInferenceInput, type CorrectionRecord, type InferenceInpu
 import { applyGuard, type GuardSettings } from '../llm/guard';
 import { armJson } from './study-files';
 import { skipsFromCounts, type Skips } from './skips';
-import { armDir, armsFrom, findArm, type ArmRun } from './arms';
+import { findArm, type ArmRun } from './arms';
+import { studyPlan, type StudyPlan } from './study-plan';
 import { importFix, importHooks, readExportLines } from './import-match';
 import { loadNow, type LlmLoad } from './llm-load';
 
@@ -83,11 +84,10 @@ export class InferFailedError extends UserInputError {
 /** Opens the LLM backend for one arm (closed by the stage when the arm ends). */
 export type OpenBackend = (config: BackendConfig) => Promise<LlmBackend>;
 
-export function optionsFrom(config: Config, cli: RunOptions, force = false): InferOptions {
-  const arms = armsFrom(config, cli);
+export function optionsFrom(config: Config, cli: RunOptions, force = false, plan: StudyPlan = studyPlan(config, cli)): InferOptions {
   return {
-    arms,
-    importArm: cli.importFile ? findArm(armsFrom(config, { ...cli, phase2Dir: undefined }), cli.arm ?? 'rag') : undefined,
+    arms: plan.arms,
+    importArm: cli.importFile ? findArm(plan.declared, cli.arm ?? 'rag') : undefined,
     datasets: cli.datasets,
     limit: cli.limit,
     importFile: cli.importFile ? resolvePath(cli.importFile) : undefined,
@@ -435,8 +435,7 @@ export function guardImported(
 
 /** A study arm's arm.json, when the import comes before the arm's export wrote one (the default arms have none). */
 function writeMissingArmJson(arm: ArmRun): void {
-  const dir = path.dirname(arm.output);
-  if (dir !== armDir(arm.config, arm.name) || existsSync(path.join(dir, 'arm.json'))) return;
-  mkdirSync(dir, { recursive: true });
-  writeJsonAtomic(path.join(dir, 'arm.json'), armJson(arm, undefined));
+  if (!arm.dir || existsSync(path.join(arm.dir, 'arm.json'))) return;
+  mkdirSync(arm.dir, { recursive: true });
+  writeJsonAtomic(path.join(arm.dir, 'arm.json'), armJson(arm, undefined));
 }
