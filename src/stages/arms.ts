@@ -185,7 +185,14 @@ export function groupExports(config: Config, layout: StudyLayout, arms: readonly
     const maker = arm.retrieval.mode === 'none' ? arms.find((a) => a.retrieval.mode !== 'none' && a.retrieval.fingerprint === fp) : arm;
     const mode = maker ? (maker.retrieval.mode as ExportGroup['mode']) : config.phase5.retrieval.hybrid.enabled ? 'hybrid' : 'dense';
     const made = maker?.config ?? config;
-    groups.set(fp, { fingerprint: fp, mode, config: made, arms: [arm.name], dir: path.join(layout.dirs.exports, fp), paths: corpusPaths(layout, made) });
+    groups.set(fp, {
+      fingerprint: fp,
+      mode,
+      config: made,
+      arms: [arm.name],
+      dir: path.join(layout.dirs.exports, fp),
+      paths: corpusPaths(layout, made),
+    });
   }
   return [...groups.values()];
 }

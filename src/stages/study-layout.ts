@@ -34,7 +34,14 @@ export interface StudyLayout {
 
 export function studyLayout(config: Config, cli: Pick<RunOptions, 'corpusPath' | 'indexPath'>): StudyLayout {
   const { root, phase5, phase2 } = checkedResultDirs(config);
-  const dirs = { root, phase5, phase2, arms: path.join(root, 'arms'), exports: path.join(root, 'exports'), witness: path.join(root, 'witness') };
+  const dirs = {
+    root,
+    phase5,
+    phase2,
+    arms: path.join(root, 'arms'),
+    exports: path.join(root, 'exports'),
+    witness: path.join(root, 'witness'),
+  };
   const paths = {
     corpus: cli.corpusPath ? resolvePath(cli.corpusPath) : path.join(phase5, 'corpus.jsonl'),
     index: cli.indexPath ? resolvePath(cli.indexPath) : path.join(phase5, 'index.usearch'),

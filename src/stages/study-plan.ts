@@ -71,7 +71,8 @@ export function studyPlan(config: Config, cli: RunOptions): StudyPlan {
 /** `--arm` and `--phase2-dir` applied (see ./arm-names.ts); an unknown `--arm` is an error naming the arms there are. */
 function selectedArms(config: Config, cli: RunOptions, declared: readonly ArmRun[]): ArmRun[] {
   const names = allArmNames(config);
-  if (cli.arm && !names.includes(cli.arm)) throw new UserInputError(`unknown arm "${cli.arm}" (--arm) — the study has: ${names.join(', ')}`);
+  if (cli.arm && !names.includes(cli.arm))
+    throw new UserInputError(`unknown arm "${cli.arm}" (--arm) — the study has: ${names.join(', ')}`);
   const wanted = new Set(armNames(config, cli));
   return declared.filter((a) => wanted.has(a.name));
 }
@@ -84,7 +85,14 @@ function armCorpora(arms: readonly ArmRun[], runDir: string | undefined, pathsOf
     if (!dir || dir === runDir) continue;
     const known = out.get(dir);
     if (known) known.arms.push(arm.name);
-    else out.set(dir, { fingerprint: path.basename(dir), dir: path.join(root, dir), paths: pathsOf(arm.config), config: arm.config, arms: [arm.name] });
+    else
+      out.set(dir, {
+        fingerprint: path.basename(dir),
+        dir: path.join(root, dir),
+        paths: pathsOf(arm.config),
+        config: arm.config,
+        arms: [arm.name],
+      });
   }
   return [...out.values()];
 }
