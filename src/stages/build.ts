@@ -178,6 +178,10 @@ export interface IndexResult {
 export interface BuildResult {
   corpus: CorpusResult;
   index: IndexResult;
+  /** Study arms' own corpora, by fingerprint (builds that fan them out, one activity each). */
+  corpora?: Record<string, IndexResult>;
+  /** Witness indexes, by fingerprint: their folders. */
+  witnessIndexes?: Record<string, string>;
 }
 
 /** Checkpoint of the embedding step: rows whose vectors are on disk. */
@@ -202,26 +206,30 @@ export interface CorpusRecord {
 const corpusRecordFile = (options: BuildOptions) => `${options.paths.corpus}.build.json`;
 
 /**
- * Step 1: sample the corpus from OpenITI (or read the configured generic corpus), or reuse the one on disk when its
- * settings and bytes match; then the witness indexes the study's arms need (same activity: no workflow change).
+ * Step 1 in one go: the run's corpus, then the witness indexes and the arms' own corpora one after the other
+ * (builds that fan those out to the CPU workers call `buildRunCorpus` and ./study-builds.ts instead).
  */
 export async function buildCorpus(options: BuildOptions, hooks: StageHooks = {}): Promise<CorpusResult> {
-  const result = await buildSampledCorpus(options, hooks);
+  const result = await buildRunCorpus(options, hooks);
   for (const w of options.witness ?? []) await ensureWitnessIndex(w, hooks.onProgress);
-  for (const c of options.corpora ?? []) await buildArmCorpus(c, options.force, hooks);
+  for (const c of options.corpora ?? []) await buildArmCorpus(c, options.force, { onProgress: hooks.onProgress, signal: hooks.signal });
   return result;
 }
 
 /** A study arm's own corpus and its index, one after the other (each reused while up to date). */
-export async function buildArmCorpus(corpus: CorpusPlan, force: boolean, hooks: StageHooks): Promise<IndexResult> {
+export async function buildArmCorpus(corpus: CorpusPlan, force: boolean, hooks: StageHooks<EmbedCheckpoint>): Promise<IndexResult> {
   const options = corpusBuildOptions(corpus.config, corpus.paths, force);
   mkdirSync(path.dirname(corpus.paths.corpus), { recursive: true });
   log.info({ corpus: corpus.paths.corpus, arms: corpus.arms }, 'study arm corpus');
-  await buildSampledCorpus(options, hooks);
-  return buildIndex(options, { onProgress: hooks.onProgress, signal: hooks.signal });
+  await buildRunCorpus(options, { onProgress: hooks.onProgress, signal: hooks.signal });
+  return buildIndex(options, hooks);
 }
 
-async function buildSampledCorpus(options: BuildOptions, hooks: StageHooks): Promise<CorpusResult> {
+/**
+ * The corpus at `options.paths`: sampled from OpenITI (or read from the configured generic source), or the one on
+ * disk when its settings and bytes match.
+ */
+export async function buildRunCorpus(options: BuildOptions, hooks: StageHooks): Promise<CorpusResult> {
   const { paths, corpus: settings, force } = options;
   if ('generic' in settings) {
     if (settings.inputs === 'missing')
