@@ -8,12 +8,13 @@
  *   const results = await run(options, {}, (backend) => createBackend(backend));
  *
  * `phase5 infer --import FILE [--arm NAME]` validates corrections made elsewhere and puts them where analyze
- * reads that arm (default: rag).
+ * reads that arm (default: rag; ./infer-import.ts).
  *
  * Failures: an LLM outage (connection, timeout, 429, 5xx after the backend's retries) writes no record and
  * fails the arm retryably (`LlmUnavailableError`), so Temporal retries and the next attempt resumes —
  * until the outage has lasted `infer.outage_budget`. Per-line failures are records; more of them than
- * `infer.max_failed_share` fail the stage for good (`InferFailedError`); `--retry-failed` redoes them.
+ * `infer.max_failed_share` fail the stage for good (`InferFailedError`); `--retry-failed` redoes them
+ * (./infer-failures.ts).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
