@@ -1,6 +1,10 @@
-/** Build activities (CPU queue): thin adapters over src/stages/build and its fanned-out embedding (build-shards). */
+/**
+ * Build activities (CPU queue): thin adapters over src/stages/build, its fanned-out embedding (build-shards) and
+ * the study's own corpora and witness indexes, one activity each (study-builds).
+ */
 import * as build from '../src/stages/build';
 import * as shards from '../src/stages/build-shards';
+import * as study from '../src/stages/study-builds';
 import type { StageInput } from '../src/stages/types';
 import { asActivity, keptAlive, optionsOfInput, runExclusive, withActivityHooks } from './context';
 
@@ -14,12 +18,43 @@ export interface AssembleIndexInput {
   plan: shards.IndexPlan;
 }
 
+/** One arm corpus or witness index of the study plan, named by its fingerprint. */
+export interface StudyBuildInput {
+  input: StageInput;
+  fingerprint: string;
+}
+
 const optionsOf = optionsOfInput(build.optionsFrom);
 
 export function createBuildActivities() {
   return {
+    /** The run's corpus, then the study's witness indexes and arm corpora one after the other (builds before the fan-out). */
     async buildCorpus(input: StageInput): Promise<build.CorpusResult> {
       return asActivity(() => withActivityHooks('corpus', 'bytes', 0, (hooks) => build.buildCorpus(optionsOf(input), hooks)));
+    },
+    /** The run's corpus only. */
+    async buildRunCorpus(input: StageInput): Promise<build.CorpusResult> {
+      return asActivity(() => withActivityHooks('corpus', 'bytes', 0, (hooks) => build.buildRunCorpus(optionsOf(input), hooks)));
+    },
+    /** The study's arm corpora and witness indexes, by fingerprint. */
+    async planStudyBuilds(input: StageInput): Promise<study.StudyBuilds> {
+      return asActivity(() => keptAlive('study-builds:plan', async () => study.studyBuilds(optionsOf(input))));
+    },
+    /** One arm corpus and its index; heartbeats rowsEmbedded while it embeds. */
+    async buildStudyCorpus({ input, fingerprint }: StudyBuildInput): Promise<build.IndexResult> {
+      return asActivity(() => {
+        const options = optionsOf(input);
+        return withActivityHooks<build.IndexResult, build.EmbedCheckpoint>(`corpus:${fingerprint}`, 'sentences', 0, (hooks) =>
+          runExclusive(`study-corpus:${fingerprint}`, (signal) => study.buildStudyCorpus(options, fingerprint, { ...hooks, signal })),
+        );
+      });
+    },
+    async buildStudyWitnessIndex({ input, fingerprint }: StudyBuildInput): Promise<string> {
+      return asActivity(() =>
+        withActivityHooks(`witness:${fingerprint}`, 'works', 0, (hooks) =>
+          study.buildStudyWitnessIndex(optionsOf(input), fingerprint, hooks),
+        ),
+      );
     },
     /** The whole embedding + index in one activity (builds started before the sharded build). */
     async buildIndex(input: StageInput): Promise<build.IndexResult> {

@@ -23,11 +23,8 @@ export function createExportActivities(deps: ActivityDeps) {
         runExclusive(file, (signal) => {
           const opts = options(input);
           return withActivityHooks(`${shard.dataset}#${shard.index}`, 'records', shard.end - shard.start, (hooks) =>
-            // The shard's own (study arm's) config: a hybrid arm gets a hybrid retriever, cached apart from the dense one.
-            exporter.exportShard(opts, shard, (config) => deps.openRetriever(config, exporter.pathsFor(config, opts)), {
-              ...hooks,
-              signal,
-            }),
+            // The shard's own (study arm's) config and corpus: a hybrid arm gets a hybrid retriever, cached apart from the dense one.
+            exporter.exportShard(opts, shard, deps.openRetriever, { ...hooks, signal }),
           );
         }),
       );

@@ -14,7 +14,8 @@ import { readMetadata } from '../src/openiti/metadata';
 import type { SourceWorkExclusion } from '../src/openiti/source-works';
 import { corpusSettings, resolveSourceExclusions, stagePaths, type CorpusRecord, type OpenitiCorpusSettings } from '../src/stages/build';
 import { UserInputError, type RunOptions, type StageHooks } from '../src/stages/types';
-import { checkedResultDirs } from '../src/stages/results-dir';
+import { studyLayout } from '../src/stages/study-layout';
+import type { StagePaths } from '../src/stages/retriever';
 import { analyzeStudy } from './analyze';
 import { analyzeArms, type ArmsAnalysis, type ArmsStatsOptions } from './arms';
 import { analyzeProvenance } from './provenance';
@@ -26,7 +27,7 @@ import type { AnalysisSummary, AnalyzeOptions, DatasetInfo } from './types';
 
 /** The analysis options a config and the CLI options imply. */
 export async function optionsFrom(config: Config, cli: RunOptions): Promise<AnalyzeOptions> {
-  const dirs = checkedResultDirs(config);
+  const { dirs, paths } = studyLayout(config, cli);
   return {
     phase5Dir: dirs.phase5,
     phase2Dir: cli.phase2Dir ? resolvePath(cli.phase2Dir) : dirs.phase2,
@@ -36,7 +37,7 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
       model: config.infer.backend === 'openai' ? config.infer.openai.model : path.basename(config.infer.local.model_path, '.gguf'),
       embedding_model: config.rag.embedding_model,
       top_k: config.phase5.retrieval.top_k,
-      corpus_size: await corpusSize(config, cli),
+      corpus_size: await corpusSize(paths),
     },
     datasetInfo: await datasetLeakage(config, cli),
     bootstrap: {
@@ -111,8 +112,8 @@ async function heldByWork(config: Config, cli: RunOptions, settings: OpenitiCorp
 }
 
 /** Sentences in the corpus the index was built from, when its build record is there. */
-async function corpusSize(config: Config, cli: RunOptions): Promise<number | undefined> {
-  const record = `${stagePaths(config, cli).corpus}.build.json`;
+async function corpusSize(paths: StagePaths): Promise<number | undefined> {
+  const record = `${paths.corpus}.build.json`;
   if (!existsSync(record)) return undefined;
   return (await readJson<{ summary: { totalWritten: number } }>(record)).summary.totalWritten;
 }

@@ -3,6 +3,10 @@
  * workflow's event history to test/replay/histories/<prefix>-<workflow>.json, which test/replay/replay.test.ts
  * replays against the current workflow code. Re-record only as the versioning rule in workflows/index.ts says
  * (after a `patched()` change, with a new prefix), keeping the old recordings that exercise the old branch.
+ *
+ * `npm run record-histories -- <prefix> build` records the build alone (the study workflow with only the build
+ * stage, and its build child) on a study whose arms need two corpora of their own and a witness index, so the
+ * recording shows the build's fan-out of those (patch `study-builds-fanout`).
  */
 import { armNames } from '../src/stages/arm-names';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +16,7 @@ import { historyToJson } from '../src/temporal/history-json';
 import { PROJECT_ROOT } from '../src/config/load';
 import { doctorWorkflow } from '../workflows';
 import { runWorkflowId, stageWorkflowId } from '../workflows/types';
+import type { Config } from '../src/config/schema';
 import { runTinyStudy, startTinyStudy, tinyStudyConfig, type TinyStudy } from './tiny-study';
 
 export const HISTORIES_DIR = path.join(PROJECT_ROOT, 'test', 'replay', 'histories');
@@ -23,10 +28,43 @@ async function save(study: TinyStudy, workflowId: string, file: string): Promise
   console.log(`wrote ${path.relative(PROJECT_ROOT, out)} (${history.events?.length ?? 0} events)`);
 }
 
+/** A study whose arms need two corpora of their own (smaller samples) and a witness index over one work. */
+function studyBuildsConfig(dir: string): Promise<Config> {
+  return tinyStudyConfig(dir, {
+    study: {
+      baseline: 'zero_shot',
+      arms: [
+        { name: 'zero_shot', prompt: 'zero_shot' },
+        { name: 'rag' },
+        { name: 'small', corpus: { sample: { max_sentences: 120 } } },
+        { name: 'smaller', corpus: { sample: { max_sentences: 80 } } },
+        { name: 'witness', retrieval: { mode: 'witness', witness: { works: ['0292Yacqubi.Tarikh*'] } } },
+      ],
+    },
+  });
+}
+
+async function recordBuild(prefix: string, dir: string): Promise<void> {
+  const config = await studyBuildsConfig(dir);
+  const study = await startTinyStudy(config);
+  try {
+    await runTinyStudy(study, 6, ['build']);
+    mkdirSync(HISTORIES_DIR, { recursive: true });
+    await save(study, runWorkflowId(config.run_name), `${prefix}-phase5.json`);
+    await save(study, stageWorkflowId(config.run_name, 'build'), `${prefix}-build.json`);
+  } finally {
+    await study.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const prefix = process.argv[2] ?? 'v2';
   if (!/^[a-z0-9-]+$/.test(prefix)) throw new Error(`prefix must be lower-case letters, digits and "-", got "${prefix}"`);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'record-histories-'));
+  if (process.argv[3] === 'build') {
+    await recordBuild(prefix, dir);
+    return rmSync(dir, { recursive: true, force: true });
+  }
   // 3 export shards through a window of 2, so the recording shows the window at work. Infer: 3 study arms of
   // three 2-line shards (one export: the arms differ only in the prompt) through the pool's 2 lanes: two arms
   // start, the third waits for the first to finish, then gets the second's lane too (the setWindow signal).

@@ -85,10 +85,10 @@ async function stopTinyStudy(
   await stopServer(config);
 }
 
-/** The whole study (build → export → infer → analyze) on `limit` samples; resolves with its result. */
-export async function runTinyStudy(study: TinyStudy, limit = 6): Promise<Phase5Result> {
+/** The whole study (build → export → infer → analyze), or the `stages` given, on `limit` samples; resolves with its result. */
+export async function runTinyStudy(study: TinyStudy, limit = 6, stages?: Phase5Input['stages']): Promise<Phase5Result> {
   const { config } = study;
-  const input: Phase5Input = { run: config.run_name, config, options: { limit } };
+  const input: Phase5Input = { run: config.run_name, config, options: { limit }, ...(stages ? { stages } : {}) };
   return study.client.workflow.execute(phase5Workflow, {
     taskQueue: config.temporal.queues.cpu,
     workflowId: runWorkflowId(config.run_name),

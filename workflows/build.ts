@@ -1,4 +1,8 @@
-/** The build workflow: corpus, then the index — embedded in shards on every CPU worker and assembled once. */
+/**
+ * The build workflow: the run's corpus, then its index — embedded in shards on every CPU worker and assembled
+ * once — and, beside them, one activity per distinct arm corpus and per witness index of the study plan, so
+ * the CPU workers build them at the same time.
+ */
 import { patched } from '@temporalio/workflow';
 import { DEFAULT_MAX_PARALLEL, stageActivities, type StageActivities } from './options';
 import { setStep, trackProgress } from './progress';
@@ -8,6 +12,9 @@ import { mapWithWindow } from './windows';
 export async function buildWorkflow(input: StageInput): Promise<BuildResult> {
   const p = trackProgress('build');
   const acts = stageActivities(input.config, 'build');
+  // The study's own corpora and witness indexes as activities of their own, concurrent with the run's build.
+  // Histories recorded before it replay the single buildCorpus activity that built them one after the other.
+  if (patched('study-builds-fanout')) return fannedOutBuild(input, acts, p);
   setStep(p, 'corpus', 0, 2);
   const corpus = await acts.buildCorpus(input);
   p.results.corpus = corpus;
@@ -16,6 +23,40 @@ export async function buildWorkflow(input: StageInput): Promise<BuildResult> {
   const index = patched('sharded-build') ? await shardedIndex(input, acts, p) : await singleIndex(input, acts, p);
   p.results.index = index;
   setStep(p, 'done', 2, 2);
+  return { corpus, index };
+}
+
+/** The plan's arm corpora and witness indexes, each one activity, all started beside the run's corpus and index. */
+async function fannedOutBuild(input: StageInput, acts: StageActivities, p: WorkflowProgress): Promise<BuildResult> {
+  setStep(p, 'plan', 0, 2);
+  const todo = await acts.planStudyBuilds(input);
+  const corpora: Record<string, IndexResult> = {};
+  const witnessIndexes: Record<string, string> = {};
+  const [run] = await Promise.all([
+    runCorpusAndIndex(input, acts, p),
+    ...todo.corpora.map(async ({ fingerprint }) => {
+      corpora[fingerprint] = await acts.buildStudyCorpus({ input, fingerprint });
+      p.results.corpora = corpora;
+    }),
+    ...todo.witnessIndexes.map(async ({ fingerprint }) => {
+      witnessIndexes[fingerprint] = await acts.buildStudyWitnessIndex({ input, fingerprint });
+      p.results.witnessIndexes = witnessIndexes;
+    }),
+  ]);
+  setStep(p, 'done', 2, 2);
+  return {
+    ...run,
+    ...(todo.corpora.length ? { corpora } : {}),
+    ...(todo.witnessIndexes.length ? { witnessIndexes } : {}),
+  };
+}
+
+async function runCorpusAndIndex(input: StageInput, acts: StageActivities, p: WorkflowProgress): Promise<BuildResult> {
+  setStep(p, 'corpus', 0, 2);
+  const corpus = await acts.buildRunCorpus(input);
+  p.results.corpus = corpus;
+  const index = await shardedIndex(input, acts, p);
+  p.results.index = index;
   return { corpus, index };
 }
 

@@ -1,6 +1,6 @@
 /**
  * Which arms a study runs, by name, in order — pure (no I/O, no Node imports), so the infer workflow can call
- * it deterministically and the infer stage agrees with it (`armsFrom` in ./arms uses the same list).
+ * it deterministically and the infer stage agrees with it (`studyPlan` in ./study-plan selects its arms by the same list).
  * Without `study:` the arms are the default ones: `infer.conditions` in order, the zero-shot baseline left
  * out when `--phase2-dir` supplies it. `--arm NAME` runs that arm only (with `--import` it names the target instead).
  */

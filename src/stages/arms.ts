@@ -1,13 +1,14 @@
 /**
  * Study arms: what one arm of a study runs — which prompt, on which exported input, into which corrections
- * file, with which LLM (the arm's `infer` overrides applied), guard and retrieval. The infer stage runs arms;
- * the export stage exports once per distinct retrieval fingerprint; the analysis reads every arm.
+ * file, with which LLM (the arm's `infer` overrides applied), guard and retrieval — and the exports they share
+ * (one per distinct retrieval fingerprint). The study plan (./study-plan.ts) calls these once per stage, on
+ * the study's layout (./study-layout.ts); the stages read the plan.
  *
  * Without `study:` in the config the arms are the two default ones, at these paths:
  * `rag` → <results>/phase5/corrections.jsonl and `zero_shot` → <results>/phase2/corrections.jsonl, both reading
  * <results>/phase5/inference_input.jsonl, in `infer.conditions` order (`--phase2-dir` leaves zero_shot out).
  *
- *   for (const arm of armsFrom(config, {})) await runArm(options, arm, hooks, openBackend);
+ *   for (const arm of studyPlan(config, {}).arms) await runArm(options, arm, hooks, openBackend);
  */
 import { resolveGuard, type GuardSettings } from '../llm/guard';
 import path from 'node:path';
@@ -15,11 +16,11 @@ import type { Config } from '../config/schema';
 import { armConfig, armModeAndPrompt } from '../config/study';
 import type { BackendConfig, Condition } from '../llm';
 import { sha256Text } from '../util/hash';
-import { allArmNames, armNames } from './arm-names';
-import { stagePaths } from './build';
+import { armNames } from './arm-names';
 import { backendConfig, modelName } from './backend';
-import { checkedResultDirs } from './results-dir';
-import { UserInputError, type RunOptions } from './types';
+import type { StagePaths } from './retriever';
+import { corpusPaths, type StudyLayout } from './study-layout';
+import { UserInputError } from './types';
 import { witnessIndexFingerprint } from './witness-index';
 
 export { armNames };
@@ -47,8 +48,12 @@ export interface ArmRetrieval {
   settings: RetrievalSettings;
 }
 
+/** What an arm is for in the comparison: the baseline, a method, a placebo (random context) or an upper bound (oracle). */
+export type ArmRole = 'baseline' | 'method' | 'placebo' | 'upper_bound';
+
 export interface ArmRun {
   name: string;
+  role: ArmRole;
   /** The prompt: `rag` (p5v1 with the record's context) or `zero_shot` (v1). */
   prompt: Condition;
   /** The inference_input.jsonl this arm reads. */
@@ -65,21 +70,18 @@ export interface ArmRun {
   retrieval: ArmRetrieval;
   /** The config with the arm's `retrieval` and `infer` overrides applied (what export and infer read for this arm). */
   config: Config;
+  /** A study arm's own folder, `<results>/arms/<arm>/`; absent for the default arms (their outputs are in phase5/ and phase2/). */
+  dir?: string;
 }
 
-/** Every arm the config declares, in order (without `study:`: the default arms; `--phase2-dir` leaves zero_shot out). */
-export function armsFrom(config: Config, cli: RunOptions): ArmRun[] {
-  const declared = allArmNames(config);
-  if (cli.arm && !declared.includes(cli.arm))
-    throw new UserInputError(`unknown arm "${cli.arm}" (--arm) — the study has: ${declared.join(', ')}`);
-  const wanted = new Set(armNames(config, cli));
-  const arms = config.study ? studyArms(config, cli) : conditionArms(config, cli);
-  return arms.filter((a) => wanted.has(a.name));
+/** Every arm the config declares, in order (without `study:`: the default arms). */
+export function declaredArms(config: Config, layout: StudyLayout): ArmRun[] {
+  return config.study ? studyArms(config, layout) : conditionArms(config, layout);
 }
 
-/** Today's two conditions: rag → <results>/phase5, zero_shot → <results>/phase2, one inference_input.jsonl. */
-function conditionArms(config: Config, cli: RunOptions): ArmRun[] {
-  const dirs = checkedResultDirs(config);
+/** The default arms: rag → <results>/phase5, zero_shot → <results>/phase2, one inference_input.jsonl. */
+function conditionArms(config: Config, layout: StudyLayout): ArmRun[] {
+  const { dirs } = layout;
   const input = path.join(dirs.phase5, 'inference_input.jsonl');
   const outputs: Record<Condition, string> = {
     rag: path.join(dirs.phase5, 'corrections.jsonl'),
@@ -87,9 +89,10 @@ function conditionArms(config: Config, cli: RunOptions): ArmRun[] {
   };
   return config.infer.conditions.map((name) => {
     const prompt = name as Condition;
-    const retrieval = armRetrieval(config, cli, config.phase5.retrieval, prompt === 'zero_shot' ? 'none' : undefined);
+    const retrieval = armRetrieval(config, layout.paths, config.phase5.retrieval, prompt === 'zero_shot' ? 'none' : undefined);
     return {
       name,
+      role: prompt === 'zero_shot' ? 'baseline' : 'method',
       prompt,
       input,
       output: outputs[prompt],
@@ -102,31 +105,22 @@ function conditionArms(config: Config, cli: RunOptions): ArmRun[] {
   });
 }
 
-/** `<results>/arms/<arm>/` — arm.json, inference_input.jsonl (a link to the shared export), corrections.jsonl. */
-export function armDir(config: Config, name: string): string {
-  return path.join(checkedResultDirs(config).root, 'arms', name);
-}
-
-/** `<results>/exports/<fingerprint>/` — one export (inference_input.jsonl, retrieval_stats.json, shards) per distinct retrieval. */
-export function sharedExportDir(config: Config, fingerprint: string): string {
-  return path.join(checkedResultDirs(config).root, 'exports', fingerprint);
-}
-
 /**
  * The arms of `study:`. A zero-shot arm (prompt zero_shot / mode none) ignores the context but needs the lines:
  * it reads the export of the configured `phase5.retrieval` (dense) when an arm makes that one, else the first
  * export an arm makes, else the configured one (exported for it) — so it never costs an extra export when there is one.
  */
-function studyArms(config: Config, cli: RunOptions): ArmRun[] {
+function studyArms(config: Config, layout: StudyLayout): ArmRun[] {
   const study = config.study!;
   const arms = study.arms.map((spec) => {
     const { mode, prompt } = armModeAndPrompt(spec);
     const effective = armConfig(config, spec);
-    const retrieval = armRetrieval(effective, cli, effective.phase5.retrieval, mode);
-    const dir = armDir(config, spec.name);
+    const retrieval = armRetrieval(effective, corpusPaths(layout, effective), effective.phase5.retrieval, mode);
+    const dir = path.join(layout.dirs.arms, spec.name);
     const guard = study.guard || spec.guard ? resolveGuard(study.guard, spec.guard) : undefined;
     return {
       name: spec.name,
+      role: armRole(spec.name === (study.baseline ?? 'zero_shot'), mode),
       prompt,
       input: path.join(dir, 'inference_input.jsonl'),
       output: path.join(dir, 'corrections.jsonl'),
@@ -136,24 +130,31 @@ function studyArms(config: Config, cli: RunOptions): ArmRun[] {
       upperBound: mode === 'gold_query',
       retrieval,
       config: effective,
+      dir,
     } satisfies ArmRun;
   });
-  const zeroShotInput = zeroShotExport(config, cli, arms);
+  const zeroShotInput = zeroShotExport(config, layout, arms);
   for (const arm of arms) if (arm.retrieval.mode === 'none') arm.retrieval = { ...arm.retrieval, top_k: 0, fingerprint: zeroShotInput };
-  for (const arm of arms) arm.retrieval.k_group = kGroup(arm, cli);
+  for (const arm of arms) arm.retrieval.k_group = kGroup(arm, layout);
   return arms;
 }
 
+function armRole(isBaseline: boolean, mode: RetrievalMode): ArmRole {
+  if (isBaseline) return 'baseline';
+  return mode === 'gold_query' ? 'upper_bound' : mode === 'random' ? 'placebo' : 'method';
+}
+
 /** See ArmRetrieval.k_group: the retrieval fingerprint with top_k neutralised, plus prompt, infer and guard. */
-function kGroup(arm: ArmRun, cli: RunOptions): string {
+function kGroup(arm: ArmRun, layout: StudyLayout): string {
   const r = arm.retrieval;
-  const retrieval = r.mode === 'none' ? 'none' : retrievalFingerprint(arm.config, cli, { ...r.settings, top_k: 0 }, r.mode);
+  const paths = corpusPaths(layout, arm.config);
+  const retrieval = r.mode === 'none' ? 'none' : retrievalFingerprint(arm.config, paths, { ...r.settings, top_k: 0 }, r.mode);
   return sha256Text(stableJson({ retrieval, prompt: arm.prompt, infer: arm.config.infer, guard: arm.guard ?? null })).slice(0, 16);
 }
 
 /** The fingerprint of the export zero-shot arms read (see studyArms). */
-function zeroShotExport(config: Config, cli: RunOptions, arms: readonly ArmRun[]): string {
-  const configured = armRetrieval(config, cli, config.phase5.retrieval).fingerprint;
+function zeroShotExport(config: Config, layout: StudyLayout, arms: readonly ArmRun[]): string {
+  const configured = armRetrieval(config, layout.paths, config.phase5.retrieval).fingerprint;
   const exporting = arms.filter((a) => a.retrieval.mode !== 'none').map((a) => a.retrieval.fingerprint);
   return exporting.includes(configured) ? configured : (exporting[0] ?? configured);
 }
@@ -164,13 +165,14 @@ export interface ExportGroup {
   mode: Exclude<RetrievalMode, 'none'>;
   config: Config;
   arms: string[];
+  /** `<results>/exports/<fingerprint>/`: inference_input.jsonl, retrieval_stats.json, shards. */
   dir: string;
+  /** The corpus and index it retrieves from. */
+  paths: StagePaths;
 }
 
-/** The exports a study needs, in arm order (a zero-shot arm alone gets the configured retrieval's). Null without `study:`. */
-export function exportGroups(config: Config, cli: RunOptions): ExportGroup[] | null {
-  if (!config.study) return null;
-  const arms = studyArms(config, cli);
+/** The exports a study's arms need, in arm order (a zero-shot arm alone gets the configured retrieval's). */
+export function groupExports(config: Config, layout: StudyLayout, arms: readonly ArmRun[]): ExportGroup[] {
   const groups = new Map<string, ExportGroup>();
   for (const arm of arms) {
     const fp = arm.retrieval.fingerprint;
@@ -182,7 +184,15 @@ export function exportGroups(config: Config, cli: RunOptions): ExportGroup[] | n
     // A zero-shot arm first in line for this fingerprint: the export is the configured retrieval's (or another arm's, joined later).
     const maker = arm.retrieval.mode === 'none' ? arms.find((a) => a.retrieval.mode !== 'none' && a.retrieval.fingerprint === fp) : arm;
     const mode = maker ? (maker.retrieval.mode as ExportGroup['mode']) : config.phase5.retrieval.hybrid.enabled ? 'hybrid' : 'dense';
-    groups.set(fp, { fingerprint: fp, mode, config: maker?.config ?? config, arms: [arm.name], dir: sharedExportDir(config, fp) });
+    const made = maker?.config ?? config;
+    groups.set(fp, {
+      fingerprint: fp,
+      mode,
+      config: made,
+      arms: [arm.name],
+      dir: path.join(layout.dirs.exports, fp),
+      paths: corpusPaths(layout, made),
+    });
   }
   return [...groups.values()];
 }
@@ -197,20 +207,19 @@ export function findArm(arms: readonly ArmRun[], name: string): ArmRun {
 /** The effective retrieval of an arm: mode (dense/hybrid from the settings unless given), top_k and fingerprint. */
 export function armRetrieval(
   config: Config,
-  cli: RunOptions,
+  paths: StagePaths,
   settings: RetrievalSettings,
   mode?: Exclude<RetrievalMode, 'hybrid'>,
 ): ArmRetrieval {
   const effective: RetrievalMode = mode === undefined || mode === 'dense' ? (settings.hybrid.enabled ? 'hybrid' : 'dense') : mode;
-  return { mode: effective, top_k: settings.top_k, fingerprint: retrievalFingerprint(config, cli, settings, effective), settings };
+  return { mode: effective, top_k: settings.top_k, fingerprint: retrievalFingerprint(config, paths, settings, effective), settings };
 }
 
 /**
  * Stable hash (16 hex) of what decides an export's records: the retrieval settings, the mode, the corpus and
  * index (paths and the corpus seed, which seeds the placebo), the embedding model and the dataset selection.
  */
-export function retrievalFingerprint(config: Config, cli: RunOptions, settings: RetrievalSettings, mode: RetrievalMode): string {
-  const paths = stagePaths(config, cli);
+export function retrievalFingerprint(config: Config, paths: StagePaths, settings: RetrievalSettings, mode: RetrievalMode): string {
   return sha256Text(
     stableJson({
       mode,

@@ -7,17 +7,15 @@
  * Both steps are skipped when their outputs are up to date (recorded settings and sha256 match), unless
  * forced. Embedding resumes from the partial vector file a killed run left (see src/index).
  */
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { metadataPath, resolvePath } from '../config/load';
 import type { Config } from '../config/schema';
 import { readJson, writeJsonAtomic } from '../io/jsonl';
 import { buildCorpus as buildCorpusFiles, CorpusBuildError, type CorpusBuildSummary } from '../openiti';
 import { FILE_SKIP_REASONS } from '../openiti/build-summary';
 import { MetadataError, readMetadata } from '../openiti/metadata';
 import { sourceWorkExclusions, type SourceWorkExclusion } from '../openiti/source-works';
-import { buildGenericCorpus, GenericCorpusError, type GenericCorpusSummary, type GenericSource } from '../corpora';
+import { buildGenericCorpus, GenericCorpusError, type GenericCorpusSummary } from '../corpora';
 import { RAGRetriever, type RetrieverConfig } from '../index/retriever';
 import { IndexMismatchError } from '../index/errors';
 import { ModelDirError } from '../embed/model-dir';
@@ -27,104 +25,16 @@ import { childLogger } from '../util/log';
 import { retrieverConfig, type StagePaths } from './retriever';
 import { skipsFromCounts, type Skips } from './skips';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
-import { checkedResultDirs } from './results-dir';
-import { ensureWitnessIndex, witnessIndexesNeeded } from './witness-index';
-import { addWholeWorks, armCorporaNeeded } from './corpus-works';
+import { ensureWitnessIndex } from './witness-index';
+import { addWholeWorks } from './corpus-works';
+import { corpusSettings, type CorpusSettings, type GenericCorpusSettings, type OpenitiCorpusSettings } from './corpus-settings';
+import { studyPlan, type CorpusPlan, type StudyPlan, type WitnessIndexPlan } from './study-plan';
 
 const log = childLogger('build');
 
 export type { StagePaths };
-
-/** Corpus and index paths for a run (`--corpus-path` / `--index-path` override the results dir). */
-export function stagePaths(config: Config, options: Pick<RunOptions, 'corpusPath' | 'indexPath'>): StagePaths {
-  const { phase5, root } = checkedResultDirs(config);
-  const dir = config.phase5.corpus.dir;
-  // A study arm's own corpus (src/config/study.ts blockCorpus): its folder under the results dir.
-  if (dir) return { corpus: path.join(root, dir, 'corpus.jsonl'), index: path.join(root, dir, 'index.usearch') };
-  return {
-    corpus: options.corpusPath ? resolvePath(options.corpusPath) : path.join(phase5, 'corpus.jsonl'),
-    index: options.indexPath ? resolvePath(options.indexPath) : path.join(phase5, 'index.usearch'),
-  };
-}
-
-/** Everything that changes corpus.jsonl (recorded beside it, compared before a rebuild). */
-export type CorpusSettings = OpenitiCorpusSettings | GenericCorpusSettings;
-export type OpenitiCorpusSettings = ReturnType<typeof openitiSettings>;
-
-/** A generic corpus (`phase5.corpus.source` jsonl / text_dir) as src/corpora builds it. */
-export interface GenericCorpusSettings {
-  generic: GenericSource;
-  chunk: { size: number; overlap: number };
-  /** sha256 over the input files' names and contents: an edited file rebuilds the corpus (and so re-embeds). */
-  inputs: string;
-}
-
-/** Digest of the files a generic source reads (sorted relative paths + content hashes); `missing` when absent. */
-function inputsDigest(source: GenericSource): string {
-  const st = statSync(source.path, { throwIfNoEntry: false });
-  if (!st) return 'missing';
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory() && source.type === 'folder' && source.recursive !== false) walk(p);
-      else if (
-        e.isFile() &&
-        source.type === 'folder' &&
-        (source.extensions ?? ['.txt', '.md']).some((x) => e.name.toLowerCase().endsWith(x.toLowerCase()))
-      )
-        files.push(p);
-    }
-  };
-  if (st.isDirectory()) walk(source.path);
-  else files.push(source.path);
-  const h = createHash('sha256');
-  for (const f of files.sort())
-    h.update(`${path.relative(source.path, f)}\0${createHash('sha256').update(readFileSync(f)).digest('hex')}\n`);
-  return h.digest('hex');
-}
-
-export function corpusSettings(config: Config): CorpusSettings {
-  const src = config.phase5.corpus.source;
-  if (!src || src.type === 'openiti') return openitiSettings(config); // unchanged: same record, same corpus bytes
-  const chunk = { size: src.chunk_size, overlap: src.chunk_overlap };
-  if (chunk.overlap >= chunk.size)
-    throw new UserInputError(`phase5.corpus.source: chunk_overlap (${chunk.overlap}) must be smaller than chunk_size (${chunk.size})`);
-  const { text_field, id_field, date_field, metadata_fields } = src.type === 'jsonl' ? src : ({} as Record<string, never>);
-  const generic: GenericSource =
-    src.type === 'text_dir'
-      ? { type: 'folder', path: resolvePath(src.path), extensions: src.extensions, recursive: src.recursive }
-      : { type: 'jsonl', path: resolvePath(src.path), text_field, id_field, date_field, metadata_fields };
-  return { generic, chunk, inputs: inputsDigest(generic) };
-}
-
-function openitiSettings(config: Config) {
-  const c = config.phase5.corpus;
-  return {
-    openitiRoot: resolvePath(config.data.openiti_root),
-    metadataPath: metadataPath(config),
-    maxSentences: c.max_sentences,
-    minCharLen: c.min_char_len,
-    maxCharLen: c.max_char_len,
-    statusFilter: c.status_filter,
-    seed: c.seed,
-    eras: c.eras,
-    maxPerFile: c.max_per_file,
-    exclude: c.exclude,
-    dedupAcrossCorpus: c.dedup_across_corpus,
-    ...(c.add_works?.length ? { addWorks: c.add_works } : {}),
-    // Only when asked for, so the recorded settings (and the corpus) of other studies stay as they were.
-    ...(c.exclude_dataset_sources ? { datasetSources: datasetSources(config) } : {}),
-  };
-}
-
-/** The datasets' declared sources, in config order (resolved against the metadata by the corpus step). */
-function datasetSources(config: Config): { dataset: string; source_pattern?: string }[] {
-  return Object.entries(config.datasets).map(([dataset, d]) => ({
-    dataset,
-    ...(d.source_pattern ? { source_pattern: d.source_pattern } : {}),
-  }));
-}
+export { stagePaths } from './study-layout';
+export { corpusSettings, type CorpusSettings, type GenericCorpusSettings, type OpenitiCorpusSettings } from './corpus-settings';
 
 export interface BuildOptions {
   paths: StagePaths;
@@ -135,17 +45,23 @@ export interface BuildOptions {
   /** Sentences per embedding shard of a fanned-out build (see build-shards.ts). */
   embedShardSize: number;
   force: boolean;
-  /** Effective configs of the study arms in witness mode, one per witness index to build with the corpus. */
-  witness?: Config[];
-  /** Effective configs of the study arms with their own corpus, one per distinct corpus (built and indexed with the corpus). */
-  corpora?: Config[];
+  /** The witness indexes the study's arms need (the plan's), built with the corpus. */
+  witness?: WitnessIndexPlan[];
+  /** The study arms' own corpora (the plan's), each built and indexed with the corpus. */
+  corpora?: CorpusPlan[];
 }
 
-export function optionsFrom(config: Config, cli: RunOptions, force = false): BuildOptions {
-  const paths = stagePaths(config, cli);
+export function optionsFrom(config: Config, cli: RunOptions, force = false, plan: StudyPlan = studyPlan(config, cli)): BuildOptions {
+  return {
+    ...corpusBuildOptions(config, plan.paths, force),
+    ...(plan.witnessIndexes.length ? { witness: plan.witnessIndexes } : {}),
+    ...(plan.corpora.length ? { corpora: plan.corpora } : {}),
+  };
+}
+
+/** The options that build one corpus and its index at `paths`, with `config`'s corpus and index settings. */
+export function corpusBuildOptions(config: Config, paths: StagePaths, force: boolean): BuildOptions {
   const index = config.phase5.index;
-  const witness = witnessIndexesNeeded(config);
-  const corpora = armCorporaNeeded(config);
   return {
     paths,
     corpus: corpusSettings(config),
@@ -153,8 +69,6 @@ export function optionsFrom(config: Config, cli: RunOptions, force = false): Bui
     batchSize: index.batch_size,
     embedShardSize: index.embed_shard_size,
     force,
-    ...(witness.length ? { witness } : {}),
-    ...(corpora.length ? { corpora } : {}),
   };
 }
 
@@ -185,6 +99,10 @@ export interface IndexResult {
 export interface BuildResult {
   corpus: CorpusResult;
   index: IndexResult;
+  /** Study arms' own corpora, by fingerprint (builds that fan them out, one activity each). */
+  corpora?: Record<string, IndexResult>;
+  /** Witness indexes, by fingerprint: their folders. */
+  witnessIndexes?: Record<string, string>;
 }
 
 /** Checkpoint of the embedding step: rows whose vectors are on disk. */
@@ -209,35 +127,30 @@ export interface CorpusRecord {
 const corpusRecordFile = (options: BuildOptions) => `${options.paths.corpus}.build.json`;
 
 /**
- * Step 1: sample the corpus from OpenITI (or read the configured generic corpus), or reuse the one on disk when its
- * settings and bytes match; then the witness indexes the study's arms need (same activity: no workflow change).
+ * Step 1 in one go: the run's corpus, then the witness indexes and the arms' own corpora one after the other
+ * (builds that fan those out to the CPU workers call `buildRunCorpus` and ./study-builds.ts instead).
  */
 export async function buildCorpus(options: BuildOptions, hooks: StageHooks = {}): Promise<CorpusResult> {
-  const result = await buildSampledCorpus(options, hooks);
-  for (const c of options.witness ?? []) await ensureWitnessIndex(c, hooks.onProgress);
-  for (const c of options.corpora ?? []) await buildArmCorpus(c, options.force, hooks);
+  const result = await buildRunCorpus(options, hooks);
+  for (const w of options.witness ?? []) await ensureWitnessIndex(w, hooks.onProgress);
+  for (const c of options.corpora ?? []) await buildArmCorpus(c, options.force, { onProgress: hooks.onProgress, signal: hooks.signal });
   return result;
 }
 
-/** A study arm's own corpus and its index, one after the other in this activity (each reused while up to date). */
-async function buildArmCorpus(config: Config, force: boolean, hooks: StageHooks): Promise<void> {
-  const paths = stagePaths(config, {});
-  const index = config.phase5.index;
-  const options: BuildOptions = {
-    paths,
-    corpus: corpusSettings(config),
-    retriever: retrieverConfig(config, paths),
-    batchSize: index.batch_size,
-    embedShardSize: index.embed_shard_size,
-    force,
-  };
-  mkdirSync(path.dirname(paths.corpus), { recursive: true });
-  log.info({ corpus: paths.corpus }, 'study arm corpus');
-  await buildSampledCorpus(options, hooks);
-  await buildIndex(options, { onProgress: hooks.onProgress, signal: hooks.signal });
+/** A study arm's own corpus and its index, one after the other (each reused while up to date). */
+export async function buildArmCorpus(corpus: CorpusPlan, force: boolean, hooks: StageHooks<EmbedCheckpoint>): Promise<IndexResult> {
+  const options = corpusBuildOptions(corpus.config, corpus.paths, force);
+  mkdirSync(path.dirname(corpus.paths.corpus), { recursive: true });
+  log.info({ corpus: corpus.paths.corpus, arms: corpus.arms }, 'study arm corpus');
+  await buildRunCorpus(options, { onProgress: hooks.onProgress, signal: hooks.signal });
+  return buildIndex(options, hooks);
 }
 
-async function buildSampledCorpus(options: BuildOptions, hooks: StageHooks): Promise<CorpusResult> {
+/**
+ * The corpus at `options.paths`: sampled from OpenITI (or read from the configured generic source), or the one on
+ * disk when its settings and bytes match.
+ */
+export async function buildRunCorpus(options: BuildOptions, hooks: StageHooks): Promise<CorpusResult> {
   const { paths, corpus: settings, force } = options;
   if ('generic' in settings) {
     if (settings.inputs === 'missing')

@@ -1,12 +1,10 @@
 /**
- * Corpora of study arms (`study.arms.N.corpus`, src/config/study.ts): which distinct corpora a study needs beyond
- * phase5.corpus, and the `add_works` step — whole works appended to a sampled corpus.jsonl (every content line
- * within the length filter, in file order, skipping lines whose duplicate key the corpus already holds), with the
- * build summary's sha256 and count updated so the up-to-date check sees the final file.
+ * The `add_works` step of a corpus (`phase5.corpus.add_works`, or a study arm's `corpus.add_works`): whole works
+ * appended to a sampled corpus.jsonl (every content line within the length filter, in file order, skipping lines
+ * whose duplicate key the corpus already holds), with the build summary's sha256 and count updated so the
+ * up-to-date check sees the final file.
  */
 import { appendFileSync } from 'node:fs';
-import type { Config } from '../config/schema';
-import { armConfig } from '../config/study';
 import type { CorpusBuildSummary } from '../openiti/build-summary';
 import { codePointLength } from '../openiti/char-classes';
 import { loadCorpus } from '../openiti/corpus-file';
@@ -18,17 +16,6 @@ import { selectWorkFiles } from '../witness/works';
 import { UserInputError } from './types';
 
 const log = childLogger('build');
-
-/** The effective configs of the arms with their own corpus, one per distinct corpus folder, in arm order. */
-export function armCorporaNeeded(config: Config): Config[] {
-  const out = new Map<string, Config>();
-  for (const arm of config.study?.arms ?? []) {
-    if (arm.corpus === undefined) continue;
-    const c = armConfig(config, arm);
-    if (c.phase5.corpus.dir && !out.has(c.phase5.corpus.dir)) out.set(c.phase5.corpus.dir, c);
-  }
-  return [...out.values()];
-}
 
 interface AddWorksSettings {
   openitiRoot: string;

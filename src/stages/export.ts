@@ -3,7 +3,7 @@
  * inference_input.jsonl record (docs/outputs.md#inference_inputjsonl).
  *
  *   const options = optionsFrom(config, { limit: 20 });
- *   const merged = await run(options, {}, () => openExportRetriever(config, options.paths));
+ *   const merged = await run(options, {}, openExportRetriever);
  *
  * `planExport` splits each dataset into shards; `exportShard` (any number of workers, any machines) writes
  * one shard file, resuming inside it after a crash: the shard file is the durable cursor (whole lines,
@@ -19,18 +19,22 @@ import { JsonlAppender, readJson, recoverJsonl, writeJsonAtomic } from '../io/js
 import { indexFiles } from '../index/manifest';
 import { sha256Text } from '../util/hash';
 import { childLogger } from '../util/log';
-import { stagePaths } from './build';
 import { compactShard, concatShards, sampleIdsIn } from './export-files';
-import { armsFrom, exportGroups, sharedExportDir, type ExportGroup } from './arms';
+import type { ArmRun, ExportGroup } from './arms';
 import { writeArmDirs, writeSharedExportStats, type SharedExport } from './study-files';
-import type { StagePaths } from './retriever';
+import type { ExportRetriever, StagePaths } from './retriever';
+import { studyLayout } from './study-layout';
+import { studyPlan, type StudyPlan } from './study-plan';
 import { skipsFromProblems, totalSkips, type Skips } from './skips';
 import { witnessIndexFingerprint } from './witness-index';
-import { contextSource, writeShardRecords, type ContextSource, type OpenRetriever } from './export-records';
-export { fallbackRecord, writeShardRecords, type ContextSource, type OpenRetriever } from './export-records';
+import { contextSource, writeShardRecords, type ContextSource } from './export-records';
+export { fallbackRecord, writeShardRecords, type ContextSource } from './export-records';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
 
 const log = childLogger('export');
+
+/** Opens the retriever of one export: its (study arm's) config, over the corpus and index at `paths`. */
+export type OpenRetriever = (config: Config, paths: StagePaths) => Promise<ExportRetriever>;
 
 export interface ExportShard {
   dataset: string;
@@ -75,23 +79,23 @@ export interface ExportOptions {
   force: boolean;
   /** Study arms: one export per distinct retrieval fingerprint (null without `study:`: the single default export). */
   groups?: ExportGroup[] | null;
-  /** The CLI options the arms were resolved with (arm dirs are written at merge). */
-  cli?: RunOptions;
+  /** Study arms: every arm, whose folder the merge writes (arm.json and a link to its export). */
+  arms?: ArmRun[];
 }
 
-export function optionsFrom(config: Config, cli: RunOptions, force = false): ExportOptions {
+export function optionsFrom(config: Config, cli: RunOptions, force = false, plan: StudyPlan = studyPlan(config, cli)): ExportOptions {
   return {
     config,
-    paths: stagePaths(config, cli),
+    paths: plan.paths,
     datasets: selectedDatasets(config, cli),
     limit: cli.limit,
     force,
-    groups: exportGroups(config, cli),
-    cli,
+    groups: plan.exports,
+    arms: plan.declared,
   };
 }
 
-/** The options that make one shared export: the group's effective config (its retrieval overrides). */
+/** The options that make one shared export: the group's effective config (its retrieval overrides) and corpus. */
 function groupOptions(options: ExportOptions, group: string | undefined): ExportOptions & { mode: ExportGroup['mode'] } {
   if (group === undefined) return { ...options, mode: 'dense' };
   const g = options.groups?.find((x) => x.fingerprint === group);
@@ -99,12 +103,7 @@ function groupOptions(options: ExportOptions, group: string | undefined): Export
     throw new UserInputError(
       `export ${group}: no study arm has this retrieval any more — the config changed since the plan; rerun \`phase5 export\``,
     );
-  return { ...options, config: g.config, paths: pathsFor(g.config, options), mode: g.mode };
-}
-
-/** The corpus and index an (arm's effective) config retrieves from: its own corpus folder, else the run's paths. */
-export function pathsFor(config: Config, options: Pick<ExportOptions, 'paths'>): StagePaths {
-  return config.phase5.corpus.dir ? stagePaths(config, {}) : options.paths;
+  return { ...options, config: g.config, paths: g.paths, mode: g.mode };
 }
 
 /** The whole stage in one process: plan, every shard in order, merge. */
@@ -158,7 +157,7 @@ export function exportDir(config: Config): string {
 }
 
 export function shardFile(config: Config, shard: Pick<ExportShard, 'dataset' | 'index' | 'group'>): string {
-  const dir = shard.group ? path.join(sharedExportDir(config, shard.group), 'shards') : exportDir(config);
+  const dir = shard.group ? path.join(studyLayout(config, {}).dirs.exports, shard.group, 'shards') : exportDir(config);
   return path.join(dir, shard.dataset, `shard-${String(shard.index).padStart(5, '0')}.jsonl`);
 }
 
@@ -270,7 +269,7 @@ export async function exportShard(
     );
   const todo = samples.filter((s) => !present.has(s.sample_id));
   if (todo.length > 0) {
-    const { retriever, source } = await contextSource(options, openRetriever);
+    const { retriever, source } = await contextSource(options, (config) => openRetriever(config, options.paths));
     const out = new JsonlAppender(file, recovered.records);
     try {
       const onCheckpoint = () => {
@@ -332,6 +331,6 @@ async function mergeStudyExports(options: ExportOptions, plan: ExportPlan, group
     first ??= merged;
     exports.push(await writeSharedExportStats(group, merged));
   }
-  writeArmDirs(armsFrom(options.config, { ...options.cli, arm: undefined }), exports);
+  writeArmDirs(options.arms ?? [], exports);
   return { ...(first as ExportMergeResult), exports };
 }

@@ -8,25 +8,23 @@
  *   const results = await run(options, {}, (backend) => createBackend(backend));
  *
  * `phase5 infer --import FILE [--arm NAME]` validates corrections made elsewhere and puts them where analyze
- * reads that arm (default: rag).
+ * reads that arm (default: rag; ./infer-import.ts).
  *
  * Failures: an LLM outage (connection, timeout, 429, 5xx after the backend's retries) writes no record and
  * fails the arm retryably (`LlmUnavailableError`), so Temporal retries and the next attempt resumes —
  * until the outage has lasted `infer.outage_budget`. Per-line failures are records; more of them than
- * `infer.max_failed_share` fail the stage for good (`InferFailedError`); `--retry-failed` redoes them.
+ * `infer.max_failed_share` fail the stage for good (`InferFailedError`); `--retry-failed` redoes them
+ * (./infer-failures.ts).
  */
-import { createReadStream, existsSync, mkdirSync } from 'node:fs';
-import readline from 'node:readline';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { resolvePath } from '../config/load';
 import { durationMs, type Config } from '../config/schema';
-import { JsonlParseError, writeJsonAtomic, writeJsonlAtomic, writeJsonlAtomicAsync } from '../io/jsonl';
+import { JsonlParseError, writeJsonlAtomic } from '../io/jsonl';
 import {
-  summarizeValidation,
   LlmUnavailableError,
   runCorrections,
   RunCorrectionsError,
-  validateCorrectionsFile,
   type BackendConfig,
   type Condition,
   type LlmBackend,
@@ -34,13 +32,16 @@ import {
 } from '../llm';
 import { childLogger } from '../util/log';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
-import { isFailed, readInferenceInput, type CorrectionRecord, type InferenceInputRow } from '../llm/records';
-import { applyGuard, type GuardSettings } from '../llm/guard';
-import { armJson } from './study-files';
+import { readInferenceInput, type InferenceInputRow } from '../llm/records';
 import { skipsFromCounts, type Skips } from './skips';
-import { armDir, armsFrom, findArm, type ArmRun } from './arms';
-import { importFix, importHooks, readExportLines } from './import-match';
+import { findArm, type ArmRun } from './arms';
+import { studyPlan, type StudyPlan } from './study-plan';
 import { loadNow, type LlmLoad } from './llm-load';
+import { assertFailedShare, InferFailedError, outageFailure, type InferCheckpoint } from './infer-failures';
+import { importCorrections, type ImportResult } from './infer-import';
+
+export { assertFailedShare, countFailedRecords, InferFailedError, isOutageFailure, type InferCheckpoint } from './infer-failures';
+export { guardImported, importCorrections, type ImportResult } from './infer-import';
 
 const log = childLogger('infer');
 
@@ -67,27 +68,13 @@ export interface InferOptions {
   shardSize?: number;
 }
 
-/** What an attempt leaves for the next one: when the current outage began (ISO), if one is going on. */
-export interface InferCheckpoint {
-  outageSince?: string;
-}
-
-/** The infer stage cannot succeed by retrying: too many failed lines, or an outage longer than the budget. */
-export class InferFailedError extends UserInputError {
-  constructor(message: string) {
-    super(message);
-    this.name = 'InferFailedError';
-  }
-}
-
 /** Opens the LLM backend for one arm (closed by the stage when the arm ends). */
 export type OpenBackend = (config: BackendConfig) => Promise<LlmBackend>;
 
-export function optionsFrom(config: Config, cli: RunOptions, force = false): InferOptions {
-  const arms = armsFrom(config, cli);
+export function optionsFrom(config: Config, cli: RunOptions, force = false, plan: StudyPlan = studyPlan(config, cli)): InferOptions {
   return {
-    arms,
-    importArm: cli.importFile ? findArm(armsFrom(config, { ...cli, phase2Dir: undefined }), cli.arm ?? 'rag') : undefined,
+    arms: plan.arms,
+    importArm: cli.importFile ? findArm(plan.declared, cli.arm ?? 'rag') : undefined,
     datasets: cli.datasets,
     limit: cli.limit,
     importFile: cli.importFile ? resolvePath(cli.importFile) : undefined,
@@ -150,17 +137,6 @@ async function selectedInput(options: InferOptions, input: string): Promise<stri
     ids.add(r.sample_id);
     return true;
   });
-}
-
-export interface ImportResult {
-  imported: number;
-  failed: number;
-  byDataset: Record<string, number>;
-  output: string;
-  /** With the arm's guard on: the decisions taken on the imported lines that carried none (`kept`, `trimmed`, `fell_back:<reason>`). */
-  guard?: Record<string, number>;
-  /** What the import decided on its own (fields set from the arm's prompt, no export to match against). */
-  notes?: string[];
 }
 
 /** Per arm name, its result; or the import. */
@@ -269,174 +245,9 @@ export async function correctLines(
   } catch (err) {
     // A malformed inference_input.jsonl line (file:line in the message) does not get better by retrying.
     if (err instanceof JsonlParseError) throw new UserInputError(err.message);
-    if (err instanceof LlmUnavailableError) throw outageFailure(err, options, backend, hooks, attemptStarted);
+    if (err instanceof LlmUnavailableError) throw outageFailure(err, options.outageBudgetMs, backend, hooks, attemptStarted);
     // Every line failing for a reason of its own (a wrong model name: 404 on each prompt) — retrying cannot help.
     if (err instanceof RunCorrectionsError) throw new InferFailedError(`${err.message} (${JSON.stringify(err.summary.failuresByReason)})`);
     throw err;
   }
-}
-
-const outageFailures = new WeakSet<Error>();
-
-/**
- * Whether `err` is the stage's failure for an LLM endpoint that did not serve (retryable, or past the outage
- * budget) — not a bad prompt or input. A worker with its own endpoint pauses on it (src/llm/endpoint-health.ts).
- */
-export function isOutageFailure(err: unknown): boolean {
-  return err instanceof Error && outageFailures.has(err);
-}
-
-/**
- * The endpoint is not serving. Until the outage has lasted `outageBudgetMs` — measured from the first attempt
- * that made no progress, carried across attempts in the checkpoint — the error stays retryable.
- */
-function outageFailure(
-  err: LlmUnavailableError,
-  options: InferOptions,
-  backend: LlmBackend,
-  hooks: StageHooks<InferCheckpoint>,
-  attemptStarted: number,
-): Error {
-  // Lines finished in this attempt: the outage began just now. None: it goes on from the previous attempt's.
-  const progressed = err.summary.written > 0;
-  const previous = hooks.resumeFrom?.outageSince ? Date.parse(hooks.resumeFrom.outageSince) : NaN;
-  const since = progressed ? Date.now() : Number.isFinite(previous) ? previous : attemptStarted;
-  hooks.checkpoint?.({ outageSince: new Date(since).toISOString() });
-  const lasted = Date.now() - since;
-  const o = err.failure;
-  const what = `${o.reason}: ${oneLine(o.message)}`;
-  if (lasted >= options.outageBudgetMs) {
-    return outage(
-      new InferFailedError(
-        `infer ${err.summary.label}: the LLM at ${backend.id} has not served for ${formatMs(lasted)} (infer.outage_budget ${formatMs(options.outageBudgetMs)}; last: ${what}); ` +
-          `${err.summary.remaining} line(s) left — bring the endpoint up and rerun \`phase5 infer\``,
-      ),
-    );
-  }
-  const retryable = new Error(
-    `${err.message} — retrying (outage for ${formatMs(lasted)} of infer.outage_budget ${formatMs(options.outageBudgetMs)})`,
-  );
-  retryable.name = 'LlmUnavailableError';
-  return outage(retryable);
-}
-
-function outage(err: Error): Error {
-  outageFailures.add(err);
-  return err;
-}
-
-/** A server's message can span lines (an HTML error page): the reason must stay one line. */
-function oneLine(text: string, max = 160): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
-function formatMs(ms: number): string {
-  if (ms < 60_000) return `${Math.round(ms / 1000)}s`;
-  return `${(ms / 60_000).toFixed(ms < 600_000 ? 1 : 0)}m`;
-}
-
-/** Failed records of the selected datasets in a condition's output, by reason, with the first one's detail. */
-export async function countFailedRecords(
-  file: string,
-  datasets?: readonly string[],
-): Promise<{ records: number; failed: number; byReason: Record<string, number>; first: string | null }> {
-  const wanted = datasets ? new Set(datasets) : null;
-  const res = { records: 0, failed: 0, byReason: {} as Record<string, number>, first: null as string | null };
-  const rl = readline.createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
-  for await (const text of rl) {
-    if (!text.trim()) continue;
-    const r = JSON.parse(text) as { sample_id: string; dataset: string; error?: { reason?: string; message?: string } | null };
-    if (wanted && !wanted.has(r.dataset)) continue;
-    res.records++;
-    if (!r.error) continue;
-    res.failed++;
-    const reason = r.error.reason ?? 'unknown';
-    res.byReason[reason] = (res.byReason[reason] ?? 0) + 1;
-    res.first ??= `${r.sample_id}: ${reason}${r.error.message ? ` — ${oneLine(r.error.message)}` : ''}`;
-  }
-  return res;
-}
-
-/** More failed lines than `max_failed_share` would bias the comparison (they score as raw OCR): fail for good. */
-export async function assertFailedShare(options: InferOptions, name: string, output: string): Promise<void> {
-  const c = await countFailedRecords(output, options.datasets);
-  if (c.records === 0 || c.failed / c.records <= options.maxFailedShare) return;
-  const pct = (x: number) => `${Number((x * 100).toFixed(1))}%`;
-  const reasons = Object.entries(c.byReason)
-    .sort((a, b) => b[1] - a[1])
-    .map(([r, n]) => `${n} ${r}`)
-    .join(', ');
-  throw new InferFailedError(
-    `infer ${name}: ${c.failed} of ${c.records} lines failed (${pct(c.failed / c.records)}, over infer.max_failed_share ${pct(options.maxFailedShare)}): ` +
-      `${reasons} — first: ${c.first}; fix the cause, then \`phase5 infer --retry-failed\``,
-  );
-}
-
-/**
- * Validate every line of `importFile`, then write it where analyze reads the import's arm (default rag). With the
- * arm's guard on, lines that carry no guard decision go through trimming and the guard like the runner's lines
- * (from `raw_output`, kept as `raw_text`), so an imported arm is scored like one inferred here. A study arm
- * imported before its export gets its arm.json now, so the analysis finds it.
- */
-export async function importCorrections(options: InferOptions): Promise<ImportResult> {
-  const file = options.importFile;
-  if (!file) throw new UserInputError('no file to import (--import FILE)');
-  if (!existsSync(file)) throw new UserInputError(`import file not found: ${file}`);
-  const arm = options.importArm;
-  if (!arm) throw new UserInputError('no arm to import into (--arm NAME)');
-  const exported = await readExportLines(arm.input);
-  const v = await validateCorrectionsFile(file, importHooks(arm, exported));
-  if (!v.ok) throw new UserInputError(`import rejected — ${summarizeValidation(v, importFix)}`);
-  const notes = importNotes(v.filled, arm, exported !== null);
-  for (const note of notes) log.warn(`import: ${note}`);
-  const guarded = guardImported(v.records, arm.guard);
-  await writeJsonlAtomicAsync(arm.output, guarded.records); // canonical key order; unknown keys dropped
-  if (v.extraKeys.length) log.warn({ extraKeys: v.extraKeys }, 'import: keys outside the schema were dropped');
-  writeMissingArmJson(arm);
-  return {
-    imported: v.records.length,
-    failed: v.failed,
-    byDataset: v.byDataset,
-    output: arm.output,
-    ...(guarded.decisions ? { guard: guarded.decisions } : {}),
-    ...(notes.length ? { notes } : {}),
-  };
-}
-
-/** What the import did on its own: prompt fields set from the arm, lines not checked against an export. */
-function importNotes(filled: Record<string, number>, arm: ArmRun, checked: boolean): string[] {
-  const notes: string[] = [];
-  const fields = Object.keys(filled);
-  if (fields.length) {
-    const n = Math.max(...Object.values(filled));
-    notes.push(`${n.toLocaleString('en-US')} line(s) had no ${fields.join(' / ')}: set from arm ${arm.name}'s prompt (${arm.prompt})`);
-  }
-  if (!checked) notes.push(`arm ${arm.name} has no export yet (${arm.input}): the lines were not matched against it`);
-  return notes;
-}
-
-/** Trim + guard the imported lines that carry no decision (failed lines stay as they are); null decisions with the guard off. */
-export function guardImported(
-  records: CorrectionRecord[],
-  guard: GuardSettings | undefined,
-): { records: CorrectionRecord[]; decisions: Record<string, number> | null } {
-  if (!guard?.enabled) return { records, decisions: null };
-  const decisions: Record<string, number> = {};
-  const out = records.map((r) => {
-    if (r.guard !== undefined || isFailed(r)) return r;
-    const raw = r.raw_output;
-    const g = applyGuard(raw, r.ocr_text, guard);
-    decisions[g.guard] = (decisions[g.guard] ?? 0) + 1;
-    return { ...r, corrected_text: g.corrected_text, raw_text: raw, guard: g.guard };
-  });
-  return { records: out, decisions };
-}
-
-/** A study arm's arm.json, when the import comes before the arm's export wrote one (the default arms have none). */
-function writeMissingArmJson(arm: ArmRun): void {
-  const dir = path.dirname(arm.output);
-  if (dir !== armDir(arm.config, arm.name) || existsSync(path.join(dir, 'arm.json'))) return;
-  mkdirSync(dir, { recursive: true });
-  writeJsonAtomic(path.join(dir, 'arm.json'), armJson(arm, undefined));
 }

@@ -8,15 +8,15 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { metadataPath, resolvePath } from '../config/load';
 import { WitnessSettingsSchema, type Config } from '../config/schema';
-import { armConfig, armModeAndPrompt } from '../config/study';
 import { formatForPrompt, type RetrievedChunk } from '../index/retriever';
 import { sha256Text } from '../util/hash';
 import { childLogger } from '../util/log';
 import type { InferenceInputRecord } from '../llm/records';
 import { lineProvenance } from '../witness/provenance';
 import { buildWitnessDir, readWitnessManifest, selectWorkFiles, WitnessRetriever, type WitnessHit } from '../witness';
-import { checkedResultDirs } from './results-dir';
 import type { ClosableRetriever } from './retriever';
+import { studyLayout } from './study-layout';
+import type { WitnessIndexPlan } from './study-plan';
 import { UserInputError } from './types';
 
 const log = childLogger('witness');
@@ -48,28 +48,17 @@ export function witnessIndexFingerprint(config: Config): string {
   return sha256Text(JSON.stringify(indexSpec(config))).slice(0, 16);
 }
 
+/** `<results>/witness/<fingerprint>/`: the index a witness arm with this (effective) config reads. */
 export function witnessIndexDir(config: Config): string {
-  return path.join(checkedResultDirs(config).root, 'witness', witnessIndexFingerprint(config));
+  return path.join(studyLayout(config, {}).dirs.witness, witnessIndexFingerprint(config));
 }
 
-/** The effective configs of the study arms in witness mode, one per distinct index. */
-export function witnessIndexesNeeded(config: Config): Config[] {
-  const out = new Map<string, Config>();
-  for (const arm of config.study?.arms ?? []) {
-    if (armModeAndPrompt(arm).mode !== 'witness') continue;
-    const effective = armConfig(config, arm);
-    out.set(witnessIndexFingerprint(effective), effective);
-  }
-  return [...out.values()];
-}
-
-/** Build the index of `config` unless a complete one with its fingerprint is there; returns its directory. */
+/** Build the planned index unless a complete one with its fingerprint is there; returns its directory. */
 export async function ensureWitnessIndex(
-  config: Config,
+  planned: Pick<WitnessIndexPlan, 'config' | 'dir' | 'fingerprint'>,
   onProgress?: (done: number, total: number, step: string) => void,
 ): Promise<string> {
-  const dir = witnessIndexDir(config);
-  const fingerprint = witnessIndexFingerprint(config);
+  const { config, dir, fingerprint } = planned;
   if (readWitnessManifest(dir)?.fingerprint === fingerprint) {
     log.info({ dir }, 'witness index is up to date, reusing it');
     return dir;

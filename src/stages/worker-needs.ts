@@ -12,7 +12,7 @@ import { applyEndpointOverride, type EndpointOverride } from '../llm/endpoint';
 import { httpProbe } from '../llm/endpoint-health';
 import { redactedUrl } from '../llm/openai-backend';
 import { WorkerSetupError } from '../util/worker-setup-error';
-import { armsFrom } from './arms';
+import { studyPlan } from './study-plan';
 
 export interface WorkerNeed {
   queue: string;
@@ -33,7 +33,7 @@ function inferChecks(config: Config, endpoint: EndpointOverride, env: Record<str
     if (seen) seen.arms.push(arm);
     else checks.set(key, { ...c, arms: [arm] });
   };
-  for (const arm of armsFrom(config, {})) {
+  for (const arm of studyPlan(config, {}).arms) {
     let backend;
     try {
       backend = applyEndpointOverride(arm.backend(), endpoint);

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { loadConfig } from '../../src/config/load';
-import { armsFrom, exportGroups } from '../../src/stages/arms';
+import { studyPlan } from '../../src/stages/study-plan';
 import { freePort, stopServer } from '../../src/temporal/server';
 import { REPO_ROOT, requireSharedData } from '../helpers/shared-data';
 import { E5, requireModel } from '../embed/models';
@@ -25,7 +25,7 @@ describe('configs/arms-demo.yaml', function () {
 
   it('declares the arms the issue asks for (zero_shot, rag, rag_k1, hybrid, placebo) with the guard on', () => {
     const { config } = loadConfig(ARMS_DEMO);
-    const arms = armsFrom(config, {});
+    const arms = studyPlan(config, {}).arms;
     expect(arms.map((a) => a.name)).to.include.members(['zero_shot', 'rag', 'rag_k1', 'hybrid', 'placebo']);
     expect(arms.every((a) => a.guard?.enabled)).to.equal(true);
     expect(Object.fromEntries(arms.map((a) => [a.name, a.retrieval.mode]))).to.include({
@@ -36,7 +36,7 @@ describe('configs/arms-demo.yaml', function () {
       placebo: 'random',
     });
     // zero_shot reads rag's export: five exports for six arms.
-    expect(exportGroups(config, {})!.map((g) => g.arms)).to.deep.equal([
+    expect(studyPlan(config, {}).exports!.map((g) => g.arms)).to.deep.equal([
       ['zero_shot', 'rag'],
       ['rag_k1'],
       ['hybrid'],

@@ -196,6 +196,7 @@ describe("stages/infer: an arm's guard reaches the runner", () => {
     );
     const arm: ArmRun = {
       name: 'rag_guarded',
+      role: 'method',
       prompt: 'rag',
       input,
       output: path.join(dir, 'rag.jsonl'),

@@ -49,7 +49,7 @@ describe('replay: recorded histories against the current workflow code', functio
     current = await workflowBundle();
   });
 
-  it('has a recording of every workflow type, before (v1) and after (v2) the bounded export fan-out, after the sharded build and infer (v3) and after the infer pool (v4)', () => {
+  it('has a recording of every workflow type, before (v1) and after (v2) the bounded export fan-out, after the sharded build and infer (v3), after the infer pool (v4), and a build after the study-builds fan-out (v5)', () => {
     for (const version of ['v1', 'v2']) {
       for (const name of ['phase5', 'build', 'export', 'infer', 'analyze', 'doctor']) expect(FILES).to.include(`${version}-${name}.json`);
     }
@@ -69,6 +69,8 @@ describe('replay: recorded histories against the current workflow code', functio
       'doctor',
     ])
       expect(FILES).to.include(`v4-${name}.json`);
+    // v5: the build alone (study workflow with the build stage) on a study with two arm corpora and a witness index.
+    for (const name of ['phase5', 'build']) expect(FILES).to.include(`v5-${name}.json`);
     const types = FILES.map((f) => loadHistory(f).events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name);
     expect(new Set(types)).to.deep.equal(
       new Set([
@@ -169,6 +171,36 @@ describe('replay: recorded histories against the current workflow code', functio
     );
     expect(err).to.be.instanceOf(DeterminismViolationError);
     await replay(unpooled, 'v3-infer.json');
+  });
+
+  it("the v5 build history schedules both arm corpora and the witness index in one workflow task, beside the run's corpus", () => {
+    const events = loadHistory('v5-build.json').events ?? [];
+    expect(events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).to.have.length(1);
+    const batches: string[][] = [];
+    for (const e of events) {
+      if (e.workflowTaskCompletedEventAttributes) batches.push([]);
+      const name = e.activityTaskScheduledEventAttributes?.activityType?.name;
+      if (name) batches[batches.length - 1].push(name);
+    }
+    expect(batches.filter((b) => b.length > 0)[1]).to.deep.equal([
+      'buildRunCorpus',
+      'buildStudyCorpus',
+      'buildStudyCorpus',
+      'buildStudyWitnessIndex',
+    ]);
+  });
+
+  it('control: the v5 build history fails replay against the code from before the study-builds fan-out; v4 replays', async () => {
+    const unfanned = await bundleWorkflowCode({
+      workflowsPath: path.join(REPO_ROOT, 'test', 'replay', 'unfanned-build-workflows.ts'),
+      logger: silentLogger,
+    });
+    const err = await replay(unfanned, 'v5-build.json').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(DeterminismViolationError);
+    await replay(unfanned, 'v4-build.json');
   });
 
   it('control: the build histories fail replay against a copy that runs buildIndex before buildCorpus', async () => {

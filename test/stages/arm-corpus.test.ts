@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createActivities } from '../../activities';
 import { parseConfig } from '../../src/config/load';
 import type { InferenceInputRecord } from '../../src/llm/records';
-import { armsFrom, exportGroups } from '../../src/stages/arms';
+import { studyPlan } from '../../src/stages/study-plan';
 import type { StageInput } from '../../src/stages/types';
 import { MINILM, requireModel } from '../embed/models';
 import { FIXTURES } from '../helpers/shared-data';
@@ -74,7 +74,7 @@ describe('stages: the corpus as a study factor', function () {
     expect(corpora).to.have.length(2);
     for (const c of corpora)
       expect(readdirSync(path.join(dir, 'corpora', c))).to.include.members(['corpus.jsonl', 'index.usearch', 'index.manifest.json']);
-    const arms = armsFrom(input.config, {});
+    const arms = studyPlan(input.config, {}).arms;
     const similar = arms.find((a) => a.name === 'similar')!.config.phase5.corpus;
     const withB = arms.find((a) => a.name === 'with_b')!.config.phase5.corpus;
     expect(uris(path.join(dir, similar.dir!, 'corpus.jsonl')).some((u) => u.startsWith('0200AuthorB'))).to.equal(false);
@@ -85,7 +85,7 @@ describe('stages: the corpus as a study factor', function () {
   });
 
   it('exports once per distinct corpus and retrieval, each arm from its own corpus', () => {
-    const groups = exportGroups(input.config, {})!;
+    const groups = studyPlan(input.config, {}).exports!;
     expect(groups.map((g) => g.arms)).to.deep.equal([['zero_shot', 'rag'], ['similar'], ['with_b'], ['with_b_k1']]);
     const read = (arm: string) =>
       readFileSync(path.join(dir, 'arms', arm, 'inference_input.jsonl'), 'utf8')

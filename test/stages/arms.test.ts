@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, parseConfig } from '../../src/config/load';
 import { armNames } from '../../src/stages/arm-names';
-import { armsFrom, exportGroups } from '../../src/stages/arms';
+import { studyPlan } from '../../src/stages/study-plan';
 import { optionsFrom } from '../../src/stages/infer';
 import { UserInputError } from '../../src/stages/types';
 import { FIXTURES } from '../helpers/shared-data';
@@ -37,21 +37,21 @@ describe('stages/arms', () => {
   it('without study: the arms are rag (phase5) and zero_shot (phase2), in infer.conditions order, reading one input', () => {
     const c = config({ infer: { conditions: ['zero_shot', 'rag'] } });
     const root = c.paths.results_dir;
-    const arms = armsFrom(c, {});
+    const arms = studyPlan(c, {}).arms;
     expect(arms.map((a) => [a.name, a.prompt, a.input, a.output])).to.deep.equal([
       ['zero_shot', 'zero_shot', path.join(root, 'phase5', 'inference_input.jsonl'), path.join(root, 'phase2', 'corrections.jsonl')],
       ['rag', 'rag', path.join(root, 'phase5', 'inference_input.jsonl'), path.join(root, 'phase5', 'corrections.jsonl')],
     ]);
     expect(arms.every((a) => !a.upperBound && a.guard === undefined)).to.equal(true);
-    expect(exportGroups(c, {})).to.equal(null);
+    expect(studyPlan(c, {}).exports).to.equal(null);
   });
 
   it('--phase2-dir leaves zero_shot out; --arm runs one arm; an unknown --arm is an error naming the arms', () => {
     const c = config();
     expect(armNames(c, { phase2Dir: '/elsewhere' })).to.deep.equal(['rag']);
-    expect(armsFrom(c, { phase2Dir: '/elsewhere' }).map((a) => a.name)).to.deep.equal(['rag']);
-    expect(armsFrom(c, { arm: 'zero_shot' }).map((a) => a.name)).to.deep.equal(['zero_shot']);
-    expect(() => armsFrom(c, { arm: 'placebo' })).to.throw(UserInputError, /unknown arm "placebo".*rag, zero_shot/);
+    expect(studyPlan(c, { phase2Dir: '/elsewhere' }).arms.map((a) => a.name)).to.deep.equal(['rag']);
+    expect(studyPlan(c, { arm: 'zero_shot' }).arms.map((a) => a.name)).to.deep.equal(['zero_shot']);
+    expect(() => studyPlan(c, { arm: 'placebo' }).arms).to.throw(UserInputError, /unknown arm "placebo".*rag, zero_shot/);
   });
 
   it('an import goes to the rag arm by default and to --arm NAME when given', () => {
@@ -78,7 +78,7 @@ describe('stages/arms', () => {
       },
     });
     expect(c.study?.baseline).to.equal('zero_shot'); // default: the first zero-shot arm
-    const arms = Object.fromEntries(armsFrom(c, {}).map((a) => [a.name, a]));
+    const arms = Object.fromEntries(studyPlan(c, {}).arms.map((a) => [a.name, a]));
     expect(arms.hybrid.retrieval.mode).to.equal('hybrid');
     expect(arms.hybrid.config.phase5.retrieval.hybrid).to.include({ enabled: true, fusion: 'weighted', ngram: 3 });
     expect(arms.hybrid.guard).to.deep.equal({ enabled: true, max_edit_ratio: 0.3, length_ratio: [0.6, 1.5], trim_overgeneration: true });
@@ -100,7 +100,7 @@ describe('stages/arms', () => {
         ],
       },
     });
-    const groups = exportGroups(c, {})!;
+    const groups = studyPlan(c, {}).exports!;
     expect(groups.map((g) => [g.mode, g.arms])).to.deep.equal([
       ['dense', ['zero_shot', 'rag', 'rag_again']],
       ['dense', ['rag_k1']],
@@ -125,7 +125,7 @@ describe('stages/arms', () => {
         guard: { enabled: true },
       },
     });
-    const group = Object.fromEntries(armsFrom(c, {}).map((a) => [a.name, a.retrieval.k_group]));
+    const group = Object.fromEntries(studyPlan(c, {}).arms.map((a) => [a.name, a.retrieval.k_group]));
     expect(group.rag_k1).to.equal(group.rag);
     expect(group.rag_k10).to.equal(group.rag);
     for (const other of ['rerank_k1', 'hot_k1', 'placebo_k1', 'unguarded_k1']) expect(group[other], other).to.not.equal(group.rag);
