@@ -3,41 +3,11 @@
  * being decoded, and only those a caller keeps become strings.
  */
 import { C_ARABIC, C_MARK, C_SLOW, C_WS, CLASS } from './char-classes';
+import { cleanMarkedBytes } from './clean-marked-bytes';
+import { FAST, GENERAL, isAsciiDigit, isAsciiSpace, isIndicDigitEndingAt, SKIP, trailingNumberEndBytes } from './line-bytes';
 import { finishKeyHash, lineFacts } from './line-facts';
 
-/** cleanLineBytes verdicts. */
-export const SKIP = 0; // structural or empty: what cleanLine returns null for
-export const FAST = 1; // clean text = bytes [lineFacts.byteStart, lineFacts.byteEnd), facts set as by cleanLine
-export const GENERAL = 2; // anything else: decode the line and use cleanLine
-
-function isAsciiSpace(b: number): boolean {
-  return b === 0x20 || (b >= 0x09 && b <= 0x0d);
-}
-
-function isAsciiDigit(b: number): boolean {
-  return b >= 0x30 && b <= 0x39;
-}
-
-/** The digit U+0660–0669 or U+06F0–06F9 encoded as b[i - 1], b[i]? */
-function isIndicDigitEndingAt(b: Uint8Array, i: number): boolean {
-  const c = b[i];
-  return (b[i - 1] === 0xd9 && c >= 0xa0 && c <= 0xa9) || (b[i - 1] === 0xdb && c >= 0xb0 && c <= 0xb9);
-}
-
-/** trailingNumberEnd on UTF-8 bytes, for ASCII spaces (other spaces make the line GENERAL anyway). */
-function trailingNumberEndBytes(b: Uint8Array, start: number, end: number): number {
-  let i = end - 1;
-  while (i >= start && isAsciiSpace(b[i])) i--;
-  const lastDigit = i;
-  for (;;) {
-    if (i >= start && isAsciiDigit(b[i])) i--;
-    else if (i > start && isIndicDigitEndingAt(b, i)) i -= 2;
-    else break;
-  }
-  if (i === lastDigit || i < start || !isAsciiSpace(b[i])) return end;
-  while (i >= start && isAsciiSpace(b[i])) i--;
-  return i + 1;
-}
+export { FAST, GENERAL, SKIP } from './line-bytes';
 
 /** PAGE_AT_START (`PageV\d+P\d+`) on the first 16 characters of b[start, end). */
 function isPageMarkerAt(b: Uint8Array, start: number, end: number): boolean {
@@ -79,9 +49,11 @@ function startsRemoval(c: number, b: Uint8Array, i: number): boolean {
 
 /**
  * cleanLine decided on the line's UTF-8 bytes b[start, end) without decoding them (a build then makes
- * strings only for the lines it keeps), for the common line: an optional `#`/`~~` prefix, ASCII
- * spacing, BMP characters and nothing to remove or collapse. Anything else is GENERAL, which the caller
- * hands to cleanLine, so results are cleanLine's by construction (and tested to be). b[end] must be
+ * strings only for the lines it keeps): the common line (an optional `#`/`~~` prefix, ASCII spacing, BMP
+ * characters, nothing to remove or collapse) is judged in one scan and its text is a range of b; a line
+ * with page markers, milestones, footnotes, a verse prefix, hemistich separators or doubled spaces is
+ * cleaned into a scratch buffer by cleanMarkedBytes. Anything else is GENERAL, which the caller hands
+ * to cleanLine. Results are cleanLine's (the tests compare them on every construct). b[end] must be
  * \r, \n or past the end, as forEachLineBytes guarantees.
  */
 export function cleanLineBytes(b: Uint8Array, start: number, end: number): number {
@@ -108,7 +80,7 @@ export function cleanLineBytes(b: Uint8Array, start: number, end: number): numbe
   if (start >= end) return SKIP;
 
   // cleanLine's scan (see there) on decoded characters. Look-ahead reads bytes: the same for the ASCII
-  // it looks for. A line with something to remove or collapse is GENERAL at once.
+  // it looks for. A line with something to remove or collapse goes to cleanMarkedBytes at once.
   const textEnd = trailingNumberEndBytes(b, start, end);
   let arabic = 0;
   let foreign = 0;
@@ -138,11 +110,11 @@ export function cleanLineBytes(b: Uint8Array, start: number, end: number): numbe
         continue; // not part of the dedup key
       }
       if (c === 0x20) {
-        if (b[i] === 0x20) return GENERAL; // doubled space
+        if (b[i] === 0x20) return cleanMarkedBytes(b, start, end); // doubled space
       } else if (c === 0x2e) {
-        if (b[i] === 0x2e && b[i + 1] === 0x2e) return GENERAL; // "..."
+        if (b[i] === 0x2e && b[i + 1] === 0x2e) return cleanMarkedBytes(b, start, end); // "..."
       } else if (v & C_SLOW && startsRemoval(c, b, i)) {
-        return GENERAL;
+        return cleanMarkedBytes(b, start, end);
       }
     }
     h1 = Math.imul(h1 ^ c, 2654435761);
@@ -151,13 +123,14 @@ export function cleanLineBytes(b: Uint8Array, start: number, end: number): numbe
   // The stripped number: ASCII spaces and digits, and the bytes of Arabic-Indic digits.
   for (let i = textEnd; i < end; i++) {
     const c = b[i];
-    if (c === 0x20 ? b[i + 1] === 0x20 : c < 0x80 && (CLASS[c] & C_WS) !== 0) return GENERAL; // a doubled space, a tab
+    if (c === 0x20 ? b[i + 1] === 0x20 : c < 0x80 && (CLASS[c] & C_WS) !== 0) return cleanMarkedBytes(b, start, end); // a doubled space, a tab
   }
   lineFacts.arabic = arabic;
   lineFacts.foreign = foreign;
   lineFacts.hasMarks = hasMarks;
   lineFacts.charLen = chars;
   finishKeyHash(h1, h2);
+  lineFacts.bytes = b;
   lineFacts.byteStart = start;
   lineFacts.byteEnd = textEnd;
   return FAST;
