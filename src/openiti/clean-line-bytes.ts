@@ -86,9 +86,11 @@ export function cleanLineBytes(b: Uint8Array, start: number, end: number): numbe
   let foreign = 0;
   let hasMarks = false;
   let chars = 0;
+  let seen = 0; // CLASS flags of the characters other than Arabic letters, for cleanMarkedBytes
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
   for (let i = start; i < textEnd;) {
+    const at = i;
     let c = b[i];
     if (c < 0x80) i++;
     else if (c < 0xe0) {
@@ -105,16 +107,17 @@ export function cleanLineBytes(b: Uint8Array, start: number, end: number): numbe
     } else if (v !== 0) {
       foreign += (v >>> 1) & 1;
       arabic += v & C_ARABIC;
+      seen |= v;
       if (v & C_MARK) {
         hasMarks = true;
         continue; // not part of the dedup key
       }
       if (c === 0x20) {
-        if (b[i] === 0x20) return cleanMarkedBytes(b, start, end); // doubled space
+        if (b[i] === 0x20) return cleanMarkedBytes(b, start, end, at, seen); // doubled space
       } else if (c === 0x2e) {
-        if (b[i] === 0x2e && b[i + 1] === 0x2e) return cleanMarkedBytes(b, start, end); // "..."
+        if (b[i] === 0x2e && b[i + 1] === 0x2e) return cleanMarkedBytes(b, start, end, at, seen); // "..."
       } else if (v & C_SLOW && startsRemoval(c, b, i)) {
-        return cleanMarkedBytes(b, start, end);
+        return cleanMarkedBytes(b, start, end, at, seen);
       }
     }
     h1 = Math.imul(h1 ^ c, 2654435761);
@@ -123,7 +126,7 @@ export function cleanLineBytes(b: Uint8Array, start: number, end: number): numbe
   // The stripped number: ASCII spaces and digits, and the bytes of Arabic-Indic digits.
   for (let i = textEnd; i < end; i++) {
     const c = b[i];
-    if (c === 0x20 ? b[i + 1] === 0x20 : c < 0x80 && (CLASS[c] & C_WS) !== 0) return cleanMarkedBytes(b, start, end); // a doubled space, a tab
+    if (c === 0x20 ? b[i + 1] === 0x20 : c < 0x80 && (CLASS[c] & C_WS) !== 0) return cleanMarkedBytes(b, start, end, textEnd, seen); // a doubled space, a tab
   }
   lineFacts.arabic = arabic;
   lineFacts.foreign = foreign;

@@ -26,10 +26,12 @@ const DOTS3 = 1 << 30;
 /** The cleaned text of the last FAST verdict (lineFacts.bytes points here); grown on demand. */
 let scratch = new Uint8Array(4096);
 
-/** CLASS flags of the characters of b[start, end) (plus DOTS3), or -1 if the line must stay GENERAL. */
-function markerFlags(b: Uint8Array, start: number, end: number): number {
-  let flags = 0;
-  for (let i = start; i < end;) {
+/**
+ * CLASS flags of the characters of b[from, end) (plus DOTS3) added to `flags`, or -1 if the line must
+ * stay GENERAL.
+ */
+function markerFlags(b: Uint8Array, from: number, end: number, flags: number): number {
+  for (let i = from; i < end;) {
     let c = b[i];
     if (c < 0x80) i++;
     else if (c < 0xe0) {
@@ -47,28 +49,46 @@ function markerFlags(b: Uint8Array, start: number, end: number): number {
 
 /**
  * cleanLine (likelyToChange) on b[start, end): the text after the line's prefix, with no ASCII space at
- * either end. FAST with the cleaned text in lineFacts.bytes[byteStart, byteEnd) and its facts set as
- * cleanLine sets them; SKIP when nothing is left; GENERAL for a line these passes do not cover.
+ * either end. The caller has scanned b[start, resume) and found the CLASS flags `seen` there (no `...`
+ * lies wholly inside it). FAST with the cleaned text in lineFacts.bytes[byteStart, byteEnd) and its
+ * facts set as cleanLine sets them; SKIP when nothing is left; GENERAL for a line these passes do not
+ * cover.
  */
-export function cleanMarkedBytes(b: Uint8Array, start: number, end: number): number {
-  const flags = markerFlags(b, start, end);
+export function cleanMarkedBytes(b: Uint8Array, start: number, end: number, resume: number, seen: number): number {
+  const flags = markerFlags(b, resume, end, seen);
   if (flags === -1) return GENERAL;
   if (scratch.length < end - start) scratch = new Uint8Array(Math.max(end - start, scratch.length * 2));
   const out = scratch; // every pass shortens or keeps the text, so it fits
+  // Each pass reads the text so far (b[start, end), then out[0, to)) and writes it to out.
   let src = b;
   let from = start;
   let to = end;
-  const pass = (replace: (s: Uint8Array, f: number, t: number, d: Uint8Array) => number) => {
-    to = replace(src, from, to, out);
+  if (flags & C_P) {
+    to = replacePageMarkers(src, from, to, out);
     src = out;
     from = 0;
-  };
-  if (flags & C_P) pass(replacePageMarkers);
-  if (flags & C_M) pass(replaceMilestones);
-  if (flags & C_PAREN) pass(replaceFootnotes);
+  }
+  if (flags & C_M) {
+    to = replaceMilestones(src, from, to, out);
+    src = out;
+    from = 0;
+  }
+  if (flags & C_PAREN) {
+    to = replaceFootnotes(src, from, to, out);
+    src = out;
+    from = 0;
+  }
   if (flags & C_PIPE) from = quranPrefixEnd(src, from, to);
-  if (flags & C_PCT) pass(replacePercents);
-  if (flags & DOTS3) pass(replaceSpacedDots);
+  if (flags & C_PCT) {
+    to = replacePercents(src, from, to, out);
+    src = out;
+    from = 0;
+  }
+  if (flags & DOTS3) {
+    to = replaceSpacedDots(src, from, to, out);
+    src = out;
+    from = 0;
+  }
   while (from < to && src[from] === 0x20) from++;
   while (to > from && src[to - 1] === 0x20) to--;
   to = trailingNumberEndBytes(src, from, to);
