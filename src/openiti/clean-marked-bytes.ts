@@ -28,13 +28,26 @@ let scratch = new Uint8Array(4096);
 
 /**
  * CLASS flags of the characters of b[from, end) (plus DOTS3) added to `flags`, or -1 if the line must
- * stay GENERAL.
+ * stay GENERAL. Only the flags the caller reads are exact: an Arabic-block character adds C_MARK when
+ * it is one and nothing else (its letter flags are not needed here), so most characters cost a byte test.
  */
 function markerFlags(b: Uint8Array, from: number, end: number, flags: number): number {
   for (let i = from; i < end;) {
     let c = b[i];
-    if (c < 0x80) i++;
-    else if (c < 0xe0) {
+    if (c < 0x80) {
+      i++;
+      flags |= CLASS[c];
+      if (c === 0x2e && b[i] === 0x2e && b[i + 1] === 0x2e && i + 1 < end) flags |= DOTS3;
+      continue;
+    }
+    if (c === 0xd9 || c === 0xda || c === 0xdb) {
+      // U+0640–06FF: only the tatweel, harakat and superscript alef (U+0640, 064B–065F, 0670) matter
+      const d = b[i + 1];
+      if (c === 0xd9 && (d === 0x80 || (d >= 0x8b && d <= 0x9f) || d === 0xb0)) flags |= C_MARK;
+      i += 2;
+      continue;
+    }
+    if (c < 0xe0) {
       c = ((c & 0x1f) << 6) | (b[i + 1] & 0x3f);
       i += 2;
     } else if (c < 0xf0) {
@@ -42,7 +55,6 @@ function markerFlags(b: Uint8Array, from: number, end: number, flags: number): n
       i += 3;
     } else return -1; // astral
     flags |= CLASS[c];
-    if (c === 0x2e && b[i] === 0x2e && b[i + 1] === 0x2e && i + 1 < end) flags |= DOTS3;
   }
   return flags & C_UNHANDLED ? -1 : flags;
 }

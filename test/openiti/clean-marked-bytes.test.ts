@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { C_AT, C_INVIS, C_LT, C_M, C_MARK, C_P, C_PAREN, C_PCT, C_PIPE, C_WS, CLASS } from '../../src/openiti/char-classes';
 import { cleanLine } from '../../src/openiti/clean-line';
 import { cleanLineBytes, FAST, GENERAL, SKIP } from '../../src/openiti/clean-line-bytes';
 import { lineFacts } from '../../src/openiti/line-facts';
@@ -115,6 +116,14 @@ describe('openiti/clean-marked-bytes: markers cleaned on UTF-8 bytes give what c
     ]) {
       expect(viaBytes(line).verdict, JSON.stringify(line)).to.equal(GENERAL);
     }
+  });
+
+  it('sees marks, and nothing else to act on, in U+0640–06FF (the flags scan skips decoding there)', () => {
+    const acted = C_MARK | C_AT | C_LT | C_INVIS | C_WS | C_P | C_M | C_PAREN | C_PIPE | C_PCT;
+    const marks = [0x640, 0x670];
+    for (let c = 0x64b; c <= 0x65f; c++) marks.push(c);
+    for (let c = 0x640; c <= 0x6ff; c++) expect(CLASS[c] & acted, c.toString(16)).to.equal(marks.includes(c) ? C_MARK : 0);
+    for (const m of marks) expect(viaBytes(`(1) ${W} ${String.fromCharCode(m)}`).cleaned?.hasMarks, m.toString(16)).to.equal(true);
   });
 
   it('agrees with cleanLine on random mixtures of the markers', () => {
