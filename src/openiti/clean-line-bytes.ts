@@ -48,6 +48,32 @@ function startsRemoval(c: number, b: Uint8Array, i: number): boolean {
 }
 
 /**
+ * contentStart (clean-line.ts) on bytes: where the text of b[start, end) (end trimmed) begins after
+ * leading ASCII spaces and the line's prefix (`# `, `#`, `~~`), or -1 for a structural or empty line.
+ */
+function contentStartBytes(b: Uint8Array, start: number, end: number): number {
+  while (start < end && isAsciiSpace(b[start])) start++;
+  if (start === end) return -1;
+  const c0 = b[start];
+  if (c0 === 0x50 /* P */ && isPageMarkerAt(b, start, end)) return -1;
+  if (c0 === 0x23 /* # */) {
+    if (end - start === 1) return -1;
+    const c1 = b[start + 1];
+    if (c1 === 0x23) return -1;
+    if (end - start >= 6 && c1 === 0x4d && b[start + 2] === 0x45 && b[start + 3] === 0x54 && b[start + 4] === 0x41 && b[start + 5] === 0x23)
+      return -1; // #META#
+    start += c1 === 0x20 ? 2 : 1;
+    while (start < end && isAsciiSpace(b[start])) start++;
+    if (start < end && b[start] === 0x7c /* | */) return -1;
+  } else if (c0 === 0x7e /* ~ */ && start + 1 < end && b[start + 1] === 0x7e) {
+    start += 2;
+    while (start < end && b[start] === 0x7e) start++;
+    while (start < end && isAsciiSpace(b[start])) start++;
+  }
+  return start < end ? start : -1;
+}
+
+/**
  * cleanLine decided on the line's UTF-8 bytes b[start, end) without decoding them (a build then makes
  * strings only for the lines it keeps): the common line (an optional `#`/`~~` prefix, ASCII spacing, BMP
  * characters, nothing to remove or collapse) is judged in one scan and its text is a range of b; a line
@@ -57,27 +83,10 @@ function startsRemoval(c: number, b: Uint8Array, i: number): boolean {
  * \r, \n or past the end, as forEachLineBytes guarantees.
  */
 export function cleanLineBytes(b: Uint8Array, start: number, end: number): number {
-  while (start < end && isAsciiSpace(b[start])) start++;
   while (end > start && isAsciiSpace(b[end - 1])) end--;
-  if (start === end) return SKIP;
   // A non-ASCII space left at either end is C_WS in the scan below, which makes the line GENERAL.
-  const c0 = b[start];
-  if (c0 === 0x50 /* P */ && isPageMarkerAt(b, start, end)) return SKIP;
-  if (c0 === 0x23 /* # */) {
-    if (end - start === 1) return SKIP;
-    const c1 = b[start + 1];
-    if (c1 === 0x23) return SKIP;
-    if (end - start >= 6 && c1 === 0x4d && b[start + 2] === 0x45 && b[start + 3] === 0x54 && b[start + 4] === 0x41 && b[start + 5] === 0x23)
-      return SKIP; // #META#
-    start += c1 === 0x20 ? 2 : 1;
-    while (start < end && isAsciiSpace(b[start])) start++;
-    if (start < end && b[start] === 0x7c /* | */) return SKIP;
-  } else if (c0 === 0x7e /* ~ */ && start + 1 < end && b[start + 1] === 0x7e) {
-    start += 2;
-    while (start < end && b[start] === 0x7e) start++;
-    while (start < end && isAsciiSpace(b[start])) start++;
-  }
-  if (start >= end) return SKIP;
+  start = contentStartBytes(b, start, end);
+  if (start === -1) return SKIP;
 
   // cleanLine's scan (see there) on decoded characters. Look-ahead reads bytes: the same for the ASCII
   // it looks for. A line with something to remove or collapse goes to cleanMarkedBytes at once.
