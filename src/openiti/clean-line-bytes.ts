@@ -3,7 +3,7 @@
  * being decoded, and only those a caller keeps become strings.
  */
 import { C_ARABIC, C_MARK, C_SLOW, C_WS, CLASS } from './char-classes';
-import { cleanMarkedBytes, scanned } from './clean-marked-bytes';
+import { cleanMarkedBytes } from './clean-marked-bytes';
 import { FAST, GENERAL, isAsciiDigit, isAsciiSpace, isIndicDigitEndingAt, SKIP, trailingNumberEndBytes } from './line-bytes';
 import { finishKeyHash, lineFacts } from './line-facts';
 
@@ -74,33 +74,6 @@ function contentStartBytes(b: Uint8Array, start: number, end: number): number {
 }
 
 /**
- * cleanMarkedBytes for b[start, end), told what the scan found in b[start, at): the CLASS flags other
- * than Arabic letters' (`seen`), letter and character counts and the dedup-key hash state.
- */
-function handOver(
-  b: Uint8Array,
-  start: number,
-  end: number,
-  at: number,
-  seen: number,
-  arabic: number,
-  foreign: number,
-  chars: number,
-  h1: number,
-  h2: number,
-): number {
-  const s = scanned;
-  s.at = at;
-  s.seen = seen;
-  s.arabic = arabic;
-  s.foreign = foreign;
-  s.chars = chars;
-  s.h1 = h1;
-  s.h2 = h2;
-  return cleanMarkedBytes(b, start, end);
-}
-
-/**
  * cleanLine decided on the line's UTF-8 bytes b[start, end) without decoding them (a build then makes
  * strings only for the lines it keeps): the common line (an optional `#`/`~~` prefix, ASCII spacing, BMP
  * characters, nothing to remove or collapse) is judged in one scan and its text is a range of b; a line
@@ -143,16 +116,18 @@ export function cleanLineBytes(b: Uint8Array, start: number, end: number): numbe
     } else if (v !== 0) {
       foreign += (v >>> 1) & 1;
       arabic += v & C_ARABIC;
+      seen |= v;
       if (v & C_MARK) {
         hasMarks = true;
-        seen |= v;
         continue; // not part of the dedup key
       }
-      if (c === 0x20 ? b[i] === 0x20 : c === 0x2e ? b[i] === 0x2e && b[i + 1] === 0x2e : v & C_SLOW && startsRemoval(c, b, i)) {
-        // a doubled space, "...", or a marker; the facts so far are those of b[start, at)
-        return handOver(b, start, end, at, seen, arabic - (v & C_ARABIC), foreign - ((v >>> 1) & 1), chars - 1, h1, h2);
+      if (c === 0x20) {
+        if (b[i] === 0x20) return cleanMarkedBytes(b, start, end, at, seen); // doubled space
+      } else if (c === 0x2e) {
+        if (b[i] === 0x2e && b[i + 1] === 0x2e) return cleanMarkedBytes(b, start, end, at, seen); // "..."
+      } else if (v & C_SLOW && startsRemoval(c, b, i)) {
+        return cleanMarkedBytes(b, start, end, at, seen);
       }
-      seen |= v;
     }
     h1 = Math.imul(h1 ^ c, 2654435761);
     h2 = Math.imul(h2 ^ c, 1597334677);
@@ -160,9 +135,7 @@ export function cleanLineBytes(b: Uint8Array, start: number, end: number): numbe
   // The stripped number: ASCII spaces and digits, and the bytes of Arabic-Indic digits.
   for (let i = textEnd; i < end; i++) {
     const c = b[i];
-    if (c === 0x20 ? b[i + 1] === 0x20 : c < 0x80 && (CLASS[c] & C_WS) !== 0) {
-      return handOver(b, start, end, textEnd, seen, arabic, foreign, chars, h1, h2); // a doubled space, a tab
-    }
+    if (c === 0x20 ? b[i + 1] === 0x20 : c < 0x80 && (CLASS[c] & C_WS) !== 0) return cleanMarkedBytes(b, start, end, textEnd, seen); // a doubled space, a tab
   }
   lineFacts.arabic = arabic;
   lineFacts.foreign = foreign;

@@ -23,14 +23,6 @@ const C_UNHANDLED = C_AT | C_LT | C_INVIS | C_WS;
 /** Set by the scan below: `...` occurs, so ` ... ` may. */
 const DOTS3 = 1 << 30;
 
-/**
- * What cleanLineBytes' scan found before it handed the line over: the facts of b[start, at) (counts and
- * the dedup-key hash state after those characters) and `seen`, the CLASS flags of its characters other
- * than Arabic letters. No `...` lies wholly inside b[start, at), no doubled space, and no marker starts
- * there (cleanLineBytes stops at the first).
- */
-export const scanned = { at: 0, seen: 0, arabic: 0, foreign: 0, chars: 0, h1: 0, h2: 0 };
-
 /** The cleaned text of the last FAST verdict (lineFacts.bytes points here); grown on demand. */
 let scratch = new Uint8Array(4096);
 
@@ -69,12 +61,13 @@ function markerFlags(b: Uint8Array, from: number, end: number, flags: number): n
 
 /**
  * cleanLine (likelyToChange) on b[start, end): the text after the line's prefix, with no ASCII space at
- * either end, scanned up to `scanned.at`. FAST with the cleaned text in lineFacts.bytes[byteStart,
- * byteEnd) and its facts set as cleanLine sets them; SKIP when nothing is left; GENERAL for a line these
- * passes do not cover.
+ * either end. The caller has scanned b[start, resume) and found the CLASS flags `seen` there (no `...`
+ * lies wholly inside it). FAST with the cleaned text in lineFacts.bytes[byteStart, byteEnd) and its
+ * facts set as cleanLine sets them; SKIP when nothing is left; GENERAL for a line these passes do not
+ * cover.
  */
-export function cleanMarkedBytes(b: Uint8Array, start: number, end: number): number {
-  const flags = markerFlags(b, scanned.at, end, scanned.seen);
+export function cleanMarkedBytes(b: Uint8Array, start: number, end: number, resume: number, seen: number): number {
+  const flags = markerFlags(b, resume, end, seen);
   if (flags === -1) return GENERAL;
   if (scratch.length < end - start) scratch = new Uint8Array(Math.max(end - start, scratch.length * 2));
   const out = scratch; // every pass shortens or keeps the text, so it fits
@@ -113,33 +106,21 @@ export function cleanMarkedBytes(b: Uint8Array, start: number, end: number): num
   to = trailingNumberEndBytes(src, from, to);
   if (from === to) return SKIP;
   lineFacts.hasMarks = (flags & C_MARK) !== 0;
-  // The passes leave b[start, at) as it is, unless a `(` there opens a footnote once an earlier pass has
-  // removed something after it, or the text starts with a verse prefix; then, and when the trailing
-  // number or space reaches into it, the facts are found afresh.
-  const known = scanned.at - start;
-  const keep = (scanned.seen & C_PAREN) === 0 && (flags & C_PIPE) === 0 && to - from >= known;
-  collapseAndCount(src, from, to, out, keep ? known : 0);
+  collapseAndCount(src, from, to, out);
   return FAST;
 }
 
 /**
  * Copies src[from, to) to the start of out with each run of spaces made one (cleanLine's SPACES), and
- * sets lineFacts' letter counts, length and dedup-key hash on the result, as cleanLine's scan does. The
- * first `known` bytes are b[start, scanned.at), unchanged: their facts are taken from `scanned`.
+ * sets lineFacts' letter counts, length and dedup-key hash on the result, as cleanLine's scan does.
  */
-function collapseAndCount(src: Uint8Array, from: number, to: number, out: Uint8Array, known: number): void {
+function collapseAndCount(src: Uint8Array, from: number, to: number, out: Uint8Array): void {
   let w = 0;
   let arabic = 0;
   let foreign = 0;
   let chars = 0;
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
-  if (known > 0) {
-    if (src !== out) for (; w < known; w++) out[w] = src[from + w];
-    w = known;
-    from += known;
-    ({ arabic, foreign, chars, h1, h2 } = scanned);
-  }
   for (let r = from; r < to;) {
     let c = src[r];
     if (c < 0x80) {
