@@ -127,7 +127,10 @@ export class OpenITILineParser {
     return this.pendingText !== null;
   }
 
-  /** The text of the line the last pushBytes accepted (call it before the next push: the bytes may be a scratch buffer). */
+  /**
+   * The text of the line the last pushBytes accepted. Call it before the next push on any parser: a
+   * cleaned line's bytes lie in a scratch buffer that the next cleaned line overwrites.
+   */
   lastText(): string {
     this.pendingText ??= decodeUtf8(this.pendingBytes!, this.pendingStart, this.pendingEnd);
     return this.pendingText;
