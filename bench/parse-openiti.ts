@@ -1,5 +1,5 @@
 /**
- * OpenITI corpus builder benchmark (run: `npx tsx bench/parse-openiti.ts [openitiRoot] [--reps N] [--parse-only]`).
+ * OpenITI corpus builder benchmark (run: `npx tsx bench/parse-openiti.ts [openitiRoot] [--reps N] [--parse-only] [--hash]`).
  *
  * 1. parse+filter throughput on one core: every text file the metadata lists (all statuses) through the
  *    same per-file path a build uses (stream, parse, Arabic filter, length filter, within-file dedup);
@@ -7,15 +7,20 @@
  * 2. peak RSS (process.resourceUsage().maxRSS) of the largest build the slice allows: all statuses,
  *    maxSentences above the eligible total, so every eligible sentence is written.
  * Each measurement runs in a fresh child process, so one does not inflate the other's peak RSS.
+ * 3. with `--hash`: SHA-256 of every clean Arabic line of every file with the facts the parser found
+ *    (code-point length, dedup-key hash, marks), and of the largest build's corpus.jsonl, so a change to
+ *    the parser can show that its output stayed byte for byte the same.
  * Targets (printed, not asserted): ≥ 50 MB/s, ≤ 1 GB.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildCorpus } from '../src/openiti/build-corpus';
 import { readMetadata, resolveTextPath } from '../src/openiti/metadata';
+import { parseOpenITIFile } from '../src/openiti/line-parser';
 import { forEachLineBytes, forEachLineRange } from '../src/openiti/read-lines';
 import { scanEligible } from '../src/openiti/scan-eligible';
 
@@ -28,7 +33,7 @@ const REPS = repsArg === -1 ? 3 : Number(process.argv[repsArg + 1]);
 async function childParse(root: string): Promise<void> {
   const metaPath = path.join(root, 'metadata', 'OpenITI_metadata_2023-1-8.csv');
   const { rows } = await readMetadata(metaPath);
-  const files = rows.map((r) => resolveTextPath(root, path.dirname(metaPath), r.localPath)).flatMap((r) => (r.ok ? [r.file] : []));
+  const files = textFiles(root, rows, metaPath);
   const cpuOf = async (each: (f: string) => Promise<unknown>) => {
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
@@ -75,6 +80,25 @@ async function childParse(root: string): Promise<void> {
   );
 }
 
+function textFiles(root: string, rows: { localPath: string }[], metaPath: string): string[] {
+  return rows.map((r) => resolveTextPath(root, path.dirname(metaPath), r.localPath)).flatMap((r) => (r.ok ? [r.file] : []));
+}
+
+/** SHA-256 of every clean Arabic line of the slice, each with its facts, in metadata order. */
+async function childHashLines(root: string): Promise<void> {
+  const metaPath = path.join(root, 'metadata', 'OpenITI_metadata_2023-1-8.csv');
+  const { rows } = await readMetadata(metaPath);
+  const hash = createHash('sha256');
+  let lines = 0;
+  for (const f of textFiles(root, rows, metaPath)) {
+    await parseOpenITIFile(f, (text, p) => {
+      lines++;
+      hash.update(`${text}\t${p.lastCharLen}\t${p.lastKeyHashHi}:${p.lastKeyHashLo}\t${p.lastHasMarks ? 1 : 0}\n`);
+    });
+  }
+  console.log(JSON.stringify({ kind: 'hash', lines, sha256: hash.digest('hex') }));
+}
+
 async function childBuild(root: string): Promise<void> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'openiti-bench-'));
   try {
@@ -99,6 +123,9 @@ async function childBuild(root: string): Promise<void> {
         countMs: s.durationMs.count,
         selectMs: s.durationMs.select,
         maxRssKB: process.resourceUsage().maxRSS,
+        sha256: createHash('sha256')
+          .update(readFileSync(path.join(dir, 'corpus.jsonl')))
+          .digest('hex'),
       }),
     );
   } finally {
@@ -117,9 +144,11 @@ function runChild(kind: string, root: string): Record<string, number> {
   return JSON.parse(line);
 }
 
-const args = process.argv.slice(2).filter((a, i, all) => a !== '--reps' && all[i - 1] !== '--reps' && a !== '--parse-only');
+const FLAGS = ['--parse-only', '--hash'];
+const args = process.argv.slice(2).filter((a, i, all) => a !== '--reps' && all[i - 1] !== '--reps' && !FLAGS.includes(a));
 if (args[0] === '--child') {
   if (args[1] === 'parse') await childParse(args[2]);
+  else if (args[1] === 'hash') await childHashLines(args[2]);
   else await childBuild(args[2]);
 } else {
   const root = path.resolve(args[0] ?? defaultRoot);
@@ -131,6 +160,13 @@ if (args[0] === '--child') {
   console.log(
     `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, load average ${load} (CPU-time MB/s is the fairer figure when the machine is shared)`,
   );
+  if (process.argv.includes('--hash')) {
+    const h = runChild('hash', root);
+    console.log(`clean lines (every file, with their facts): ${h.lines} lines, sha256 ${h.sha256}`);
+    const b = runChild('build', root);
+    console.log(`largest build's corpus.jsonl: ${b.written} sentences, sha256 ${b.sha256}`);
+    process.exit(0);
+  }
   const p = runChild('parse', root);
   const mbs = p.bytes / MB;
   console.log(
@@ -148,6 +184,7 @@ if (args[0] === '--child') {
     `largest build (all statuses, every eligible sentence): ${b.written} written of ${b.eligible} eligible (${b.duplicateAcrossCorpus} cross-corpus duplicates dropped), ` +
       `${b.files} files, 2 × ${(b.bytesParsed / MB).toFixed(1)} MB read in ${b.wall.toFixed(1)} s (count ${(b.countMs / 1000).toFixed(1)} s, select ${(b.selectMs / 1000).toFixed(1)} s)`,
   );
+  console.log(`  its corpus.jsonl: sha256 ${b.sha256}`);
   console.log(
     `peak RSS of that build: ${(b.maxRssKB / 1024).toFixed(0)} MB  [target ≤ 1024 MB]   (parse-only run: ${(p.maxRssKB / 1024).toFixed(0)} MB)`,
   );

@@ -3,41 +3,11 @@
  * being decoded, and only those a caller keeps become strings.
  */
 import { C_ARABIC, C_MARK, C_SLOW, C_WS, CLASS } from './char-classes';
+import { cleanMarkedBytes } from './clean-marked-bytes';
+import { FAST, GENERAL, isAsciiDigit, isAsciiSpace, isIndicDigitEndingAt, SKIP, trailingNumberEndBytes } from './line-bytes';
 import { finishKeyHash, lineFacts } from './line-facts';
 
-/** cleanLineBytes verdicts. */
-export const SKIP = 0; // structural or empty: what cleanLine returns null for
-export const FAST = 1; // clean text = bytes [lineFacts.byteStart, lineFacts.byteEnd), facts set as by cleanLine
-export const GENERAL = 2; // anything else: decode the line and use cleanLine
-
-function isAsciiSpace(b: number): boolean {
-  return b === 0x20 || (b >= 0x09 && b <= 0x0d);
-}
-
-function isAsciiDigit(b: number): boolean {
-  return b >= 0x30 && b <= 0x39;
-}
-
-/** The digit U+0660–0669 or U+06F0–06F9 encoded as b[i - 1], b[i]? */
-function isIndicDigitEndingAt(b: Uint8Array, i: number): boolean {
-  const c = b[i];
-  return (b[i - 1] === 0xd9 && c >= 0xa0 && c <= 0xa9) || (b[i - 1] === 0xdb && c >= 0xb0 && c <= 0xb9);
-}
-
-/** trailingNumberEnd on UTF-8 bytes, for ASCII spaces (other spaces make the line GENERAL anyway). */
-function trailingNumberEndBytes(b: Uint8Array, start: number, end: number): number {
-  let i = end - 1;
-  while (i >= start && isAsciiSpace(b[i])) i--;
-  const lastDigit = i;
-  for (;;) {
-    if (i >= start && isAsciiDigit(b[i])) i--;
-    else if (i > start && isIndicDigitEndingAt(b, i)) i -= 2;
-    else break;
-  }
-  if (i === lastDigit || i < start || !isAsciiSpace(b[i])) return end;
-  while (i >= start && isAsciiSpace(b[i])) i--;
-  return i + 1;
-}
+export { FAST, GENERAL, SKIP } from './line-bytes';
 
 /** PAGE_AT_START (`PageV\d+P\d+`) on the first 16 characters of b[start, end). */
 function isPageMarkerAt(b: Uint8Array, start: number, end: number): boolean {
@@ -78,45 +48,58 @@ function startsRemoval(c: number, b: Uint8Array, i: number): boolean {
 }
 
 /**
- * cleanLine decided on the line's UTF-8 bytes b[start, end) without decoding them (a build then makes
- * strings only for the lines it keeps), for the common line: an optional `#`/`~~` prefix, ASCII
- * spacing, BMP characters and nothing to remove or collapse. Anything else is GENERAL, which the caller
- * hands to cleanLine, so results are cleanLine's by construction (and tested to be). b[end] must be
- * \r, \n or past the end, as forEachLineBytes guarantees.
+ * contentStart (clean-line.ts) on bytes: where the text of b[start, end) (end trimmed) begins after
+ * leading ASCII spaces and the line's prefix (`# `, `#`, `~~`), or -1 for a structural or empty line.
  */
-export function cleanLineBytes(b: Uint8Array, start: number, end: number): number {
+function contentStartBytes(b: Uint8Array, start: number, end: number): number {
   while (start < end && isAsciiSpace(b[start])) start++;
-  while (end > start && isAsciiSpace(b[end - 1])) end--;
-  if (start === end) return SKIP;
-  // A non-ASCII space left at either end is C_WS in the scan below, which makes the line GENERAL.
+  if (start === end) return -1;
   const c0 = b[start];
-  if (c0 === 0x50 /* P */ && isPageMarkerAt(b, start, end)) return SKIP;
+  if (c0 === 0x50 /* P */ && isPageMarkerAt(b, start, end)) return -1;
   if (c0 === 0x23 /* # */) {
-    if (end - start === 1) return SKIP;
+    if (end - start === 1) return -1;
     const c1 = b[start + 1];
-    if (c1 === 0x23) return SKIP;
+    if (c1 === 0x23) return -1;
     if (end - start >= 6 && c1 === 0x4d && b[start + 2] === 0x45 && b[start + 3] === 0x54 && b[start + 4] === 0x41 && b[start + 5] === 0x23)
-      return SKIP; // #META#
+      return -1; // #META#
     start += c1 === 0x20 ? 2 : 1;
     while (start < end && isAsciiSpace(b[start])) start++;
-    if (start < end && b[start] === 0x7c /* | */) return SKIP;
+    if (start < end && b[start] === 0x7c /* | */) return -1;
   } else if (c0 === 0x7e /* ~ */ && start + 1 < end && b[start + 1] === 0x7e) {
     start += 2;
     while (start < end && b[start] === 0x7e) start++;
     while (start < end && isAsciiSpace(b[start])) start++;
   }
-  if (start >= end) return SKIP;
+  return start < end ? start : -1;
+}
+
+/**
+ * cleanLine decided on the line's UTF-8 bytes b[start, end) without decoding them (a build then makes
+ * strings only for the lines it keeps): the common line (an optional `#`/`~~` prefix, ASCII spacing, BMP
+ * characters, nothing to remove or collapse) is judged in one scan and its text is a range of b; a line
+ * with page markers, milestones, footnotes, a verse prefix, hemistich separators or doubled spaces is
+ * cleaned into a scratch buffer by cleanMarkedBytes. Anything else is GENERAL, which the caller hands
+ * to cleanLine. Results are cleanLine's (the tests compare them on every construct). b[end] must be
+ * \r, \n or past the end, as forEachLineBytes guarantees.
+ */
+export function cleanLineBytes(b: Uint8Array, start: number, end: number): number {
+  while (end > start && isAsciiSpace(b[end - 1])) end--;
+  // A non-ASCII space left at either end is C_WS in the scan below, which makes the line GENERAL.
+  start = contentStartBytes(b, start, end);
+  if (start === -1) return SKIP;
 
   // cleanLine's scan (see there) on decoded characters. Look-ahead reads bytes: the same for the ASCII
-  // it looks for. A line with something to remove or collapse is GENERAL at once.
+  // it looks for. A line with something to remove or collapse goes to cleanMarkedBytes at once.
   const textEnd = trailingNumberEndBytes(b, start, end);
   let arabic = 0;
   let foreign = 0;
   let hasMarks = false;
   let chars = 0;
+  let seen = 0; // CLASS flags of the characters other than Arabic letters, for cleanMarkedBytes
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
   for (let i = start; i < textEnd;) {
+    const at = i;
     let c = b[i];
     if (c < 0x80) i++;
     else if (c < 0xe0) {
@@ -133,16 +116,17 @@ export function cleanLineBytes(b: Uint8Array, start: number, end: number): numbe
     } else if (v !== 0) {
       foreign += (v >>> 1) & 1;
       arabic += v & C_ARABIC;
+      seen |= v;
       if (v & C_MARK) {
         hasMarks = true;
         continue; // not part of the dedup key
       }
       if (c === 0x20) {
-        if (b[i] === 0x20) return GENERAL; // doubled space
+        if (b[i] === 0x20) return cleanMarkedBytes(b, start, end, at, seen); // doubled space
       } else if (c === 0x2e) {
-        if (b[i] === 0x2e && b[i + 1] === 0x2e) return GENERAL; // "..."
+        if (b[i] === 0x2e && b[i + 1] === 0x2e) return cleanMarkedBytes(b, start, end, at, seen); // "..."
       } else if (v & C_SLOW && startsRemoval(c, b, i)) {
-        return GENERAL;
+        return cleanMarkedBytes(b, start, end, at, seen);
       }
     }
     h1 = Math.imul(h1 ^ c, 2654435761);
@@ -151,13 +135,14 @@ export function cleanLineBytes(b: Uint8Array, start: number, end: number): numbe
   // The stripped number: ASCII spaces and digits, and the bytes of Arabic-Indic digits.
   for (let i = textEnd; i < end; i++) {
     const c = b[i];
-    if (c === 0x20 ? b[i + 1] === 0x20 : c < 0x80 && (CLASS[c] & C_WS) !== 0) return GENERAL; // a doubled space, a tab
+    if (c === 0x20 ? b[i + 1] === 0x20 : c < 0x80 && (CLASS[c] & C_WS) !== 0) return cleanMarkedBytes(b, start, end, textEnd, seen); // a doubled space, a tab
   }
   lineFacts.arabic = arabic;
   lineFacts.foreign = foreign;
   lineFacts.hasMarks = hasMarks;
   lineFacts.charLen = chars;
   finishKeyHash(h1, h2);
+  lineFacts.bytes = b;
   lineFacts.byteStart = start;
   lineFacts.byteEnd = textEnd;
   return FAST;

@@ -12,7 +12,11 @@ export const lineFacts = {
   charLen: 0,
   /** cyrb53 of the cleaned line's dedup key, as hash53 gives it: [low 32 bits, high 21 bits]. */
   keyHash: new Uint32Array(2),
-  /** cleanLineBytes' FAST verdict: the clean text is bytes [byteStart, byteEnd). */
+  /**
+   * cleanLineBytes' FAST verdict: the clean text is bytes[byteStart, byteEnd), in the line's own buffer
+   * or, for a line it cleaned, in a scratch buffer shared by all callers (valid until the next call).
+   */
+  bytes: new Uint8Array(0) as Uint8Array,
   byteStart: 0,
   byteEnd: 0,
 };

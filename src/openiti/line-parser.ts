@@ -7,8 +7,8 @@
  * Speed matters (the full OpenITI is 21 GB): one table-driven pass over each line counts letters and
  * notes which markers may occur; a regex runs only when that pass (and a cheap check) says it can match.
  * The same pass yields what a build needs next (length in code points, hash of the dedup key). A build
- * reads UTF-8 bytes: the common line is judged on its bytes (cleanLineBytes) and decoded only if a
- * caller wants its text; any other line is decoded and goes through cleanLine.
+ * reads UTF-8 bytes: most lines, markers and all, are cleaned on their bytes (cleanLineBytes) and
+ * decoded only if a caller wants their text; the rest are decoded and go through cleanLine.
  */
 import { DEFAULT_PARSE_OPTIONS, passesArabic, type ParseOptions } from './arabic-filter';
 import { cleanLine } from './clean-line';
@@ -48,7 +48,7 @@ export class OpenITILineParser {
   lastKeyHashLo = 0;
   lastKeyHashHi = 0;
   // The line pushBytes accepted last: decoded on demand by lastText().
-  private pendingBytes: Buffer | null = null;
+  private pendingBytes: Uint8Array | null = null;
   private pendingStart = 0;
   private pendingEnd = 0;
   private pendingText: string | null = null;
@@ -110,7 +110,7 @@ export class OpenITILineParser {
       if (verdict === FAST) {
         this.stats.lines++;
         if (!this.accept()) return false;
-        this.pendingBytes = bytes;
+        this.pendingBytes = lineFacts.bytes; // the line's buffer, or the cleaner's scratch for a cleaned line
         this.pendingStart = lineFacts.byteStart;
         this.pendingEnd = lineFacts.byteEnd;
         this.pendingText = null;
@@ -127,7 +127,10 @@ export class OpenITILineParser {
     return this.pendingText !== null;
   }
 
-  /** The text of the line the last pushBytes accepted (call it before the bytes change). */
+  /**
+   * The text of the line the last pushBytes accepted. Call it before the next push on any parser: a
+   * cleaned line's bytes lie in a scratch buffer that the next cleaned line overwrites.
+   */
   lastText(): string {
     this.pendingText ??= decodeUtf8(this.pendingBytes!, this.pendingStart, this.pendingEnd);
     return this.pendingText;
