@@ -263,14 +263,15 @@ export async function exportShard(
   const name = `${shard.dataset}#${shard.index}`;
   if (present.size > 0) log.info({ shard: name, done: present.size, total }, 'resuming shard');
   hooks.onProgress?.(present.size, total);
-  const samples = (await loadSamples(config, shard.dataset, options.limit, false)).samples.slice(shard.start, shard.end);
+  const dataset = (await loadSamples(config, shard.dataset, options.limit, false)).samples;
+  const samples = dataset.slice(shard.start, shard.end);
   if (samples.length !== total)
     throw new Error(
       `dataset ${shard.dataset} changed since the export was planned (${samples.length} vs ${total} samples in shard ${shard.index})`,
     );
   const todo = samples.filter((s) => !present.has(s.sample_id));
   if (todo.length > 0) {
-    const { retriever, source } = await contextSource(options, openRetriever);
+    const { retriever, source } = await contextSource({ ...options, samples: dataset }, openRetriever);
     const out = new JsonlAppender(file, recovered.records);
     try {
       const onCheckpoint = () => {

@@ -5,6 +5,7 @@
 import type { WitnessIndexData } from './build';
 import { loadWitnessDir, type WitnessManifest } from './files';
 import { spanToHit, type LineTexts, type WitnessHit } from './hits';
+import { searchInContext, type LineInContext } from './context-search';
 import { searchText, type WitnessSearchOptions } from './search';
 
 export class WitnessRetriever {
@@ -32,6 +33,11 @@ export class WitnessRetriever {
 
   retrieve(query: string, k = 3, minScore = this.options.minScore ?? 0): WitnessHit[] {
     return searchText(this.data, query, k, { ...this.options, minScore }).map((s, i) => spanToHit(this.data, this.texts, s, i + 1));
+  }
+
+  /** Hits for an OCR line, its neighbouring OCR lines resolving a line that alone is ambiguous (src/witness/context-search.ts). */
+  retrieveInContext(line: LineInContext, k = 3, minScore = this.options.minScore ?? 0): WitnessHit[] {
+    return searchInContext(this.data, line, k, { ...this.options, minScore }).map((s, i) => spanToHit(this.data, this.texts, s, i + 1));
   }
 
   retrieveMany(queries: readonly string[], k = 3, minScore?: number): WitnessHit[][] {
