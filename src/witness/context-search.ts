@@ -36,10 +36,18 @@ export const TIE = 0.1;
 /** A neighbour whose unambiguous best span scores at least this anchors the line next to it. */
 export const ANCHOR_MIN_SCORE = 0.5;
 
+/**
+ * Whether another place of the best span's work aligns nearly as well. A near tie in another work is not one:
+ * the versions of a work (and the works quoting it) are witnesses of the same passage.
+ */
+function tiedInWork(spans: readonly WitnessSpan[]): boolean {
+  return spans.slice(1).some((s) => s.work === spans[0].work && s.score >= spans[0].score - TIE);
+}
+
 /** Whether the line-alone spans (best first) leave its passage in doubt. */
 export function isAmbiguous(spans: readonly WitnessSpan[], keyLength: number): boolean {
   if (spans.length === 0 || keyLength < SHORT_KEY || spans[0].score < CLEAR_SCORE) return true;
-  return spans.length > 1 && spans[1].score >= spans[0].score - TIE;
+  return tiedInWork(spans);
 }
 
 /** The lines of a text in order, each with up to `width` neighbours on each side. */
@@ -78,10 +86,10 @@ function cutLine(idx: WitnessIndexData, span: WitnessSpan, q: Uint16Array, pre: 
   return fitIn(idx, span.work, q, span.start + pre * ratio - slack, span.start + (pre + q.length) * ratio + slack);
 }
 
-/** A neighbour's best span when it is unambiguous (a long key, a real alignment, no near tie): where the page is. */
+/** A neighbour's best span when it is unambiguous (a long key, a real alignment, no near tie in its work): where the page is. */
 function anchorSpan(spans: readonly WitnessSpan[], keyLength: number): WitnessSpan | null {
   if (keyLength < SHORT_KEY || spans.length === 0 || spans[0].score < ANCHOR_MIN_SCORE) return null;
-  return spans.length > 1 && spans[1].score >= spans[0].score - TIE ? null : spans[0];
+  return tiedInWork(spans) ? null : spans[0];
 }
 
 /** Alone search of a key (memoised by the caller: a line's neighbour is the next query). */
