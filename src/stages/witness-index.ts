@@ -128,7 +128,7 @@ export function openWitnessRetriever(config: Config): ClosableRetriever {
     retrieveMany: async (queries, k) => r.retrieveMany(queries, k, w.min_score).map((hits) => hits.map(witnessChunk)),
     retrieveInContext: async (lines, k) => lines.map((l) => r.retrieveInContext(l, k, w.min_score).map(witnessChunk)),
     formatForPrompt: (chunks, style) => formatForPrompt(chunks, style, maxChars),
-    fingerprint: `witness:${witnessIndexFingerprint(config)}:context${WITNESS_CONTEXT_LINES}-anchored`,
+    fingerprint: `witness:${witnessIndexFingerprint(config)}:context${WITNESS_CONTEXT_LINES}:${WITNESS_CONTEXT_RULE}`,
     close: async () => r.close(),
   };
 }
