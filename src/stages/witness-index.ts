@@ -17,6 +17,7 @@ import {
   readWitnessManifest,
   selectWorkFiles,
   WITNESS_CONTEXT_LINES,
+  WITNESS_CONTEXT_RULE,
   WitnessRetriever,
   type WitnessHit,
 } from '../witness';
