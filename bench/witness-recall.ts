@@ -3,12 +3,15 @@
  *
  *   npx tsx bench/witness-recall.ts [--corpus slice|sources] [--out results/witness-bench]
  *        [--eval-dir results/eval-retrieval] [--latency-queries 200] [--n 5] [--stride 1] [--rebuild] [--candidates 16]
+ *        [--context 1]
  *
  * For the two OCR_GS books whose source is in the slice (src/eval/golden.ts: Ibn Qutayba's Adab al-Katib,
  * al-Yaʿqubi's Tarikh), per line: whether its source is in the corpus (src/witness/source-coverage.ts: ≥ 90 %
  * of the gold line's 5-grams, NFC without diacritics, tatweel and whitespace, occur in the source work), its
  * true source passage (src/witness/recall.ts) and the rank of the first correct witness hit for the OCR
- * text. Dense and hybrid (e5-small, the evaluation corpus of bench/eval-retrieval.ts) are scored against
+ * text, searched with --context OCR lines on each side (the dataset's order; src/witness/context-search.ts; 0: the
+ * line alone, also reported as `witness_alone_r1`). A hit is correct when its physical lines overlap a true
+ * passage's in the same file: it is a span of the line itself, never of its neighbours. Dense and hybrid (e5-small, the evaluation corpus of bench/eval-retrieval.ts) are scored against
  * the same passages from that bench's per-line output when --eval-dir holds it (run it first), their
  * latency measured here on the same queries. `--corpus slice` indexes every work of the slice (the
  * whole-slice scale figures: build time, size on disk, peak RSS, latency); `sources` only the two books.
@@ -28,6 +31,7 @@ import {
   selectWorkFiles,
   WitnessRetriever,
 } from '../src/witness';
+import { linesInContext } from '../src/witness/context-search';
 import { witnessKey } from '../src/witness/key';
 import { gramCoverage, gramSet, SOURCE_IN_CORPUS_MIN_COVERAGE } from '../src/witness/source-coverage';
 import { firstCorrectRank, lineHitCorrect, lineSpanCorrect, recallAt, truePassages, type TruePassage } from '../src/witness/recall';
@@ -45,6 +49,7 @@ const corpus = arg('--corpus', 'slice')!;
 const out = path.resolve(arg('--out', path.join(REPO, 'results', 'witness-bench'))!);
 const evalDir = path.resolve(arg('--eval-dir', path.join(REPO, 'results', 'eval-retrieval'))!);
 const params = { n: Number(arg('--n', '5')), stride: Number(arg('--stride', '1')) };
+const contextWidth = Number(arg('--context', '1'));
 if (!existsSync(openitiRoot) || !existsSync(ocrGsRoot)) {
   console.log(`skipped: no real data at ${openitiRoot} / ${ocrGsRoot}`);
   process.exit(0);
@@ -107,7 +112,12 @@ interface Row {
   qualifies: boolean;
   truth: TruePassage[];
   witness_rank: number | null;
+  alone_rank: number | null;
+  /** Ranks against the true passages of the gold line placed by its gold neighbours (truePassages with neighbours). */
+  rank_truth_in_context: number | null;
+  alone_rank_truth_in_context: number | null;
   ms: number;
+  alone_ms: number;
 }
 const rows: Row[] = [];
 for (const book of DEFAULT_GOLDEN_BOOKS) {
@@ -118,12 +128,26 @@ for (const book of DEFAULT_GOLDEN_BOOKS) {
   const own = buildWitnessIndex(works, params);
   const ownTexts = { get: (l: number) => own.texts[l] };
   const ds = await loadDataset({ key: book.key, type: 'paired_dir', path: path.join(ocrGsRoot, book.folder) }, {});
-  for (const s of ds.samples) {
+  const lines = linesInContext(
+    ds.samples.map((s) => s.ocr_text),
+    contextWidth,
+  );
+  const goldLines = linesInContext(
+    ds.samples.map((s) => s.gt_text),
+    Math.max(1, contextWidth),
+  );
+  for (const [i, s] of ds.samples.entries()) {
     const coverage = gramCoverage(s.gt_text, grams);
     const truth = truePassages(own.data, ownTexts, s.gt_text, book.sourcePattern);
+    const gold = goldLines[i];
+    const truthInContext = truePassages(own.data, ownTexts, s.gt_text, book.sourcePattern, gold);
     const t = performance.now();
-    const hits = retriever.retrieve(s.ocr_text, 3);
+    const hits = retriever.retrieveInContext(lines[i], 3);
     const ms = performance.now() - t;
+    const correct = (h: (typeof hits)[number]) => lineSpanCorrect(h, truth);
+    const t1 = performance.now();
+    const alone = retriever.retrieve(s.ocr_text, 3);
+    const aloneMs = performance.now() - t1;
     rows.push({
       sample_id: s.sample_id,
       dataset: book.key,
@@ -131,7 +155,11 @@ for (const book of DEFAULT_GOLDEN_BOOKS) {
       coverage,
       qualifies: coverage !== null && coverage >= SOURCE_IN_CORPUS_MIN_COVERAGE,
       truth,
-      witness_rank: firstCorrectRank(hits, (h) => lineSpanCorrect(h, truth)),
+      witness_rank: firstCorrectRank(hits, correct),
+      alone_rank: firstCorrectRank(alone, correct),
+      alone_ms: aloneMs,
+      rank_truth_in_context: firstCorrectRank(hits, (h) => lineSpanCorrect(h, truthInContext)),
+      alone_rank_truth_in_context: firstCorrectRank(alone, (h) => lineSpanCorrect(h, truthInContext)),
       ms,
       gold_letters: witnessKey(s.gt_text).length,
     });
@@ -155,7 +183,7 @@ const pct = (x: number[]) => {
   const s = [...x].sort((a, b) => a - b);
   return (q: number) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
 };
-const table: Record<string, unknown>[] = [];
+const table: Record<string, unknown>[] = [{ context_lines_each_side: contextWidth }];
 for (const scope of [...DEFAULT_GOLDEN_BOOKS.map((b) => b.key), 'both']) {
   const rs = rows.filter((r) => r.qualifies && (scope === 'both' || r.dataset === scope));
   const all = rows.filter((r) => scope === 'both' || r.dataset === scope);
@@ -173,6 +201,19 @@ for (const scope of [...DEFAULT_GOLDEN_BOOKS.map((b) => b.key), 'both']) {
       rs.map((r) => r.witness_rank),
       3,
     ),
+    witness_alone_r1: recallAt(
+      rs.map((r) => r.alone_rank),
+      1,
+    ),
+    witness_r1_truth_in_context: recallAt(
+      rs.map((r) => r.rank_truth_in_context),
+      1,
+    ),
+    witness_alone_r1_truth_in_context: recallAt(
+      rs.map((r) => r.alone_rank_truth_in_context),
+      1,
+    ),
+    witness_alone_ms_median: pct(rs.map((r) => r.alone_ms))(0.5),
     witness_ms_median: p(0.5),
     witness_ms_p95: p(0.95),
     lines_15_letters: long.length,
@@ -212,6 +253,26 @@ if (latency) console.log('latency per query (ms, 1 query at a time):', JSON.stri
 mkdirSync(out, { recursive: true });
 writeFileSync(
   path.join(out, 'witness_recall.json'),
-  `${JSON.stringify({ index, build, table, latency, misses: rows.filter((r) => r.qualifies && r.witness_rank !== 1).map((r) => ({ sample_id: r.sample_id, dataset: r.dataset, coverage: r.coverage, truth: r.truth })) }, null, 1)}\n`,
+  `${JSON.stringify(
+    {
+      index,
+      build,
+      table,
+      latency,
+      misses: rows
+        .filter((r) => r.qualifies && (r.witness_rank !== 1 || r.rank_truth_in_context !== 1))
+        .map((r) => ({
+          sample_id: r.sample_id,
+          dataset: r.dataset,
+          coverage: r.coverage,
+          rank: r.witness_rank,
+          alone_rank: r.alone_rank,
+          rank_truth_in_context: r.rank_truth_in_context,
+          truth: r.truth,
+        })),
+    },
+    null,
+    1,
+  )}\n`,
 );
 console.log(`written ${path.join(out, 'witness_recall.json')}`);

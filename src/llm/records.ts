@@ -31,9 +31,10 @@ export interface InferenceInputRecord {
     line_end?: number;
     page?: string | null;
     ms?: string | null;
+    /** same_passage / same_work / other_work / unknown_work (src/witness/provenance.ts); rag records of every mode. */
     provenance?: string;
   }[];
-  /** Witness exports: whether a hit holds the line's gold passage (src/witness/provenance.ts). */
+  /** Rag records of every retrieval mode: whether a hit holds the line's gold passage (src/witness/provenance.ts). */
   gold_in_context?: boolean;
 }
 

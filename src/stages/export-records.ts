@@ -13,8 +13,10 @@ import type { InferenceInputRecord } from '../llm/records';
 import { RAG_PROMPT_VERSION, ZERO_SHOT_PROMPT_VERSION } from '../prompts';
 import { PlaceboSampler } from '../retrieval/placebo';
 import { isMostlyArabic } from '../text/arabic';
+import { linesInContext, WITNESS_CONTEXT_LINES, type LineInContext } from '../witness/context-search';
+import { lineProvenance } from '../witness/provenance';
 import type { ExportRetriever, StagePaths } from './retriever';
-import { withHitProvenance, witnessRetrieverFor } from './witness-index';
+import { witnessRetrieverFor } from './witness-index';
 import { throwIfAborted, UserInputError } from './types';
 
 /**
@@ -41,9 +43,22 @@ export function fallbackRecord(s: OcrSample): InferenceInputRecord {
 
 type Hit = Awaited<ReturnType<ExportRetriever['retrieveMany']>>[number][number];
 
-function ragRecord(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, config: Config, withProvenance = false): InferenceInputRecord {
-  const record = ragRecordOf(s, chunks, retriever, config);
-  return withProvenance ? withHitProvenance(record, config.datasets[s.dataset]?.source_pattern ?? null) : record;
+/** A rag record with each hit's provenance (src/witness/provenance.ts), whatever found the hits. */
+function ragRecord(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, config: Config): InferenceInputRecord {
+  return withHitProvenance(ragRecordOf(s, chunks, retriever, config), config.datasets[s.dataset]?.source_pattern ?? null);
+}
+
+/**
+ * A record with each hit's provenance class in retrieval_sources and `gold_in_context` (any hit holds the gold
+ * passage): what the arms analysis splits ΔCER by (docs/outputs.md#inference_inputjsonl).
+ */
+export function withHitProvenance(r: InferenceInputRecord, sourcePattern: string | null): InferenceInputRecord {
+  const p = lineProvenance(r, sourcePattern);
+  return {
+    ...r,
+    gold_in_context: p.gold_in_context,
+    retrieval_sources: r.retrieval_sources.map((src, i) => ({ ...src, provenance: p.classes[i] })),
+  };
 }
 
 function ragRecordOf(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, config: Config): InferenceInputRecord {
@@ -74,6 +89,17 @@ function ragRecordOf(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, co
 export interface ContextSource {
   mode: 'dense' | 'hybrid' | 'gold_query' | 'random' | 'witness';
   placebo?: PlaceboSampler;
+  /** Witness: each sample's OCR line with its neighbours in the dataset's order, by sample_id. */
+  lines?: ReadonlyMap<string, LineInContext>;
+}
+
+/** Each sample's OCR line with WITNESS_CONTEXT_LINES neighbours of its dataset on each side, by sample_id. */
+export function samplesInContext(samples: readonly OcrSample[]): Map<string, LineInContext> {
+  const lines = linesInContext(
+    samples.map((s) => s.ocr_text),
+    WITNESS_CONTEXT_LINES,
+  );
+  return new Map(samples.map((s, i) => [s.sample_id, lines[i]]));
 }
 
 async function contextsFor(batch: OcrSample[], retriever: ExportRetriever, config: Config, source: ContextSource): Promise<Hit[][]> {
@@ -83,6 +109,12 @@ async function contextsFor(batch: OcrSample[], retriever: ExportRetriever, confi
     if (!source.placebo) throw new Error('placebo retrieval without a corpus sampler');
     return batch.map((s) => source.placebo!.draw(s.sample_id, config.phase5.corpus.seed, top_k, budget.max_chars));
   }
+  if (source.mode === 'witness' && source.lines && retriever.retrieveInContext)
+    return retriever.retrieveInContext(
+      batch.map((s) => source.lines!.get(s.sample_id) ?? { text: s.ocr_text, before: [], after: [] }),
+      top_k,
+      min_score,
+    );
   return retriever.retrieveMany(
     batch.map((s) => (source.mode === 'gold_query' ? s.gt_text : s.ocr_text)),
     top_k,
@@ -114,7 +146,7 @@ export async function writeShardRecords(
     for (const s of slice) {
       const chunks = byId.get(s.sample_id) ?? [];
       if (chunks.length === 0) fallbacks++;
-      out.write(chunks.length === 0 ? fallbackRecord(s) : ragRecord(s, chunks, retriever, config, source.mode === 'witness'));
+      out.write(chunks.length === 0 ? fallbackRecord(s) : ragRecord(s, chunks, retriever, config));
       if (++sinceCheckpoint >= every) {
         onCheckpoint(out.checkpoint());
         sinceCheckpoint = 0;
@@ -126,12 +158,19 @@ export async function writeShardRecords(
   return fallbacks;
 }
 
-/** The placebo needs only the corpus and the prompt format, never the model or the index. */
+/**
+ * The context source of a shard's mode; `samples` (the whole dataset, in order) give witness retrieval each line's
+ * neighbours. The placebo needs only the corpus and the prompt format, never the model or the index.
+ */
 export async function contextSource(
-  options: { config: Config; paths: StagePaths; mode: ContextSource['mode'] },
+  options: { config: Config; paths: StagePaths; mode: ContextSource['mode']; samples?: readonly OcrSample[] },
   openRetriever: OpenRetriever,
 ): Promise<{ retriever: ExportRetriever; source: ContextSource }> {
-  if (options.mode === 'witness') return { retriever: witnessRetrieverFor(options.config), source: { mode: 'witness' } };
+  if (options.mode === 'witness')
+    return {
+      retriever: witnessRetrieverFor(options.config),
+      source: { mode: 'witness', ...(options.samples ? { lines: samplesInContext(options.samples) } : {}) },
+    };
   if (options.mode !== 'random') return { retriever: await openForShard(openRetriever, options.config), source: { mode: options.mode } };
   const r = options.config.phase5.retrieval;
   const retriever: ExportRetriever = {

@@ -27,6 +27,7 @@ import { studyLayout } from './study-layout';
 import { studyPlan, type StudyPlan } from './study-plan';
 import { skipsFromProblems, totalSkips, type Skips } from './skips';
 import { witnessIndexFingerprint } from './witness-index';
+import { WITNESS_CONTEXT_LINES, WITNESS_CONTEXT_RULE } from '../witness';
 import { contextSource, writeShardRecords, type ContextSource } from './export-records';
 export { fallbackRecord, writeShardRecords, type ContextSource } from './export-records';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
@@ -174,7 +175,10 @@ function exportFingerprint(options: ExportOptions & { mode?: ContextSource['mode
       datasets: options.datasets.map((k) => config.datasets[k]),
       shard_size: config.phase5.export.shard_size,
       max_line_chars: config.phase5.export.max_line_chars, // decides which lines are skipped
-      ...(options.mode === 'witness' ? { witness_index: witnessIndexFingerprint(config) } : {}),
+      // witness records also depend on the neighbour placement rule (docs/witness-context.md)
+      ...(options.mode === 'witness'
+        ? { witness_index: witnessIndexFingerprint(config), witness_context: `${WITNESS_CONTEXT_LINES}:${WITNESS_CONTEXT_RULE}` }
+        : {}),
     }),
   ).slice(0, 16);
 }
@@ -262,14 +266,15 @@ export async function exportShard(
   const name = `${shard.dataset}#${shard.index}`;
   if (present.size > 0) log.info({ shard: name, done: present.size, total }, 'resuming shard');
   hooks.onProgress?.(present.size, total);
-  const samples = (await loadSamples(config, shard.dataset, options.limit, false)).samples.slice(shard.start, shard.end);
+  const dataset = (await loadSamples(config, shard.dataset, options.limit, false)).samples;
+  const samples = dataset.slice(shard.start, shard.end);
   if (samples.length !== total)
     throw new Error(
       `dataset ${shard.dataset} changed since the export was planned (${samples.length} vs ${total} samples in shard ${shard.index})`,
     );
   const todo = samples.filter((s) => !present.has(s.sample_id));
   if (todo.length > 0) {
-    const { retriever, source } = await contextSource(options, (config) => openRetriever(config, options.paths));
+    const { retriever, source } = await contextSource({ ...options, samples: dataset }, (config) => openRetriever(config, options.paths));
     const out = new JsonlAppender(file, recovered.records);
     try {
       const onCheckpoint = () => {

@@ -10,6 +10,7 @@ import { RAGRetriever, type FormatStyle, type RetrievedChunk, type RetrieverConf
 import type { IndexParams } from '../index/manifest';
 import { createRetrievalPipeline, RetrievalPipelineSchema } from '../retrieval';
 import { childLogger } from '../util/log';
+import type { LineInContext } from '../witness/context-search';
 import { UserInputError } from './types';
 
 const log = childLogger('retriever');
@@ -24,6 +25,12 @@ export interface StagePaths {
 export interface ExportRetriever {
   retrieveMany(
     queries: readonly string[],
+    k: number,
+    minScore: number,
+  ): Promise<(RetrievedChunk & { line?: number | null; witness?: WitnessPosition })[][]>;
+  /** Witness retrieval: hits for OCR lines with their neighbouring OCR lines (src/witness/context-search.ts). */
+  retrieveInContext?(
+    lines: readonly LineInContext[],
     k: number,
     minScore: number,
   ): Promise<(RetrievedChunk & { line?: number | null; witness?: WitnessPosition })[][]>;

@@ -11,9 +11,15 @@ import { WitnessSettingsSchema, type Config } from '../config/schema';
 import { formatForPrompt, type RetrievedChunk } from '../index/retriever';
 import { sha256Text } from '../util/hash';
 import { childLogger } from '../util/log';
-import type { InferenceInputRecord } from '../llm/records';
-import { lineProvenance } from '../witness/provenance';
-import { buildWitnessDir, readWitnessManifest, selectWorkFiles, WitnessRetriever, type WitnessHit } from '../witness';
+import {
+  buildWitnessDir,
+  readWitnessManifest,
+  selectWorkFiles,
+  WITNESS_CONTEXT_LINES,
+  WITNESS_CONTEXT_RULE,
+  WitnessRetriever,
+  type WitnessHit,
+} from '../witness';
 import type { ClosableRetriever } from './retriever';
 import { studyLayout } from './study-layout';
 import type { WitnessIndexPlan } from './study-plan';
@@ -110,8 +116,9 @@ export function openWitnessRetriever(config: Config): ClosableRetriever {
   const maxChars = config.phase5.retrieval.max_chars_per_sentence;
   return {
     retrieveMany: async (queries, k) => r.retrieveMany(queries, k, w.min_score).map((hits) => hits.map(witnessChunk)),
+    retrieveInContext: async (lines, k) => lines.map((l) => r.retrieveInContext(l, k, w.min_score).map(witnessChunk)),
     formatForPrompt: (chunks, style) => formatForPrompt(chunks, style, maxChars),
-    fingerprint: `witness:${witnessIndexFingerprint(config)}`,
+    fingerprint: `witness:${witnessIndexFingerprint(config)}:context${WITNESS_CONTEXT_LINES}:${WITNESS_CONTEXT_RULE}`,
     close: async () => r.close(),
   };
 }
@@ -129,18 +136,5 @@ function witnessChunk(
     date: h.date,
     line: h.line,
     witness: { line_end: h.line_end, page: h.page, ms: h.ms },
-  };
-}
-
-/**
- * A witness export's record with each hit's provenance (src/witness/provenance.ts) in retrieval_sources and
- * `gold_in_context`; other exports keep their bytes, and the analysis classifies every arm's hits the same way.
- */
-export function withHitProvenance(r: InferenceInputRecord, sourcePattern: string | null): InferenceInputRecord {
-  const p = lineProvenance(r, sourcePattern);
-  return {
-    ...r,
-    gold_in_context: p.gold_in_context,
-    retrieval_sources: r.retrieval_sources.map((src, i) => ({ ...src, provenance: p.classes[i] })),
   };
 }

@@ -1,4 +1,5 @@
 export * from './build';
+export * from './context-search';
 export * from './files';
 export * from './hits';
 export * from './key';

@@ -11,6 +11,7 @@
 import { globToRegExp } from '../util/glob';
 import type { WitnessIndexData } from './build';
 import { spanToHit, type LineTexts } from './hits';
+import { searchInContext } from './context-search';
 import { searchText, type WitnessSpan } from './search';
 
 export interface TruePassage {
@@ -28,10 +29,23 @@ export interface TruePassage {
 /** Witness score (1 − edits / gold key length) from which a span is the gold line's passage. */
 export const SAME_PASSAGE_MIN = 0.8;
 
-/** The true source passages of a gold line among the works matching `sourcePattern` (empty: not found). */
-export function truePassages(idx: WitnessIndexData, texts: LineTexts, gold: string, sourcePattern: string): TruePassage[] {
+/**
+ * The true source passages of a gold line among the works matching `sourcePattern` (empty: not found). With
+ * `neighbours` (the gold lines before and after it, nearest first), a gold line that alone is ambiguous (a short
+ * line found verbatim in several places of its work, src/witness/context-search.ts) has its passage where its
+ * neighbours' gold text puts it; without, ties go to the earliest position in the work.
+ */
+export function truePassages(
+  idx: WitnessIndexData,
+  texts: LineTexts,
+  gold: string,
+  sourcePattern: string,
+  neighbours?: { before: readonly string[]; after: readonly string[] },
+): TruePassage[] {
   const re = globToRegExp(sourcePattern);
-  const spans = searchText(idx, gold, 24, { candidates: 32 }).filter((s) => re.test(idx.works[s.work].uri));
+  const opts = { candidates: 32 };
+  const found = neighbours ? searchInContext(idx, { text: gold, ...neighbours }, 24, opts) : searchText(idx, gold, 24, opts);
+  const spans = found.filter((s) => re.test(idx.works[s.work].uri));
   const best = new Map<number, WitnessSpan>();
   for (const s of spans) if (!best.has(s.work) || best.get(s.work)!.score < s.score) best.set(s.work, s);
   const top = Math.max(0, ...[...best.values()].map((s) => s.score));

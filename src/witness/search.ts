@@ -88,7 +88,7 @@ export function lineAt(idx: WitnessIndexData, p: number): number {
 }
 
 /** Key offsets [from, to) of a work's text. */
-function workBounds(idx: WitnessIndexData, w: number): [number, number] {
+export function workBounds(idx: WitnessIndexData, w: number): [number, number] {
   const first = idx.works[w].firstLine;
   const next = w + 1 < idx.works.length ? idx.works[w + 1].firstLine : idx.lineNo.length;
   return [idx.lineStart[first], idx.lineStart[next]];

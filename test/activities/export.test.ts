@@ -9,7 +9,9 @@ import path from 'node:path';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { createActivities } from '../../activities';
 import type { Config } from '../../src/config/schema';
+import type { InferenceInputRecord } from '../../src/llm/records';
 import { shardFile } from '../../src/stages/export';
+import type { ExportRetriever } from '../../src/stages/retriever';
 import {
   countingRetriever,
   echoBackend,
@@ -56,6 +58,39 @@ describe('activities/export (adapters over src/stages/export)', () => {
     const fixtureIds = lines(config.datasets.demo.path).map((l) => JSON.parse(l).sample_id);
     expect(lines(merged.path).map((l) => JSON.parse(l).sample_id)).to.deep.equal(fixtureIds);
     expect(retriever.queries, 'lines without Arabic are not queried').to.have.length(8);
+  });
+
+  it("every rag record of a dense export carries each hit's provenance and gold_in_context", async () => {
+    const fixture = tmpResults('export-provenance');
+    const base = fixtureConfig(fixture);
+    const config = fixtureConfig(fixture, {
+      datasets: { demo: { type: 'jsonl', path: base.datasets.demo.path, source_pattern: 'test.Book*' } },
+    });
+    fakeIndexFiles(config);
+    const gold = new Map(lines(config.datasets.demo.path).map((l) => [JSON.parse(l).ocr_text, JSON.parse(l).gt_text] as [string, string]));
+    // The first hit is the line's gold text from its source work, the second a sentence of another work.
+    const retriever: ExportRetriever = {
+      fingerprint: 'gold-and-other',
+      async retrieveMany(qs) {
+        return qs.map((q, i) => [
+          { text: gold.get(q)!, source_uri: 'test.Book.v1', score: 0.9, rank: 1, idx: i, date: 300 },
+          { text: 'ثم دخل المدينة في الليل', source_uri: 'other.Work.v1', score: 0.5, rank: 2, idx: 100 + i, date: 400 },
+        ]);
+      },
+      formatForPrompt: (chunks) => chunks.map((c) => c.text).join('\n'),
+    };
+    const acts = createActivities({ openRetriever: async () => retriever, openBackend: async () => echoBackend() });
+    const input = stageInput(config);
+    const plan = await acts.planExport(input);
+    for (const shard of plan.datasets[0].shards) await acts.exportShard({ input, shard });
+    const records = lines((await acts.mergeExport({ input, plan })).path).map((l) => JSON.parse(l) as InferenceInputRecord);
+    const rag = records.filter((r) => r.prompt_type === 'rag');
+    expect(rag).to.have.length(8);
+    for (const r of rag) {
+      expect(r.gold_in_context, r.sample_id).to.equal(true);
+      expect(r.retrieval_sources.map((x) => x.provenance)).to.deep.equal(['same_passage', 'other_work']);
+    }
+    expect(records.filter((r) => r.prompt_type !== 'rag').every((r) => r.gold_in_context === undefined)).to.equal(true);
   });
 
   it('a cancelled shard stops mid-way; the next attempt resumes and retrieves only what is missing', async () => {

@@ -16,8 +16,10 @@
  * compared in NFC (src/text/canonical.ts), so their CERs moved (e.g. the Adab OCR CER 23.96 → 24.53 %: fewer gold
  * characters, a decomposed hamza no longer two edits) and the profiles list and labels were added; lines that
  * changed OCR-CER band moved their top-1 scores with them (the score sums of comparison.json). The same
- * inputs made NFC give every figure of 24a8c47's documents unchanged. The corrections and inference input keep
- * 24a8c47's bytes.
+ * inputs made NFC give every figure of 24a8c47's documents unchanged. The corrections keep 24a8c47's bytes; the
+ * inference input is 24a8c47's with each rag record's hit provenance added (`retrieval_sources[].provenance` and
+ * `gold_in_context`, docs/outputs.md#inference_inputjsonl, written for every retrieval mode): the same contexts,
+ * sources, order and scores, so the same prompts.
  * The three comparison files are pinned as the block statistics (docs/statistics.md) write them: their `bootstrap`
  * block (CIs from a block bootstrap over clusters of lines, `p_value` from the block permutation test, `se`, `mde`,
  * `clusters`), and the interpretation sentence that quotes its CI, differ from 24a8c47's per-line bootstrap.
@@ -49,10 +51,10 @@ const PINNED: Record<string, string> = {
   'phase5/OCR_GS-Jahiz.Hayawan/corrections.jsonl': '5837298f38109e3fd7fef36416c1b366439c4fd49d37997c7a7076a21488badf',
 };
 
-/** Files holding retrieval scores → sha256 of the canonical form at 24a8c47, and the scores' count and sum. */
+/** Files holding retrieval scores → sha256 of the canonical form (24a8c47's, with hit provenance), and the scores' count and sum. */
 const PINNED_WITH_SCORES: Record<string, { sha256: string; scores: number; sum: number }> = {
   'phase5/inference_input.jsonl': {
-    sha256: '3ac5e8118ec68cc2a8f01c4c3a4b7263a6147460ff3196f351481e1ff12f9663',
+    sha256: '7d30fdc056e327d81effa10d1b10ac9a50f765e6058bf798c87acd2cf8982097',
     scores: 72,
     sum: 64.405531,
   },

@@ -63,6 +63,29 @@ describe('witness retrieval', () => {
     expect(hits.slice(0, 2).every((h) => h.line === 5 && h.score > 0.8)).to.equal(true);
   });
 
+  it('places a short line found verbatim in several places where its neighbouring OCR lines are', () => {
+    const short = 'بيت المقدس';
+    const { data, texts } = buildWitnessIndex([work('w.v1', [`ثم سار إلى ${short}`, D, A, short, B, `ونزل ${short}`])], { stride: 1 });
+    const r = WitnessRetriever.inMemory(data, texts);
+    const line = { text: 'بيت المقدس .', before: ['بما هو اهله', 'والثنا عليه'], after: ['فاني رايت اكثر أهل زمان نا هذا'] };
+    // alone, the three places tie and the first wins; with its neighbours the line is the one between A and B
+    expect(r.retrieve(line.text, 3).map((h) => [h.line, h.score])).to.deep.equal([
+      [4, 1],
+      [7, 1],
+      [9, 1],
+    ]);
+    const [hit] = r.retrieveInContext(line, 3);
+    expect({ line: hit.line, line_end: hit.line_end, text: hit.text, score: hit.score }).to.deep.equal({
+      line: 7,
+      line_end: 7,
+      text: short,
+      score: 1,
+    });
+    // a long line that alone is unambiguous keeps its hits whatever its neighbours say
+    const long = { text: 'فإنى رأيت اكثر اهل زماننا هذا عن سبيل الادب ناكبين', before: [short], after: [D] };
+    expect(r.retrieveInContext(long, 3)).to.deep.equal(r.retrieve(long.text, 3));
+  });
+
   it('reads page and milestone markers (a marker closes its page) and round-trips through its directory', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'witness-'));
     try {
