@@ -74,7 +74,7 @@ async function appendChunks(opts: EmbedCorpusOptions, range: RowRange, startRows
   let rows = startRows;
   try {
     let pending: string[] = [];
-    let inFlight: InFlightChunk | null = null;
+    let inFlight = null as InFlightChunk | null; // set inside submit(): a declared type would be narrowed to null below
     const commit = async (chunk: InFlightChunk) => {
       writeFloats(fd, await chunk.vecs);
       fsyncSync(fd);
