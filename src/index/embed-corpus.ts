@@ -1,6 +1,6 @@
 /**
  * Step 1 of an index build: embed corpus.jsonl in order and append float32 rows to a partial file, fsync'd after
- * every chunk. The file is the durable cursor (rows = size / (4·dims)), so a killed build resumes at the first row
+ * every chunk (the next chunk is already embedding meanwhile). The file is the durable cursor (rows = size / (4·dims)), so a killed build resumes at the first row
  * not on disk; `onBatch({rowsEmbedded})` is where an activity heartbeats.
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, rmSync } from 'node:fs';
@@ -57,6 +57,61 @@ export interface EmbedCorpusResult {
   resumedFrom: number;
   corpusSha256: string;
   seconds: number;
+}
+
+/**
+ * Embed corpus rows from `rows` (relative to the range) to the range's end, appending each chunk's vectors
+ * to the partial file and fsync'ing it; returns the rows now on disk. Double buffering: chunk k+1 is tokenized
+ * and queued on the sessions before chunk k is written and fsync'd, so the sessions never wait for the disk,
+ * the heartbeat or the next chunk's tokens. Chunks are written in order, so the file stays a prefix of the
+ * corpus (the durable cursor).
+ */
+async function appendChunks(opts: EmbedCorpusOptions, range: RowRange, startRows: number, totalRows: number): Promise<number> {
+  const { corpusPath, vectorsPath, embedder } = opts;
+  const chunkRows = opts.chunkRows ?? embedder.settings.batchSize * 16;
+  const progress = createProgress({ label: 'embed corpus', total: totalRows, start: startRows, mode: opts.progressMode });
+  const fd = openSync(vectorsPath, 'a');
+  let rows = startRows;
+  try {
+    let pending: string[] = [];
+    let inFlight = null as InFlightChunk | null; // set inside submit(): a declared type would be narrowed to null below
+    const commit = async (chunk: InFlightChunk) => {
+      writeFloats(fd, await chunk.vecs);
+      fsyncSync(fd);
+      rows += chunk.count;
+      progress.update(rows);
+      opts.onProgress?.(rows, totalRows);
+      await opts.onBatch?.({ rowsEmbedded: rows, totalRows });
+    };
+    const submit = async () => {
+      opts.signal?.throwIfAborted();
+      const vecs = embedder.embedPassages(pending);
+      vecs.catch(() => undefined); // awaited in commit(); a failure before then must not count as unhandled
+      const previous = inFlight;
+      inFlight = { count: pending.length, vecs };
+      pending = [];
+      if (previous) await commit(previous);
+    };
+    if (rows < totalRows) {
+      for await (const s of readCorpusForIndex(corpusPath, range.start + rows)) {
+        pending.push(s.text);
+        if (pending.length >= chunkRows) await submit();
+        if (rows + (inFlight?.count ?? 0) + pending.length >= totalRows) break;
+      }
+    }
+    if (pending.length) await submit();
+    if (inFlight) await commit(inFlight);
+  } finally {
+    closeSync(fd);
+    progress.stop();
+  }
+  return rows;
+}
+
+/** A chunk whose vectors are being computed while the chunk before it is written. */
+interface InFlightChunk {
+  count: number;
+  vecs: Promise<Float32Array>;
 }
 
 /** Corpus rows [start, end). */
@@ -121,35 +176,7 @@ async function embedLocked(
   const resumedFrom = rows;
   if (rows > 0 && rows < totalRows) log.info({ file: vectorsPath, rows, totalRows }, 'resuming embedding');
 
-  const chunkRows = opts.chunkRows ?? embedder.settings.batchSize * 16;
-  const progress = createProgress({ label: 'embed corpus', total: totalRows, start: rows, mode: opts.progressMode });
-  const fd = openSync(vectorsPath, 'a');
-  try {
-    let pending: string[] = [];
-    const flush = async () => {
-      if (!pending.length) return;
-      opts.signal?.throwIfAborted();
-      const vecs = await embedder.embedPassages(pending);
-      writeFloats(fd, vecs);
-      fsyncSync(fd);
-      rows += pending.length;
-      pending = [];
-      progress.update(rows);
-      opts.onProgress?.(rows, totalRows);
-      await opts.onBatch?.({ rowsEmbedded: rows, totalRows });
-    };
-    if (rows < totalRows) {
-      for await (const s of readCorpusForIndex(corpusPath, range.start + rows)) {
-        pending.push(s.text);
-        if (pending.length >= chunkRows) await flush();
-        if (rows + pending.length >= totalRows) break;
-      }
-    }
-    await flush();
-  } finally {
-    closeSync(fd);
-    progress.stop();
-  }
+  rows = await appendChunks(opts, range, rows, totalRows);
   if (rows !== totalRows)
     throw new Error(
       `embedded ${rows} rows but corpus ${corpusPath} has ${totalRows} records${opts.range ? ` in rows ${range.start}..${range.end}` : ''}`,

@@ -89,6 +89,19 @@ describe('embed/embedder', function () {
         }
       });
 
+      it('gives bit-identical vectors whichever texts share the call (export retrieval groups and build chunks rely on it)', async () => {
+        const together = await emb.embedQueries(TEXTS);
+        const half = Math.ceil(TEXTS.length / 2);
+        const apart = new Float32Array(together.length);
+        apart.set(await emb.embedQueries(TEXTS.slice(half)), half * emb.dims);
+        apart.set(await emb.embedQueries(TEXTS.slice(0, half)), 0);
+        expect(emb.prepareBatches(emb.tokenize(TEXTS, 'query')).map((b) => b.seqLen)).to.not.deep.equal([
+          ...emb.prepareBatches(emb.tokenize(TEXTS.slice(0, half), 'query')).map((b) => b.seqLen),
+          ...emb.prepareBatches(emb.tokenize(TEXTS.slice(half), 'query')).map((b) => b.seqLen),
+        ]); // the batches (and their padding) really differ
+        expect(apart).to.deep.equal(together);
+      });
+
       it('feeds exactly the inputs the model declares (token_type_ids only when present)', () => {
         const [batch] = emb.prepareBatches(emb.tokenize(['قال'], 'query'));
         const expected = m.name === MINILM.name ? ['attention_mask', 'input_ids', 'token_type_ids'] : ['attention_mask', 'input_ids'];

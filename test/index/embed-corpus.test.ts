@@ -93,6 +93,27 @@ describe('index/build: resumable corpus embedding (MiniLM)', function () {
     expect(maxDiff).to.be.below(1e-5);
   });
 
+  it('queues the next chunk on the sessions before writing the one before it, and writes them in order', async () => {
+    const vectorsPath = path.join(tmp, 'overlap.f32.partial');
+    const events: string[] = [];
+    const spy = Object.create(emb) as Embedder;
+    let calls = 0;
+    spy.embedPassages = (chunk, opts) => {
+      events.push(`embed ${calls++} (${chunk.length})`);
+      return emb.embedPassages(chunk, opts);
+    };
+    await embedCorpusToVectors({
+      corpusPath,
+      vectorsPath,
+      embedder: spy,
+      chunkRows: 32,
+      progressMode: 'silent',
+      onBatch: (r) => void events.push(`written ${r.rowsEmbedded}`),
+    });
+    expect(events).to.deep.equal(['embed 0 (32)', 'embed 1 (32)', 'written 32', 'embed 2 (16)', 'written 64', 'written 80']);
+    expect(readVectors(vectorsPath)).to.deep.equal(full);
+  });
+
   it('trusts the file over a stale startRow', async () => {
     const vectorsPath = path.join(tmp, 'stale.f32.partial');
     const ac = new AbortController();
