@@ -8,7 +8,8 @@
  * For the two OCR_GS books whose source is in the slice (src/eval/golden.ts: Ibn Qutayba's Adab al-Katib,
  * al-Yaʿqubi's Tarikh), per line: whether its source is in the corpus (src/witness/source-coverage.ts: ≥ 90 %
  * of the gold line's 5-grams, NFC without diacritics, tatweel and whitespace, occur in the source work), its
- * true source passage (src/witness/recall.ts) and the rank of the first correct witness hit for the OCR
+ * true source passage (src/witness/recall.ts: placed by the gold lines on each side, `*_truth_in_context`, the
+ * definition the goal is measured on, docs/witness-context.md; and with ties to the earliest position, `witness_r1`) and the rank of the first correct witness hit for the OCR
  * text, searched with --context OCR lines on each side (the dataset's order; src/witness/context-search.ts; 0: the
  * line alone, also reported as `witness_alone_r1`). A hit is correct when its physical lines overlap a true
  * passage's in the same file: it is a span of the line itself, never of its neighbours. Dense and hybrid (e5-small, the evaluation corpus of bench/eval-retrieval.ts) are scored against

@@ -64,6 +64,7 @@ describe('witness retrieval on real OCR_GS lines (../shared/data)', function () 
   let r: WitnessRetriever;
   const samples = new Map<string, { ocr_text: string; gt_text: string }>();
   const inContext = new Map<string, LineInContext>();
+  const goldInContext = new Map<string, LineInContext>();
 
   before(async function () {
     if (!existsSync(OPENITI) || !existsSync(OCR_GS)) {
@@ -86,9 +87,14 @@ describe('witness retrieval on real OCR_GS lines (../shared/data)', function () 
         ds.samples.map((s) => s.ocr_text),
         1,
       );
+      const goldLines = linesInContext(
+        ds.samples.map((s) => s.gt_text),
+        1,
+      );
       for (const [i, s] of ds.samples.entries()) {
         samples.set(s.sample_id.replace(/^OCR_GS-/, ''), s);
         inContext.set(s.sample_id.replace(/^OCR_GS-/, ''), lines[i]);
+        goldInContext.set(s.sample_id.replace(/^OCR_GS-/, ''), goldLines[i]);
       }
     }
   });
@@ -123,6 +129,22 @@ describe('witness retrieval on real OCR_GS lines (../shared/data)', function () 
         text,
       });
       expect(hit.score).to.be.at.least(alone.score); // placed by its neighbours, not by a better alignment
+    });
+  }
+
+  // The bench's true passage of a gold line (src/witness/recall.ts) placed by the gold neighbours is the line's own place
+  // in the edition; for Adab 000142 ("تظننت", also at line 5451) the earliest-position tie-break alone puts it elsewhere.
+  for (const [id, uri, line] of SHORT) {
+    it(`${id}: its true source passage, placed by its gold neighbours, is ${uri.split('.')[0]} line ${line}`, () => {
+      const s = samples.get(id)!;
+      const pattern = `${uri.split('.').slice(0, 2).join('.')}*`;
+      const { before, after } = goldInContext.get(id)!;
+      const placed = truePassages(r.data, r.lineTexts, s.gt_text, pattern, { before, after }).filter((t) => t.uri === uri);
+      expect(placed.map((t) => t.line)).to.deep.equal([line]);
+      if (id === 'IbnQutayba.Adab/000142') {
+        const earliest = truePassages(r.data, r.lineTexts, s.gt_text, pattern).filter((t) => t.uri === uri);
+        expect(earliest.map((t) => t.line)).to.deep.equal([5451]);
+      }
     });
   }
 });
