@@ -240,9 +240,10 @@ describe('build fan-out: a CPU worker SIGKILLed mid-embedding (real server, two 
     const killed = [...doneAtKills].sort((a, b) => a - b);
     resumed.forEach((r, i) => expect(r).to.be.at.least(killed[i]));
     expect(indexFingerprint(indexPath)).to.deep.equal(indexFingerprint(path.join(dir, 'reference', 'index.usearch')));
-    // The sharded branch replays deterministically (window order, retries): its history against the current code.
+    // The sharded build (inside the study-builds fan-out) replays deterministically (window order, retries): its
+    // history against the current code.
     installTestRuntime();
     await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, await handle.fetchHistory(), handle.workflowId);
-    expect(await handle.fetchHistory().then((h) => decodedText(h))).to.contain('sharded-build');
+    expect(await handle.fetchHistory().then((h) => decodedText(h))).to.contain('study-builds-fanout');
   });
 });

@@ -70,6 +70,9 @@ describe('workflows (real local Temporal server)', function () {
         return result;
       };
     return {
+      // The build (study-builds-fanout): the study's own corpora and witness indexes (none here), the run's corpus.
+      planStudyBuilds: rec('planStudyBuilds', { corpora: [], witnessIndexes: [] }),
+      buildRunCorpus: rec('buildRunCorpus', { sentences: 10 }),
       buildCorpus: rec('buildCorpus', { sentences: 10 }),
       buildIndex: rec('buildIndex', { vectors: 10 }),
       planIndexShards: rec('planIndexShards', {
@@ -167,9 +170,10 @@ describe('workflows (real local Temporal server)', function () {
     );
     expect(Object.keys(result as object)).to.deep.equal(['build', 'export', 'infer', 'analyze']);
     const order = calls.map((c) => c.replace(/!$/, ''));
-    // The build embeds in shards (sharded-build): plan, one activity per shard, assemble.
-    expect(order.slice(0, 6)).to.deep.equal([
-      'cpu:buildCorpus',
+    // The build plans the study's own builds, then embeds the run's corpus in shards: plan, one activity per shard, assemble.
+    expect(order.slice(0, 7)).to.deep.equal([
+      'cpu:planStudyBuilds',
+      'cpu:buildRunCorpus',
       'cpu:planIndexShards',
       'cpu:embedIndexShard',
       'cpu:embedIndexShard',
@@ -177,9 +181,9 @@ describe('workflows (real local Temporal server)', function () {
       'cpu:planExport',
     ]);
     expect(order.filter((c) => c === 'cpu:exportShard')).to.have.length(3);
-    expect(order[9]).to.equal('cpu:mergeExport');
+    expect(order[10]).to.equal('cpu:mergeExport');
     // Infer: the plan, then each arm's shards and merge (arms run side by side, so only their own order is fixed).
-    const infer = order.slice(10, -1);
+    const infer = order.slice(11, -1);
     expect(infer[0]).to.equal('gpu:planInfer');
     for (const arm of ['rag', 'zero_shot']) {
       expect(infer.filter((c) => c.includes(`:${arm}`))).to.have.members([
@@ -247,7 +251,7 @@ describe('workflows (real local Temporal server)', function () {
     let attempts = 0;
     const acts = {
       ...recordingActivities('cpu', []),
-      buildCorpus: async () => {
+      buildRunCorpus: async () => {
         attempts++;
         throw ApplicationFailure.create({ type: 'UserInputError', message: 'no metadata file at /nowhere', nonRetryable: true });
       },

@@ -17,6 +17,8 @@ const STAGES = ['build', 'export', 'infer', 'analyze'] as const;
 
 /** Activities that do nothing but return the small results the workflows read. */
 const noopActivities = {
+  planStudyBuilds: async () => ({ corpora: [], witnessIndexes: [] }),
+  buildRunCorpus: async () => ({}),
   buildCorpus: async () => ({}),
   buildIndex: async () => ({}),
   planIndexShards: async () => ({ reused: {}, shards: [] }),
