@@ -175,6 +175,9 @@ function exportFingerprint(options: ExportOptions & { mode?: ContextSource['mode
       datasets: options.datasets.map((k) => config.datasets[k]),
       shard_size: config.phase5.export.shard_size,
       max_line_chars: config.phase5.export.max_line_chars, // decides which lines are skipped
+      // the record's fields: hit provenance in every rag record (docs/outputs.md#inference_inputjsonl), so a shard
+      // written without it is redone rather than reused
+      records: 'hit-provenance',
       // witness records also depend on the neighbour placement rule (docs/witness-context.md)
       ...(options.mode === 'witness'
         ? { witness_index: witnessIndexFingerprint(config), witness_context: `${WITNESS_CONTEXT_LINES}:${WITNESS_CONTEXT_RULE}` }
