@@ -16,17 +16,16 @@
  *    the context of each retrieval could give at best.
  * A second run reuses the build and the exports (same settings) and redoes imports and analysis.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import YAML from 'yaml';
 import { createActivities, defaultDeps } from '../activities';
 import { armsTableLines } from '../bin/cli/summary';
 import { parseConfig } from '../src/config/load';
 import type { Config } from '../src/config/schema';
-import { isVerbatimGold } from '../src/retrieval/verbatim';
-import { OCR_GS_ROOT, REPO_ROOT } from '../test/helpers/shared-data';
+import { REPO_ROOT } from '../test/helpers/shared-data';
 import type { StageInput } from '../workflows/types';
+import { copyGoldInContext, importArm, ocrgsDemoConfig, type ImportPolicy } from './ocrgs-study';
 
 const { values: args } = parseArgs({
   options: {
@@ -36,41 +35,20 @@ const { values: args } = parseArgs({
   },
 });
 
-const BOOKS = ['IbnAthir.Kamil', 'IbnFaqihHamadhani.Buldan', 'IbnQutayba.Adab', 'Jahiz.Hayawan', 'Yacqubi.Tarikh'];
-const SOURCES: Record<string, string> = {
-  'IbnQutayba.Adab': '0276IbnQutaybaDinawari.AdabKatib*',
-  'Yacqubi.Tarikh': '0292Yacqubi.Tarikh*',
-  'Jahiz.Hayawan': '0255Jahiz.Hayawan*',
-};
-
-type Rec = { sample_id: string; dataset: string; ocr_text: string; gt_text: string; retrieval_context: string };
-type Policy = (r: Rec, i: number) => string;
-
-const copier: Policy = (r) => (r.retrieval_context !== '' && isVerbatimGold(r.gt_text, r.retrieval_context) ? r.gt_text : r.ocr_text);
 /** Arm → the corrections imported into it. */
-const IMPORTS: Record<string, Policy> = {
+const IMPORTS: Record<string, ImportPolicy> = {
   identity: (r) => r.ocr_text,
   gold3: (r, i) => (i % 3 === 0 ? r.gt_text : r.ocr_text),
   gold3_guarded: (r, i) => (i % 3 === 0 ? r.gt_text : r.ocr_text),
-  copy_k1: copier,
-  copy_k3: copier,
-  copy_hybrid: copier,
-  copy_placebo: copier,
-  copy_oracle: copier,
+  copy_k1: copyGoldInContext,
+  copy_k3: copyGoldInContext,
+  copy_hybrid: copyGoldInContext,
+  copy_placebo: copyGoldInContext,
+  copy_oracle: copyGoldInContext,
 };
 
 function benchConfig(results: string): Config {
-  const demo = YAML.parse(readFileSync(path.join(REPO_ROOT, 'configs', 'demo.yaml'), 'utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  demo.run_name = 'ocrgs-arms';
-  demo.paths = { results_dir: results };
-  demo.data = { openiti_root: path.join(path.dirname(OCR_GS_ROOT), 'openiti') };
-  demo.datasets = Object.fromEntries(
-    BOOKS.map((b) => [
-      `OCR_GS-${b}`,
-      { type: 'paired_dir', path: path.join(OCR_GS_ROOT, `book_${b}`), ...(SOURCES[b] ? { source_pattern: SOURCES[b] } : {}) },
-    ]),
-  );
-  demo.analysis = { bootstrap_iterations: Number(args.iterations) };
+  const demo = ocrgsDemoConfig('ocrgs-arms', results, Number(args.iterations));
   demo.study = {
     baseline: 'identity',
     arms: [
@@ -105,29 +83,7 @@ async function buildAndExport(acts: ReturnType<typeof createActivities>, input: 
 /** Each arm's import file from its own inference_input.jsonl, imported into the arm. */
 async function importArms(acts: ReturnType<typeof createActivities>, input: StageInput, results: string): Promise<void> {
   for (const [arm, policy] of Object.entries(IMPORTS)) {
-    const recs = readFileSync(path.join(results, 'arms', arm, 'inference_input.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Rec);
-    const prompt = arm === 'identity' ? 'zero_shot' : 'rag';
-    const lines = recs.map((r, i) => {
-      const text = policy(r, i);
-      return JSON.stringify({
-        sample_id: r.sample_id,
-        dataset: r.dataset,
-        prompt_type: prompt,
-        prompt_version: 'bench',
-        model: 'bench/none',
-        ocr_text: r.ocr_text,
-        gt_text: r.gt_text,
-        corrected_text: text,
-        raw_output: text,
-        error: null,
-      });
-    });
-    const file = path.join(results, `import-${arm}.jsonl`);
-    writeFileSync(file, lines.join('\n') + '\n');
-    const r = await acts.importCorrections({ ...input, options: { importFile: file, arm } });
+    const r = await importArm(acts, input, results, arm, policy);
     console.error(`import ${arm}: ${r.imported} lines${r.guard ? ` (guard: ${JSON.stringify(r.guard)})` : ''}`);
   }
 }

@@ -11,18 +11,16 @@
  * `exclude_dataset_sources: true`; the witness index: the works of --witness-works (default: every work of the
  * slice). A second run reuses the build, the witness index and the exports.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import YAML from 'yaml';
 import { createActivities, defaultDeps } from '../activities';
 import { analyzeProvenance, formatProvenanceTable } from '../analysis/provenance';
 import { armsTableLines } from '../bin/cli/summary';
 import { parseConfig } from '../src/config/load';
 import type { Config } from '../src/config/schema';
-import { isVerbatimGold } from '../src/retrieval/verbatim';
-import { OCR_GS_ROOT, REPO_ROOT } from '../test/helpers/shared-data';
+import { REPO_ROOT } from '../test/helpers/shared-data';
 import type { StageInput } from '../workflows/types';
+import { copyGoldInContext, importArm, ocrgsDemoConfig } from './ocrgs-study';
 
 const { values: args } = parseArgs({
   options: {
@@ -32,29 +30,11 @@ const { values: args } = parseArgs({
   },
 });
 
-const BOOKS = ['IbnAthir.Kamil', 'IbnFaqihHamadhani.Buldan', 'IbnQutayba.Adab', 'Jahiz.Hayawan', 'Yacqubi.Tarikh'];
-const SOURCES: Record<string, string> = {
-  'IbnQutayba.Adab': '0276IbnQutaybaDinawari.AdabKatib*',
-  'Yacqubi.Tarikh': '0292Yacqubi.Tarikh*',
-  'Jahiz.Hayawan': '0255Jahiz.Hayawan*',
-};
 const ARMS = ['identity', 'similar', 'with_sources_witness', 'placebo'];
 
-type Rec = { sample_id: string; dataset: string; ocr_text: string; gt_text: string; retrieval_context: string };
-
 function benchConfig(results: string): Config {
-  const demo = YAML.parse(readFileSync(path.join(REPO_ROOT, 'configs', 'demo.yaml'), 'utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- the demo config as loose YAML, edited by key
-  demo.run_name = 'witness-arms';
-  demo.paths = { results_dir: results };
-  demo.data = { openiti_root: path.join(path.dirname(OCR_GS_ROOT), 'openiti') };
+  const demo = ocrgsDemoConfig('witness-arms', results, Number(args.iterations));
   demo.phase5.corpus = { ...demo.phase5.corpus, exclude: [], exclude_dataset_sources: true };
-  demo.datasets = Object.fromEntries(
-    BOOKS.map((b) => [
-      `OCR_GS-${b}`,
-      { type: 'paired_dir', path: path.join(OCR_GS_ROOT, `book_${b}`), ...(SOURCES[b] ? { source_pattern: SOURCES[b] } : {}) },
-    ]),
-  );
-  demo.analysis = { bootstrap_iterations: Number(args.iterations) };
   demo.study = {
     baseline: 'identity',
     arms: [
@@ -83,32 +63,8 @@ async function main(): Promise<void> {
   for (const shard of plan.datasets.flatMap((d) => d.shards)) await acts.exportShard({ input, shard });
   const merged = await acts.mergeExport({ input, plan });
   console.error(`export: ${merged.records} records × ${merged.exports?.length ?? 1} export(s) in ${seconds(t0)}`);
-  for (const arm of ARMS) {
-    const recs = readFileSync(path.join(results, 'arms', arm, 'inference_input.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Rec);
-    const prompt = arm === 'identity' ? 'zero_shot' : 'rag';
-    const lines = recs.map((r) => {
-      const text =
-        arm !== 'identity' && r.retrieval_context !== '' && isVerbatimGold(r.gt_text, r.retrieval_context) ? r.gt_text : r.ocr_text;
-      return JSON.stringify({
-        sample_id: r.sample_id,
-        dataset: r.dataset,
-        prompt_type: prompt,
-        prompt_version: 'bench',
-        model: 'bench/none',
-        ocr_text: r.ocr_text,
-        gt_text: r.gt_text,
-        corrected_text: text,
-        raw_output: text,
-        error: null,
-      });
-    });
-    const file = path.join(results, `import-${arm}.jsonl`);
-    writeFileSync(file, lines.join('\n') + '\n');
-    await acts.importCorrections({ ...input, options: { importFile: file, arm } });
-  }
+  // Every arm but the identity copies the gold line when its context holds it.
+  for (const arm of ARMS) await importArm(acts, input, results, arm, arm === 'identity' ? (r) => r.ocr_text : copyGoldInContext);
   t0 = performance.now();
   const analysis = await acts.analyzeResults(input);
   console.error(`analysis: ${seconds(t0)} → ${analysis.report}`);
