@@ -48,12 +48,22 @@ function footnoteEnd(s: Uint8Array, i: number, to: number): number {
   return j < to && s[j] === 0x29 ? j + 1 : -1;
 }
 
-/** `s.replace(PAGE_ANYWHERE, ' ')` on src[from, to) into dst; returns the result's length. */
-export function replacePageMarkers(src: Uint8Array, from: number, to: number, dst: Uint8Array): number {
+/**
+ * Every marker that starts with byte `first` and ends where `markerEnd` says (-1: not a marker there) replaced by
+ * one space, src[from, to) into dst; returns the result's length.
+ */
+function replaceMarkers(
+  src: Uint8Array,
+  from: number,
+  to: number,
+  dst: Uint8Array,
+  first: number,
+  markerEnd: (s: Uint8Array, at: number, to: number) => number,
+): number {
   let w = 0;
   for (let r = from; r < to;) {
     const c = src[r];
-    const e = c === 0x50 ? pageMarkerEnd(src, r, to) : -1;
+    const e = c === first ? markerEnd(src, r, to) : -1;
     if (e === -1) {
       dst[w++] = c;
       r++;
@@ -63,6 +73,11 @@ export function replacePageMarkers(src: Uint8Array, from: number, to: number, ds
     }
   }
   return w;
+}
+
+/** `s.replace(PAGE_ANYWHERE, ' ')` on src[from, to) into dst; returns the result's length. */
+export function replacePageMarkers(src: Uint8Array, from: number, to: number, dst: Uint8Array): number {
+  return replaceMarkers(src, from, to, dst, 0x50, pageMarkerEnd);
 }
 
 /** `s.replace(MILESTONE, ' ')` (`\bms\d+\b`) on src[from, to) into dst; returns the result's length. */
@@ -89,19 +104,7 @@ export function replaceMilestones(src: Uint8Array, from: number, to: number, dst
 
 /** `s.replace(FOOTNOTE, ' ')` on src[from, to) into dst; returns the result's length. */
 export function replaceFootnotes(src: Uint8Array, from: number, to: number, dst: Uint8Array): number {
-  let w = 0;
-  for (let r = from; r < to;) {
-    const c = src[r];
-    const e = c === 0x28 ? footnoteEnd(src, r, to) : -1;
-    if (e === -1) {
-      dst[w++] = c;
-      r++;
-    } else {
-      dst[w++] = 0x20;
-      r = e;
-    }
-  }
-  return w;
+  return replaceMarkers(src, from, to, dst, 0x28, footnoteEnd);
 }
 
 /**
