@@ -26,6 +26,20 @@ describe('witness retrieval', () => {
     expect(witnessKeyString('قَالَ: « أبـــو » مُحَمَّدٍ، على مدرسة ؤ')).to.equal('قالابومحمدعليمدرسهو');
   });
 
+  it('a canonically equivalent (decomposed) query has the same key and the same hit and score', () => {
+    const composed = 'فإني رأيت أكثر أهل زماننا هذا عن سبيل الأدب';
+    const decomposed = composed.normalize('NFD'); // hamza on alef / yaa as base letter + combining hamza
+    expect(decomposed).to.not.equal(composed);
+    expect(witnessKeyString(decomposed)).to.equal(witnessKeyString(composed));
+    const { data, texts } = buildWitnessIndex([work('0276IbnQutayba.Adab.v1', [A, B.normalize('NFD'), C])], { stride: 1 });
+    const r = WitnessRetriever.inMemory(data, texts);
+    const [a] = r.retrieve(composed, 1);
+    const [b] = r.retrieve(decomposed, 1);
+    expect({ line: b.line, score: b.score, text: b.text }).to.deep.equal({ line: a.line, score: a.score, text: a.text });
+    expect(a.line).to.equal(5);
+    expect(a.score).to.equal(1);
+  });
+
   it('finds the passage an OCR-noisy line copies, across a line break, with its page and score', () => {
     const { data, texts } = buildWitnessIndex(
       [work('0001X.Other.v1', [D, C]), work('0276IbnQutayba.Adab.v1', [A, B, C], ['PageV01P003', 'PageV01P004', 'PageV01P004'])],
