@@ -1,14 +1,15 @@
 /**
  * Sentence embedder: tokenizer.json + ONNX encoder on onnxruntime-node, with mean/CLS pooling and L2
- * normalisation. Texts are sorted by token length and batched so padding stays small; results come back
- * in input order as one row-major Float32Array (n × dims). Sessions run in worker threads
- * (session-pool.ts), several batches at once, while this thread tokenizes and assembles.
+ * normalisation. Texts are sorted by token length and batched so padding stays small (batch-plan.ts);
+ * results come back in input order as one row-major Float32Array (n × dims). Sessions run in worker
+ * threads (session-pool.ts), several batches at once, while this thread tokenizes and assembles.
  */
 import { statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sha256File } from '../util/hash';
 import { childLogger } from '../util/log';
+import { batchEnds, RUN_COST_TOKENS } from './batch-plan';
 import { EMBEDDING_DEVICES, type EmbeddingDevice } from './device';
 import { SUPPORTED_INPUTS, type IntType } from './feeds';
 import { ModelDirError, resolveModelDir, type ModelDirFiles } from './model-dir';
@@ -206,12 +207,17 @@ export class Embedder {
     return texts.map((t) => this.tokenizer.encode(prefix + t, max));
   }
 
-  /** Sort by length (longest first) and cut into padded batches of at most `batchSize`. */
-  prepareBatches(tokenized: readonly number[][], batchSize = this.settings.batchSize): PreparedBatch[] {
+  /**
+   * Sort by length (longest first) and cut into padded batches of at most `batchSize`, where padding would
+   * cost more than another session run (batch-plan.ts; `runCost` Infinity: fixed runs of `batchSize`).
+   */
+  prepareBatches(tokenized: readonly number[][], batchSize = this.settings.batchSize, runCost = RUN_COST_TOKENS): PreparedBatch[] {
     const order = tokenized.map((_, i) => i).sort((a, b) => tokenized[b].length - tokenized[a].length || a - b);
+    const lengths = order.map((i) => tokenized[i].length);
+    const ends = batchEnds(lengths, batchSize, runCost);
     const batches: PreparedBatch[] = [];
-    for (let s = 0; s < order.length; s += batchSize) {
-      const rows = order.slice(s, s + batchSize);
+    for (let b = 0, s = 0; b < ends.length; s = ends[b++]) {
+      const rows = order.slice(s, ends[b]);
       const L = tokenized[rows[0]].length;
       const ids = new Int32Array(rows.length * L);
       const mask = new Uint8Array(rows.length * L);

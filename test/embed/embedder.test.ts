@@ -102,6 +102,21 @@ describe('embed/embedder', function () {
         expect(apart).to.deep.equal(together);
       });
 
+      it('cuts batches where padding costs more than a run, with the same vectors as fixed runs of batchSize', async () => {
+        const tokenized = emb.tokenize(TEXTS, 'passage');
+        const planned = emb.prepareBatches(tokenized);
+        const fixed = emb.prepareBatches(tokenized, emb.settings.batchSize, Infinity);
+        const padded = (bs: typeof planned) => bs.reduce((s, b) => s + b.ids.length, 0);
+        expect(fixed.map((b) => b.rows.length)).to.deep.equal([4, 4, 1]);
+        expect(padded(planned)).to.be.below(padded(fixed)); // the cut really differs
+        const byFixedRuns = new Float32Array(TEXTS.length * emb.dims);
+        for (const b of fixed) {
+          const v = await emb.runBatch(b);
+          b.rows.forEach((r, i) => byFixedRuns.set(row(v, emb.dims, i), r * emb.dims));
+        }
+        expect(await emb.embedPassages(TEXTS)).to.deep.equal(byFixedRuns);
+      });
+
       it('feeds exactly the inputs the model declares (token_type_ids only when present)', () => {
         const [batch] = emb.prepareBatches(emb.tokenize(['قال'], 'query'));
         const expected = m.name === MINILM.name ? ['attention_mask', 'input_ids', 'token_type_ids'] : ['attention_mask', 'input_ids'];
