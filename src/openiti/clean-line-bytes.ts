@@ -2,12 +2,15 @@
  * cleanLine on the line's UTF-8 bytes, for the common line: most lines of a build are judged without
  * being decoded, and only those a caller keeps become strings.
  */
-import { C_ARABIC, C_MARK, C_SLOW, C_WS, CLASS } from './char-classes';
+import { C_ARABIC, C_DOT, C_MARK, C_SLOW, C_WS, CLASS } from './char-classes';
 import { cleanMarkedBytes } from './clean-marked-bytes';
 import { FAST, GENERAL, isAsciiDigit, isAsciiSpace, isIndicDigitEndingAt, SKIP, trailingNumberEndBytes } from './line-bytes';
 import { finishKeyHash, lineFacts } from './line-facts';
 
 export { FAST, GENERAL, SKIP } from './line-bytes';
+
+/** Characters a run of plain characters stops at: dedup-key marks, anything C_SLOW, and the `.` of a `...`. */
+const RUN_STOP = C_MARK | C_SLOW | C_DOT;
 
 /** PAGE_AT_START (`PageV\d+P\d+`) on the first 16 characters of b[start, end). */
 function isPageMarkerAt(b: Uint8Array, start: number, end: number): boolean {
@@ -95,10 +98,33 @@ export function cleanLineBytes(b: Uint8Array, start: number, end: number): numbe
   let foreign = 0;
   let hasMarks = false;
   let chars = 0;
-  let seen = 0; // CLASS flags of the characters other than Arabic letters, for cleanMarkedBytes
-  let h1 = 0xdeadbeef;
+  let seen = 0; // CLASS flags of the characters the full step saw (the run's add none cleanMarkedBytes reads)
+  let h1 = 0xdeadbeef | 0; // cyrb53's seed as an int32: as a double (> 2^31) it would keep h1 a double in the loop
   let h2 = 0x41c6ce57;
-  for (let i = start; i < textEnd;) {
+  // Module bindings read in the loop cost a context load and checks per read; locals do not.
+  const classOf = CLASS;
+  const runStop = RUN_STOP;
+  for (let i = start; ;) {
+    // A run of plain characters: ASCII and 2-byte ones that only count and hash. It decodes without a
+    // branch on the byte (Arabic words and ASCII spaces alternate, which a branch would mispredict) and
+    // stops at anything the full step below must look at.
+    while (i < textEnd) {
+      const c0 = b[i];
+      const c1 = b[i + 1];
+      if (c0 >= 0xe0) break;
+      const two = (c0 << 24) >> 31; // all ones at the lead byte of a 2-byte sequence (i never points inside one)
+      const c = (c0 & ~two) | ((((c0 & 0x1f) << 6) | (c1 & 0x3f)) & two);
+      const v = classOf[c];
+      if ((v & runStop) !== 0 || ((c ^ 0x20) | (c1 ^ 0x20)) === 0) break; // or a doubled space
+      i += 1 - two;
+      chars++;
+      arabic += v & 1; // C_ARABIC
+      foreign += (v >>> 1) & 1;
+      h1 = Math.imul(h1 ^ c, 2654435761);
+      h2 = Math.imul(h2 ^ c, 1597334677);
+    }
+    if (i >= textEnd) break;
+    // The full step, for one character the run stopped at.
     const at = i;
     let c = b[i];
     if (c < 0x80) i++;
@@ -111,23 +137,19 @@ export function cleanLineBytes(b: Uint8Array, start: number, end: number): numbe
     } else return GENERAL; // astral: a surrogate pair in UTF-16, rare
     chars++;
     const v = CLASS[c];
-    if (v === C_ARABIC) {
-      arabic++;
-    } else if (v !== 0) {
-      foreign += (v >>> 1) & 1;
-      arabic += v & C_ARABIC;
-      seen |= v;
-      if (v & C_MARK) {
-        hasMarks = true;
-        continue; // not part of the dedup key
-      }
-      if (c === 0x20) {
-        if (b[i] === 0x20) return cleanMarkedBytes(b, start, end, at, seen); // doubled space
-      } else if (c === 0x2e) {
-        if (b[i] === 0x2e && b[i + 1] === 0x2e) return cleanMarkedBytes(b, start, end, at, seen); // "..."
-      } else if (v & C_SLOW && startsRemoval(c, b, i)) {
-        return cleanMarkedBytes(b, start, end, at, seen);
-      }
+    foreign += (v >>> 1) & 1;
+    arabic += v & C_ARABIC;
+    seen |= v;
+    if (v & C_MARK) {
+      hasMarks = true;
+      continue; // not part of the dedup key
+    }
+    if (c === 0x20) {
+      if (b[i] === 0x20) return cleanMarkedBytes(b, start, end, at, seen); // doubled space
+    } else if (c === 0x2e) {
+      if (b[i] === 0x2e && b[i + 1] === 0x2e) return cleanMarkedBytes(b, start, end, at, seen); // "..."
+    } else if (v & C_SLOW && startsRemoval(c, b, i)) {
+      return cleanMarkedBytes(b, start, end, at, seen);
     }
     h1 = Math.imul(h1 ^ c, 2654435761);
     h2 = Math.imul(h2 ^ c, 1597334677);

@@ -52,7 +52,7 @@ function scanText(s: string, start: number, end: number): number {
   let foreign = 0;
   let flags = 0;
   let pairs = 0;
-  let h1 = 0xdeadbeef;
+  let h1 = 0xdeadbeef | 0; // cyrb53's seed as an int32: as a double (> 2^31) it would keep h1 a double in the loop
   let h2 = 0x41c6ce57;
   for (let i = start; i < end; i++) {
     const c = s.charCodeAt(i);

@@ -119,7 +119,7 @@ function collapseAndCount(src: Uint8Array, from: number, to: number, out: Uint8A
   let arabic = 0;
   let foreign = 0;
   let chars = 0;
-  let h1 = 0xdeadbeef;
+  let h1 = 0xdeadbeef | 0; // cyrb53's seed as an int32: as a double (> 2^31) it would keep h1 a double in the loop
   let h2 = 0x41c6ce57;
   for (let r = from; r < to;) {
     let c = src[r];
