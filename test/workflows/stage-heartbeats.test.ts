@@ -22,8 +22,8 @@ import { REPO_ROOT } from '../helpers/shared-data';
 import { createLocalEnv } from '../helpers/temporal';
 import type { oneActivityWorkflow } from './one-activity-workflow';
 
-/** Lines enough that each plan / merge takes several heartbeat timeouts on a shared 2-core machine. */
-const LINES = Number(process.env.HEARTBEAT_TEST_LINES ?? 200_000);
+/** Lines enough that each plan / merge outlasts the heartbeat timeout twice over on this 2-core machine, quiet or shared (planInfer: about 1.8 s for 200,000 on a quiet one). */
+const LINES = Number(process.env.HEARTBEAT_TEST_LINES ?? 300_000);
 /** Each line's text (a few hundred characters, as an OCR line with its retrieved context): bytes to parse and copy. */
 const text = (id: string) => `${id} ${'قال أبو عثمان رحمه الله '.repeat(Number(process.env.HEARTBEAT_TEST_REPEAT ?? 20))}`;
 const HEARTBEAT_TIMEOUT = '1s';
