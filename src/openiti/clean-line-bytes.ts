@@ -99,7 +99,7 @@ export function cleanLineBytes(b: Uint8Array, start: number, end: number): numbe
   let foreign = 0;
   let hasMarks = false;
   let chars = 0;
-  let seen = 0; // CLASS flags of the characters the full step saw (the run's add none cleanMarkedBytes reads)
+  let seen = 0; // CLASS flags of the characters before the stop that the full step saw (the run's add none cleanMarkedBytes reads)
   let h1 = 0xdeadbeef | 0; // cyrb53's seed as an int32: as a double (> 2^31) it would keep h1 a double in the loop
   let h2 = 0x41c6ce57;
   // Module bindings read in the loop cost a context load and checks per read; locals do not.
@@ -136,29 +136,35 @@ export function cleanLineBytes(b: Uint8Array, start: number, end: number): numbe
       c = ((c & 0x0f) << 12) | ((b[i + 1] & 0x3f) << 6) | (b[i + 2] & 0x3f);
       i += 3;
     } else return GENERAL; // astral: a surrogate pair in UTF-16, rare
-    chars++;
     const v = CLASS[c];
+    if (v & C_MARK) {
+      chars++;
+      foreign += (v >>> 1) & 1;
+      arabic += v & C_ARABIC;
+      hasMarks = true;
+      seen |= v;
+      continue; // not part of the dedup key
+    }
+    // Handed over with the scan's state before this character, so cleanMarkedBytes need not scan b[start, at) again.
+    if (c === 0x20) {
+      if (b[i] === 0x20) return cleanMarkedBytes(b, start, end, at, seen, h1, h2, chars, arabic, foreign); // doubled space
+    } else if (c === 0x2e) {
+      if (b[i] === 0x2e && b[i + 1] === 0x2e) return cleanMarkedBytes(b, start, end, at, seen, h1, h2, chars, arabic, foreign); // "..."
+    } else if (v & C_SLOW && startsRemoval(c, b, i)) {
+      return cleanMarkedBytes(b, start, end, at, seen, h1, h2, chars, arabic, foreign);
+    }
+    chars++;
     foreign += (v >>> 1) & 1;
     arabic += v & C_ARABIC;
     seen |= v;
-    if (v & C_MARK) {
-      hasMarks = true;
-      continue; // not part of the dedup key
-    }
-    if (c === 0x20) {
-      if (b[i] === 0x20) return cleanMarkedBytes(b, start, end, at, seen); // doubled space
-    } else if (c === 0x2e) {
-      if (b[i] === 0x2e && b[i + 1] === 0x2e) return cleanMarkedBytes(b, start, end, at, seen); // "..."
-    } else if (v & C_SLOW && startsRemoval(c, b, i)) {
-      return cleanMarkedBytes(b, start, end, at, seen);
-    }
     h1 = Math.imul(h1 ^ c, 2654435761);
     h2 = Math.imul(h2 ^ c, 1597334677);
   }
   // The stripped number: ASCII spaces and digits, and the bytes of Arabic-Indic digits.
   for (let i = textEnd; i < end; i++) {
     const c = b[i];
-    if (c === 0x20 ? b[i + 1] === 0x20 : c < 0x80 && (CLASS[c] & C_WS) !== 0) return cleanMarkedBytes(b, start, end, textEnd, seen); // a doubled space, a tab
+    if (c === 0x20 ? b[i + 1] === 0x20 : c < 0x80 && (CLASS[c] & C_WS) !== 0)
+      return cleanMarkedBytes(b, start, end, textEnd, seen, h1, h2, chars, arabic, foreign); // a doubled space, a tab
   }
   lineFacts.arabic = arabic;
   lineFacts.foreign = foreign;

@@ -27,123 +27,140 @@ const DOTS3 = 1 << 30;
 let scratch = new Uint8Array(4096);
 
 /**
- * CLASS flags of the characters of b[from, end) (plus DOTS3) added to `flags`, or -1 if the line must
- * stay GENERAL. Only the flags the caller reads are exact: an Arabic-block character adds C_MARK when
- * it is one and nothing else (its letter flags are not needed here), so most characters cost a byte test.
+ * Copies b[start, end) to out[0, end - start) (plus one byte past it) and returns the CLASS flags of the
+ * characters of b[resume, end) (plus DOTS3) added to `flags`, or -1 if the line must stay GENERAL. Only
+ * the flags the caller reads are exact: letters add their letter flags too. ASCII and two-byte
+ * characters decode without a branch on the byte, as in cleanLineBytes' run.
  */
-function markerFlags(b: Uint8Array, from: number, end: number, flags: number): number {
-  for (let i = from; i < end;) {
-    let c = b[i];
-    if (c < 0x80) {
-      i++;
-      flags |= CLASS[c];
-      if (c === 0x2e && b[i] === 0x2e && b[i + 1] === 0x2e && i + 1 < end) flags |= DOTS3;
-      continue;
-    }
-    if (c === 0xd9 || c === 0xda || c === 0xdb) {
-      // U+0640–06FF: only the tatweel, harakat and superscript alef (U+0640, 064B–065F, 0670) matter
-      const d = b[i + 1];
-      if (c === 0xd9 && (d === 0x80 || (d >= 0x8b && d <= 0x9f) || d === 0xb0)) flags |= C_MARK;
-      i += 2;
-      continue;
-    }
-    if (c < 0xe0) {
-      c = ((c & 0x1f) << 6) | (b[i + 1] & 0x3f);
-      i += 2;
-    } else if (c < 0xf0) {
-      c = ((c & 0x0f) << 12) | ((b[i + 1] & 0x3f) << 6) | (b[i + 2] & 0x3f);
+function copyWithFlags(b: Uint8Array, start: number, resume: number, end: number, flags: number, out: Uint8Array): number {
+  const classOf = CLASS;
+  let w = 0;
+  for (let i = start; i < resume; i++) out[w++] = b[i];
+  for (let i = resume; i < end;) {
+    const c0 = b[i];
+    const c1 = b[i + 1];
+    if (c0 >= 0xe0) {
+      if (c0 >= 0xf0) return -1; // astral
+      const c2 = b[i + 2];
+      flags |= classOf[((c0 & 0x0f) << 12) | ((c1 & 0x3f) << 6) | (c2 & 0x3f)];
+      out[w++] = c0;
+      out[w++] = c1;
+      out[w++] = c2;
       i += 3;
-    } else return -1; // astral
-    flags |= CLASS[c];
+      continue;
+    }
+    const two = (c0 << 24) >> 31; // all ones at the lead byte of a 2-byte sequence
+    const c = (c0 & ~two) | ((((c0 & 0x1f) << 6) | (c1 & 0x3f)) & two);
+    flags |= classOf[c];
+    if (c === 0x2e && c1 === 0x2e && b[i + 2] === 0x2e && i + 2 < end) flags |= DOTS3;
+    out[w] = c0;
+    out[w + 1] = c1; // the next byte, or the second of this character
+    w += 1 - two;
+    i += 1 - two;
   }
   return flags & C_UNHANDLED ? -1 : flags;
 }
 
 /**
  * cleanLine (likelyToChange) on b[start, end): the text after the line's prefix, with no ASCII space at
- * either end. The caller has scanned b[start, resume) and found the CLASS flags `seen` there (no `...`
- * lies wholly inside it). FAST with the cleaned text in lineFacts.bytes[byteStart, byteEnd) and its
- * facts set as cleanLine sets them; SKIP when nothing is left; GENERAL for a line these passes do not
- * cover.
+ * either end. The caller has scanned b[start, resume), found the CLASS flags `seen` there (no `...` lies
+ * wholly inside it, and its last character did not start a removal) and hands over its scan state at
+ * `resume`: hash words, length and letter counts. FAST with the cleaned text in
+ * lineFacts.bytes[byteStart, byteEnd) and its facts set as cleanLine sets them; SKIP when nothing is
+ * left; GENERAL for a line these passes do not cover.
  */
-export function cleanMarkedBytes(b: Uint8Array, start: number, end: number, resume: number, seen: number): number {
-  const flags = markerFlags(b, resume, end, seen);
-  if (flags === -1) return GENERAL;
-  if (scratch.length < end - start) scratch = new Uint8Array(Math.max(end - start, scratch.length * 2));
+export function cleanMarkedBytes(
+  b: Uint8Array,
+  start: number,
+  end: number,
+  resume: number,
+  seen: number,
+  h1: number,
+  h2: number,
+  chars: number,
+  arabic: number,
+  foreign: number,
+): number {
+  const n = end - start;
+  if (scratch.length <= n) scratch = new Uint8Array(Math.max(n + 1, scratch.length * 2));
   const out = scratch; // every pass shortens or keeps the text, so it fits
-  // Each pass reads the text so far (b[start, end), then out[0, to)) and writes it to out.
-  let src = b;
-  let from = start;
-  let to = end;
-  if (flags & C_P) {
-    to = replacePageMarkers(src, from, to, out);
-    src = out;
-    from = 0;
-  }
-  if (flags & C_M) {
-    to = replaceMilestones(src, from, to, out);
-    src = out;
-    from = 0;
-  }
-  if (flags & C_PAREN) {
-    to = replaceFootnotes(src, from, to, out);
-    src = out;
-    from = 0;
-  }
-  if (flags & C_PIPE) from = quranPrefixEnd(src, from, to);
-  if (flags & C_PCT) {
-    to = replacePercents(src, from, to, out);
-    src = out;
-    from = 0;
-  }
-  if (flags & DOTS3) {
-    to = replaceSpacedDots(src, from, to, out);
-    src = out;
-    from = 0;
-  }
-  while (from < to && src[from] === 0x20) from++;
-  while (to > from && src[to - 1] === 0x20) to--;
-  to = trailingNumberEndBytes(src, from, to);
+  const flags = copyWithFlags(b, start, resume, end, seen, out);
+  if (flags === -1) return GENERAL;
+  // The text before `resume` comes out as it is, so the caller's scan state stands for it, unless a `(`
+  // there becomes a footnote once a page marker or milestone inside the parentheses turns into a space,
+  // a Qur'an prefix goes, or the trailing number or spaces reach back into it (both checked below). No
+  // other match begins before resume - 1 (the caller stopped at the first character that could start
+  // one): a ` ... ` begins at the space before its dots, and is replaced by a space.
+  let kept = seen & C_PAREN ? 0 : resume - start;
+  let from = 0;
+  let to = n;
+  let passFrom = kept > 0 ? kept - 1 : 0; // the passes run in place on out[passFrom, to)
+  if (flags & C_P) to = replacePageMarkers(out, passFrom, to);
+  if (flags & C_M) to = replaceMilestones(out, passFrom, to);
+  if (flags & C_PAREN) to = replaceFootnotes(out, passFrom, to);
+  if (flags & C_PIPE) passFrom = from = quranPrefixEnd(out, 0, to); // the later passes see the text after it
+  if (flags & C_PCT) to = replacePercents(out, passFrom, to);
+  if (flags & DOTS3) to = replaceSpacedDots(out, passFrom, to);
+  while (from < to && out[from] === 0x20) from++;
+  while (to > from && out[to - 1] === 0x20) to--;
+  to = trailingNumberEndBytes(out, from, to);
   if (from === to) return SKIP;
   lineFacts.hasMarks = (flags & C_MARK) !== 0;
-  collapseAndCount(src, from, to, out);
+  if (from !== 0 || to < kept) kept = 0; // the text lost part of what the caller scanned
+  if (kept === 0) {
+    // count and hash it all
+    h1 = 0xdeadbeef | 0; // cyrb53's seed as an int32, as cleanLineBytes starts it
+    h2 = 0x41c6ce57;
+    chars = arabic = foreign = 0;
+  }
+  collapseAndCount(out, from, to, kept, h1, h2, chars, arabic, foreign);
   return FAST;
 }
 
 /**
- * Copies src[from, to) to the start of out with each run of spaces made one (cleanLine's SPACES), and
- * sets lineFacts' letter counts, length and dedup-key hash on the result, as cleanLine's scan does.
+ * Moves out[from, to) to the start of out with each run of spaces made one (cleanLine's SPACES), and
+ * sets lineFacts' letter counts, length and dedup-key hash on the result, as cleanLine's scan does. The
+ * first `kept` bytes (from is then 0) are final and already counted: the scan state after them is given.
+ * out must hold a byte past `to`. ASCII and two-byte characters move without a branch on the byte.
  */
-function collapseAndCount(src: Uint8Array, from: number, to: number, out: Uint8Array): void {
-  let w = 0;
-  let arabic = 0;
-  let foreign = 0;
-  let chars = 0;
-  let h1 = 0xdeadbeef | 0; // cyrb53's seed as an int32: as a double (> 2^31) it would keep h1 a double in the loop
-  let h2 = 0x41c6ce57;
-  for (let r = from; r < to;) {
-    let c = src[r];
-    if (c < 0x80) {
-      r++;
-      if (c === 0x20 && out[w - 1] === 0x20) continue; // w > 0: the text starts with no space
-      out[w++] = c;
-    } else if (c < 0xe0) {
-      const c1 = src[r + 1]; // read before writing: out may be src, one byte behind
-      out[w++] = c;
-      out[w++] = c1;
-      c = ((c & 0x1f) << 6) | (c1 & 0x3f);
-      r += 2;
+function collapseAndCount(
+  out: Uint8Array,
+  from: number,
+  to: number,
+  kept: number,
+  h1: number,
+  h2: number,
+  chars: number,
+  arabic: number,
+  foreign: number,
+): void {
+  const classOf = CLASS;
+  let w = kept;
+  let prev = kept > 0 ? out[kept - 1] : 0; // the last byte written
+  for (let r = kept > 0 ? kept : from; r < to;) {
+    const c0 = out[r];
+    const c1 = out[r + 1]; // read before writing: w may be behind r
+    let c: number;
+    if (c0 < 0xe0) {
+      const two = (c0 << 24) >> 31; // all ones at the lead byte of a 2-byte sequence
+      c = (c0 & ~two) | ((((c0 & 0x1f) << 6) | (c1 & 0x3f)) & two);
+      r += 1 - two;
+      if (((c ^ 0x20) | (prev ^ 0x20)) === 0) continue; // a space after a space
+      out[w] = c0;
+      out[w + 1] = c1; // the second byte of this character, or the byte at r (w < r) or r itself
+      w += 1 - two;
+      prev = (c1 & two) | (c0 & ~two);
     } else {
-      const c1 = src[r + 1];
-      const c2 = src[r + 2];
-      out[w++] = c;
+      const c2 = out[r + 2];
+      out[w++] = c0;
       out[w++] = c1;
       out[w++] = c2;
-      c = ((c & 0x0f) << 12) | ((c1 & 0x3f) << 6) | (c2 & 0x3f);
+      c = ((c0 & 0x0f) << 12) | ((c1 & 0x3f) << 6) | (c2 & 0x3f);
       r += 3;
+      prev = c2;
     }
     chars++;
-    const v = CLASS[c];
+    const v = classOf[c];
     arabic += v & C_ARABIC;
     foreign += (v >>> 1) & 1;
     if (v & C_MARK) continue; // not part of the dedup key

@@ -1,7 +1,9 @@
 /**
  * The replacements of cleanLine's general path (line-markers.ts, clean-line.ts) as passes over UTF-8
- * bytes: each pass finds exactly the matches its regex finds, left to right without overlap, and writes
- * the result to `dst` (which may be `src`: a pass never writes ahead of what it has read). Every pattern
+ * bytes: each pass finds exactly the matches its regex finds, left to right without overlap, in place:
+ * it rewrites s[from, to) (a pass never writes ahead of what it has read) and returns the new end. The
+ * bytes before `from` stay and are the text's start (a milestone's `\b` looks at the last of them);
+ * callers start a pass where no match can begin earlier. Every pattern
  * is ASCII apart from `¬` and the Arabic-Indic digits, which are matched on their bytes; `\s` and `\d`
  * meet only ASCII here, because a line with other whitespace never reaches these passes.
  */
@@ -49,62 +51,61 @@ function footnoteEnd(s: Uint8Array, i: number, to: number): number {
 }
 
 /**
- * Every marker that starts with byte `first` and ends where `markerEnd` says (-1: not a marker there) replaced by
- * one space, src[from, to) into dst; returns the result's length.
+ * Every marker that starts with byte `first` and ends where `markerEnd` says (-1: not a marker there)
+ * replaced by one space, in s[from, to); returns the new end.
  */
 function replaceMarkers(
-  src: Uint8Array,
+  s: Uint8Array,
   from: number,
   to: number,
-  dst: Uint8Array,
   first: number,
   markerEnd: (s: Uint8Array, at: number, to: number) => number,
 ): number {
-  let w = 0;
+  let w = from;
   for (let r = from; r < to;) {
-    const c = src[r];
-    const e = c === first ? markerEnd(src, r, to) : -1;
+    const c = s[r];
+    const e = c === first ? markerEnd(s, r, to) : -1;
     if (e === -1) {
-      dst[w++] = c;
+      s[w++] = c;
       r++;
     } else {
-      dst[w++] = 0x20;
+      s[w++] = 0x20;
       r = e;
     }
   }
   return w;
 }
 
-/** `s.replace(PAGE_ANYWHERE, ' ')` on src[from, to) into dst; returns the result's length. */
-export function replacePageMarkers(src: Uint8Array, from: number, to: number, dst: Uint8Array): number {
-  return replaceMarkers(src, from, to, dst, 0x50, pageMarkerEnd);
+/** `s.replace(PAGE_ANYWHERE, ' ')` on s[from, to); returns the new end. */
+export function replacePageMarkers(s: Uint8Array, from: number, to: number): number {
+  return replaceMarkers(s, from, to, 0x50, pageMarkerEnd);
 }
 
-/** `s.replace(MILESTONE, ' ')` (`\bms\d+\b`) on src[from, to) into dst; returns the result's length. */
-export function replaceMilestones(src: Uint8Array, from: number, to: number, dst: Uint8Array): number {
-  let w = 0;
-  let prevWord = false; // \b looks at the input character before the match
+/** `s.replace(MILESTONE, ' ')` (`\bms\d+\b`) on s[from, to); returns the new end. */
+export function replaceMilestones(s: Uint8Array, from: number, to: number): number {
+  let w = from;
+  let prevWord = from > 0 && isWordByte(s[from - 1]); // \b looks at the input character before the match
   for (let r = from; r < to;) {
-    const c = src[r];
-    if (c === 0x6d && !prevWord && r + 2 < to && src[r + 1] === 0x73 && isAsciiDigit(src[r + 2])) {
-      const e = digitsEnd(src, r + 3, to);
-      if (e === to || !isWordByte(src[e])) {
-        dst[w++] = 0x20;
+    const c = s[r];
+    if (c === 0x6d && !prevWord && r + 2 < to && s[r + 1] === 0x73 && isAsciiDigit(s[r + 2])) {
+      const e = digitsEnd(s, r + 3, to);
+      if (e === to || !isWordByte(s[e])) {
+        s[w++] = 0x20;
         r = e;
         prevWord = true; // a digit
         continue;
       }
     }
-    dst[w++] = c;
+    s[w++] = c;
     r++;
     prevWord = isWordByte(c);
   }
   return w;
 }
 
-/** `s.replace(FOOTNOTE, ' ')` on src[from, to) into dst; returns the result's length. */
-export function replaceFootnotes(src: Uint8Array, from: number, to: number, dst: Uint8Array): number {
-  return replaceMarkers(src, from, to, dst, 0x28, footnoteEnd);
+/** `s.replace(FOOTNOTE, ' ')` on s[from, to); returns the new end. */
+export function replaceFootnotes(s: Uint8Array, from: number, to: number): number {
+  return replaceMarkers(s, from, to, 0x28, footnoteEnd);
 }
 
 /**
@@ -123,32 +124,32 @@ export function quranPrefixEnd(s: Uint8Array, from: number, to: number): number 
   return e;
 }
 
-/** `s.replace(HEMISTICH_PERCENT, ' ')` (`%~%|%`) on src[from, to) into dst; returns the result's length. */
-export function replacePercents(src: Uint8Array, from: number, to: number, dst: Uint8Array): number {
-  let w = 0;
+/** `s.replace(HEMISTICH_PERCENT, ' ')` (`%~%|%`) on s[from, to); returns the new end. */
+export function replacePercents(s: Uint8Array, from: number, to: number): number {
+  let w = from;
   for (let r = from; r < to;) {
-    const c = src[r];
+    const c = s[r];
     if (c === 0x25) {
-      dst[w++] = 0x20;
-      r += r + 2 < to && src[r + 1] === 0x7e && src[r + 2] === 0x25 ? 3 : 1;
+      s[w++] = 0x20;
+      r += r + 2 < to && s[r + 1] === 0x7e && s[r + 2] === 0x25 ? 3 : 1;
     } else {
-      dst[w++] = c;
+      s[w++] = c;
       r++;
     }
   }
   return w;
 }
 
-/** `s.replace(HEMISTICH_DOTS, ' ')` (` ... `) on src[from, to) into dst; returns the result's length. */
-export function replaceSpacedDots(src: Uint8Array, from: number, to: number, dst: Uint8Array): number {
-  let w = 0;
+/** `s.replace(HEMISTICH_DOTS, ' ')` (` ... `) on s[from, to); returns the new end. */
+export function replaceSpacedDots(s: Uint8Array, from: number, to: number): number {
+  let w = from;
   for (let r = from; r < to;) {
-    const c = src[r];
-    if (c === 0x20 && r + 4 < to && src[r + 1] === 0x2e && src[r + 2] === 0x2e && src[r + 3] === 0x2e && src[r + 4] === 0x20) {
-      dst[w++] = 0x20;
+    const c = s[r];
+    if (c === 0x20 && r + 4 < to && s[r + 1] === 0x2e && s[r + 2] === 0x2e && s[r + 3] === 0x2e && s[r + 4] === 0x20) {
+      s[w++] = 0x20;
       r += 5;
     } else {
-      dst[w++] = c;
+      s[w++] = c;
       r++;
     }
   }

@@ -70,6 +70,8 @@ describe('openiti/clean-marked-bytes: markers cleaned on UTF-8 bytes give what c
       `${W} PageV1P ${T} PageVP2 PageV12P3`,
       `${W} PageV01P002ms3 ${T}`, // the page marker's space makes a milestone of ms3
       `# PageV01P002 ms3 12`, // nothing left
+      `${W} 12 PageV01P002`, // the trailing number, once the marker goes, lies before the marker
+      `${W} ١٢ PageV01P002 `,
     ],
     milestones: [
       `~~وفي علوم ms001 العرب ${V}`,
@@ -83,6 +85,7 @@ describe('openiti/clean-marked-bytes: markers cleaned on UTF-8 bytes give what c
       `${W} ( 12 ) ${T} (¬1) ${V} (١) (۳)`,
       `${W} (a) (Z) (ab) (1 2) ((3)) ${T}`,
       `${W} ( ¬ ١) ${T} (¬ 1) (1a) ( 2`,
+      `${W} 3 (4)`, // the trailing number, once the footnote goes, lies before it
       `${W} (PageV1P1 2) ${T}`, // the page marker's space sits inside a footnote
       `${W} (١٢)١٣ ${T} (1) ٣`,
     ],
