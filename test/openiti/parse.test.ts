@@ -377,6 +377,24 @@ describe('openiti/parse', () => {
       expect(got[3]).to.equal(long);
     });
 
+    it('reads files at the same time, and one after another with reused buffers, each to its own lines', async () => {
+      // Read buffers are reused from file to file; reads that overlap must still never share one.
+      const files = ['ا', 'ب', 'ت'].map((letter, k) => {
+        const lines = Array.from({ length: 30_000 }, (_, i) => `# ${letter.repeat(20 + (i % 9))} ${k} ${i}`); // ~1.5 MB: two chunks
+        const file = path.join(dir, `overlap-${k}`);
+        writeFileSync(file, `${H}${lines.join('\n')}\n`);
+        return { file, lines };
+      });
+      const read = async (file: string) => {
+        const got: string[] = [];
+        await forEachLine(file, (l) => got.push(l));
+        return got.slice(3);
+      };
+      const together = await Promise.all([...files, ...files].map((f) => read(f.file)));
+      together.forEach((got, i) => expect(got).to.deep.equal(files[i % files.length].lines));
+      for (const f of files) expect(await read(f.file)).to.deep.equal(f.lines);
+    });
+
     it('rejects invalid UTF-8 with NotUtf8Error naming the file and byte', async () => {
       const file = path.join(dir, 'latin1');
       writeFileSync(file, Buffer.concat([Buffer.from(H), Buffer.from([0x23, 0x20, 0xc7, 0xe1, 0xda, 0x0a])]));
