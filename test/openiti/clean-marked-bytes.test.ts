@@ -132,13 +132,13 @@ describe('openiti/clean-marked-bytes: markers cleaned on UTF-8 bytes give what c
   it('agrees with cleanLine on random mixtures of the markers', () => {
     const pieces = [
       ...['PageV1P2', 'PageV', 'P3', 'ms3', 'ms', 'm', '(1)', '( ¬٢ )', '(a)', '(', ')', '¬', '%~%', '%', '~', '~~'],
-      ...[' ... ', '...', '.', ' ', ' ', '  ', 'قال', 'العلم', V, T, 'ﷺ', '٣', '12', '|', '2|3|', 'x', '_', '#'],
+      ...[' ... ', '...', '..', '.', ' ', ' ', '  ', 'قال', 'العلم', V, T, 'ُ', 'ـ', 'ﷺ', '٣', '12', '7', '|', '2|3|', 'x', '_', '#'],
     ];
     const rnd = mulberry32(25);
     let onBytes = 0;
     for (let n = 0; n < 3000; n++) {
       let line = '';
-      const k = 1 + Math.floor(rnd() * 12);
+      const k = 1 + Math.floor(rnd() * 20); // long enough for text before, between and after several markers
       for (let i = 0; i < k; i++) line += pieces[Math.floor(rnd() * pieces.length)];
       const bytes = viaBytes(line);
       if (bytes.verdict === GENERAL) continue;
