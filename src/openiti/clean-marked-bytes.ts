@@ -63,9 +63,9 @@ function copyWithFlags(b: Uint8Array, start: number, resume: number, end: number
 
 /**
  * cleanLine (likelyToChange) on b[start, end): the text after the line's prefix, with no ASCII space at
- * either end. The caller has scanned b[start, resume), found the CLASS flags `seen` there (no `...` lies
- * wholly inside it, and its last character did not start a removal) and hands over its scan state at
- * `resume`: hash words, length and letter counts. FAST with the cleaned text in
+ * either end. The caller has scanned b[start, resume), where no marker, `...` or doubled space starts,
+ * and hands over the CLASS flags `seen` of its characters and its scan state at `resume`: hash words,
+ * length and letter counts. FAST with the cleaned text in
  * lineFacts.bytes[byteStart, byteEnd) and its facts set as cleanLine sets them; SKIP when nothing is
  * left; GENERAL for a line these passes do not cover.
  */
