@@ -137,15 +137,8 @@ export function cleanLineBytes(b: Uint8Array, start: number, end: number): numbe
       i += 3;
     } else return GENERAL; // astral: a surrogate pair in UTF-16, rare
     const v = CLASS[c];
-    if (v & C_MARK) {
-      chars++;
-      foreign += (v >>> 1) & 1;
-      arabic += v & C_ARABIC;
-      hasMarks = true;
-      seen |= v;
-      continue; // not part of the dedup key
-    }
     // Handed over with the scan's state before this character, so cleanMarkedBytes need not scan b[start, at) again.
+    // (A dedup-key mark is none of these: it is counted below and left out of the hash.)
     if (c === 0x20) {
       if (b[i] === 0x20) return cleanMarkedBytes(b, start, end, at, seen, h1, h2, chars, arabic, foreign); // doubled space
     } else if (c === 0x2e) {
@@ -157,6 +150,10 @@ export function cleanLineBytes(b: Uint8Array, start: number, end: number): numbe
     foreign += (v >>> 1) & 1;
     arabic += v & C_ARABIC;
     seen |= v;
+    if (v & C_MARK) {
+      hasMarks = true;
+      continue; // not part of the dedup key
+    }
     h1 = Math.imul(h1 ^ c, 2654435761);
     h2 = Math.imul(h2 ^ c, 1597334677);
   }
