@@ -1,9 +1,9 @@
 /** Shard-file mechanics of the export stage: resume by content, canonical compaction, ordered merge. */
-import { closeSync, createReadStream, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import path from 'node:path';
+import { createReadStream, existsSync, readFileSync, renameSync } from 'node:fs';
 import readline from 'node:readline';
 import type { OcrSample } from '../datasets';
 import { readJsonl, writeFileAtomic } from '../io/jsonl';
+import { LineWriter } from '../io/line-writer';
 
 /** sample_ids that already have a record in `file` (empty when it does not exist). */
 export async function sampleIdsIn(file: string): Promise<Set<string>> {
@@ -46,30 +46,30 @@ export async function concatShards(
   datasets: { dataset: string; samples: number; files: string[] }[],
 ): Promise<Record<string, number>> {
   const tmp = `${target}.tmp-${process.pid}`;
-  mkdirSync(path.dirname(target), { recursive: true });
-  const fd = openSync(tmp, 'w');
+  const out = await LineWriter.open(tmp);
   const byDataset: Record<string, number> = {};
+  let completed = false;
   try {
     for (const d of datasets) {
       let n = 0;
-      for (const file of d.files) n += await appendLines(fd, file);
+      for (const file of d.files) n += await appendLines(out, file);
       if (n !== d.samples) throw new Error(`dataset ${d.dataset}: merged ${n} records, expected ${d.samples}`);
       byDataset[d.dataset] = n;
     }
-    fsyncSync(fd);
+    completed = true;
   } finally {
-    closeSync(fd);
+    await out.close({ sync: completed });
   }
   renameSync(tmp, target);
   return byDataset;
 }
 
-async function appendLines(fd: number, file: string): Promise<number> {
+async function appendLines(out: LineWriter, file: string): Promise<number> {
   let n = 0;
   const rl = readline.createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   for await (const line of rl) {
     if (!line.trim()) continue;
-    writeSync(fd, line + '\n');
+    await out.write(line + '\n');
     n++;
   }
   return n;

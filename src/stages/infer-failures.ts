@@ -83,13 +83,18 @@ function formatMs(ms: number): string {
   return `${(ms / 60_000).toFixed(ms < 600_000 ? 1 : 0)}m`;
 }
 
+/** An output's records, its failed ones by reason, and the first failure (`sample_id: reason — message`). */
+export interface FailedCounts {
+  records: number;
+  failed: number;
+  byReason: Record<string, number>;
+  first: string | null;
+}
+
 /** Failed records of the selected datasets in a condition's output, by reason, with the first one's detail. */
-export async function countFailedRecords(
-  file: string,
-  datasets?: readonly string[],
-): Promise<{ records: number; failed: number; byReason: Record<string, number>; first: string | null }> {
+export async function countFailedRecords(file: string, datasets?: readonly string[]): Promise<FailedCounts> {
   const wanted = datasets ? new Set(datasets) : null;
-  const res = { records: 0, failed: 0, byReason: {} as Record<string, number>, first: null as string | null };
+  const res: FailedCounts = { records: 0, failed: 0, byReason: {}, first: null };
   const rl = readline.createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   for await (const text of rl) {
     if (!text.trim()) continue;
@@ -107,7 +112,11 @@ export async function countFailedRecords(
 
 /** More failed lines than `max_failed_share` would bias the comparison (they score as raw OCR): fail for good. */
 export async function assertFailedShare(options: InferOptions, name: string, output: string): Promise<void> {
-  const c = await countFailedRecords(output, options.datasets);
+  assertFailedShareOf(options, name, await countFailedRecords(output, options.datasets));
+}
+
+/** assertFailedShare on counts already taken (a merge counts its output once for its result and this check). */
+export function assertFailedShareOf(options: InferOptions, name: string, c: FailedCounts): void {
   if (c.records === 0 || c.failed / c.records <= options.maxFailedShare) return;
   const pct = (x: number) => `${Number((x * 100).toFixed(1))}%`;
   const reasons = Object.entries(c.byReason)

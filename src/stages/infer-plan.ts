@@ -8,7 +8,7 @@
  *  - `plan.json` last (the marker that the plan is complete).
  * Shard n of a dataset is its lines [n·size, (n+1)·size).
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { JsonlParseError, writeJsonAtomic } from '../io/jsonl';
@@ -151,24 +151,48 @@ export function readOrder(plan: InferPlanFiles): Uint16Array {
   return new Uint16Array(buf.buffer, buf.byteOffset, buf.length / 2);
 }
 
-/** The validated input records of a dataset's lines [start, end), read at their offsets. */
-export function readPlannedRows(plan: InferPlanFiles, dataset: string, start: number, end: number): InferenceInputRow[] {
-  const offsetsFile = path.join(plan.dir, `${safeName(dataset)}.offsets`);
-  const pairs = readFileSync(offsetsFile);
-  const offsets = new Float64Array(pairs.buffer, pairs.byteOffset, pairs.length / 8);
-  const fd = openSync(plan.input, 'r');
+/** The (byte offset, byte length) pairs of a dataset's lines [start, end): only that slice of the offsets file is read. */
+function plannedOffsets(plan: InferPlanFiles, dataset: string, start: number, end: number): Float64Array {
+  const fd = openSync(path.join(plan.dir, `${safeName(dataset)}.offsets`), 'r');
   try {
-    const rows: InferenceInputRow[] = [];
-    for (let i = start; i < Math.min(end, offsets.length / 2); i++) {
-      const [offset, length] = [offsets[2 * i], offsets[2 * i + 1]];
-      const buf = Buffer.alloc(length);
-      readSync(fd, buf, 0, length, offset);
-      const parsed = InferenceInputSchema.safeParse(JSON.parse(buf.toString('utf8')));
-      if (!parsed.success) throw new UserInputError(`${plan.input} (byte ${offset}, ${dataset}): ${describeZodError(parsed.error)}`);
-      rows.push(parsed.data);
-    }
-    return rows;
+    const lines = Math.max(0, Math.min(end, fstatSync(fd).size / 16) - start);
+    const pairs = Buffer.alloc(lines * 16);
+    readSync(fd, pairs, 0, pairs.length, start * 16);
+    return new Float64Array(pairs.buffer, pairs.byteOffset, lines * 2);
   } finally {
     closeSync(fd);
   }
+}
+
+/** The raw input lines (JSON text) of a dataset's lines [start, end), read at their offsets. */
+function readPlannedLines(plan: InferPlanFiles, dataset: string, start: number, end: number): { text: string; offset: number }[] {
+  const offsets = plannedOffsets(plan, dataset, start, end);
+  const fd = openSync(plan.input, 'r');
+  try {
+    const lines: { text: string; offset: number }[] = [];
+    let buf = Buffer.alloc(0);
+    for (let i = 0; i < offsets.length; i += 2) {
+      const length = offsets[i + 1];
+      if (buf.length < length) buf = Buffer.alloc(Math.max(length, 2 * buf.length, 1 << 16));
+      readSync(fd, buf, 0, length, offsets[i]);
+      lines.push({ text: buf.toString('utf8', 0, length), offset: offsets[i] });
+    }
+    return lines;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The validated input records of a dataset's lines [start, end), read at their offsets. */
+export function readPlannedRows(plan: InferPlanFiles, dataset: string, start: number, end: number): InferenceInputRow[] {
+  return readPlannedLines(plan, dataset, start, end).map(({ text, offset }) => {
+    const parsed = InferenceInputSchema.safeParse(JSON.parse(text));
+    if (!parsed.success) throw new UserInputError(`${plan.input} (byte ${offset}, ${dataset}): ${describeZodError(parsed.error)}`);
+    return parsed.data;
+  });
+}
+
+/** The sample_ids of a dataset's lines [start, end) (the plan's scan checked each is a string). */
+export function readPlannedIds(plan: InferPlanFiles, dataset: string, start: number, end: number): string[] {
+  return readPlannedLines(plan, dataset, start, end).map(({ text }) => (JSON.parse(text) as { sample_id: string }).sample_id);
 }

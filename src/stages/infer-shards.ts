@@ -13,35 +13,16 @@
  * writes (with a deterministic backend, byte for byte). Records of the output outside this selection (other
  * datasets, lines past `--limit`) stay in front of the merged ones.
  */
-import {
-  closeSync,
-  createReadStream,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  unlinkSync,
-  writeSync,
-  appendFileSync,
-} from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, appendFileSync } from 'node:fs';
 import readline from 'node:readline';
 import path from 'node:path';
+import { LineWriter } from '../io/line-writer';
 import { recoverJsonl, writeJsonAtomic, writeJsonlAtomic } from '../io/jsonl';
 import type { Condition } from '../llm';
 import { findArm } from './arms';
-import { readOrder, readPlannedRows, safeName, writePlan, type InferPlanFiles } from './infer-plan';
-import {
-  assertFailedShare,
-  correctLines,
-  countFailedRecords,
-  RESULT_KEYS,
-  type ArmCounts,
-  type InferCheckpoint,
-  type InferOptions,
-  type OpenBackend,
-} from './infer';
+import { readOrder, readPlannedIds, readPlannedRows, safeName, writePlan, type InferPlanFiles } from './infer-plan';
+import { correctLines, RESULT_KEYS, type ArmCounts, type InferCheckpoint, type InferOptions, type OpenBackend } from './infer';
+import { assertFailedShareOf, countFailedRecords } from './infer-failures';
 import { loadOver, type LlmLoad } from './llm-load';
 import { skipsFromCounts, type Skips } from './skips';
 import { UserInputError, type StageHooks } from './types';
@@ -126,7 +107,7 @@ function partsOfIds(arm: ArmPlan): Map<string, string> {
   for (const d of arm.plan.datasets) {
     for (let start = 0; start < d.lines; start += arm.shardSize) {
       const file = partFile(arm.output, d.dataset, start / arm.shardSize);
-      for (const r of readPlannedRows(arm.plan, d.dataset, start, start + arm.shardSize)) where.set(r.sample_id, file);
+      for (const id of readPlannedIds(arm.plan, d.dataset, start, start + arm.shardSize)) where.set(id, file);
     }
   }
   return where;
@@ -180,7 +161,7 @@ interface LoadedPart {
 }
 
 function loadPart(arm: ArmPlan, dataset: string, shard: number, partial: boolean): LoadedPart {
-  const ids = readPlannedRows(arm.plan, dataset, shard * arm.shardSize, (shard + 1) * arm.shardSize).map((r) => r.sample_id);
+  const ids = readPlannedIds(arm.plan, dataset, shard * arm.shardSize, (shard + 1) * arm.shardSize);
   const file = partFile(arm.output, dataset, shard);
   const lines = new Map<string, string>();
   const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
@@ -199,22 +180,25 @@ function loadPart(arm: ArmPlan, dataset: string, shard: number, partial: boolean
 }
 
 /**
- * The planned lines in input order, from their parts, into `file`; returns their sample_ids. The event loop runs
- * between batches of lines, so an activity merging a large arm keeps heartbeating.
+ * The planned lines in input order, from their parts, into `file`; returns their sample_ids. Writes are
+ * asynchronous and the work between two is one part or about 1 MB of lines, so an activity merging a large arm
+ * keeps heartbeating, on a slow disk too.
  */
 async function writeMerged(arm: ArmPlan, file: string, partial: boolean): Promise<Set<string>> {
   const order = readOrder(arm.plan);
   const counters = new Array<number>(arm.plan.datasets.length).fill(0);
   const loaded: (LoadedPart | undefined)[] = [];
   const planned = new Set<string>();
-  const fd = openSync(file, 'w');
+  const out = await LineWriter.open(file);
   try {
-    let buf: string[] = [];
     for (const d of order) {
       const k = counters[d]++;
       const shard = Math.floor(k / arm.shardSize);
       const dataset = arm.plan.datasets[d].dataset;
-      if (loaded[d]?.shard !== shard) loaded[d] = loadPart(arm, dataset, shard, partial);
+      if (loaded[d]?.shard !== shard) {
+        loaded[d] = loadPart(arm, dataset, shard, partial);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
       const part = loaded[d] as LoadedPart;
       const id = part.ids[k - shard * arm.shardSize];
       const line = part.lines.get(id);
@@ -224,16 +208,10 @@ async function writeMerged(arm: ArmPlan, file: string, partial: boolean): Promis
           `merge ${arm.arm}: sample ${id} is missing from ${partFile(arm.output, dataset, shard)} (the shard did not finish)`,
         );
       planned.add(id);
-      buf.push(line + '\n');
-      if (buf.length >= 4096) {
-        writeSync(fd, buf.join(''));
-        buf = [];
-        await new Promise((resolve) => setImmediate(resolve));
-      }
+      await out.write(line + '\n');
     }
-    writeSync(fd, buf.join(''));
   } finally {
-    closeSync(fd);
+    await out.close();
   }
   return planned;
 }
@@ -241,17 +219,17 @@ async function writeMerged(arm: ArmPlan, file: string, partial: boolean): Promis
 /** Existing output records outside the selection (kept, in front), then the merged lines; atomic rename. */
 async function assemble(output: string, merged: string, planned: Set<string>): Promise<void> {
   const tmp = `${output}.assemble-${process.pid}.tmp`;
-  const fd = openSync(tmp, 'w');
+  const out = await LineWriter.open(tmp);
   try {
     if (existsSync(output)) {
       const rl = readline.createInterface({ input: createReadStream(output, { encoding: 'utf8' }), crlfDelay: Infinity });
       for await (const line of rl) {
-        if (line.trim() && !planned.has((JSON.parse(line) as { sample_id: string }).sample_id)) writeSync(fd, line + '\n');
+        if (line.trim() && !planned.has((JSON.parse(line) as { sample_id: string }).sample_id)) await out.write(line + '\n');
       }
     }
-    for await (const chunk of createReadStream(merged)) writeSync(fd, chunk as Buffer);
+    for await (const chunk of createReadStream(merged)) await out.writeBytes(chunk as Buffer);
   } finally {
-    closeSync(fd);
+    await out.close();
   }
   renameSync(tmp, output);
   unlinkSync(merged);
@@ -268,7 +246,7 @@ export async function mergeArm(options: InferOptions, arm: ArmPlan, partial = fa
   const planned = await writeMerged(arm, merged, partial);
   await assemble(arm.output, merged, planned);
   const failed = await countFailedRecords(arm.output, options.datasets);
-  if (!partial) await assertFailedShare(options, arm.arm, arm.output);
+  if (!partial) assertFailedShareOf(options, arm.arm, failed);
   const counts: Record<string, number> = { 'duplicate input record': arm.plan.duplicates };
   for (const [reason, n] of Object.entries(failed.byReason)) counts[`failed: ${reason}`] = n;
   return {
