@@ -91,15 +91,22 @@ export function recoverJsonl(file: string): RecoveredJsonl {
     let lineHasContent = false;
     while (pos < size) {
       const n = readSync(fd, buf, 0, Math.min(buf.length, size - pos), pos);
-      for (let i = 0; i < n; i++) {
-        const b = buf[i];
-        if (b === 0x0a) {
-          if (lineHasContent) records++;
-          lineHasContent = false;
-          lastNewlineEnd = pos + i + 1;
-        } else if (b !== 0x20 && b !== 0x0d && b !== 0x09) {
-          lineHasContent = true;
+      const chunk = buf.subarray(0, n);
+      // Byte by byte only until a line shows content; from there indexOf jumps to its newline.
+      for (let i = 0; i < n;) {
+        if (!lineHasContent) {
+          const b = chunk[i];
+          if (b === 0x0a) lastNewlineEnd = pos + i + 1;
+          else if (b !== 0x20 && b !== 0x0d && b !== 0x09) lineHasContent = true;
+          if (!lineHasContent) i++;
+          continue;
         }
+        const nl = chunk.indexOf(0x0a, i);
+        if (nl < 0) break;
+        records++;
+        lineHasContent = false;
+        lastNewlineEnd = pos + nl + 1;
+        i = nl + 1;
       }
       pos += n;
     }

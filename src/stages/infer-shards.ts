@@ -13,7 +13,8 @@
  * writes (with a deterministic backend, byte for byte). Records of the output outside this selection (other
  * datasets, lines past `--limit`) stay in front of the merged ones.
  */
-import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync, appendFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
+import { appendFile } from 'node:fs/promises';
 import readline from 'node:readline';
 import path from 'node:path';
 import { LineWriter } from '../io/line-writer';
@@ -77,7 +78,7 @@ export async function planInfer(options: InferOptions): Promise<ArmPlan[]> {
     plans.set(a.input, plan);
     const shards = plan.datasets.reduce((n, d) => n + Math.ceil(d.lines / shardSize), 0);
     const arm: ArmPlan = { arm: a.name, condition: a.prompt, output: a.output, plan, shardSize, lines: plan.lines, shards };
-    prepareParts(options, arm);
+    await prepareParts(options, arm);
     arms.push(arm);
   }
   return arms;
@@ -87,7 +88,7 @@ export async function planInfer(options: InferOptions): Promise<ArmPlan[]> {
  * The parts dir holds this shard size's parts (`layout.json`). `--force` starts over; a new dir (first sharded
  * run, or another shard size) is seeded from the arm's existing output, so finished lines are not redone.
  */
-function prepareParts(options: InferOptions, arm: ArmPlan): void {
+async function prepareParts(options: InferOptions, arm: ArmPlan): Promise<void> {
   const dir = partsDir(arm.output);
   const layout = path.join(dir, 'layout.json');
   if (options.force) {
@@ -97,30 +98,49 @@ function prepareParts(options: InferOptions, arm: ArmPlan): void {
   }
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  if (!options.force) seedParts(arm);
+  if (!options.force) await seedParts(arm);
   writeJsonAtomic(layout, { shard_size: arm.shardSize });
 }
 
-/** Which part each planned sample_id belongs to. */
-function partsOfIds(arm: ArmPlan): Map<string, string> {
+/** Which part each planned sample_id belongs to (the event loop runs between shards). */
+async function partsOfIds(arm: ArmPlan): Promise<Map<string, string>> {
   const where = new Map<string, string>();
   for (const d of arm.plan.datasets) {
     for (let start = 0; start < d.lines; start += arm.shardSize) {
       const file = partFile(arm.output, d.dataset, start / arm.shardSize);
       for (const id of readPlannedIds(arm.plan, d.dataset, start, start + arm.shardSize)) where.set(id, file);
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
   return where;
 }
 
-function seedParts(arm: ArmPlan): void {
+/**
+ * Each planned line of the arm's existing output into its part, in output order. Lines wait per part and are
+ * appended once about 16 MB are waiting, so memory stays flat however large the output.
+ */
+async function seedParts(arm: ArmPlan): Promise<void> {
   if (!existsSync(arm.output) || recoverJsonl(arm.output).records === 0) return;
-  const where = partsOfIds(arm);
-  for (const line of readFileSync(arm.output, 'utf8').split('\n')) {
+  const where = await partsOfIds(arm);
+  let waiting = new Map<string, string[]>();
+  let waitingChars = 0;
+  const append = async () => {
+    for (const [file, lines] of waiting) await appendFile(file, lines.join(''));
+    waiting = new Map();
+    waitingChars = 0;
+  };
+  const rl = readline.createInterface({ input: createReadStream(arm.output, { encoding: 'utf8' }), crlfDelay: Infinity });
+  for await (const line of rl) {
     if (!line.trim()) continue;
     const file = where.get((JSON.parse(line) as { sample_id: string }).sample_id);
-    if (file) appendFileSync(file, line + '\n');
+    if (!file) continue;
+    const lines = waiting.get(file) ?? [];
+    waiting.set(file, lines);
+    lines.push(line + '\n');
+    waitingChars += line.length;
+    if (waitingChars >= 16 << 20) await append();
   }
+  await append();
 }
 
 /** Correct one shard's lines into its part file (resuming from what the part holds). */
