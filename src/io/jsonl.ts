@@ -40,6 +40,8 @@ export interface JsonlLine<T> {
   value: T;
   /** 1-based line number in the file. */
   line: number;
+  /** The line as it stands in the file (without its newline), for callers that copy records unchanged. */
+  text: string;
 }
 
 /** Stream a JSONL file record by record (flat memory). Blank lines are skipped; a bad line throws with file:line. */
@@ -55,7 +57,7 @@ export async function* readJsonl<T = unknown>(file: string): AsyncGenerator<Json
     } catch (err) {
       throw new JsonlParseError(file, line, `invalid JSON (${(err as Error).message})`);
     }
-    yield { value, line };
+    yield { value, line, text };
   }
 }
 

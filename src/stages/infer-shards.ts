@@ -15,10 +15,9 @@
  */
 import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
-import readline from 'node:readline';
 import path from 'node:path';
 import { LineWriter } from '../io/line-writer';
-import { recoverJsonl, writeJsonAtomic, writeJsonlAtomic } from '../io/jsonl';
+import { readJsonl, recoverJsonl, writeJsonAtomic, writeJsonlAtomic } from '../io/jsonl';
 import type { Condition } from '../llm';
 import { findArm } from './arms';
 import { readOrder, readPlannedIds, readPlannedRows, safeName, writePlan, type InferPlanFiles } from './infer-plan';
@@ -129,15 +128,13 @@ async function seedParts(arm: ArmPlan): Promise<void> {
     waiting = new Map();
     waitingChars = 0;
   };
-  const rl = readline.createInterface({ input: createReadStream(arm.output, { encoding: 'utf8' }), crlfDelay: Infinity });
-  for await (const line of rl) {
-    if (!line.trim()) continue;
-    const file = where.get((JSON.parse(line) as { sample_id: string }).sample_id);
+  for await (const { value, text } of readJsonl<{ sample_id: string }>(arm.output)) {
+    const file = where.get(value.sample_id);
     if (!file) continue;
     const lines = waiting.get(file) ?? [];
     waiting.set(file, lines);
-    lines.push(line + '\n');
-    waitingChars += line.length;
+    lines.push(text + '\n');
+    waitingChars += text.length;
     if (waitingChars >= 16 << 20) await append();
   }
   await append();
@@ -242,9 +239,8 @@ async function assemble(output: string, merged: string, planned: Set<string>): P
   const out = await LineWriter.open(tmp);
   try {
     if (existsSync(output)) {
-      const rl = readline.createInterface({ input: createReadStream(output, { encoding: 'utf8' }), crlfDelay: Infinity });
-      for await (const line of rl) {
-        if (line.trim() && !planned.has((JSON.parse(line) as { sample_id: string }).sample_id)) await out.write(line + '\n');
+      for await (const { value, text } of readJsonl<{ sample_id: string }>(output)) {
+        if (!planned.has(value.sample_id)) await out.write(text + '\n');
       }
     }
     for await (const chunk of createReadStream(merged)) await out.writeBytes(chunk as Buffer);
