@@ -5,7 +5,7 @@
  * the server takes the busy worker for a dead one and the activity fails with a heartbeat timeout.
  */
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -58,11 +58,8 @@ describe('workflows: long plan and merge activities heartbeat (1 s heartbeat tim
     writeFileSync(path.join(phase5, 'index.usearch'), '');
     writeFileSync(path.join(phase5, 'index.manifest.json'), '{}');
     const dataset = path.join(results, 'big.jsonl');
-    writeFileSync(dataset, ids.map((id) => JSON.stringify({ sample_id: id, ocr_text: text(id), gt_text: text(id) })).join('\n') + '\n');
-    writeFileSync(
-      path.join(phase5, 'inference_input.jsonl'),
-      ids.map((id) => JSON.stringify({ ...inferenceInputRecord(id), ocr_text: text(id) })).join('\n') + '\n',
-    );
+    writeLines(dataset, (id) => ({ sample_id: id, ocr_text: text(id), gt_text: text(id) }));
+    writeLines(path.join(phase5, 'inference_input.jsonl'), (id) => ({ ...inferenceInputRecord(id), ocr_text: text(id) }));
     const config: Config = parseConfig(
       { paths: { results_dir: results }, datasets: { d: { type: 'jsonl', path: dataset } }, infer: { conditions: ['rag'] } },
       'stage-heartbeats test',
@@ -74,6 +71,22 @@ describe('workflows: long plan and merge activities heartbeat (1 s heartbeat tim
     await env?.teardown();
     if (results) rmSync(results, { recursive: true, force: true });
   });
+
+  /**
+   * One JSON line per id into `file`, 5,000 at a time: the files are hundreds of MB, and building each as one
+   * string would leave that much garbage for the collector to clear while the activities under test run.
+   */
+  function writeLines(file: string, record: (id: string) => object): void {
+    writeFileSync(file, '');
+    for (let i = 0; i < ids.length; i += 5000)
+      appendFileSync(
+        file,
+        ids
+          .slice(i, i + 5000)
+          .map((id) => JSON.stringify(record(id)) + '\n')
+          .join(''),
+      );
+  }
 
   /** Run one real activity in a worker under the short heartbeat timeout; returns its result and seconds taken. */
   async function runActivity<T>(name: string, args: unknown[]): Promise<{ result: T; seconds: number }> {
