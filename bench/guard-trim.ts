@@ -24,6 +24,7 @@ import { fallbackReason, GUARD_DEFAULTS, SPAN_MIN_SAVING, trimOutput, type Guard
 import { ErrorRateAccumulator, scorePair } from '../src/text/distance';
 import { OCR_GS_ROOT } from '../test/helpers/shared-data';
 import { loadOcrGsLines, type OcrGsLine } from '../test/helpers/ocr-gs-lines';
+import { isDevLine } from './dev-split';
 
 interface Line {
   gt: string;
@@ -32,8 +33,7 @@ interface Line {
   index: number;
 }
 
-/** The declared dev split: every line whose position in its book is a multiple of 5. */
-export const isDevLine = (l: { index: number }) => l.index % 5 === 0;
+export { isDevLine };
 
 /** Each line with the gold text of the next line of its book (the last line's: the book's first). */
 function withNext(all: OcrGsLine[]): Line[] {
