@@ -4,6 +4,7 @@
  */
 import { createAnalyzeActivities } from './analyze';
 import { createBuildActivities } from './build';
+import { createCorrectActivities } from './correct';
 import { defaultDeps, withEndpointOverride, type ActivityDeps } from './deps';
 import { checkEnvironment } from './doctor';
 import { createExportActivities } from './export';
@@ -18,6 +19,7 @@ export function createActivities(deps: ActivityDeps = defaultDeps()) {
     ...createBuildActivities(),
     ...createExportActivities(deps),
     ...createInferActivities(deps),
+    ...createCorrectActivities(),
     ...createAnalyzeActivities(),
   };
 }

@@ -2,7 +2,7 @@
 import { continueAsNew, defineSignal, isCancellation, setHandler } from '@temporalio/workflow';
 import type { ArmPlan } from '../src/stages/infer-shards';
 import { addShard, shardRefs, type ArmTotals } from './arm-totals';
-import { stageActivities } from './options';
+import { cpuInferActivities, stageActivities } from './options';
 import { setStep, trackProgress } from './progress';
 import type { ArmResult, StageInput } from './types';
 import { growingWindow } from './windows';
@@ -28,7 +28,9 @@ export interface InferArmInput {
  */
 export async function inferArmWorkflow(a: InferArmInput): Promise<ArmResult> {
   const p = trackProgress('infer');
-  const acts = stageActivities(a.input.config, 'infer');
+  // A non-LLM arm (docs/correctors.md) runs its shards and its merge on the CPU queue and never asks an LLM.
+  const acts = a.arm.corrector ? cpuInferActivities(a.input.config) : stageActivities(a.input.config, 'infer');
+  const runShard = a.arm.corrector ? acts.correctShard : acts.inferShard;
   const all = shardRefs(a.arm);
   const batch = all.slice(a.from, a.from + (a.input.config.infer.shards_per_run ?? 1000));
   const lines = { done: a.acc.lines, total: a.arm.lines };
@@ -39,7 +41,7 @@ export async function inferArmWorkflow(a: InferArmInput): Promise<ArmResult> {
     batch,
     () => window,
     async (shard) => {
-      addShard(a.acc, await acts.inferShard({ input: a.input, arm: a.arm, shard }));
+      addShard(a.acc, await runShard({ input: a.input, arm: a.arm, shard }));
       lines.done = a.acc.lines;
       setStep(p, 'shards', a.acc.shards, all.length, 'shards');
     },

@@ -7,7 +7,7 @@ import { armNames } from '../src/stages/arm-names';
 import type { ArmPlan } from '../src/stages/infer-shards';
 import { emptyTotals } from './arm-totals';
 import { inferArmWorkflow, setWindowSignal, type InferArmInput } from './infer-arm';
-import { childLabels, DEFAULT_MAX_PARALLEL, stageActivities, type StageActivities } from './options';
+import { childLabels, cpuInferActivities, DEFAULT_MAX_PARALLEL, stageActivities, type StageActivities } from './options';
 import { setStep, trackProgress } from './progress';
 import type { ArmResult, InferResult, StageInput, WorkflowProgress } from './types';
 import { shareLanes } from './windows';
@@ -44,7 +44,9 @@ export async function inferWorkflow(input: StageInput): Promise<InferResult> {
  */
 async function shardedInfer(input: StageInput, p: WorkflowProgress, acts: StageActivities): Promise<InferResult> {
   setStep(p, 'plan', 0, 1);
-  const arms = await acts.planInfer(input);
+  // A study of non-LLM arms alone (docs/correctors.md) plans on the CPU queue too: it needs no GPU worker at all.
+  const nonLlmOnly = input.config.study?.arms.every((a) => a.corrector !== undefined && a.corrector !== 'llm') ?? false;
+  const arms = await (nonLlmOnly ? cpuInferActivities(input.config) : acts).planInfer(input);
   const parent = workflowInfo().workflowId;
   p.results.arms = Object.fromEntries(arms.map((a) => [a.arm, { workflowId: `${parent}-${a.arm}`, lines: a.lines, shards: a.shards }]));
   const out: Exclude<InferResult, { imported: unknown }> = {};

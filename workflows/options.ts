@@ -40,6 +40,14 @@ export function stageActivities(config: Config, stage: StageName) {
 export type StageActivities = ReturnType<typeof stageActivities>;
 
 /**
+ * The infer stage's activities on the CPU queue: a non-LLM arm's shards and merge (docs/correctors.md), with the
+ * infer stage's timeout and retry policy.
+ */
+export function cpuInferActivities(config: Config) {
+  return proxyActivities<Activities>({ ...stageOptions(config, 'infer'), taskQueue: config.temporal.queues.cpu });
+}
+
+/**
  * The study's search attributes and memo for a stage child, with Phase5Stage set to the stage: the SDK does not
  * copy them to children, and a stage must be findable by run like the study. Only when the study carries them
  * (it was started by the CLI on a cluster that has them), so studies without labels start children without them.

@@ -19,6 +19,7 @@ import { sha256Text } from '../util/hash';
 import { armNames } from './arm-names';
 import { backendConfig, modelName } from './backend';
 import type { StagePaths } from './retriever';
+import { correctorOf, type CorrectorRun } from './corrector-arm';
 import { corpusPaths, type StudyLayout } from './study-layout';
 import { UserInputError } from './types';
 import { witnessIndexFingerprint } from './witness-index';
@@ -72,6 +73,8 @@ export interface ArmRun {
   config: Config;
   /** A study arm's own folder, `<results>/arms/<arm>/`; absent for the default arms (their outputs are in phase5/ and phase2/). */
   dir?: string;
+  /** A non-LLM corrector (docs/correctors.md); absent for an LLM arm. */
+  corrector?: CorrectorRun;
 }
 
 /** Every arm the config declares, in order (without `study:`: the default arms). */
@@ -117,7 +120,9 @@ function studyArms(config: Config, layout: StudyLayout): ArmRun[] {
     const effective = armConfig(config, spec);
     const retrieval = armRetrieval(effective, corpusPaths(layout, effective), effective.phase5.retrieval, mode);
     const dir = path.join(layout.dirs.arms, spec.name);
-    const guard = study.guard || spec.guard ? resolveGuard(study.guard, spec.guard) : undefined;
+    const corrector = correctorOf(spec, corpusPaths(layout, effective).corpus);
+    // The over-correction guard judges an LLM's answer; a non-LLM corrector has none.
+    const guard = !corrector && (study.guard || spec.guard) ? resolveGuard(study.guard, spec.guard) : undefined;
     return {
       name: spec.name,
       role: armRole(spec.name === (study.baseline ?? 'zero_shot'), mode),
@@ -125,12 +130,13 @@ function studyArms(config: Config, layout: StudyLayout): ArmRun[] {
       input: path.join(dir, 'inference_input.jsonl'),
       output: path.join(dir, 'corrections.jsonl'),
       backend: () => backendConfig(effective),
-      model: modelName(effective),
+      model: corrector?.model ?? modelName(effective),
       guard,
       upperBound: mode === 'gold_query',
       retrieval,
       config: effective,
       dir,
+      ...(corrector ? { corrector } : {}),
     } satisfies ArmRun;
   });
   const zeroShotInput = zeroShotExport(config, layout, arms);
@@ -149,7 +155,8 @@ function kGroup(arm: ArmRun, layout: StudyLayout): string {
   const r = arm.retrieval;
   const paths = corpusPaths(layout, arm.config);
   const retrieval = r.mode === 'none' ? 'none' : retrievalFingerprint(arm.config, paths, { ...r.settings, top_k: 0 }, r.mode);
-  return sha256Text(stableJson({ retrieval, prompt: arm.prompt, infer: arm.config.infer, guard: arm.guard ?? null })).slice(0, 16);
+  const corrector = arm.corrector ? { corrector: { ...arm.corrector, corpus: undefined } } : {};
+  return sha256Text(stableJson({ retrieval, prompt: arm.prompt, infer: arm.config.infer, guard: arm.guard ?? null, ...corrector })).slice(0, 16);
 }
 
 /** The fingerprint of the export zero-shot arms read (see studyArms). */

@@ -185,10 +185,21 @@ function readPlannedLines(plan: InferPlanFiles, dataset: string, start: number, 
 
 /** The validated input records of a dataset's lines [start, end), read at their offsets. */
 export function readPlannedRows(plan: InferPlanFiles, dataset: string, start: number, end: number): InferenceInputRow[] {
+  return readPlannedRecords(plan, dataset, start, end).map((r) => r.row);
+}
+
+/** readPlannedRows, each record also as written (with the keys the schema leaves out, such as retrieval_sources). */
+export function readPlannedRecords(
+  plan: InferPlanFiles,
+  dataset: string,
+  start: number,
+  end: number,
+): { row: InferenceInputRow; raw: Record<string, unknown> }[] {
   return readPlannedLines(plan, dataset, start, end).map(({ text, offset }) => {
-    const parsed = InferenceInputSchema.safeParse(JSON.parse(text));
+    const raw = JSON.parse(text) as Record<string, unknown>;
+    const parsed = InferenceInputSchema.safeParse(raw);
     if (!parsed.success) throw new UserInputError(`${plan.input} (byte ${offset}, ${dataset}): ${describeZodError(parsed.error)}`);
-    return parsed.data;
+    return { row: parsed.data, raw };
   });
 }
 

@@ -20,6 +20,7 @@ import { LineWriter } from '../io/line-writer';
 import { readJsonl, recoverJsonl, writeJsonAtomic, writeJsonlAtomic } from '../io/jsonl';
 import type { Condition } from '../llm';
 import { findArm } from './arms';
+import type { CorrectorKind } from './corrector-arm';
 import { readOrder, readPlannedIds, readPlannedRows, safeName, writePlan, type InferPlanFiles } from './infer-plan';
 import { correctLines, RESULT_KEYS, type ArmCounts, type InferCheckpoint, type InferOptions, type OpenBackend } from './infer';
 import { assertFailedShareOf, countFailedRecords } from './infer-failures';
@@ -37,6 +38,8 @@ export interface ArmPlan {
   shardSize: number;
   lines: number;
   shards: number;
+  /** A non-LLM corrector (docs/correctors.md): its shards run on the CPU queue (./correct-shard.ts); absent for an LLM arm. */
+  corrector?: CorrectorKind;
 }
 
 export interface ShardRef {
@@ -77,6 +80,7 @@ export async function planInfer(options: InferOptions): Promise<ArmPlan[]> {
     plans.set(a.input, plan);
     const shards = plan.datasets.reduce((n, d) => n + Math.ceil(d.lines / shardSize), 0);
     const arm: ArmPlan = { arm: a.name, condition: a.prompt, output: a.output, plan, shardSize, lines: plan.lines, shards };
+    if (a.corrector) arm.corrector = a.corrector.kind;
     await prepareParts(options, arm);
     arms.push(arm);
   }

@@ -51,6 +51,7 @@ export function armJson(arm: ArmRun, shared: SharedExport | undefined): Record<s
     },
     upper_bound: arm.upperBound,
     model: arm.model,
+    ...(arm.corrector ? { corrector: arm.corrector.kind, corrector_settings: arm.corrector[arm.corrector.kind] } : {}),
     guard: arm.guard ?? null,
     verbatim_gold_rate: arm.prompt === 'zero_shot' ? null : (shared?.verbatim_gold.rate ?? null),
   };

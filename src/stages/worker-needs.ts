@@ -34,6 +34,7 @@ function inferChecks(config: Config, endpoint: EndpointOverride, env: Record<str
     else checks.set(key, { ...c, arms: [arm] });
   };
   for (const arm of studyPlan(config, {}).arms) {
+    if (arm.corrector) continue; // a non-LLM corrector runs on the CPU queue and needs no LLM
     let backend;
     try {
       backend = applyEndpointOverride(arm.backend(), endpoint);

@@ -13,6 +13,9 @@ export const ArmGuardOverrideSchema = GuardOverrideSchema;
  */
 export const ARM_MODES = ['dense', 'random', 'gold_query', 'none', 'witness'] as const;
 
+/** What corrects an arm's lines: the LLM (default), or a non-LLM baseline on the CPU queue (docs/correctors.md). */
+export const CORRECTORS = ['llm', 'collate', 'lexicon'] as const;
+
 /**
  * One study arm. `retrieval` and `infer` are partial overrides deep-merged into `phase5.retrieval` / `infer`
  * (src/config/study.ts validates the merged result, so a bad key names `study.arms.N.retrieval.<key>`).
@@ -26,6 +29,12 @@ const ArmSchema = z.strictObject({
   corpus: z.union([z.string().min(1), CorpusBlockSchema]).optional(),
   infer: z.record(z.string(), z.unknown()).optional(),
   guard: ArmGuardOverrideSchema.optional(),
+  /** `llm` (default), `collate` or `lexicon`: the non-LLM correctors of docs/correctors.md. */
+  corrector: z.enum(CORRECTORS).optional(),
+  /** The `collate` corrector's threshold (default: the one chosen on OCR_GS's dev split). */
+  collate: z.strictObject({ min_similarity: z.number().min(0).max(1) }).partial().optional(),
+  /** The `lexicon` corrector's settings (defaults: chosen on OCR_GS's dev split). */
+  lexicon: z.strictObject({ min_count: z.number().int().min(1), margin: z.number().min(0) }).partial().optional(),
 });
 
 /** `study:` — experiment arms analysed together; absent = the two default arms, rag and zero_shot. */
