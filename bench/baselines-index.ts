@@ -22,7 +22,14 @@ export async function sliceWitnessDir(openitiRoot: string, out = DEFAULT_WITNESS
   const dir = path.join(out, `index-slice-${fingerprint}`);
   if (readWitnessManifest(dir)) return dir;
   const t0 = Date.now();
-  await buildWitnessDir({ files, dir, fingerprint, missing, params, onWork: (d, t) => process.stderr.write(`\rwitness index: ${d}/${t} works`) });
+  await buildWitnessDir({
+    files,
+    dir,
+    fingerprint,
+    missing,
+    params,
+    onWork: (d, t) => process.stderr.write(`\rwitness index: ${d}/${t} works`),
+  });
   process.stderr.write(`\nwitness index built in ${((Date.now() - t0) / 1000).toFixed(0)} s → ${dir}\n`);
   return dir;
 }

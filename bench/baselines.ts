@@ -103,7 +103,8 @@ function chooseOnDev<T>(name: string, grid: T[], dev: OcrGsLine[], run: (setting
 }
 
 async function main(): Promise<void> {
-  if (!existsSync(OCR_GS_ROOT) || !existsSync(OPENITI_ROOT)) throw new Error(`no real data at ${OCR_GS_ROOT} / ${OPENITI_ROOT} (set SHARED_DATA)`);
+  if (!existsSync(OCR_GS_ROOT) || !existsSync(OPENITI_ROOT))
+    throw new Error(`no real data at ${OCR_GS_ROOT} / ${OPENITI_ROOT} (set SHARED_DATA)`);
   mkdirSync(out, { recursive: true });
   const lines = loadOcrGsLines(OCR_GS_ROOT);
   const dev = lines.filter(isDevLine);
@@ -131,12 +132,16 @@ async function main(): Promise<void> {
   );
   const reasons: Record<string, number> = {};
   lines.forEach((l, i) => !isDevLine(l) && (reasons[collated[i].reason] = (reasons[collated[i].reason] ?? 0) + 1));
-  console.log(`\nHeld-out lines (${held.length}); CER in canonical form, profile nfc; ΔCER = corrector − OCR, block bootstrap ${args.iterations} resamples:\n`);
+  console.log(
+    `\nHeld-out lines (${held.length}); CER in canonical form, profile nfc; ΔCER = corrector − OCR, block bootstrap ${args.iterations} resamples:\n`,
+  );
   for (const row of baselineTable(held, ['collate', 'lexicon'], Number(args.iterations))) console.log(row);
   console.log(`\ncollate decisions on the held-out lines: ${JSON.stringify(reasons)}`);
   const words = lexicon.reduce((s, d) => s + d.words, 0);
   const changed = lexicon.reduce((s, d) => s + d.changes.length, 0);
-  console.log(`lexicon: ${model.vocabulary.counts.size.toLocaleString('en')} word types, ${model.vocabulary.total.toLocaleString('en')} tokens; ${changed} of ${words} OCR words replaced (all lines)`);
+  console.log(
+    `lexicon: ${model.vocabulary.counts.size.toLocaleString('en')} word types, ${model.vocabulary.total.toLocaleString('en')} tokens; ${changed} of ${words} OCR words replaced (all lines)`,
+  );
   writeFileSync(
     path.join(out, 'baselines.json'),
     JSON.stringify({ threshold, settings, collate: collated, lexicon: lexicon.map((d) => d.changes) }),

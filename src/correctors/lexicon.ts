@@ -75,7 +75,11 @@ function memoOf(model: LexiconModel): Map<string, { word: string; gain: number }
 }
 
 /** Correct one OCR line word by word. */
-export function lexiconCorrectLine(ocr: string, model: LexiconModel, settings: LexiconSettings = DEFAULT_LEXICON_SETTINGS): LexiconDecision {
+export function lexiconCorrectLine(
+  ocr: string,
+  model: LexiconModel,
+  settings: LexiconSettings = DEFAULT_LEXICON_SETTINGS,
+): LexiconDecision {
   const tokens = canonical(ocr).split(' ');
   const changes: WordChange[] = [];
   let words = 0;

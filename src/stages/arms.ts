@@ -156,7 +156,10 @@ function kGroup(arm: ArmRun, layout: StudyLayout): string {
   const paths = corpusPaths(layout, arm.config);
   const retrieval = r.mode === 'none' ? 'none' : retrievalFingerprint(arm.config, paths, { ...r.settings, top_k: 0 }, r.mode);
   const corrector = arm.corrector ? { corrector: { ...arm.corrector, corpus: undefined } } : {};
-  return sha256Text(stableJson({ retrieval, prompt: arm.prompt, infer: arm.config.infer, guard: arm.guard ?? null, ...corrector })).slice(0, 16);
+  return sha256Text(stableJson({ retrieval, prompt: arm.prompt, infer: arm.config.infer, guard: arm.guard ?? null, ...corrector })).slice(
+    0,
+    16,
+  );
 }
 
 /** The fingerprint of the export zero-shot arms read (see studyArms). */

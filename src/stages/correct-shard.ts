@@ -30,7 +30,8 @@ export function recordHits(row: InferenceInputRow, raw: Record<string, unknown>)
 export async function runCorrectorShard(options: InferOptions, arm: ArmPlan, shard: ShardRef): Promise<InferShardResult> {
   const start = shard.index * arm.shardSize;
   const records = readPlannedRecords(arm.plan, shard.dataset, start, start + arm.shardSize);
-  if (records.length === 0) throw new UserInputError(`correct shard ${shardLabel(arm, shard)}: the plan in ${arm.plan.dir} has no lines for it`);
+  if (records.length === 0)
+    throw new UserInputError(`correct shard ${shardLabel(arm, shard)}: the plan in ${arm.plan.dir} has no lines for it`);
   const run = findArm(options.arms, arm.arm);
   const c = run.corrector;
   if (!c) throw new UserInputError(`arm "${arm.arm}" has no non-LLM corrector: its shards run on the GPU queue`);

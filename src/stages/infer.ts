@@ -168,7 +168,8 @@ export async function runArm(
   openBackend: OpenBackend,
 ): Promise<ArmResult> {
   const { output } = arm;
-  if (arm.corrector) throw new UserInputError(`arm "${arm.name}" (corrector ${arm.corrector.kind}) runs as shards on the CPU queue, not with an LLM`);
+  if (arm.corrector)
+    throw new UserInputError(`arm "${arm.name}" (corrector ${arm.corrector.kind}) runs as shards on the CPU queue, not with an LLM`);
   if (!existsSync(arm.input)) throw new UserInputError(`no ${arm.input} — run \`phase5 export\` first`);
   mkdirSync(path.dirname(output), { recursive: true });
   if (options.force && existsSync(output)) writeJsonlAtomic(output, []);

@@ -32,7 +32,8 @@ async function build(corpus: string, input: string): Promise<LexiconModel> {
 
 /** The model of an arm's corpus and input (a missing file is a one-line error naming it). */
 export function armLexiconModel(corpus: string, input: string): Promise<LexiconModel> {
-  for (const f of [corpus, input]) if (!existsSync(f)) throw new UserInputError(`lexicon corrector: no ${f} — run \`phase5 build\` and \`phase5 export\` first`);
+  for (const f of [corpus, input])
+    if (!existsSync(f)) throw new UserInputError(`lexicon corrector: no ${f} — run \`phase5 build\` and \`phase5 export\` first`);
   const key = [corpus, statSync(corpus).mtimeMs, input, statSync(input).mtimeMs].join('\0');
   let m = models.get(key);
   if (!m) {

@@ -33,7 +33,16 @@ describe('correctors/collate (real OCR_GS lines)', function () {
   const hitsOf = (book: string, id: string) => {
     const lines = books.get(book)!;
     const i = lines.findIndex((l) => l.id === id);
-    return { line: lines[i], hits: retriever.retrieveInContext(linesInContext(lines.map((l) => l.ocr), 1)[i], 3) };
+    return {
+      line: lines[i],
+      hits: retriever.retrieveInContext(
+        linesInContext(
+          lines.map((l) => l.ocr),
+          1,
+        )[i],
+        3,
+      ),
+    };
   };
 
   it('corrects a line whose witness is known: Adab 000208 becomes its gold text (4 OCR errors → 0)', () => {

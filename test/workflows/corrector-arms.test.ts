@@ -106,8 +106,18 @@ describe('non-LLM arms in the infer workflow (local Temporal server)', function 
       ]),
     );
     const bundle = await workflowBundle();
-    const cpuWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: cpu, workflowBundle: bundle, activities: createActivities(deps) });
-    const gpuWorker = await Worker.create({ connection: env.nativeConnection, taskQueue: gpu, workflowBundle: bundle, activities: counted });
+    const cpuWorker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: cpu,
+      workflowBundle: bundle,
+      activities: createActivities(deps),
+    });
+    const gpuWorker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue: gpu,
+      workflowBundle: bundle,
+      activities: counted,
+    });
     const input: StageInput = { run: `corr-${stamp}`, config, options: {}, force: false };
     const result = await cpuWorker.runUntil(
       gpuWorker.runUntil(env.client.workflow.execute(inferWorkflow, { taskQueue: cpu, workflowId: `corr-${stamp}`, args: [input] })),

@@ -32,9 +32,15 @@ const ArmSchema = z.strictObject({
   /** `llm` (default), `collate` or `lexicon`: the non-LLM correctors of docs/correctors.md. */
   corrector: z.enum(CORRECTORS).optional(),
   /** The `collate` corrector's threshold (default: the one chosen on OCR_GS's dev split). */
-  collate: z.strictObject({ min_similarity: z.number().min(0).max(1) }).partial().optional(),
+  collate: z
+    .strictObject({ min_similarity: z.number().min(0).max(1) })
+    .partial()
+    .optional(),
   /** The `lexicon` corrector's settings (defaults: chosen on OCR_GS's dev split). */
-  lexicon: z.strictObject({ min_count: z.number().int().min(1), margin: z.number().min(0) }).partial().optional(),
+  lexicon: z
+    .strictObject({ min_count: z.number().int().min(1), margin: z.number().min(0) })
+    .partial()
+    .optional(),
 });
 
 /** `study:` — experiment arms analysed together; absent = the two default arms, rag and zero_shot. */
