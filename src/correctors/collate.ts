@@ -14,7 +14,7 @@ export const COLLATE_VERSION = '1';
 export const COLLATE_MODEL = `collate@${COLLATE_VERSION}`;
 /**
  * The lowest witness similarity (1 − edits / OCR key length) that counts as a witness: the threshold with the
- * lowest CER on the dev split (every fifth OCR_GS line), bench/baselines.ts `--choose`.
+ * lowest CER on the dev split (every fifth OCR_GS line), chosen by bench/baselines.ts.
  */
 export const DEFAULT_COLLATE_MIN_SIMILARITY = 0.7;
 

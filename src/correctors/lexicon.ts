@@ -7,7 +7,7 @@
  * (the corpus frequency, ./vocabulary.ts, and the OCR error model, ./confusion.ts), when that beats keeping the
  * word (the same score for the word itself) by more than `margin` nats. Punctuation around a word stays; a
  * replaced word is written as its key (diacritics and tatweel folded). Both settings are chosen on the dev split
- * (bench/baselines.ts `--choose`).
+ * (bench/baselines.ts chooses them).
  */
 import { canonical } from '../text/canonical';
 import type { ConfusionModel } from './confusion';
@@ -24,7 +24,7 @@ export interface LexiconSettings {
   margin: number;
 }
 
-/** Chosen on the dev split of OCR_GS (bench/baselines.ts --choose). */
+/** Chosen on the dev split of OCR_GS (bench/baselines.ts, vocabulary of the whole OpenITI slice). */
 export const DEFAULT_LEXICON_SETTINGS: Readonly<LexiconSettings> = Object.freeze({ min_count: 3, margin: 0 });
 
 export interface LexiconModel {
