@@ -116,26 +116,29 @@ async function main(): Promise<void> {
     devIdx.map((i) => collateLine(lines[i].ocr, hits[i], t).text),
   );
   const collated = lines.map((l, i) => collateLine(l.ocr, hits[i], threshold));
+  const bestOnly = lines.map((l, i) => collateLine(l.ocr, hits[i], threshold, false));
 
   const confusion = new ConfusionModel();
   for (const l of dev) confusion.add(l.ocr, l.gt);
   const model: LexiconModel = { vocabulary: await sliceVocabulary(dir), confusion };
   const grid: LexiconSettings[] = [];
-  for (const min_count of [2, 5, 20]) for (const margin of [0, 3, 6]) grid.push({ min_count, margin });
+  for (const min_count of [2, 5, 20, 100]) for (const margin of [0, 3, 6]) grid.push({ min_count, margin });
   const t0 = performance.now();
   const settings = chooseOnDev('lexicon settings', grid, dev, (s) => dev.map((l) => lexiconCorrectLine(l.ocr, model, s).text));
   const lexicon = lines.map((l) => lexiconCorrectLine(l.ocr, model, settings));
   console.error(`lexicon: ${seconds(t0)}`);
 
   const held: ScoredLine[] = lines.flatMap((l, i) =>
-    isDevLine(l) ? [] : [{ ...l, out: { collate: collated[i].text, lexicon: lexicon[i].text } }],
+    isDevLine(l)
+      ? []
+      : [{ ...l, out: { collate: collated[i].text, 'collate, best witness only': bestOnly[i].text, lexicon: lexicon[i].text } }],
   );
   const reasons: Record<string, number> = {};
   lines.forEach((l, i) => !isDevLine(l) && (reasons[collated[i].reason] = (reasons[collated[i].reason] ?? 0) + 1));
   console.log(
     `\nHeld-out lines (${held.length}); CER in canonical form, profile nfc; ΔCER = corrector − OCR, block bootstrap ${args.iterations} resamples:\n`,
   );
-  for (const row of baselineTable(held, ['collate', 'lexicon'], Number(args.iterations))) console.log(row);
+  for (const row of baselineTable(held, ['collate', 'collate, best witness only', 'lexicon'], Number(args.iterations))) console.log(row);
   console.log(`\ncollate decisions on the held-out lines: ${JSON.stringify(reasons)}`);
   const words = lexicon.reduce((s, d) => s + d.words, 0);
   const changed = lexicon.reduce((s, d) => s + d.changes.length, 0);

@@ -37,8 +37,16 @@ export interface CollateDecision {
 
 const round = (x: number) => Number(x.toFixed(4));
 
-/** Collate `ocr` with `hits` (the arm's context, best first). */
-export function collateLine(ocr: string, hits: readonly CollateHit[], minSimilarity = DEFAULT_COLLATE_MIN_SIMILARITY): CollateDecision {
+/**
+ * Collate `ocr` with `hits` (the arm's context, best first). `vote: false` takes the best witness alone even when
+ * there are several (bench/baselines.ts reports it beside the vote).
+ */
+export function collateLine(
+  ocr: string,
+  hits: readonly CollateHit[],
+  minSimilarity = DEFAULT_COLLATE_MIN_SIMILARITY,
+  vote = true,
+): CollateDecision {
   const line = canonical(ocr);
   const fits = hits.map((h, i) => ({ rank: i + 1, source_uri: h.source_uri, ...fitWitness(line, h.text) }));
   if (fits.length === 0) return { text: line, reason: 'no_hit', best_similarity: null, witnesses: [] };
@@ -54,11 +62,12 @@ export function collateLine(ocr: string, hits: readonly CollateHit[], minSimilar
       return true;
     });
   if (used.length === 0) return { text: line, reason: 'below_threshold', best_similarity: round(best), witnesses: [] };
-  const spans = used.map((f) => canonical(f.span));
+  const voters = vote ? used : used.slice(0, 1);
+  const spans = voters.map((f) => canonical(f.span));
   return {
-    text: used.length === 1 ? spans[0] : voteCharacters(line, spans),
-    reason: used.length === 1 ? 'one_witness' : 'vote',
+    text: voters.length === 1 ? spans[0] : voteCharacters(line, spans),
+    reason: voters.length === 1 ? 'one_witness' : 'vote',
     best_similarity: round(best),
-    witnesses: used.map((f) => ({ rank: f.rank, source_uri: f.source_uri, similarity: round(f.similarity) })),
+    witnesses: voters.map((f) => ({ rank: f.rank, source_uri: f.source_uri, similarity: round(f.similarity) })),
   };
 }

@@ -68,7 +68,7 @@ function writeInputs(results: string, arms: string[]): void {
     writeFileSync(path.join(results, 'arms', arm, 'inference_input.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   }
   mkdirSync(path.join(results, 'phase5'), { recursive: true });
-  const corpus = Array.from({ length: 40 }, (_, idx) => ({ text: WITNESS, source_uri: 'x', date: 276, char_len: WITNESS.length, idx }));
+  const corpus = Array.from({ length: 5 }, (_, idx) => ({ text: WITNESS, source_uri: 'x', date: 276, char_len: WITNESS.length, idx }));
   writeFileSync(path.join(results, 'phase5', 'corpus.jsonl'), corpus.map((r) => JSON.stringify(r)).join('\n') + '\n');
 }
 
@@ -128,7 +128,7 @@ describe('non-LLM arms in the infer workflow (local Temporal server)', function 
   it('collate and lexicon arms run on the CPU queue only, open no LLM, and write correction records', async () => {
     const arms = [
       { name: 'collate', corrector: 'collate' },
-      { name: 'lexicon', corrector: 'lexicon', retrieval: { mode: 'none' } },
+      { name: 'lexicon', corrector: 'lexicon', retrieval: { mode: 'none' }, lexicon: { min_count: 2 } },
     ];
     const { calls, result } = await run(arms, ['collate', 'lexicon']);
     expect(calls).to.deep.equal({ gpuTasks: [], llmOpens: 0 });
