@@ -11,8 +11,11 @@ import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities, defaultDeps } from '../../activities';
+import { analyzeProvenance } from '../../analysis/provenance';
 import { workflowBundle } from '../../bin/cli/worker-runtime';
 import { parseConfig } from '../../src/config/load';
+import { writeArmDirs } from '../../src/stages/study-files';
+import { studyPlan } from '../../src/stages/study-plan';
 import type { Config } from '../../src/config/schema';
 import { inferWorkflow } from '../../workflows';
 import type { StageInput } from '../../workflows/types';
@@ -122,7 +125,7 @@ describe('non-LLM arms in the infer workflow (local Temporal server)', function 
     const result = await cpuWorker.runUntil(
       gpuWorker.runUntil(env.client.workflow.execute(inferWorkflow, { taskQueue: cpu, workflowId: `corr-${stamp}`, args: [input] })),
     );
-    return { calls, result: result as Record<string, { output: string; model: string; written: number }> };
+    return { calls, results, config, result: result as Record<string, { output: string; model: string; written: number }> };
   }
 
   it('collate and lexicon arms run on the CPU queue only, open no LLM, and write correction records', async () => {
@@ -146,6 +149,26 @@ describe('non-LLM arms in the infer workflow (local Temporal server)', function 
       expect(r).to.include({ model: 'lexicon@1', corrected_text: WITNESS, prompt_type: 'zero_shot' });
       expect((r.corrector as { changes: { from: string; to: string }[] }).changes.map((c) => c.from)).to.deep.equal(['فتيبة', 'زماتنا']);
     }
+  });
+
+  it('the "when" analysis applies: ΔCER of the collate arm split by gold passage in context', async () => {
+    const arms = [
+      { name: 'identity', prompt: 'zero_shot' },
+      { name: 'collate', corrector: 'collate' },
+    ];
+    const { results, config } = await run(arms, ['identity', 'collate']);
+    writeArmDirs(studyPlan(config, {}).arms, []); // arm.json (export writes it; this test writes the inputs itself)
+    const p = await analyzeProvenance({
+      resultsDir: results,
+      baseline: 'identity',
+      sources: { d: '0276IbnQutaybaDinawari.AdabKatib*' },
+      write: false,
+    });
+    const collate = p.arms.find((a) => a.arm === 'collate')!;
+    expect(collate.gold_in_context_rate).to.equal(1);
+    expect(collate.by_gold_in_context.yes.lines).to.equal(4);
+    expect(collate.by_gold_in_context.yes.delta!).to.be.lessThan(0);
+    expect(collate.by_gold_in_context.yes.cer).to.equal(0);
   });
 
   it('an LLM arm, by contrast, runs its shards on the GPU queue and opens its LLM', async () => {
