@@ -8,18 +8,17 @@ import { DEFAULT_COLLATE_MIN_SIMILARITY } from '../../src/correctors/collate';
 import { DEFAULT_LEXICON_SETTINGS } from '../../src/correctors/lexicon';
 import { armJson } from '../../src/stages/study-files';
 import { studyPlan } from '../../src/stages/study-plan';
+import { checkWorkerNeeds, describeMissing } from '../../src/stages/worker-needs';
 import { FIXTURES } from '../helpers/shared-data';
 
+const baseConfig = (arms: unknown[]) => ({
+  paths: { results_dir: mkdtempSync(path.join(os.tmpdir(), 'corrector-arm-')) },
+  datasets: { demo: { type: 'jsonl', path: path.join(FIXTURES, 'demo', 'ocr.jsonl') } },
+  study: { guard: { enabled: true }, arms },
+});
+
 function config(arms: unknown[]) {
-  return parseConfig(
-    {
-      paths: { results_dir: mkdtempSync(path.join(os.tmpdir(), 'corrector-arm-')) },
-      datasets: { demo: { type: 'jsonl', path: path.join(FIXTURES, 'demo', 'ocr.jsonl') } },
-      study: { guard: { enabled: true }, arms },
-    },
-    'corrector-arm-test.yaml',
-    { env: {} },
-  );
+  return parseConfig(baseConfig(arms), 'corrector-arm-test.yaml', { env: {} });
 }
 
 describe('stages/corrector-arm', () => {
@@ -46,6 +45,20 @@ describe('stages/corrector-arm', () => {
     expect(collate.retrieval.k_group).to.not.equal(llm.retrieval.k_group);
     expect(armJson(collate, undefined)).to.deep.include({ model: 'collate@1', corrector: 'collate' });
     expect(armJson(llm, undefined)).to.not.have.property('corrector');
+  });
+
+  it('a GPU worker asks for no LLM for a non-LLM arm (and still for an LLM arm beside it)', async () => {
+    const openai = { backend: 'openai', openai: { base_url: 'http://127.0.0.1:9/v1', model: 'm', api_key_env: 'CORR_KEY' } };
+    const needs = (arms: unknown[]) =>
+      checkWorkerNeeds(parseConfig({ ...baseConfig(arms), infer: openai }, 't', { env: {} }), ['phase5-gpu'], {}, {}).then(describeMissing);
+    expect(
+      await needs([
+        { name: 'c', corrector: 'collate' },
+        { name: 'l', corrector: 'lexicon' },
+      ]),
+    ).to.deep.equal([]);
+    const mixed = await needs([{ name: 'c', corrector: 'collate' }, { name: 'llm' }]);
+    expect(mixed.join('\n')).to.match(/API key \(arm llm\)/);
   });
 
   it('an unknown corrector or a bad setting is a one-line error naming the key', () => {
