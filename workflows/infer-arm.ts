@@ -1,6 +1,7 @@
 /** One arm of the sharded infer: a child workflow of the infer workflow, one per arm. */
 import { continueAsNew, defineSignal, isCancellation, setHandler } from '@temporalio/workflow';
 import type { ArmPlan } from '../src/stages/infer-shards';
+import { replicateKey } from '../src/stages/replicate-key';
 import { addShard, shardRefs, type ArmTotals } from './arm-totals';
 import { stageActivities } from './options';
 import { setStep, trackProgress } from './progress';
@@ -32,7 +33,7 @@ export async function inferArmWorkflow(a: InferArmInput): Promise<ArmResult> {
   const all = shardRefs(a.arm);
   const batch = all.slice(a.from, a.from + (a.input.config.infer.shards_per_run ?? 1000));
   const lines = { done: a.acc.lines, total: a.arm.lines };
-  Object.assign(p.results, { arm: a.arm.arm, lines, linesAtRunStart: a.acc.lines });
+  Object.assign(p.results, { arm: replicateKey(a.arm.arm, a.arm.replicate), lines, linesAtRunStart: a.acc.lines });
   setStep(p, 'shards', a.from, all.length, 'shards');
   let window = a.window;
   const pool = growingWindow(
@@ -62,5 +63,6 @@ export async function inferArmWorkflow(a: InferArmInput): Promise<ArmResult> {
   const merged = await acts.mergeInferArm({ input: a.input, arm: a.arm });
   setStep(p, 'done', all.length, all.length, 'shards');
   const elapsedMs = Date.now() - Date.parse(a.acc.startedAt);
-  return { condition: a.arm.arm, output: merged.output, ...a.acc.counts, elapsedMs, skipped: merged.skipped };
+  const replicate = a.arm.replicate === undefined ? {} : { replicate: a.arm.replicate, seed: a.arm.seed };
+  return { condition: a.arm.arm, output: merged.output, ...a.acc.counts, elapsedMs, skipped: merged.skipped, ...replicate };
 }

@@ -19,6 +19,7 @@ import { sha256Text } from '../util/hash';
 import { armNames } from './arm-names';
 import { backendConfig, modelName } from './backend';
 import type { StagePaths } from './retriever';
+import { armBaseSeed } from './replicates';
 import { corpusPaths, type StudyLayout } from './study-layout';
 import { UserInputError } from './types';
 import { witnessIndexFingerprint } from './witness-index';
@@ -72,6 +73,13 @@ export interface ArmRun {
   config: Config;
   /** A study arm's own folder, `<results>/arms/<arm>/`; absent for the default arms (their outputs are in phase5/ and phase2/). */
   dir?: string;
+  /** Full passes over the arm's lines (`replicates`, default 1; ./replicates.ts). */
+  replicates?: number;
+  /** The seed replicate 0 sends; replicate r sends baseSeed + r (default 0). */
+  baseSeed?: number;
+  /** Set on one replicate's run (./replicates.ts replicateRun): which replicate, and the seed its requests carry. */
+  replicate?: number;
+  seed?: number;
 }
 
 /** Every arm the config declares, in order (without `study:`: the default arms). */
@@ -131,6 +139,8 @@ function studyArms(config: Config, layout: StudyLayout): ArmRun[] {
       retrieval,
       config: effective,
       dir,
+      replicates: spec.replicates ?? 1,
+      baseSeed: armBaseSeed(spec),
     } satisfies ArmRun;
   });
   const zeroShotInput = zeroShotExport(config, layout, arms);

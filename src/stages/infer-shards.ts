@@ -21,10 +21,11 @@ import { readJsonl, recoverJsonl, writeJsonAtomic, writeJsonlAtomic } from '../i
 import type { Condition } from '../llm';
 import { findArm } from './arms';
 import { readOrder, readPlannedIds, readPlannedRows, safeName, writePlan, type InferPlanFiles } from './infer-plan';
-import { correctLines, RESULT_KEYS, type ArmCounts, type InferCheckpoint, type InferOptions, type OpenBackend } from './infer';
+import { correctLines, replicateOf, RESULT_KEYS, type ArmCounts, type InferCheckpoint, type InferOptions, type OpenBackend } from './infer';
 import { assertFailedShareOf, countFailedRecords } from './infer-failures';
 import { loadOver, type LlmLoad } from './llm-load';
 import { skipsFromCounts, type Skips } from './skips';
+import { claimReplicateOutput, replicateKey, replicateRun, replicateRuns } from './replicates';
 import { UserInputError, type StageHooks } from './types';
 
 /** One arm's share of the plan (small: crosses Temporal); `arm` is the arm's name, `condition` its prompt. */
@@ -37,6 +38,9 @@ export interface ArmPlan {
   shardSize: number;
   lines: number;
   shards: number;
+  /** One replicate of an arm with replicates (./replicates.ts): which one, and the seed its requests carry. */
+  replicate?: number;
+  seed?: number;
 }
 
 export interface ShardRef {
@@ -63,7 +67,7 @@ export function partFile(output: string, dataset: string, index: number): string
 }
 
 export function shardLabel(arm: ArmPlan, shard: ShardRef): string {
-  return `${arm.arm}:${shard.dataset}#${shard.index}`;
+  return `${replicateKey(arm.arm, arm.replicate)}:${shard.dataset}#${shard.index}`;
 }
 
 /** Write the plan (once per input selection) and make every arm's parts dir ready for its shards. */
@@ -76,9 +80,22 @@ export async function planInfer(options: InferOptions): Promise<ArmPlan[]> {
     const plan = plans.get(a.input) ?? (await writePlan(a.input, { datasets: options.datasets, limit: options.limit }));
     plans.set(a.input, plan);
     const shards = plan.datasets.reduce((n, d) => n + Math.ceil(d.lines / shardSize), 0);
-    const arm: ArmPlan = { arm: a.name, condition: a.prompt, output: a.output, plan, shardSize, lines: plan.lines, shards };
-    await prepareParts(options, arm);
-    arms.push(arm);
+    for (const run of replicateRuns(a)) {
+      const replicate = replicateOf(run);
+      const arm: ArmPlan = {
+        arm: a.name,
+        condition: a.prompt,
+        output: run.output,
+        plan,
+        shardSize,
+        lines: plan.lines,
+        shards,
+        ...replicate,
+      };
+      claimReplicateOutput(run, options.force);
+      await prepareParts(options, arm);
+      arms.push(arm);
+    }
   }
   return arms;
 }
@@ -151,7 +168,7 @@ export async function runShard(
   const start = shard.index * arm.shardSize;
   const rows = readPlannedRows(arm.plan, shard.dataset, start, start + arm.shardSize);
   if (rows.length === 0) throw new UserInputError(`infer shard ${shardLabel(arm, shard)}: the plan in ${arm.plan.dir} has no lines for it`);
-  const run = findArm(options.arms, arm.arm);
+  const run = replicateRun(findArm(options.arms, arm.arm), arm.replicate ?? 0);
   const backend = await openBackend(run.backend());
   try {
     const target = {

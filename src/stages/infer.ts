@@ -39,6 +39,7 @@ import { studyPlan, type StudyPlan } from './study-plan';
 import { loadNow, type LlmLoad } from './llm-load';
 import { assertFailedShare, InferFailedError, outageFailure, type InferCheckpoint } from './infer-failures';
 import { importCorrections, type ImportResult } from './infer-import';
+import { claimReplicateOutput, replicateKey, replicateRuns } from './replicates';
 
 export { assertFailedShare, countFailedRecords, InferFailedError, isOutageFailure, type InferCheckpoint } from './infer-failures';
 export { guardImported, importCorrections, type ImportResult } from './infer-import';
@@ -108,7 +109,18 @@ export const RESULT_KEYS = [
  * duplicate input records (the later ones are not corrected) and lines recorded as failed, by reason.
  * `condition` is the arm's name (`rag` / `zero_shot` without a study; the field keeps its name so recorded histories replay).
  */
-export type ArmResult = { condition: string; output: string; skipped: Skips; load?: LlmLoad } & ArmCounts;
+export type ArmResult = { condition: string; output: string; skipped: Skips; load?: LlmLoad } & ArmCounts & ReplicateOf;
+
+/** Set on the result of one replicate of an arm with replicates (./replicates.ts): which one, and its seed. */
+export interface ReplicateOf {
+  replicate?: number;
+  seed?: number;
+}
+
+/** The replicate fields of a run, only when it is one replicate of several. */
+export function replicateOf(run: { replicate?: number; seed?: number }): ReplicateOf {
+  return run.replicate === undefined ? {} : { replicate: run.replicate, seed: run.seed };
+}
 
 /** The runner's counts an arm (or a shard of it) reports. */
 export type ArmCounts = Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
@@ -139,14 +151,15 @@ async function selectedInput(options: InferOptions, input: string): Promise<stri
   });
 }
 
-/** Per arm name, its result; or the import. */
+/** Per arm name (`<arm>#<r>` for replicate r ≥ 1, ./replicate-key.ts), its result; or the import. */
 export type InferResult = { imported: ImportResult } | Partial<Record<string, ArmResult>>;
 
 /** Every arm in order, or the import when `importFile` is set. */
 export async function run(options: InferOptions, hooks: StageHooks, openBackend: OpenBackend): Promise<InferResult> {
   if (options.importFile) return { imported: await importCorrections(options) };
   const out: Partial<Record<string, ArmResult>> = {};
-  for (const arm of options.arms) out[arm.name] = await runArm(options, arm, hooks, openBackend);
+  for (const arm of options.arms)
+    for (const run of replicateRuns(arm)) out[replicateKey(arm.name, run.replicate)] = await runArm(options, run, hooks, openBackend);
   return out;
 }
 
@@ -170,6 +183,7 @@ export async function runArm(
   const { output } = arm;
   if (!existsSync(arm.input)) throw new UserInputError(`no ${arm.input} — run \`phase5 export\` first`);
   mkdirSync(path.dirname(output), { recursive: true });
+  claimReplicateOutput(arm, options.force);
   if (options.force && existsSync(output)) writeJsonlAtomic(output, []);
   const backend = await openBackend(arm.backend());
   let summary: RunCorrectionsSummary;
@@ -180,11 +194,11 @@ export async function runArm(
   }
   log.info(
     { arm: arm.name, output, written: summary.written, failed: summary.failed },
-    `infer ${arm.name}: ${summary.written} written, ${summary.failed} failed, ${summary.skippedExisting} already done`,
+    `infer ${replicateKey(arm.name, arm.replicate)}: ${summary.written} written, ${summary.failed} failed, ${summary.skippedExisting} already done`,
   );
   await assertFailedShare(options, arm.name, arm.output);
   const counts = Object.fromEntries(RESULT_KEYS.map((k) => [k, summary[k]])) as Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
-  return { condition: arm.name, output, ...counts, skipped: armSkips(summary) };
+  return { condition: arm.name, output, ...counts, skipped: armSkips(summary), ...replicateOf(arm) };
 }
 
 async function correct(

@@ -26,6 +26,8 @@ const ArmSchema = z.strictObject({
   corpus: z.union([z.string().min(1), CorpusBlockSchema]).optional(),
   infer: z.record(z.string(), z.unknown()).optional(),
   guard: ArmGuardOverrideSchema.optional(),
+  /** Full passes over the arm's lines, replicate r with seed base + r (docs/outputs.md#replicates); default 1. */
+  replicates: z.number().int().min(1).max(100).optional(),
 });
 
 /** `study:` — experiment arms analysed together; absent = the two default arms, rag and zero_shot. */
