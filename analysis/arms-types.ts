@@ -72,6 +72,20 @@ export interface ArmMetrics {
    * src/retrieval/verbatim.ts), from the export; null for zero-shot arms and when the export did not record it.
    */
   verbatim_gold_rate: number | null;
+  /**
+   * Only for an arm with replicates (docs/statistics.md#replicates): `cer` above is their mean and `cer_ci`
+   * resamples clusters and replicates; here each replicate's CER, replicate 0 first, and their standard deviation.
+   */
+  replicates?: ReplicateFigures;
+}
+
+export interface ReplicateFigures {
+  n: number;
+  /** The seed each replicate sent (null: none). */
+  seeds: (number | null)[];
+  cer: number[];
+  /** Between-replicate standard deviation of the CER (n − 1 in the denominator). */
+  cer_sd: number | null;
 }
 
 export interface ArmResult extends ArmMetrics {

@@ -1,0 +1,111 @@
+/**
+ * Replicates in the arms analysis (analysis/arm-replicates.ts, analysis/replicate-stats.ts): the arm's CER is the
+ * replicates' mean, its interval resamples clusters and replicates (wider than a bootstrap of the averaged lines
+ * when the replicates differ as a whole), arms.json shows each replicate's CER and their SD, and a replicate is
+ * no arm of its own (no contrast, no Holm member).
+ */
+import Ajv from 'ajv';
+import { expect } from 'chai';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { analyzeArms } from '../../analysis/arms';
+import { blockRateInterval } from '../../analysis/block-stats';
+import { replicateRateInterval, replicateSpread } from '../../analysis/replicate-stats';
+import { REPO_ROOT } from '../helpers/shared-data';
+
+const require = createRequire(import.meta.url);
+
+/** 40 lines of 10 gold characters, OCR with one wrong character each. */
+const LINES = Array.from({ length: 40 }, (_, i) => ({ id: `l${String(i).padStart(2, '0')}`, gt: 'abcdefghij', ocr: 'abcdefghiX' }));
+
+function writeCorrections(dir: string, correct: (i: number) => string, seed: number | null): void {
+  mkdirSync(dir, { recursive: true });
+  const rows = LINES.map((l, i) =>
+    JSON.stringify({
+      sample_id: l.id,
+      dataset: 'D',
+      prompt_type: 'zero_shot',
+      prompt_version: 'v1',
+      model: 'm',
+      ocr_text: l.ocr,
+      gt_text: l.gt,
+      corrected_text: correct(i),
+      raw_output: correct(i),
+      latency_ms: 10,
+      prompt_tokens: 20,
+      completion_tokens: 5,
+      error: null,
+    }),
+  );
+  writeFileSync(path.join(dir, 'corrections.jsonl'), rows.join('\n') + '\n');
+  if (seed !== null) writeFileSync(path.join(dir, 'replicate.json'), JSON.stringify({ replicate: 0, seed }));
+}
+
+/**
+ * Baseline `base` leaves every OCR line as it is (CER 0.1). Arm `rep` has 3 replicates: replicate r fixes the
+ * lines i with i % 4 < r + 1 → CER 0.075, 0.05, 0.025 (mean 0.05, SD 0.025).
+ */
+function writeTree(replicates: number[]): string {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'arms-replicates-'));
+  const arm = (name: string, extra: object = {}) => {
+    const dir = path.join(root, 'arms', name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'arm.json'), JSON.stringify({ name, prompt: 'zero_shot', retrieval: { mode: 'none' }, ...extra }));
+    return dir;
+  };
+  writeCorrections(arm('base'), (i) => LINES[i].ocr, null);
+  const dir = arm('rep', { replicates: 3, seeds: [0, 1, 2] });
+  for (const r of replicates) {
+    const fix = (i: number) => (i % 4 < r + 1 ? LINES[i].gt : LINES[i].ocr);
+    writeCorrections(r === 0 ? dir : path.join(dir, 'replicates', String(r)), fix, r);
+  }
+  return root;
+}
+
+describe('analysis: replicates of an arm', () => {
+  it('the CER interval resamples replicates: wider than a cluster bootstrap of the averaged lines when replicates differ as a whole', () => {
+    // 200 lines in 20 clusters of 10; every line has 10 gold characters; replicate r adds r edits to every 5th line.
+    const n = 200;
+    const ref = new Float64Array(n).fill(10);
+    const design = { block: Int32Array.from({ length: n }, (_, i) => Math.floor(i / 10)), stratumOfBlock: new Int32Array(20) };
+    const base = Float64Array.from({ length: n }, (_, i) => (i % 3 === 0 ? 1 : 0));
+    const reps = [0, 1, 2].map((r) => Float64Array.from(base, (e, i) => e + (i % 5 === 0 ? r : 0)));
+    const mean = Float64Array.from(base, (_, i) => (reps[0][i] + reps[1][i] + reps[2][i]) / 3);
+    const width = (ci: [number, number] | null) => ci![1] - ci![0];
+    const withReplicates = replicateRateInterval(ref, reps, design, 2000, 7).ci95;
+    const linesOnly = blockRateInterval(ref, mean, design, 2000, 7).ci95;
+    expect(width(withReplicates)).to.be.greaterThan(1.5 * width(linesOnly));
+    // The replicates' spread: CERs 0.0335, 0.0535, 0.0735 → SD 0.02.
+    const spread = replicateSpread(ref, reps);
+    expect(spread.rates.map((x) => +x.toFixed(4))).to.deep.equal([0.0335, 0.0535, 0.0735]);
+    expect(spread.sd).to.be.closeTo(0.02, 1e-12);
+  });
+
+  it('arms.json: the mean of the replicates as the CER, each replicate with its seed, the between-replicate SD; contrasts only between arms', async () => {
+    const root = writeTree([0, 1, 2]);
+    const a = await analyzeArms({ resultsDir: root, baseline: 'base', bootstrap: { iterations: 300 }, permutations: 300 });
+    const rep = a.arms.find((x) => x.name === 'rep')!;
+    expect(a.arms.map((x) => x.name)).to.deep.equal(['base', 'rep']);
+    expect(rep.cer).to.equal(0.05);
+    expect(rep.replicates).to.deep.equal({ n: 3, seeds: [0, 1, 2], cer: [0.075, 0.05, 0.025], cer_sd: 0.025 });
+    expect(rep.vs_baseline!.delta_cer).to.equal(-0.05);
+    expect(rep.cer_ci![0]).to.be.below(0.05);
+    expect(rep.cer_ci![1]).to.be.above(0.05);
+    expect(a.contrasts.map((c) => `${c.arm} vs ${c.vs}`)).to.deep.equal(['rep vs base']);
+    expect(a.arms.find((x) => x.name === 'base')).to.not.have.property('replicates');
+    const ajv = new Ajv({ allErrors: true, strict: false });
+    require('ajv-formats')(ajv);
+    const validate = ajv.compile(JSON.parse(readFileSync(path.join(REPO_ROOT, 'analysis', 'arms.schema.json'), 'utf8')));
+    const written = JSON.parse(readFileSync(path.join(root, 'study', 'arms.json'), 'utf8'));
+    expect(validate(written), JSON.stringify(validate.errors)).to.equal(true);
+  });
+
+  it('a replicate without corrections yet: the mean of those there are, with a warning naming the arm', async () => {
+    const a = await analyzeArms({ resultsDir: writeTree([0, 2]), baseline: 'base', bootstrap: { iterations: 100 }, permutations: 100 });
+    const rep = a.arms.find((x) => x.name === 'rep')!;
+    expect(rep.replicates!.cer).to.deep.equal([0.075, 0.025]);
+    expect(a.warnings.join('\n')).to.match(/arm rep: 2 of 3 replicates have corrections/);
+  });
+});
