@@ -7,6 +7,7 @@ import type { Settings } from './arms-settings';
 import type { ArmMetrics, ArmResult, ReplicateFigures } from './arms-types';
 import type { ArmWhen } from './arms-when';
 import { replicateSeeds } from './arm-replicates';
+import { armUsage, type TokenPrice } from './arm-usage';
 import { blockRateInterval } from './block-stats';
 import { replicateRateInterval, replicateSpread } from './replicate-stats';
 import { seedFor } from './bootstrap';
@@ -21,6 +22,7 @@ export function armResult(
   s: Settings,
   when: ArmWhen,
   replicates?: ArmRow[][],
+  price: TokenPrice | null = null,
 ): ArmResult {
   const name = arm.info.name;
   const perDataset: Record<string, ArmMetrics> = {};
@@ -48,6 +50,7 @@ export function armResult(
     datasets: perDataset,
     macro,
     when,
+    usage: armUsage(arm, price),
   };
 }
 

@@ -1,5 +1,6 @@
 /** What the arms analysis is asked (options) and what it answers (arms.json: per arm, per dataset and pooled figures). */
 import type { ArmOcrBand, BandCounts, GuardRates } from './arm-counts';
+import type { ArmUsage, TokenPrice } from './arm-usage';
 import type { MissingLines } from './arm-alignment';
 import type { MacroComparison, PairedComparison } from './arms-compare';
 import type { ContrastResult } from './arms-contrasts';
@@ -14,7 +15,7 @@ import type { NormalizationConfig } from '../src/text/profiles';
 export const ARMS_SCHEMA_ID = 'openiti-rag/arms/v1';
 
 /** The arms analysis's statistics settings (config `analysis.*`, `study.contrasts`, `datasets.*.page_pattern`). */
-export type ArmsStatsOptions = Pick<AnalyzeArmsOptions, 'clusters' | 'missingLines' | 'contrasts' | 'permutations'>;
+export type ArmsStatsOptions = Pick<AnalyzeArmsOptions, 'clusters' | 'missingLines' | 'contrasts' | 'permutations' | 'prices'>;
 
 export interface AnalyzeArmsOptions {
   /** The results root (holding `arms/`); outputs go to `<resultsDir>/study/arms.json` and each arm's folder. */
@@ -42,6 +43,8 @@ export interface AnalyzeArmsOptions {
   exclusions?: DatasetExclusion[];
   /** `analysis.normalization`: the profiles of arms.json's `profiles` list (default nfc + no_diacritics + graphemes). */
   normalization?: NormalizationConfig | null;
+  /** Per arm name, `infer.price` (per 1M input / output tokens) for its cost; an arm not named has no cost. */
+  prices?: Record<string, TokenPrice>;
   /** Called after each arm is scored (activities heartbeat with it). */
   onProgress?: (done: number, total: number) => void;
 }
@@ -106,6 +109,8 @@ export interface ArmResult extends ArmMetrics {
   } | null;
   /** Guard effect, ΔCER by retrieval-score band and error classes (analysis/arms-when.ts). */
   when: ArmWhen;
+  /** Tokens, latency and cost over every record of every replicate (analysis/arm-usage.ts). */
+  usage: ArmUsage;
 }
 
 export interface ArmsAnalysis {

@@ -90,6 +90,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
       settings,
       when.get(a.info.name)!,
       replicateRows.get(a.info.name),
+      options.prices?.[a.info.name] ?? null,
     ),
   );
   const contrasts = measureContrasts(

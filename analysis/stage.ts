@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { resolvePath } from '../src/config/load';
 import type { Config } from '../src/config/schema';
+import { armConfig } from '../src/config/study';
 import { readJson } from '../src/io/jsonl';
 import { readMetadata } from '../src/openiti/metadata';
 import type { SourceWorkExclusion } from '../src/openiti/source-works';
@@ -79,7 +80,20 @@ function armsStats(config: Config): ArmsStatsOptions {
     missingLines: config.analysis.missing_lines,
     permutations: config.analysis.permutations,
     ...(config.study?.contrasts ? { contrasts: config.study.contrasts } : {}),
+    ...armPrices(config),
   };
+}
+
+/** Per arm, its `infer.price` (an arm's `infer` override may set its own); absent when no arm has one. */
+function armPrices(config: Config): Pick<ArmsStatsOptions, 'prices'> {
+  const prices: Record<string, { input: number; output: number }> = {};
+  if (config.study) {
+    for (const spec of config.study.arms) {
+      const price = armConfig(config, spec).infer.price;
+      if (price) prices[spec.name] = price;
+    }
+  } else if (config.infer.price) for (const c of config.infer.conditions) prices[c] = config.infer.price;
+  return Object.keys(prices).length ? { prices } : {};
 }
 
 /** Per dataset (config order, `--datasets` applied): what the corpus held out of its source (for the Arms section). */
@@ -255,6 +269,7 @@ async function analyzeArmsOnly(
     missingLines: arms.missingLines,
     contrasts: arms.contrasts,
     permutations: arms.permutations,
+    prices: arms.prices,
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
   });
 }

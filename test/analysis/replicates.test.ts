@@ -2,7 +2,7 @@
  * Replicates in the arms analysis (analysis/arm-replicates.ts, analysis/replicate-stats.ts): the arm's CER is the
  * replicates' mean, its interval resamples clusters and replicates (wider than a bootstrap of the averaged lines
  * when the replicates differ as a whole), arms.json shows each replicate's CER and their SD, and a replicate is
- * no arm of its own (no contrast, no Holm member).
+ * no arm of its own (no contrast, no Holm member). Tokens, latency and cost add up over every replicate.
  */
 import Ajv from 'ajv';
 import { expect } from 'chai';
@@ -85,7 +85,8 @@ describe('analysis: replicates of an arm', () => {
 
   it('arms.json: the mean of the replicates as the CER, each replicate with its seed, the between-replicate SD; contrasts only between arms', async () => {
     const root = writeTree([0, 1, 2]);
-    const a = await analyzeArms({ resultsDir: root, baseline: 'base', bootstrap: { iterations: 300 }, permutations: 300 });
+    const prices = { rep: { input: 0.5, output: 2 } };
+    const a = await analyzeArms({ resultsDir: root, baseline: 'base', bootstrap: { iterations: 300 }, permutations: 300, prices });
     const rep = a.arms.find((x) => x.name === 'rep')!;
     expect(a.arms.map((x) => x.name)).to.deep.equal(['base', 'rep']);
     expect(rep.cer).to.equal(0.05);
@@ -95,6 +96,17 @@ describe('analysis: replicates of an arm', () => {
     expect(rep.cer_ci![1]).to.be.above(0.05);
     expect(a.contrasts.map((c) => `${c.arm} vs ${c.vs}`)).to.deep.equal(['rep vs base']);
     expect(a.arms.find((x) => x.name === 'base')).to.not.have.property('replicates');
+    // Usage over every record of the 3 replicates: 120 records × 20 prompt + 5 completion tokens; cost 2400 × 0.5 + 600 × 2 per 1M.
+    expect(rep.usage).to.deep.equal({
+      records: 120,
+      prompt_tokens: 2400,
+      completion_tokens: 600,
+      without_tokens: 0,
+      latency_ms: { mean: 10, median: 10, p95: 10 },
+      price: { input: 0.5, output: 2 },
+      cost: 0.0024,
+    });
+    expect(a.arms.find((x) => x.name === 'base')!.usage).to.include({ records: 40, cost: null });
     const ajv = new Ajv({ allErrors: true, strict: false });
     require('ajv-formats')(ajv);
     const validate = ajv.compile(JSON.parse(readFileSync(path.join(REPO_ROOT, 'analysis', 'arms.schema.json'), 'utf8')));
