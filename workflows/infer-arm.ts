@@ -63,6 +63,8 @@ export async function inferArmWorkflow(a: InferArmInput): Promise<ArmResult> {
   const merged = await acts.mergeInferArm({ input: a.input, arm: a.arm });
   setStep(p, 'done', all.length, all.length, 'shards');
   const elapsedMs = Date.now() - Date.parse(a.acc.startedAt);
-  const replicate = a.arm.replicate === undefined ? {} : { replicate: a.arm.replicate, seed: a.arm.seed };
-  return { condition: a.arm.arm, output: merged.output, ...a.acc.counts, elapsedMs, skipped: merged.skipped, ...replicate };
+  // The plan's run tags (replicate, seed, price), each only when the plan has it.
+  const { replicate, seed, price } = a.arm;
+  const tags = { ...(replicate === undefined ? {} : { replicate, seed }), ...(price ? { price } : {}) };
+  return { condition: a.arm.arm, output: merged.output, ...a.acc.counts, elapsedMs, skipped: merged.skipped, ...tags };
 }

@@ -21,7 +21,16 @@ import { readJsonl, recoverJsonl, writeJsonAtomic, writeJsonlAtomic } from '../i
 import type { Condition } from '../llm';
 import { findArm } from './arms';
 import { readOrder, readPlannedIds, readPlannedRows, safeName, writePlan, type InferPlanFiles } from './infer-plan';
-import { correctLines, replicateOf, RESULT_KEYS, type ArmCounts, type InferCheckpoint, type InferOptions, type OpenBackend } from './infer';
+import {
+  correctLines,
+  RESULT_KEYS,
+  runTags,
+  type ArmCounts,
+  type InferCheckpoint,
+  type RunTags,
+  type InferOptions,
+  type OpenBackend,
+} from './infer';
 import { assertFailedShareOf, countFailedRecords } from './infer-failures';
 import { loadOver, type LlmLoad } from './llm-load';
 import { skipsFromCounts, type Skips } from './skips';
@@ -29,7 +38,7 @@ import { claimReplicateOutput, replicateKey, replicateRun, replicateRuns } from 
 import { UserInputError, type StageHooks } from './types';
 
 /** One arm's share of the plan (small: crosses Temporal); `arm` is the arm's name, `condition` its prompt. */
-export interface ArmPlan {
+export interface ArmPlan extends RunTags {
   /** The arm's name. ArmPlan crosses Temporal (recorded histories hold it), so its fields keep their names. */
   arm: string;
   condition: Condition;
@@ -38,9 +47,6 @@ export interface ArmPlan {
   shardSize: number;
   lines: number;
   shards: number;
-  /** One replicate of an arm with replicates (./replicates.ts): which one, and the seed its requests carry. */
-  replicate?: number;
-  seed?: number;
 }
 
 export interface ShardRef {
@@ -81,7 +87,6 @@ export async function planInfer(options: InferOptions): Promise<ArmPlan[]> {
     plans.set(a.input, plan);
     const shards = plan.datasets.reduce((n, d) => n + Math.ceil(d.lines / shardSize), 0);
     for (const run of replicateRuns(a)) {
-      const replicate = replicateOf(run);
       const arm: ArmPlan = {
         arm: a.name,
         condition: a.prompt,
@@ -90,7 +95,7 @@ export async function planInfer(options: InferOptions): Promise<ArmPlan[]> {
         shardSize,
         lines: plan.lines,
         shards,
-        ...replicate,
+        ...runTags(run),
       };
       claimReplicateOutput(run, options.force);
       await prepareParts(options, arm);

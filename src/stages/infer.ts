@@ -109,17 +109,22 @@ export const RESULT_KEYS = [
  * duplicate input records (the later ones are not corrected) and lines recorded as failed, by reason.
  * `condition` is the arm's name (`rag` / `zero_shot` without a study; the field keeps its name so recorded histories replay).
  */
-export type ArmResult = { condition: string; output: string; skipped: Skips; load?: LlmLoad } & ArmCounts & ReplicateOf;
+export type ArmResult = { condition: string; output: string; skipped: Skips; load?: LlmLoad } & ArmCounts & RunTags;
 
-/** Set on the result of one replicate of an arm with replicates (./replicates.ts): which one, and its seed. */
-export interface ReplicateOf {
+/**
+ * What a result says about its run beyond the counts: for one replicate of an arm with replicates (./replicates.ts)
+ * which one and its seed, and the arm's `infer.price` when set (the CLI prints the cost).
+ */
+export interface RunTags {
   replicate?: number;
   seed?: number;
+  price?: { input: number; output: number };
 }
 
-/** The replicate fields of a run, only when it is one replicate of several. */
-export function replicateOf(run: { replicate?: number; seed?: number }): ReplicateOf {
-  return run.replicate === undefined ? {} : { replicate: run.replicate, seed: run.seed };
+/** The tags of a run, each only when it applies (a result without them keeps its keys). */
+export function runTags(run: Pick<ArmRun, 'replicate' | 'seed' | 'config'>): RunTags {
+  const price = run.config?.infer?.price;
+  return { ...(run.replicate === undefined ? {} : { replicate: run.replicate, seed: run.seed }), ...(price ? { price } : {}) };
 }
 
 /** The runner's counts an arm (or a shard of it) reports. */
@@ -198,7 +203,7 @@ export async function runArm(
   );
   await assertFailedShare(options, arm.name, arm.output);
   const counts = Object.fromEntries(RESULT_KEYS.map((k) => [k, summary[k]])) as Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
-  return { condition: arm.name, output, ...counts, skipped: armSkips(summary), ...replicateOf(arm) };
+  return { condition: arm.name, output, ...counts, skipped: armSkips(summary), ...runTags(arm) };
 }
 
 async function correct(
