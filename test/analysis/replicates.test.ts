@@ -11,6 +11,8 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { analyzeArms } from '../../analysis/arms';
+import { armsSection } from '../../analysis/arms-report';
+import { toMarkdown } from '../../analysis/report-markdown';
 import { blockRateInterval } from '../../analysis/block-stats';
 import { replicateRateInterval, replicateSpread } from '../../analysis/replicate-stats';
 import { REPO_ROOT } from '../helpers/shared-data';
@@ -107,6 +109,12 @@ describe('analysis: replicates of an arm', () => {
       cost: 0.0024,
     });
     expect(a.arms.find((x) => x.name === 'base')!.usage).to.include({ records: 40, cost: null });
+    // The report: the replicates table (seeds, each CER, mean, SD) and the tokens / latency / cost table.
+    const md = toMarkdown(armsSection(a, []));
+    expect(md).to.include('### Replicates (all datasets)').and.include('| rep | 3 | 0, 1, 2 | 7.50%, 5.00%, 2.50% | 5.00% | 2.500% |');
+    expect(md)
+      .to.include('### Tokens, latency and cost (all replicates)')
+      .and.match(/\| rep \| 120 \| 2,400 \| 600 \| 25\.0 \| 10 ms \| 10 ms \| 0\.0024 \|/);
     const ajv = new Ajv({ allErrors: true, strict: false });
     require('ajv-formats')(ajv);
     const validate = ajv.compile(JSON.parse(readFileSync(path.join(REPO_ROOT, 'analysis', 'arms.schema.json'), 'utf8')));
