@@ -12,6 +12,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { analyzeArms } from '../../analysis/arms';
 import { armsSection } from '../../analysis/arms-report';
+import { writeArmsLineDocuments } from '../../analysis/arms-lines';
+import { indexColumns } from '../../analysis/explorer/bundle';
+import { readLinesJson } from '../../analysis/lines-json';
 import { toMarkdown } from '../../analysis/report-markdown';
 import { blockRateInterval } from '../../analysis/block-stats';
 import { replicateRateInterval, replicateSpread } from '../../analysis/replicate-stats';
@@ -127,5 +130,26 @@ describe('analysis: replicates of an arm', () => {
     const rep = a.arms.find((x) => x.name === 'rep')!;
     expect(rep.replicates!.cer).to.deep.equal([0.075, 0.025]);
     expect(a.warnings.join('\n')).to.match(/arm rep: 2 of 3 replicates have corrections/);
+  });
+
+  it("the Lines view marks the lines whose replicates disagree, with every replicate's text, and the index has the column", async () => {
+    const root = writeTree([0, 1, 2]);
+    const arms = await analyzeArms({ resultsDir: root, baseline: 'base', bootstrap: { iterations: 50 }, permutations: 50 });
+    await writeArmsLineDocuments({ resultsDir: root, arms });
+    const doc = readLinesJson(path.join(root, 'study', 'lines.json'));
+    const lines = doc.lines as Array<{
+      sample_id: string;
+      arms: Record<string, { replicates_disagree?: boolean; replicate_texts?: string[] }>;
+    }>;
+    // Line i: fixed by replicate r when i % 4 < r + 1 → i % 4 = 1 or 2 differ between replicates, 0 and 3 agree.
+    const disagree = lines.filter((l) => l.arms.rep.replicates_disagree).map((l) => Number(l.sample_id.slice(1)) % 4);
+    expect(disagree).to.have.length(20);
+    expect(new Set(disagree)).to.deep.equal(new Set([1, 2]));
+    expect(lines.find((l) => l.sample_id === 'l02')!.arms.rep.replicate_texts).to.deep.equal(['abcdefghiX', 'abcdefghiX', 'abcdefghij']);
+    expect(lines[0].arms.rep).to.include({ replicates_disagree: false }).and.not.have.property('replicate_texts');
+    expect(lines[0].arms.base).to.not.have.property('replicates_disagree');
+    const columns = indexColumns(doc);
+    expect(columns.arms.rep.disagree.slice(0, 4)).to.deep.equal([0, 1, 1, 0]);
+    expect(columns.arms.base).to.not.have.property('disagree');
   });
 });
