@@ -10,6 +10,7 @@ import path from 'node:path';
 import { parseConfig } from '../../src/config/load';
 import type { BackendConfig, LlmBackend } from '../../src/llm';
 import { optionsFrom, run } from '../../src/stages/infer';
+import { planInfer } from '../../src/stages/infer-shards';
 import { armBaseSeed, replicateRuns, withSeed } from '../../src/stages/replicates';
 import { studyPlan } from '../../src/stages/study-plan';
 import { UserInputError } from '../../src/stages/types';
@@ -110,6 +111,25 @@ describe('stages/replicates', () => {
     expect(opened.map(seedOf)).to.deep.equal([10, 11]);
     const marker = path.join(c.paths.results_dir, 'arms', 'rep', 'replicate.json');
     expect(JSON.parse(readFileSync(marker, 'utf8')).seed).to.equal(10);
+  });
+
+  it('the sharded plan: one arm plan per replicate with its own output and seed, and the same refusal of another seed', async () => {
+    const c = studyConfig([{ name: 'rep', prompt: 'zero_shot', replicates: 3 }]);
+    const plan = studyPlan(c, {});
+    writeInputs(plan.arms);
+    const plans = await planInfer(optionsFrom(c, {}, false, plan));
+    expect(plans.map((p) => [p.arm, p.replicate, p.seed, path.relative(c.paths.results_dir, p.output)])).to.deep.equal([
+      ['rep', 0, 0, path.join('arms', 'rep', 'corrections.jsonl')],
+      ['rep', 1, 1, path.join('arms', 'rep', 'replicates', '1', 'corrections.jsonl')],
+      ['rep', 2, 2, path.join('arms', 'rep', 'replicates', '2', 'corrections.jsonl')],
+    ]);
+    // The parts of replicate 1 exist now (an unmerged run): planning it again with seed 11 is refused.
+    const moved = { ...plan, arms: plan.arms.map((a) => ({ ...a, baseSeed: 10 })) };
+    const err = await planInfer(optionsFrom(c, {}, false, moved)).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect((err as Error)?.message).to.match(/holds replicate 0 of arm "rep" with seed 0, but this run is replicate 0 with seed 10/);
   });
 
   it('replicates is a positive integer (a one-line config error naming the key)', () => {
