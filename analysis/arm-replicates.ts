@@ -20,21 +20,36 @@ export function replicateSeed(dir: string): number | null {
   return typeof seed === 'number' ? seed : null;
 }
 
-/** Replicates 1 … of the arm in `dir` that have corrections, in replicate order. */
-export async function loadReplicates(dir: string, datasets?: readonly string[]): Promise<LoadedReplicate[]> {
+/**
+ * The folders of replicates 1 … with corrections, in replicate order: those below `count` (arm.json's
+ * `replicates`) as `used`, the others — left from a run that asked for more — as `extra` (left out, with a warning).
+ */
+export function replicateFolders(dir: string, count: number): { used: { replicate: number; dir: string }[]; extra: number[] } {
   const root = path.join(dir, 'replicates');
-  if (!existsSync(root)) return [];
+  if (!existsSync(root)) return { used: [], extra: [] };
   const numbers = readdirSync(root)
     .filter((n) => /^[1-9]\d*$/.test(n) && existsSync(path.join(root, n, 'corrections.jsonl')))
     .map(Number)
     .sort((a, b) => a - b);
-  const out: LoadedReplicate[] = [];
-  for (const replicate of numbers) {
-    const folder = path.join(root, String(replicate));
+  return {
+    used: numbers.filter((r) => r < count).map((replicate) => ({ replicate, dir: path.join(root, String(replicate)) })),
+    extra: numbers.filter((r) => r >= count),
+  };
+}
+
+/** Replicates 1 … count − 1 of the arm in `dir` that have corrections, in replicate order (see replicateFolders). */
+export async function loadReplicates(
+  dir: string,
+  count: number,
+  datasets?: readonly string[],
+): Promise<{ replicates: LoadedReplicate[]; extraReplicates: number[] }> {
+  const { used, extra } = replicateFolders(dir, count);
+  const replicates: LoadedReplicate[] = [];
+  for (const { replicate, dir: folder } of used) {
     const lines = await loadCorrections(path.join(folder, 'corrections.jsonl'), datasets);
-    out.push({ replicate, seed: replicateSeed(folder), ...lines });
+    replicates.push({ replicate, seed: replicateSeed(folder), ...lines });
   }
-  return out;
+  return { replicates, extraReplicates: extra };
 }
 
 /** The name a replicate r ≥ 1 goes by in alignment and warnings (`#` is not allowed in arm names). */
@@ -51,6 +66,7 @@ export function replicatesAsArms(arm: LoadedArm): LoadedArm[] {
     duplicates: r.duplicates,
     mtimeMs: r.mtimeMs,
     replicates: [],
+    extraReplicates: [],
     seed: r.seed,
   }));
 }

@@ -78,6 +78,8 @@ export interface LoadedArm {
   verbatim: ArmVerbatim;
   /** Replicate 0 is the arm's own lines above; these are replicates 1 … R−1 (./arm-replicates.ts), with each one's seed. */
   replicates: LoadedReplicate[];
+  /** Replicate folders with corrections beyond arm.json's `replicates` (a run that asked for more): left out. */
+  extraReplicates: number[];
   /** The seed of replicate 0 (its replicate.json), null when it sent none. */
   seed: number | null;
 }
@@ -187,6 +189,6 @@ function armVerbatim(resultsDir: string, info: ArmInfo, rate: number | null): Ar
 async function loadArm(resultsDir: string, dir: string, datasets?: readonly string[]): Promise<LoadedArm> {
   const { info, verbatimRate } = readArmInfo(dir);
   const own = await loadCorrections(path.join(dir, 'corrections.jsonl'), datasets);
-  const replicates = await loadReplicates(dir, datasets);
-  return { info, dir, ...own, verbatim: armVerbatim(resultsDir, info, verbatimRate), replicates, seed: replicateSeed(dir) };
+  const replicates = await loadReplicates(dir, info.replicates, datasets);
+  return { info, dir, ...own, verbatim: armVerbatim(resultsDir, info, verbatimRate), ...replicates, seed: replicateSeed(dir) };
 }

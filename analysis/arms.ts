@@ -129,12 +129,19 @@ function armEdits(rows: ArmRow[], upperBound: boolean): ArmEdits {
 
 /** An arm whose arm.json asks for more replicates than have corrections: its figures average the ones there are. */
 function missingReplicateWarnings(arms: readonly LoadedArm[]): string[] {
-  return arms
+  const missing = arms
     .filter((a) => a.info.replicates > 1 + a.replicates.length)
     .map(
       (a) =>
         `arm ${a.info.name}: ${1 + a.replicates.length} of ${a.info.replicates} replicates have corrections; its figures are the mean of those (run its inference to finish the others)`,
     );
+  const extra = arms
+    .filter((a) => a.extraReplicates.length > 0)
+    .map(
+      (a) =>
+        `arm ${a.info.name}: ${a.extraReplicates.map((r) => `replicates/${r}`).join(', ')} left out: arm.json asks for ${a.info.replicates} replicate(s)`,
+    );
+  return [...missing, ...extra];
 }
 
 /** Lines scored as the OCR text because an arm lacked them: one warning per arm (the report shows them too). */

@@ -6,7 +6,7 @@
  */
 import Ajv from 'ajv';
 import { expect } from 'chai';
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { analyzeArms } from '../../analysis/arms';
@@ -78,11 +78,15 @@ describe('analysis: replicates of an arm', () => {
     expect(validate(written), JSON.stringify(validate.errors)).to.equal(true);
   });
 
-  it('a replicate without corrections yet: the mean of those there are, with a warning naming the arm', async () => {
-    const a = await analyzeArms({ resultsDir: writeTree([0, 2]), baseline: 'base', bootstrap: { iterations: 100 }, permutations: 100 });
+  it("a replicate without corrections yet: the mean of those there are, with a warning; a folder beyond arm.json's count is left out", async () => {
+    const root = writeTree([0, 2]);
+    // A folder beyond arm.json's 3 replicates (left by a run that asked for more): not scored, and said so.
+    cpSync(path.join(root, 'arms', 'rep', 'replicates', '2'), path.join(root, 'arms', 'rep', 'replicates', '3'), { recursive: true });
+    const a = await analyzeArms({ resultsDir: root, baseline: 'base', bootstrap: { iterations: 100 }, permutations: 100 });
     const rep = a.arms.find((x) => x.name === 'rep')!;
     expect(rep.replicates!.cer).to.deep.equal([0.075, 0.025]);
     expect(a.warnings.join('\n')).to.match(/arm rep: 2 of 3 replicates have corrections/);
+    expect(a.warnings.join('\n')).to.include('arm rep: replicates/3 left out: arm.json asks for 3 replicate(s)');
   });
 
   it("the Lines view marks the lines whose replicates disagree, with every replicate's text, and the index has the column", async () => {
