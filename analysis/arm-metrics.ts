@@ -4,9 +4,12 @@ import type { ArmRow } from './arm-line-score';
 import { comparePaired, POOLED, type PairedComparison, type Scope } from './arms-compare';
 import type { ArmVerbatim, LoadedArm } from './arms-inputs';
 import type { Settings } from './arms-settings';
-import type { ArmMetrics, ArmResult } from './arms-types';
+import type { ArmMetrics, ArmResult, ReplicateFigures } from './arms-types';
 import type { ArmWhen } from './arms-when';
+import { replicateSeeds } from './arm-replicates';
+import { armUsage, type TokenPrice } from './arm-usage';
 import { blockRateInterval } from './block-stats';
+import { replicateRateInterval, replicateSpread } from './replicate-stats';
 import { seedFor } from './bootstrap';
 import { bandCounts, guardRates, totals } from './arm-counts';
 import { ratio, round } from './format';
@@ -18,6 +21,8 @@ export function armResult(
   scopes: Scope[],
   s: Settings,
   when: ArmWhen,
+  replicates?: ArmRow[][],
+  price: TokenPrice | null = null,
 ): ArmResult {
   const name = arm.info.name;
   const perDataset: Record<string, ArmMetrics> = {};
@@ -26,7 +31,7 @@ export function armResult(
   for (const scope of scopes) {
     const pooled = scope.key === POOLED;
     const key = pooled ? `${name}:*overall*` : `${name}:${scope.key}`;
-    const { metrics, macro: m } = armMetrics(rows, baseRows, scope, s, key);
+    const { metrics, macro: m } = armMetrics(rows, baseRows, scope, s, key, replicates && { rows: replicates, seeds: replicateSeeds(arm) });
     const verbatim = verbatimRate(arm.verbatim, pooled ? Object.keys(perDataset) : [scope.key], pooled);
     if (pooled) {
       overall = { ...metrics, verbatim_gold_rate: verbatim };
@@ -45,6 +50,7 @@ export function armResult(
     datasets: perDataset,
     macro,
     when,
+    usage: armUsage(arm, price),
   };
 }
 
@@ -70,6 +76,7 @@ function armMetrics(
   scope: Scope,
   s: Settings,
   key: string,
+  replicates?: Replicates,
 ): { metrics: Omit<ArmMetrics, 'verbatim_gold_rate'>; macro: ArmResult['macro'] } {
   const rows = all.slice(scope.from, scope.to);
   const t = aq.from(rows.map(({ gold: _gold, ...r }) => r)).derive({
@@ -81,12 +88,15 @@ function armMetrics(
   const col = (c: keyof ArmRow) => Float64Array.from(all, (r) => r[c] as number);
   const [ref, ce, ocr] = [col('ref_chars'), col('ce'), col('ocr_ce')];
   const sl = (x: Float64Array) => x.subarray(scope.from, scope.to);
-  const cer = blockRateInterval(sl(ref), sl(ce), scope.design, s.iterations, seedFor(s.seed, `arms:${key}`));
-  const wer = blockRateInterval(
-    rows.map((r) => r.ref_words),
+  const perReplicate = (c: 'ce' | 'we') => replicates?.rows.map((rs) => Float64Array.from(rs.slice(scope.from, scope.to), (r) => r[c]));
+  const rate = (r: ArrayLike<number>, e: ArrayLike<number>, each: Float64Array[] | undefined, seed: number) =>
+    each ? replicateRateInterval(r, each, scope.design, s.iterations, seed) : blockRateInterval(r, e, scope.design, s.iterations, seed);
+  const cer = rate(sl(ref), sl(ce), perReplicate('ce'), seedFor(s.seed, `arms:${key}`));
+  const refWords = rows.map((r) => r.ref_words);
+  const wer = rate(
+    refWords,
     rows.map((r) => r.we),
-    scope.design,
-    s.iterations,
+    perReplicate('we'),
     seedFor(s.seed, `arms:${key}:wer`),
   );
   const { macro: vbMacro, ...vsBaseline } = allBase
@@ -117,6 +127,7 @@ function armMetrics(
     unchanged: sum.n - sum.improved - sum.worsened,
     worsened: sum.worsened,
     by_band: bandCounts(t),
+    ...(replicates ? { replicates: replicateFigures(sl(ref), perReplicate('ce')!, replicates.seeds) } : {}),
   };
   const macro = cer.macro
     ? {
@@ -127,6 +138,18 @@ function armMetrics(
       }
     : null;
   return { metrics, macro };
+}
+
+/** The replicates of an arm with replicates: every replicate's lines (replicate 0 first) and seeds. */
+interface Replicates {
+  rows: ArmRow[][];
+  seeds: (number | null)[];
+}
+
+/** arms.json's `replicates` of one scope: each replicate's CER and their between-replicate SD. */
+function replicateFigures(ref: ArrayLike<number>, ce: Float64Array[], seeds: (number | null)[]): ReplicateFigures {
+  const { rates, sd } = replicateSpread(ref, ce);
+  return { n: ce.length, seeds, cer: rates.map((x) => round(x)!), cer_sd: round(sd) };
 }
 
 function roundPair(ci: [number, number] | null): [number, number] | null {

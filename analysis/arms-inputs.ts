@@ -6,11 +6,11 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { readJsonl } from '../src/io/jsonl';
 import { describeZodError, type CorrectionRecord } from '../src/llm/records';
 import { UserInputError } from '../src/stages/types';
 import { cmpStr } from './format';
-import { parseCorrection } from './inputs';
+import { loadCorrections } from './arm-corrections';
+import { loadReplicates, replicateSeed } from './arm-replicates';
 
 export const RETRIEVAL_MODES = ['dense', 'hybrid', 'random', 'gold_query', 'none', 'witness'] as const;
 
@@ -30,6 +30,8 @@ export const ArmJsonSchema = z.object({
   model: z.string().nullish(),
   guard: z.record(z.string(), z.unknown()).nullish(),
   verbatim_gold_rate: z.number().min(0).max(1).nullish(),
+  /** An arm with replicates (docs/outputs.md#replicates): how many passes the config asked for. */
+  replicates: z.number().int().positive().optional(),
 });
 
 export interface ArmInfo {
@@ -39,6 +41,8 @@ export interface ArmInfo {
   upper_bound: boolean;
   model: string | null;
   guard: Record<string, unknown> | null;
+  /** Passes arm.json says the config asked for (1 without replicates). */
+  replicates: number;
 }
 
 /** Lines whose retrieved context held the line's own gold text (src/retrieval/verbatim.ts), from the export. */
@@ -57,9 +61,6 @@ export interface ArmVerbatim {
   byDataset: Record<string, VerbatimCounts> | null;
 }
 
-/** `guard` of a corrections record: kept | trimmed | fell_back:<reason>. */
-const GUARD_VALUE = /^(kept|trimmed|fell_back:[^\s].*)$/;
-
 export interface ArmLine {
   record: CorrectionRecord;
   /** The untouched model output (`raw_text`) when the guard recorded it. */
@@ -75,6 +76,21 @@ export interface LoadedArm {
   duplicates: number;
   mtimeMs: number;
   verbatim: ArmVerbatim;
+  /** Replicate 0 is the arm's own lines above; these are replicates 1 … R−1 (./arm-replicates.ts), with each one's seed. */
+  replicates: LoadedReplicate[];
+  /** Replicate folders with corrections beyond arm.json's `replicates` (a run that asked for more): left out. */
+  extraReplicates: number[];
+  /** The seed of replicate 0 (its replicate.json), null when it sent none. */
+  seed: number | null;
+}
+
+/** One replicate r ≥ 1 of an arm: its lines, read as the arm's own are. */
+export interface LoadedReplicate {
+  replicate: number;
+  seed: number | null;
+  byDataset: Map<string, ArmLine[]>;
+  duplicates: number;
+  mtimeMs: number;
 }
 
 export interface ArmSkip {
@@ -138,6 +154,7 @@ function readArmInfo(dir: string): { info: ArmInfo; verbatimRate: number | null 
     upper_bound: v.upper_bound ?? v.retrieval?.mode === 'gold_query',
     model: v.model ?? null,
     guard: v.guard ?? null,
+    replicates: v.replicates ?? 1,
   };
   return { info, verbatimRate: v.verbatim_gold_rate ?? null };
 }
@@ -171,36 +188,7 @@ function armVerbatim(resultsDir: string, info: ArmInfo, rate: number | null): Ar
 
 async function loadArm(resultsDir: string, dir: string, datasets?: readonly string[]): Promise<LoadedArm> {
   const { info, verbatimRate } = readArmInfo(dir);
-  const file = path.join(dir, 'corrections.jsonl');
-  const keep = datasets && datasets.length > 0 ? new Set(datasets) : null;
-  const byDataset = new Map<string, ArmLine[]>();
-  const seen = new Set<string>();
-  let duplicates = 0;
-  for await (const { value, line } of readJsonl(file)) {
-    const p = parseCorrection(value);
-    if (!p.ok) throw new UserInputError(`${file}:${line}: ${p.error}`);
-    const rec = p.value;
-    if (keep && !keep.has(rec.dataset)) continue;
-    const key = `${rec.dataset}\u0000${rec.sample_id}`;
-    if (seen.has(key)) {
-      duplicates++;
-      continue;
-    }
-    seen.add(key);
-    let list = byDataset.get(rec.dataset);
-    if (!list) byDataset.set(rec.dataset, (list = []));
-    list.push({ record: rec, ...guardFields(value as Record<string, unknown>, `${file}:${line}`) });
-  }
-  return { info, dir, byDataset, duplicates, mtimeMs: statSync(file).mtimeMs, verbatim: armVerbatim(resultsDir, info, verbatimRate) };
-}
-
-/** `raw_text` and `guard` of a record (both optional; the guard writes them together). */
-function guardFields(v: Record<string, unknown>, where: string): { rawText: string | null; guard: string | null } {
-  const raw = v.raw_text;
-  const guard = v.guard;
-  if (raw !== undefined && raw !== null && typeof raw !== 'string') throw new UserInputError(`${where}: raw_text: expected a string`);
-  if (guard !== undefined && guard !== null && (typeof guard !== 'string' || !GUARD_VALUE.test(guard))) {
-    throw new UserInputError(`${where}: guard: expected "kept", "trimmed" or "fell_back:<reason>", got ${JSON.stringify(guard)}`);
-  }
-  return { rawText: (raw as string | null | undefined) ?? null, guard: (guard as string | null | undefined) ?? null };
+  const own = await loadCorrections(path.join(dir, 'corrections.jsonl'), datasets);
+  const replicates = await loadReplicates(dir, info.replicates, datasets);
+  return { info, dir, ...own, verbatim: armVerbatim(resultsDir, info, verbatimRate), ...replicates, seed: replicateSeed(dir) };
 }

@@ -6,6 +6,7 @@
  * arm's (its inference input, then any corrected line the input lacks), gold and OCR from those records.
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { replicateFolders } from './arm-replicates';
 import path from 'node:path';
 import { writeJsonAtomic } from '../src/io/jsonl';
 import { ARM_OCR_BANDS, armOcrBand, type ArmResult, type ArmsAnalysis } from './arms';
@@ -32,8 +33,19 @@ export function studyArmSources(resultsDir: string, a: ArmsAnalysis): ArmSource[
       ...(showsContext(arm) ? { inferenceInputPath: path.join(dir, 'inference_input.jsonl') } : {}),
       retrievalMode: arm.retrieval?.mode ?? (arm.prompt === 'zero_shot' ? 'none' : undefined),
       upperBound: arm.upper_bound,
+      ...replicatePaths(dir, arm),
     };
   });
+}
+
+/** The corrections of the arm's replicates 1 … that the analysis scored (arms.json `replicates.n` of them), in replicate order. */
+function replicatePaths(dir: string, arm: ArmResult): Pick<ArmSource, 'replicatePaths'> {
+  const n = arm.replicates?.n ?? 1;
+  if (n <= 1) return {};
+  const files = replicateFolders(dir, Infinity)
+    .used.slice(0, n - 1)
+    .map((r) => path.join(r.dir, 'corrections.jsonl'));
+  return { replicatePaths: files };
 }
 
 export interface ArmsLinesOptions {

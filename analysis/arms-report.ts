@@ -14,6 +14,7 @@ import { CHART_CONFIG, CHART_TEMPLATE_DIR, type VegaLiteSpec } from './charts';
 import { findingsBlocks, whenBlocks } from './arms-findings-report';
 import { exclusionText } from './leakage';
 import { armProfileBlocks } from './report-profiles';
+import { replicateBlocks, usageBlocks } from './arms-usage-report';
 
 export const ARMS_CHART_NAMES = ['arms_forest', 'arms_gain_vs_k'] as const;
 export type ArmsChartName = (typeof ARMS_CHART_NAMES)[number];
@@ -249,6 +250,8 @@ export function armsSection(a: ArmsAnalysis, charts: RenderedChart[]): Block[] {
     ...armTables(a),
     ...bandTable(a),
     ...guardTable(a),
+    ...replicateBlocks(a),
+    ...usageBlocks(a),
     ...whenBlocks(a),
     ...armProfileBlocks(a),
     ...(a.provenance ? provenanceSection(a.provenance) : []),

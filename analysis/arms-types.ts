@@ -1,5 +1,6 @@
 /** What the arms analysis is asked (options) and what it answers (arms.json: per arm, per dataset and pooled figures). */
 import type { ArmOcrBand, BandCounts, GuardRates } from './arm-counts';
+import type { ArmUsage, TokenPrice } from './arm-usage';
 import type { MissingLines } from './arm-alignment';
 import type { MacroComparison, PairedComparison } from './arms-compare';
 import type { ContrastResult } from './arms-contrasts';
@@ -14,7 +15,7 @@ import type { NormalizationConfig } from '../src/text/profiles';
 export const ARMS_SCHEMA_ID = 'openiti-rag/arms/v1';
 
 /** The arms analysis's statistics settings (config `analysis.*`, `study.contrasts`, `datasets.*.page_pattern`). */
-export type ArmsStatsOptions = Pick<AnalyzeArmsOptions, 'clusters' | 'missingLines' | 'contrasts' | 'permutations'>;
+export type ArmsStatsOptions = Pick<AnalyzeArmsOptions, 'clusters' | 'missingLines' | 'contrasts' | 'permutations' | 'prices'>;
 
 export interface AnalyzeArmsOptions {
   /** The results root (holding `arms/`); outputs go to `<resultsDir>/study/arms.json` and each arm's folder. */
@@ -42,6 +43,8 @@ export interface AnalyzeArmsOptions {
   exclusions?: DatasetExclusion[];
   /** `analysis.normalization`: the profiles of arms.json's `profiles` list (default nfc + no_diacritics + graphemes). */
   normalization?: NormalizationConfig | null;
+  /** Per arm name, `infer.price` (per 1M input / output tokens) for its cost; an arm not named has no cost. */
+  prices?: Record<string, TokenPrice>;
   /** Called after each arm is scored (activities heartbeat with it). */
   onProgress?: (done: number, total: number) => void;
 }
@@ -72,6 +75,20 @@ export interface ArmMetrics {
    * src/retrieval/verbatim.ts), from the export; null for zero-shot arms and when the export did not record it.
    */
   verbatim_gold_rate: number | null;
+  /**
+   * Only for an arm with replicates (docs/statistics.md#replicates): `cer` above is their mean and `cer_ci`
+   * resamples clusters and replicates; here each replicate's CER, replicate 0 first, and their standard deviation.
+   */
+  replicates?: ReplicateFigures;
+}
+
+export interface ReplicateFigures {
+  n: number;
+  /** The seed each replicate sent (null: none). */
+  seeds: (number | null)[];
+  cer: number[];
+  /** Between-replicate standard deviation of the CER (n − 1 in the denominator). */
+  cer_sd: number | null;
 }
 
 export interface ArmResult extends ArmMetrics {
@@ -92,6 +109,8 @@ export interface ArmResult extends ArmMetrics {
   } | null;
   /** Guard effect, ΔCER by retrieval-score band and error classes (analysis/arms-when.ts). */
   when: ArmWhen;
+  /** Tokens, latency and cost over every record of every replicate (analysis/arm-usage.ts). */
+  usage: ArmUsage;
 }
 
 export interface ArmsAnalysis {

@@ -28,6 +28,7 @@ import { armsWhen } from './arms-when';
 import { clusterMethod } from './clusters';
 import { plannedContrasts } from './contrasts';
 import { armProfiles } from './profile-arms';
+import { meanRows, replicateName, replicatesAsArms } from './arm-replicates';
 
 export { ARM_OCR_BANDS, armOcrBand, type ArmOcrBand, type BandCounts, type GuardRates } from './arm-counts';
 export type { PairedComparison } from './arms-compare';
@@ -49,16 +50,19 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   const settings = settingsOf(options);
   const warnings = skipped.map((s) => `arm ${s.arm} skipped: ${s.reason}`);
   for (const a of arms) if (a.duplicates > 0) warnings.push(`arm ${a.info.name}: ${a.duplicates} duplicate sample_id line(s) skipped`);
-  const aligned = alignArms(arms, base, settings.missingLines);
+  warnings.push(...missingReplicateWarnings(arms));
+  const aligned = alignArms([...arms, ...arms.flatMap(replicatesAsArms)], base, settings.missingLines);
+  const scored = (name: string): ArmRow[] =>
+    aligned.lines.get(name)!.map((l) => ({
+      ...scoreArmLine(l, { collapseWhitespace: settings.collapseWhitespace, profile: settings.profile }),
+      filled: l.filled,
+    }));
   const rows = new Map<string, ArmRow[]>();
+  const replicateRows = new Map<string, ArmRow[][]>();
   for (const a of arms) {
-    rows.set(
-      a.info.name,
-      aligned.lines.get(a.info.name)!.map((l) => ({
-        ...scoreArmLine(l, { collapseWhitespace: settings.collapseWhitespace, profile: settings.profile }),
-        filled: l.filled,
-      })),
-    );
+    const each = [scored(a.info.name), ...a.replicates.map((r) => scored(replicateName(a.info.name, r.replicate)))];
+    rows.set(a.info.name, meanRows(each));
+    if (each.length > 1) replicateRows.set(a.info.name, each);
     options.onProgress?.(rows.size, arms.length);
   }
   const datasets = [...aligned.ranges.keys()];
@@ -78,7 +82,16 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     sampleIds: aligned.sampleIds,
   });
   const results = arms.map((a) =>
-    armResult(a, rows.get(a.info.name)!, a === base ? null : baseRows, scopes, settings, when.get(a.info.name)!),
+    armResult(
+      a,
+      rows.get(a.info.name)!,
+      a === base ? null : baseRows,
+      scopes,
+      settings,
+      when.get(a.info.name)!,
+      replicateRows.get(a.info.name),
+      options.prices?.[a.info.name] ?? null,
+    ),
   );
   const contrasts = measureContrasts(
     plannedContrasts(
@@ -112,6 +125,23 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
 
 function armEdits(rows: ArmRow[], upperBound: boolean): ArmEdits {
   return { ref: Float64Array.from(rows, (r) => r.ref_chars), ce: Float64Array.from(rows, (r) => r.ce), upperBound };
+}
+
+/** An arm whose arm.json asks for more replicates than have corrections: its figures average the ones there are. */
+function missingReplicateWarnings(arms: readonly LoadedArm[]): string[] {
+  const missing = arms
+    .filter((a) => a.info.replicates > 1 + a.replicates.length)
+    .map(
+      (a) =>
+        `arm ${a.info.name}: ${1 + a.replicates.length} of ${a.info.replicates} replicates have corrections; its figures are the mean of those (run its inference to finish the others)`,
+    );
+  const extra = arms
+    .filter((a) => a.extraReplicates.length > 0)
+    .map(
+      (a) =>
+        `arm ${a.info.name}: ${a.extraReplicates.map((r) => `replicates/${r}`).join(', ')} left out: arm.json asks for ${a.info.replicates} replicate(s)`,
+    );
+  return [...missing, ...extra];
 }
 
 /** Lines scored as the OCR text because an arm lacked them: one warning per arm (the report shows them too). */

@@ -55,14 +55,14 @@ export interface PairedBlockResult {
   macro: BlockDelta | null;
 }
 
-function blockSums(values: ArrayLike<number>, d: BlockDesign): Float64Array {
+export function blockSums(values: ArrayLike<number>, d: BlockDesign): Float64Array {
   const out = new Float64Array(d.stratumOfBlock.length);
   for (let i = 0; i < values.length; i++) out[d.block[i]] += values[i];
   return out;
 }
 
 /** Block indices per stratum, strata 0 … S−1. */
-function strataBlocks(d: BlockDesign): Int32Array[] {
+export function strataBlocks(d: BlockDesign): Int32Array[] {
   const lists: number[][] = [];
   d.stratumOfBlock.forEach((s, b) => (lists[s] ??= []).push(b));
   return Array.from(lists, (l) => Int32Array.from(l ?? []));
@@ -127,12 +127,12 @@ export function blockRateInterval(
   return { ci95, macro: { estimate, ci95: validMacro > 0 ? percentiles(macroDraws.subarray(0, validMacro)) : null } };
 }
 
-function percentiles(draws: Float64Array): [number, number] {
+export function percentiles(draws: Float64Array): [number, number] {
   const s = Float64Array.from(draws).sort();
   return [quantileSorted(s, 0.025), quantileSorted(s, 0.975)];
 }
 
-function sd(xs: Float64Array): number | null {
+export function sd(xs: Float64Array): number | null {
   if (xs.length < 2) return null;
   let m = 0;
   for (const x of xs) m += x;

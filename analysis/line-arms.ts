@@ -6,6 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { CorrectionRecord } from '../src/llm/records';
+import { failureKind } from './score';
 import { loadFile, parseCorrection, parseInferenceInput, type AnalysisInputRecord, type Loaded, type StudyInputs } from './inputs';
 
 /** An extra arm for the Lines view (study arms: `<results>/arms/<arm>/`). */
@@ -19,6 +20,8 @@ export interface ArmSource {
   retrievalMode?: string;
   /** True for an oracle arm (gold_query): an upper bound, not a method. */
   upperBound?: boolean;
+  /** The corrections.jsonl of its replicates 1 … (an arm with replicates; docs/outputs.md#replicates). */
+  replicatePaths?: string[];
 }
 
 /** An arm's records, keyed by dataset + sample_id. */
@@ -28,6 +31,8 @@ export interface LoadedArm {
   upperBound: boolean;
   corrections: Map<string, Loaded<CorrectionRecord>>;
   inputs: Map<string, AnalysisInputRecord> | null;
+  /** Per replicate 1 …, the text each line is scored on (the corrected text, the OCR text when failed), by line key. */
+  replicates?: Map<string, string>[];
 }
 
 export const lineKey = (dataset: string, sampleId: string) => `${dataset}\u0000${sampleId}`;
@@ -95,9 +100,20 @@ export async function loadExtraArms(
       upperBound: s.upperBound === true,
       corrections: byLine(corrections.byDataset),
       inputs: input ? recordsOnly(input.byDataset) : null,
+      ...(s.replicatePaths?.length ? { replicates: await replicateTexts(s.replicatePaths, keep) } : {}),
     });
   }
   return arms;
+}
+
+/** Each replicate file's scored text per line key (a failed line scores as its OCR text). */
+async function replicateTexts(files: readonly string[], keep: (d: string) => boolean): Promise<Map<string, string>[]> {
+  const out: Map<string, string>[] = [];
+  for (const file of files) {
+    const loaded = await loadFile(file, parseCorrection, keep);
+    out.push(new Map([...recordsOnly(loaded.byDataset)].map(([k, r]) => [k, failureKind(r) ? r.ocr_text : r.corrected_text])));
+  }
+  return out;
 }
 
 /** The baseline arm: the one asked for, else zero_shot when present, else the first arm. */

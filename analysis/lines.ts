@@ -44,6 +44,12 @@ export interface ArmLine extends ScoredText {
   retrieval: RetrievedSentence[] | null;
   /** Study arms: a retrieved sentence holds the line's gold passage (null: the arm saw no context). */
   gold_in_context?: boolean | null;
+  /**
+   * An arm with replicates: whether its replicates scored different texts on this line, and then every
+   * replicate's text (replicate 0 first; null where a replicate has no line).
+   */
+  replicates_disagree?: boolean;
+  replicate_texts?: (string | null)[];
 }
 
 export interface ExplorerLine {
@@ -173,9 +179,18 @@ function explorerLine(
       ...rawAndGuard(x.record, x.raw),
       retrieval,
       ...(opts.provenance ? withProvenance(r.gt_text, retrieval, match) : {}),
+      ...replicateAgreement(arm, key, failed ? x.record.ocr_text : x.record.corrected_text),
     };
   }
   return { dataset: r.dataset, sample_id: r.sample_id, band: band(ocr.edits, refChars), ref_chars: refChars, ocr, arms: armLines };
+}
+
+/** An arm with replicates: do its replicates' texts of the line differ (and then what they are)? */
+function replicateAgreement(arm: LoadedArm, key: string, own: string): Pick<ArmLine, 'replicates_disagree' | 'replicate_texts'> {
+  if (!arm.replicates) return {};
+  const texts = [own, ...arm.replicates.map((m) => m.get(key) ?? null)];
+  const disagree = texts.some((t) => t !== own);
+  return disagree ? { replicates_disagree: true, replicate_texts: texts } : { replicates_disagree: false };
 }
 
 /** Each sentence's provenance class and whether any holds the gold passage (src/witness/provenance.ts). */

@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { resolvePath } from '../src/config/load';
 import type { Config } from '../src/config/schema';
+import { armConfig } from '../src/config/study';
 import { readJson } from '../src/io/jsonl';
 import { readMetadata } from '../src/openiti/metadata';
 import type { SourceWorkExclusion } from '../src/openiti/source-works';
@@ -19,6 +20,7 @@ import type { StagePaths } from '../src/stages/retriever';
 import { analyzeStudy } from './analyze';
 import { analyzeArms, type ArmsAnalysis, type ArmsStatsOptions } from './arms';
 import { analyzeProvenance } from './provenance';
+import type { ArmUsage } from './arm-usage';
 import { armsRoot } from './arms-inputs';
 import { studyArmSources, writeArmsLineDocuments } from './arms-lines';
 import { renderArmsReport } from './report';
@@ -79,7 +81,20 @@ function armsStats(config: Config): ArmsStatsOptions {
     missingLines: config.analysis.missing_lines,
     permutations: config.analysis.permutations,
     ...(config.study?.contrasts ? { contrasts: config.study.contrasts } : {}),
+    ...armPrices(config),
   };
+}
+
+/** Per arm, its `infer.price` (an arm's `infer` override may set its own); absent when no arm has one. */
+function armPrices(config: Config): Pick<ArmsStatsOptions, 'prices'> {
+  const prices: Record<string, { input: number; output: number }> = {};
+  if (config.study) {
+    for (const spec of config.study.arms) {
+      const price = armConfig(config, spec).infer.price;
+      if (price) prices[spec.name] = price;
+    }
+  } else if (config.infer.price) for (const c of config.infer.conditions) prices[c] = config.infer.price;
+  return Object.keys(prices).length ? { prices } : {};
 }
 
 /** Per dataset (config order, `--datasets` applied): what the corpus held out of its source (for the Arms section). */
@@ -182,7 +197,12 @@ export interface ArmsSummaryRow {
   ci: [number, number] | null;
   p_holm: number | null;
   /** Share of the arm's lines the guard replaced with the OCR text; null when no record carries `guard`. */
-  guard_fell_back: number | null;
+  guard_fell_back:
+    number | null; /** Passes over the lines (1 without replicates) and the between-replicate SD of the CER (null with one). */
+  replicates: number;
+  cer_sd: number | null;
+  /** arms.json's `usage`: over every record of every replicate. */
+  usage: Pick<ArmUsage, 'records' | 'prompt_tokens' | 'completion_tokens' | 'latency_ms' | 'cost'>;
 }
 
 /** Score, compare and report (and the study arms, when there are any); fails with the fix when there are no corrections yet. */
@@ -255,6 +275,7 @@ async function analyzeArmsOnly(
     missingLines: arms.missingLines,
     contrasts: arms.contrasts,
     permutations: arms.permutations,
+    prices: arms.prices,
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
   });
 }
@@ -313,6 +334,15 @@ function armsSummary(resultsDir: string, a: ArmsAnalysis): ArmsSummary {
       ci: r.vs_baseline?.ci ?? null,
       p_holm: r.vs_baseline?.p_holm ?? null,
       guard_fell_back: r.guard?.fell_back ?? null,
+      replicates: r.replicates?.n ?? 1,
+      cer_sd: r.replicates?.cer_sd ?? null,
+      usage: {
+        records: r.usage.records,
+        prompt_tokens: r.usage.prompt_tokens,
+        completion_tokens: r.usage.completion_tokens,
+        latency_ms: r.usage.latency_ms,
+        cost: r.usage.cost,
+      },
     })),
   };
 }

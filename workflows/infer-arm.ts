@@ -1,6 +1,7 @@
 /** One arm of the sharded infer: a child workflow of the infer workflow, one per arm. */
 import { continueAsNew, defineSignal, isCancellation, setHandler } from '@temporalio/workflow';
 import type { ArmPlan } from '../src/stages/infer-shards';
+import { replicateKey } from '../src/stages/replicate-key';
 import { addShard, shardRefs, type ArmTotals } from './arm-totals';
 import { cpuInferActivities, stageActivities } from './options';
 import { setStep, trackProgress } from './progress';
@@ -34,7 +35,7 @@ export async function inferArmWorkflow(a: InferArmInput): Promise<ArmResult> {
   const all = shardRefs(a.arm);
   const batch = all.slice(a.from, a.from + (a.input.config.infer.shards_per_run ?? 1000));
   const lines = { done: a.acc.lines, total: a.arm.lines };
-  Object.assign(p.results, { arm: a.arm.arm, lines, linesAtRunStart: a.acc.lines });
+  Object.assign(p.results, { arm: replicateKey(a.arm.arm, a.arm.replicate), lines, linesAtRunStart: a.acc.lines });
   setStep(p, 'shards', a.from, all.length, 'shards');
   let window = a.window;
   const pool = growingWindow(
@@ -64,5 +65,8 @@ export async function inferArmWorkflow(a: InferArmInput): Promise<ArmResult> {
   const merged = await acts.mergeInferArm({ input: a.input, arm: a.arm });
   setStep(p, 'done', all.length, all.length, 'shards');
   const elapsedMs = Date.now() - Date.parse(a.acc.startedAt);
-  return { condition: a.arm.arm, output: merged.output, ...a.acc.counts, elapsedMs, skipped: merged.skipped };
+  // The plan's run tags (replicate, seed, price), each only when the plan has it.
+  const { replicate, seed, price } = a.arm;
+  const tags = { ...(replicate === undefined ? {} : { replicate, seed }), ...(price ? { price } : {}) };
+  return { condition: a.arm.arm, output: merged.output, ...a.acc.counts, elapsedMs, skipped: merged.skipped, ...tags };
 }

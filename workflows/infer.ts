@@ -4,6 +4,7 @@
  */
 import { executeChild, patched, startChild, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
 import { armNames } from '../src/stages/arm-names';
+import { replicateKey } from '../src/stages/replicate-key';
 import type { ArmPlan } from '../src/stages/infer-shards';
 import { emptyTotals } from './arm-totals';
 import { inferArmWorkflow, setWindowSignal, type InferArmInput } from './infer-arm';
@@ -11,6 +12,9 @@ import { childLabels, cpuInferActivities, DEFAULT_MAX_PARALLEL, stageActivities,
 import { setStep, trackProgress } from './progress';
 import type { ArmResult, InferResult, StageInput, WorkflowProgress } from './types';
 import { shareLanes } from './windows';
+
+/** An arm's run in results and child ids: the arm's name, `<arm>#<r>` for its replicate r ≥ 1. */
+const runKey = (plan: ArmPlan): string => replicateKey(plan.arm, plan.replicate);
 
 export async function inferWorkflow(input: StageInput): Promise<InferResult> {
   const p = trackProgress('infer');
@@ -48,7 +52,9 @@ async function shardedInfer(input: StageInput, p: WorkflowProgress, acts: StageA
   const nonLlmOnly = input.config.study?.arms.every((a) => a.corrector !== undefined && a.corrector !== 'llm') ?? false;
   const arms = await (nonLlmOnly ? cpuInferActivities(input.config) : acts).planInfer(input);
   const parent = workflowInfo().workflowId;
-  p.results.arms = Object.fromEntries(arms.map((a) => [a.arm, { workflowId: `${parent}-${a.arm}`, lines: a.lines, shards: a.shards }]));
+  p.results.arms = Object.fromEntries(
+    arms.map((a) => [runKey(a), { workflowId: `${parent}-${runKey(a)}`, lines: a.lines, shards: a.shards }]),
+  );
   const out: Exclude<InferResult, { imported: unknown }> = {};
   let finished = 0;
   setStep(p, 'arms', 0, arms.length, 'arms');
@@ -74,8 +80,8 @@ async function fixedWindowArms(input: StageInput, arms: ArmPlan[], onDone: (arm:
     arms.map(async (plan) => {
       const args: InferArmInput = { input, arm: plan, window, from: 0, acc: emptyTotals() };
       onDone(
-        plan.arm,
-        await executeChild(inferArmWorkflow, { workflowId: `${parent}-${plan.arm}`, args: [args], ...childLabels('infer') }),
+        runKey(plan),
+        await executeChild(inferArmWorkflow, { workflowId: `${parent}-${runKey(plan)}`, args: [args], ...childLabels('infer') }),
       );
     }),
   );
@@ -113,7 +119,7 @@ async function pooledArms(input: StageInput, arms: ArmPlan[], onDone: (arm: stri
     // All starts in one workflow task, as fixedWindowArms starts its children.
     await Promise.all(
       starting.map(async (a) => {
-        const name = a.plan.arm;
+        const name = runKey(a.plan);
         const args: InferArmInput = { input, arm: a.plan, window: a.window, from: 0, acc: emptyTotals() };
         a.child = await startChild(inferArmWorkflow, { workflowId: `${parent}-${name}`, args: [args], ...childLabels('infer') });
         outcomes.set(
@@ -135,7 +141,7 @@ async function pooledArms(input: StageInput, arms: ArmPlan[], onDone: (arm: stri
     const done = await Promise.race(outcomes.values());
     outcomes.delete(done.arm);
     if ('error' in done) throw done.error;
-    const i = running.findIndex((a) => a.plan.arm === done.arm);
+    const i = running.findIndex((a) => runKey(a.plan) === done.arm);
     free += running[i].window;
     running.splice(i, 1);
     onDone(done.arm, done.result);

@@ -61,7 +61,17 @@ export function indexColumns(doc: Json): Json {
       const g = l.arms[name]?.gold_in_context;
       return g === true ? 1 : g === false ? 0 : -1;
     });
-    arms[name] = { edits, guard: guard.some((g) => g >= 0) ? guard : null, ...(context.some((c) => c >= 0) ? { context } : {}) };
+    // 1 / 0: the arm's replicates scored different / the same texts on the line; -1: no replicates (or no line).
+    const disagree = lines.map((l) => {
+      const d = l.arms[name]?.replicates_disagree;
+      return d === true ? 1 : d === false ? 0 : -1;
+    });
+    arms[name] = {
+      edits,
+      guard: guard.some((g) => g >= 0) ? guard : null,
+      ...(context.some((c) => c >= 0) ? { context } : {}),
+      ...(disagree.some((d) => d >= 0) ? { disagree } : {}),
+    };
   }
   lines.forEach((l, i) => checkCers(l, i));
   return {

@@ -33,6 +33,19 @@ var LinesDetail = (function () {
       out.push(
         textRow(a + ': raw model output (before trimming / guard)', el('div', { class: 'rtl raw', dir: 'rtl', lang: 'ar' }, [x.raw])),
       );
+    if (x.replicate_texts)
+      out.push(
+        textRow(
+          a + ': replicates disagree',
+          el(
+            'ol',
+            { class: 'rtl', dir: 'rtl', lang: 'ar', start: '0' },
+            x.replicate_texts.map(function (t) {
+              return el('li', {}, [t === null ? '(no line)' : t]);
+            }),
+          ),
+        ),
+      );
     if (x.retrieval)
       out.push(
         textRow(

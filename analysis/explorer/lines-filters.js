@@ -59,6 +59,16 @@ var LinesFilters = (function () {
       },
     },
     {
+      key: 'replicates',
+      label: 'Replicates',
+      perArm: true,
+      values: replicateValues,
+      test: function (i, v, a) {
+        var d = S.disagree[a];
+        return d !== null && d !== undefined && d[i] >= 0 && REPLICATES[1 - d[i]] === v;
+      },
+    },
+    {
       key: 'context',
       label: 'Gold passage',
       perArm: true,
@@ -68,6 +78,17 @@ var LinesFilters = (function () {
       },
     },
   ];
+
+  /** Arms with replicates: whether the replicates scored different texts on the line (lines.json `replicates_disagree`). */
+  var REPLICATES = ['disagree', 'agree'];
+
+  function replicateValues() {
+    return S.arms.some(function (a) {
+      return S.disagree[a];
+    })
+      ? REPLICATES
+      : [];
+  }
 
   /** Study arms: whether the arm's context held the line's gold passage (lines.json `gold_in_context`). */
   var CONTEXTS = ['in context', 'not in context'];

@@ -26,6 +26,8 @@ var LinesState = (function () {
     delta: {},
     guard: {},
     guards: [],
+    /** Per arm with replicates: disagree[a][i] = 1 when its replicates scored different texts on line i, 0 when the same. */
+    disagree: {},
     context: {},
     arms: [],
     upper: {},
@@ -73,6 +75,7 @@ var LinesState = (function () {
       for (var i = 0; i < S.n; i++) S.has[a][i] = x.edits[i] === null ? 0 : 1;
       S.guard[a] = x.guard;
       S.context[a] = x.context || null;
+      S.disagree[a] = x.disagree || null;
       if (x.guard) S.hasGuard = true;
     });
     S.arms.forEach(function (a) {

@@ -58,9 +58,24 @@ function inferLines(r: InferResult): string[] {
   return Object.values(r).map((c) => {
     const cond = c as ArmResult;
     const rate = cond.load && cond.elapsedMs > 0 ? cond.written / (cond.elapsedMs / 1000) : null;
-    return `infer ${cond.condition}: ${n(cond.written)} written, ${n(cond.skippedExisting)} already done, ${n(cond.failed)} failed (${cond.model})${loadSuffix(cond.load, rate)} → ${cond.output}`;
+    return `infer ${runLabel(cond)}: ${n(cond.written)} written, ${n(cond.skippedExisting)} already done, ${n(cond.failed)} failed (${cond.model})${loadSuffix(cond.load, rate)}${tokenSuffix(cond)} → ${cond.output}`;
   });
 }
+
+/** The arm's name, and for one replicate of several `<arm>#<r> (seed S)` (docs/outputs.md#replicates). */
+function runLabel(c: ArmResult): string {
+  return c.replicate === undefined ? c.condition : `${c.condition}#${c.replicate} (seed ${c.seed ?? '-'})`;
+}
+
+/** ` · 2,400 + 600 tokens` (prompt + completion, as the server reported them), with the cost when `infer.price` is set. */
+function tokenSuffix(c: ArmResult): string {
+  if (!c.promptTokens && !c.completionTokens) return '';
+  const cost = c.price ? ` · cost ${money((c.promptTokens * c.price.input + c.completionTokens * c.price.output) / 1e6)}` : '';
+  return ` · ${n(c.promptTokens)} + ${n(c.completionTokens)} tokens${cost}`;
+}
+
+const money = (x: number | null) => (x === null ? '-' : x >= 100 ? x.toFixed(0) : x >= 1 ? x.toFixed(2) : x.toPrecision(2));
+const ms = (x: number | null) => (x === null ? '-' : x >= 1000 ? `${(x / 1000).toFixed(1)} s` : `${Math.round(x)} ms`);
 
 function analyzeLines(r: AnalyzeResult): string[] {
   const out = r.datasets.map((d) => {
@@ -119,7 +134,42 @@ export function armsTableLines(a: ArmsSummary): string[] {
     `study arms (baseline ${a.baseline}; CIs: paired block bootstrap over clusters of lines; p: block permutation test, Holm over the planned contrasts) → ${a.file}`,
     ...alignColumns([header, ...rows], new Set([0])),
     ...notes,
+    ...usageTableLines(a),
   ];
+}
+
+/**
+ * Per arm, over every replicate: records, prompt and completion tokens, answer latency (median, p95) and the cost
+ * when `infer.price` is set; with replicates, their number and the between-replicate SD of the CER.
+ */
+function usageTableLines(a: ArmsSummary): string[] {
+  const rows = a.arms.filter((r) => r.usage);
+  if (rows.length === 0) return [];
+  const withReplicates = rows.some((r) => r.replicates > 1);
+  const header = [
+    'arm',
+    ...(withReplicates ? ['replicates', 'CER SD'] : []),
+    'records',
+    'prompt tokens',
+    'completion tokens',
+    'latency p50',
+    'p95',
+    'cost',
+  ];
+  const body = rows.map((r) => [
+    r.name,
+    ...(withReplicates ? [String(r.replicates), f4(r.cer_sd)] : []),
+    n(r.usage.records),
+    n(r.usage.prompt_tokens),
+    n(r.usage.completion_tokens),
+    ms(r.usage.latency_ms.median),
+    ms(r.usage.latency_ms.p95),
+    money(r.usage.cost),
+  ]);
+  const title = withReplicates
+    ? 'tokens, latency and cost per arm (all replicates; CER above = the replicate mean, CI over clusters and replicates):'
+    : 'tokens, latency and cost per arm:';
+  return [title, ...alignColumns([header, ...body], new Set([0]))];
 }
 
 /** The summary lines of a stage command's (or the study's) result. */

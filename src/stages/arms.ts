@@ -20,6 +20,7 @@ import { armNames } from './arm-names';
 import { backendConfig, modelName } from './backend';
 import type { StagePaths } from './retriever';
 import { correctorOf, type CorrectorRun } from './corrector-arm';
+import { armBaseSeed } from './replicates';
 import { corpusPaths, type StudyLayout } from './study-layout';
 import { UserInputError } from './types';
 import { witnessIndexFingerprint } from './witness-index';
@@ -75,6 +76,13 @@ export interface ArmRun {
   dir?: string;
   /** A non-LLM corrector (docs/correctors.md); absent for an LLM arm. */
   corrector?: CorrectorRun;
+  /** Full passes over the arm's lines (`replicates`, default 1; ./replicates.ts). */
+  replicates?: number;
+  /** The seed replicate 0 sends; replicate r sends baseSeed + r (default 0). */
+  baseSeed?: number;
+  /** Set on one replicate's run (./replicates.ts replicateRun): which replicate, and the seed its requests carry. */
+  replicate?: number;
+  seed?: number;
 }
 
 /** Every arm the config declares, in order (without `study:`: the default arms). */
@@ -137,6 +145,8 @@ function studyArms(config: Config, layout: StudyLayout): ArmRun[] {
       config: effective,
       dir,
       ...(corrector ? { corrector } : {}),
+      replicates: spec.replicates ?? 1,
+      baseSeed: armBaseSeed(spec),
     } satisfies ArmRun;
   });
   const zeroShotInput = zeroShotExport(config, layout, arms);

@@ -22,14 +22,24 @@ import type { Condition } from '../llm';
 import { findArm } from './arms';
 import type { CorrectorKind } from './corrector-arm';
 import { readOrder, readPlannedIds, readPlannedRows, safeName, writePlan, type InferPlanFiles } from './infer-plan';
-import { correctLines, RESULT_KEYS, type ArmCounts, type InferCheckpoint, type InferOptions, type OpenBackend } from './infer';
+import {
+  correctLines,
+  RESULT_KEYS,
+  runTags,
+  type ArmCounts,
+  type InferCheckpoint,
+  type RunTags,
+  type InferOptions,
+  type OpenBackend,
+} from './infer';
 import { assertFailedShareOf, countFailedRecords } from './infer-failures';
 import { loadOver, type LlmLoad } from './llm-load';
 import { skipsFromCounts, type Skips } from './skips';
+import { claimReplicateOutput, replicateKey, replicateRun, replicateRuns } from './replicates';
 import { UserInputError, type StageHooks } from './types';
 
 /** One arm's share of the plan (small: crosses Temporal); `arm` is the arm's name, `condition` its prompt. */
-export interface ArmPlan {
+export interface ArmPlan extends RunTags {
   /** The arm's name. ArmPlan crosses Temporal (recorded histories hold it), so its fields keep their names. */
   arm: string;
   condition: Condition;
@@ -66,7 +76,7 @@ export function partFile(output: string, dataset: string, index: number): string
 }
 
 export function shardLabel(arm: ArmPlan, shard: ShardRef): string {
-  return `${arm.arm}:${shard.dataset}#${shard.index}`;
+  return `${replicateKey(arm.arm, arm.replicate)}:${shard.dataset}#${shard.index}`;
 }
 
 /** Write the plan (once per input selection) and make every arm's parts dir ready for its shards. */
@@ -79,10 +89,22 @@ export async function planInfer(options: InferOptions): Promise<ArmPlan[]> {
     const plan = plans.get(a.input) ?? (await writePlan(a.input, { datasets: options.datasets, limit: options.limit }));
     plans.set(a.input, plan);
     const shards = plan.datasets.reduce((n, d) => n + Math.ceil(d.lines / shardSize), 0);
-    const arm: ArmPlan = { arm: a.name, condition: a.prompt, output: a.output, plan, shardSize, lines: plan.lines, shards };
-    if (a.corrector) arm.corrector = a.corrector.kind;
-    await prepareParts(options, arm);
-    arms.push(arm);
+    for (const run of replicateRuns(a)) {
+      const arm: ArmPlan = {
+        arm: a.name,
+        condition: a.prompt,
+        output: run.output,
+        plan,
+        shardSize,
+        lines: plan.lines,
+        shards,
+        ...runTags(run),
+      };
+      if (a.corrector) arm.corrector = a.corrector.kind;
+      claimReplicateOutput(run, options.force);
+      await prepareParts(options, arm);
+      arms.push(arm);
+    }
   }
   return arms;
 }
@@ -155,7 +177,7 @@ export async function runShard(
   const start = shard.index * arm.shardSize;
   const rows = readPlannedRows(arm.plan, shard.dataset, start, start + arm.shardSize);
   if (rows.length === 0) throw new UserInputError(`infer shard ${shardLabel(arm, shard)}: the plan in ${arm.plan.dir} has no lines for it`);
-  const run = findArm(options.arms, arm.arm);
+  const run = replicateRun(findArm(options.arms, arm.arm), arm.replicate ?? 0);
   const backend = await openBackend(run.backend());
   try {
     const target = {

@@ -39,6 +39,7 @@ import { studyPlan, type StudyPlan } from './study-plan';
 import { loadNow, type LlmLoad } from './llm-load';
 import { assertFailedShare, InferFailedError, outageFailure, type InferCheckpoint } from './infer-failures';
 import { importCorrections, type ImportResult } from './infer-import';
+import { claimReplicateOutput, replicateKey, replicateRuns } from './replicates';
 
 export { assertFailedShare, countFailedRecords, InferFailedError, isOutageFailure, type InferCheckpoint } from './infer-failures';
 export { guardImported, importCorrections, type ImportResult } from './infer-import';
@@ -108,7 +109,23 @@ export const RESULT_KEYS = [
  * duplicate input records (the later ones are not corrected) and lines recorded as failed, by reason.
  * `condition` is the arm's name (`rag` / `zero_shot` without a study; the field keeps its name so recorded histories replay).
  */
-export type ArmResult = { condition: string; output: string; skipped: Skips; load?: LlmLoad } & ArmCounts;
+export type ArmResult = { condition: string; output: string; skipped: Skips; load?: LlmLoad } & ArmCounts & RunTags;
+
+/**
+ * What a result says about its run beyond the counts: for one replicate of an arm with replicates (./replicates.ts)
+ * which one and its seed, and the arm's `infer.price` when set (the CLI prints the cost).
+ */
+export interface RunTags {
+  replicate?: number;
+  seed?: number;
+  price?: { input: number; output: number };
+}
+
+/** The tags of a run, each only when it applies (a result without them keeps its keys). */
+export function runTags(run: Pick<ArmRun, 'replicate' | 'seed' | 'config'>): RunTags {
+  const price = run.config?.infer?.price;
+  return { ...(run.replicate === undefined ? {} : { replicate: run.replicate, seed: run.seed }), ...(price ? { price } : {}) };
+}
 
 /** The runner's counts an arm (or a shard of it) reports. */
 export type ArmCounts = Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
@@ -139,14 +156,15 @@ async function selectedInput(options: InferOptions, input: string): Promise<stri
   });
 }
 
-/** Per arm name, its result; or the import. */
+/** Per arm name (`<arm>#<r>` for replicate r ≥ 1, ./replicate-key.ts), its result; or the import. */
 export type InferResult = { imported: ImportResult } | Partial<Record<string, ArmResult>>;
 
 /** Every arm in order, or the import when `importFile` is set. */
 export async function run(options: InferOptions, hooks: StageHooks, openBackend: OpenBackend): Promise<InferResult> {
   if (options.importFile) return { imported: await importCorrections(options) };
   const out: Partial<Record<string, ArmResult>> = {};
-  for (const arm of options.arms) out[arm.name] = await runArm(options, arm, hooks, openBackend);
+  for (const arm of options.arms)
+    for (const run of replicateRuns(arm)) out[replicateKey(arm.name, run.replicate)] = await runArm(options, run, hooks, openBackend);
   return out;
 }
 
@@ -172,6 +190,7 @@ export async function runArm(
     throw new UserInputError(`arm "${arm.name}" (corrector ${arm.corrector.kind}) runs as shards on the CPU queue, not with an LLM`);
   if (!existsSync(arm.input)) throw new UserInputError(`no ${arm.input} — run \`phase5 export\` first`);
   mkdirSync(path.dirname(output), { recursive: true });
+  claimReplicateOutput(arm, options.force);
   if (options.force && existsSync(output)) writeJsonlAtomic(output, []);
   const backend = await openBackend(arm.backend());
   let summary: RunCorrectionsSummary;
@@ -182,11 +201,11 @@ export async function runArm(
   }
   log.info(
     { arm: arm.name, output, written: summary.written, failed: summary.failed },
-    `infer ${arm.name}: ${summary.written} written, ${summary.failed} failed, ${summary.skippedExisting} already done`,
+    `infer ${replicateKey(arm.name, arm.replicate)}: ${summary.written} written, ${summary.failed} failed, ${summary.skippedExisting} already done`,
   );
   await assertFailedShare(options, arm.name, arm.output);
   const counts = Object.fromEntries(RESULT_KEYS.map((k) => [k, summary[k]])) as Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
-  return { condition: arm.name, output, ...counts, skipped: armSkips(summary) };
+  return { condition: arm.name, output, ...counts, skipped: armSkips(summary), ...runTags(arm) };
 }
 
 async function correct(

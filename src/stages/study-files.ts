@@ -54,7 +54,14 @@ export function armJson(arm: ArmRun, shared: SharedExport | undefined): Record<s
     ...(arm.corrector ? { corrector: arm.corrector.kind, corrector_settings: arm.corrector[arm.corrector.kind] } : {}),
     guard: arm.guard ?? null,
     verbatim_gold_rate: arm.prompt === 'zero_shot' ? null : (shared?.verbatim_gold.rate ?? null),
+    ...replicatesJson(arm),
   };
+}
+
+/** arm.json's `replicates` and `seeds`, only for an arm with replicates (the other arms' arm.json keep their keys). */
+function replicatesJson(arm: ArmRun): Record<string, unknown> {
+  const n = arm.replicates ?? 1;
+  return n > 1 ? { replicates: n, seeds: Array.from({ length: n }, (_, r) => (arm.baseSeed ?? 0) + r) } : {};
 }
 
 /** Every arm's dir: arm.json and its inference_input.jsonl pointing at the export of its fingerprint. */

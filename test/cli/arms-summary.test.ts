@@ -138,8 +138,31 @@ describe('cli: the arms table (study configs)', function () {
         ci: a.vs_baseline?.ci ?? null,
         p_holm: a.vs_baseline?.p_holm ?? null,
         guard_fell_back: a.guard?.fell_back ?? null,
+        replicates: 1,
+        cer_sd: null,
+        usage: {
+          records: a.usage.records,
+          prompt_tokens: a.usage.prompt_tokens,
+          completion_tokens: a.usage.completion_tokens,
+          latency_ms: a.usage.latency_ms,
+          cost: a.usage.cost,
+        },
       });
     }
+  });
+
+  it('prints tokens, latency and cost per arm below the table (cost "-" without infer.price), and tokens with the cost on an infer line', () => {
+    const lines = armsTableLines(result.arms!);
+    const title = lines.indexOf('tokens, latency and cost per arm:');
+    expect(title, lines.join('\n')).to.be.greaterThan(-1);
+    expect(lines[title + 1]).to.match(/^arm\s+records\s+prompt tokens\s+completion tokens\s+latency p50\s+p95\s+cost$/);
+    // Every fixture record: 1 prompt token, 1 completion token, 1 ms.
+    expect(lines.slice(title + 2).find((l) => l.startsWith('rag '))).to.match(/^rag\s+6\s+6\s+6\s+1 ms\s+1 ms\s+-$/);
+    const arm = { condition: 'rep', output: 'o.jsonl', written: 40, skippedExisting: 0, failed: 0, model: 'm', elapsedMs: 1 };
+    const tagged = { ...arm, replicate: 2, seed: 2, promptTokens: 2400, completionTokens: 600, price: { input: 0.5, output: 2 } };
+    expect(summarizeResult('infer', { 'rep#2': tagged })[0]).to.equal(
+      'infer rep#2 (seed 2): 40 written, 0 already done, 0 failed (m) · 2,400 + 600 tokens · cost 0.0024 → o.jsonl',
+    );
   });
 
   it('`phase5 report` on a study config prints the table; `--json` holds it', () => {

@@ -41,6 +41,8 @@ const ArmSchema = z.strictObject({
     .strictObject({ min_count: z.number().int().min(1), margin: z.number().min(0) })
     .partial()
     .optional(),
+  /** Full passes over the arm's lines, replicate r with seed base + r (docs/outputs.md#replicates); default 1. */
+  replicates: z.number().int().min(1).max(100).optional(),
 });
 
 /** `study:` — experiment arms analysed together; absent = the two default arms, rag and zero_shot. */
