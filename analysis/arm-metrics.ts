@@ -81,13 +81,14 @@ function armMetrics(
   const col = (c: keyof ArmRow) => Float64Array.from(all, (r) => r[c] as number);
   const [ref, ce, ocr] = [col('ref_chars'), col('ce'), col('ocr_ce')];
   const sl = (x: Float64Array) => x.subarray(scope.from, scope.to);
-  const cer = blockRateInterval(sl(ref), sl(ce), scope.design, s.iterations, seedFor(s.seed, `arms:${key}`));
+  const cer = blockRateInterval(sl(ref), sl(ce), scope.design, s.iterations, seedFor(s.seed, `arms:${key}`), s.minClusters);
   const wer = blockRateInterval(
     rows.map((r) => r.ref_words),
     rows.map((r) => r.we),
     scope.design,
     s.iterations,
     seedFor(s.seed, `arms:${key}:wer`),
+    s.minClusters,
   );
   const { macro: vbMacro, ...vsBaseline } = allBase
     ? comparePaired(
@@ -106,6 +107,7 @@ function armMetrics(
     cer_ci: roundPair(cer.ci95),
     wer: round(ratio(sum.we, sum.ref_words)),
     wer_ci: roundPair(wer.ci95),
+    ci_reason: cer.reason,
     raw_cer: round(ratio(sum.raw_ce, sum.ref_chars)),
     ocr_cer: round(ratio(sum.ocr_ce, sum.ref_chars)),
     failures: sum.failed_n,
@@ -122,6 +124,7 @@ function armMetrics(
     ? {
         cer: round(cer.macro.estimate),
         cer_ci: roundPair(cer.macro.ci95),
+        ci_reason: cer.reason,
         vs_baseline: vbMacro ? { ...vbMacro, p_holm: null } : null,
         vs_ocr: ocrMacro,
       }

@@ -18,6 +18,7 @@ import { studyLayout } from '../src/stages/study-layout';
 import type { StagePaths } from '../src/stages/retriever';
 import { analyzeStudy } from './analyze';
 import { analyzeArms, type ArmsAnalysis, type ArmsStatsOptions } from './arms';
+import { fewClustersWarning, reasonsIn } from './min-clusters';
 import { analyzeProvenance } from './provenance';
 import { armsRoot } from './arms-inputs';
 import { studyArmSources, writeArmsLineDocuments } from './arms-lines';
@@ -44,6 +45,7 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
       iterations: config.analysis.bootstrap_iterations,
       seed: config.analysis.bootstrap_seed,
       permutations: config.analysis.permutations,
+      minClusters: config.analysis.min_clusters,
       clusters: armsStats(config).clusters,
     },
     normalization: { ...config.analysis.normalization },
@@ -78,6 +80,7 @@ function armsStats(config: Config): ArmsStatsOptions {
     clusters: { blockLines: config.analysis.block_lines, pagePatterns },
     missingLines: config.analysis.missing_lines,
     permutations: config.analysis.permutations,
+    minClusters: config.analysis.min_clusters,
     ...(config.study?.contrasts ? { contrasts: config.study.contrasts } : {}),
   };
 }
@@ -235,6 +238,8 @@ async function runArms(options: AnalyzeOptions, arms: NonNullable<AnalyzeOptions
     bootstrap: options.bootstrap,
     datasets: options.datasets,
   });
+  const few = fewClustersWarning('study/provenance.json', reasonsIn(analysis.provenance));
+  if (few) analysis.warnings.push(few);
   return analysis;
 }
 
@@ -255,6 +260,7 @@ async function analyzeArmsOnly(
     missingLines: arms.missingLines,
     contrasts: arms.contrasts,
     permutations: arms.permutations,
+    minClusters: arms.minClusters,
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
   });
 }
@@ -288,6 +294,7 @@ async function armsOnlyResult(options: AnalyzeOptions, arms: ArmsAnalysis): Prom
       phase5_cer: null,
       delta_cer: null,
       delta_cer_ci95: null,
+      delta_cer_reason: null,
       interpretation: `No Phase 5 corrections of their own; ${arms.arms.length} study arm(s) compared with ${arms.baseline} in ${path.join(studyDir, 'arms.json')}.`,
     },
     datasets: [],
