@@ -73,10 +73,23 @@ for (const g of [1, 2, 3, 5, 7, 10, 15, 20, 40]) {
     const chosen = [...pick].map((i) => clusters[i]);
     const d: BlockDesign = { block: Int32Array.from(chosen, (_, i) => i), stratumOfBlock: new Int32Array(g) };
     const ref = chosen.map((c) => c.ref);
-    const cer = blockRateInterval(ref, chosen.map((c) => c.ocr), d, iterations, s + 1, 1).ci95!;
+    const cer = blockRateInterval(
+      ref,
+      chosen.map((c) => c.ocr),
+      d,
+      iterations,
+      s + 1,
+      1,
+    ).ci95!;
     if (cer[0] <= trueCer && trueCer <= cer[1]) coverCer++;
     const opts = { iterations, permutations: 1, seed: s + 1, minClusters: 1 };
-    const delta = pairedBlockDelta(ref, chosen.map((c) => c.ocr), chosen.map((c) => c.gold3), d, opts).pooled.ci95!;
+    const delta = pairedBlockDelta(
+      ref,
+      chosen.map((c) => c.ocr),
+      chosen.map((c) => c.gold3),
+      d,
+      opts,
+    ).pooled.ci95!;
     if (delta[0] <= trueDelta && trueDelta <= delta[1]) coverDelta++;
     if (delta[0] === delta[1]) zeroWidth++;
   }

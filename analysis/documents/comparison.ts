@@ -45,9 +45,7 @@ export function comparisonHeadline(cmp: Sums, hasBaseline: boolean, boot: Bootst
     phase2_baseline: p2cw,
     phase5_corrected: p5cw,
     delta: p2cw ? deltaBlock(p2cw, p5cw) : null,
-    interpretation: validity
-      ? `Not valid: ${validity.invalid_reason}.`
-      : interpretation(p2cw?.cer ?? null, p5cw.cer, boot.delta_cer),
+    interpretation: validity ? `Not valid: ${validity.invalid_reason}.` : interpretation(p2cw?.cer ?? null, p5cw.cer, boot.delta_cer),
     ocr_baseline: cerWer(cmp, 'ocr'),
     bootstrap: boot,
   };

@@ -19,7 +19,11 @@ const GOLD = 'abcdefghijklmnopqrst';
 
 /** Six lines per book; the OCR has 1–3 wrong letters at the end. */
 function bookLines(book: string): Pair[] {
-  return Array.from({ length: 6 }, (_, i) => ({ id: `${book}${i}`, gt: GOLD, ocr: GOLD.slice(0, 20 - 1 - (i % 3)) + 'X'.repeat(1 + (i % 3)) }));
+  return Array.from({ length: 6 }, (_, i) => ({
+    id: `${book}${i}`,
+    gt: GOLD,
+    ocr: GOLD.slice(0, 20 - 1 - (i % 3)) + 'X'.repeat(1 + (i % 3)),
+  }));
 }
 
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
@@ -145,7 +149,11 @@ describe('a demo-sized study (5 books × 6 lines) through the analyze stage', fu
 
   it('warns once per output, and the report and the CLI summary say the study is too small for intervals', () => {
     const few = result.warnings.filter((w) => /too few clusters/.test(w));
-    expect(few.map((w) => w.split(':')[0])).to.deep.equal(['comparison_vs_phase2.json / comparison.json', 'study/arms.json', 'study/provenance.json']);
+    expect(few.map((w) => w.split(':')[0])).to.deep.equal([
+      'comparison_vs_phase2.json / comparison.json',
+      'study/arms.json',
+      'study/provenance.json',
+    ]);
     for (const file of ['report.md', 'report.html']) {
       const text = readFileSync(path.join(root, 'phase5', file), 'utf8');
       expect(text, file).to.include('Too small for intervals');
