@@ -96,6 +96,7 @@ function resolveSettings(opts: AnalyzeOptions) {
       seed: opts.bootstrap?.seed ?? DEFAULT_BOOTSTRAP.seed,
       ...(opts.bootstrap?.permutations !== undefined ? { permutations: opts.bootstrap.permutations } : {}),
       ...(opts.bootstrap?.clusters ? { clusters: opts.bootstrap.clusters } : {}),
+      ...(opts.bootstrap?.minClusters !== undefined ? { minClusters: opts.bootstrap.minClusters } : {}),
     },
     ...profileSettings(opts.normalization),
     collapseWhitespace: opts.collapseWhitespace ?? true,

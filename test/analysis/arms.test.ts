@@ -318,13 +318,7 @@ describe('analysis/arms (all arms together)', function () {
         oracleJson,
         JSON.stringify({ ...JSON.parse(readFileSync(oracleJson, 'utf8')), upper_bound: false, retrieval: { mode: 'dense', top_k: 3 } }),
       );
-      const b = await analyzeArms({
-        resultsDir: twin,
-        baseline: 'zero_shot',
-        bootstrap: { iterations: 200, seed: 3 },
-        clusters: LINE_CLUSTERS,
-        write: false,
-      });
+      const b = await analyzeArms({ ...TOY, resultsDir: twin, write: false });
       expect(b.contrasts.every((c) => c.in_family)).to.equal(true);
       expect(arm(b, 'oracle').vs_baseline!.p_holm).to.not.equal(null);
       expect(arm(b, 'rag').vs_baseline!.p_holm!).to.be.at.least(arm(a, 'rag').vs_baseline!.p_holm!);
