@@ -121,7 +121,7 @@ export function registerDemoCommand(program: Command): void {
         }
         if ((analyze?.warnings ?? []).some((w) => w.includes('too few clusters'))) {
           console.log(
-            `  (${opts.limit} lines per book are too few for confidence intervals, p-values or detectable effects: the figures above are estimates alone; docs/statistics.md "Too few clusters")`,
+            `  (${opts.limit} lines per book: too few for confidence intervals, p-values or detectable effects — the figures above are estimates alone; docs/statistics.md "Too few clusters")`,
           );
         }
         if (analyze?.arms || analyze?.datasets?.length) {
