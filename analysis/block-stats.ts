@@ -102,13 +102,13 @@ export function blockRateInterval(
   const groups = strataBlocks(d);
   const withMacro = groups.length > 1;
   const reason = tooFewClusters(R.length, minClusters);
-  if (reason !== null) iterations = 0;
+  const resamples = reason === null ? iterations : 0;
   const rand = mulberry32(seed);
-  const draws = new Float64Array(iterations);
-  const macroDraws = new Float64Array(withMacro ? iterations : 0);
+  const draws = new Float64Array(resamples);
+  const macroDraws = new Float64Array(withMacro ? resamples : 0);
   let valid = 0,
     validMacro = 0;
-  for (let it = 0; it < iterations; it++) {
+  for (let it = 0; it < resamples; it++) {
     let r = 0,
       e = 0,
       m = 0,

@@ -119,7 +119,6 @@ async function armContexts(arm: LoadedArm, sources: ProvenanceOptions['sources']
 function split(rows: readonly { arm: Scored; base: Scored }[], seed: number, iterations: number, minClusters: number): ProvenanceSplit {
   const clusters = new Set(rows.map((r) => r.arm.cluster)).size;
   const reason = rows.length === 0 ? null : tooFewClusters(clusters, minClusters);
-  if (reason !== null) iterations = 0;
   const ref = rows.map((r) => r.arm.ref);
   const strata = rows.map((r) => r.arm.dataset);
   const ids = [...new Set(strata)].sort(cmpStr);
@@ -127,7 +126,7 @@ function split(rows: readonly { arm: Scored; base: Scored }[], seed: number, ite
     ref,
     { a: rows.map((r) => r.arm.ce), base: rows.map((r) => r.base.ce), ocr: rows.map((r) => r.arm.ocr) },
     { d: ['base', 'a'], o: ['ocr', 'a'] },
-    { iterations, seed, strata: strata.map((s) => ids.indexOf(s)) },
+    { iterations: reason === null ? iterations : 0, seed, strata: strata.map((s) => ids.indexOf(s)) },
   );
   const r4 = (x: number | null) => (x === null ? null : round(x, 6));
   const ci = (c: [number, number] | null) => (c ? ([round(c[0], 6), round(c[1], 6)] as [number, number]) : null);
