@@ -21,6 +21,7 @@ import { sourceHitMatcher } from './leakage';
 import { loadStudyInputs, type AnalysisInputRecord, type Loaded, type StudyInputs } from './inputs';
 import { errorClassesDocument, explorerLines, linesDocument, type LinesOptions } from './lines';
 import { writeLinesJson } from './lines-json';
+import { fewClustersWarning, reasonsIn } from './min-clusters';
 import { renderReport } from './report';
 import { scoreDataset, type ScoredDataset } from './score';
 import { aggregateDocuments, datasetDocuments, type DatasetDocuments, type ResolvedMeta, type SectionContext } from './documents';
@@ -62,6 +63,11 @@ export async function analyzeStudy(opts: AnalyzeOptions): Promise<AnalysisSummar
   const out = new OutputWriter(phase5Dir);
   const docs = writeDatasetDocuments(out, scored, inputs, ctx, opts.datasetInfo, warnings);
   const agg = writeAggregates(out, scored, docs, ctx);
+  const few = fewClustersWarning(
+    'comparison_vs_phase2.json / comparison.json',
+    reasonsIn([...docs.map((d) => d.digest.bootstrap), agg.boot]),
+  );
+  if (few) warnings.push(few);
   if (opts.lines !== false) await writeLineDocuments(out, inputs, opts, ctx.generatedAt, settings.collapseWhitespace, warnings);
   else for (const f of LINE_DOCUMENTS) removeStale(path.join(phase5Dir, f));
   const summary: AnalysisSummary = {
@@ -90,6 +96,7 @@ function resolveSettings(opts: AnalyzeOptions) {
       seed: opts.bootstrap?.seed ?? DEFAULT_BOOTSTRAP.seed,
       ...(opts.bootstrap?.permutations !== undefined ? { permutations: opts.bootstrap.permutations } : {}),
       ...(opts.bootstrap?.clusters ? { clusters: opts.bootstrap.clusters } : {}),
+      ...(opts.bootstrap?.minClusters !== undefined ? { minClusters: opts.bootstrap.minClusters } : {}),
     },
     ...profileSettings(opts.normalization),
     collapseWhitespace: opts.collapseWhitespace ?? true,
@@ -283,6 +290,7 @@ function datasetSummary(g: DatasetDocuments['digest']): DatasetSummary {
     delta_cer: round(p2 !== null && p5 !== null ? p5 - p2 : null),
     delta_wer: round(p2w !== null && p5w !== null ? p5w - p2w : null),
     delta_cer_ci95: g.bootstrap.delta_cer?.ci95 ?? null,
+    delta_cer_reason: g.bootstrap.delta_cer?.reason ?? null,
     significant: g.bootstrap.delta_cer?.significant ?? null,
     failures_phase5: g.all.p5_fail_n,
     failures_phase2: g.all.p2_fail_n,
@@ -307,6 +315,7 @@ function overallSummary(agg: ReturnType<typeof aggregateDocuments>): AnalysisSum
     phase5_cer: round(op5),
     delta_cer: round(op2 !== null && op5 !== null ? op5 - op2 : null),
     delta_cer_ci95: agg.boot.delta_cer?.ci95 ?? null,
+    delta_cer_reason: agg.boot.delta_cer?.reason ?? null,
     interpretation: agg.interpretation,
     ...agg.validity,
   };

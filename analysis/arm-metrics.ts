@@ -90,7 +90,9 @@ function armMetrics(
   const sl = (x: Float64Array) => x.subarray(scope.from, scope.to);
   const perReplicate = (c: 'ce' | 'we') => replicates?.rows.map((rs) => Float64Array.from(rs.slice(scope.from, scope.to), (r) => r[c]));
   const rate = (r: ArrayLike<number>, e: ArrayLike<number>, each: Float64Array[] | undefined, seed: number) =>
-    each ? replicateRateInterval(r, each, scope.design, s.iterations, seed) : blockRateInterval(r, e, scope.design, s.iterations, seed);
+    each
+      ? replicateRateInterval(r, each, scope.design, s.iterations, seed, s.minClusters)
+      : blockRateInterval(r, e, scope.design, s.iterations, seed, s.minClusters);
   const cer = rate(sl(ref), sl(ce), perReplicate('ce'), seedFor(s.seed, `arms:${key}`));
   const refWords = rows.map((r) => r.ref_words);
   const wer = rate(
@@ -116,6 +118,7 @@ function armMetrics(
     cer_ci: roundPair(cer.ci95),
     wer: round(ratio(sum.we, sum.ref_words)),
     wer_ci: roundPair(wer.ci95),
+    ci_reason: cer.reason,
     raw_cer: round(ratio(sum.raw_ce, sum.ref_chars)),
     ocr_cer: round(ratio(sum.ocr_ce, sum.ref_chars)),
     failures: sum.failed_n,
@@ -133,6 +136,7 @@ function armMetrics(
     ? {
         cer: round(cer.macro.estimate),
         cer_ci: roundPair(cer.macro.ci95),
+        ci_reason: cer.reason,
         vs_baseline: vbMacro ? { ...vbMacro, p_holm: null } : null,
         vs_ocr: ocrMacro,
       }

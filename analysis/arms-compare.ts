@@ -26,6 +26,8 @@ export interface ResampleSettings {
   iterations: number;
   permutations: number;
   seed: number;
+  /** Fewest clusters for an interval, p and detectable effect (`analysis.min_clusters`; analysis/min-clusters.ts). */
+  minClusters?: number;
 }
 
 /** One condition vs a reference on the same lines. */
@@ -48,6 +50,8 @@ export interface PairedComparison {
   better: number;
   same: number;
   worse: number;
+  /** Why ci / se / mde / p are null (too few clusters), or why mde is (the arms agree on every line); else null. */
+  reason: string | null;
 }
 
 /** The pooled comparison's macro average over datasets (mean of the datasets' ΔCER). */
@@ -57,6 +61,8 @@ export interface MacroComparison {
   se: number | null;
   mde: number | null;
   p: number | null;
+  /** As PairedComparison.reason. */
+  reason: string | null;
 }
 
 /** Scopes of the study: each dataset (its clusters, one stratum), then the pooled lines (strata = datasets). */
@@ -88,7 +94,7 @@ const pValue = (p: number | null): number | null => (p === null || !Number.isFin
 const roundPair = (ci: [number, number] | null): [number, number] | null => (ci ? [round(ci[0])!, round(ci[1])!] : null);
 
 function macroOf(m: BlockDelta): MacroComparison {
-  return { delta_cer: round(m.delta), ci: roundPair(m.ci95), se: round(m.se), mde: round(m.mde), p: pValue(m.p) };
+  return { delta_cer: round(m.delta), ci: roundPair(m.ci95), se: round(m.se), mde: round(m.mde), p: pValue(m.p), reason: m.reason };
 }
 
 /**
@@ -133,6 +139,7 @@ export function comparePaired(
     better,
     same: g.length - better - worse,
     worse,
+    reason: r.pooled.reason,
     macro: r.macro ? macroOf(r.macro) : null,
   };
 }

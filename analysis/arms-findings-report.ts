@@ -5,7 +5,7 @@
  */
 import type { ArmsAnalysis } from './arms';
 import type { ContrastResult } from './arms-contrasts';
-import { ciF, dash, labelledTable, ppF, type Block } from './blocks';
+import { ciOr, dash, labelledTable, mdeOr, ppF, type Block } from './blocks';
 import { DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS } from './bootstrap';
 import { ERROR_CATEGORIES } from './error-changes';
 import { SCORE_BUCKETS } from './format';
@@ -50,10 +50,10 @@ function contrastTable(a: ArmsAnalysis): Block[] {
     label(c),
     KIND[c.kind],
     String(c.n_paired),
-    `${ppF(c.delta_cer)} ${ciF(c.ci)}`,
+    `${ppF(c.delta_cer)} ${ciOr(c.ci, c.reason)}`,
     `${pF(c.p)} / ${c.in_family ? pF(c.p_holm) : 'n/a'}`,
-    `≥ ${mdeF(c.mde)}`,
-    c.macro ? `${ppF(c.macro.delta_cer)} ${ciF(c.macro.ci)}` : dash,
+    mdeOr(c.mde, c.reason),
+    c.macro ? `${ppF(c.macro.delta_cer)} ${ciOr(c.macro.ci, c.macro.reason)}` : dash,
     c.macro ? `${pF(c.macro.p)} / ${c.in_family ? pF(c.macro.p_holm) : 'n/a'}` : dash,
   ]);
   const head = [
@@ -66,7 +66,7 @@ function contrastTable(a: ArmsAnalysis): Block[] {
     'ΔCER macro [95% CI]',
     'p / p (Holm) macro',
   ];
-  // A contrast of two identical arms has SE 0: it says nothing about what the study can detect.
+  // Contrasts without a detectable effect (too few clusters, or two arms that agree on every line) say nothing about power.
   const best = a.contrasts.filter((c) => c.in_family && c.mde !== null && c.mde > 0).map((c) => c.mde!);
   const detect = best.length
     ? [
@@ -85,7 +85,7 @@ function perDatasetTable(a: ArmsAnalysis): Block[] {
     label(c),
     ...a.datasets.map((ds) => {
       const d = c.datasets[ds];
-      return d ? `${ppF(d.delta_cer)} ${ciF(d.ci)} p(Holm) ${c.in_family ? pF(d.p_holm) : 'n/a'}` : dash;
+      return d ? `${ppF(d.delta_cer)} ${ciOr(d.ci, d.reason)} p(Holm) ${c.in_family ? pF(d.p_holm) : 'n/a'}` : dash;
     }),
   ]);
   return [{ kind: 'h3', text: 'Planned contrasts by dataset' }, labelledTable(['Contrast', ...a.datasets], rows)];
@@ -101,9 +101,9 @@ function macroTable(a: ArmsAnalysis): Block[] {
     return [
       r.name,
       `${m.cer === null ? dash : `${(m.cer * 100).toFixed(2)}%`} ${rate(m.cer_ci)}`,
-      vb ? `${ppF(vb.delta_cer)} ${ciF(vb.ci)}` : dash,
+      vb ? `${ppF(vb.delta_cer)} ${ciOr(vb.ci, vb.reason)}` : dash,
       vb ? `${pF(vb.p)} / ${r.upper_bound ? 'n/a' : pF(vb.p_holm)}` : dash,
-      vb ? `≥ ${mdeF(vb.mde)}` : dash,
+      vb ? mdeOr(vb.mde, vb.reason) : dash,
     ];
   });
   return [
@@ -121,7 +121,7 @@ function guardEffectTable(a: ArmsAnalysis): Block[] {
   if (arms.length === 0) return [];
   const rows = arms.map((r) => {
     const g = r.when.guard_effect!;
-    return [r.name, String(g.n_paired), `${ppF(g.delta_cer)} ${ciF(g.ci)}`, pF(g.p), `${g.better} / ${g.same} / ${g.worse}`];
+    return [r.name, String(g.n_paired), `${ppF(g.delta_cer)} ${ciOr(g.ci, g.reason)}`, pF(g.p), `${g.better} / ${g.same} / ${g.worse}`];
   });
   return [
     { kind: 'h3', text: 'Guard effect (guarded vs unguarded output, all datasets)' },
@@ -140,7 +140,7 @@ function scoreBandTable(a: ArmsAnalysis): Block[] {
     r.name,
     ...SCORE_BUCKETS.map((b) => {
       const x = r.when.by_score_band![b];
-      return x.lines === 0 ? dash : `${ppF(x.delta_cer)} ${ciF(x.ci)} (n=${x.lines})`;
+      return x.lines === 0 ? dash : `${ppF(x.delta_cer)} ${ciOr(x.ci, x.reason)} (n=${x.lines})`;
     }),
   ]);
   return [

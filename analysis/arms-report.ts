@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { provenanceSection } from './provenance-section';
 import { ARM_OCR_BANDS, type ArmMetrics, type ArmResult, type ArmsAnalysis } from './arms';
-import { ciF, dash, pctF, ppF, type Block, type RenderedChart } from './blocks';
+import { ciOr, dash, fewClustersBlocks, pctF, ppF, type Block, type RenderedChart } from './blocks';
+import { fewClustersWarning, reasonsIn } from './min-clusters';
 import { CHART_CONFIG, CHART_TEMPLATE_DIR, type VegaLiteSpec } from './charts';
 import { findingsBlocks, whenBlocks } from './arms-findings-report';
 import { exclusionText } from './leakage';
@@ -136,9 +137,9 @@ function armRow(arm: ArmResult, m: ArmMetrics): string[] {
     `${pctF(m.cer)} ${rateCiF(m.cer_ci)}`,
     `${pctF(m.wer)} ${rateCiF(m.wer_ci)}`,
     pctF(m.raw_cer),
-    vb ? `${ppF(vb.delta_cer)} ${ciF(vb.ci)}` : dash,
+    vb ? `${ppF(vb.delta_cer)} ${ciOr(vb.ci, vb.reason)}` : dash,
     vb ? `${pF(vb.p)} / ${arm.upper_bound ? 'n/a (upper bound)' : pF(vb.p_holm)}` : dash,
-    `${ppF(m.vs_ocr.delta_cer)} ${ciF(m.vs_ocr.ci)}`,
+    `${ppF(m.vs_ocr.delta_cer)} ${ciOr(m.vs_ocr.ci, m.vs_ocr.reason)}`,
     `${m.improved} / ${m.unchanged} / ${m.worsened}`,
     guard,
     pctF(m.verbatim_gold_rate, 1),
@@ -244,6 +245,7 @@ function introBlock(a: ArmsAnalysis): Block {
 export function armsSection(a: ArmsAnalysis, charts: RenderedChart[]): Block[] {
   return [
     { kind: 'h2', text: 'Arms' },
+    ...fewClustersBlocks(fewClustersWarning('Too small for intervals', reasonsIn([a.arms, a.contrasts, a.provenance ?? null]))),
     ...findingsBlocks(a),
     introBlock(a),
     ...exclusionBlocks(a),

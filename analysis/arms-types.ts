@@ -15,7 +15,10 @@ import type { NormalizationConfig } from '../src/text/profiles';
 export const ARMS_SCHEMA_ID = 'openiti-rag/arms/v1';
 
 /** The arms analysis's statistics settings (config `analysis.*`, `study.contrasts`, `datasets.*.page_pattern`). */
-export type ArmsStatsOptions = Pick<AnalyzeArmsOptions, 'clusters' | 'missingLines' | 'contrasts' | 'permutations' | 'prices'>;
+export type ArmsStatsOptions = Pick<
+  AnalyzeArmsOptions,
+  'clusters' | 'missingLines' | 'contrasts' | 'permutations' | 'prices' | 'minClusters'
+>;
 
 export interface AnalyzeArmsOptions {
   /** The results root (holding `arms/`); outputs go to `<resultsDir>/study/arms.json` and each arm's folder. */
@@ -25,6 +28,8 @@ export interface AnalyzeArmsOptions {
   bootstrap?: { iterations?: number; seed?: number };
   /** Permutations of the block permutation test (default 10,000). */
   permutations?: number;
+  /** Fewest clusters for an interval, p and detectable effect (default 10; analysis/min-clusters.ts). */
+  minClusters?: number;
   /** How lines cluster (analysis/clusters.ts); default blocks of 25 consecutive lines. */
   clusters?: ClusterSpec;
   /** A line one arm has and another lacks: fail (default) or score it as the OCR text and count it. */
@@ -56,6 +61,8 @@ export interface ArmMetrics {
   wer: number | null;
   /** Bootstrap 95 % CI of the WER: lines resampled as for cer_ci (within each dataset when pooled), with a seed of its own. */
   wer_ci: [number, number] | null;
+  /** Why cer_ci and wer_ci are null (too few clusters; analysis/min-clusters.ts); null when they are given. */
+  ci_reason: string | null;
   /** CER before the guard: `raw_text` cleaned (quotes, labels) but neither trimmed nor checked, where recorded; else = cer. */
   raw_cer: number | null;
   ocr_cer: number | null;
@@ -104,6 +111,8 @@ export interface ArmResult extends ArmMetrics {
   macro: {
     cer: number | null;
     cer_ci: [number, number] | null;
+    /** Why cer_ci is null (too few clusters); null when it is given. */
+    ci_reason: string | null;
     vs_baseline: (MacroComparison & { p_holm: number | null }) | null;
     vs_ocr: MacroComparison | null;
   } | null;

@@ -24,6 +24,8 @@ export interface ScoreBand {
   delta_cer: number | null;
   ci: [number, number] | null;
   p: number | null;
+  /** Why ci and p are null (too few clusters in the band; analysis/min-clusters.ts); else null. */
+  reason: string | null;
 }
 
 export interface ArmWhen {
@@ -120,7 +122,7 @@ function scoreBands(
   for (const band of SCORE_BUCKETS) {
     const idx = top1.flatMap((x, i) => (x !== null && scoreBucket(x) === band ? [i] : []));
     if (idx.length === 0) {
-      out[band] = { lines: 0, delta_cer: null, ci: null, p: null };
+      out[band] = { lines: 0, delta_cer: null, ci: null, p: null, reason: null };
       continue;
     }
     const used = [...new Set(idx.map((i) => pooled.design.block[i]))].sort((a, b) => a - b);
@@ -144,7 +146,7 @@ function scoreBands(
       s,
       `${name}:score_band:${band}`,
     );
-    out[band] = { lines: idx.length, delta_cer: c.delta_cer, ci: c.ci, p: c.p };
+    out[band] = { lines: idx.length, delta_cer: c.delta_cer, ci: c.ci, p: c.p, reason: c.reason };
   }
   return out;
 }

@@ -26,6 +26,7 @@ import { methodsNote, settingsOf } from './arms-settings';
 import { ARMS_SCHEMA_ID, type AnalyzeArmsOptions, type ArmResult, type ArmsAnalysis } from './arms-types';
 import { armsWhen } from './arms-when';
 import { clusterMethod } from './clusters';
+import { fewClustersWarning, reasonsIn } from './min-clusters';
 import { plannedContrasts } from './contrasts';
 import { armProfiles } from './profile-arms';
 import { meanRows, replicateName, replicatesAsArms } from './arm-replicates';
@@ -104,6 +105,8 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     settings,
   );
   holmFromContrasts(results, contrasts, base.info.name);
+  const few = fewClustersWarning('study/arms.json', reasonsIn([results, contrasts]));
+  if (few) warnings.push(few);
   const analysis: ArmsAnalysis = {
     schema: ARMS_SCHEMA_ID,
     generated_at: options.generatedAt ?? new Date(Math.floor(Math.max(...arms.map((a) => a.mtimeMs)))).toISOString(),

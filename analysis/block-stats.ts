@@ -14,8 +14,11 @@
  * - Permutation p: under "the two conditions are exchangeable", each cluster's two outputs are swapped with
  *   probability ½ (the sign of its edit difference flips); p = (1 + #{|T*| ≥ |T|}) / (1 + permutations), so an
  *   estimate of exactly 0 has p = 1 and p is never 0.
+ * - Fewer than `minClusters` clusters (analysis/min-clusters.ts): no interval, SE, detectable effect or p,
+ *   with the reason; a zero SE gives no detectable effect either.
  */
 import { mulberry32, quantileSorted, seedFor } from './bootstrap';
+import { ARMS_AGREE, DEFAULT_MIN_CLUSTERS, tooFewClusters, ZERO_SE } from './min-clusters';
 
 /** z₀.₉₇₅ + z₀.₈₀: the minimum detectable effect at 80 % power (two-sided α = 0.05) is this times the SE. */
 export const MDE_FACTOR = 1.959963984540054 + 0.8416212335729143;
@@ -32,6 +35,8 @@ export interface ResampleOptions {
   /** Permutations of the test. */
   permutations: number;
   seed: number;
+  /** Fewest clusters for an interval, p and detectable effect (default DEFAULT_MIN_CLUSTERS). */
+  minClusters?: number;
 }
 
 export interface BlockDelta {
@@ -47,6 +52,8 @@ export interface BlockDelta {
   iterations: number;
   permutations: number;
   clusters: number;
+  /** Why ci95 / se / mde / p are null (too few clusters), or why mde is (a zero SE); null when all are given. */
+  reason: string | null;
 }
 
 export interface PairedBlockResult {
@@ -74,6 +81,8 @@ function checkDesign(n: number, d: BlockDesign): void {
 
 export interface BlockRate {
   ci95: [number, number] | null;
+  /** Why ci95 (and the macro's) is null: too few clusters; null otherwise. */
+  reason: string | null;
   /** Mean over strata of each stratum's rate, with its interval; null with one stratum. */
   macro: { estimate: number | null; ci95: [number, number] | null } | null;
 }
@@ -85,18 +94,21 @@ export function blockRateInterval(
   d: BlockDesign,
   iterations: number,
   seed: number,
+  minClusters: number = DEFAULT_MIN_CLUSTERS,
 ): BlockRate {
   checkDesign(ref.length, d);
   const R = blockSums(ref, d);
   const E = blockSums(edits, d);
   const groups = strataBlocks(d);
   const withMacro = groups.length > 1;
+  const reason = tooFewClusters(R.length, minClusters);
+  const resamples = reason === null ? iterations : 0;
   const rand = mulberry32(seed);
-  const draws = new Float64Array(iterations);
-  const macroDraws = new Float64Array(withMacro ? iterations : 0);
+  const draws = new Float64Array(resamples);
+  const macroDraws = new Float64Array(withMacro ? resamples : 0);
   let valid = 0,
     validMacro = 0;
-  for (let it = 0; it < iterations; it++) {
+  for (let it = 0; it < resamples; it++) {
     let r = 0,
       e = 0,
       m = 0,
@@ -118,13 +130,13 @@ export function blockRateInterval(
     if (withMacro && ok) macroDraws[validMacro++] = m / groups.length;
   }
   const ci95 = valid > 0 ? percentiles(draws.subarray(0, valid)) : null;
-  if (!withMacro) return { ci95, macro: null };
+  if (!withMacro) return { ci95, reason, macro: null };
   const rates = groups.map((g) => {
     const rs = g.reduce((x, k) => x + R[k], 0);
     return rs > 0 ? g.reduce((x, k) => x + E[k], 0) / rs : null;
   });
   const estimate = rates.some((x) => x === null) ? null : (rates as number[]).reduce((x, y) => x + y, 0) / rates.length;
-  return { ci95, macro: { estimate, ci95: validMacro > 0 ? percentiles(macroDraws.subarray(0, validMacro)) : null } };
+  return { ci95, reason, macro: { estimate, ci95: validMacro > 0 ? percentiles(macroDraws.subarray(0, validMacro)) : null } };
 }
 
 export function percentiles(draws: Float64Array): [number, number] {
@@ -200,34 +212,46 @@ export function pairedBlockDelta(
   const s = pairSums(ref, a, b, d);
   const withMacro = macro && s.groups.length > 1;
   const observed = statistics(s, (g, k) => g[k]);
+  const clusters = s.R.length;
+  const few = tooFewClusters(clusters, opts.minClusters ?? DEFAULT_MIN_CLUSTERS);
+  const iterations = few === null ? opts.iterations : 0;
   const rand = mulberry32(opts.seed);
-  const boot = { pooled: new Float64Array(opts.iterations), macro: new Float64Array(opts.iterations) };
+  const boot = { pooled: new Float64Array(iterations), macro: new Float64Array(iterations) };
   let nP = 0,
     nM = 0;
-  for (let it = 0; it < opts.iterations; it++) {
+  for (let it = 0; it < iterations; it++) {
     const st = statistics(s, (g) => g[Math.floor(rand() * g.length)]);
     if (st.pooled !== null) boot.pooled[nP++] = st.pooled;
     if (withMacro && st.macro !== null) boot.macro[nM++] = st.macro;
   }
-  const perm = permutationP(s, observed, opts.permutations, seedFor(opts.seed, 'permutation'), withMacro);
-  const clusters = s.R.length;
+  const perm =
+    few === null
+      ? permutationP(s, observed, opts.permutations, seedFor(opts.seed, 'permutation'), withMacro)
+      : { pooled: null, macro: null };
+  const agree = sameOnEveryLine(a, b);
   const result = (est: number | null, draws: Float64Array, p: number | null): BlockDelta => {
     const se = sd(draws);
     return {
       delta: est,
       ci95: draws.length > 0 ? percentiles(draws) : null,
       se,
-      mde: se === null ? null : MDE_FACTOR * se,
+      mde: se === null || se === 0 ? null : MDE_FACTOR * se,
       p: est === null ? null : p,
       iterations: draws.length,
-      permutations: opts.permutations,
+      permutations: few === null ? opts.permutations : 0,
       clusters,
+      reason: few ?? (se === 0 ? (agree ? ARMS_AGREE : ZERO_SE) : null),
     };
   };
   return {
     pooled: result(observed.pooled, boot.pooled.subarray(0, nP), perm.pooled),
     macro: withMacro ? result(observed.macro, boot.macro.subarray(0, nM), perm.macro) : null,
   };
+}
+
+function sameOnEveryLine(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Sign-flip permutation p-values of the pooled (and macro) ΔCER: each cluster's difference flips with probability ½. */

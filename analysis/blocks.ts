@@ -32,3 +32,13 @@ export const pctF = (x: number | null | undefined, d = 2) => (x === null || x ==
 export const ppF = (x: number | null | undefined, d = 2) =>
   x === null || x === undefined ? dash : `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x * 100).toFixed(d)} pp`;
 export const ciF = (ci: [number, number] | null | undefined) => (ci ? `[${ppF(ci[0]).replace(' pp', '')}, ${ppF(ci[1])}]` : dash);
+/** A ΔCER interval, or why there is none (too few clusters: analysis/min-clusters.ts). */
+export const ciOr = (ci: [number, number] | null | undefined, reason: string | null | undefined) =>
+  ci ? ciF(ci) : reason?.startsWith('too few') ? `(${reason})` : dash;
+/** The detectable |ΔCER|, or why there is none (too few clusters, or the arms agree on every line). */
+export const mdeOr = (mde: number | null | undefined, reason: string | null | undefined) =>
+  mde === null || mde === undefined ? (reason ?? dash) : `≥ ${(mde * 100).toFixed(2)} pp`;
+/** A paragraph saying which figures are too small for intervals (docs/statistics.md), or nothing. */
+export function fewClustersBlocks(note: string | null): Block[] {
+  return note ? [{ kind: 'p', text: note }] : [];
+}

@@ -7,11 +7,14 @@
 import { blockRateInterval, pairedBlockDelta, type BlockDesign } from './block-stats';
 import { DEFAULT_PERMUTATIONS, seedFor, type DeltaInterval, type Interval } from './bootstrap';
 import { clusterIds, DEFAULT_BLOCK_LINES, type ClusterSpec } from './clusters';
+import { isSignificant } from './min-clusters';
 
 /** How the comparison's lines cluster and how many permutations its test runs (config `analysis.*`). */
 export interface Resampling {
   clusters?: ClusterSpec;
   permutations?: number;
+  /** Fewest clusters for an interval, p and detectable effect (`analysis.min_clusters`; analysis/min-clusters.ts). */
+  minClusters?: number;
 }
 
 export interface ClusteredOptions extends Resampling {
@@ -28,6 +31,8 @@ export interface ClusteredOptions extends Resampling {
 export interface ClusteredDelta extends DeltaInterval {
   se: number | null;
   mde: number | null;
+  /** Why the interval, p or detectable effect is null (analysis/min-clusters.ts); null when all are given. */
+  reason: string | null;
 }
 
 export interface ClusteredResult {
@@ -35,6 +40,8 @@ export interface ClusteredResult {
   seed: number;
   n: number;
   clusters: number;
+  /** Why the rates' intervals are null (too few clusters); null when they are given. */
+  reason: string | null;
   rates: Record<string, Interval>;
   deltas: Record<string, ClusteredDelta>;
 }
@@ -71,7 +78,10 @@ const sum = (x: ArrayLike<number>) => {
   return s;
 };
 
-/** Σ series / Σ ref per series with block-bootstrap CIs, and each delta `rates[b] − rates[a]` with CI, SE, MDE and permutation p. */
+/**
+ * Σ series / Σ ref per series with block-bootstrap CIs, and each delta `rates[b] − rates[a]` with CI, SE, MDE and
+ * permutation p; `significant` = that p below α (analysis/min-clusters.ts). With too few clusters, estimates only.
+ */
 export function clusteredRates(
   ref: ArrayLike<number>,
   series: Record<string, ArrayLike<number>>,
@@ -82,8 +92,12 @@ export function clusteredRates(
   const R = sum(ref);
   const estimate = (k: string) => (R > 0 ? sum(series[k]) / R : null);
   const rates: Record<string, Interval> = {};
-  for (const k of Object.keys(series))
-    rates[k] = { estimate: estimate(k), ci95: blockRateInterval(ref, series[k], d, o.iterations, seedFor(o.seed, `rate:${k}`)).ci95 };
+  let reason: string | null = null;
+  for (const k of Object.keys(series)) {
+    const r = blockRateInterval(ref, series[k], d, o.iterations, seedFor(o.seed, `rate:${k}`), o.minClusters);
+    rates[k] = { estimate: estimate(k), ci95: r.ci95 };
+    reason = r.reason;
+  }
   const out: Record<string, ClusteredDelta> = {};
   let iterations = o.iterations;
   for (const [name, [a, b]] of Object.entries(deltas)) {
@@ -91,6 +105,7 @@ export function clusteredRates(
       iterations: o.iterations,
       permutations: o.permutations ?? DEFAULT_PERMUTATIONS,
       seed: seedFor(o.seed, `delta:${name}`),
+      ...(o.minClusters !== undefined ? { minClusters: o.minClusters } : {}),
     }).pooled;
     const ea = rates[a].estimate,
       eb = rates[b].estimate;
@@ -99,10 +114,11 @@ export function clusteredRates(
       estimate: ea === null || eb === null ? null : eb - ea,
       ci95: r.ci95,
       p_value: r.p,
-      significant: r.ci95 ? r.ci95[0] > 0 || r.ci95[1] < 0 : null,
+      significant: isSignificant(r.p),
       se: r.se,
       mde: r.mde,
+      reason: r.reason,
     };
   }
-  return { iterations, seed: o.seed >>> 0, n: ref.length, clusters: d.stratumOfBlock.length, rates, deltas: out };
+  return { iterations, seed: o.seed >>> 0, n: ref.length, clusters: d.stratumOfBlock.length, reason, rates, deltas: out };
 }

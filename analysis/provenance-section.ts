@@ -2,7 +2,7 @@
  * The report's "When does retrieval help?" blocks (analysis/provenance.ts): each arm's ΔCER split by whether
  * the gold passage was in its context, and by the line's strongest hit class, with 95 % CIs.
  */
-import { ciF, pctF, ppF, type Block } from './blocks';
+import { ciOr, pctF, ppF, type Block } from './blocks';
 import type { ProvenanceAnalysis, ProvenanceSplit } from './provenance';
 
 const row = (arm: string, label: string, s: ProvenanceSplit): string[] => [
@@ -11,9 +11,9 @@ const row = (arm: string, label: string, s: ProvenanceSplit): string[] => [
   String(s.lines),
   pctF(s.cer),
   ppF(s.delta),
-  ciF(s.ci95),
+  ciOr(s.ci95, s.reason),
   ppF(s.delta_vs_ocr),
-  ciF(s.ci95_vs_ocr),
+  ciOr(s.ci95_vs_ocr, s.reason),
 ];
 const HEAD = ['arm', '', 'lines', 'CER', 'ΔCER vs baseline', '95% CI', 'ΔCER vs OCR', '95% CI'];
 const ALIGN: Array<'l' | 'r'> = ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'];

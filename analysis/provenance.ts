@@ -4,7 +4,9 @@
  * same_passage / same_work / other_work / unknown_work / no_context), with paired bootstrap 95 % CIs (lines
  * resampled within their dataset; analysis/bootstrap.ts). The context is the arm's own inference_input.jsonl, so
  * a zero-shot arm's lines all count as "no context". Scoring is the arms analysis's: Σ edits / Σ gold characters,
- * a failed correction scored as the OCR text. Written to `<results>/study/provenance.json`.
+ * a failed correction scored as the OCR text. A split whose lines span fewer than `minClusters` clusters
+ * (analysis/clusters.ts, analysis/min-clusters.ts) gets its estimates without intervals, with the reason.
+ * Written to `<results>/study/provenance.json`.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +15,8 @@ import { scoreDistances } from '../src/text/distance';
 import { lineProvenance, SAME_PASSAGE_MIN_SIMILARITY, type LineClass, type LineProvenance } from '../src/witness/provenance';
 import { discoverArms, type LoadedArm } from './arms-inputs';
 import { bootstrapRates, DEFAULT_BOOTSTRAP, seedFor } from './bootstrap';
+import { clusterIds, DEFAULT_BLOCK_LINES, type ClusterSpec } from './clusters';
+import { DEFAULT_MIN_CLUSTERS, tooFewClusters } from './min-clusters';
 import { cmpStr, round } from './format';
 import { failureKind } from './score';
 
@@ -26,6 +30,10 @@ export interface ProvenanceSplit {
   ci95: [number, number] | null;
   delta_vs_ocr: number | null;
   ci95_vs_ocr: [number, number] | null;
+  /** Clusters of lines the split spans (analysis/clusters.ts). */
+  clusters: number;
+  /** Why ci95 and ci95_vs_ocr are null (too few clusters); null when they are given. */
+  reason: string | null;
 }
 
 export interface ArmProvenance {
@@ -48,7 +56,7 @@ export interface ProvenanceOptions {
   baseline: string;
   /** Dataset → its source_pattern (datasets.*.source_pattern), for same_work / other_work. */
   sources: Record<string, string | undefined>;
-  bootstrap?: { iterations?: number; seed?: number };
+  bootstrap?: { iterations?: number; seed?: number; clusters?: ClusterSpec; minClusters?: number };
   datasets?: readonly string[];
   write?: boolean;
 }
@@ -56,6 +64,8 @@ export interface ProvenanceOptions {
 interface Scored {
   key: string;
   dataset: string;
+  /** The line's cluster (dataset and cluster index in the baseline arm's order). */
+  cluster: string;
   ref: number;
   ce: number;
   ocr: number;
@@ -63,14 +73,26 @@ interface Scored {
 
 const keyOf = (dataset: string, id: string) => `${dataset}\u0000${id}`;
 
-function scoreArm(arm: LoadedArm): Map<string, Scored> {
+/** dataset + sample_id → its cluster, from the baseline arm's line order (as the arms analysis clusters). */
+function clusterOf(base: LoadedArm, spec: ClusterSpec): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [dataset, lines] of base.byDataset) {
+    const ids = lines.map((l) => l.record.sample_id);
+    const c = clusterIds(ids, spec, dataset).ids;
+    ids.forEach((id, i) => out.set(keyOf(dataset, id), `${dataset}\u0000${c[i]}`));
+  }
+  return out;
+}
+
+function scoreArm(arm: LoadedArm, clusters: Map<string, string>): Map<string, Scored> {
   const out = new Map<string, Scored>();
   for (const [dataset, lines] of arm.byDataset) {
     for (const { record: r } of lines) {
       const hyp = failureKind(r) !== null ? r.ocr_text : r.corrected_text;
       const ocr = scoreDistances(r.gt_text, r.ocr_text, { collapseWhitespace: true });
       const ce = hyp === r.ocr_text ? ocr.charEdits : scoreDistances(r.gt_text, hyp, { collapseWhitespace: true }).charEdits;
-      out.set(keyOf(dataset, r.sample_id), { key: keyOf(dataset, r.sample_id), dataset, ref: ocr.refChars, ce, ocr: ocr.charEdits });
+      const key = keyOf(dataset, r.sample_id);
+      out.set(key, { key, dataset, cluster: clusters.get(key) ?? key, ref: ocr.refChars, ce, ocr: ocr.charEdits });
     }
   }
   return out;
@@ -94,7 +116,9 @@ async function armContexts(arm: LoadedArm, sources: ProvenanceOptions['sources']
   return out;
 }
 
-function split(rows: readonly { arm: Scored; base: Scored }[], seed: number, iterations: number): ProvenanceSplit {
+function split(rows: readonly { arm: Scored; base: Scored }[], seed: number, iterations: number, minClusters: number): ProvenanceSplit {
+  const clusters = new Set(rows.map((r) => r.arm.cluster)).size;
+  const reason = rows.length === 0 ? null : tooFewClusters(clusters, minClusters);
   const ref = rows.map((r) => r.arm.ref);
   const strata = rows.map((r) => r.arm.dataset);
   const ids = [...new Set(strata)].sort(cmpStr);
@@ -102,7 +126,7 @@ function split(rows: readonly { arm: Scored; base: Scored }[], seed: number, ite
     ref,
     { a: rows.map((r) => r.arm.ce), base: rows.map((r) => r.base.ce), ocr: rows.map((r) => r.arm.ocr) },
     { d: ['base', 'a'], o: ['ocr', 'a'] },
-    { iterations, seed, strata: strata.map((s) => ids.indexOf(s)) },
+    { iterations: reason === null ? iterations : 0, seed, strata: strata.map((s) => ids.indexOf(s)) },
   );
   const r4 = (x: number | null) => (x === null ? null : round(x, 6));
   const ci = (c: [number, number] | null) => (c ? ([round(c[0], 6), round(c[1], 6)] as [number, number]) : null);
@@ -115,6 +139,8 @@ function split(rows: readonly { arm: Scored; base: Scored }[], seed: number, ite
     ci95: ci(b.deltas.d.ci95),
     delta_vs_ocr: r4(b.deltas.o.estimate),
     ci95_vs_ocr: ci(b.deltas.o.ci95),
+    clusters,
+    reason,
   };
 }
 
@@ -123,17 +149,19 @@ export async function analyzeProvenance(o: ProvenanceOptions): Promise<Provenanc
   const { arms } = await discoverArms(path.resolve(o.resultsDir), o.datasets);
   const base = arms.find((a) => a.info.name === o.baseline);
   if (!base) throw new Error(`provenance: baseline arm "${o.baseline}" not found under ${o.resultsDir}/arms`);
-  const baseRows = scoreArm(base);
+  const clusters = clusterOf(base, o.bootstrap?.clusters ?? { blockLines: DEFAULT_BLOCK_LINES });
+  const baseRows = scoreArm(base, clusters);
   const iterations = o.bootstrap?.iterations ?? DEFAULT_BOOTSTRAP.iterations;
   const seed = o.bootstrap?.seed ?? DEFAULT_BOOTSTRAP.seed;
+  const minClusters = o.bootstrap?.minClusters ?? DEFAULT_MIN_CLUSTERS;
   const out: ArmProvenance[] = [];
   for (const arm of arms) {
-    const rows = scoreArm(arm);
+    const rows = scoreArm(arm, clusters);
     const ctx = await armContexts(arm, o.sources);
     const joined = [...rows.values()]
       .filter((r) => baseRows.has(r.key))
       .map((r) => ({ arm: r, base: baseRows.get(r.key)!, p: ctx.get(r.key) ?? null }));
-    const s = (label: string, sel: typeof joined) => split(sel, seedFor(seed, `${arm.info.name}:${label}`), iterations);
+    const s = (label: string, sel: typeof joined) => split(sel, seedFor(seed, `${arm.info.name}:${label}`), iterations, minClusters);
     const byClass: ArmProvenance['by_class'] = {};
     for (const c of ['same_passage', 'same_work', 'other_work', 'unknown_work', 'no_context'] as LineClass[]) {
       const sel = joined.filter((j) => (j.p?.best ?? 'no_context') === c);

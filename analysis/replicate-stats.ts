@@ -9,6 +9,7 @@
  */
 import { blockSums, percentiles, sd, strataBlocks, type BlockDesign, type BlockRate } from './block-stats';
 import { mulberry32 } from './bootstrap';
+import { DEFAULT_MIN_CLUSTERS, tooFewClusters } from './min-clusters';
 
 /** Block × replicate bootstrap 95 % interval of the replicate-mean Σ edits / Σ ref, and of the macro mean over strata. */
 export function replicateRateInterval(
@@ -17,8 +18,11 @@ export function replicateRateInterval(
   d: BlockDesign,
   iterations: number,
   seed: number,
+  minClusters: number = DEFAULT_MIN_CLUSTERS,
 ): BlockRate {
   const R = blockSums(ref, d);
+  const reason = tooFewClusters(R.length, minClusters);
+  const resamples = reason === null ? iterations : 0;
   const E = editsByReplicate.map((e) => blockSums(e, d));
   const nRep = E.length;
   const groups = strataBlocks(d);
@@ -26,11 +30,11 @@ export function replicateRateInterval(
   const rand = mulberry32(seed);
   const weights = new Float64Array(nRep);
   const mixed = new Float64Array(R.length);
-  const draws = new Float64Array(iterations);
-  const macroDraws = new Float64Array(withMacro ? iterations : 0);
+  const draws = new Float64Array(resamples);
+  const macroDraws = new Float64Array(withMacro ? resamples : 0);
   let valid = 0,
     validMacro = 0;
-  for (let it = 0; it < iterations; it++) {
+  for (let it = 0; it < resamples; it++) {
     weights.fill(0);
     for (let k = 0; k < nRep; k++) weights[Math.floor(rand() * nRep)] += 1 / nRep;
     mixed.fill(0);
@@ -56,14 +60,14 @@ export function replicateRateInterval(
     if (withMacro && ok) macroDraws[validMacro++] = m / groups.length;
   }
   const ci95 = valid > 0 ? percentiles(draws.subarray(0, valid)) : null;
-  if (!withMacro) return { ci95, macro: null };
+  if (!withMacro) return { ci95, reason, macro: null };
   const rates = groups.map((g) => {
     const rs = g.reduce((x, k) => x + R[k], 0);
     if (rs === 0) return null;
     return E.reduce((x, Er) => x + g.reduce((y, k) => y + Er[k], 0), 0) / nRep / rs;
   });
   const estimate = rates.some((x) => x === null) ? null : (rates as number[]).reduce((x, y) => x + y, 0) / rates.length;
-  return { ci95, macro: { estimate, ci95: validMacro > 0 ? percentiles(macroDraws.subarray(0, validMacro)) : null } };
+  return { ci95, reason, macro: { estimate, ci95: validMacro > 0 ? percentiles(macroDraws.subarray(0, validMacro)) : null } };
 }
 
 /** Each replicate's Σ edits / Σ ref, and their sample standard deviation (null with fewer than two or no gold). */

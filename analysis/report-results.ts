@@ -1,6 +1,7 @@
 /** The Phase 5 report's result sections: main table, line effects, leakage, retrieval, OCR-CER bands, normalised metrics. */
 import { OCR_CER_BANDS, SCORE_BUCKETS } from './format';
-import { ciF, dash, pctF, ppF, type Block } from './blocks';
+import { ciOr, dash, fewClustersBlocks, pctF, ppF, type Block } from './blocks';
+import { fewClustersWarning, reasonsIn } from './min-clusters';
 import type { ReportDocs } from './charts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -10,7 +11,7 @@ const relF = (x: number | null | undefined) =>
   x === null || x === undefined ? dash : `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(1)}%`;
 
 /** One row of the main table from a comparison document (a dataset's or the overall one). */
-function mainRow(name: string, x: Json, ci: [number, number] | null, n: number | null): string[] {
+function mainRow(name: string, x: Json, n: number | null): string[] {
   if (x.valid === false) {
     const na = 'not valid';
     return [
@@ -34,7 +35,7 @@ function mainRow(name: string, x: Json, ci: [number, number] | null, n: number |
     pctF(x.phase2_baseline?.cer),
     pctF(x.phase5_corrected?.cer),
     ppF(x.delta?.cer_absolute),
-    ciF(ci),
+    ciOr(x.bootstrap?.delta_cer?.ci95, x.bootstrap?.delta_cer?.reason),
     relF(x.delta?.cer_relative_pct),
     pctF(x.phase2_baseline?.wer),
     pctF(x.phase5_corrected?.wer),
@@ -44,13 +45,12 @@ function mainRow(name: string, x: Json, ci: [number, number] | null, n: number |
 
 export function mainResultBlocks(d: ReportDocs): Block[] {
   const c = d.comparison;
-  const rows = d.datasets.map((ds) =>
-    mainRow(ds.name, ds.comparison, ds.comparison.bootstrap?.delta_cer?.ci95 ?? null, ds.comparison.meta?.n_paired ?? null),
-  );
-  if (d.datasets.length > 1)
-    rows.push(mainRow('**All datasets**', c.overall ?? {}, c.overall?.bootstrap?.delta_cer?.ci95 ?? null, c.meta?.n_paired ?? null));
+  const rows = d.datasets.map((ds) => mainRow(ds.name, ds.comparison, ds.comparison.meta?.n_paired ?? null));
+  if (d.datasets.length > 1) rows.push(mainRow('**All datasets**', c.overall ?? {}, c.meta?.n_paired ?? null));
+  const boots = [...d.datasets.map((ds) => ds.comparison.bootstrap ?? null), c.overall?.bootstrap ?? null];
   return [
     { kind: 'h2', text: 'Main results' },
+    ...fewClustersBlocks(fewClustersWarning('Too small for intervals', reasonsIn(boots))),
     { kind: 'p', text: `Overall: ${c.overall?.interpretation ?? dash}` },
     {
       kind: 'table',

@@ -19,6 +19,7 @@ import { studyLayout } from '../src/stages/study-layout';
 import type { StagePaths } from '../src/stages/retriever';
 import { analyzeStudy } from './analyze';
 import { analyzeArms, type ArmsAnalysis, type ArmsStatsOptions } from './arms';
+import { fewClustersWarning, reasonsIn } from './min-clusters';
 import { analyzeProvenance } from './provenance';
 import type { ArmUsage } from './arm-usage';
 import { armsRoot } from './arms-inputs';
@@ -46,6 +47,7 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
       iterations: config.analysis.bootstrap_iterations,
       seed: config.analysis.bootstrap_seed,
       permutations: config.analysis.permutations,
+      minClusters: config.analysis.min_clusters,
       clusters: armsStats(config).clusters,
     },
     normalization: { ...config.analysis.normalization },
@@ -80,6 +82,7 @@ function armsStats(config: Config): ArmsStatsOptions {
     clusters: { blockLines: config.analysis.block_lines, pagePatterns },
     missingLines: config.analysis.missing_lines,
     permutations: config.analysis.permutations,
+    minClusters: config.analysis.min_clusters,
     ...(config.study?.contrasts ? { contrasts: config.study.contrasts } : {}),
     ...armPrices(config),
   };
@@ -255,6 +258,8 @@ async function runArms(options: AnalyzeOptions, arms: NonNullable<AnalyzeOptions
     bootstrap: options.bootstrap,
     datasets: options.datasets,
   });
+  const few = fewClustersWarning('study/provenance.json', reasonsIn(analysis.provenance));
+  if (few) analysis.warnings.push(few);
   return analysis;
 }
 
@@ -276,6 +281,7 @@ async function analyzeArmsOnly(
     contrasts: arms.contrasts,
     permutations: arms.permutations,
     prices: arms.prices,
+    minClusters: arms.minClusters,
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
   });
 }
@@ -309,6 +315,7 @@ async function armsOnlyResult(options: AnalyzeOptions, arms: ArmsAnalysis): Prom
       phase5_cer: null,
       delta_cer: null,
       delta_cer_ci95: null,
+      delta_cer_reason: null,
       interpretation: `No Phase 5 corrections of their own; ${arms.arms.length} study arm(s) compared with ${arms.baseline} in ${path.join(studyDir, 'arms.json')}.`,
     },
     datasets: [],

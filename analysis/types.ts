@@ -112,6 +112,9 @@ export interface DatasetSummary extends ValidityMark {
   delta_cer: number | null;
   delta_wer: number | null;
   delta_cer_ci95: [number, number] | null;
+  /** Why delta_cer_ci95 is null (too few clusters: docs/statistics.md); null when it is given. */
+  delta_cer_reason: string | null;
+  /** The block permutation p of ΔCER below α = 0.05; null where there is no p. */
   significant: boolean | null;
   failures_phase5: number;
   failures_phase2: number;
@@ -134,6 +137,7 @@ export interface AnalysisSummary {
     phase5_cer: number | null;
     delta_cer: number | null;
     delta_cer_ci95: [number, number] | null;
+    delta_cer_reason: string | null;
     interpretation: string;
   };
   /** Files written, relative to phase5Dir, sorted. */

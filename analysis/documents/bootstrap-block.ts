@@ -17,6 +17,7 @@ function deltaCi(b: BootstrapResult, name: string) {
     significant: d.significant,
     se: round(d.se),
     mde: round(d.mde),
+    reason: d.reason,
   };
 }
 
@@ -50,8 +51,10 @@ export function bootstrapBlock(
   const w = run('ref_words', 'we');
   return {
     method:
-      'paired percentile block bootstrap over clusters of lines (docs/statistics.md); p_value = block permutation test of the delta; mde = detectable |delta| at 80 % power',
+      'paired percentile block bootstrap over clusters of lines (docs/statistics.md); p_value = block permutation test of the delta; significant = p_value < 0.05; mde = detectable |delta| at 80 % power',
     clusters: c.clusters,
+    /** Why the intervals, p-values and detectable effects are null (too few clusters); null when they are given. */
+    reason: c.reason,
     iterations: c.iterations,
     seed: c.seed,
     stratified_by_dataset: strata !== undefined,

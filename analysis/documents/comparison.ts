@@ -8,12 +8,25 @@ import { byOcrCerBand, cerWer, deltaBlock, normalizationLabel, normCerWer, pct, 
 import type { Rollup, Sums } from './sums';
 import type { Validity } from './validity';
 
-/** One sentence in the documented style (docs/outputs.md#comparison_vs_phase2json) ("CER reduced by 20.2% vs Phase 2.") with the bootstrap interval. */
-export function interpretation(p2: number | null, p5: number | null, ci: [number, number] | null, significant: boolean | null): string {
+/** The uncertainty of the headline delta: its interval and test, or why there is none. */
+export interface HeadlineUncertainty {
+  ci95: [number, number] | null;
+  significant: boolean | null;
+  reason?: string | null;
+}
+
+/**
+ * One sentence in the documented style (docs/outputs.md#comparison_vs_phase2json) ("CER reduced by 20.2% vs
+ * Phase 2.") with the bootstrap interval, or the reason it has none (too few clusters: docs/statistics.md).
+ */
+export function interpretation(p2: number | null, p5: number | null, u: HeadlineUncertainty | null): string {
   if (p2 === null || p5 === null) return 'No Phase 2 baseline for these samples, so no comparison was made.';
+  const ci = u?.ci95 ?? null;
   const ciText = ci
-    ? ` (ΔCER ${signed(p5 - p2)}, 95% CI [${signed(ci[0])}, ${signed(ci[1])}]${significant ? '' : ', not significant'})`
-    : '';
+    ? ` (ΔCER ${signed(p5 - p2)}, 95% CI [${signed(ci[0])}, ${signed(ci[1])}]${u?.significant ? '' : ', not significant'})`
+    : u?.reason
+      ? ` (ΔCER ${signed(p5 - p2)}; no interval or p-value: ${u.reason})`
+      : '';
   if (p2 === 0) return p5 === 0 ? `CER is 0 in both conditions${ciText}.` : `CER rose from 0 to ${pct(p5)} vs Phase 2${ciText}.`;
   const rel = ((p5 - p2) / p2) * 100;
   if (Math.abs(rel) < 0.05) return `CER unchanged vs Phase 2${ciText}.`;
@@ -32,9 +45,7 @@ export function comparisonHeadline(cmp: Sums, hasBaseline: boolean, boot: Bootst
     phase2_baseline: p2cw,
     phase5_corrected: p5cw,
     delta: p2cw ? deltaBlock(p2cw, p5cw) : null,
-    interpretation: validity
-      ? `Not valid: ${validity.invalid_reason}.`
-      : interpretation(p2cw?.cer ?? null, p5cw.cer, boot.delta_cer?.ci95 ?? null, boot.delta_cer?.significant ?? null),
+    interpretation: validity ? `Not valid: ${validity.invalid_reason}.` : interpretation(p2cw?.cer ?? null, p5cw.cer, boot.delta_cer),
     ocr_baseline: cerWer(cmp, 'ocr'),
     bootstrap: boot,
   };

@@ -166,6 +166,8 @@ const arm = (a: ArmsAnalysis, name: string) => a.arms.find((x) => x.name === nam
 /** The hand-made lines are independent: one line per cluster (the default blocks of 25 would make one cluster per dataset). */
 const LINE_CLUSTERS = { blockLines: 1 };
 
+const TOY = { baseline: 'zero_shot', bootstrap: { iterations: 200, seed: 3 }, clusters: LINE_CLUSTERS, minClusters: 1 };
+
 describe('analysis/arms (all arms together)', function () {
   this.timeout(60000);
   let root: string;
@@ -174,7 +176,8 @@ describe('analysis/arms (all arms together)', function () {
   before(async () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'arms-test-'));
     writeArmsTree(root);
-    a = await analyzeArms({ resultsDir: root, baseline: 'zero_shot', bootstrap: { iterations: 200, seed: 3 }, clusters: LINE_CLUSTERS });
+    // Six one-line clusters: intervals computed on purpose (test/analysis/min-clusters.test.ts tests the minimum).
+    a = await analyzeArms({ ...TOY, resultsDir: root });
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -315,13 +318,7 @@ describe('analysis/arms (all arms together)', function () {
         oracleJson,
         JSON.stringify({ ...JSON.parse(readFileSync(oracleJson, 'utf8')), upper_bound: false, retrieval: { mode: 'dense', top_k: 3 } }),
       );
-      const b = await analyzeArms({
-        resultsDir: twin,
-        baseline: 'zero_shot',
-        bootstrap: { iterations: 200, seed: 3 },
-        clusters: LINE_CLUSTERS,
-        write: false,
-      });
+      const b = await analyzeArms({ ...TOY, resultsDir: twin, write: false });
       expect(b.contrasts.every((c) => c.in_family)).to.equal(true);
       expect(arm(b, 'oracle').vs_baseline!.p_holm).to.not.equal(null);
       expect(arm(b, 'rag').vs_baseline!.p_holm!).to.be.at.least(arm(a, 'rag').vs_baseline!.p_holm!);
@@ -404,7 +401,7 @@ describe('analysis/arms (all arms together)', function () {
 
   it('is deterministic: a second run writes the same bytes', async () => {
     const first = readFileSync(path.join(root, 'study', 'arms.json'), 'utf8');
-    await analyzeArms({ resultsDir: root, baseline: 'zero_shot', bootstrap: { iterations: 200, seed: 3 }, clusters: LINE_CLUSTERS });
+    await analyzeArms({ ...TOY, resultsDir: root });
     expect(readFileSync(path.join(root, 'study', 'arms.json'), 'utf8')).to.equal(first);
   });
 

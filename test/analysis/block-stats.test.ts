@@ -54,7 +54,7 @@ describe('analysis/block-stats', () => {
       a,
       b,
       { block: Int32Array.from([0, 0, 1, 1, 1, 2, 2, 3, 3, 3]), stratumOfBlock: Int32Array.from([0, 0, 1, 1]) },
-      { iterations: 300, permutations: 300, seed: 1 },
+      { iterations: 300, permutations: 300, seed: 1, minClusters: 1 },
       true,
     );
     const d0 = (1 + 0 + 1 - 2 + 2) / (10 + 20 + 15 + 30 + 12);

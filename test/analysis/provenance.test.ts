@@ -63,7 +63,8 @@ describe('analysis/provenance: ΔCER by gold passage in context and hit class', 
       resultsDir: root,
       baseline: 'zero_shot',
       sources: { D: '0276IbnQutayba.Adab*' },
-      bootstrap: { iterations: 200, seed: 1 },
+      // 20 lines, one cluster: intervals on purpose (demo-size.test.ts checks the default minimum).
+      bootstrap: { iterations: 200, seed: 1, minClusters: 1 },
     });
     const rag = a.arms.find((x) => x.arm === 'rag')!;
     expect(rag.gold_in_context_rate).to.equal(0.5);

@@ -79,7 +79,8 @@ describe('cli: the arms table (study configs)', function () {
         bootstrap: { iterations: 50, seed: 1 },
         report: { png: false },
         logFile: false,
-        arms: { resultsDir: root, baseline: 'zero_shot' },
+        // Six lines: intervals on purpose, so the table's CI columns can be checked.
+        arms: { resultsDir: root, baseline: 'zero_shot', minClusters: 1, clusters: { blockLines: 1 } },
       },
       {},
       'silent',

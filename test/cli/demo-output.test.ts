@@ -70,6 +70,8 @@ describe('phase5 demo output without a terminal', function () {
     const lines = out.split('\n').filter((l) => l.trim());
     expect(lines.filter(machineLine), 'machine-format lines').to.deep.equal([]);
     expect(out).to.contain('Demo study finished.');
+    // One book line is one cluster: the summary says plainly that the demo is too small for intervals.
+    expect(out).to.contain('1 lines per book: too few for confidence intervals, p-values or detectable effects');
     expect(out).to.match(/report: +.*report\.html/);
     report = /report: +(\S*report\.html)/.exec(out)![1];
     expect(out).to.match(/started \(phase5-demo-output-[0-9a-f]{8}-build\)/);

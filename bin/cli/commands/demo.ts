@@ -119,6 +119,11 @@ export function registerDemoCommand(program: Command): void {
             if (d.invalid_reason) console.log(`    not valid: ${d.invalid_reason}`);
           }
         }
+        if ((analyze?.warnings ?? []).some((w) => w.includes('too few clusters'))) {
+          console.log(
+            `  (${opts.limit} lines per book: too few for confidence intervals, p-values or detectable effects — the figures above are estimates alone; docs/statistics.md "Too few clusters")`,
+          );
+        }
         if (analyze?.arms || analyze?.datasets?.length) {
           console.log(
             '  (the demo LLM is a 135M-parameter model: it cannot really correct Arabic; point `infer` at a real model for a study)',

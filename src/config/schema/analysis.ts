@@ -42,6 +42,8 @@ export const AnalysisSchema = z.strictObject({
   bootstrap_seed: z.number().int().default(42),
   /** Permutations of the arms' block permutation test (the primary p of every ΔCER). */
   permutations: positiveInt.default(10000),
+  /** Fewest clusters of lines for a CI, a permutation p and a detectable effect; below it: estimate only, with the reason (docs/statistics.md). */
+  min_clusters: positiveInt.default(10),
   /** Lines per resampled cluster when a dataset names no page (`datasets.*.page_pattern`). */
   block_lines: positiveInt.default(25),
   /** A line one arm has and another lacks: `error` fails the analysis; `ocr` scores it as the OCR text and counts it. */
