@@ -114,7 +114,24 @@ export function runStartLabels(
   };
 }
 
-/** Register the attributes before a start; a cluster that refuses (no operator rights) reports it at the start. */
+/**
+ * What a cluster's refusal to register the attributes (no operator rights: Temporal Cloud, a locked-down
+ * namespace) costs, in one line: runs start without the labels (src/temporal/client.ts `startOrAttach`).
+ */
+export function searchAttributesRefused(err: unknown): string {
+  const why = String((err as Error)?.message ?? err).split('\n')[0];
+  return `the cluster refused to register the search attributes ${Object.keys(PHASE5_SEARCH_ATTRIBUTES).join(', ')} (${why}) — runs start without them, so \`phase5 runs\` and UI searches by Phase5Run do not list them; an operator can add them (docs/cluster.md)`;
+}
+
+/** An error of a start that names search attributes the namespace does not have. */
+export function isUnknownSearchAttribute(err: unknown): boolean {
+  return (
+    /search attribute/i.test(String((err as Error)?.message ?? '')) &&
+    /not (defined|registered|found)|unknown|invalid/i.test(String((err as Error)?.message))
+  );
+}
+
+/** Register the attributes before a start; on a cluster that refuses (no operator rights) runs start without them. */
 export async function tryEnsureSearchAttributes(connection: Connection, namespace: string): Promise<void> {
   await ensureSearchAttributes(connection, namespace).catch(() => undefined);
 }

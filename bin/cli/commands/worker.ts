@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
 import { resolveConfig, UsageError, type GlobalFlags } from '../options';
 import { connectClient } from '../../../src/temporal/client';
-import { ensureSearchAttributes } from '../../../src/temporal/search-attributes';
+import { ensureSearchAttributes, searchAttributesRefused } from '../../../src/temporal/search-attributes';
+import { connectOptions, describeSecurity } from '../../../src/temporal/connection-options';
 import { checkWorkerNeeds, describeMissing } from '../../../src/stages/worker-needs';
 import {
   describeEndpointOverride,
@@ -63,9 +64,15 @@ export function registerWorkerCommand(program: Command): void {
       const endpoint = workerEndpoint(opts);
       // Fail fast with the one-line message when the server is down.
       const { connection } = await connectClient(config);
-      const added = await ensureSearchAttributes(connection, config.temporal.namespace).finally(() => connection.close());
+      const added = await ensureSearchAttributes(connection, config.temporal.namespace)
+        .catch((err: unknown) => {
+          console.error(`worker: ${searchAttributesRefused(err)}`);
+          return [];
+        })
+        .finally(() => connection.close());
       if (added.length) console.error(`worker: registered search attributes ${added.join(', ')}`);
-      console.error(`worker: serving ${queues.join(', ')} at ${config.temporal.address} (Ctrl-C to stop)`);
+      const security = describeSecurity(connectOptions(config));
+      console.error(`worker: serving ${queues.join(', ')} at ${config.temporal.address} over ${security} (Ctrl-C to stop)`);
       const override = describeEndpointOverride(endpoint);
       if (override) console.error(`worker: ${override}`);
       // Said before the first task: a task this worker cannot run is retried on the others, then fails the run.
