@@ -98,7 +98,7 @@ async function startWithoutAttributes<T>(
 ): Promise<T> {
   if (!labels.typedSearchAttributes || !isUnknownSearchAttribute(err)) throw err;
   logger.warn(
-    { reason: (err as Error).message },
+    { reason: String((err as { cause?: Error }).cause?.message ?? (err as Error).message) },
     'this namespace lacks the Phase5 search attributes — the run starts without them (`phase5 runs` will not list it); docs/cluster.md',
   );
   return start({ memo: labels.memo });

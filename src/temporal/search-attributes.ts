@@ -123,12 +123,13 @@ export function searchAttributesRefused(err: unknown): string {
   return `the cluster refused to register the search attributes ${Object.keys(PHASE5_SEARCH_ATTRIBUTES).join(', ')} (${why}) — runs start without them, so \`phase5 runs\` and UI searches by Phase5Run do not list them; an operator can add them (docs/cluster.md)`;
 }
 
-/** An error of a start that names search attributes the namespace does not have. */
+/** An error of a start (or its cause: the SDK wraps the server's answer) naming search attributes the namespace lacks. */
 export function isUnknownSearchAttribute(err: unknown): boolean {
-  return (
-    /search attribute/i.test(String((err as Error)?.message ?? '')) &&
-    /not (defined|registered|found)|unknown|invalid/i.test(String((err as Error)?.message))
-  );
+  for (let e = err as { message?: string; cause?: unknown } | undefined, n = 0; e && n < 8; e = e.cause as typeof e, n++) {
+    const m = String(e.message ?? '');
+    if (/search attribute/i.test(m) && /no mapping|not (defined|registered|found)|unknown|invalid/i.test(m)) return true;
+  }
+  return false;
 }
 
 /** Register the attributes before a start; on a cluster that refuses (no operator rights) runs start without them. */

@@ -87,14 +87,26 @@ export function makeTestCerts(dir: string): TestCerts {
   };
 }
 
+/** A trailers-only gRPC answer: status 7 (PERMISSION_DENIED). */
+const OPERATOR_REFUSED = `
+    location /temporal.api.operatorservice.v1.OperatorService/ {
+      default_type application/grpc;
+      add_header grpc-status 7 always;
+      add_header grpc-message "operator%20service%20refused%20by%20the%20terminator" always;
+      return 200;
+    }`;
+
 export interface Terminator {
   /** 127.0.0.1:<port> where nginx terminates TLS. */
   address: string;
   stop(): Promise<void>;
 }
 
-/** nginx terminating mutual TLS on a free port and passing gRPC to `upstream` (host:port, plain HTTP/2). */
-export async function startTerminator(certs: TestCerts, upstream: string): Promise<Terminator> {
+/**
+ * nginx terminating mutual TLS on a free port and passing gRPC to `upstream` (host:port, plain HTTP/2). With
+ * `refuseOperator` the operator service answers PERMISSION_DENIED, as on a cluster without operator rights.
+ */
+export async function startTerminator(certs: TestCerts, upstream: string, opts: { refuseOperator?: boolean } = {}): Promise<Terminator> {
   const port = await freePort();
   const dir = path.join(certs.dir, 'nginx');
   mkdirSync(path.join(dir, 'logs'), { recursive: true });
@@ -118,7 +130,7 @@ http {
     grpc_read_timeout 120s;
     grpc_send_timeout 120s;
     client_max_body_size 0;
-    location / { grpc_pass grpc://${upstream}; }
+    location / { grpc_pass grpc://${upstream}; }${opts.refuseOperator ? OPERATOR_REFUSED : ''}
   }
 }
 `;
