@@ -22,8 +22,7 @@ import { EndpointHealthGate, GatedSlots } from '../../src/llm/endpoint-health';
 import { allUp, PauseGate, type Gate } from '../../src/llm/pause-gate';
 import { redactedUrl } from '../../src/llm/openai-backend';
 import { PROJECT_ROOT } from '../../src/config/load';
-import { connectionFailure } from '../../src/temporal/connect';
-import { connectOptions } from '../../src/temporal/connection-options';
+import { connectionFailure, temporalConnectOptions } from '../../src/temporal/connect';
 import type { Config } from '../../src/config/schema';
 import { logFormat, logger } from '../../src/util/log';
 
@@ -170,7 +169,7 @@ function activitySlots(slots: number, gate: Gate | undefined): Partial<SdkWorker
 
 /** The worker's connection over Temporal's own client configuration (TLS, API key), or the one-line failure. */
 async function connectNative(config: Config): Promise<NativeConnection> {
-  const opts = connectOptions(config);
+  const opts = temporalConnectOptions(config);
   try {
     return await NativeConnection.connect(opts);
   } catch (err) {

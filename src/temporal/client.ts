@@ -15,8 +15,7 @@ import { defaultPayloadConverter, type SearchAttributePair, type Workflow } from
 import type { Config } from '../config/schema';
 import type { HeartbeatProgress, Progress } from './types';
 import { UserFacingError } from './server';
-import { openConnection } from './connect';
-import { connectOptions } from './connection-options';
+import { openConnection, temporalConnectOptions } from './connect';
 import { retryingActivity, type RetryingActivity } from './retrying';
 import { armLoad } from './arm-load';
 import { isUnknownSearchAttribute } from './search-attributes';
@@ -25,7 +24,7 @@ import type { LlmLoad } from '../stages/llm-load';
 
 /** A client of the config's namespace over Temporal's own client configuration (docs/cluster.md). */
 export async function connectClient(config: Config): Promise<{ client: Client; connection: Connection }> {
-  const connection = await openConnection(connectOptions(config));
+  const connection = await openConnection(temporalConnectOptions(config));
   return { client: new Client({ connection, namespace: config.temporal.namespace }), connection };
 }
 

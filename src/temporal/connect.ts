@@ -4,7 +4,8 @@
  * else the SDK's own first line with how the connection was made.
  */
 import { Connection } from '@temporalio/client';
-import { describeSecurity, type TemporalConnectOptions } from './connection-options';
+import type { Config } from '../config/schema';
+import { connectOptions, describeSecurity, TemporalProfileError, type TemporalConnectOptions } from './connection-options';
 import { portOpen, splitAddress, UserFacingError } from './server';
 import { diagnoseTls } from './tls-diagnosis';
 
@@ -19,6 +20,16 @@ export async function connectionFailure(opts: TemporalConnectOptions, err: unkno
   const why = await diagnoseTls(opts).catch(() => null);
   const first = String((err as Error)?.message ?? err).split('\n')[0];
   return new UserFacingError(why ?? `cannot connect to Temporal at ${opts.address} (${describeSecurity(opts)}): ${first}`);
+}
+
+/** The connection options of src/temporal/connection-options.ts; a bad Temporal profile is a one-line error. */
+export function temporalConnectOptions(config: Config): TemporalConnectOptions {
+  try {
+    return connectOptions(config);
+  } catch (err) {
+    if (err instanceof TemporalProfileError) throw new UserFacingError(err.message);
+    throw err;
+  }
 }
 
 export async function openConnection(opts: TemporalConnectOptions): Promise<Connection> {

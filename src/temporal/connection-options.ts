@@ -20,15 +20,21 @@ export class TemporalProfileError extends Error {
   }
 }
 
-/** Temporal's client profile (TOML + environment), or `{}` when neither says anything. */
-export function temporalProfile(env: Env = process.env): ClientConfigProfile {
+/** `fn`'s error as a TemporalProfileError naming the file and profile. */
+function profileError<T>(env: Env, fn: () => T): T {
   try {
-    return loadClientConfigProfile({ overrideEnvVars: env as Record<string, string> });
+    return fn();
   } catch (err) {
-    const source = env.TEMPORAL_CONFIG_FILE ? `TEMPORAL_CONFIG_FILE ${env.TEMPORAL_CONFIG_FILE}` : 'the Temporal client config file';
+    if (err instanceof TemporalProfileError) throw err;
+    const source = env.TEMPORAL_CONFIG_FILE ? `TEMPORAL_CONFIG_FILE ${env.TEMPORAL_CONFIG_FILE}` : 'the Temporal client configuration';
     const profile = env.TEMPORAL_PROFILE ? ` (profile ${env.TEMPORAL_PROFILE})` : '';
     throw new TemporalProfileError(`${source}${profile}: ${(err as Error).message.split('\n')[0]}`);
   }
+}
+
+/** Temporal's client profile (TOML + environment), or `{}` when neither says anything. */
+export function temporalProfile(env: Env = process.env): ClientConfigProfile {
+  return profileError(env, () => loadClientConfigProfile({ overrideEnvVars: env as Record<string, string> }));
 }
 
 /** Address and namespace from the profile, over the config file's `temporal` block (parseConfig applies them). */
@@ -51,7 +57,7 @@ export interface TemporalConnectOptions {
  * without a TLS block turns TLS on (Temporal Cloud), as the SDK's own conversion does.
  */
 export function connectOptions(config: Config, env: Env = process.env): TemporalConnectOptions {
-  const { connectionOptions } = toClientOptions(temporalProfile(env));
+  const { connectionOptions } = profileError(env, () => toClientOptions(temporalProfile(env)));
   return {
     address: config.temporal.address,
     ...(connectionOptions.tls !== undefined ? { tls: connectionOptions.tls } : {}),

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { resolveConfig, UsageError, type GlobalFlags } from '../options';
 import { connectClient } from '../../../src/temporal/client';
 import { ensureSearchAttributes, searchAttributesRefused } from '../../../src/temporal/search-attributes';
-import { connectOptions, describeSecurity } from '../../../src/temporal/connection-options';
+import { describeSecurity } from '../../../src/temporal/connection-options';
+import { temporalConnectOptions } from '../../../src/temporal/connect';
 import { checkWorkerNeeds, describeMissing } from '../../../src/stages/worker-needs';
 import {
   describeEndpointOverride,
@@ -71,7 +72,7 @@ export function registerWorkerCommand(program: Command): void {
         })
         .finally(() => connection.close());
       if (added.length) console.error(`worker: registered search attributes ${added.join(', ')}`);
-      const security = describeSecurity(connectOptions(config));
+      const security = describeSecurity(temporalConnectOptions(config));
       console.error(`worker: serving ${queues.join(', ')} at ${config.temporal.address} over ${security} (Ctrl-C to stop)`);
       const override = describeEndpointOverride(endpoint);
       if (override) console.error(`worker: ${override}`);
