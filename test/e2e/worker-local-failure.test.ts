@@ -174,6 +174,12 @@ describe('a failure only the workers have (real server, worker processes without
   });
 
   it('the workers stopped, a new one without the key: ends after the live worker failed, not waiting for the stopped ones', async () => {
+    if (workers.length === 0) {
+      // Run alone (mocha -g): two workers of its own to stop.
+      startWorker([config.temporal.queues.cpu, config.temporal.queues.gpu]);
+      startWorker([config.temporal.queues.gpu]);
+      await waitForPollers(2);
+    }
     const stopped = workers.map((w) => `${w.pid}@`);
     for (const w of workers) await killWorker(w);
     startWorker([config.temporal.queues.cpu, config.temporal.queues.gpu]);
