@@ -73,7 +73,8 @@ export function registerWorkerCommand(program: Command): void {
         .finally(() => connection.close());
       if (added.length) console.error(`worker: registered search attributes ${added.join(', ')}`);
       const security = describeSecurity(temporalConnectOptions(config));
-      console.error(`worker: serving ${queues.join(', ')} at ${config.temporal.address} over ${security} (Ctrl-C to stop)`);
+      const over = security === 'plain TCP' ? '' : ` over ${security}`; // the dev server's line stays as it was
+      console.error(`worker: serving ${queues.join(', ')} at ${config.temporal.address}${over} (Ctrl-C to stop)`);
       const override = describeEndpointOverride(endpoint);
       if (override) console.error(`worker: ${override}`);
       // Said before the first task: a task this worker cannot run is retried on the others, then fails the run.
