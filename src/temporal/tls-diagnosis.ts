@@ -90,10 +90,7 @@ function probe(address: string, config: TLSConfig, timeoutMs: number): Promise<P
   });
 }
 
-/**
- * The one line for a failed TLS connection, or null when the probe finds nothing specific. `source` names where
- * the TLS settings came from, for the advice.
- */
+/** The one line for a failed connection with a TLS cause, or null when the probe finds nothing specific. */
 export async function diagnoseTls(opts: TemporalConnectOptions, timeoutMs = 4000): Promise<string | null> {
   const config = tlsObject(opts);
   const at = `Temporal at ${opts.address}`;
