@@ -3,7 +3,9 @@
  * runs `phase5 infer` but not in the workers' environment. Temporal's infer retry policy is unlimited, so without
  * activities/failure-kind.ts this run never ends. With one worker it fails on the first attempt; with two it is
  * retried on the other worker (the CLI shows the retry and its reason as it happens) and fails once both have
- * failed the same way — each with exit 1 and the reason in one line, within a minute.
+ * failed the same way — each with exit 1 and the reason in one line, within a minute. Only live workers count: with
+ * the workers stopped (still listed by the server) and a new one without the key, the run ends on the new worker's
+ * first failure (with every listed worker counted it was still retrying, attempt 9, when the CLI was stopped at 90 s).
  */
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
