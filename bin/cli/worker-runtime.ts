@@ -22,6 +22,7 @@ import { EndpointHealthGate, GatedSlots } from '../../src/llm/endpoint-health';
 import { allUp, PauseGate, type Gate } from '../../src/llm/pause-gate';
 import { redactedUrl } from '../../src/llm/openai-backend';
 import { PROJECT_ROOT } from '../../src/config/load';
+import { connectionFailure, temporalConnectOptions } from '../../src/temporal/connect';
 import type { Config } from '../../src/config/schema';
 import { logFormat, logger } from '../../src/util/log';
 
@@ -166,13 +167,23 @@ function activitySlots(slots: number, gate: Gate | undefined): Partial<SdkWorker
   };
 }
 
+/** The worker's connection over Temporal's own client configuration (TLS, API key), or the one-line failure. */
+async function connectNative(config: Config): Promise<NativeConnection> {
+  const opts = temporalConnectOptions(config);
+  try {
+    return await NativeConnection.connect(opts);
+  } catch (err) {
+    throw await connectionFailure(opts, err);
+  }
+}
+
 export async function createWorkers(opts: WorkerOptions): Promise<{ workers: Worker[]; connection: NativeConnection }> {
   if (!runtimeInstalled) {
     installRuntime();
     runtimeInstalled = true;
   }
   const { config } = opts;
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const connection = await connectNative(config);
   const bundle = await workflowBundle();
   const gated = opts.deps ? null : endpointGate(config, opts.endpoint, opts.queues);
   const paused = opts.deps ? null : workerLocalPause(config, opts.queues);

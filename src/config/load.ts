@@ -10,6 +10,7 @@ import YAML, { YAMLParseError } from 'yaml';
 import type { z } from 'zod';
 import { ConfigSchema, type Config } from './schema';
 import { studyProblems } from './study';
+import { applyTemporalProfile, TemporalProfileError } from '../temporal/connection-options';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const DEFAULT_CONFIG = path.join(PROJECT_ROOT, 'configs', 'config.yaml');
@@ -72,8 +73,13 @@ export function parseConfig(raw: unknown, file: string, opts: LoadOptions = {}):
   const config = result.data;
   // Environment overrides documented in the README (CLI flags override these in turn).
   if (env.OPENITI_ROOT) config.data.openiti_root = env.OPENITI_ROOT;
-  if (env.TEMPORAL_ADDRESS) config.temporal.address = env.TEMPORAL_ADDRESS;
-  if (env.TEMPORAL_NAMESPACE) config.temporal.namespace = env.TEMPORAL_NAMESPACE;
+  // Temporal's own client configuration (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TOML profiles) over the `temporal` block.
+  try {
+    applyTemporalProfile(config.temporal, env);
+  } catch (err) {
+    if (err instanceof TemporalProfileError) throw new ConfigError(env.TEMPORAL_CONFIG_FILE ?? 'Temporal client config', [err.message]);
+    throw err;
+  }
   checkConsistency(config, file);
   return config;
 }

@@ -5,7 +5,7 @@
  */
 import {
   Client,
-  Connection,
+  type Connection,
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
   type WorkflowHandle,
@@ -14,25 +14,17 @@ import {
 import { defaultPayloadConverter, type SearchAttributePair, type Workflow } from '@temporalio/common';
 import type { Config } from '../config/schema';
 import type { HeartbeatProgress, Progress } from './types';
-import { portOpen, splitAddress, UserFacingError } from './server';
+import { UserFacingError } from './server';
+import { openConnection, temporalConnectOptions } from './connect';
 import { retryingActivity, type RetryingActivity } from './retrying';
 import { armLoad } from './arm-load';
+import { isUnknownSearchAttribute } from './search-attributes';
+import { logger } from '../util/log';
 import type { LlmLoad } from '../stages/llm-load';
 
-export function unreachableMessage(address: string): string {
-  return `cannot reach Temporal at ${address} — start it with \`phase5 server start\``;
-}
-
+/** A client of the config's namespace over Temporal's own client configuration (docs/cluster.md). */
 export async function connectClient(config: Config): Promise<{ client: Client; connection: Connection }> {
-  const address = config.temporal.address;
-  const { host, port } = splitAddress(address);
-  if (!(await portOpen(host, port, 1500))) throw new UserFacingError(unreachableMessage(address));
-  let connection: Connection;
-  try {
-    connection = await Connection.connect({ address, connectTimeout: 5000 });
-  } catch {
-    throw new UserFacingError(unreachableMessage(address));
-  }
+  const connection = await openConnection(temporalConnectOptions(config));
   return { client: new Client({ connection, namespace: config.temporal.namespace }), connection };
 }
 
@@ -75,22 +67,40 @@ export async function startOrAttach<W extends Workflow>(
   } catch (err) {
     if (!(err instanceof WorkflowNotFoundError)) throw err;
   }
-  try {
-    const handle = await client.workflow.start(workflow, {
+  const start = (labels: Pick<StartOrAttachOptions, 'typedSearchAttributes' | 'memo'>) =>
+    client.workflow.start(workflow, {
       workflowId,
       taskQueue: opts.taskQueue,
       args,
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      ...(opts.typedSearchAttributes ? { typedSearchAttributes: opts.typedSearchAttributes } : {}),
-      ...(opts.memo ? { memo: opts.memo } : {}),
+      ...labels,
     } as unknown as WorkflowStartOptions<W>);
-    return { handle, outcome: 'started' };
+  const labels = {
+    ...(opts.typedSearchAttributes ? { typedSearchAttributes: opts.typedSearchAttributes } : {}),
+    ...(opts.memo ? { memo: opts.memo } : {}),
+  };
+  try {
+    return { handle: await start(labels).catch((err: unknown) => startWithoutAttributes(err, labels, start)), outcome: 'started' };
   } catch (err) {
     // Lost a race with another CLI starting the same id: attach to theirs.
     if (err instanceof WorkflowExecutionAlreadyStartedError)
       return { handle: client.workflow.getHandle<W>(workflowId), outcome: 'attached-running' };
     throw err;
   }
+}
+
+/** A namespace without the Phase5 search attributes (registration refused): start with the memo only, and say so. */
+async function startWithoutAttributes<T>(
+  err: unknown,
+  labels: Pick<StartOrAttachOptions, 'typedSearchAttributes' | 'memo'>,
+  start: (labels: Pick<StartOrAttachOptions, 'typedSearchAttributes' | 'memo'>) => Promise<T>,
+): Promise<T> {
+  if (!labels.typedSearchAttributes || !isUnknownSearchAttribute(err)) throw err;
+  logger.warn(
+    { reason: String((err as { cause?: Error }).cause?.message ?? (err as Error).message) },
+    'this namespace lacks the Phase5 search attributes — the run starts without them (`phase5 runs` will not list it); docs/cluster.md',
+  );
+  return start({ memo: labels.memo });
 }
 
 export interface PendingActivityView {

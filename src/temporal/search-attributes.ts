@@ -114,7 +114,25 @@ export function runStartLabels(
   };
 }
 
-/** Register the attributes before a start; a cluster that refuses (no operator rights) reports it at the start. */
+/**
+ * What a cluster's refusal to register the attributes (no operator rights: Temporal Cloud, a locked-down
+ * namespace) costs, in one line: runs start without the labels (src/temporal/client.ts `startOrAttach`).
+ */
+export function searchAttributesRefused(err: unknown): string {
+  const why = String((err as Error)?.message ?? err).split('\n')[0];
+  return `the cluster refused to register the search attributes ${Object.keys(PHASE5_SEARCH_ATTRIBUTES).join(', ')} (${why}) — runs start without them, so \`phase5 runs\` and UI searches by Phase5Run do not list them; an operator can add them (docs/cluster.md)`;
+}
+
+/** An error of a start (or its cause: the SDK wraps the server's answer) naming search attributes the namespace lacks. */
+export function isUnknownSearchAttribute(err: unknown): boolean {
+  for (let e = err as { message?: string; cause?: unknown } | undefined, n = 0; e && n < 8; e = e.cause as typeof e, n++) {
+    const m = String(e.message ?? '');
+    if (/search attribute/i.test(m) && /no mapping|not (defined|registered|found)|unknown|invalid/i.test(m)) return true;
+  }
+  return false;
+}
+
+/** Register the attributes before a start; on a cluster that refuses (no operator rights) runs start without them. */
 export async function tryEnsureSearchAttributes(connection: Connection, namespace: string): Promise<void> {
   await ensureSearchAttributes(connection, namespace).catch(() => undefined);
 }

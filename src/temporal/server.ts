@@ -10,6 +10,7 @@ import { Connection } from '@temporalio/client';
 import { PROJECT_ROOT, resolvePath } from '../config/load';
 import type { Config } from '../config/schema';
 import { searchAttributeFlags } from './search-attributes';
+import { uiBaseUrl } from './ui-link';
 
 export class UserFacingError extends Error {
   constructor(
@@ -122,13 +123,12 @@ export async function serverStatus(config: Config): Promise<ServerStatus> {
   const pid = readPid(p.pidFile);
   const ours = pid !== null && alive(pid);
   const healthy = await temporalHealthy(config.temporal.address);
-  const { host } = splitAddress(config.temporal.address);
   return {
     running: ours || healthy,
     healthy,
     pid: ours ? pid : null,
     address: config.temporal.address,
-    uiUrl: `http://${host}:${config.temporal.ui_port}`,
+    uiUrl: uiBaseUrl(config.temporal),
     dbFile: p.dbFile,
     external: healthy && !ours,
   };

@@ -20,9 +20,11 @@ import {
   ensureSearchAttributes,
   PHASE5_SEARCH_ATTRIBUTES,
   RUN_ATTR,
+  runSearchAttributes,
   STAGE_ATTR,
 } from '../../src/temporal/search-attributes';
 import { REPO_ROOT } from '../helpers/shared-data';
+import { startOrAttach } from '../../src/temporal/client';
 import { createLocalEnv } from '../helpers/temporal';
 import { baseRaw } from '../bad-input/helpers';
 
@@ -136,6 +138,31 @@ describe('searchable runs (search attributes, memo, phase5 runs)', function () {
       const ns = env.namespace ?? 'default';
       expect(await ensureSearchAttributes(env.connection, ns)).to.have.members(Object.keys(PHASE5_SEARCH_ATTRIBUTES));
       expect(await ensureSearchAttributes(env.connection, ns)).to.deep.equal([]);
+    } finally {
+      await env.teardown();
+    }
+  });
+
+  it('a namespace without them (registration refused): the run starts without them, keeping its memo', async () => {
+    const env = await createLocalEnv();
+    try {
+      const labels = {
+        typedSearchAttributes: runSearchAttributes({ run: 'r', stage: 'run', configHash: 'abcd1234', datasets: ['d'] }),
+        memo: { top_k: 3 },
+      };
+      const labelled = async function labelledRun(): Promise<void> {};
+      // The server refuses the attributes themselves…
+      const direct = await env.client.workflow.start(labelled, { workflowId: 'sa-direct', taskQueue: 'sa-none', ...labels }).then(
+        () => null,
+        (err: Error) => err,
+      );
+      expect(direct, 'the server takes unknown attributes').to.not.equal(null);
+      // …so the start goes on without them.
+      const { handle, outcome } = await startOrAttach(env.client, labelled, 'sa-fallback', [], { taskQueue: 'sa-none', ...labels });
+      expect(outcome).to.equal('started');
+      const desc = await handle.describe();
+      expect(desc.memo).to.deep.equal({ top_k: 3 });
+      expect(desc.typedSearchAttributes.get(RUN_ATTR)).to.equal(undefined);
     } finally {
       await env.teardown();
     }

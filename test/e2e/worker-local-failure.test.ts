@@ -3,7 +3,9 @@
  * runs `phase5 infer` but not in the workers' environment. Temporal's infer retry policy is unlimited, so without
  * activities/failure-kind.ts this run never ends. With one worker it fails on the first attempt; with two it is
  * retried on the other worker (the CLI shows the retry and its reason as it happens) and fails once both have
- * failed the same way — each with exit 1 and the reason in one line, within a minute.
+ * failed the same way — each with exit 1 and the reason in one line, within a minute. Only live workers count: with
+ * the workers stopped (still listed by the server) and a new one without the key, the run ends on the new worker's
+ * first failure (with every listed worker counted it was still retrying, attempt 9, when the CLI was stopped at 90 s).
  */
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
@@ -13,7 +15,18 @@ import path from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../../src/config/schema';
 import { startSimLlmServer, type SimLlmServer } from '../helpers/sim-llm-server';
-import { ownServer, pollerCount, spawnPhase5, spawnWorker, startE2eServer, stopE2eServer, waitFor, writeInferenceInput } from './harness';
+import { LIVE_POLLER_WINDOW_MS } from '../../activities/failure-kind';
+import {
+  killWorker,
+  ownServer,
+  pollerCount,
+  spawnPhase5,
+  spawnWorker,
+  startE2eServer,
+  stopE2eServer,
+  waitFor,
+  writeInferenceInput,
+} from './harness';
 
 const KEY = 'PHASE5_WORKER_LOCAL_TEST_KEY';
 const LINES = 4;
@@ -160,5 +173,53 @@ describe('a failure only the workers have (real server, worker processes without
       .filter(Boolean);
     expect(out).to.have.length(24);
     expect(sim.served() - before, 'one request per line').to.equal(24);
+  });
+
+  it('the workers stopped, a new one without the key: ends after the live worker failed, not waiting for the stopped ones', async () => {
+    if (workers.length === 0) {
+      // Run alone (mocha -g): two workers of its own to stop.
+      startWorker([config.temporal.queues.cpu, config.temporal.queues.gpu]);
+      startWorker([config.temporal.queues.gpu]);
+      await waitForPollers(2);
+    }
+    const stopped = workers.map((w) => `${w.pid}@`);
+    for (const w of workers) await killWorker(w);
+    startWorker([config.temporal.queues.cpu, config.temporal.queues.gpu]);
+    const fresh = `${workers.at(-1)!.pid}@`;
+    // The server still lists the stopped workers; wait until their last poll is older than the window.
+    const listed = async () => {
+      const res = await Promise.all(
+        ([1, 2] as const).map((t) =>
+          client.workflowService.describeTaskQueue({
+            namespace: 'default',
+            taskQueue: { name: config.temporal.queues.gpu },
+            taskQueueType: t,
+          }),
+        ),
+      );
+      return res.flatMap((r) => r.pollers ?? []);
+    };
+    const age = (p: Awaited<ReturnType<typeof listed>>[number]) => Date.now() - Number(p.lastAccessTime?.seconds ?? 0) * 1000;
+    await waitFor(
+      'the stopped workers idle past the window, the new one polling',
+      async () => {
+        const ps = await listed();
+        const old = ps.filter((p) => stopped.some((s) => p.identity?.startsWith(s)));
+        return ps.some((p) => p.identity?.startsWith(fresh)) && old.length > 0 && old.every((p) => age(p) > LIVE_POLLER_WINDOW_MS + 2000);
+      },
+      180_000,
+      1000,
+    );
+    expect(
+      (await listed()).some((p) => stopped.some((s) => p.identity?.startsWith(s))),
+      'the server still lists stopped workers',
+    ).to.equal(true);
+    const r = await infer('after-restart');
+    expect(r.code, r.stderr).to.equal(1);
+    // Ended by the rule for all live workers, naming only the new one — not by the bound of attempts per listed worker.
+    const m = new RegExp(`every worker polling wl-gpu-\\d+ failed this way: (\\S+)\\)$`, 'm').exec(r.stderr);
+    expect(m, r.stderr).to.not.equal(null);
+    expect(m![1].startsWith(fresh), r.stderr).to.equal(true);
+    expect(r.stderr, 'no retry: the first attempt on the live worker ended it').to.not.match(/retrying \(attempt/);
   });
 });

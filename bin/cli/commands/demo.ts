@@ -10,6 +10,7 @@ import { PROJECT_ROOT, resolvePath, resultDirs } from '../../../src/config/load'
 import type { Config } from '../../../src/config/schema';
 import { resolveConfig, runOptions, type GlobalFlags } from '../options';
 import { connectClient, startOrAttach } from '../../../src/temporal/client';
+import { workflowUiLink } from '../../../src/temporal/ui-link';
 import { runStartLabels, tryEnsureSearchAttributes } from '../../../src/temporal/search-attributes';
 import { startServer, temporalHealthy } from '../../../src/temporal/server';
 import { watchWorkflow } from '../watch';
@@ -80,8 +81,7 @@ export function registerDemoCommand(program: Command): void {
       const run = runKey(config, options); // the same run identity as `phase5 run` (see run-identity.ts)
       const workflowId = runWorkflowId(run);
       await tryEnsureSearchAttributes(connection, config.temporal.namespace);
-      const host = config.temporal.address.slice(0, config.temporal.address.lastIndexOf(':'));
-      const link = `http://${host}:${config.temporal.ui_port}/namespaces/${config.temporal.namespace}/workflows/${workflowId}`;
+      const link = workflowUiLink(config.temporal, workflowId);
       try {
         const input: Phase5Input = { run, config, options, forceStages: opts.force ? ['build', 'export', 'infer', 'analyze'] : [] };
         const { handle, outcome } = await startOrAttach(client, phase5Workflow, workflowId, [input], {

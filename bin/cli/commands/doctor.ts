@@ -4,16 +4,18 @@ import { connectClient } from '../../../src/temporal/client';
 import { resultDirs } from '../../../src/config/load';
 import { doctorWorkflow } from '../../../workflows';
 import type { Connection } from '@temporalio/client';
-import { ensureSearchAttributes } from '../../../src/temporal/search-attributes';
+import { ensureSearchAttributes, searchAttributesRefused } from '../../../src/temporal/search-attributes';
+import { livePollers, pollTimes } from '../../../activities/failure-kind';
 
-/** Queues with no poller right now, according to the server. */
+/** Live workers polling `queue` (their latest poll within LIVE_POLLER_WINDOW_MS; the server lists gone ones for minutes). */
 async function pollerCounts(
   client: Awaited<ReturnType<typeof connectClient>>['client'],
   namespace: string,
   queue: string,
 ): Promise<number> {
   const res = await client.workflowService.describeTaskQueue({ namespace, taskQueue: { name: queue }, taskQueueType: 2 /* ACTIVITY */ });
-  return res.pollers?.length ?? 0;
+  const now = Date.now();
+  return livePollers(pollTimes(res.pollers ?? [], now), now).length;
 }
 
 /** Register the Phase5* search attributes (idempotent) and report it. */
@@ -22,7 +24,7 @@ async function searchAttributesRow(connection: Connection, namespace: string): P
     const added = await ensureSearchAttributes(connection, namespace);
     return ['search attributes', true, added.length ? `registered ${added.join(', ')}` : 'Phase5* registered'];
   } catch (err) {
-    return ['search attributes', false, `could not register Phase5* search attributes: ${(err as Error).message}`];
+    return ['search attributes', false, searchAttributesRefused(err)];
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { forcedStages, resolveConfig, runOptions, type GlobalFlags, type StageFlags } from '../options';
 import { connectClient, startOrAttach } from '../../../src/temporal/client';
+import { workflowUiLink } from '../../../src/temporal/ui-link';
 import { watchWorkflow } from '../watch';
 import { runWorkflowId, stageWorkflowId } from '../../../workflows/types';
 import { analyzeWorkflow, buildWorkflow, exportWorkflow, inferWorkflow, phase5Workflow } from '../../../workflows';
@@ -26,11 +27,6 @@ const STAGE_WORKFLOW = {
   analyze: analyzeWorkflow,
 } as const;
 
-function uiLink(address: string, uiPort: number, namespace: string, workflowId: string): string {
-  const host = address.slice(0, address.lastIndexOf(':')) || '127.0.0.1';
-  return `http://${host}:${uiPort}/namespaces/${namespace}/workflows/${encodeURIComponent(workflowId)}`;
-}
-
 type Flags = GlobalFlags & StageFlags & { detach?: boolean; json?: boolean };
 
 async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<void> {
@@ -48,7 +44,7 @@ async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<v
       stage === 'run'
         ? await startStudy(client, config, run, options, forced)
         : await startStage(client, config, run, stage, options, forced);
-    const link = uiLink(config.temporal.address, config.temporal.ui_port, config.temporal.namespace, workflowId);
+    const link = workflowUiLink(config.temporal, workflowId);
     if (outcome === 'started') console.error(`started ${workflowId} — watch it at ${link}`);
     else if (outcome === 'attached-running') console.error(`attached to the running ${workflowId} (started earlier) — ${link}`);
     else console.error(`${workflowId} already finished; showing its result (use --force to run it again) — ${link}`);

@@ -1,7 +1,9 @@
 import type { Command } from 'commander';
 import { resolveConfig, UsageError, type GlobalFlags } from '../options';
 import { connectClient } from '../../../src/temporal/client';
-import { ensureSearchAttributes } from '../../../src/temporal/search-attributes';
+import { ensureSearchAttributes, searchAttributesRefused } from '../../../src/temporal/search-attributes';
+import { describeSecurity } from '../../../src/temporal/connection-options';
+import { temporalConnectOptions } from '../../../src/temporal/connect';
 import { checkWorkerNeeds, describeMissing } from '../../../src/stages/worker-needs';
 import {
   describeEndpointOverride,
@@ -63,9 +65,16 @@ export function registerWorkerCommand(program: Command): void {
       const endpoint = workerEndpoint(opts);
       // Fail fast with the one-line message when the server is down.
       const { connection } = await connectClient(config);
-      const added = await ensureSearchAttributes(connection, config.temporal.namespace).finally(() => connection.close());
+      const added = await ensureSearchAttributes(connection, config.temporal.namespace)
+        .catch((err: unknown) => {
+          console.error(`worker: ${searchAttributesRefused(err)}`);
+          return [];
+        })
+        .finally(() => connection.close());
       if (added.length) console.error(`worker: registered search attributes ${added.join(', ')}`);
-      console.error(`worker: serving ${queues.join(', ')} at ${config.temporal.address} (Ctrl-C to stop)`);
+      const security = describeSecurity(temporalConnectOptions(config));
+      const over = security === 'plain TCP' ? '' : ` over ${security}`; // the dev server's line stays as it was
+      console.error(`worker: serving ${queues.join(', ')} at ${config.temporal.address}${over} (Ctrl-C to stop)`);
       const override = describeEndpointOverride(endpoint);
       if (override) console.error(`worker: ${override}`);
       // Said before the first task: a task this worker cannot run is retried on the others, then fails the run.

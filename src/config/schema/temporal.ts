@@ -29,6 +29,8 @@ export const TemporalSchema = z.strictObject({
   address: z.string().min(1).default('127.0.0.1:7233'),
   namespace: z.string().min(1).default('default'),
   ui_port: z.number().int().min(1).max(65535).default(8233),
+  /** The Web UI's base URL for links, when it is not the dev server's (host of `address`, `ui_port`): docs/cluster.md. */
+  ui_url: z.url({ protocol: /^https?$/ }).optional(),
   /** SQLite file of the embedded dev server (relative to the project root). */
   db_file: z.string().min(1).default('data/temporal/temporal.db'),
   queues: z.strictObject({ cpu: z.string().min(1).default('phase5-cpu'), gpu: z.string().min(1).default('phase5-gpu') }).prefault({}),
