@@ -44,7 +44,15 @@ describe('analysis: replicates of an arm', () => {
   it('arms.json: the mean of the replicates as the CER, each replicate with its seed, the between-replicate SD; contrasts only between arms', async () => {
     const root = writeTree([0, 1, 2]);
     const prices = { rep: { input: 0.5, output: 2 } };
-    const a = await analyzeArms({ resultsDir: root, baseline: 'base', bootstrap: { iterations: 300 }, permutations: 300, prices });
+    // A toy of few clusters: the interval is asked for anyway (analysis.min_clusters 1).
+    const a = await analyzeArms({
+      resultsDir: root,
+      baseline: 'base',
+      bootstrap: { iterations: 300 },
+      permutations: 300,
+      prices,
+      minClusters: 1,
+    });
     const rep = a.arms.find((x) => x.name === 'rep')!;
     expect(a.arms.map((x) => x.name)).to.deep.equal(['base', 'rep']);
     expect(rep.cer).to.equal(0.05);
