@@ -21,7 +21,15 @@ import { readJsonl, recoverJsonl, writeJsonAtomic, writeJsonlAtomic } from '../i
 import type { Condition } from '../llm';
 import { findArm } from './arms';
 import { readOrder, readPlannedIds, readPlannedRows, safeName, writePlan, type InferPlanFiles } from './infer-plan';
-import { correctLines, RESULT_KEYS, type ArmCounts, type InferCheckpoint, type InferOptions, type OpenBackend } from './infer';
+import {
+  correctLines,
+  planSelection,
+  RESULT_KEYS,
+  type ArmCounts,
+  type InferCheckpoint,
+  type InferOptions,
+  type OpenBackend,
+} from './infer';
 import { assertFailedShareOf, countFailedRecords } from './infer-failures';
 import { loadOver, type LlmLoad } from './llm-load';
 import { skipsFromCounts, type Skips } from './skips';
@@ -73,7 +81,7 @@ export async function planInfer(options: InferOptions): Promise<ArmPlan[]> {
   const arms: ArmPlan[] = [];
   for (const a of options.arms) {
     if (!existsSync(a.input)) throw new UserInputError(`no ${a.input} — run \`phase5 export\` first`);
-    const plan = plans.get(a.input) ?? (await writePlan(a.input, { datasets: options.datasets, limit: options.limit }));
+    const plan = plans.get(a.input) ?? (await writePlan(a.input, planSelection(options)));
     plans.set(a.input, plan);
     const shards = plan.datasets.reduce((n, d) => n + Math.ceil(d.lines / shardSize), 0);
     const arm: ArmPlan = { arm: a.name, condition: a.prompt, output: a.output, plan, shardSize, lines: plan.lines, shards };
