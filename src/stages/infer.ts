@@ -133,8 +133,17 @@ function armSkips(summary: RunCorrectionsSummary): Skips {
  */
 async function selectedInput(options: InferOptions, input: string): Promise<string | InferenceInputRow[]> {
   if (options.limit === undefined && options.sample === undefined) return input;
+  return selectRows(options, await readInferenceInput(input));
+}
+
+/** The records infer corrects of an input's rows: the selected datasets, then `--limit` or `--sample` (see selectedInput). */
+export function selectRows(
+  options: Pick<InferOptions, 'datasets' | 'limit' | 'sample'>,
+  all: readonly InferenceInputRow[],
+): InferenceInputRow[] {
   const wanted = options.datasets ? new Set(options.datasets) : null;
-  const rows = (await readInferenceInput(input)).filter((r) => !wanted || wanted.has(r.dataset));
+  const rows = all.filter((r) => !wanted || wanted.has(r.dataset));
+  if (options.limit === undefined && options.sample === undefined) return rows;
   const keep = options.sample ? pilotIds(rows, options.sample) : null;
   const taken = new Map<string, Set<string>>();
   return rows.filter((r) => {

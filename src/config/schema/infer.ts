@@ -31,6 +31,9 @@ const OpenAiLlmSchema = z.strictObject({
   max_retries: nonNegInt.default(4),
 });
 
+/** Price of the endpoint per 1M tokens (any currency, the same for both), for the cost per arm in summaries and reports. */
+const PriceSchema = z.strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() });
+
 export const InferSchema = z.strictObject({
   backend: z.enum(['local', 'openai']).default('local'),
   temperature: z.number().min(0).max(2).default(0),
@@ -58,4 +61,5 @@ export const InferSchema = z.strictObject({
    * limits (each shard adds ~6 events and its input, with the config, ~4 KB).
    */
   shards_per_run: positiveInt.default(1000),
+  price: PriceSchema.optional(),
 });
