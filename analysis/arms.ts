@@ -28,6 +28,7 @@ import { armsWhen } from './arms-when';
 import { clusterMethod } from './clusters';
 import { plannedContrasts } from './contrasts';
 import { armProfiles } from './profile-arms';
+import { lockedContrasts, planCheck } from './plan-check';
 
 export { ARM_OCR_BANDS, armOcrBand, type ArmOcrBand, type BandCounts, type GuardRates } from './arm-counts';
 export type { PairedComparison } from './arms-compare';
@@ -89,8 +90,10 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     new Map(arms.map((a): [string, ArmEdits] => [a.info.name, armEdits(rows.get(a.info.name)!, a.info.upper_bound)])),
     scopes,
     settings,
+    options.planLock ? lockedContrasts(options.planLock.lock) : undefined,
   );
   holmFromContrasts(results, contrasts, base.info.name);
+  const profiles = armProfiles(arms, base, settings.collapseWhitespace, options.normalization);
   const analysis: ArmsAnalysis = {
     schema: ARMS_SCHEMA_ID,
     generated_at: options.generatedAt ?? new Date(Math.floor(Math.max(...arms.map((a) => a.mtimeMs)))).toISOString(),
@@ -103,7 +106,18 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     warnings,
     exclusions: options.exclusions ?? null,
     arms: results,
-    profiles: armProfiles(arms, base, settings.collapseWhitespace, options.normalization),
+    profiles,
+    ...(options.planLock
+      ? {
+          plan_lock: planCheck(
+            options.planLock,
+            resultsDir,
+            results.map((r) => r.name),
+            contrasts,
+            profiles.map((p) => p.profile),
+          ),
+        }
+      : {}),
     files: [],
   };
   if (options.write !== false) analysis.files = writeArms(resultsDir, analysis);

@@ -31,6 +31,7 @@ import {
   type OpenBackend,
 } from './infer';
 import { assertFailedShareOf, countFailedRecords } from './infer-failures';
+import { recordPlanLock } from '../plan/plan-lock';
 import { loadOver, type LlmLoad } from './llm-load';
 import { skipsFromCounts, type Skips } from './skips';
 import { UserInputError, type StageHooks } from './types';
@@ -85,6 +86,7 @@ export async function planInfer(options: InferOptions): Promise<ArmPlan[]> {
     plans.set(a.input, plan);
     const shards = plan.datasets.reduce((n, d) => n + Math.ceil(d.lines / shardSize), 0);
     const arm: ArmPlan = { arm: a.name, condition: a.prompt, output: a.output, plan, shardSize, lines: plan.lines, shards };
+    recordPlanLock(a.config, a.output); // the frozen plan this arm's corrections are made under (docs/plan.md#frozen-plan)
     await prepareParts(options, arm);
     arms.push(arm);
   }

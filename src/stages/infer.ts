@@ -39,6 +39,7 @@ import { studyPlan, type StudyPlan } from './study-plan';
 import { loadNow, type LlmLoad } from './llm-load';
 import { assertFailedShare, InferFailedError, outageFailure, type InferCheckpoint } from './infer-failures';
 import { importCorrections, type ImportResult } from './infer-import';
+import { recordPlanLock } from '../plan/plan-lock';
 import type { ClusterSpec } from '../datasets/clusters';
 import { clusterSpecOf, drawSample, type SampleSpec } from '../datasets/sample';
 import type { PlanSelection } from './infer-plan';
@@ -205,6 +206,7 @@ export async function runArm(
   if (!existsSync(arm.input)) throw new UserInputError(`no ${arm.input} — run \`phase5 export\` first`);
   mkdirSync(path.dirname(output), { recursive: true });
   if (options.force && existsSync(output)) writeJsonlAtomic(output, []);
+  recordPlanLock(arm.config, output);
   const backend = await openBackend(arm.backend());
   let summary: RunCorrectionsSummary;
   try {
