@@ -107,21 +107,32 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     exclusions: options.exclusions ?? null,
     arms: results,
     profiles,
-    ...(options.planLock
-      ? {
-          plan_lock: planCheck(
-            options.planLock,
-            resultsDir,
-            results.map((r) => r.name),
-            contrasts,
-            profiles.map((p) => p.profile),
-          ),
-        }
-      : {}),
+    ...planLockField(options, resultsDir, results, contrasts, profiles),
     files: [],
   };
   if (options.write !== false) analysis.files = writeArms(resultsDir, analysis);
   return analysis;
+}
+
+/** arms.json `plan_lock`: the frozen plan against these results, only when there is one (analysis/plan-check.ts). */
+function planLockField(
+  options: AnalyzeArmsOptions,
+  resultsDir: string,
+  results: ArmResult[],
+  contrasts: ContrastResult[],
+  profiles: { profile: string }[],
+): Pick<ArmsAnalysis, 'plan_lock'> {
+  if (!options.planLock) return {};
+  const names = results.map((r) => r.name);
+  return {
+    plan_lock: planCheck(
+      options.planLock,
+      resultsDir,
+      names,
+      contrasts,
+      profiles.map((p) => p.profile),
+    ),
+  };
 }
 
 function armEdits(rows: ArmRow[], upperBound: boolean): ArmEdits {
