@@ -5,7 +5,7 @@
  * llama.cpp's), are within 2 % of what the box counts while serving — the estimate is not.
  */
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createBackend } from '../../src/llm';
@@ -14,6 +14,7 @@ import { correctionPrompt } from '../../src/llm/correction-calls';
 import { optionsFrom, run as runInfer } from '../../src/stages/infer';
 import { studyPlan } from '../../src/stages/study-plan';
 import { computePlan } from '../../bin/cli/plan';
+import { main } from '../../bin/cli/main';
 import { servedPromptTokens, studyConfig, writeExports, writeStudyDatasets } from '../helpers/plan-study';
 import { loadOcrGs } from '../helpers/ocrgs-arms';
 import { requireSharedData } from '../helpers/shared-data';
@@ -72,6 +73,59 @@ describe('phase5 plan (simulated box)', function () {
       }
     });
   }
+
+  it('`phase5 plan --json` prints exactly {arms, totals, contrasts}; --sample plans the pilot; --freeze prints the sha256', async () => {
+    const box = await startSimLlmServer({ concurrency: 8, tokenizer: { api: 'vllm', tokenizer } });
+    const results = path.join(root, 'cli');
+    try {
+      const { config } = studyConfig(results, box, datasets);
+      writeExports(config, lines);
+      const file = path.join(root, 'cli-config.json');
+      writeFileSync(file, JSON.stringify({ ...config, temporal: undefined }));
+      const printed: string[] = [];
+      const errors: string[] = [];
+      const [log, err] = [console.log, console.error];
+      console.log = (x: string) => printed.push(x);
+      console.error = (x: string) => errors.push(x);
+      try {
+        const code = await main([
+          'node',
+          'phase5',
+          '-c',
+          file,
+          'plan',
+          '--json',
+          '--lines-per-s',
+          '2',
+          '--sample',
+          '30',
+          '--seed',
+          '7',
+          '--freeze',
+        ]);
+        expect(code, errors.join('\n')).to.equal(0);
+      } finally {
+        [console.log, console.error] = [log, err];
+      }
+      const doc = JSON.parse(printed.join('\n')) as Record<string, Record<string, unknown>[] & Record<string, unknown>>;
+      expect(Object.keys(doc)).to.deep.equal(['arms', 'totals', 'contrasts']);
+      expect(Object.keys(doc.arms[0])).to.deep.equal([
+        'arm',
+        'lines',
+        'replicates',
+        'requests',
+        'prompt_tokens',
+        'prompt_tokens_source',
+        'max_completion_tokens',
+      ]);
+      expect(Object.keys(doc.totals)).to.deep.equal(['requests', 'prompt_tokens', 'est_seconds', 'cost']);
+      expect(Object.keys(doc.contrasts[0])).to.deep.equal(['arm', 'vs', 'mde', 'lines_needed']);
+      expect(doc.arms.map((a) => a.lines)).to.deep.equal([60, 60, 60]); // 30 per dataset
+      expect(errors.join('\n')).to.match(/plan\.lock\.json [0-9a-f]{64} /);
+    } finally {
+      await box.close();
+    }
+  });
 
   it('without a tokenizer route the prompt tokens are an estimate, labelled so', async () => {
     const box = await startSimLlmServer({ concurrency: 8 });
