@@ -98,8 +98,16 @@ export function planContrasts(input: ContrastPlanInput): ContrastPlan {
       k_group: a.retrieval.k_group ?? null,
     },
   }));
-  const specs = plannedContrasts(info as Parameters<typeof plannedContrasts>[0], input.baseline, input.configured);
   const byName = new Map(input.arms.map((a) => [a.name, a]));
+  // A plan of some arms (`--arm`) plans the contrasts among them only.
+  const among = (c: { arm: string; vs: string }) => byName.has(c.arm) && byName.has(c.vs);
+  const configured = input.configured?.filter(among) ?? [];
+  const arms = info as Parameters<typeof plannedContrasts>[0];
+  const specs = input.configured?.length
+    ? configured.length
+      ? plannedContrasts(arms, input.baseline, configured)
+      : []
+    : plannedContrasts(arms, input.baseline).filter(among);
   const datasets = new Set([...input.rows.values()].flatMap((rs) => rs.map((r) => r.dataset)));
   const scopes = datasets.size + 1 + (datasets.size > 1 ? 1 : 0);
   const inFamily = specs.filter((c) => !byName.get(c.arm)?.upperBound && !byName.get(c.vs)?.upperBound);

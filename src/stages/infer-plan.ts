@@ -47,7 +47,14 @@ export function safeName(dataset: string): string {
 
 function planDirFor(input: string, sel: PlanSelection): string {
   const st = statSync(input);
-  const key = JSON.stringify([path.resolve(input), st.size, st.mtimeMs, sel.datasets ?? null, sel.limit ?? null, sel.sample ?? null]);
+  const key = JSON.stringify([
+    path.resolve(input),
+    st.size,
+    st.mtimeMs,
+    sel.datasets ?? null,
+    sel.limit ?? null,
+    ...(sel.sample ? [sel.sample] : []),
+  ]);
   return path.join(path.dirname(input), 'infer-plan', createHash('sha256').update(key).digest('hex').slice(0, 12));
 }
 
