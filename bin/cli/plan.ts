@@ -95,7 +95,11 @@ export async function computePlan(config: Config, cli: RunOptions, flags: PlanFl
   let exported = false;
   if (inferOptions.arms.some((a) => !existsSync(a.input))) {
     log('no export yet: running it first (CPU only: retrieval, no LLM call)');
-    await runExport(exportOptionsFrom(config, cli, false, study), {}, openExportRetriever);
+    let shown = 0;
+    const onProgress = (done: number, total: number) => {
+      if (done === total || done - shown >= Math.max(1, Math.ceil(total / 10))) log(`export: ${(shown = done)}/${total} shards`);
+    };
+    await runExport(exportOptionsFrom(config, cli, false, study), { onProgress }, openExportRetriever);
     exported = true;
   }
   const rowsOf = new Map<string, InferenceInputRow[]>();
