@@ -66,6 +66,7 @@ async function counters(arms: ArmRun[], firstPrompt: (arm: ArmRun) => Promise<Re
     if (byKey.has(key)) continue;
     const probe = inf.backend === 'openai' ? await firstPrompt(arm) : null;
     if (!probe) {
+      if (inf.backend !== 'openai') notes.push('prompt tokens estimated: the local backend serves no tokenizer route');
       byKey.set(key, estimateCounter);
       continue;
     }

@@ -26,7 +26,9 @@ export function planLines(p: PlanReport): string[] {
       `${a.arm.padEnd(20)} lines ${int(a.lines).padStart(7)} × ${a.replicates}  requests ${int(a.requests).padStart(8)}  prompt tokens ${int(a.prompt_tokens).padStart(11)} (${a.prompt_tokens_source})  completion budget ${int(a.max_completion_tokens)}`,
   );
   const t = p.totals;
-  const secs = t.est_seconds === null ? 'time unknown (give --lines-per-s)' : `about ${(t.est_seconds / 3600).toFixed(2)} h`;
+  const s = t.est_seconds;
+  const secs =
+    s === null ? 'time unknown (give --lines-per-s)' : `about ${s < 3600 ? `${(s / 60).toFixed(1)} min` : `${(s / 3600).toFixed(2)} h`}`;
   out.push(
     `total: ${int(t.requests)} requests, ${int(t.prompt_tokens)} prompt tokens, ${secs}${t.cost === null ? '' : `, cost ≤ ${t.cost.toFixed(2)}`}`,
   );
