@@ -32,7 +32,14 @@ export async function probeThroughput(
     for (let c = 1; c <= maxConcurrency; c = c * 4 > maxConcurrency && c < maxConcurrency ? maxConcurrency : c * 4) {
       const n = 2 * c;
       const t0 = performance.now();
-      await Promise.all(Array.from({ length: n }, () => backend.complete(prompts[k++ % prompts.length], {})));
+      let sent = 0;
+      const lane = async () => {
+        while (sent < n) {
+          sent++;
+          await backend.complete(prompts[k++ % prompts.length], {});
+        }
+      };
+      await Promise.all(Array.from({ length: c }, lane)); // exactly c requests in flight
       const rate = n / ((performance.now() - t0) / 1000);
       levels.push({ concurrency: c, requests: n, lines_per_s: rate });
       const prev = levels.at(-2);

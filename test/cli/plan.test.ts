@@ -5,7 +5,7 @@
  * llama.cpp's), are within 2 % of what the box counts while serving — the estimate is not.
  */
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createBackend } from '../../src/llm';
@@ -123,6 +123,28 @@ describe('phase5 plan (simulated box)', function () {
       expect(doc.arms.map((a) => a.lines)).to.deep.equal([60, 60, 60]); // 30 per dataset
       expect(errors.join('\n')).to.match(/plan\.lock\.json [0-9a-f]{64} /);
     } finally {
+      await box.close();
+    }
+  });
+
+  it('without --lines-per-s a short probe at rising concurrency gives the rate; it writes no correction', async () => {
+    const box = await startSimLlmServer({ knee: 4, baseMs: 40 });
+    const before = process.env.OPENAI_API_KEY;
+    process.env.OPENAI_API_KEY = 'sim-key';
+    try {
+      const { config } = studyConfig(path.join(root, 'probe'), box, datasets);
+      writeExports(config, lines);
+      const plan = await computePlan(config, {});
+      const t = plan.detail.throughput as { lines_per_s: number; levels: { concurrency: number; requests: number; lines_per_s: number }[] };
+      expect(t.levels.map((l) => l.concurrency).slice(0, 2)).to.deep.equal([1, 4]);
+      expect(t.levels.every((l) => l.requests === 2 * l.concurrency && l.lines_per_s > 0)).to.equal(true);
+      expect(box.served()).to.equal(t.levels.reduce((n, l) => n + l.requests, 0));
+      expect(box.peakConcurrency()).to.equal(t.levels.at(-1)!.concurrency); // each level keeps c in flight, no more
+      expect(plan.totals.est_seconds).to.be.closeTo(plan.totals.requests / t.lines_per_s, 1e-9);
+      expect(existsSync(studyPlan(config, {}).arms[0].output)).to.equal(false);
+    } finally {
+      if (before === undefined) delete process.env.OPENAI_API_KEY;
+      else process.env.OPENAI_API_KEY = before;
       await box.close();
     }
   });
