@@ -26,6 +26,8 @@ export interface ContrastResult extends HeldComparison {
   kind: ContrastKind;
   /** False when an upper-bound arm takes part: shown, not a finding, out of the Holm family. */
   in_family: boolean;
+  /** With a frozen plan: a contrast the plan lacks — exploratory, out of the confirmatory Holm family. */
+  exploratory?: boolean;
   macro: HeldMacro | null;
   datasets: Record<string, HeldComparison>;
 }
@@ -43,6 +45,7 @@ export function measureContrasts(
   arms: Map<string, ArmEdits>,
   scopes: Scope[],
   s: ResampleSettings,
+  confirmatory?: (c: ContrastSpec) => boolean,
 ): ContrastResult[] {
   const results = specs.map((c): ContrastResult => {
     const a = arms.get(c.arm)!;
@@ -57,7 +60,9 @@ export function measureContrasts(
         macro = m ? { ...m, p_holm: null } : null;
       } else datasets[scope.key] = { ...cmp, p_holm: null };
     }
-    return { arm: c.arm, vs: c.vs, kind: c.kind, in_family: !a.upperBound && !v.upperBound, ...pooled!, macro, datasets };
+    const exploratory = confirmatory ? !confirmatory(c) : false;
+    const in_family = !a.upperBound && !v.upperBound && !exploratory;
+    return { arm: c.arm, vs: c.vs, kind: c.kind, in_family, ...(exploratory ? { exploratory } : {}), ...pooled!, macro, datasets };
   });
   const family: HolmMember[] = [];
   for (const r of results) {

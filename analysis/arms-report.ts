@@ -5,6 +5,7 @@
  * Vega-Lite charts from templates in analysis/charts/arms/: a forest plot of ΔCER vs the baseline (arm ×
  * dataset) and, when two or more arms differ only in retrieval.top_k, ΔCER against k.
  */
+import { planBlocks } from './plan-report';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { provenanceSection } from './provenance-section';
@@ -247,6 +248,7 @@ export function armsSection(a: ArmsAnalysis, charts: RenderedChart[]): Block[] {
     { kind: 'h2', text: 'Arms' },
     ...fewClustersBlocks(fewClustersWarning('Too small for intervals', reasonsIn([a.arms, a.contrasts, a.provenance ?? null]))),
     ...findingsBlocks(a),
+    ...planBlocks(a),
     introBlock(a),
     ...exclusionBlocks(a),
     ...armTables(a),

@@ -50,6 +50,8 @@ export interface AnalyzeArmsOptions {
   normalization?: NormalizationConfig | null;
   /** Per arm name, `infer.price` (per 1M input / output tokens) for its cost; an arm not named has no cost. */
   prices?: Record<string, TokenPrice>;
+  /** The frozen plan (`phase5 plan --freeze`): contrasts it lacks are exploratory, out of the Holm family. */
+  planLock?: import('../src/plan/plan-lock').ReadLock | null;
   /** Called after each arm is scored (activities heartbeat with it). */
   onProgress?: (done: number, total: number) => void;
 }
@@ -141,6 +143,8 @@ export interface ArmsAnalysis {
   profiles: ReturnType<typeof armProfiles>;
   /** Files written, relative to resultsDir. */
   files: string[];
+  /** The frozen plan against the results (analysis/plan-check.ts); only when a plan.lock.json exists. */
+  plan_lock?: import('./plan-check').PlanCheck;
   /** ΔCER by gold passage in context and hit class (analysis/provenance.ts), attached by the analyze stage. */
   provenance?: import('./provenance').ProvenanceAnalysis;
 }

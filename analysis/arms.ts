@@ -30,6 +30,7 @@ import { fewClustersWarning, reasonsIn } from './min-clusters';
 import { plannedContrasts } from './contrasts';
 import { armProfiles } from './profile-arms';
 import { meanRows, replicateName, replicatesAsArms } from './arm-replicates';
+import { lockedContrasts, planCheck } from './plan-check';
 
 export { ARM_OCR_BANDS, armOcrBand, type ArmOcrBand, type BandCounts, type GuardRates } from './arm-counts';
 export type { PairedComparison } from './arms-compare';
@@ -103,10 +104,12 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     new Map(arms.map((a): [string, ArmEdits] => [a.info.name, armEdits(rows.get(a.info.name)!, a.info.upper_bound)])),
     scopes,
     settings,
+    options.planLock ? lockedContrasts(options.planLock.lock) : undefined,
   );
   holmFromContrasts(results, contrasts, base.info.name);
   const few = fewClustersWarning('study/arms.json', reasonsIn([results, contrasts]));
   if (few) warnings.push(few);
+  const profiles = armProfiles(arms, base, settings.collapseWhitespace, options.normalization);
   const analysis: ArmsAnalysis = {
     schema: ARMS_SCHEMA_ID,
     generated_at: options.generatedAt ?? new Date(Math.floor(Math.max(...arms.map((a) => a.mtimeMs)))).toISOString(),
@@ -119,11 +122,33 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     warnings,
     exclusions: options.exclusions ?? null,
     arms: results,
-    profiles: armProfiles(arms, base, settings.collapseWhitespace, options.normalization),
+    profiles,
+    ...planLockField(options, resultsDir, results, contrasts, profiles),
     files: [],
   };
   if (options.write !== false) analysis.files = writeArms(resultsDir, analysis);
   return analysis;
+}
+
+/** arms.json `plan_lock`: the frozen plan against these results, only when there is one (analysis/plan-check.ts). */
+function planLockField(
+  options: AnalyzeArmsOptions,
+  resultsDir: string,
+  results: ArmResult[],
+  contrasts: ContrastResult[],
+  profiles: { profile: string }[],
+): Pick<ArmsAnalysis, 'plan_lock'> {
+  if (!options.planLock) return {};
+  const names = results.map((r) => r.name);
+  return {
+    plan_lock: planCheck(
+      options.planLock,
+      resultsDir,
+      names,
+      contrasts,
+      profiles.map((p) => p.profile),
+    ),
+  };
 }
 
 function armEdits(rows: ArmRow[], upperBound: boolean): ArmEdits {

@@ -5,6 +5,7 @@
  *
  *   const result = await run(await optionsFrom(config, {}), { onProgress: (done, total) => … });
  */
+import { readPlanLock } from '../src/plan/plan-lock';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { resolvePath } from '../src/config/load';
@@ -71,8 +72,15 @@ async function armsOptions(config: Config, cli: RunOptions, root: string): Promi
       baseline: study?.baseline ?? 'zero_shot',
       exclusions: await corpusExclusions(config, cli),
       ...armsStats(config),
+      ...planLockOption(config),
     },
   };
+}
+
+/** The frozen plan of the results dir (`phase5 plan --freeze`), when there is one. */
+function planLockOption(config: Config): Pick<ArmsStatsOptions & { planLock?: ReturnType<typeof readPlanLock> }, 'planLock'> {
+  const lock = readPlanLock(config);
+  return lock ? { planLock: lock } : {};
 }
 
 /** Clusters, permutations, missing-line rule and planned contrasts of the arms analysis, from the config. */

@@ -10,6 +10,11 @@
  *
  * Reference: the analysis of 5 arms × 5,092 lines with 10,000 resamples and 10,000 permutations should take
  * seconds (the scoring of the lines dominates), not minutes.
+ *
+ * Last, power before the run (`phase5 plan`, analysis/plan-power.ts): the detectable |ΔCER| of gold3 vs identity
+ * planned for all lines — from the OCR baseline alone, and from random pilots (`--sample`, whole blocks) of
+ * `--pilot` lines per book with gold3's corrections — beside the one the analysis reports on all lines.
+ * Target: a pilot's plan within ±20 % of the analysis's.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -18,6 +23,8 @@ import { parseArgs } from 'node:util';
 import { analyzeArms } from '../analysis/arms';
 import { blockRateInterval, pairedBlockDelta, type BlockDesign } from '../analysis/block-stats';
 import { clusterIds } from '../analysis/clusters';
+import { mdeFactor, plannedPower, type MeasuredLines } from '../analysis/plan-power';
+import { sampled } from '../src/datasets/sample';
 import { scoreDistances } from '../src/text/distance';
 import { gold3, identity, loadOcrGs, writeOcrGsArms, type ArmSpec } from '../test/helpers/ocrgs-arms';
 
@@ -26,12 +33,14 @@ const { values: args } = parseArgs({
     iterations: { type: 'string', default: '10000' },
     'block-lines': { type: 'string', default: '25' },
     arms: { type: 'string', default: '5' },
+    pilot: { type: 'string', default: '200' },
   },
 });
 const iterations = Number(args.iterations);
 const blockLines = Number(args['block-lines']);
 
 const lines = await loadOcrGs();
+const lines_ = lines;
 const books = [...new Set(lines.map((s) => s.dataset))];
 const ref = Float64Array.from(lines, (s) => scoreDistances(s.gt_text, s.gt_text).refChars);
 const ocr = Float64Array.from(lines, (s) => scoreDistances(s.gt_text, s.ocr_text).charEdits);
@@ -132,6 +141,57 @@ try {
   console.log(
     `gold3 vs identity (analysis/arms.ts): ΔCER ${pp(g.vs_baseline!.delta_cer)} pp ${ci(g.vs_baseline!.ci)}, detectable ≥ ${(g.vs_baseline!.mde! * 100).toFixed(2)} pp, p ${g.vs_baseline!.p}, p_holm ${g.vs_baseline!.p_holm}; macro ${pp(g.macro!.vs_baseline!.delta_cer)} ${ci(g.macro!.vs_baseline!.ci)}`,
   );
+  planVsReported(g.vs_baseline!.mde!);
 } finally {
   rmSync(root, { recursive: true, force: true });
+}
+
+/** The plan's detectable effect (α alone, as the analysis reports it) at all lines, from measured lines of each book. */
+function plannedMde(pick: (book: string) => number[], fullyCorrected: boolean): { mde: number; lines: number } {
+  const datasets: Record<string, { measured: MeasuredLines; plannedLines: number }> = {};
+  let lines = 0;
+  for (const book of books) {
+    const idx = pick(book);
+    lines += idx.length;
+    const measured = {
+      sampleIds: idx.map((i) => lines_[i].sample_id),
+      ref: Float64Array.from(idx, (i) => ref[i]),
+      vs: Float64Array.from(idx, (i) => ocr[i]),
+      arm: Float64Array.from(idx, (i) => (fullyCorrected ? 0 : g3[i])),
+    };
+    datasets[book] = { measured, plannedLines: lines_.filter((s) => s.dataset === book).length };
+  }
+  const { se } = plannedPower({ datasets, clusters: { blockLines }, iterations, seed: 42 });
+  return { mde: mdeFactor(0.05, 1) * se!, lines };
+}
+
+function planVsReported(reported: number): void {
+  const pilot = Number(args.pilot);
+  const all = (book: string) => lines_.flatMap((s, i) => (s.dataset === book ? [i] : []));
+  const rows: string[][] = [];
+  const row = (what: string, r: { mde: number; lines: number }) =>
+    rows.push([what, String(r.lines), (r.mde * 100).toFixed(3), `${(((r.mde - reported) / reported) * 100).toFixed(1)} %`]);
+  row('OCR baseline (all lines, a full correction)', plannedMde(all, true));
+  for (const seed of [1, 2, 3, 4, 5]) {
+    const pick = (book: string) => {
+      const idx = all(book);
+      const chosen = new Set(
+        sampled(
+          idx.map((i) => ({ sample_id: lines_[i].sample_id })),
+          { lines: pilot, seed },
+          { blockLines },
+          book,
+        ).map((x) => x.sample_id),
+      );
+      return idx.filter((i) => chosen.has(lines_[i].sample_id));
+    };
+    row(`pilot --sample ${pilot} --seed ${seed} (gold3 on the pilot)`, plannedMde(pick, false));
+  }
+  console.log(
+    `\npower before the run: gold3 vs identity, detectable |ΔCER| at 80 % power (α = 0.05, no family), planned for all ${lines_.length} lines`,
+  );
+  console.log(`reported by the analysis on all lines: ${(reported * 100).toFixed(3)} pp\n`);
+  console.log('| Measured on | Lines | Planned MDE pp | vs reported |');
+  console.log('|---|---:|---:|---:|');
+  for (const r of rows) console.log(`| ${r.join(' | ')} |`);
 }

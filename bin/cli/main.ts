@@ -17,6 +17,7 @@ import { registerStatusCommand } from './commands/status';
 import { registerLocalCommands } from './commands/local';
 import { registerDemoCommand } from './commands/demo';
 import { registerRunsCommand } from './commands/runs';
+import { registerPlanCommand } from './commands/plan';
 
 export function buildProgram(): Command {
   const program = new Command('phase5')
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
   registerStageCommands(program);
   registerStatusCommand(program);
   registerRunsCommand(program);
+  registerPlanCommand(program);
   registerLocalCommands(program);
   registerDemoCommand(program);
   // Every subcommand reports usage errors through exitOverride as well.

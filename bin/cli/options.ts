@@ -23,6 +23,8 @@ export interface GlobalFlags {
 
 export interface StageFlags {
   limit?: string;
+  sample?: string;
+  seed?: string;
   datasets?: string[];
   force?: boolean;
   forceStage?: string[];
@@ -101,6 +103,9 @@ export function runOptions(stage: StageFlags, config: Config): RunOptions {
   }
   const opts: RunOptions = {};
   if (limit !== undefined) opts.limit = limit;
+  const sample = pilotOption(stage);
+  if (sample && limit !== undefined) throw new UsageError('--sample and --limit exclude each other: a random pilot, or the first n lines');
+  if (sample) opts.sample = sample;
   if (datasets?.length) opts.datasets = datasets;
   if (stage.corpusPath) opts.corpusPath = stage.corpusPath;
   if (stage.indexPath) opts.indexPath = stage.indexPath;
@@ -115,6 +120,18 @@ export function runOptions(stage: StageFlags, config: Config): RunOptions {
     opts.arm = stage.arm;
   }
   return opts;
+}
+
+/** `--sample N --seed S`: both or neither; N a positive integer, S an integer (docs/plan.md#random-pilots). */
+export function pilotOption(stage: Pick<StageFlags, 'sample' | 'seed'>): RunOptions['sample'] {
+  const lines = num('--sample', stage.sample, true);
+  const seed = num('--seed', stage.seed, true);
+  if (lines === undefined && seed === undefined) return undefined;
+  if (lines === undefined) throw new UsageError('--seed draws a random pilot: give --sample <n> with it');
+  if (seed === undefined)
+    throw new UsageError('--sample needs --seed <s>: the seed is part of the pilot (the same seed draws the same lines)');
+  if (lines <= 0) throw new UsageError(`--sample must be a positive integer, got ${lines}`);
+  return { lines, seed };
 }
 
 export function forcedStages(stage: StageFlags): StageName[] {

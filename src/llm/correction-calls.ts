@@ -1,5 +1,5 @@
 /** One backend call per input record, turned into the correction record to write (or nothing, when the run stops). */
-import { buildPrompt } from '../prompts/builder';
+import { buildPrompt, type BuiltPrompt } from '../prompts/builder';
 import { cleanOutput } from './clean';
 import { applyGuard } from './guard';
 import type { CorrectionRecord, InferenceInputRow } from './records';
@@ -9,6 +9,11 @@ import { isOutage, LlmError, type FailureInfo } from './types';
 function failureOf(err: unknown): FailureInfo {
   if (err instanceof LlmError) return err.toInfo();
   return { reason: 'unexpected', status: null, message: err instanceof Error ? `${err.name}: ${err.message}` : String(err), attempts: 1 };
+}
+
+/** The prompt infer sends for one record of a condition (`phase5 plan` counts the tokens of the same prompt). */
+export function correctionPrompt(condition: RunCorrectionsOptions['condition'], r: InferenceInputRow): BuiltPrompt {
+  return buildPrompt(condition, r.ocr_text, r.retrieval_context);
 }
 
 /** One backend call per record, counted into the summary; gives up (stops the run) after too many failures in a row. */
@@ -26,7 +31,7 @@ export class CorrectionCalls {
   /** The record to write, or null when the call was cut short by the stop signal. */
   async correct(r: InferenceInputRow): Promise<CorrectionRecord | null> {
     const { backend, condition } = this.opts;
-    const prompt = buildPrompt(condition, r.ocr_text, r.retrieval_context);
+    const prompt = correctionPrompt(condition, r);
     const base = {
       sample_id: r.sample_id,
       dataset: r.dataset,

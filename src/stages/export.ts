@@ -15,6 +15,7 @@ import path from 'node:path';
 import { resolvePath, resultDirs } from '../config/load';
 import type { Config } from '../config/schema';
 import { loadDataset, type DatasetSpec, type LoadedDataset } from '../datasets';
+import { clusterSpecOf, sampled, type SampleSpec } from '../datasets/sample';
 import { JsonlAppender, readJson, recoverJsonl, writeJsonAtomic } from '../io/jsonl';
 import { indexFiles } from '../index/manifest';
 import { sha256Text } from '../util/hash';
@@ -77,6 +78,8 @@ export interface ExportOptions {
   paths: StagePaths;
   datasets: string[];
   limit?: number;
+  /** `--sample N --seed S`: a random pilot of whole clusters per dataset. */
+  sample?: SampleSpec;
   force: boolean;
   /** Study arms: one export per distinct retrieval fingerprint (null without `study:`: the single default export). */
   groups?: ExportGroup[] | null;
@@ -90,6 +93,7 @@ export function optionsFrom(config: Config, cli: RunOptions, force = false, plan
     paths: plan.paths,
     datasets: selectedDatasets(config, cli),
     limit: cli.limit,
+    ...(cli.sample ? { sample: cli.sample } : {}),
     force,
     groups: plan.exports,
     arms: plan.declared,
@@ -135,10 +139,16 @@ export function selectedDatasets(config: Config, options: Pick<RunOptions, 'data
 }
 
 /** The dataset; its problems are logged by the plan only (every shard reloads the same files). */
-async function loadSamples(config: Config, key: string, limit: number | undefined, logProblems: boolean): Promise<LoadedDataset> {
+async function loadSamples(
+  config: Config,
+  key: string,
+  pick: Pick<ExportOptions, 'limit' | 'sample'>,
+  logProblems: boolean,
+): Promise<LoadedDataset> {
   const spec = datasetSpec(config, key);
   if (!existsSync(spec.path)) throw new UserInputError(`dataset ${key}: ${spec.path} not found`);
-  return loadDataset(spec, { limit, maxLineChars: config.phase5.export.max_line_chars, logProblems });
+  const loaded = await loadDataset(spec, { limit: pick.limit, maxLineChars: config.phase5.export.max_line_chars, logProblems });
+  return pick.sample ? { ...loaded, samples: sampled(loaded.samples, pick.sample, clusterSpecOf(config), key) } : loaded;
 }
 
 /** `<results>/phase5/export/skipped.json`: what the export left out, per dataset (read by the report). */
@@ -172,6 +182,7 @@ function exportFingerprint(options: ExportOptions & { mode?: ContextSource['mode
       manifest: readFileSync(manifestPath, 'utf8'),
       retrieval: config.phase5.retrieval, // every retrieval option (top_k, min_score, format, pipeline options) changes the output
       limit: options.limit ?? null,
+      ...(options.sample ? { sample: options.sample, clusters: clusterSpecOf(config) } : {}),
       datasets: options.datasets.map((k) => config.datasets[k]),
       shard_size: config.phase5.export.shard_size,
       max_line_chars: config.phase5.export.max_line_chars, // decides which lines are skipped
@@ -208,7 +219,7 @@ export async function planExport(options: ExportOptions): Promise<ExportPlan> {
     datasets: [],
   };
   for (const key of options.datasets) {
-    const { samples, problems } = await loadSamples(config, key, options.limit, true);
+    const { samples, problems } = await loadSamples(config, key, options, true);
     const skipped = skipsFromProblems(problems);
     groups.forEach((group, gi) => {
       if (options.force) rmSync(path.dirname(shardFile(config, { dataset: key, index: 0, group })), { recursive: true, force: true });
@@ -269,7 +280,7 @@ export async function exportShard(
   const name = `${shard.dataset}#${shard.index}`;
   if (present.size > 0) log.info({ shard: name, done: present.size, total }, 'resuming shard');
   hooks.onProgress?.(present.size, total);
-  const dataset = (await loadSamples(config, shard.dataset, options.limit, false)).samples;
+  const dataset = (await loadSamples(config, shard.dataset, options, false)).samples;
   const samples = dataset.slice(shard.start, shard.end);
   if (samples.length !== total)
     throw new Error(

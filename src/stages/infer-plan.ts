@@ -1,6 +1,6 @@
 /**
  * The infer plan: which input lines each shard corrects, written once per input selection so a shard reads only
- * its own lines. `writePlan` scans inference_input.jsonl once (dataset filter, `--limit`, first record of each
+ * its own lines. `writePlan` scans inference_input.jsonl once (dataset filter, `--limit` or `--sample`, first record of each
  * sample_id) and writes, in `<phase5>/infer-plan/<hash>/`:
  *  - `<dataset>.offsets`: (byte offset, byte length) of the dataset's selected lines, in input order (float64 pairs);
  *  - `order.u16`: the dataset (index into `plan.json`'s list) of every selected line, in input order — the merge
@@ -14,6 +14,8 @@ import path from 'node:path';
 import { JsonlParseError, writeJsonAtomic } from '../io/jsonl';
 import { describeZodError, InferenceInputSchema, type InferenceInputRow } from '../llm/records';
 import { UserInputError } from './types';
+import type { ClusterSpec } from '../datasets/clusters';
+import { drawSample, type SampleSpec } from '../datasets/sample';
 
 export interface PlanDataset {
   dataset: string;
@@ -34,6 +36,8 @@ export interface InferPlanFiles {
 export interface PlanSelection {
   datasets?: readonly string[];
   limit?: number;
+  /** `--sample N --seed S` with the config's clusters: the pilot's lines of each dataset (src/datasets/sample.ts). */
+  sample?: { spec: SampleSpec; clusters: ClusterSpec };
 }
 
 /** A dataset key as a file name (dataset keys are config keys: letters, digits, `.`, `_`, `-` stay). */
@@ -43,7 +47,14 @@ export function safeName(dataset: string): string {
 
 function planDirFor(input: string, sel: PlanSelection): string {
   const st = statSync(input);
-  const key = JSON.stringify([path.resolve(input), st.size, st.mtimeMs, sel.datasets ?? null, sel.limit ?? null]);
+  const key = JSON.stringify([
+    path.resolve(input),
+    st.size,
+    st.mtimeMs,
+    sel.datasets ?? null,
+    sel.limit ?? null,
+    ...(sel.sample ? [sel.sample] : []),
+  ]);
   return path.join(path.dirname(input), 'infer-plan', createHash('sha256').update(key).digest('hex').slice(0, 12));
 }
 
@@ -82,6 +93,8 @@ async function forEachLine(file: string, fn: (text: string, offset: number, leng
 
 interface Scan {
   byDataset: Map<string, number[]>;
+  /** The sample_ids of each dataset's lines, kept only when a pilot is drawn from them. */
+  ids: Map<string, string[]>;
   order: number[];
   duplicates: number;
   duplicateIds: string[];
@@ -90,7 +103,7 @@ interface Scan {
 async function scanInput(input: string, sel: PlanSelection): Promise<Scan> {
   const wanted = sel.datasets ? new Set(sel.datasets) : null;
   const seen = new Set<string>();
-  const scan: Scan = { byDataset: new Map(), order: [], duplicates: 0, duplicateIds: [] };
+  const scan: Scan = { byDataset: new Map(), ids: new Map(), order: [], duplicates: 0, duplicateIds: [] };
   const datasetIndex = new Map<string, number>();
   await forEachLine(input, (text, offset, length, lineNo) => {
     if (!text.trim()) return;
@@ -115,8 +128,26 @@ async function scanInput(input: string, sel: PlanSelection): Promise<Scan> {
     scan.byDataset.set(v.dataset, list);
     list.push(offset, length);
     scan.order.push(datasetIndex.get(v.dataset) as number);
+    if (sel.sample) {
+      const ids = scan.ids.get(v.dataset) ?? [];
+      scan.ids.set(v.dataset, ids);
+      ids.push(v.sample_id);
+    }
   });
-  return scan;
+  return sel.sample ? pilotOf(scan, sel.sample) : scan;
+}
+
+/** The scan cut to the pilot's lines of each dataset (input order kept). */
+function pilotOf(scan: Scan, sample: NonNullable<PlanSelection['sample']>): Scan {
+  const keep = new Map<string, Set<number>>();
+  for (const [dataset, ids] of scan.ids) keep.set(dataset, new Set(drawSample(ids, sample.spec, sample.clusters, dataset)));
+  const names = [...scan.byDataset.keys()];
+  const seen = names.map(() => 0);
+  const order = scan.order.filter((d) => keep.get(names[d])!.has(seen[d]++));
+  const byDataset = new Map(
+    [...scan.byDataset].map(([dataset, pairs]) => [dataset, pairs.filter((_, i) => keep.get(dataset)!.has(Math.floor(i / 2)))]),
+  );
+  return { ...scan, byDataset, order };
 }
 
 /** Scan the input once and write the plan files; an existing complete plan for the same selection is reused. */

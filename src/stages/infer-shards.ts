@@ -24,6 +24,7 @@ import type { CorrectorKind } from './corrector-arm';
 import { readOrder, readPlannedIds, readPlannedRows, safeName, writePlan, type InferPlanFiles } from './infer-plan';
 import {
   correctLines,
+  planSelection,
   RESULT_KEYS,
   runTags,
   type ArmCounts,
@@ -33,6 +34,7 @@ import {
   type OpenBackend,
 } from './infer';
 import { assertFailedShareOf, countFailedRecords } from './infer-failures';
+import { recordPlanLock } from '../plan/plan-lock';
 import { loadOver, type LlmLoad } from './llm-load';
 import { skipsFromCounts, type Skips } from './skips';
 import { claimReplicateOutput, replicateKey, replicateRun, replicateRuns } from './replicates';
@@ -86,7 +88,7 @@ export async function planInfer(options: InferOptions): Promise<ArmPlan[]> {
   const arms: ArmPlan[] = [];
   for (const a of options.arms) {
     if (!existsSync(a.input)) throw new UserInputError(`no ${a.input} — run \`phase5 export\` first`);
-    const plan = plans.get(a.input) ?? (await writePlan(a.input, { datasets: options.datasets, limit: options.limit }));
+    const plan = plans.get(a.input) ?? (await writePlan(a.input, planSelection(options)));
     plans.set(a.input, plan);
     const shards = plan.datasets.reduce((n, d) => n + Math.ceil(d.lines / shardSize), 0);
     for (const run of replicateRuns(a)) {
@@ -102,6 +104,7 @@ export async function planInfer(options: InferOptions): Promise<ArmPlan[]> {
       };
       if (a.corrector) arm.corrector = a.corrector.kind;
       claimReplicateOutput(run, options.force);
+      recordPlanLock(a.config, run.output); // the frozen plan this arm's corrections are made under (docs/plan.md#frozen-plan)
       await prepareParts(options, arm);
       arms.push(arm);
     }

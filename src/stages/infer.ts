@@ -40,6 +40,10 @@ import { loadNow, type LlmLoad } from './llm-load';
 import { assertFailedShare, InferFailedError, outageFailure, type InferCheckpoint } from './infer-failures';
 import { importCorrections, type ImportResult } from './infer-import';
 import { claimReplicateOutput, replicateKey, replicateRuns } from './replicates';
+import { recordPlanLock } from '../plan/plan-lock';
+import type { ClusterSpec } from '../datasets/clusters';
+import { clusterSpecOf, drawSample, type SampleSpec } from '../datasets/sample';
+import type { PlanSelection } from './infer-plan';
 
 export { assertFailedShare, countFailedRecords, InferFailedError, isOutageFailure, type InferCheckpoint } from './infer-failures';
 export { guardImported, importCorrections, type ImportResult } from './infer-import';
@@ -56,6 +60,8 @@ export interface InferOptions {
   datasets?: string[];
   /** `phase5 infer --limit N`: only the first N lines of each selected dataset, in input order. */
   limit?: number;
+  /** `phase5 infer --sample N --seed S`: the random pilot's lines of each dataset, with the config's clusters. */
+  sample?: { spec: SampleSpec; clusters: ClusterSpec };
   /** `phase5 infer --import FILE`. */
   importFile?: string;
   force: boolean;
@@ -78,6 +84,7 @@ export function optionsFrom(config: Config, cli: RunOptions, force = false, plan
     importArm: cli.importFile ? findArm(plan.declared, cli.arm ?? 'rag') : undefined,
     datasets: cli.datasets,
     limit: cli.limit,
+    ...(cli.sample ? { sample: { spec: cli.sample, clusters: clusterSpecOf(config) } } : {}),
     importFile: cli.importFile ? resolvePath(cli.importFile) : undefined,
     force,
     retryFailed: cli.retryFailed ?? false,
@@ -139,14 +146,26 @@ function armSkips(summary: RunCorrectionsSummary): Skips {
 
 /**
  * `--limit N` (with `--datasets`): the records of the first N distinct sample_ids of each selected dataset, in
- * input order (duplicates of those kept, so the runner still counts them). Without a limit: the input file.
+ * input order (duplicates of those kept, so the runner still counts them); `--sample N --seed S`: those of the
+ * pilot's lines (src/datasets/sample.ts), in input order. Without either: the input file.
  */
 async function selectedInput(options: InferOptions, input: string): Promise<string | InferenceInputRow[]> {
-  if (options.limit === undefined) return input;
+  if (options.limit === undefined && options.sample === undefined) return input;
+  return selectRows(options, await readInferenceInput(input));
+}
+
+/** The records infer corrects of an input's rows: the selected datasets, then `--limit` or `--sample` (see selectedInput). */
+export function selectRows(
+  options: Pick<InferOptions, 'datasets' | 'limit' | 'sample'>,
+  all: readonly InferenceInputRow[],
+): InferenceInputRow[] {
   const wanted = options.datasets ? new Set(options.datasets) : null;
+  const rows = all.filter((r) => !wanted || wanted.has(r.dataset));
+  if (options.limit === undefined && options.sample === undefined) return rows;
+  const keep = options.sample ? pilotIds(rows, options.sample) : null;
   const taken = new Map<string, Set<string>>();
-  return (await readInferenceInput(input)).filter((r) => {
-    if (wanted && !wanted.has(r.dataset)) return false;
+  return rows.filter((r) => {
+    if (keep) return keep.has(r.sample_id);
     const ids = taken.get(r.dataset) ?? new Set<string>();
     taken.set(r.dataset, ids);
     if (ids.has(r.sample_id)) return true;
@@ -154,6 +173,22 @@ async function selectedInput(options: InferOptions, input: string): Promise<stri
     ids.add(r.sample_id);
     return true;
   });
+}
+
+/** The sample_ids of the pilot's lines: drawn per dataset from its distinct sample_ids in input order. */
+export function pilotIds(rows: readonly InferenceInputRow[], sample: NonNullable<InferOptions['sample']>): Set<string> {
+  const byDataset = new Map<string, string[]>();
+  const seen = new Set<string>();
+  for (const r of rows) {
+    if (seen.has(r.sample_id)) continue;
+    seen.add(r.sample_id);
+    const ids = byDataset.get(r.dataset) ?? [];
+    byDataset.set(r.dataset, ids);
+    ids.push(r.sample_id);
+  }
+  const keep = new Set<string>();
+  for (const [dataset, ids] of byDataset) for (const i of drawSample(ids, sample.spec, sample.clusters, dataset)) keep.add(ids[i]);
+  return keep;
 }
 
 /** Per arm name (`<arm>#<r>` for replicate r ≥ 1, ./replicate-key.ts), its result; or the import. */
@@ -192,6 +227,7 @@ export async function runArm(
   mkdirSync(path.dirname(output), { recursive: true });
   claimReplicateOutput(arm, options.force);
   if (options.force && existsSync(output)) writeJsonlAtomic(output, []);
+  recordPlanLock(arm.config, output);
   const backend = await openBackend(arm.backend());
   let summary: RunCorrectionsSummary;
   try {
@@ -271,4 +307,9 @@ export async function correctLines(
     if (err instanceof RunCorrectionsError) throw new InferFailedError(`${err.message} (${JSON.stringify(err.summary.failuresByReason)})`);
     throw err;
   }
+}
+
+/** The infer plan's line selection (./infer-plan.ts): datasets, `--limit` or `--sample`. */
+export function planSelection(options: InferOptions): PlanSelection {
+  return { datasets: options.datasets, limit: options.limit, ...(options.sample ? { sample: options.sample } : {}) };
 }

@@ -5,11 +5,14 @@
  */
 import type { Config } from '../config/schema';
 import type { LlmLoad } from './llm-load';
+import type { SampleSpec } from '../datasets/sample';
 
 /** CLI options that are not config keys (config-key flags such as --top-k are merged into the config). */
 export interface RunOptions {
-  /** Max samples per dataset (export). */
+  /** `--limit N`: the first N lines of each dataset (a smoke test). */
   limit?: number;
+  /** `--sample N --seed S`: a random pilot of N lines per dataset, drawn as whole clusters (src/datasets/sample.ts). */
+  sample?: SampleSpec;
   /** Subset of dataset keys. */
   datasets?: string[];
   corpusPath?: string;

@@ -18,6 +18,7 @@
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { BatchingBox } from './batching-box';
+import { chatTemplate, type SimTokenizer } from './sim-tokenizer';
 
 export interface SimLlmOptions {
   baseMs?: number;
@@ -28,6 +29,12 @@ export interface SimLlmOptions {
   knee?: number;
   /** Port to listen on (default: a free one). */
   port?: number;
+  /**
+   * Count prompt tokens with a real tokenizer over a chat template (./sim-tokenizer) and serve the tokenizer
+   * routes: vLLM's `POST /tokenize` ({messages} → {count, tokens}) or llama.cpp's (`POST /apply-template` and
+   * `POST /tokenize` {content} → {tokens}). Without it: no tokenizer route, prompt tokens ⌈chars / 4⌉.
+   */
+  tokenizer?: { api: 'vllm' | 'llama.cpp'; tokenizer: SimTokenizer };
 }
 
 export interface SimLlmServer {
@@ -100,15 +107,40 @@ function send(res: http.ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-function completion(model: string, answer: string, promptChars: number): unknown {
+function completion(model: string, answer: string, promptTokens: number): unknown {
   return {
     id: `sim-${Date.now()}`,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model,
     choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: simTokens('x'.repeat(promptChars)), completion_tokens: simTokens(answer), total_tokens: 0 },
+    usage: { prompt_tokens: promptTokens, completion_tokens: simTokens(answer), total_tokens: 0 },
   };
+}
+
+/** vLLM's /tokenize (chat messages, template applied) or llama.cpp's /apply-template and /tokenize (plain content). */
+async function tokenizeRoute(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  tok: NonNullable<SimLlmOptions['tokenizer']>,
+): Promise<void> {
+  let body: { messages?: { role: string; content: string }[]; content?: string };
+  try {
+    body = JSON.parse(await readBody(req)) as typeof body;
+  } catch {
+    return send(res, 400, { error: { message: 'body is not JSON' } });
+  }
+  if (tok.api === 'vllm') {
+    if (req.url !== '/tokenize' || !Array.isArray(body.messages)) return send(res, 404, { error: { message: `no route ${req.url}` } });
+    const tokens = tok.tokenizer.ids(chatTemplate(body.messages));
+    return send(res, 200, { count: tokens.length, max_model_len: 32768, tokens });
+  }
+  if (req.url === '/apply-template') {
+    if (!Array.isArray(body.messages)) return send(res, 400, { error: { message: 'no messages' } });
+    return send(res, 200, { prompt: chatTemplate(body.messages) });
+  }
+  if (typeof body.content !== 'string') return send(res, 400, { error: { message: 'no content' } });
+  return send(res, 200, { tokens: tok.tokenizer.ids(body.content) });
 }
 
 export async function startSimLlmServer(opts: SimLlmOptions = {}): Promise<SimLlmServer> {
@@ -121,8 +153,12 @@ export async function startSimLlmServer(opts: SimLlmOptions = {}): Promise<SimLl
   let served = 0;
   const sockets = new Set<Socket>();
 
+  const tok = opts.tokenizer;
+  const promptTokens = (messages: { role: string; content: string }[]) =>
+    tok ? tok.tokenizer.ids(chatTemplate(messages)).length : simTokens('x'.repeat(messages.reduce((n, m) => n + m.content.length, 0)));
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     if (req.method === 'GET' && req.url === '/v1/models') return send(res, 200, { object: 'list', data: [{ id: 'sim', object: 'model' }] });
+    if (tok && req.method === 'POST' && (req.url === '/tokenize' || req.url === '/apply-template')) return tokenizeRoute(req, res, tok);
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions')
       return send(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
     let body: ChatBody;
@@ -145,15 +181,7 @@ export async function startSimLlmServer(opts: SimLlmOptions = {}): Promise<SimLl
       answers.push({ atMs: at, latencyMs: at - arrived });
       served++;
       byText.set(ocr, (byText.get(ocr) ?? 0) + 1);
-      send(
-        res,
-        200,
-        completion(
-          body.model ?? 'sim',
-          answer,
-          messages.reduce((n, m) => n + m.content.length, 0),
-        ),
-      );
+      send(res, 200, completion(body.model ?? 'sim', answer, promptTokens(messages)));
     } finally {
       release();
     }

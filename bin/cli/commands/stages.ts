@@ -110,7 +110,17 @@ export const STAGE_FLAGS: readonly { flags: string; description: string; stages:
   { flags: '--index-path <file>', description: 'index file (default <results>/phase5/index.usearch)', stages: ['build', 'export'] },
   {
     flags: '--limit <n>',
-    description: 'only the first n lines of each dataset, in input order (a smoke test)',
+    description: 'only the first n lines of each dataset, in input order (a smoke test, not a pilot: see --sample)',
+    stages: ['export', 'infer'],
+  },
+  {
+    flags: '--sample <n>',
+    description: 'a random pilot: n lines of each dataset, drawn as whole pages/blocks (with --seed)',
+    stages: ['export', 'infer'],
+  },
+  {
+    flags: '--seed <s>',
+    description: "the pilot's random seed (--sample): the same seed draws the same lines",
     stages: ['export', 'infer'],
   },
   { flags: '--datasets <keys...>', description: 'subset of dataset keys', stages: ['export', 'infer', 'analyze'] },
