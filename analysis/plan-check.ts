@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { armPlanLock, type PlanLock, type ReadLock } from '../src/plan/plan-lock';
+import { replicateFolders } from './arm-replicates';
 
 export interface PlanCheck {
   sha256: string;
@@ -51,7 +52,7 @@ export function lockedContrasts(lock: PlanLock): (c: { arm: string; vs: string }
   return (c) => planned.has(key(c.arm, c.vs));
 }
 
-/** Requests and prompt tokens an arm's corrections record (one record per request). */
+/** Requests and prompt tokens a corrections file records (one record per request); an arm sums its replicates'. */
 function actualOf(file: string): { requests: number; prompt_tokens: number } {
   if (!existsSync(file)) return { requests: 0, prompt_tokens: 0 };
   let requests = 0,
@@ -79,7 +80,10 @@ export function planCheck(
   const lockedProfiles = new Set([lock.normalization.primary, ...lock.normalization.secondary]);
   const perArm = arms.map((arm) => {
     const planned = lock.planned?.arms?.find((p) => p.arm === arm);
-    const actual = actualOf(outputOf(arm));
+    const replicates = replicateFolders(path.dirname(outputOf(arm)), Infinity).used;
+    const actual = [outputOf(arm), ...replicates.map((r) => path.join(r.dir, 'corrections.jsonl'))]
+      .map(actualOf)
+      .reduce((x, y) => ({ requests: x.requests + y.requests, prompt_tokens: x.prompt_tokens + y.prompt_tokens }));
     return {
       arm,
       planned_requests: planned?.requests ?? null,

@@ -46,7 +46,7 @@ describe('analysis/plan-power', () => {
     const b = lines(200, 2);
     const p = plannedPower({
       datasets: { A: { measured: a, plannedLines: 200 }, B: { measured: b, plannedLines: 200 } },
-      clusters: { blockLines: 25 },
+      clusters: { blockLines: 10 }, // 20 clusters a dataset: enough for an SE (analysis.min_clusters)
       iterations: 300,
       seed: 1,
     });

@@ -1,8 +1,8 @@
 /**
  * `phase5 plan` against the simulated GPU box (test/helpers/sim-llm-server.ts) on real OCR_GS lines: the plan's
- * request count is what the run then sends (a study with a placebo arm, and replicates where the config takes
- * them), and its prompt tokens, counted by the box's own tokenizer through `/tokenize` (vLLM's form and
- * llama.cpp's), are within 2 % of what the box counts while serving — the estimate is not.
+ * request count is what the run then sends (a study with a placebo arm and an arm of 2 replicates), and its
+ * prompt tokens, counted by the box's own tokenizer through `/tokenize` (vLLM's form and llama.cpp's), are
+ * within 2 % of what the box counts while serving — the estimate is not.
  */
 import { expect } from 'chai';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,7 +42,7 @@ describe('phase5 plan (simulated box)', function () {
       const box = await startSimLlmServer({ concurrency: 8, tokenizer: { api, tokenizer } });
       const results = path.join(root, api);
       try {
-        const { config, replicates } = studyConfig(results, box, datasets);
+        const { config } = studyConfig(results, box, datasets);
         writeExports(config, lines);
         const plan = await computePlan(config, {}, { linesPerS: 4 });
         expect(plan.arms.map((a) => [a.arm, a.lines, a.prompt_tokens_source])).to.deep.equal([
@@ -50,7 +50,8 @@ describe('phase5 plan (simulated box)', function () {
           ['rag', 120, 'server'],
           ['placebo', 120, 'server'],
         ]);
-        expect(plan.arms.find((a) => a.arm === 'rag')!.replicates).to.equal(replicates ? 2 : 1);
+        expect(plan.arms.find((a) => a.arm === 'rag')!.replicates).to.equal(2);
+        expect(plan.totals.requests).to.equal(4 * 120); // zero_shot + 2 × rag + placebo
         expect(plan.totals.est_seconds).to.equal(plan.totals.requests / 4);
         expect(plan.arms.every((a) => a.max_completion_tokens === a.requests * 64)).to.equal(true);
         expect(box.served()).to.equal(0); // counting tokens corrects nothing

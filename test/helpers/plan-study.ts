@@ -1,6 +1,6 @@
 /**
  * A small study on the simulated box for the `phase5 plan` tests: real OCR_GS lines, arms zero_shot (the
- * baseline), rag (2 replicates where the schema has the key) and a placebo, their exports written as
+ * baseline), rag (2 replicates) and a placebo, their exports written as
  * `phase5 export` writes them (arm.json, inference_input.jsonl with a context for the rag-prompt arms).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -8,6 +8,7 @@ import path from 'node:path';
 import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import type { OcrSample } from '../../src/datasets';
+import { replicateRuns } from '../../src/stages/replicates';
 import { writeArmDirs } from '../../src/stages/study-files';
 import { studyPlan } from '../../src/stages/study-plan';
 import type { SimLlmServer } from './sim-llm-server';
@@ -18,24 +19,20 @@ export const ARMS = [
   { name: 'placebo', retrieval: { mode: 'random' } },
 ];
 
-/** A study config on the box; `replicates` only where the schema has the key (rep31's arms), else plain arms. */
+/** A study config on the box. */
 export function studyConfig(
   root: string,
   box: SimLlmServer,
   datasets: Record<string, string>,
   study: Record<string, unknown> = {},
-): { config: Config; replicates: boolean } {
+): { config: Config } {
   const raw = (arms: unknown[]) => ({
     paths: { results_dir: root },
     datasets: Object.fromEntries(Object.entries(datasets).map(([k, p]) => [k, { type: 'jsonl', path: p }])),
     infer: { backend: 'openai', openai: { base_url: box.url, model: 'sim', max_tokens: 64, adaptive_concurrency: false, concurrency: 8 } },
     study: { arms, ...study },
   });
-  try {
-    return { config: parseConfig(raw(ARMS), 'plan-test.yaml', { env: {} }), replicates: true };
-  } catch {
-    return { config: parseConfig(raw(ARMS.map(({ replicates: _r, ...a }) => a)), 'plan-test.yaml', { env: {} }), replicates: false };
-  }
+  return { config: parseConfig(raw(ARMS), 'plan-test.yaml', { env: {} }) };
 }
 
 /** Every arm's export, as `phase5 export` writes it: rag-style arms get a context (the gold of the next lines). */
@@ -63,8 +60,8 @@ export function writeExports(config: Config, lines: OcrSample[]): void {
 /** The prompt tokens the box reported for every corrected line of every arm. */
 export function servedPromptTokens(config: Config): number {
   let n = 0;
-  for (const arm of studyPlan(config, {}).arms)
-    for (const line of readFileSync(arm.output, 'utf8').split('\n').filter(Boolean))
+  for (const run of studyPlan(config, {}).arms.flatMap(replicateRuns))
+    for (const line of readFileSync(run.output, 'utf8').split('\n').filter(Boolean))
       n += (JSON.parse(line) as { prompt_tokens: number }).prompt_tokens;
   return n;
 }
