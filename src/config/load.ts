@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import YAML, { YAMLParseError } from 'yaml';
 import type { z } from 'zod';
 import { ConfigSchema, type Config } from './schema';
+import { readPromptFiles } from './prompt-files';
 import { studyProblems } from './study';
 
 export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -74,6 +75,8 @@ export function parseConfig(raw: unknown, file: string, opts: LoadOptions = {}):
   if (env.OPENITI_ROOT) config.data.openiti_root = env.OPENITI_ROOT;
   if (env.TEMPORAL_ADDRESS) config.temporal.address = env.TEMPORAL_ADDRESS;
   if (env.TEMPORAL_NAMESPACE) config.temporal.namespace = env.TEMPORAL_NAMESPACE;
+  const unreadable = readPromptFiles(config, file);
+  if (unreadable.length) throw new ConfigError(file, unreadable);
   checkConsistency(config, file);
   return config;
 }

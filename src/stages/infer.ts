@@ -33,6 +33,7 @@ import {
 import { childLogger } from '../util/log';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
 import { readInferenceInput, type InferenceInputRow } from '../llm/records';
+import { jsonAnswerField } from '../llm/decoding';
 import { skipsFromCounts, type Skips } from './skips';
 import { findArm, type ArmRun } from './arms';
 import { studyPlan, type StudyPlan } from './study-plan';
@@ -226,6 +227,8 @@ export async function correctLines(
       outputPath: target.output,
       backend,
       condition: arm.prompt,
+      template: arm.template,
+      jsonField: jsonAnswerField(arm.config.infer.decoding?.response_format),
       label: arm.name,
       retryFailed: options.retryFailed,
       datasets: target.datasets,
