@@ -50,7 +50,11 @@ export function readAnswer(res: CompletionResult, jsonField: string | null | und
     );
   }
   if (!jsonField) {
-    if (!split.text.trim()) throw new AnswerError(new LlmError('empty_content', 'the answer is empty once its reasoning is set apart', 200, res.attempts), reasoning);
+    if (!split.text.trim())
+      throw new AnswerError(
+        new LlmError('empty_content', 'the answer is empty once its reasoning is set apart', 200, res.attempts),
+        reasoning,
+      );
     return { text: split.text, reasoning };
   }
   let value: unknown;

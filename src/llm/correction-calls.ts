@@ -41,7 +41,9 @@ export class CorrectionCalls {
   /** The record to write, or null when the call was cut short by the stop signal. */
   async correct(r: InferenceInputRow): Promise<CorrectionRecord | null> {
     const { backend, condition, template } = this.opts;
-    const prompt = template ? renderTemplate(template, r.ocr_text, r.retrieval_context) : buildPrompt(condition, r.ocr_text, r.retrieval_context);
+    const prompt = template
+      ? renderTemplate(template, r.ocr_text, r.retrieval_context)
+      : buildPrompt(condition, r.ocr_text, r.retrieval_context);
     const base = {
       sample_id: r.sample_id,
       dataset: r.dataset,
@@ -86,7 +88,11 @@ export class CorrectionCalls {
   }
 
   /** corrected_text and raw_output; with the guard on, the guarded text plus raw_text and the decision. */
-  private outputFields(answer: string, ocr: string, raw: string): Pick<CorrectionRecord, 'corrected_text' | 'raw_output' | 'raw_text' | 'guard'> {
+  private outputFields(
+    answer: string,
+    ocr: string,
+    raw: string,
+  ): Pick<CorrectionRecord, 'corrected_text' | 'raw_output' | 'raw_text' | 'guard'> {
     const guard = this.opts.guard;
     if (!guard?.enabled) return { corrected_text: cleanOutput(answer, { source: ocr }), raw_output: raw };
     const g = applyGuard(answer, ocr, guard);

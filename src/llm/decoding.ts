@@ -49,7 +49,8 @@ export const DecodingSchema = z
       ctx.addIssue({
         code: 'custom',
         path: ['response_format', 'json_schema', 'schema'],
-        message: 'the schema must declare a string property "corrected_text" (or exactly one string property) — the correction is read from it',
+        message:
+          'the schema must declare a string property "corrected_text" (or exactly one string property) — the correction is read from it',
       });
   });
 export type Decoding = z.infer<typeof DecodingSchema>;

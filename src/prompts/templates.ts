@@ -78,7 +78,9 @@ export function renderTemplate(t: PromptTemplate, ocrText: string, retrievalCont
   const context = retrievalContext ?? '';
   const empty = !context.trim();
   if (t.retrieves && empty && t.name === 'rag_cache') return { ...buildZeroShot(ocrText), promptType: 'zero_shot_fallback' };
-  const messages: ChatMessage[] = t.system ? [{ role: 'system', content: fill(t.system, { ocr_text: ocrText, retrieval_context: context }) }] : [];
+  const messages: ChatMessage[] = t.system
+    ? [{ role: 'system', content: fill(t.system, { ocr_text: ocrText, retrieval_context: context }) }]
+    : [];
   for (const ex of t.examples) {
     messages.push({ role: 'user', content: fill(t.user, { ocr_text: ex.ocr_text, retrieval_context: ex.retrieval_context ?? '' }) });
     messages.push({ role: 'assistant', content: ex.corrected_text });

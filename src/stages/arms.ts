@@ -157,7 +157,10 @@ function kGroup(arm: ArmRun, layout: StudyLayout): string {
   // A template other than the two first built-ins enters by its text; those two keep the hashes they always had.
   const t = arm.template;
   const template = !t || t.name === 'rag' || t.name === 'zero_shot' ? {} : { template: t.sha256 };
-  return sha256Text(stableJson({ retrieval, prompt: arm.prompt, ...template, infer: arm.config.infer, guard: arm.guard ?? null })).slice(0, 16);
+  return sha256Text(stableJson({ retrieval, prompt: arm.prompt, ...template, infer: arm.config.infer, guard: arm.guard ?? null })).slice(
+    0,
+    16,
+  );
 }
 
 /** The fingerprint of the export zero-shot arms read (see studyArms). */
