@@ -18,6 +18,7 @@ import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { LineWriter } from '../io/line-writer';
 import { readJsonl, recoverJsonl, writeJsonAtomic, writeJsonlAtomic } from '../io/jsonl';
+import { writeArmRequest } from './study-files';
 import type { Condition } from '../llm';
 import { findArm } from './arms';
 import { readOrder, readPlannedIds, readPlannedRows, safeName, writePlan, type InferPlanFiles } from './infer-plan';
@@ -73,6 +74,7 @@ export async function planInfer(options: InferOptions): Promise<ArmPlan[]> {
   const arms: ArmPlan[] = [];
   for (const a of options.arms) {
     if (!existsSync(a.input)) throw new UserInputError(`no ${a.input} — run \`phase5 export\` first`);
+    await writeArmRequest(a);
     const plan = plans.get(a.input) ?? (await writePlan(a.input, { datasets: options.datasets, limit: options.limit }));
     plans.set(a.input, plan);
     const shards = plan.datasets.reduce((n, d) => n + Math.ceil(d.lines / shardSize), 0);

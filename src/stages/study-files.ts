@@ -3,7 +3,7 @@
  * arms reading it, the verbatim-gold retrieval rate), and per arm `<results>/arms/<arm>/arm.json` plus
  * `inference_input.jsonl` — a relative symlink to the shared export (a copy where links cannot be made).
  */
-import { copyFileSync, lstatSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { readJsonl, readJsonlAll, writeJsonAtomic } from '../io/jsonl';
 import { redactedUrl } from '../llm/openai-backend';
@@ -122,4 +122,23 @@ export function linkOrCopy(target: string, link: string): void {
   } catch {
     copyFileSync(target, link);
   }
+}
+
+/**
+ * Before an arm's lines are corrected: its arm.json's request fields (template, decoding, backend) as this infer
+ * sends them — the export wrote them, but decoding may change without a new export. An arm without arm.json
+ * (its input made elsewhere) gets a whole one, its prefix share measured on its input.
+ */
+export async function writeArmRequest(arm: ArmRun): Promise<void> {
+  if (!arm.dir) return;
+  const file = path.join(arm.dir, 'arm.json');
+  const had = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : null;
+  const prefix = had
+    ? ((had.prompt_prefix as PromptPrefix | undefined) ?? null)
+    : existsSync(arm.input)
+      ? await armPromptPrefix(arm, arm.input)
+      : null;
+  const now = armJson(arm, undefined, prefix);
+  const { prompt_template, decoding, backend } = now;
+  writeJsonAtomic(file, had ? { ...had, prompt_template, decoding, backend, prompt_prefix: prefix } : now);
 }
