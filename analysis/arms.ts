@@ -28,6 +28,7 @@ import { armsWhen } from './arms-when';
 import { clusterMethod } from './clusters';
 import { plannedContrasts } from './contrasts';
 import { armProfiles } from './profile-arms';
+import { servedModelsWarning } from './served-models';
 
 export { ARM_OCR_BANDS, armOcrBand, type ArmOcrBand, type BandCounts, type GuardRates } from './arm-counts';
 export type { PairedComparison } from './arms-compare';
@@ -49,6 +50,13 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   const settings = settingsOf(options);
   const warnings = skipped.map((s) => `arm ${s.arm} skipped: ${s.reason}`);
   for (const a of arms) if (a.duplicates > 0) warnings.push(`arm ${a.info.name}: ${a.duplicates} duplicate sample_id line(s) skipped`);
+  for (const a of arms) {
+    const served = servedModelsWarning(
+      a.info.name,
+      [...a.byDataset.values()].flat().map((l) => l.record),
+    );
+    if (served) warnings.push(served);
+  }
   const aligned = alignArms(arms, base, settings.missingLines);
   const rows = new Map<string, ArmRow[]>();
   for (const a of arms) {
