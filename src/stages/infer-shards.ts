@@ -19,6 +19,7 @@ import path from 'node:path';
 import { LineWriter } from '../io/line-writer';
 import { readJsonl, recoverJsonl, writeJsonAtomic, writeJsonlAtomic } from '../io/jsonl';
 import { writeArmRequest } from './study-files';
+import { writeStudyManifest } from './study-manifest';
 import type { Condition } from '../llm';
 import { findArm } from './arms';
 import { readOrder, readPlannedIds, readPlannedRows, safeName, writePlan, type InferPlanFiles } from './infer-plan';
@@ -72,6 +73,7 @@ export async function planInfer(options: InferOptions): Promise<ArmPlan[]> {
   const plans = new Map<string, InferPlanFiles>();
   const shardSize = options.shardSize ?? 256;
   const arms: ArmPlan[] = [];
+  if (options.config) await writeStudyManifest(options.config);
   for (const a of options.arms) {
     if (!existsSync(a.input)) throw new UserInputError(`no ${a.input} — run \`phase5 export\` first`);
     await writeArmRequest(a);

@@ -67,6 +67,8 @@ export interface InferOptions {
   outageBudgetMs: number;
   /** Lines per shard of the sharded infer workflow (`infer.shard_size`; default 256). */
   shardSize?: number;
+  /** The config the manifest records (./study-manifest.ts); absent: no manifest is written. */
+  config?: Config;
 }
 
 /** Opens the LLM backend for one arm (closed by the stage when the arm ends). */
@@ -85,6 +87,7 @@ export function optionsFrom(config: Config, cli: RunOptions, force = false, plan
     outageBudgetMs: durationMs(config.infer.outage_budget),
     // A config from before the key (a running workflow's input) gets the default.
     shardSize: config.infer.shard_size ?? 256,
+    config,
   };
 }
 

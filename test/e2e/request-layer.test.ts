@@ -138,5 +138,9 @@ describe('e2e: prompt template and decoding reach the box; what it served is rec
     expect(armJson.decoding).to.deep.include({ seed: 7, temperature: 0.2 });
     expect(armJson.backend).to.include({ type: 'openai', model: 'asked/model', api_key_env: 'SIM_BOX_KEY' });
     expect(JSON.stringify(armJson)).to.not.contain('sim-key');
+    const manifest = JSON.parse(readFileSync(path.join(results, 'study_manifest.json'), 'utf8'));
+    expect(manifest.config.study.prompts.few_shot).to.deep.equal(FEW_SHOT);
+    expect(manifest.config.infer.decoding).to.deep.equal(DECODING);
+    expect(JSON.stringify(manifest)).to.not.contain('sim-key');
   });
 });
