@@ -1,4 +1,5 @@
 /** The output a run resumes: recovered, scanned for the samples it holds, failures dropped to retry, checked to be this run's. */
+import { isBuiltin } from '../prompts/templates';
 import { createReadStream } from 'node:fs';
 import readline from 'node:readline';
 import { recoverJsonl, writeFileAtomic } from '../io/jsonl';
@@ -137,7 +138,7 @@ function assertSameGuard(existing: ExistingOutput, outputPath: string, guarded: 
  */
 function assertSamePrompt(existing: ExistingOutput, outputPath: string, opts: RunCorrectionsOptions): void {
   const t = opts.template;
-  const builtin = !t || t.name === 'rag' || t.name === 'zero_shot' || t.name === 'rag_cache';
+  const builtin = !t || isBuiltin(t);
   const allowed = new Set([t?.version ?? (opts.condition === 'rag' ? 'p5v1' : 'v1'), ...(builtin ? ['v1'] : [])]);
   for (const [version, line] of existing.promptVersions) {
     if (!allowed.has(version))

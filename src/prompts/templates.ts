@@ -29,6 +29,11 @@ export const RAG_CACHE_SYSTEM_V1: string =
 
 export const BUILTIN_PROMPTS = ['rag', 'zero_shot', 'rag_cache'] as const;
 
+/** A built-in prompt (its fallback is zero-shot v1), not one a study declared. */
+export function isBuiltin(t: Pick<PromptTemplate, 'name'>): boolean {
+  return (BUILTIN_PROMPTS as readonly string[]).includes(t.name);
+}
+
 export interface PromptExample {
   ocr_text: string;
   corrected_text: string;
