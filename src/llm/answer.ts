@@ -50,7 +50,8 @@ export function readAnswer(res: CompletionResult, jsonField: string | null | und
     );
   }
   if (!jsonField) {
-    if (!split.text.trim())
+    // Only an answer that was all reasoning: an empty answer as such is the backend's to judge (the HTTP one retries it).
+    if (split.reasoning !== null && !split.text.trim())
       throw new AnswerError(
         new LlmError('empty_content', 'the answer is empty once its reasoning is set apart', 200, res.attempts),
         reasoning,
