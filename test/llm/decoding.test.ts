@@ -2,6 +2,10 @@
 import { expect } from 'chai';
 import { OpenAiCompatibleBackend } from '../../src/llm/openai-backend';
 import { armDecoding, DecodingSchema, jsonAnswerField, requestFields, resolveDecoding } from '../../src/llm/decoding';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runCorrections } from '../../src/llm/runner';
 import { completion, startFakeServer, type FakeServer } from './fake-openai-server';
 
 const SCHEMA = {
@@ -108,5 +112,38 @@ describe('llm/decoding', () => {
     const res = await backend.complete([{ role: 'user', content: 'نص' }]);
     expect(res).to.include({ text: '', finishReason: 'length', reasoning: 'thinking…', attempts: 1 });
     expect(server.requests).to.have.length(1);
+  });
+
+  it('with a JSON response_format the correction is the answer’s field; an answer that does not parse is an invalid_json line', async () => {
+    server = await startFakeServer((r) => {
+      const user = r.body.messages![r.body.messages!.length - 1].content;
+      return { json: completion(user === 'نص 1' ? 'ليس JSON' : JSON.stringify({ corrected_text: `${user}!` })) };
+    });
+    const decoding = resolveDecoding({ response_format: SCHEMA }, { temperature: 0, maxTokens: 64 });
+    const backend = new OpenAiCompatibleBackend({ baseUrl: server.url, model: 'm', adaptive: false, decoding });
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'json-answers-'));
+    try {
+      const outputPath = path.join(dir, 'c.jsonl');
+      const inputPath = [0, 1, 2].map((i) => ({ sample_id: `s${i}`, dataset: 'd', ocr_text: `نص ${i}`, gt_text: `نص ${i}` }));
+      const s = await runCorrections({
+        inputPath,
+        outputPath,
+        backend,
+        condition: 'zero_shot',
+        jsonField: jsonAnswerField(SCHEMA),
+        progress: 'silent',
+      });
+      expect(s).to.include({ succeeded: 2, failed: 1 });
+      const recs = readFileSync(outputPath, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(recs.map((r) => r.corrected_text)).to.deep.equal(['نص 0!', '', 'نص 2!']);
+      expect(recs[1].error).to.include({ reason: 'invalid_json' });
+      expect(recs[1].raw_output).to.equal('ليس JSON');
+      expect(server.requests[0].body.response_format).to.deep.equal(SCHEMA);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
