@@ -1,9 +1,11 @@
 /** The arms analysis warns, per arm, when its lines were answered by more than one served model. */
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { analyzeStudy } from '../../analysis/analyze';
 import { analyzeArms } from '../../analysis/arms';
+import { FIXTURES } from '../helpers/shared-data';
 import { servedModelsWarning } from '../../analysis/served-models';
 
 const LINES = Array.from({ length: 12 }, (_, i) => ({ id: `s${i}`, gt: `قال أبو عثمان ${i}`, ocr: `قال ابو عثمان ${i}` }));
@@ -58,6 +60,33 @@ describe('analysis: served models per arm', () => {
       const served = a.warnings.filter((w) => /served models/.test(w));
       expect(served).to.deep.equal([
         'arm mixed: lines were answered by 2 served models — box/weights-a (8 line(s)), box/weights-b (4 line(s)); its figures pool them',
+      ]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('the default analysis warns for the rag corrections two boxes served', async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'served-default-'));
+    try {
+      cpSync(path.join(FIXTURES, 'analysis', 'study'), root, { recursive: true });
+      const file = path.join(root, 'phase5', 'corrections.jsonl');
+      const lines = readFileSync(file, 'utf8').trim().split('\n');
+      const served = lines.map((l, i) => JSON.stringify({ ...JSON.parse(l), served_model: i === 0 ? 'box/b' : 'box/a' }));
+      writeFileSync(file, served.join('\n') + '\n');
+      const s = await analyzeStudy({
+        phase5Dir: path.join(root, 'phase5'),
+        phase2Dir: path.join(root, 'phase2'),
+        bootstrap: { iterations: 20, seed: 1 },
+        report: false,
+        lines: false,
+        progress: 'silent',
+        maxFailedShare: 1,
+      });
+      // 10 lines in the file, 9 scored (one repeats a sample_id): box/b the first, box/a the 8 others.
+      expect(lines).to.have.length(10);
+      expect(s.warnings.filter((w) => /served models/.test(w))).to.deep.equal([
+        `arm rag: lines were answered by 2 served models — box/a (8 line(s)), box/b (1 line(s)); its figures pool them`,
       ]);
     } finally {
       rmSync(root, { recursive: true, force: true });
