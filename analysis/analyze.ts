@@ -8,6 +8,7 @@
  * PRNG is seeded per dataset — so two runs on the same inputs write byte-identical files. Only
  * `phase5.log`, an append-only journal, grows on every run.
  */
+import { servedModelsWarning } from './served-models';
 import { appendFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomic, writeJsonlAtomic } from '../src/io/jsonl';
@@ -51,6 +52,18 @@ export async function analyzeStudy(opts: AnalyzeOptions): Promise<AnalysisSummar
   const phase5Dir = path.resolve(opts.phase5Dir);
   const inputs = await loadStudyInputs({ phase5Dir, phase2Dir: opts.phase2Dir ?? null, datasets: opts.datasets, log });
   const warnings = [...inputs.warnings];
+  for (const [arm, file] of [
+    ['rag', inputs.phase5],
+    ['zero_shot', inputs.phase2],
+  ] as const) {
+    const served =
+      file &&
+      servedModelsWarning(
+        arm,
+        [...file.byDataset.values()].flat().map((x) => x.record),
+      );
+    if (served) warnings.push(served);
+  }
   const settings = resolveSettings(opts);
   const scored = scoreDatasets(inputs, opts, settings, warnings);
   const ctx: SectionContext = {

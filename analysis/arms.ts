@@ -31,6 +31,7 @@ import { plannedContrasts } from './contrasts';
 import { armProfiles } from './profile-arms';
 import { meanRows, replicateName, replicatesAsArms } from './arm-replicates';
 import { lockedContrasts, planCheck } from './plan-check';
+import { servedModelsWarning } from './served-models';
 
 export { ARM_OCR_BANDS, armOcrBand, type ArmOcrBand, type BandCounts, type GuardRates } from './arm-counts';
 export type { PairedComparison } from './arms-compare';
@@ -53,6 +54,13 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   const warnings = skipped.map((s) => `arm ${s.arm} skipped: ${s.reason}`);
   for (const a of arms) if (a.duplicates > 0) warnings.push(`arm ${a.info.name}: ${a.duplicates} duplicate sample_id line(s) skipped`);
   warnings.push(...missingReplicateWarnings(arms));
+  for (const a of arms) {
+    const served = servedModelsWarning(
+      a.info.name,
+      [a, ...replicatesAsArms(a)].flatMap((x) => [...x.byDataset.values()].flat().map((l) => l.record)),
+    );
+    if (served) warnings.push(served);
+  }
   const aligned = alignArms([...arms, ...arms.flatMap(replicatesAsArms)], base, settings.missingLines);
   const scored = (name: string): ArmRow[] =>
     aligned.lines.get(name)!.map((l) => ({

@@ -42,7 +42,7 @@ export function freezePlan(
   const corrected = Object.fromEntries(plan.declared.map((a) => [a.name, correctedLines(a.output)]));
   const afterCorrections = Object.values(corrected).some((n) => n > 0);
   const arms = plan.declared.map((a) => {
-    const messages = correctionPrompt(a.prompt, TEMPLATE_LINE).messages;
+    const messages = correctionPrompt(a.prompt, TEMPLATE_LINE, a.template).messages;
     return {
       name: a.name,
       role: a.role,

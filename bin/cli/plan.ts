@@ -106,7 +106,7 @@ export async function computePlan(config: Config, cli: RunOptions, flags: PlanFl
   const rowsOf = new Map<string, InferenceInputRow[]>();
   const firstPrompt = async (arm: ArmRun) => {
     const rows = await armRows(arm, inferOptions);
-    return rows.length ? correctionPrompt(arm.prompt, rows[0]).messages : null;
+    return rows.length ? correctionPrompt(arm.prompt, rows[0], arm.template).messages : null;
   };
   const { counterOf, notes } = await counters(inferOptions.arms, firstPrompt);
   const arms: ArmRequests[] = [];
@@ -117,7 +117,8 @@ export async function computePlan(config: Config, cli: RunOptions, flags: PlanFl
     arms.push(a.requests);
     byDataset[arm.name] = a.byDataset;
     rowsOf.set(arm.name, a.rows);
-    if (prompts.length < 64) prompts.push(...a.rows.slice(0, 64 - prompts.length).map((r) => correctionPrompt(arm.prompt, r).messages));
+    if (prompts.length < 64)
+      prompts.push(...a.rows.slice(0, 64 - prompts.length).map((r) => correctionPrompt(arm.prompt, r, arm.template).messages));
   }
   const requests = arms.reduce((n, a) => n + a.requests, 0);
   const throughput = await duration(inferOptions.arms[0], prompts, flags, notes);

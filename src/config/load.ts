@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import YAML, { YAMLParseError } from 'yaml';
 import type { z } from 'zod';
 import { ConfigSchema, type Config } from './schema';
+import { readPromptFiles } from './prompt-files';
 import { studyProblems } from './study';
 import { applyTemporalProfile, TemporalProfileError } from '../temporal/connection-options';
 
@@ -80,6 +81,8 @@ export function parseConfig(raw: unknown, file: string, opts: LoadOptions = {}):
     if (err instanceof TemporalProfileError) throw new ConfigError(env.TEMPORAL_CONFIG_FILE ?? 'Temporal client config', [err.message]);
     throw err;
   }
+  const unreadable = readPromptFiles(config, file);
+  if (unreadable.length) throw new ConfigError(file, unreadable);
   checkConsistency(config, file);
   return config;
 }

@@ -4,7 +4,10 @@
  * (`study.arms.2.retrieval.top_k: …`). Pure: used by config loading (validation) and src/stages/arms.
  */
 import type { z } from 'zod';
+import { armDecoding } from '../llm/decoding';
+import { resolveTemplate } from '../prompts/templates';
 import { sha256Text } from '../util/hash';
+import { decodingProblems, templateProblems } from './prompt-problems';
 import { CorpusSchema, InferSchema, RetrievalSchema, type ArmConfig, type Config, type CorpusBlockSchema } from './schema';
 
 type CorpusBlock = z.infer<typeof CorpusBlockSchema>;
@@ -23,10 +26,18 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** The arm's retrieval mode (`prompt: zero_shot` implies `none`) and prompt (`mode: none` implies zero_shot). */
-export function armModeAndPrompt(arm: ArmConfig): { mode: ArmMode; prompt: 'rag' | 'zero_shot' } {
-  const mode = arm.retrieval?.mode ?? (arm.prompt === 'zero_shot' ? 'none' : 'dense');
-  return { mode, prompt: arm.prompt ?? (mode === 'none' ? 'zero_shot' : 'rag') };
+/**
+ * The arm's retrieval mode (a prompt without `{retrieval_context}`, e.g. `zero_shot`, implies `none`), its kind of
+ * prompt (`rag`: it shows a context; `mode: none` implies zero_shot) and the name of its template.
+ */
+export function armModeAndPrompt(
+  arm: ArmConfig,
+  prompts?: NonNullable<Config['study']>['prompts'],
+): { mode: ArmMode; prompt: 'rag' | 'zero_shot'; template: string } {
+  const retrieves = arm.prompt === undefined ? undefined : (resolveTemplate(arm.prompt, prompts)?.retrieves ?? arm.prompt !== 'zero_shot');
+  const mode = arm.retrieval?.mode ?? (retrieves === false ? 'none' : 'dense');
+  const prompt = retrieves === undefined ? (mode === 'none' ? 'zero_shot' : 'rag') : retrieves ? 'rag' : 'zero_shot';
+  return { mode, prompt, template: arm.prompt ?? prompt };
 }
 
 /** The config an arm runs with: its overrides merged into phase5.retrieval and infer (throws a ZodError on a bad override). */
@@ -40,8 +51,14 @@ export function armConfig(config: Config, arm: ArmConfig): Config {
       retrieval: RetrievalSchema.parse(deepMerge(config.phase5.retrieval, retrieval)),
       ...(block ? { corpus: blockCorpus(config, block) } : {}),
     },
-    infer: InferSchema.parse(deepMerge(config.infer, arm.infer ?? {})),
+    infer: armInfer(config, arm),
   };
+}
+
+function armInfer(config: Config, arm: ArmConfig): Config['infer'] {
+  const infer = InferSchema.parse(deepMerge(config.infer, arm.infer ?? {}));
+  const decoding = armDecoding(infer.decoding, arm.decoding);
+  return decoding ? { ...infer, decoding } : infer;
 }
 
 /** The arm's corpus block (named ones resolved), or null when it uses phase5.corpus. */
@@ -92,5 +109,6 @@ export function studyProblems(config: Config): string[] {
     if (arm.prompt === 'rag' && arm.retrieval?.mode === 'none')
       problems.push(`study.arms.${i}.prompt: mode "none" has no context for the rag prompt — use prompt: zero_shot (arm "${arm.name}")`);
   });
+  problems.push(...templateProblems(config), ...decodingProblems(config));
   return problems;
 }

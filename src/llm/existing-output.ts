@@ -1,4 +1,5 @@
 /** The output a run resumes: recovered, scanned for the samples it holds, failures dropped to retry, checked to be this run's. */
+import { isBuiltin } from '../prompts/templates';
 import { createReadStream } from 'node:fs';
 import readline from 'node:readline';
 import { recoverJsonl, writeFileAtomic } from '../io/jsonl';
@@ -16,6 +17,8 @@ export interface ExistingOutput {
   /** model → first line, prompt_type → first line (to refuse mixing runs in one file). */
   models: Map<string, number>;
   promptTypes: Map<string, number>;
+  /** prompt_version → first line (a resumed file keeps one prompt). */
+  promptVersions: Map<string, number>;
   /** First line of a successful record with / without the guard's `guard` key (a file is guarded or not). */
   guardedLine: number | null;
   unguardedLine: number | null;
@@ -32,6 +35,7 @@ async function scanOutput(file: string): Promise<ExistingOutput> {
     duplicates: 0,
     models: new Map(),
     promptTypes: new Map(),
+    promptVersions: new Map(),
     guardedLine: null,
     unguardedLine: null,
   };
@@ -41,7 +45,7 @@ async function scanOutput(file: string): Promise<ExistingOutput> {
   for await (const text of rl) {
     line++;
     if (!text.trim()) continue;
-    let v: { sample_id?: unknown; error?: unknown; model?: unknown; prompt_type?: unknown; guard?: unknown };
+    let v: { sample_id?: unknown; error?: unknown; model?: unknown; prompt_type?: unknown; prompt_version?: unknown; guard?: unknown };
     try {
       v = JSON.parse(text);
     } catch (err) {
@@ -56,6 +60,7 @@ async function scanOutput(file: string): Promise<ExistingOutput> {
     else res.unguardedLine ??= line;
     if (typeof v.model === 'string' && !res.models.has(v.model)) res.models.set(v.model, line);
     if (typeof v.prompt_type === 'string' && !res.promptTypes.has(v.prompt_type)) res.promptTypes.set(v.prompt_type, line);
+    if (typeof v.prompt_version === 'string' && !res.promptVersions.has(v.prompt_version)) res.promptVersions.set(v.prompt_version, line);
   }
   return res;
 }
@@ -92,6 +97,7 @@ export async function openExistingOutput(
     }
   }
   assertSameExperiment(existing, outputPath, opts.backend.model, opts.condition);
+  assertSamePrompt(existing, outputPath, opts);
   assertSameGuard(existing, outputPath, opts.guard?.enabled === true);
   if (existing.duplicates > 0) log.warn({ file: outputPath, duplicates: existing.duplicates }, 'existing output has duplicate sample_ids');
   return { existing, retriedFailed };
@@ -124,4 +130,20 @@ function assertSameGuard(existing: ExistingOutput, outputPath: string, guarded: 
   throw new Error(
     `${outputPath}:${line}: existing output was written ${had} the over-correction guard, this run has it ${guarded ? 'on' : 'off'}; use another output path or remove the file to start over`,
   );
+}
+
+/**
+ * A resumed file keeps one prompt: its records' versions are the template's (and, for a built-in, the zero-shot
+ * fallback's `v1`). A new template version needs a new output, or its lines would be skipped as done.
+ */
+function assertSamePrompt(existing: ExistingOutput, outputPath: string, opts: RunCorrectionsOptions): void {
+  const t = opts.template;
+  const builtin = !t || isBuiltin(t);
+  const allowed = new Set([t?.version ?? (opts.condition === 'rag' ? 'p5v1' : 'v1'), ...(builtin ? ['v1'] : [])]);
+  for (const [version, line] of existing.promptVersions) {
+    if (!allowed.has(version))
+      throw new Error(
+        `${outputPath}:${line}: existing output was written with prompt version "${version}", this run sends "${[...allowed][0]}"; use another output path or remove the file to start over`,
+      );
+  }
 }

@@ -1,7 +1,10 @@
 /**
  * Local GGUF backend through node-llama-cpp (llama.cpp bindings). One model load per backend, reused for
  * every call; the chat template comes from the model's GGUF metadata (node-llama-cpp picks the matching
- * chat wrapper). Greedy decoding (temperature 0). `sequences` > 1 runs that many generations in parallel
+ * chat wrapper). Greedy decoding (temperature 0) unless `decoding` says otherwise: it honours temperature, top_p,
+ * seed, max_tokens and stop (a JSON `response_format` and `extra_body` are HTTP-only; config loading refuses them
+ * here, src/config/study.ts). It reports no finish reason or served model: an answer cut at max_tokens is kept as
+ * it is. `sequences` > 1 runs that many generations in parallel
  * in one context (useful on GPU; on a 2-core CPU 1 is best).
  *
  * Create with `await LlamaCppBackend.create({...})` (loading is async); call `close()` to free the model.
@@ -10,6 +13,7 @@ import path from 'node:path';
 import type { ChatHistoryItem, Llama, LlamaChatSession, LlamaContext, LlamaModel } from 'node-llama-cpp';
 import { childLogger } from '../util/log';
 import { WorkerSetupError } from '../util/worker-setup-error';
+import type { ResolvedDecoding } from './decoding';
 import { Semaphore } from './pool';
 import { LlmError, type ChatMessage, type CompletionOptions, type CompletionResult, type LlmBackend } from './types';
 
@@ -30,6 +34,8 @@ export interface LlamaBackendOptions {
   gpu?: false | 'auto' | 'cuda' | 'vulkan' | 'metal';
   /** Per-call timeout in ms (default 300 000). */
   timeoutMs?: number;
+  /** Temperature, top_p, seed, max_tokens (over `maxTokens`) and stop sequences (./decoding); absent = greedy. */
+  decoding?: ResolvedDecoding;
 }
 
 const log = childLogger('llm-llama');
@@ -140,9 +146,13 @@ export class LlamaCppBackend implements LlmBackend {
       const meterBefore = session.sequence.tokenMeter.getState();
       const started = performance.now();
       let firstTokenAt: number | null = null;
+      const d = this.opts.decoding;
       const res = await session.promptWithMeta(last.content, {
-        maxTokens: opts.maxTokens ?? this.opts.maxTokens ?? 256,
-        temperature: 0,
+        maxTokens: opts.maxTokens ?? d?.max_tokens ?? this.opts.maxTokens ?? 256,
+        temperature: d?.temperature ?? 0,
+        ...(d?.top_p != null ? { topP: d.top_p } : {}),
+        ...(d?.seed != null ? { seed: d.seed } : {}),
+        ...(d?.stop ? { customStopTriggers: d.stop } : {}),
         signal,
         onToken: () => {
           firstTokenAt ??= performance.now();

@@ -10,6 +10,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { childLogger } from '../util/log';
 import { missingKeyError } from '../util/worker-setup-error';
+import { requestFields, resolveDecoding, type ResolvedDecoding } from './decoding';
 import { endpointLimiter, type EndpointLimiter } from './endpoint-limiter';
 import { Semaphore } from './pool';
 import { AbortedError, DEFAULT_RETRY_POLICY, backoffDelay, classifyStatus, parseRetryAfter, sleep, type RetryPolicy } from './retry';
@@ -64,8 +65,10 @@ export interface OpenAiBackendOptions {
   /** Per-attempt timeout in ms (default 120 000). */
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
-  /** Extra request-body fields, e.g. `{ chat_template_kwargs: { enable_thinking: false } }`, `seed`, `top_p`. */
+  /** Extra request-body fields, e.g. `{ chat_template_kwargs: { enable_thinking: false } }` (merged under `decoding.extra_body`). */
   extraBody?: Record<string, unknown>;
+  /** The request's decoding (./decoding); absent = `temperature` and `maxTokens` above, nothing else sent. */
+  decoding?: ResolvedDecoding;
   /** Extra headers (e.g. OpenRouter's `HTTP-Referer`). */
   headers?: Record<string, string>;
   /** Environment to read `apiKeyEnv` from (default `process.env`; tests pass their own). */
@@ -83,8 +86,7 @@ export class OpenAiCompatibleBackend implements LlmBackend {
   private readonly client: OpenAI;
   private readonly apiKey: string | null;
   private readonly policy: RetryPolicy;
-  private readonly temperature: number;
-  private readonly maxTokens: number;
+  private readonly decoding: ResolvedDecoding;
   private readonly timeoutMs: number;
   private readonly slots: Semaphore | null;
   private readonly limiter: EndpointLimiter | null;
@@ -106,8 +108,8 @@ export class OpenAiCompatibleBackend implements LlmBackend {
     if (!(Number.isInteger(this.concurrency) && this.concurrency >= 1))
       throw new Error(`openai backend: concurrency must be an integer >= 1, got ${opts.concurrency}`);
     this.policy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
-    this.temperature = opts.temperature ?? 0;
-    this.maxTokens = opts.maxTokens ?? 512;
+    const decoding = opts.decoding ?? resolveDecoding(undefined, { temperature: opts.temperature ?? 0, maxTokens: opts.maxTokens ?? 512 });
+    this.decoding = { ...decoding, extra_body: { ...opts.extraBody, ...decoding.extra_body } };
     this.timeoutMs = opts.timeoutMs ?? 120_000;
     const adaptive = opts.adaptive ?? true;
     this.limiter = adaptive ? (opts.limiter ?? endpointLimiter(opts.baseUrl, this.concurrency)) : null;
@@ -156,13 +158,8 @@ export class OpenAiCompatibleBackend implements LlmBackend {
   }
 
   private async completeWithRetries(messages: ChatMessage[], opts: CompletionOptions): Promise<CompletionResult> {
-    const body = {
-      ...this.opts.extraBody,
-      model: this.model,
-      messages,
-      temperature: this.temperature,
-      max_tokens: opts.maxTokens ?? this.maxTokens,
-    };
+    const fields = requestFields(this.decoding);
+    const body = { model: this.model, messages, ...fields, max_tokens: opts.maxTokens ?? fields.max_tokens };
     let attempts = 0;
     let transientRetries = 0;
     let invalidRetries = 0;
@@ -216,28 +213,46 @@ export class OpenAiCompatibleBackend implements LlmBackend {
     }
   }
 
-  /** Validate the response shape; an LlmError means invalid/empty (retried a couple of times). */
+  /**
+   * Validate the response shape; an LlmError means invalid/empty (retried a couple of times). An empty answer
+   * cut at max_tokens (`finish_reason: length`, e.g. a reasoning model still thinking) is returned as it is:
+   * the caller records it as `truncated`, which no retry mends.
+   */
   private readCompletion(completion: unknown, attempts: number): Omit<CompletionResult, 'latencyMs' | 'attempts'> | LlmError {
     if (typeof completion !== 'object' || completion === null) {
       const preview = typeof completion === 'string' ? `: ${JSON.stringify(completion.slice(0, 120))}` : '';
       return new LlmError('invalid_response', this.redact(`response is not a JSON object${preview}`), 200, attempts);
     }
     const c = completion as {
-      choices?: { message?: { content?: unknown } }[];
+      model?: unknown;
+      system_fingerprint?: unknown;
+      choices?: { message?: { content?: unknown; reasoning_content?: unknown; reasoning?: unknown }; finish_reason?: unknown }[];
       usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
     };
     if (!Array.isArray(c.choices) || c.choices.length === 0) {
       return new LlmError('invalid_response', 'response has no "choices"', 200, attempts);
     }
-    const content = c.choices[0]?.message?.content;
+    const choice = c.choices[0];
+    const content = choice?.message?.content;
     if (content !== null && content !== undefined && typeof content !== 'string') {
       return new LlmError('invalid_response', `choices[0].message.content is ${typeof content}, expected a string`, 200, attempts);
     }
-    if (!content || !content.trim()) {
+    const str = (v: unknown) => (typeof v === 'string' ? v : null);
+    const finishReason = str(choice?.finish_reason);
+    if ((!content || !content.trim()) && finishReason !== 'length') {
       return new LlmError('empty_content', 'choices[0].message.content is empty', 200, attempts);
     }
     const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-    return { text: content, promptTokens: num(c.usage?.prompt_tokens), completionTokens: num(c.usage?.completion_tokens) };
+    return {
+      text: content ?? '',
+      promptTokens: num(c.usage?.prompt_tokens),
+      completionTokens: num(c.usage?.completion_tokens),
+      servedModel: str(c.model),
+      systemFingerprint: str(c.system_fingerprint),
+      finishReason,
+      // vLLM's reasoning parsers answer `reasoning_content`; newer servers (and OpenRouter) `reasoning`.
+      reasoning: str(choice?.message?.reasoning_content) ?? str(choice?.message?.reasoning),
+    };
   }
 
   private classify(

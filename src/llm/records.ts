@@ -79,6 +79,14 @@ export interface CorrectionRecord {
   latency_ms: number | null;
   prompt_tokens: number | null;
   completion_tokens: number | null;
+  /** Only where the backend reports it (the HTTP one): the response's `model` — what served the line, not what was asked. */
+  served_model?: string | null;
+  /** Only where the backend reports it: the response's `system_fingerprint` (null when the server sends none). */
+  system_fingerprint?: string | null;
+  /** Only where the backend reports it: why generation stopped (`stop`, `length`, …). */
+  finish_reason?: string | null;
+  /** Only when the model gave one: its reasoning trace (`reasoning_content`, or a `<think>` block), never in corrected_text. */
+  reasoning?: string;
   /** null on success; our failure object (reason from FailureReason), or a plain string from an imported file. */
   error: (Omit<FailureInfo, 'reason'> & { reason: string }) | string | null;
 }
@@ -108,6 +116,10 @@ export const CorrectionRecordSchema = z.object({
   latency_ms: z.number().nonnegative().nullable().optional(),
   prompt_tokens: count.optional(),
   completion_tokens: count.optional(),
+  served_model: z.string().nullable().optional(),
+  system_fingerprint: z.string().nullable().optional(),
+  finish_reason: z.string().nullable().optional(),
+  reasoning: z.string().optional(),
   error: z.union([FailureInfoSchema, z.string(), z.null()]).optional(),
 });
 
@@ -126,6 +138,9 @@ export const CORRECTION_KEYS = [
   'completion_tokens',
   'error',
 ] as const;
+
+/** Keys a record carries only when its backend reports them (provenance) or the model reasoned; they precede `error`. */
+export const ANSWER_KEYS = ['served_model', 'system_fingerprint', 'finish_reason', 'reasoning'] as const;
 
 /** Keys a record carries only when the over-correction guard ran; they follow `raw_output`. */
 export const GUARD_KEYS = ['raw_text', 'guard'] as const;
@@ -150,6 +165,10 @@ export function toCorrectionRecord(v: z.infer<typeof CorrectionRecordSchema>): C
     latency_ms: v.latency_ms ?? null,
     prompt_tokens: v.prompt_tokens ?? null,
     completion_tokens: v.completion_tokens ?? null,
+    ...(v.served_model !== undefined ? { served_model: v.served_model } : {}),
+    ...(v.system_fingerprint !== undefined ? { system_fingerprint: v.system_fingerprint } : {}),
+    ...(v.finish_reason !== undefined ? { finish_reason: v.finish_reason } : {}),
+    ...(v.reasoning !== undefined ? { reasoning: v.reasoning } : {}),
     // An empty string means "no error" in some writers.
     error: v.error === '' ? null : (v.error ?? null),
   };
@@ -238,7 +257,7 @@ export async function validateCorrectionsFile(file: string, hooks: ValidateHooks
   };
   const firstLine = new Map<string, number>();
   const extra = new Set<string>();
-  const known = new Set<string>([...CORRECTION_KEYS, ...GUARD_KEYS]);
+  const known = new Set<string>([...CORRECTION_KEYS, ...GUARD_KEYS, ...ANSWER_KEYS]);
   // Our own line loop (not readJsonl), so one bad line does not stop the scan.
   const rl = readline.createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   let line = 0;

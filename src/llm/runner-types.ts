@@ -1,6 +1,7 @@
 /** What a correction run is asked (options), what it answers (summary), and the errors that carry that summary. */
 import type { CorrectionCounts } from './correction-counts';
 import type { GuardSettings } from './guard';
+import type { PromptTemplate } from '../prompts/templates';
 import type { InferenceInputRow } from './records';
 import type { FailureInfo, LlmBackend } from './types';
 
@@ -14,6 +15,10 @@ export interface RunCorrectionsOptions {
   backend: LlmBackend;
   /** `rag` (Phase 5: p5v1 with the record's retrieval_context) or `zero_shot` (Phase 2 baseline, v1). */
   condition: Condition;
+  /** The prompt's template (src/prompts/templates.ts); absent = the built-in of `condition` (p5v1 or v1). */
+  template?: PromptTemplate;
+  /** The key of a JSON answer that holds the correction (a JSON `response_format`, src/llm/decoding.ts); absent = plain text. */
+  jsonField?: string | null;
   /** What log lines, progress and errors call this run (a study arm's name; default: the condition). */
   label?: string;
   /** Parallel calls (default: the backend's own concurrency). */

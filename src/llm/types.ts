@@ -21,6 +21,16 @@ export interface CompletionResult {
   attempts: number;
   /** Local backend only: ms until the first generated token (≈ prompt evaluation time). */
   firstTokenMs?: number;
+  /**
+   * What the server says about the answer (docs/outputs.md#correctionsjsonl): the model that served it (the
+   * response's `model`), its `system_fingerprint`, why generation stopped (`stop`, `length`, …) and the
+   * reasoning trace a reasoning parser split off (`reasoning_content`). null: the server did not say;
+   * absent: the backend does not report it at all.
+   */
+  servedModel?: string | null;
+  systemFingerprint?: string | null;
+  finishReason?: string | null;
+  reasoning?: string | null;
 }
 
 /** Two implementations: `OpenAiCompatibleBackend` (HTTP) and `LlamaCppBackend` (local GGUF). */
@@ -56,6 +66,8 @@ export interface EndpointLoad {
  * - `timeout`, `connection` (refused/reset/DNS) — retried;
  * - `invalid_response` (not JSON / no choices), `empty_content` — retried a couple of times;
  * - `client_error` (other 4xx) — not retried;
+ * - `truncated` (`finish_reason: length`: the answer hit max_tokens), `invalid_json` (a JSON `response_format`
+ *   answer that does not parse or lacks its field) — not retried: the same prompt gives the same answer;
  * - `aborted` (the caller cancelled), `local_error` (node-llama-cpp), `unexpected` (a bug) — not retried.
  *
  * After the backend's own retries, the reasons in `OUTAGE_REASONS` mean "the endpoint is not serving" and are
@@ -69,6 +81,8 @@ export type FailureReason =
   | 'invalid_response'
   | 'empty_content'
   | 'client_error'
+  | 'truncated'
+  | 'invalid_json'
   | 'aborted'
   | 'local_error'
   | 'unexpected';

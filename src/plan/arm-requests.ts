@@ -56,7 +56,7 @@ export async function armRequests(
   const rows = await armRows(arm, options);
   const tokens = await countAll(
     counter,
-    rows.map((r) => correctionPrompt(arm.prompt, r).messages),
+    rows.map((r) => correctionPrompt(arm.prompt, r, arm.template).messages),
   );
   const replicates = replicatesOf(arm);
   const byDataset: Record<string, number> = {};

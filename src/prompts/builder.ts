@@ -22,7 +22,8 @@ export type PromptVersion = 'p5v1' | 'v1';
 export interface BuiltPrompt {
   messages: ChatMessage[];
   promptType: PromptType;
-  promptVersion: PromptVersion;
+  /** A built-in's (PromptVersion) or a declared template's version (src/prompts/templates.ts). */
+  promptVersion: string;
 }
 
 export const RAG_PROMPT_VERSION = 'p5v1' as const;

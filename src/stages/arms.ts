@@ -15,6 +15,7 @@ import path from 'node:path';
 import type { Config } from '../config/schema';
 import { armConfig, armModeAndPrompt } from '../config/study';
 import type { BackendConfig, Condition } from '../llm';
+import { resolveTemplate, type PromptTemplate } from '../prompts/templates';
 import { sha256Text } from '../util/hash';
 import { armNames } from './arm-names';
 import { backendConfig, modelName } from './backend';
@@ -56,8 +57,10 @@ export type ArmRole = 'baseline' | 'method' | 'placebo' | 'upper_bound';
 export interface ArmRun {
   name: string;
   role: ArmRole;
-  /** The prompt: `rag` (p5v1 with the record's context) or `zero_shot` (v1). */
+  /** The kind of prompt: `rag` (it shows the record's context) or `zero_shot` (it does not). */
   prompt: Condition;
+  /** The prompt's template: a built-in (`rag` p5v1, `zero_shot` v1, `rag_cache` p5v1c) or one of `study.prompts` (absent: `prompt`'s built-in). */
+  template?: PromptTemplate;
   /** The inference_input.jsonl this arm reads. */
   input: string;
   /** Its corrections.jsonl. */
@@ -105,6 +108,7 @@ function conditionArms(config: Config, layout: StudyLayout): ArmRun[] {
       name,
       role: prompt === 'zero_shot' ? 'baseline' : 'method',
       prompt,
+      template: resolveTemplate(prompt, undefined)!,
       input,
       output: outputs[prompt],
       backend: () => backendConfig(config),
@@ -124,7 +128,7 @@ function conditionArms(config: Config, layout: StudyLayout): ArmRun[] {
 function studyArms(config: Config, layout: StudyLayout): ArmRun[] {
   const study = config.study!;
   const arms = study.arms.map((spec) => {
-    const { mode, prompt } = armModeAndPrompt(spec);
+    const { mode, prompt, template } = armModeAndPrompt(spec, study.prompts);
     const effective = armConfig(config, spec);
     const retrieval = armRetrieval(effective, corpusPaths(layout, effective), effective.phase5.retrieval, mode);
     const dir = path.join(layout.dirs.arms, spec.name);
@@ -135,6 +139,7 @@ function studyArms(config: Config, layout: StudyLayout): ArmRun[] {
       name: spec.name,
       role: armRole(spec.name === (study.baseline ?? 'zero_shot'), mode),
       prompt,
+      template: resolveTemplate(template, study.prompts)!,
       input: path.join(dir, 'inference_input.jsonl'),
       output: path.join(dir, 'corrections.jsonl'),
       backend: () => backendConfig(effective),
@@ -146,7 +151,7 @@ function studyArms(config: Config, layout: StudyLayout): ArmRun[] {
       dir,
       ...(corrector ? { corrector } : {}),
       replicates: spec.replicates ?? 1,
-      baseSeed: armBaseSeed(spec),
+      baseSeed: armBaseSeed(effective),
     } satisfies ArmRun;
   });
   const zeroShotInput = zeroShotExport(config, layout, arms);
@@ -166,10 +171,12 @@ function kGroup(arm: ArmRun, layout: StudyLayout): string {
   const paths = corpusPaths(layout, arm.config);
   const retrieval = r.mode === 'none' ? 'none' : retrievalFingerprint(arm.config, paths, { ...r.settings, top_k: 0 }, r.mode);
   const corrector = arm.corrector ? { corrector: { ...arm.corrector, corpus: undefined } } : {};
-  return sha256Text(stableJson({ retrieval, prompt: arm.prompt, infer: arm.config.infer, guard: arm.guard ?? null, ...corrector })).slice(
-    0,
-    16,
-  );
+  // A template other than the two first built-ins enters by its text; those two keep the hashes they always had.
+  const t = arm.template;
+  const template = !t || t.name === 'rag' || t.name === 'zero_shot' ? {} : { template: t.sha256 };
+  return sha256Text(
+    stableJson({ retrieval, prompt: arm.prompt, ...template, infer: arm.config.infer, guard: arm.guard ?? null, ...corrector }),
+  ).slice(0, 16);
 }
 
 /** The fingerprint of the export zero-shot arms read (see studyArms). */

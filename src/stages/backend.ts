@@ -4,6 +4,7 @@ import path from 'node:path';
 import { resolvePath } from '../config/load';
 import type { Config } from '../config/schema';
 import type { BackendConfig } from '../llm';
+import { resolveDecoding, type ResolvedDecoding } from '../llm/decoding';
 import { WorkerSetupError } from '../util/worker-setup-error';
 
 export function backendConfig(config: Config): BackendConfig {
@@ -21,6 +22,7 @@ export function backendConfig(config: Config): BackendConfig {
       adaptive: inf.openai.adaptive_concurrency ?? false,
       timeoutMs: inf.openai.timeout_s * 1000,
       retry: { maxRetries: inf.openai.max_retries },
+      ...(inf.decoding ? { decoding: armRequestDecoding(config) } : {}),
     };
   }
   const modelPath = resolvePath(inf.local.model_path);
@@ -37,7 +39,15 @@ export function backendConfig(config: Config): BackendConfig {
     contextSize: inf.local.context_size,
     maxTokens: inf.local.max_tokens,
     gpu: inf.local.gpu ? 'auto' : false,
+    ...(inf.decoding ? { decoding: armRequestDecoding(config) } : {}),
   };
+}
+
+/** The decoding an arm's requests are sent with (`infer.decoding` over `infer.temperature` and the backend's max_tokens). */
+export function armRequestDecoding(config: Config): ResolvedDecoding {
+  const inf = config.infer;
+  const maxTokens = inf.backend === 'openai' ? inf.openai.max_tokens : inf.local.max_tokens;
+  return resolveDecoding(inf.decoding, { temperature: inf.temperature, maxTokens });
 }
 
 /** The model name as the analysis records it: the endpoint's model id, or the GGUF file's name. */

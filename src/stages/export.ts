@@ -350,6 +350,6 @@ async function mergeStudyExports(options: ExportOptions, plan: ExportPlan, group
     first ??= merged;
     exports.push(await writeSharedExportStats(group, merged));
   }
-  writeArmDirs(options.arms ?? [], exports);
+  await writeArmDirs(options.arms ?? [], exports);
   return { ...(first as ExportMergeResult), exports };
 }

@@ -4,6 +4,7 @@
  * silently left out of the analysis; and a line without `prompt_type` / `prompt_version` gets the arm's — the arm
  * defines its prompt (a RAG arm's line without retrieved context is `zero_shot_fallback`, as the runner records it).
  */
+import { isBuiltin } from '../prompts/templates';
 import { existsSync } from 'node:fs';
 import { readJsonl } from '../io/jsonl';
 import type { CorrectionRecord, ValidateHooks } from '../llm/records';
@@ -29,9 +30,12 @@ export async function readExportLines(file: string): Promise<ExportLines | null>
 
 /** The prompt a line of this arm was corrected with, as the runner records it. */
 function armPrompt(arm: ArmRun, line: { hasContext: boolean } | undefined): { prompt_type: string; prompt_version: string } {
-  if (arm.prompt === 'zero_shot') return { prompt_type: 'zero_shot', prompt_version: ZERO_SHOT_PROMPT_VERSION };
-  if (line && !line.hasContext) return { prompt_type: 'zero_shot_fallback', prompt_version: ZERO_SHOT_PROMPT_VERSION };
-  return { prompt_type: 'rag', prompt_version: RAG_PROMPT_VERSION };
+  // A declared template's version throughout (its fallback keeps it); a built-in's, with v1 for the fallback.
+  const t = arm.template;
+  const declared = t && !isBuiltin(t) ? t.version : null;
+  if (arm.prompt === 'zero_shot') return { prompt_type: 'zero_shot', prompt_version: declared ?? ZERO_SHOT_PROMPT_VERSION };
+  if (line && !line.hasContext) return { prompt_type: 'zero_shot_fallback', prompt_version: declared ?? ZERO_SHOT_PROMPT_VERSION };
+  return { prompt_type: 'rag', prompt_version: declared ?? t?.version ?? RAG_PROMPT_VERSION };
 }
 
 /** Validation hooks for an import into `arm`: the arm's prompt for lines without one, every line matched to the export. */

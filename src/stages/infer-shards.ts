@@ -18,6 +18,8 @@ import { appendFile } from 'node:fs/promises';
 import path from 'node:path';
 import { LineWriter } from '../io/line-writer';
 import { readJsonl, recoverJsonl, writeJsonAtomic, writeJsonlAtomic } from '../io/jsonl';
+import { writeArmRequest } from './study-files';
+import { writeStudyManifest } from './study-manifest';
 import type { Condition } from '../llm';
 import { findArm } from './arms';
 import type { CorrectorKind } from './corrector-arm';
@@ -86,8 +88,10 @@ export async function planInfer(options: InferOptions): Promise<ArmPlan[]> {
   const plans = new Map<string, InferPlanFiles>();
   const shardSize = options.shardSize ?? 256;
   const arms: ArmPlan[] = [];
+  if (options.config) await writeStudyManifest(options.config);
   for (const a of options.arms) {
     if (!existsSync(a.input)) throw new UserInputError(`no ${a.input} — run \`phase5 export\` first`);
+    await writeArmRequest(a);
     const plan = plans.get(a.input) ?? (await writePlan(a.input, planSelection(options)));
     plans.set(a.input, plan);
     const shards = plan.datasets.reduce((n, d) => n + Math.ceil(d.lines / shardSize), 0);

@@ -33,6 +33,7 @@ import {
 import { childLogger } from '../util/log';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
 import { readInferenceInput, type InferenceInputRow } from '../llm/records';
+import { jsonAnswerField } from '../llm/decoding';
 import { skipsFromCounts, type Skips } from './skips';
 import { findArm, type ArmRun } from './arms';
 import { studyPlan, type StudyPlan } from './study-plan';
@@ -73,6 +74,8 @@ export interface InferOptions {
   outageBudgetMs: number;
   /** Lines per shard of the sharded infer workflow (`infer.shard_size`; default 256). */
   shardSize?: number;
+  /** The config the manifest records (./study-manifest.ts); absent: no manifest is written. */
+  config?: Config;
 }
 
 /** Opens the LLM backend for one arm (closed by the stage when the arm ends). */
@@ -92,6 +95,7 @@ export function optionsFrom(config: Config, cli: RunOptions, force = false, plan
     outageBudgetMs: durationMs(config.infer.outage_budget),
     // A config from before the key (a running workflow's input) gets the default.
     shardSize: config.infer.shard_size ?? 256,
+    config,
   };
 }
 
@@ -283,6 +287,8 @@ export async function correctLines(
       outputPath: target.output,
       backend,
       condition: arm.prompt,
+      template: arm.template,
+      jsonField: jsonAnswerField(arm.config.infer.decoding?.response_format),
       label: arm.name,
       retryFailed: options.retryFailed,
       datasets: target.datasets,

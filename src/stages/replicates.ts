@@ -1,6 +1,6 @@
 /**
  * Replicates of a study arm (`replicates: R`, docs/outputs.md#replicates): R full passes over the arm's lines,
- * replicate r sending the seed `base + r` (base: the arm's decoding seed, 0 when none is set). Replicate 0
+ * replicate r sending the seed `base + r` (base: the seed of the arm's resolved decoding, 0 when none is set). Replicate 0
  * writes where an arm without replicates writes (`<arm>/corrections.jsonl`), replicate r ≥ 1 under
  * `<arm>/replicates/<r>/`. Each replicate's folder holds `replicate.json` (its index and seed), so a re-run
  * never resumes one replicate's output, or an output made with another seed, as another.
@@ -10,16 +10,18 @@
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomic } from '../io/jsonl';
+import type { Config } from '../config/schema';
 import type { BackendConfig } from '../llm';
+import { resolveDecoding } from '../llm/decoding';
+import { armRequestDecoding } from './backend';
 import type { ArmRun } from './arms';
 import { UserInputError } from './types';
 
 export { replicateKey } from './replicate-key';
 
-/** The seed an arm's replicates count from: its decoding seed when the config sets one, else 0. */
-export function armBaseSeed(spec: unknown): number {
-  const seed = (spec as { decoding?: { seed?: unknown } } | undefined)?.decoding?.seed;
-  return typeof seed === 'number' && Number.isInteger(seed) ? seed : 0;
+/** The seed an arm's replicates count from: the seed of its resolved decoding (arm over `infer.decoding`), else 0. */
+export function armBaseSeed(config: Config): number {
+  return armRequestDecoding(config).seed ?? 0;
 }
 
 /** Where replicate r of an arm writes its corrections (replicate 0: the arm's own file). */
@@ -27,11 +29,16 @@ export function replicateOutput(armOutput: string, r: number): string {
   return r === 0 ? armOutput : path.join(path.dirname(armOutput), 'replicates', String(r), 'corrections.jsonl');
 }
 
-/** The request-body seed: sent only when the arm has replicates or a decoding seed, so other arms' requests keep their bytes. */
+/**
+ * The backend of one replicate: its decoding with the replicate's seed (src/llm/decoding.ts requestFields sends
+ * it). Only replicated arms get here, so other arms' requests keep their bytes.
+ */
 export function withSeed(cfg: BackendConfig, seed: number | undefined): BackendConfig {
   if (seed === undefined) return cfg;
-  if (cfg.type === 'openai') return { ...cfg, extraBody: { ...cfg.extraBody, seed } };
-  return cfg;
+  const decoding =
+    cfg.decoding ??
+    resolveDecoding(undefined, { temperature: cfg.type === 'openai' ? (cfg.temperature ?? 0) : 0, maxTokens: cfg.maxTokens ?? 512 });
+  return { ...cfg, decoding: { ...decoding, seed } };
 }
 
 /** One run per replicate of the arm (a single one, the arm itself, without replicates). */

@@ -3,11 +3,19 @@
  * arms reading it, the verbatim-gold retrieval rate), and per arm `<results>/arms/<arm>/arm.json` plus
  * `inference_input.jsonl` — a relative symlink to the shared export (a copy where links cannot be made).
  */
-import { copyFileSync, lstatSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { readJsonlAll, writeJsonAtomic } from '../io/jsonl';
+import { readJsonl, readJsonlAll, writeJsonAtomic } from '../io/jsonl';
+import { redactedUrl } from '../llm/openai-backend';
+import { buildPrompt } from '../prompts/builder';
+import { prefixShare, promptText } from '../prompts/prefix-share';
+import { renderTemplate } from '../prompts/templates';
 import { VERBATIM_THRESHOLD, verbatimGoldRate, type VerbatimRate } from '../retrieval/verbatim';
 import type { ArmRun, ExportGroup } from './arms';
+import { armRequestDecoding } from './backend';
+
+/** Lines of an arm's export its prompt prefix share is measured on (the first ones, in export order). */
+export const PREFIX_SAMPLE_LINES = 500;
 
 /** What one shared export holds, and how often its context contains the line's own gold text. */
 export interface SharedExport {
@@ -38,8 +46,47 @@ export async function writeSharedExportStats(group: ExportGroup, merged: { path:
   return stats;
 }
 
-/** arm.json as the contract has it (plus the verbatim-gold rate of the context it sees; null for a zero-shot arm). */
-export function armJson(arm: ArmRun, shared: SharedExport | undefined): Record<string, unknown> {
+/**
+ * arm.json as the contract has it (plus the verbatim-gold rate of the context it sees; null for a zero-shot arm),
+ * then the request as it is sent (docs/outputs.md#armjson): the prompt template (name, version, sha256 of its
+ * text), the resolved decoding, the backend's settings (no secret: the API key's variable name only) and the
+ * share of its prompts a prefix cache could reuse.
+ */
+export function armJson(arm: ArmRun, shared: SharedExport | undefined, prefix: PromptPrefix | null = null): Record<string, unknown> {
+  return {
+    ...contractFields(arm, shared),
+    prompt_template: arm.template ? { name: arm.template.name, version: arm.template.version, sha256: arm.template.sha256 } : null,
+    decoding: armRequestDecoding(arm.config),
+    backend: backendSettings(arm.config),
+    prompt_prefix: prefix,
+  };
+}
+
+/** The share of an arm's prompts a prefix cache could reuse, over its first lines (src/prompts/prefix-share.ts). */
+export interface PromptPrefix {
+  share: number | null;
+  lines: number;
+}
+
+function backendSettings(config: ArmRun['config']): Record<string, unknown> {
+  const inf = config.infer;
+  if (inf.backend === 'openai') return { type: 'openai', ...inf.openai, base_url: redactedUrl(inf.openai.base_url) };
+  return { type: 'local', ...inf.local };
+}
+
+/** The arm's prompts for the first lines of its export, and how much of them is a shared prefix. */
+export async function armPromptPrefix(arm: ArmRun, exportPath: string): Promise<PromptPrefix> {
+  const prompts: string[] = [];
+  for await (const { value } of readJsonl<{ ocr_text: string; retrieval_context?: string | null }>(exportPath)) {
+    const ctx = arm.prompt === 'rag' ? value.retrieval_context : null;
+    const p = arm.template ? renderTemplate(arm.template, value.ocr_text, ctx) : buildPrompt(arm.prompt, value.ocr_text, ctx);
+    prompts.push(promptText(p.messages));
+    if (prompts.length >= PREFIX_SAMPLE_LINES) break;
+  }
+  return { share: prefixShare(prompts), lines: prompts.length };
+}
+
+function contractFields(arm: ArmRun, shared: SharedExport | undefined): Record<string, unknown> {
   return {
     name: arm.name,
     prompt: arm.prompt,
@@ -65,11 +112,12 @@ function replicatesJson(arm: ArmRun): Record<string, unknown> {
 }
 
 /** Every arm's dir: arm.json and its inference_input.jsonl pointing at the export of its fingerprint. */
-export function writeArmDirs(arms: readonly ArmRun[], exports: readonly SharedExport[]): void {
+export async function writeArmDirs(arms: readonly ArmRun[], exports: readonly SharedExport[]): Promise<void> {
   for (const arm of arms) {
     const shared = exports.find((e) => e.fingerprint === arm.retrieval.fingerprint);
     mkdirSync(path.dirname(arm.input), { recursive: true });
-    writeJsonAtomic(path.join(path.dirname(arm.input), 'arm.json'), armJson(arm, shared));
+    const prefix = shared ? await armPromptPrefix(arm, shared.path) : null;
+    writeJsonAtomic(path.join(path.dirname(arm.input), 'arm.json'), armJson(arm, shared, prefix));
     if (shared) linkOrCopy(shared.path, arm.input);
   }
 }
@@ -82,4 +130,23 @@ export function linkOrCopy(target: string, link: string): void {
   } catch {
     copyFileSync(target, link);
   }
+}
+
+/**
+ * Before an arm's lines are corrected: its arm.json's request fields (template, decoding, backend) as this infer
+ * sends them — the export wrote them, but decoding may change without a new export. An arm without arm.json
+ * (its input made elsewhere) gets a whole one, its prefix share measured on its input.
+ */
+export async function writeArmRequest(arm: ArmRun): Promise<void> {
+  if (!arm.dir) return;
+  const file = path.join(arm.dir, 'arm.json');
+  const had = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : null;
+  const prefix = had
+    ? ((had.prompt_prefix as PromptPrefix | undefined) ?? null)
+    : existsSync(arm.input)
+      ? await armPromptPrefix(arm, arm.input)
+      : null;
+  const now = armJson(arm, undefined, prefix);
+  const { prompt_template, decoding, backend } = now;
+  writeJsonAtomic(file, had ? { ...had, prompt_template, decoding, backend, prompt_prefix: prefix } : now);
 }

@@ -73,4 +73,66 @@ describe('sim LLM server (a simulated GPU box)', function () {
     expect((await backend(sim.url).complete(buildPrompt('zero_shot', 'نص').messages)).text).to.equal('نص');
     expect(sim.served()).to.equal(1);
   });
+
+  describe('requests as vLLM checks them, answers as a real box gives them', () => {
+    const post = (url: string, body: unknown) =>
+      fetch(`${url}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const messages = [{ role: 'user', content: 'نص' }];
+
+    it('takes every decoding field vLLM declares, with its type, and records the body', async () => {
+      sim = await startSimLlmServer();
+      const body = {
+        model: 'm',
+        messages,
+        temperature: 0.2,
+        top_p: 0.9,
+        seed: 7,
+        max_tokens: 32,
+        stop: ['\n\n'],
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: 'c', schema: { type: 'object', properties: { corrected_text: { type: 'string' } } } },
+        },
+        chat_template_kwargs: { enable_thinking: false },
+        guided_json: { type: 'object' },
+      };
+      const res = await post(sim.url, body);
+      expect(res.status).to.equal(200);
+      const answer = (await res.json()) as { choices: { message: { content: string } }[] };
+      expect(JSON.parse(answer.choices[0].message.content)).to.deep.equal({ corrected_text: 'نص' });
+      expect(sim.requests()).to.deep.equal([body]);
+    });
+
+    it('refuses (400) a field of the wrong type and a top-level key vLLM does not declare, and serves neither', async () => {
+      sim = await startSimLlmServer();
+      const wrongType = await post(sim.url, { model: 'm', messages, seed: '7' });
+      const unknown = await post(sim.url, { model: 'm', messages, enable_thinking: false });
+      const notInt = await post(sim.url, { model: 'm', messages, max_tokens: 1.5 });
+      expect([wrongType.status, unknown.status, notInt.status]).to.deep.equal([400, 400, 400]);
+      expect(sim.refused()[0]).to.match(/^seed: /);
+      expect(sim.refused()[1]).to.equal('extra inputs are not permitted: enable_thinking');
+      expect(sim.refused()[2]).to.match(/^max_tokens: /);
+      expect(sim.served()).to.equal(0);
+    });
+
+    it('answers with reasoning_content, another served model and a fingerprint; cuts a line at max_tokens', async () => {
+      sim = await startSimLlmServer({
+        servedModel: 'other/weights',
+        systemFingerprint: 'fp-1',
+        reasoning: (ocr) => `أفكر في ${ocr}`,
+        truncate: (ocr) => ocr === 'طويل',
+      });
+      const b = backend(sim.url);
+      const ok = await b.complete([{ role: 'user', content: 'نص' }]);
+      expect(ok).to.include({
+        text: 'نص',
+        servedModel: 'other/weights',
+        systemFingerprint: 'fp-1',
+        finishReason: 'stop',
+        reasoning: 'أفكر في نص',
+      });
+      const cut = await b.complete([{ role: 'user', content: 'طويل' }]);
+      expect(cut).to.include({ text: '', finishReason: 'length', reasoning: 'أفكر في طويل' });
+    });
+  });
 });

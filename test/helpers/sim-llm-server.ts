@@ -14,11 +14,19 @@
  * every request is served at once, all in flight share the box — full speed for each up to `knee` requests,
  * beyond it each gets knee/in-flight of it — so throughput rises with requests in flight up to the knee
  * (latency flat at `baseMs`), then stays at its peak, knee / baseMs, while latency grows with the queue.
+ *
+ * Every request body is checked as vLLM's server checks it (./chat-request.ts): a field of the wrong type, or a
+ * top-level key vLLM does not declare, is answered 400 and not served; `requests()` holds the bodies it took.
+ * Like a real box it can answer as a reasoning model (`reasoning`: a `reasoning_content` beside the answer), under
+ * another model name than the one asked (`servedModel`), with a `system_fingerprint`, and cut at max_tokens
+ * (`truncate`: `finish_reason: "length"`, no content — a thinking model out of tokens). Asked for a JSON
+ * `response_format`, it answers `{"corrected_text": …}` (or the schema's one property).
  */
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { BatchingBox } from './batching-box';
 import { chatTemplate, type SimTokenizer } from './sim-tokenizer';
+import { chatRequestProblem, type ChatRequest } from './chat-request';
 
 export interface SimLlmOptions {
   baseMs?: number;
@@ -35,6 +43,14 @@ export interface SimLlmOptions {
    * `POST /tokenize` {content} → {tokens}). Without it: no tokenizer route, prompt tokens ⌈chars / 4⌉.
    */
   tokenizer?: { api: 'vllm' | 'llama.cpp'; tokenizer: SimTokenizer };
+  /** The model name answers carry (default: the one asked for). */
+  servedModel?: string;
+  /** The answers' `system_fingerprint` (default: none sent). */
+  systemFingerprint?: string;
+  /** A reasoning trace for this OCR line, sent as `reasoning_content` (null: none). */
+  reasoning?: (ocr: string) => string | null;
+  /** Lines answered as cut at max_tokens: `finish_reason: "length"` and empty content. */
+  truncate?: (ocr: string) => boolean;
 }
 
 export interface SimLlmServer {
@@ -45,6 +61,10 @@ export interface SimLlmServer {
   served(): number;
   /** Completions answered per OCR line (the text of the last user message). */
   servedByText(): Map<string, number>;
+  /** Every request body it took (valid ones), in arrival order. */
+  requests(): ChatRequest[];
+  /** Requests refused with 400 (invalid body), with the message sent. */
+  refused(): string[];
   /** Requests being answered or queued right now. */
   inFlight(): number;
   /** Most requests answered at once so far. */
@@ -63,11 +83,6 @@ export function simEdit(ocr: string): string {
 
 export function simTokens(text: string): number {
   return Math.max(1, Math.ceil(text.length / 4));
-}
-
-interface ChatBody {
-  model?: string;
-  messages?: { role: string; content: string }[];
 }
 
 class Slots {
@@ -107,15 +122,38 @@ function send(res: http.ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-function completion(model: string, answer: string, promptTokens: number): unknown {
+interface Answer {
+  model: string;
+  content: string | null;
+  reasoning: string | null;
+  finishReason: 'stop' | 'length';
+  fingerprint?: string;
+}
+
+function completion(a: Answer, promptTokens: number): unknown {
+  const message = { role: 'assistant', content: a.content, ...(a.reasoning !== null ? { reasoning_content: a.reasoning } : {}) };
   return {
     id: `sim-${Date.now()}`,
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
-    model,
-    choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
-    usage: { prompt_tokens: promptTokens, completion_tokens: simTokens(answer), total_tokens: 0 },
+    model: a.model,
+    ...(a.fingerprint ? { system_fingerprint: a.fingerprint } : {}),
+    choices: [{ index: 0, message, finish_reason: a.finishReason }],
+    usage: {
+      prompt_tokens: promptTokens,
+      completion_tokens: simTokens((a.content ?? '') + (a.reasoning ?? '')),
+      total_tokens: 0,
+    },
   };
+}
+
+/** The answer text in the shape asked for: plain, or a JSON object with the schema's string field. */
+function shaped(text: string, body: ChatRequest): string {
+  const format = body.response_format;
+  if (!format || format.type === 'text') return text;
+  const props = Object.keys((format.json_schema?.schema?.properties as Record<string, unknown> | undefined) ?? {});
+  const field = props.includes('corrected_text') || props.length !== 1 ? 'corrected_text' : props[0];
+  return JSON.stringify({ [field]: text });
 }
 
 /** vLLM's /tokenize (chat messages, template applied) or llama.cpp's /apply-template and /tokenize (plain content). */
@@ -152,24 +190,36 @@ export async function startSimLlmServer(opts: SimLlmOptions = {}): Promise<SimLl
   const byText = new Map<string, number>();
   let served = 0;
   const sockets = new Set<Socket>();
+  const taken: ChatRequest[] = [];
+  const refused: string[] = [];
 
   const tok = opts.tokenizer;
-  const promptTokens = (messages: { role: string; content: string }[]) =>
-    tok ? tok.tokenizer.ids(chatTemplate(messages)).length : simTokens('x'.repeat(messages.reduce((n, m) => n + m.content.length, 0)));
+  const promptTokens = (messages: { role: string; content?: unknown }[]) => {
+    const texts = messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : '' }));
+    return tok ? tok.tokenizer.ids(chatTemplate(texts)).length : simTokens('x'.repeat(texts.reduce((n, m) => n + m.content.length, 0)));
+  };
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     if (req.method === 'GET' && req.url === '/v1/models') return send(res, 200, { object: 'list', data: [{ id: 'sim', object: 'model' }] });
     if (tok && req.method === 'POST' && (req.url === '/tokenize' || req.url === '/apply-template')) return tokenizeRoute(req, res, tok);
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions')
       return send(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
-    let body: ChatBody;
+    let raw: unknown;
     try {
-      body = JSON.parse(await readBody(req)) as ChatBody;
+      raw = JSON.parse(await readBody(req));
     } catch {
       return send(res, 400, { error: { message: 'body is not JSON' } });
     }
-    const messages = body.messages ?? [];
+    const problem = chatRequestProblem(raw);
+    if (problem !== null) {
+      refused.push(problem);
+      return send(res, 400, { object: 'error', message: problem, type: 'BadRequestError', param: null, code: 400 });
+    }
+    const body = raw as ChatRequest;
+    taken.push(body);
+    const messages = body.messages;
     const ocr = [...messages].reverse().find((m) => m.role === 'user')?.content;
     if (typeof ocr !== 'string') return send(res, 400, { error: { message: 'no user message' } });
+    const cut = opts.truncate?.(ocr) ?? false;
     const answer = simEdit(ocr);
     const arrived = performance.now();
     const release = box ? () => undefined : await slots.acquire();
@@ -181,7 +231,14 @@ export async function startSimLlmServer(opts: SimLlmOptions = {}): Promise<SimLl
       answers.push({ atMs: at, latencyMs: at - arrived });
       served++;
       byText.set(ocr, (byText.get(ocr) ?? 0) + 1);
-      send(res, 200, completion(body.model ?? 'sim', answer, promptTokens(messages)));
+      const a: Answer = {
+        model: opts.servedModel ?? body.model ?? 'sim',
+        content: cut ? null : shaped(answer, body),
+        reasoning: opts.reasoning?.(ocr) ?? null,
+        finishReason: cut ? 'length' : 'stop',
+        fingerprint: opts.systemFingerprint,
+      };
+      send(res, 200, completion(a, promptTokens(messages)));
     } finally {
       release();
     }
@@ -223,6 +280,8 @@ export async function startSimLlmServer(opts: SimLlmOptions = {}): Promise<SimLl
     },
     served: () => served,
     servedByText: () => new Map(byText),
+    requests: () => [...taken],
+    refused: () => [...refused],
     inFlight: () => (box ? box.inFlight : slots.busy),
     peakConcurrency: () => (box ? box.peak : slots.peak),
     answers: () => [...answers],

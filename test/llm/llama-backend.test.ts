@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildRag, buildZeroShot } from '../../src/prompts/builder';
+import { resolveDecoding } from '../../src/llm/decoding';
 import { LlamaCppBackend } from '../../src/llm/llama-backend';
 import { runCorrections } from '../../src/llm/runner';
 import type { CorrectionRecord } from '../../src/llm/records';
@@ -85,6 +86,43 @@ describe('llm/llama-backend (local GGUF, real generation)', function () {
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('honours decoding: max_tokens caps the answer, a seed repeats a sampled answer, a stop sequence ends it', async () => {
+    const messages = buildZeroShot('بلعو واحلة امتفرغن تلل التمة عليما').messages;
+    const greedy = await backend!.complete(messages);
+    const sampling = resolveDecoding(
+      { temperature: 1.5, top_p: 0.95, seed: 1234, max_tokens: MAX_TOKENS },
+      { temperature: 0, maxTokens: 256 },
+    );
+    const sampler = await LlamaCppBackend.create({ modelPath: MODEL, threads: 1, contextSize: 1024, decoding: sampling });
+    try {
+      const a = await sampler.complete(messages);
+      const b = await sampler.complete(messages);
+      expect(b.text).to.equal(a.text);
+      expect(a.text, 'sampled at temperature 1.5, not greedy').to.not.equal(greedy.text);
+      expect(a.completionTokens).to.be.within(1, MAX_TOKENS);
+      const short = await sampler.complete(messages, { maxTokens: 2 });
+      expect(short.completionTokens).to.be.within(1, 2);
+    } finally {
+      await sampler.close();
+    }
+    // A stop sequence taken from inside the greedy answer cuts it there.
+    const text = greedy.text.trim();
+    const stop = text.slice(Math.floor(text.length / 2), Math.floor(text.length / 2) + 2);
+    const stopping = await LlamaCppBackend.create({
+      modelPath: MODEL,
+      threads: 1,
+      contextSize: 1024,
+      decoding: resolveDecoding({ stop: [stop], max_tokens: MAX_TOKENS }, { temperature: 0, maxTokens: 256 }),
+    });
+    try {
+      const cut = await stopping.complete(messages);
+      expect(cut.text.length).to.be.lessThan(greedy.text.length);
+      expect(greedy.text.startsWith(cut.text.trimEnd()) || greedy.text.trim().startsWith(cut.text.trim())).to.equal(true);
+    } finally {
+      await stopping.close();
     }
   });
 

@@ -69,7 +69,8 @@ describe('llm/runner: runCorrections', function () {
     });
     const recs = readOut(out);
     expect(recs.map((r) => r.sample_id)).to.deep.equal(inputs(6).map((r) => r.sample_id));
-    expect(Object.keys(recs[0])).to.deep.equal([...CORRECTION_KEYS]);
+    // The answer's <think> block is the record's `reasoning`, just before `error`.
+    expect(Object.keys(recs[0])).to.deep.equal([...CORRECTION_KEYS.slice(0, -1), 'reasoning', 'error']);
     expect(recs[0]).to.deep.equal({
       sample_id: 'DS/000',
       dataset: 'DS-A',
@@ -83,6 +84,7 @@ describe('llm/runner: runCorrections', function () {
       latency_ms: 1,
       prompt_tokens: 10,
       completion_tokens: 3,
+      reasoning: 'x',
       error: null,
     });
     // Sample 2 has an empty context: zero-shot fallback.

@@ -54,7 +54,7 @@ function recording(opened: BackendConfig[]) {
   };
 }
 
-const seedOf = (cfg: BackendConfig) => (cfg.type === 'openai' ? cfg.extraBody?.seed : undefined);
+const seedOf = (cfg: BackendConfig) => cfg.decoding?.seed ?? undefined;
 
 describe('stages/replicates', () => {
   it('replicates: 3 runs three passes with seeds 0, 1, 2 into their own files; an arm without replicates sends no seed', async () => {
@@ -82,15 +82,18 @@ describe('stages/replicates', () => {
     expect(results.zs).to.not.have.property('replicate');
   });
 
-  it('the base seed is the arm decoding seed: replicate r sends seed + r', () => {
-    expect(armBaseSeed({ decoding: { seed: 41 } })).to.equal(41);
-    expect(armBaseSeed({})).to.equal(0);
-    const c = studyConfig([{ name: 'rep', prompt: 'zero_shot', replicates: 2 }]);
-    const arm = { ...studyPlan(c, {}).arms[0], baseSeed: 41 };
-    expect(replicateRuns(arm).map((r) => seedOf(r.backend()))).to.deep.equal([41, 42]);
-    expect(withSeed({ type: 'openai', baseUrl: 'u', model: 'm', extraBody: { top_p: 1 } }, 7)).to.deep.include({
-      extraBody: { top_p: 1, seed: 7 },
-    });
+  it('the base seed is the arm decoding seed (over infer.decoding): replicate r sends seed + r', () => {
+    const c = studyConfig([
+      { name: 'rep', prompt: 'zero_shot', replicates: 2, decoding: { seed: 41 } },
+      { name: 'plain', prompt: 'zero_shot', replicates: 2 },
+    ]);
+    const [rep, plain] = studyPlan(c, {}).arms;
+    expect(replicateRuns(rep).map((r) => seedOf(r.backend()))).to.deep.equal([41, 42]);
+    expect(replicateRuns(plain).map((r) => seedOf(r.backend()))).to.deep.equal([0, 1]);
+    expect(armBaseSeed(rep.config)).to.equal(41);
+    // The seed goes into the decoding the request is built from, over the rest of it.
+    const cfg = withSeed({ type: 'openai', baseUrl: 'u', model: 'm', temperature: 0.7, maxTokens: 32 }, 7);
+    expect(cfg.decoding).to.include({ seed: 7, temperature: 0.7, max_tokens: 32 });
   });
 
   it('a re-run with another seed does not resume the output a replicate made (an error naming both), --force redoes it', async () => {

@@ -94,7 +94,21 @@ describe('stages/export with study arms (real data)', function () {
     for (const arm of STUDY.arms) {
       const armDir = path.join(dir, 'arms', arm.name);
       const meta = JSON.parse(readFileSync(path.join(armDir, 'arm.json'), 'utf8'));
-      expect(meta).to.have.all.keys('name', 'prompt', 'retrieval', 'upper_bound', 'model', 'guard', 'verbatim_gold_rate');
+      expect(meta).to.have.all.keys(
+        'name',
+        'prompt',
+        'retrieval',
+        'upper_bound',
+        'model',
+        'guard',
+        'verbatim_gold_rate',
+        'prompt_template',
+        'decoding',
+        'backend',
+        'prompt_prefix',
+      );
+      expect(meta.prompt_template.sha256).to.match(/^[0-9a-f]{64}$/);
+      expect(meta.prompt_prefix.lines).to.be.greaterThan(0);
       const link = path.join(armDir, 'inference_input.jsonl');
       expect(lstatSync(link).isSymbolicLink()).to.equal(true);
       expect(path.isAbsolute(readlinkSync(link))).to.equal(false);

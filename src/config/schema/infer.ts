@@ -1,5 +1,6 @@
 /** `infer`: the LLM backend (local or an OpenAI-compatible endpoint) and how the infer stage shards and fails. */
 import { z } from 'zod';
+import { DecodingSchema } from '../../llm/decoding';
 import { duration, nonNegInt, positiveInt, unitInterval } from './primitives';
 
 const LocalLlmSchema = z.strictObject({
@@ -37,6 +38,8 @@ const PriceSchema = z.strictObject({ input: z.number().nonnegative(), output: z.
 export const InferSchema = z.strictObject({
   backend: z.enum(['local', 'openai']).default('local'),
   temperature: z.number().min(0).max(2).default(0),
+  /** The study's default decoding (docs/prompts.md#decoding); an arm's `decoding` overrides it key by key. */
+  decoding: DecodingSchema.optional(),
   local: LocalLlmSchema.prefault({}),
   openai: OpenAiLlmSchema.prefault({}),
   /** Which conditions the infer stage produces: the RAG condition and/or the zero-shot baseline. */

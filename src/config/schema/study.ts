@@ -1,6 +1,9 @@
 /** `study`: the experiment arms, their corpora and guard, and the planned contrasts. */
 import { z } from 'zod';
+import { DecodingSchema } from '../../llm/decoding';
 import { GuardOverrideSchema, GuardSettingsSchema } from '../../llm/guard';
+import { PromptTemplateSchema } from '../../prompts/template-schema';
+import { BUILTIN_PROMPTS } from '../../prompts/templates';
 import { CorpusBlockSchema } from './corpus';
 
 /** Over-correction guard: the study's block and an arm's override, defined beside the guard. */
@@ -20,10 +23,17 @@ export const CORRECTORS = ['llm', 'collate', 'lexicon'] as const;
  * One study arm. `retrieval` and `infer` are partial overrides deep-merged into `phase5.retrieval` / `infer`
  * (src/config/study.ts validates the merged result, so a bad key names `study.arms.N.retrieval.<key>`).
  */
+const PROMPT_NAME = /^[A-Za-z0-9._-]+$/;
+
 const ArmSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-"'),
-  /** Default `rag`; `zero_shot` (or `retrieval.mode: none`) = the v1 prompt without context. */
-  prompt: z.enum(['rag', 'zero_shot']).optional(),
+  /**
+   * Default `rag`; `zero_shot` (or `retrieval.mode: none`) = the v1 prompt without context; `rag_cache` = p5v1c;
+   * or the name of a template under `study.prompts` (docs/prompts.md#templates).
+   */
+  prompt: z.string().regex(PROMPT_NAME, 'letters, digits, ".", "_" and "-"').optional(),
+  /** Overrides `infer.decoding` key by key (docs/prompts.md#decoding). */
+  decoding: DecodingSchema.optional(),
   retrieval: z.looseObject({ mode: z.enum(ARM_MODES).optional() }).optional(),
   /** The arm's corpus: a block, or the name of one under `study.corpora` (default: phase5.corpus). */
   corpus: z.union([z.string().min(1), CorpusBlockSchema]).optional(),
@@ -53,6 +63,8 @@ export const StudySchema = z
     guard: StudyGuardSchema.optional(),
     /** Named corpora the arms refer to by name (`corpus: similar`). */
     corpora: z.record(z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-"'), CorpusBlockSchema).optional(),
+    /** Prompt templates the arms name in `prompt:` (docs/prompts.md#templates). */
+    prompts: z.record(z.string().regex(PROMPT_NAME, 'letters, digits, ".", "_" and "-"'), PromptTemplateSchema).optional(),
     arms: z.array(ArmSchema).min(1),
     /** Planned contrasts, one Holm family: ΔCER = CER(arm) − CER(vs); absent = the defaults of analysis/contrasts.ts. */
     contrasts: z
@@ -76,6 +88,7 @@ export const StudySchema = z
         });
       }
     });
+    promptNameIssues(study, ctx);
     study.contrasts?.forEach((c, i) => {
       for (const side of ['arm', 'vs'] as const) {
         if (!seen.has(c[side]))
@@ -97,6 +110,24 @@ export const StudySchema = z
     }
   })
   .transform((study) => ({ ...study, baseline: study.baseline ?? defaultBaseline(study.arms) }));
+
+/** An arm's `prompt` names a built-in or a declared template; a declared one does not reuse a built-in's name. */
+function promptNameIssues(
+  study: { prompts?: Record<string, unknown>; arms: readonly { name: string; prompt?: string }[] },
+  ctx: z.RefinementCtx,
+): void {
+  for (const name of Object.keys(study.prompts ?? {}))
+    if ((BUILTIN_PROMPTS as readonly string[]).includes(name))
+      ctx.addIssue({ code: 'custom', path: ['prompts', name], message: `"${name}" is a built-in prompt; give the template another name` });
+  study.arms.forEach((arm, i) => {
+    if (arm.prompt === undefined || (BUILTIN_PROMPTS as readonly string[]).includes(arm.prompt) || study.prompts?.[arm.prompt]) return;
+    ctx.addIssue({
+      code: 'custom',
+      path: ['arms', i, 'prompt'],
+      message: `unknown prompt "${arm.prompt}" — built-ins: ${BUILTIN_PROMPTS.join(', ')}; study.prompts declares: ${Object.keys(study.prompts ?? {}).join(', ') || '(none)'}`,
+    });
+  });
+}
 
 function defaultBaseline(arms: readonly { name: string; prompt?: string; retrieval?: { mode?: string } }[]): string {
   return (arms.find((a) => a.prompt === 'zero_shot' || a.retrieval?.mode === 'none') ?? arms[0]).name;
