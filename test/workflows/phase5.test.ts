@@ -217,7 +217,10 @@ describe('workflows (real local Temporal server)', function () {
       exportShard: async (arg: { shard: { index: number } }) => {
         running++;
         maxRunning = Math.max(maxRunning, running);
-        await new Promise((r) => setTimeout(r, 150)); // long enough for an unbounded fan-out to overlap
+        // Each waits for a second shard in flight (unless it is the last one left), so the cap is reached
+        // however slowly the machine dispatches; then it stays a while, for an unbounded fan-out to show.
+        while (running < 2 && exported.length + running < shards.length) await new Promise((r) => setTimeout(r, 5));
+        await new Promise((r) => setTimeout(r, 50));
         running--;
         exported.push(arg.shard.index);
         return { records: 1, fallbacks: 0 };
