@@ -65,6 +65,10 @@ export interface ArmLine {
   /** The untouched model output (`raw_text`) when the guard recorded it. */
   rawText: string | null;
   guard: string | null;
+  /** The model the server said it ran (`served_model`), where the record holds one. */
+  servedModel?: string | null;
+  /** The record's `replicate` (an arm run several times), where it holds one. */
+  replicate?: number;
 }
 
 export interface LoadedArm {
@@ -189,9 +193,21 @@ async function loadArm(resultsDir: string, dir: string, datasets?: readonly stri
     seen.add(key);
     let list = byDataset.get(rec.dataset);
     if (!list) byDataset.set(rec.dataset, (list = []));
-    list.push({ record: rec, ...guardFields(value as Record<string, unknown>, `${file}:${line}`) });
+    list.push({
+      record: rec,
+      ...guardFields(value as Record<string, unknown>, `${file}:${line}`),
+      ...recordExtras(value as Record<string, unknown>),
+    });
   }
   return { info, dir, byDataset, duplicates, mtimeMs: statSync(file).mtimeMs, verbatim: armVerbatim(resultsDir, info, verbatimRate) };
+}
+
+/** Optional keys the analysis keeps for the tidy table (analysis/tidy/): the served model and the replicate. */
+function recordExtras(v: Record<string, unknown>): Pick<ArmLine, 'servedModel' | 'replicate'> {
+  return {
+    ...(typeof v.served_model === 'string' ? { servedModel: v.served_model } : {}),
+    ...(Number.isInteger(v.replicate) ? { replicate: v.replicate as number } : {}),
+  };
 }
 
 /** `raw_text` and `guard` of a record (both optional; the guard writes them together). */

@@ -28,6 +28,8 @@ import { armsWhen } from './arms-when';
 import { clusterMethod } from './clusters';
 import { plannedContrasts } from './contrasts';
 import { armProfiles } from './profile-arms';
+import { resolveNormalization } from '../src/text/profiles';
+import { writeTidyLines } from './tidy';
 
 export { ARM_OCR_BANDS, armOcrBand, type ArmOcrBand, type BandCounts, type GuardRates } from './arm-counts';
 export type { PairedComparison } from './arms-compare';
@@ -106,7 +108,19 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     profiles: armProfiles(arms, base, settings.collapseWhitespace, options.normalization),
     files: [],
   };
-  if (options.write !== false) analysis.files = writeArms(resultsDir, analysis);
+  if (options.write !== false) {
+    analysis.files = writeArms(resultsDir, analysis);
+    const norm = resolveNormalization(options.normalization === null ? { secondary: [] } : options.normalization);
+    const tidy = {
+      arms,
+      aligned,
+      rows,
+      scopes,
+      collapseWhitespace: settings.collapseWhitespace,
+      profiles: [norm.primary, ...norm.secondary],
+    };
+    analysis.files.push(...(await writeTidyLines(resultsDir, tidy, analysis.generated_at)));
+  }
   return analysis;
 }
 
