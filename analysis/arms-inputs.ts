@@ -1,6 +1,6 @@
 /**
  * Finding and reading the study arms: `<results>/arms/<arm>/arm.json` + `corrections.jsonl` (the
- * study-arms layout, README "Study arms"). A folder without either file is a counted skip shown to the
+ * study-arms layout, docs/study-arms.md). A folder without either file is a counted skip shown to the
  * user; a malformed arm.json or correction line is an error naming the file, line and field.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';

