@@ -128,7 +128,12 @@ async function expectSingleRunnerBytes(
   writeInput(refDir, lines);
   const refOptions = inference.optionsFrom(configFor(refDir, queue, { shardSize: 1, perRun: 400 }), {});
   for (const c of ['rag', 'zero_shot'] as const) {
-    await inference.runCondition(refOptions, c, {}, async () => echoBackend());
+    await inference.runArm(
+      refOptions,
+      refOptions.arms.find((a) => a.name === c)!,
+      {},
+      async () => echoBackend(),
+    );
     const output = result[c].output;
     expect(readFileSync(output, 'utf8'), c).to.equal(readFileSync(refOptions.arms.find((a) => a.name === c)!.output, 'utf8'));
     expect(
