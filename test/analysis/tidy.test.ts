@@ -44,6 +44,16 @@ describe('analysis/tidy: study/lines.parquet and lines.csv.gz', function () {
       .map((l) => JSON.parse(l) as Row);
     recs[0].served_model = 'served/m-q4';
     writeFileSync(file, recs.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    // Its export recorded the hits' provenance on one line (export writes it for every rag record now).
+    const input = path.join(root, 'arms', 'rag', 'inference_input.jsonl');
+    const inputs = readFileSync(input, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Row);
+    inputs[0].retrieval_sources[0].provenance = 'same_work';
+    inputs[0].retrieval_sources[1].provenance = 'same_passage';
+    inputs[0].gold_in_context = true;
+    writeFileSync(input, inputs.map((r) => JSON.stringify(r)).join('\n') + '\n');
     arms = await analyzeArms({ resultsDir: root, baseline: 'zero_shot', bootstrap: { iterations: 20, seed: 1 }, permutations: 20 });
     ({ rows, meta } = await readParquet(path.join(root, 'study', 'lines.parquet')));
   });
@@ -99,6 +109,9 @@ describe('analysis/tidy: study/lines.parquet and lines.csv.gz', function () {
     expect(row('rag', 'm1')).to.deep.include({ guard: 'fell_back:edit_ratio', cer_edits: 1, gold_chars: 50 });
     expect(row('rag', 'l1').served_model).to.equal('served/m-q4');
     expect(row('rag', 'l2').served_model).to.equal(null);
+    // The strongest hit class of the recorded ones; nothing recorded: null.
+    expect(row('rag', 'l1')).to.deep.include({ hit_provenance: 'same_passage', gold_in_context: true });
+    expect(row('rag', 'l2')).to.deep.include({ hit_provenance: null, gold_in_context: null });
     // A zero-shot arm shows no retrieved sentences: no score, no provenance.
     expect(row('zero_shot', 'l1')).to.deep.include({ top_score: null, score_band: null, gold_in_context: null, hit_provenance: null });
     expect(row('oracle', 'l1').cer_edits).to.equal(0);
