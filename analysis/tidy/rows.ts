@@ -20,6 +20,7 @@ export interface TidyInput {
   rows: Map<string, ArmRow[]>;
   scopes: Scope[];
   collapseWhitespace: boolean;
+  /** The primary profile (the one `rows` were scored under) first, then the secondary ones. */
   profiles: NormalizationProfile[];
 }
 
@@ -52,6 +53,16 @@ export async function tidyRows(input: TidyInput): Promise<TidyRow[]> {
       const asOcr = line.filled || failureKind(r) !== null;
       const counts: Record<string, number> = { cer_edits: row.ce, gold_chars: row.ref_chars, wer_edits: row.we, gold_words: row.ref_words };
       input.profiles.forEach((profile, p) => {
+        if (p === 0) {
+          // The primary profile: the scored row's counts (the same scoring), not scored a second time.
+          Object.assign(counts, {
+            [`cer_edits_${profile.name}`]: row.ce,
+            [`gold_chars_${profile.name}`]: row.ref_chars,
+            [`wer_edits_${profile.name}`]: row.we,
+            [`gold_words_${profile.name}`]: row.ref_words,
+          });
+          return;
+        }
         const opts = { collapseWhitespace: input.collapseWhitespace, profile };
         let ocr = ocrScores[p].get(i);
         if (!ocr) ocrScores[p].set(i, (ocr = scoreDistances(r.gt_text, r.ocr_text, opts)));
