@@ -6,7 +6,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'tools/', 'models/', 'data/', 'results/', 'test/fixtures/'] },
+  { ignores: ['node_modules/', 'tools/', 'models/', 'data/', 'results/', 'test/fixtures/', '.venv-notebook/', '.bench-venv/'] },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   {
     files: ['**/*.ts'],

@@ -28,10 +28,6 @@ const optionsOf = optionsOfInput(build.optionsFrom);
 
 export function createBuildActivities() {
   return {
-    /** The run's corpus, then the study's witness indexes and arm corpora one after the other (builds before the fan-out). */
-    async buildCorpus(input: StageInput): Promise<build.CorpusResult> {
-      return asActivity(() => withActivityHooks('corpus', 'bytes', 0, (hooks) => build.buildCorpus(optionsOf(input), hooks)));
-    },
     /** The run's corpus only. */
     async buildRunCorpus(input: StageInput): Promise<build.CorpusResult> {
       return asActivity(() => withActivityHooks('corpus', 'bytes', 0, (hooks) => build.buildRunCorpus(optionsOf(input), hooks)));
@@ -53,14 +49,6 @@ export function createBuildActivities() {
       return asActivity(() =>
         withActivityHooks(`witness:${fingerprint}`, 'works', 0, (hooks) =>
           study.buildStudyWitnessIndex(optionsOf(input), fingerprint, hooks),
-        ),
-      );
-    },
-    /** The whole embedding + index in one activity (builds started before the sharded build). */
-    async buildIndex(input: StageInput): Promise<build.IndexResult> {
-      return asActivity(() =>
-        withActivityHooks<build.IndexResult, build.EmbedCheckpoint>('embed', 'sentences', 0, (hooks) =>
-          build.buildIndex(optionsOf(input), hooks),
         ),
       );
     },

@@ -1,11 +1,9 @@
 /**
  * Infer activities (GPU queue): the sharded infer — plan, one activity per shard (every GPU worker takes
- * shards), merge per arm — the one-activity-per-arm path of workflows recorded before shards, and the import
- * of corrections made elsewhere.
+ * shards), merge per arm — and the import of corrections made elsewhere.
  */
 import * as inference from '../src/stages/infer';
 import * as shards from '../src/stages/infer-shards';
-import { findArm } from '../src/stages/arms';
 import type { LlmBackend } from '../src/llm';
 import type { StageInput } from '../src/stages/types';
 import { asActivity, keptAlive, optionsOfInput, runExclusive, withActivityHooks } from './context';
@@ -55,7 +53,7 @@ export function sharedBackends(open: inference.OpenBackend, idleMs = 30_000): in
 }
 
 /** `work`, telling `deps` when it failed because the LLM endpoint did not serve, or on what only this worker lacks. */
-async function reportingOutage<T>(deps: ActivityDeps, work: () => Promise<T>): Promise<T> {
+export async function reportingOutage<T>(deps: ActivityDeps, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
@@ -70,20 +68,6 @@ export function createInferActivities(deps: ActivityDeps) {
   const options = optionsOfInput(inference.optionsFrom);
   const limits = (input: StageInput) => ({ maxWorkerLocalAttempts: input.config.temporal.max_worker_local_attempts });
   return {
-    /** One arm: `condition` is the arm's name (`rag` / `zero_shot` without a study; the field keeps its name so recorded histories replay). */
-    async inferCondition(args: { input: StageInput; condition: string }): Promise<inference.ArmResult> {
-      const { input, condition } = args;
-      return asActivity(async () => {
-        const opts = options(input);
-        const arm = findArm(opts.arms, condition);
-        // One writer per output file in this process (a newer attempt supersedes an older one still running here).
-        return runExclusive(arm.output, (signal) =>
-          withActivityHooks<inference.ArmResult, inference.InferCheckpoint>(`infer:${condition}`, 'samples', 0, (hooks) =>
-            reportingOutage(deps, () => inference.runArm(opts, arm, { ...hooks, signal }, deps.openBackend)),
-          ),
-        );
-      }, limits(input));
-    },
     /**
      * Plan every arm's shards (plan files, parts dirs); returns the small per-arm plan the workflows fan out. Plan
      * and merge read and write whole files (a million lines at cluster scale), so they heartbeat while they run.

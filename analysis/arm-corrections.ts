@@ -33,9 +33,18 @@ export async function loadCorrections(
     seen.add(key);
     let list = byDataset.get(rec.dataset);
     if (!list) byDataset.set(rec.dataset, (list = []));
-    list.push({ record: rec, ...guardFields(value as Record<string, unknown>, `${file}:${line}`) });
+    list.push({
+      record: rec,
+      ...guardFields(value as Record<string, unknown>, `${file}:${line}`),
+      ...servedModel(value as Record<string, unknown>),
+    });
   }
   return { byDataset, duplicates, mtimeMs: statSync(file).mtimeMs };
+}
+
+/** The model the server said answered (`served_model`), kept for the tidy table (analysis/tidy/). */
+function servedModel(v: Record<string, unknown>): Pick<ArmLine, 'servedModel'> {
+  return typeof v.served_model === 'string' ? { servedModel: v.served_model } : {};
 }
 
 /** `raw_text` and `guard` of a record (both optional; the guard writes them together). */

@@ -1,6 +1,6 @@
 /**
  * Finding and reading the study arms: `<results>/arms/<arm>/arm.json` + `corrections.jsonl` (the
- * study-arms layout, README "Study arms"). A folder without either file is a counted skip shown to the
+ * study-arms layout, docs/study-arms.md). A folder without either file is a counted skip shown to the
  * user; a malformed arm.json or correction line is an error naming the file, line and field.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -66,6 +66,8 @@ export interface ArmLine {
   /** The untouched model output (`raw_text`) when the guard recorded it. */
   rawText: string | null;
   guard: string | null;
+  /** The model the server said it ran (`served_model`), where the record holds one. */
+  servedModel?: string | null;
 }
 
 export interface LoadedArm {

@@ -32,6 +32,8 @@ import { armProfiles } from './profile-arms';
 import { meanRows, replicateName, replicatesAsArms } from './arm-replicates';
 import { lockedContrasts, planCheck } from './plan-check';
 import { servedModelsWarning } from './served-models';
+import { resolveNormalization } from '../src/text/profiles';
+import { writeTidyLines } from './tidy';
 
 export { ARM_OCR_BANDS, armOcrBand, type ArmOcrBand, type BandCounts, type GuardRates } from './arm-counts';
 export type { PairedComparison } from './arms-compare';
@@ -134,7 +136,20 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     ...planLockField(options, resultsDir, results, contrasts, profiles),
     files: [],
   };
-  if (options.write !== false) analysis.files = writeArms(resultsDir, analysis);
+  if (options.write !== false) {
+    analysis.files = writeArms(resultsDir, analysis);
+    const norm = resolveNormalization(options.normalization === null ? { secondary: [] } : options.normalization);
+    const tidy = {
+      arms,
+      aligned,
+      rows,
+      replicateRows,
+      scopes,
+      collapseWhitespace: settings.collapseWhitespace,
+      profiles: [norm.primary, ...norm.secondary],
+    };
+    analysis.files.push(...(await writeTidyLines(resultsDir, tidy, analysis.generated_at)));
+  }
   return analysis;
 }
 

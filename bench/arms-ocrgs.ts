@@ -19,13 +19,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createActivities, defaultDeps } from '../activities';
+import { defaultDeps } from '../activities';
 import { armsTableLines } from '../bin/cli/summary';
 import { parseConfig } from '../src/config/load';
 import type { Config } from '../src/config/schema';
 import { REPO_ROOT } from '../test/helpers/shared-data';
 import type { StageInput } from '../workflows/types';
 import { copyGoldInContext, importArm, ocrgsDemoConfig, type ImportPolicy } from './ocrgs-study';
+import { createStageCalls, type StageCalls } from '../test/helpers/stage-calls';
 
 const { values: args } = parseArgs({
   options: {
@@ -68,7 +69,7 @@ function benchConfig(results: string): Config {
 const seconds = (t0: number) => `${((performance.now() - t0) / 1000).toFixed(1)} s`;
 
 /** Build and the study export through the activities (as a worker runs them), one shard after another. */
-async function buildAndExport(acts: ReturnType<typeof createActivities>, input: StageInput): Promise<void> {
+async function buildAndExport(acts: StageCalls, input: StageInput): Promise<void> {
   let t0 = performance.now();
   await acts.buildCorpus(input);
   await acts.buildIndex(input);
@@ -81,7 +82,7 @@ async function buildAndExport(acts: ReturnType<typeof createActivities>, input: 
 }
 
 /** Each arm's import file from its own inference_input.jsonl, imported into the arm. */
-async function importArms(acts: ReturnType<typeof createActivities>, input: StageInput, results: string): Promise<void> {
+async function importArms(acts: StageCalls, input: StageInput, results: string): Promise<void> {
   for (const [arm, policy] of Object.entries(IMPORTS)) {
     const r = await importArm(acts, input, results, arm, policy);
     console.error(`import ${arm}: ${r.imported} lines${r.guard ? ` (guard: ${JSON.stringify(r.guard)})` : ''}`);
@@ -92,7 +93,7 @@ async function main(): Promise<void> {
   const results = path.resolve(args.results!);
   const config = benchConfig(results);
   const input: StageInput = { run: 'ocrgs-arms', config, options: {}, force: false };
-  const acts = createActivities(defaultDeps());
+  const acts = createStageCalls(defaultDeps());
   await buildAndExport(acts, input);
   await importArms(acts, input, results);
   const t0 = performance.now();

@@ -87,9 +87,10 @@ async function setUp() {
   const { loadDataset } = await import('../src/datasets');
   const { datasetSpec } = await import('../src/stages/export');
   const { Embedder } = await import('../src/embed/embedder');
-  const { createActivities, defaultDeps } = await import('../activities');
+  const { defaultDeps } = await import('../activities');
+  const { createStageCalls } = await import('../test/helpers/stage-calls');
   const deps = defaultDeps();
-  const act = createActivities({
+  const act = createStageCalls({
     ...deps,
     openRetriever: async (config, paths) => timedRetriever(await deps.openRetriever(config, paths)),
   });

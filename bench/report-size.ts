@@ -17,7 +17,10 @@
  * is over the size budget. `--lines N` keeps the first N lines (a quick check); `--screenshot PATH` saves a
  * PNG of the Lines view with one line expanded by its deep link. `--synthetic N` analyses a small OCR_GS study
  * for the report's other sections, then puts in its lines.json N synthetic lines × `--arms` arms (realistic
- * Arabic: the OCR_GS lines scored against made-up arms, repeated in shuffled copies) and renders the report.
+ * Arabic: the OCR_GS lines scored against made-up arms, repeated in shuffled copies) and renders the report;
+ * then it times the arms analysis itself on a study of that size (bench/synthetic-arms.ts: N lines × `--arms`
+ * arms, `--resamples` bootstrap and permutation resamples, default 10,000; in a process of its own) and prints
+ * its time and peak RSS against the goal (120 s, 4 GB).
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -28,6 +31,8 @@ import { analyzeStudy } from '../analysis/analyze';
 import { writeLinesJson } from '../analysis/lines-json';
 import { renderReport } from '../analysis/report';
 import { syntheticLineDocuments } from './synthetic-lines';
+import { spawnSync } from 'node:child_process';
+import { writeSyntheticArms } from './synthetic-arms';
 import { OCR_GS_ROOT, REPO_ROOT } from '../test/helpers/shared-data';
 import { writeOcrGsStudy } from '../test/helpers/ocr-gs-study';
 
@@ -46,6 +51,7 @@ const { values: args } = parseArgs({
     report: { type: 'string' },
     synthetic: { type: 'string' },
     arms: { type: 'string', default: '8' },
+    resamples: { type: 'string', default: '10000' },
   },
 });
 const LIMIT = args.lines === undefined ? Infinity : Number(args.lines);
@@ -251,6 +257,30 @@ async function syntheticStudy(root: string, n: number): Promise<string> {
   return dirs.phase5Dir;
 }
 
+/** Goal for the arms analysis of 100,000 lines × 8 arms with 10,000 resamples. */
+const ANALYSIS_GOAL = { seconds: 120, rssBytes: 4 * 1024 ** 3 };
+
+/** The arms analysis of a synthetic study of `n` lines × --arms arms, timed in a process of its own (its peak RSS is the analysis's). */
+async function analysisAtScale(root: string, n: number): Promise<void> {
+  const dir = path.join(root, 'arms-study');
+  let t0 = performance.now();
+  await writeSyntheticArms(dir, OCR_GS_ROOT, n, Number(args.arms));
+  console.log(
+    `arms study: ${n} lines × ${args.arms} arms written (bench/synthetic-arms.ts): ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
+  t0 = performance.now();
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(REPO_ROOT, 'bench', 'arms-analysis-run.ts'), dir, args.resamples!], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
+  if (r.status !== 0) throw new Error(`the arms analysis failed: ${r.stderr.slice(-2000)}`);
+  const m = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { seconds: number; maxRssBytes: number; lines: number; arms: number };
+  const gb = (b: number) => `${(b / 1024 ** 3).toFixed(2)} GB`;
+  console.log(
+    `arms analysis (${m.lines} lines × ${m.arms} arms, ${args.resamples} resamples, tidy lines.parquet/csv.gz included): ${m.seconds.toFixed(1)} s (goal ≤ ${ANALYSIS_GOAL.seconds} s), peak RSS ${gb(m.maxRssBytes)} (goal ≤ ${gb(ANALYSIS_GOAL.rssBytes)}); process ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
+}
+
 async function main(): Promise<void> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'bench-report-size-'));
   const dir = args.report
@@ -261,6 +291,7 @@ async function main(): Promise<void> {
   if (args.report) console.log(`report: ${dir} (as written by its analysis)`);
   const { htmlBytes, ids } = printSizes(dir);
   await inBrowser(path.join(dir, 'report.html'), ids);
+  if (args.synthetic) await analysisAtScale(root, Number(args.synthetic));
   if (args.keep && !args.report) console.log(`kept: ${dir}`);
   else rmSync(root, { recursive: true, force: true });
   if (htmlBytes > BUDGET_BYTES) {

@@ -57,7 +57,7 @@ function swapLetter(text: string, seed: number): string {
 }
 
 /** What arm `k` returns for line `g` (a running number over all lines). */
-function armOutput(p: Pair, g: number, k: number): string {
+export function armOutput(p: Pair, g: number, k: number): string {
   if (k === 0) return g % 7 === 3 ? swapLetter(p.ocr, g) : p.ocr;
   switch ((g * 7 + k * 13) % 6) {
     case 0:
@@ -92,7 +92,7 @@ function correction(p: Pair, ds: string, text: string, raw: string): CorrectionR
 }
 
 /** Three retrieved sentences for line `g` of arm `k`: gold lines drawn from the whole pool, as a corpus search would. */
-function retrievalOf(pool: readonly Pair[], i: number, g: number, k: number): AnalysisInputRecord {
+export function retrievalOf(pool: readonly Pair[], i: number, g: number, k: number): AnalysisInputRecord {
   const hits = [1, 2, 3].map((h) => pool[(g * 7919 + k * 104729 + h * 1299709) % pool.length]);
   return {
     retrieval_scores: [0.91, 0.84, 0.77].map((s) => s - ((i + k) % 10) / 50),

@@ -138,8 +138,8 @@ function checkSetup(): ModelSpec | null {
 async function loadModules() {
   const { parseConfig } = await import('../src/config/load');
   const { stagePaths } = await import('../src/stages/build');
-  const { createActivities } = await import('../activities');
-  const activities = createActivities();
+  const { createStageCalls } = await import('../test/helpers/stage-calls');
+  const activities = createStageCalls();
   const { buildCorpus, buildIndex, planExport, exportShard, mergeExport } = activities;
   const { workflowBundle } = await import('../bin/cli/worker-runtime');
   const { createLocalEnv } = await import('../test/helpers/temporal');

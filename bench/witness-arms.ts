@@ -13,7 +13,7 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createActivities, defaultDeps } from '../activities';
+import { defaultDeps } from '../activities';
 import { analyzeProvenance, formatProvenanceTable } from '../analysis/provenance';
 import { armsTableLines } from '../bin/cli/summary';
 import { parseConfig } from '../src/config/load';
@@ -21,6 +21,7 @@ import type { Config } from '../src/config/schema';
 import { REPO_ROOT } from '../test/helpers/shared-data';
 import type { StageInput } from '../workflows/types';
 import { copyGoldInContext, importArm, ocrgsDemoConfig } from './ocrgs-study';
+import { createStageCalls } from '../test/helpers/stage-calls';
 
 const { values: args } = parseArgs({
   options: {
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
   const results = path.resolve(args.results!);
   const config = benchConfig(results);
   const input: StageInput = { run: 'witness-arms', config, options: {}, force: false };
-  const acts = createActivities(defaultDeps());
+  const acts = createStageCalls(defaultDeps());
   let t0 = performance.now();
   await acts.buildCorpus(input);
   await acts.buildIndex(input);

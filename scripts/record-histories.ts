@@ -2,11 +2,11 @@
  * `npm run record-histories -- <prefix>`: run a tiny real study (scripts/tiny-study.ts) and write each
  * workflow's event history to test/replay/histories/<prefix>-<workflow>.json, which test/replay/replay.test.ts
  * replays against the current workflow code. Re-record only as the versioning rule in workflows/index.ts says
- * (after a `patched()` change, with a new prefix), keeping the old recordings that exercise the old branch.
+ * (after a patched change, with a new prefix), keeping the old recordings that exercise the old branch.
  *
  * `npm run record-histories -- <prefix> build` records the build alone (the study workflow with only the build
  * stage, and its build child) on a study whose arms need two corpora of their own and a witness index, so the
- * recording shows the build's fan-out of those (patch `study-builds-fanout`).
+ * recording shows the build's fan-out of those.
  */
 import { armNames } from '../src/stages/arm-names';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -87,7 +87,7 @@ async function main(): Promise<void> {
     await save(study, runWorkflowId(config.run_name), `${prefix}-phase5.json`);
     for (const stage of ['build', 'export', 'infer', 'analyze'] as const)
       await save(study, stageWorkflowId(config.run_name, stage), `${prefix}-${stage}.json`);
-    // Sharded infer (patched 'sharded-infer', then 'infer-pool'): one child workflow per arm.
+    // One child workflow per arm.
     for (const arm of armNames(config, {}))
       await save(study, `${stageWorkflowId(config.run_name, 'infer')}-${arm}`, `${prefix}-infer-arm-${arm}.json`);
     await save(study, doctorId, `${prefix}-doctor.json`);

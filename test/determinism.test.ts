@@ -15,7 +15,7 @@ import { expect } from 'chai';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createActivities } from '../activities';
+
 import type { InferenceInputRecord } from '../src/llm/records';
 import { parseConfig } from '../src/config/load';
 import type { Config } from '../src/config/schema';
@@ -24,8 +24,9 @@ import type { CorrectionRecord } from '../src/llm/records';
 import type { StageInput } from '../workflows/types';
 import { MINILM, requireModel } from './embed/models';
 import { FIXTURES, OCR_GS_ROOT, OPENITI_ROOT } from './helpers/shared-data';
+import { createStageCalls } from './helpers/stage-calls';
 
-const { analyzeResults, buildCorpus, buildIndex, exportShard, mergeExport, planExport } = createActivities();
+const { analyzeResults, buildCorpus, buildIndex, exportShard, mergeExport, planExport } = createStageCalls();
 
 /** The instant every run's analysis inputs are stamped with. */
 const INPUTS_AS_OF = new Date('2024-03-01T12:00:00.000Z');

@@ -3,7 +3,6 @@
  * once — and, beside them, one activity per distinct arm corpus and per witness index of the study plan, so
  * the CPU workers build them at the same time.
  */
-import { patched } from '@temporalio/workflow';
 import { DEFAULT_MAX_PARALLEL, stageActivities, type StageActivities } from './options';
 import { setStep, trackProgress } from './progress';
 import type { BuildResult, IndexResult, StageInput, WorkflowProgress } from './types';
@@ -12,22 +11,8 @@ import { mapWithWindow } from './windows';
 export async function buildWorkflow(input: StageInput): Promise<BuildResult> {
   const p = trackProgress('build');
   const acts = stageActivities(input.config, 'build');
-  // The study's own corpora and witness indexes as activities of their own, concurrent with the run's build.
-  // Histories recorded before it replay the single buildCorpus activity that built them one after the other.
-  if (patched('study-builds-fanout')) return fannedOutBuild(input, acts, p);
-  setStep(p, 'corpus', 0, 2);
-  const corpus = await acts.buildCorpus(input);
-  p.results.corpus = corpus;
-  // Embedding in shards on every CPU worker, then one assemble step. Histories recorded before it replay
-  // the single buildIndex activity.
-  const index = patched('sharded-build') ? await shardedIndex(input, acts, p) : await singleIndex(input, acts, p);
-  p.results.index = index;
-  setStep(p, 'done', 2, 2);
-  return { corpus, index };
-}
-
-/** The plan's arm corpora and witness indexes, each one activity, all started beside the run's corpus and index. */
-async function fannedOutBuild(input: StageInput, acts: StageActivities, p: WorkflowProgress): Promise<BuildResult> {
+  // The study's own corpora and witness indexes are activities of their own, started beside the run's corpus
+  // and index, so the CPU workers build them at the same time.
   setStep(p, 'plan', 0, 2);
   const todo = await acts.planStudyBuilds(input);
   const corpora: Record<string, IndexResult> = {};
@@ -58,11 +43,6 @@ async function runCorpusAndIndex(input: StageInput, acts: StageActivities, p: Wo
   const index = await shardedIndex(input, acts, p);
   p.results.index = index;
   return { corpus, index };
-}
-
-async function singleIndex(input: StageInput, acts: StageActivities, p: WorkflowProgress): Promise<IndexResult> {
-  setStep(p, 'embed+index', 1, 2);
-  return acts.buildIndex(input);
 }
 
 /** Plan the shards, embed them (at most max_parallel_activities in flight), assemble the index from the parts. */

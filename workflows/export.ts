@@ -1,5 +1,4 @@
 /** The export workflow: plan, shards fanned out to every CPU worker through a window, one merge in a fixed order. */
-import { patched } from '@temporalio/workflow';
 import { DEFAULT_MAX_PARALLEL, stageActivities } from './options';
 import { setStep, trackProgress } from './progress';
 import type { ExportResult, StageInput } from './types';
@@ -26,10 +25,8 @@ export async function exportWorkflow(input: StageInput): Promise<ExportResult> {
     return r;
   };
   // At most max_parallel_activities shards in flight: thousands of pending activities in one workflow
-  // bloat its history and mutable state. Histories recorded before the window replay the old fan-out.
-  const results = patched('bounded-export-fanout')
-    ? await mapWithWindow(shards, input.config.temporal.max_parallel_activities ?? DEFAULT_MAX_PARALLEL, exportOne)
-    : await Promise.all(shards.map(exportOne));
+  // bloat its history and mutable state.
+  const results = await mapWithWindow(shards, input.config.temporal.max_parallel_activities ?? DEFAULT_MAX_PARALLEL, exportOne);
   setStep(p, 'merge', shards.length, shards.length, 'shards');
   const merged = await acts.mergeExport({ input, plan });
   p.results.merged = merged;

@@ -2,7 +2,7 @@
  * The infer workflow: an import, or the study arms — each a child workflow (infer-arm.ts) running its shards,
  * all arms sharing one pool of `temporal.max_parallel_activities` lanes.
  */
-import { executeChild, patched, startChild, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
+import { startChild, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
 import { armNames } from '../src/stages/arm-names';
 import { replicateKey } from '../src/stages/replicate-key';
 import type { ArmPlan } from '../src/stages/infer-shards';
@@ -25,26 +25,12 @@ export async function inferWorkflow(input: StageInput): Promise<InferResult> {
     setStep(p, 'done', 1, 1);
     return { imported };
   }
-  // Shards on every GPU worker (histories from before it run one activity per arm, below).
-  if (patched('sharded-infer')) return shardedInfer(input, p, acts);
-  // Study arms in order (without `study:`: rag and zero_shot, as the histories recorded); `condition` = arm name.
-  const arms = armNames(input.config, input.options);
-  const out: Record<string, ArmResult> = {};
-  let i = 0;
-  for (const arm of arms) {
-    setStep(p, `infer:${arm}`, i, arms.length, 'conditions');
-    out[arm] = await acts.inferCondition({ input, condition: arm });
-    p.results[arm] = out[arm];
-    i++;
-  }
-  setStep(p, 'done', i, arms.length, 'conditions');
-  return out;
+  return shardedInfer(input, p, acts);
 }
 
 /**
- * Plan, then one child workflow per arm (`<infer id>-<arm>`) running that arm's shards. Since `infer-pool`, all
- * arms' shards share one pool of `temporal.max_parallel_activities` lanes (see pooledArms); histories from before
- * it ran every arm at once with a fixed share of the bound each (fixedWindowArms).
+ * Plan, then one child workflow per arm (`<infer id>-<arm>`) running that arm's shards on every GPU worker; all
+ * arms' shards share one pool of `temporal.max_parallel_activities` lanes (see pooledArms).
  */
 async function shardedInfer(input: StageInput, p: WorkflowProgress, acts: StageActivities): Promise<InferResult> {
   setStep(p, 'plan', 0, 1);
@@ -63,28 +49,9 @@ async function shardedInfer(input: StageInput, p: WorkflowProgress, acts: StageA
     p.results[arm] = r;
     setStep(p, 'arms', ++finished, arms.length, 'arms');
   };
-  if (patched('infer-pool')) await pooledArms(input, arms, onDone);
-  else await fixedWindowArms(input, arms, onDone);
+  await pooledArms(input, arms, onDone);
   setStep(p, 'done', arms.length, arms.length, 'arms');
   return out;
-}
-
-/** Without `infer-pool`: every arm's child at once, each with a fixed window of floor(bound / arms), at least 1. */
-async function fixedWindowArms(input: StageInput, arms: ArmPlan[], onDone: (arm: string, r: ArmResult) => void): Promise<void> {
-  const window = Math.max(
-    1,
-    Math.floor((input.config.temporal.max_parallel_activities ?? DEFAULT_MAX_PARALLEL) / Math.max(1, arms.length)),
-  );
-  const parent = workflowInfo().workflowId;
-  await Promise.all(
-    arms.map(async (plan) => {
-      const args: InferArmInput = { input, arm: plan, window, from: 0, acc: emptyTotals() };
-      onDone(
-        runKey(plan),
-        await executeChild(inferArmWorkflow, { workflowId: `${parent}-${runKey(plan)}`, args: [args], ...childLabels('infer') }),
-      );
-    }),
-  );
 }
 
 /** An arm in the pool: its lanes (the window it was started with or signalled) and its child, once started. */
@@ -116,7 +83,7 @@ async function pooledArms(input: StageInput, arms: ArmPlan[], onDone: (arm: stri
     for (; free > 0 && queued.length; free--) starting.push(Object.assign(queued.shift()!, { window: 1 }));
     running.push(...starting);
     free = shareLanes(free, running);
-    // All starts in one workflow task, as fixedWindowArms starts its children.
+    // All starts in one workflow task.
     await Promise.all(
       starting.map(async (a) => {
         const name = runKey(a.plan);

@@ -2,7 +2,7 @@
  * Where the encoder runs: the CPU, or an NVIDIA GPU through onnxruntime-node's CUDA execution provider.
  * The CUDA provider is not in the npm package: its libraries (libonnxruntime_providers_cuda.so and
  * libonnxruntime_providers_shared.so) are downloaded next to the native binding by onnxruntime-node's
- * install script when asked (`ONNXRUNTIME_NODE_INSTALL=cuda12`, see README "GPU embedding"), and they
+ * install script when asked (`ONNXRUNTIME_NODE_INSTALL=cuda12`, see docs/real-study.md#gpu-embedding), and they
  * need the CUDA 12 runtime and cuDNN 9 on the library path.
  */
 import { existsSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * The encoder's ONNX sessions: how many run in parallel and with how many threads each, and opening them on
- * the configured device (CUDA falling back to the CPU with one warning; README "GPU embedding").
+ * the configured device (CUDA falling back to the CPU with one warning; docs/real-study.md#gpu-embedding).
  */
 import { childLogger } from '../util/log';
 import { cudaUnavailableReason, type EmbeddingDevice } from './device';

@@ -1,7 +1,7 @@
 /**
  * The one JSONL reader/writer every stage uses.
  *
- * Durability model (see README "Checkpoints"): an output file is only ever appended to, in whole lines,
+ * Durability model (see docs/design-decisions.md, "Checkpoints"): an output file is only ever appended to, in whole lines,
  * and fsync'd at each checkpoint. The file itself is the durable cursor: on resume, `recoverJsonl`
  * drops a trailing partial line (a crash mid-write) and reports how many complete records exist, so a
  * resumed activity continues at record N with no gap and no duplicate. Heartbeat details carry the same

@@ -207,16 +207,6 @@ export async function run(options: InferOptions, hooks: StageHooks, openBackend:
   return out;
 }
 
-/** `runArm` for the arm named `name` (the activity's `condition` argument is an arm name). */
-export async function runCondition(
-  options: InferOptions,
-  name: string,
-  hooks: StageHooks<InferCheckpoint>,
-  openBackend: OpenBackend,
-): Promise<ArmResult> {
-  return runArm(options, findArm(options.arms, name), hooks, openBackend);
-}
-
 /** Correct every line of the arm's input with its prompt and LLM; `onProgress` counts records in the output. */
 export async function runArm(
   options: InferOptions,

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
-import { createActivities } from '../../activities';
+
 import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { defaultPartsDir, indexFiles } from '../../src/index/manifest';
@@ -17,8 +17,9 @@ import * as build from '../../src/stages/build';
 import { FIXTURES } from '../helpers/shared-data';
 import { MINILM, requireModel } from '../embed/models';
 import { echoBackend, recordingEnv, stageInput, tmpResults } from './helpers';
+import { createStageCalls } from '../helpers/stage-calls';
 
-const acts = createActivities({
+const acts = createStageCalls({
   openRetriever: async () => {
     throw new Error('unused');
   },

@@ -7,12 +7,13 @@ import { expect } from 'chai';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { createActivities } from '../../activities';
+
 import { parseConfig } from '../../src/config/load';
 import { FIXTURES, REPO_ROOT } from '../helpers/shared-data';
 import { echoBackend, fixtureConfig, recordingEnv, stageInput, tmpResults } from './helpers';
+import { createStageCalls } from '../helpers/stage-calls';
 
-const acts = createActivities({
+const acts = createStageCalls({
   openRetriever: async () => {
     throw new Error('unused');
   },

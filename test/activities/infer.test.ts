@@ -7,11 +7,12 @@ import { expect } from 'chai';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { createActivities } from '../../activities';
+
 import { resultDirs } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { echoBackend, fixtureConfig, Gate, recordingEnv, stageInput, tmpResults, until } from './helpers';
 import { LlmError, type LlmBackend } from '../../src/llm';
+import { createStageCalls } from '../helpers/stage-calls';
 
 const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : []);
 
@@ -40,7 +41,7 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
     const config = fixtureConfig(tmpResults('infer'));
     writeInput(config, 6);
     const backend = echoBackend();
-    const acts = createActivities({
+    const acts = createStageCalls({
       openRetriever: async () => {
         throw new Error('unused');
       },
@@ -59,7 +60,7 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
     writeInput(config, 8);
     const gate = new Gate(3);
     const backend = echoBackend(gate);
-    const acts = createActivities({
+    const acts = createStageCalls({
       openRetriever: async () => {
         throw new Error('unused');
       },
@@ -105,7 +106,7 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
       async close() {},
     };
     const endpointDown: string[] = [];
-    const acts = createActivities({
+    const acts = createStageCalls({
       openRetriever: async () => {
         throw new Error('unused');
       },
@@ -143,7 +144,7 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
   it('the sharded infer: plan, shards and merge heartbeat (a long plan or merge is not a dead worker)', async () => {
     const config = fixtureConfig(tmpResults('infer-sharded'), { infer: { shard_size: 4, conditions: ['rag'] } });
     writeInput(config, 6);
-    const acts = createActivities({
+    const acts = createStageCalls({
       openRetriever: async () => {
         throw new Error('unused');
       },
@@ -178,7 +179,7 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
       async close() {},
     };
     const down: string[] = [];
-    const acts = createActivities({
+    const acts = createStageCalls({
       openRetriever: async () => {
         throw new Error('unused');
       },
@@ -211,7 +212,7 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
 
   it('fails without retries when there is no inference input, and when an import file is malformed', async () => {
     const config = fixtureConfig(tmpResults('infer-bad'));
-    const acts = createActivities({
+    const acts = createStageCalls({
       openRetriever: async () => {
         throw new Error('unused');
       },

@@ -1,6 +1,6 @@
 /**
  * A small study-arms tree for the arms Lines-view tests (`<root>/arms/<arm>/` with arm.json, corrections.jsonl and
- * inference_input.jsonl, as the study-arms layout has it, README "Study arms"). Line CERs, worked out by hand:
+ * inference_input.jsonl, as the study-arms layout has it, docs/study-arms.md). Line CERs, worked out by hand:
  *
  *   line     gold (chars)  OCR CER (band)   zero_shot  rag (guard)             rag_k1    oracle †
  *   D1/l1    10            1/10 (10–20%)    0          0     kept              2/10      0

@@ -1,5 +1,5 @@
 /**
- * Bad-input suite — build stage, corpus step (`activities/build.ts` buildCorpus on a copy of the fixture
+ * Bad-input suite — build stage, corpus step (buildCorpus of test/helpers/stage-calls.ts on a copy of the fixture
  * OpenITI checkout, test/fixtures/openiti/corpus, plus two files written here).
  *
  * Cases:
@@ -21,11 +21,12 @@ import { expect } from 'chai';
 import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import path from 'node:path';
-import { createActivities } from '../../activities';
+
 import type { CorpusBuildSummary } from '../../src/openiti';
 import { failsWithLogs, makeConfig, OPENITI_FIXTURE, stageInput, tmpDir, withLogs, type LogRecord } from './helpers';
+import { createStageCalls } from '../helpers/stage-calls';
 
-const { buildCorpus } = createActivities();
+const { buildCorpus } = createStageCalls();
 
 const METADATA = path.join('metadata', 'OpenITI_metadata_2023-1-8.csv');
 const HEADER = '######OpenITI#\n#META# 000.SortField\t:: X\n#META#Header#End#\n';

@@ -11,11 +11,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import type { RunOptions, StageInput } from '../../workflows/types';
-import { createActivities } from '../../activities';
+
 import { FIXTURES, REPO_ROOT } from '../helpers/shared-data';
 import { captureLogs, type LogRecord } from '../helpers/log-capture';
+import { createStageCalls } from '../helpers/stage-calls';
 
-const { buildCorpus, buildIndex, exportShard, mergeExport, planExport } = createActivities();
+const { buildCorpus, buildIndex, exportShard, mergeExport, planExport } = createStageCalls();
 
 export type { LogRecord };
 

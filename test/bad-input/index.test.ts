@@ -23,7 +23,7 @@
 import { expect } from 'chai';
 import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createActivities } from '../../activities';
+
 import { indexFiles } from '../../src/index/manifest';
 import {
   cloneResults,
@@ -37,8 +37,9 @@ import {
   tmpDir,
   withLogs,
 } from './helpers';
+import { createStageCalls } from '../helpers/stage-calls';
 
-const { buildIndex } = createActivities();
+const { buildIndex } = createStageCalls();
 
 const LFS_POINTER = 'version https://git-lfs.github.com/spec/v1\noid sha256:' + 'a'.repeat(64) + '\nsize 90261504\n';
 

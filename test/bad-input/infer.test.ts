@@ -1,5 +1,5 @@
 /**
- * Bad-input suite — infer stage (`activities/infer.ts` inferCondition / importCorrections called directly)
+ * Bad-input suite — infer stage (inferCondition of test/helpers/stage-calls.ts / importCorrections called directly)
  * against the in-test fake OpenAI server (test/llm/fake-openai-server.ts), `infer.backend: openai`.
  *
  * Cases:
@@ -21,15 +21,16 @@ import { expect } from 'chai';
 import { copyFileSync, readFileSync, truncateSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
-import { createActivities } from '../../activities';
+
 import type { CorrectionRecord } from '../../src/llm/records';
 import { recoverJsonl } from '../../src/io/jsonl';
 import { inferenceInputRecord } from '../helpers/records';
 import { FIXTURES } from '../helpers/shared-data';
 import { startFakeServer, echo, type FakeResponse, type FakeServer } from '../llm/fake-openai-server';
 import { failsWithLogs, makeConfig, stageInput, tmpDir, withLogs } from './helpers';
+import { createStageCalls } from '../helpers/stage-calls';
 
-const { importCorrections, inferCondition } = createActivities();
+const { importCorrections, inferCondition } = createStageCalls();
 
 const KEY_ENV = 'PHASE5_BAD_INPUT_KEY';
 

@@ -7,11 +7,12 @@
 import { expect } from 'chai';
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createActivities } from '../../activities';
+
 import { parseConfig } from '../../src/config/load';
 import { baseRaw, DEMO_OCR, MINILM_DIR, requireModel, runExport, stageInput, tmpDir, withLogs } from '../bad-input/helpers';
+import { createStageCalls } from '../helpers/stage-calls';
 
-const { buildCorpus, buildIndex, importCorrections, analyzeResults } = createActivities();
+const { buildCorpus, buildIndex, importCorrections, analyzeResults } = createStageCalls();
 const jsonl = <T>(file: string) =>
   readFileSync(file, 'utf8')
     .trim()

@@ -13,11 +13,12 @@ import type { Client, Connection } from '@temporalio/client';
 import { OCR_GS_ROOT, OPENITI_ROOT, FIXTURES } from '../helpers/shared-data';
 import type { Config } from '../../src/config/schema';
 import { startServer, stopServer } from '../../src/temporal/server';
-import { createActivities } from '../../activities';
+
 import type { StageInput } from '../../workflows/types';
 import { connectClient, lineCount, ownServer, partLines, pollerCount, spawnWorker, stopE2eServer, waitFor, writeConfig } from './harness';
+import { createStageCalls } from '../helpers/stage-calls';
 
-const { buildCorpus, buildIndex, planExport, exportShard, mergeExport } = createActivities();
+const { buildCorpus, buildIndex, planExport, exportShard, mergeExport } = createStageCalls();
 
 describe('crash-resume (real server, worker processes, SIGKILL)', function () {
   this.timeout(600000);

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, utimesSync } from 'node:fs';
 import path from 'node:path';
-import { createActivities, defaultDeps } from '../../activities';
+import { defaultDeps } from '../../activities';
 import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { readJsonlAll } from '../../src/io/jsonl';
@@ -15,6 +15,7 @@ import type { LlmBackend } from '../../src/llm';
 import type { InferenceInputRecord } from '../../src/llm/records';
 import type { StageInput } from '../../workflows/types';
 import { OCR_GS_ROOT, OPENITI_ROOT } from './shared-data';
+import { createStageCalls, type StageCalls } from './stage-calls';
 
 export const INPUTS_AS_OF = new Date('2024-03-01T12:00:00.000Z');
 export const LIMIT = 12;
@@ -66,14 +67,14 @@ export function promptHashBackend(inputFile: string): () => Promise<LlmBackend> 
   };
 }
 
-export type Activities = ReturnType<typeof createActivities>;
+export type Activities = StageCalls;
 
 /** build → export → infer (via `infer`) → analyze into `dir`; returns the results' phase5 folder. */
 export async function runDefaultPipeline(dir: string, infer: (acts: Activities, input: StageInput) => Promise<void>): Promise<string> {
   const config = defaultConfig(dir);
   const input: StageInput = { run: 'default-bytes', config, options: { limit: LIMIT }, force: false };
   const inputFile = path.join(config.paths.results_dir, 'phase5', 'inference_input.jsonl');
-  const acts = createActivities({ ...defaultDeps(), openBackend: promptHashBackend(inputFile) });
+  const acts = createStageCalls({ ...defaultDeps(), openBackend: promptHashBackend(inputFile) });
   await acts.buildCorpus(input);
   await acts.buildIndex(input);
   const plan = await acts.planExport(input);

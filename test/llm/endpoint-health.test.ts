@@ -5,8 +5,9 @@
  */
 import { expect } from 'chai';
 import http from 'node:http';
+import { mock } from 'node:test';
 import type { AddressInfo, Socket } from 'node:net';
-import { EndpointHealthGate, GatedSlots, httpProbe, modelsUrl } from '../../src/llm/endpoint-health';
+import { EndpointHealthGate, GatedSlots, httpProbe, modelsUrl, type Probe } from '../../src/llm/endpoint-health';
 
 const tick = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
@@ -15,6 +16,8 @@ interface Box {
   /** The status GET /v1/models answers with; `hang`: never answers. */
   status: number | 'hang';
   requests: { at: number; url: string; authorization?: string }[];
+  /** Calls `listener` when a client connection to the box closes. */
+  onConnectionClose(listener: () => void): void;
   stop(): Promise<void>;
   start(): Promise<void>;
 }
@@ -23,10 +26,14 @@ async function startBox(status: number | 'hang' = 200): Promise<Box> {
   let port = 0;
   let server: http.Server | null = null;
   const sockets = new Set<Socket>();
+  const closeListeners: (() => void)[] = [];
   const box: Box = {
     url: '',
     status,
     requests: [],
+    onConnectionClose(listener) {
+      closeListeners.push(listener);
+    },
     async start() {
       const s = http.createServer((req, res) => {
         box.requests.push({ at: Date.now(), url: req.url ?? '', authorization: req.headers.authorization });
@@ -36,7 +43,10 @@ async function startBox(status: number | 'hang' = 200): Promise<Box> {
       });
       s.on('connection', (sock) => {
         sockets.add(sock);
-        sock.on('close', () => sockets.delete(sock));
+        sock.on('close', () => {
+          sockets.delete(sock);
+          for (const l of closeListeners) l();
+        });
       });
       await new Promise<void>((resolve) => s.listen(port, '127.0.0.1', () => resolve()));
       port = (s.address() as AddressInfo).port;
@@ -57,10 +67,11 @@ async function startBox(status: number | 'hang' = 200): Promise<Box> {
 }
 
 /** A gate on `box` with fast delays, recording its pause / resume calls. */
-function gateOn(box: Box, minDelayMs = 40, maxDelayMs = 160) {
+function gateOn(box: Box, minDelayMs = 40, maxDelayMs = 160, probe?: Probe) {
   const events: string[] = [];
   const gate = new EndpointHealthGate({
     baseUrl: box.url,
+    probe,
     minDelayMs,
     maxDelayMs,
     probeTimeoutMs: 300,
@@ -90,24 +101,59 @@ describe('llm/endpoint-health', () => {
     expect(events).to.deep.equal([]);
   });
 
-  it('down → probes GET <baseUrl>/models with a doubling, capped backoff → up when it answers below 500', async () => {
+  it('down → probes GET <baseUrl>/models without credentials → up when it answers below 500', async () => {
     const b = await box(503); // llama.cpp while it loads a model
-    const { gate, events } = gateOn(b, 100, 400);
+    const { gate, events } = gateOn(b, 20, 40);
     gate.markDown('connection refused');
     gate.markDown('again'); // already down: no second pause
     expect(gate.isUp).to.equal(false);
-    const started = Date.now();
     const up = gate.waitUntilUp(new AbortController().signal);
-    while (b.requests.length < 5) await tick(5);
+    while (b.requests.length < 3 && !gate.isUp) await tick(5);
+    expect(gate.isUp, 'a 503 is down').to.equal(false);
     b.status = 200;
     await up;
     expect(gate.isUp).to.equal(true);
     expect(events).to.deep.equal(['pause: connection refused', `resume after ${b.requests.length} probe(s)`]);
     expect(b.requests.every((r) => r.url === '/v1/models' && r.authorization === undefined)).to.equal(true);
-    const times = [started, ...b.requests.map((r) => r.at)];
-    const gaps = times.slice(1).map((t, i) => t - times[i]);
-    // 100, 200, 400, 400, 400 ms (timers fire late on a busy machine, never early; a doubled 800 would fail)
-    [100, 200, 400, 400, 400].forEach((want, i) => expect(gaps[i], `gap ${i}: ${gaps.join(', ')}`).to.be.within(want - 5, want + 250));
+  });
+
+  it('the probe backoff doubles from minDelayMs and stays at maxDelayMs (on a mocked clock: probes counted per tick)', async () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    try {
+      let answer = false;
+      const probes: number[] = [];
+      let clock = 0;
+      const gate = new EndpointHealthGate({
+        baseUrl: 'http://unused/v1',
+        minDelayMs: 100,
+        maxDelayMs: 400,
+        probe: async () => (probes.push(clock), answer),
+      });
+      gate.markDown('down');
+      let resumed = false;
+      const up = gate.waitUntilUp(new AbortController().signal).then(() => (resumed = true));
+      const advance = async (ms: number) => {
+        clock += ms;
+        mock.timers.tick(ms);
+        for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r)); // let the probe's promise settle
+      };
+      // Each delay: one millisecond short sees no new probe, the full delay sees exactly one.
+      for (const delay of [100, 200, 400, 400, 400]) {
+        const before = probes.length;
+        await advance(delay - 1);
+        expect(probes.length, `${delay - 1} ms into a ${delay} ms wait`).to.equal(before);
+        await advance(1);
+        expect(probes.length, `after a ${delay} ms wait`).to.equal(before + 1);
+      }
+      expect(probes).to.deep.equal([100, 300, 700, 1100, 1500]); // a doubled 800 would not probe at 1100
+      answer = true;
+      await advance(400);
+      await up;
+      expect(resumed && gate.isUp).to.equal(true);
+      expect(probes).to.have.length(6);
+    } finally {
+      mock.timers.reset();
+    }
   });
 
   it('a refused connection and a probe without an answer count as down; any status below 500 (401) as up', async () => {
@@ -117,9 +163,10 @@ describe('llm/endpoint-health', () => {
     expect(await refused(new AbortController().signal)).to.equal(false);
     await b.start(); // same port
     b.status = 'hang';
-    const t0 = Date.now();
+    const closed = new Promise<void>((r) => b.onConnectionClose(r));
     expect(await httpProbe(b.url, 200)(new AbortController().signal)).to.equal(false);
-    expect(Date.now() - t0).to.be.within(150, 1500);
+    expect(b.requests, 'the request reached the box, which never answered').to.have.length(1);
+    await closed; // the probe gave up on its request: the client closed the connection
     b.status = 401; // vLLM started with --api-key: the probe sends none, the server answers
     expect(await httpProbe(b.url)(new AbortController().signal)).to.equal(true);
     b.status = 500;
@@ -129,10 +176,16 @@ describe('llm/endpoint-health', () => {
   it('resumes when a box that refused connections comes back on its port', async () => {
     const b = await box();
     await b.stop();
-    const { gate, events } = gateOn(b, 20, 40);
+    let refused = 0;
+    const probe = httpProbe(b.url, 300);
+    const { gate, events } = gateOn(b, 20, 40, async (signal) => {
+      const isUp = await probe(signal);
+      if (!isUp) refused++;
+      return isUp;
+    });
     gate.markDown('connection: ECONNREFUSED');
     const up = gate.waitUntilUp(new AbortController().signal);
-    await tick(150); // a few refused probes
+    while (refused < 3) await tick(5); // three refused probes, however long the machine takes for them
     expect(gate.isUp).to.equal(false);
     await b.start();
     await up;
@@ -158,8 +211,7 @@ describe('llm/endpoint-health', () => {
       ),
     ).to.equal(reason);
     const seen = b.requests.length;
-    await tick(80);
-    expect(b.requests.length, 'one waiter left: still probing').to.be.greaterThan(seen);
+    while (b.requests.length <= seen) await tick(5); // one waiter left: still probing
     a2.abort('bye');
     expect(
       await w2.then(
@@ -212,7 +264,7 @@ describe('llm/endpoint-health', () => {
     await tick(100);
     expect(got, 'down: reserve waits').to.equal(0);
     b.status = 200;
-    await Promise.race([Promise.all(waiting.slice(0, 2)), tick(2000)]);
+    await Promise.all(waiting.slice(0, 2));
     await tick(10);
     expect(got, 'up: two slots, the third waits for a release').to.equal(2);
     slots.release();

@@ -1,8 +1,9 @@
 /**
  * Replay: every recorded history in test/replay/histories (written by `npm run record-histories`) must replay
  * against the current workflow code without a determinism violation. A workflow change that alters the
- * commands a workflow issues, without `patched()`, fails here. The positive controls replay histories against
- * copies of the code from before a patch (and one with the build activities reordered) and expect that to fail.
+ * commands a workflow issues, without a patch, fails here (the versioning rule: workflows/index.ts). The
+ * positive control replays the build histories against a copy of the code with the build's activities in
+ * another order and expects that to fail.
  */
 import { expect } from 'chai';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -28,7 +29,7 @@ function loadHistory(file: string): History {
 
 /** The id the recorded workflow ran under (scripts/record-histories.ts, run 'tiny'): the sharded infer names its arm children after it. */
 function recordedWorkflowId(file: string): string {
-  const name = file.replace(/^v\d+-/, '').replace(/\.json$/, '');
+  const name = file.replace(/^v\d+[a-z]?-/, '').replace(/\.json$/, '');
   if (name === 'phase5') return runWorkflowId(RECORDED_RUN);
   if (name === 'doctor') return `doctor-${RECORDED_RUN}`;
   const arm = /^infer-arm-(.+)$/.exec(name);
@@ -49,14 +50,7 @@ describe('replay: recorded histories against the current workflow code', functio
     current = await workflowBundle();
   });
 
-  it('has a recording of every workflow type, before (v1) and after (v2) the bounded export fan-out, after the sharded build and infer (v3), after the infer pool (v4), and a build after the study-builds fan-out (v5)', () => {
-    for (const version of ['v1', 'v2']) {
-      for (const name of ['phase5', 'build', 'export', 'infer', 'analyze', 'doctor']) expect(FILES).to.include(`${version}-${name}.json`);
-    }
-    // v3: after the sharded build and infer, with the per-arm infer children.
-    for (const name of ['phase5', 'build', 'export', 'infer', 'infer-arm-rag', 'infer-arm-zero_shot', 'analyze', 'doctor'])
-      expect(FILES).to.include(`v3-${name}.json`);
-    // v4: the infer pool, on a study of three arms through two lanes.
+  it('has a recording of every workflow type (v1: three study arms through two lanes; v1b: the build with two arm corpora and a witness index)', () => {
     for (const name of [
       'phase5',
       'build',
@@ -68,9 +62,8 @@ describe('replay: recorded histories against the current workflow code', functio
       'analyze',
       'doctor',
     ])
-      expect(FILES).to.include(`v4-${name}.json`);
-    // v5: the build alone (study workflow with the build stage) on a study with two arm corpora and a witness index.
-    for (const name of ['phase5', 'build']) expect(FILES).to.include(`v5-${name}.json`);
+      expect(FILES).to.include(`v1-${name}.json`);
+    for (const name of ['phase5', 'build']) expect(FILES).to.include(`v1b-${name}.json`);
     const types = FILES.map((f) => loadHistory(f).events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name);
     expect(new Set(types)).to.deep.equal(
       new Set([
@@ -85,53 +78,25 @@ describe('replay: recorded histories against the current workflow code', functio
     );
   });
 
+  it('versioning starts at 1.0: no recorded history carries a patch marker', () => {
+    for (const file of FILES) {
+      const markers = (loadHistory(file).events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch');
+      expect(markers, file).to.have.length(0);
+    }
+  });
+
   for (const file of FILES) {
     it(`replays ${file} without a determinism violation`, async () => {
       await replay(current, file);
     });
   }
 
-  it('the v2 export history carries the bounded-export-fanout patch marker and runs 3 shards through a window of 2', () => {
-    const markers = (file: string) =>
-      (loadHistory(file).events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch');
-    expect(markers('v1-export.json')).to.have.length(0);
-    expect(markers('v2-export.json')).to.have.length(1);
-    expect(scheduledShardBatches(loadHistory('v1-export.json'))).to.deep.equal([3]);
-    expect(scheduledShardBatches(loadHistory('v2-export.json'))).to.deep.equal([2, 1]);
+  it('the v1 export history runs 3 shards through a window of 2', () => {
+    expect(scheduledShardBatches(loadHistory('v1-export.json'))).to.deep.equal([2, 1]);
   });
 
-  it('control: the v2 export history fails replay against the code from before the window; v1 replays', async () => {
-    const unbounded = await bundleWorkflowCode({
-      workflowsPath: path.join(REPO_ROOT, 'test', 'replay', 'unbounded-export-workflows.ts'),
-      logger: silentLogger,
-    });
-    const err = await replay(unbounded, 'v2-export.json').then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).to.be.instanceOf(DeterminismViolationError);
-    await replay(unbounded, 'v1-export.json');
-  });
-
-  it('control: the v3 infer history fails replay against the code from before the sharded infer; v2 replays', async () => {
-    const unsharded = await bundleWorkflowCode({
-      workflowsPath: path.join(REPO_ROOT, 'test', 'replay', 'unsharded-infer-workflows.ts'),
-      logger: silentLogger,
-    });
-    const err = await replay(unsharded, 'v3-infer.json').then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).to.be.instanceOf(DeterminismViolationError);
-    await replay(unsharded, 'v2-infer.json');
-  });
-
-  it("the v4 infer history runs 3 arms through the pool of 2 lanes: the third arm waits for a lane, then gets the second arm's by signal", () => {
-    const markers = (file: string) =>
-      (loadHistory(file).events ?? []).filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch');
-    expect(markers('v3-infer.json'), 'sharded-infer').to.have.length(1);
-    expect(markers('v4-infer.json'), 'sharded-infer, infer-pool').to.have.length(2);
-    const steps = (loadHistory('v4-infer.json').events ?? []).flatMap((e) => {
+  it("the v1 infer history runs 3 arms through the pool of 2 lanes: the third arm waits for a lane, then gets the second arm's by signal", () => {
+    const steps = (loadHistory('v1-infer.json').events ?? []).flatMap((e) => {
       const started = e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
       if (started) return [`start ${started.replace(/^.*-infer-/, '')}`];
       if (e.childWorkflowExecutionCompletedEventAttributes)
@@ -151,7 +116,7 @@ describe('replay: recorded histories against the current workflow code', functio
       'done rag_b',
     ]);
     // rag_b, started with 1 lane, runs a second shard as soon as the signal arrives, before its first is done.
-    const arm = (loadHistory('v4-infer-arm-rag_b.json').events ?? []).map(
+    const arm = (loadHistory('v1-infer-arm-rag_b.json').events ?? []).map(
       (e) =>
         e.workflowExecutionSignaledEventAttributes?.signalName ??
         e.activityTaskScheduledEventAttributes?.activityType?.name ??
@@ -160,22 +125,8 @@ describe('replay: recorded histories against the current workflow code', functio
     expect(arm.filter((x) => x).slice(0, 3)).to.deep.equal(['inferShard', 'setWindow', 'inferShard']);
   });
 
-  it('control: the v4 infer history fails replay against the code from before the infer pool; v3 replays', async () => {
-    const unpooled = await bundleWorkflowCode({
-      workflowsPath: path.join(REPO_ROOT, 'test', 'replay', 'unpooled-infer-workflows.ts'),
-      logger: silentLogger,
-    });
-    const err = await replay(unpooled, 'v4-infer.json').then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).to.be.instanceOf(DeterminismViolationError);
-    await replay(unpooled, 'v3-infer.json');
-  });
-
-  it("the v5 build history schedules both arm corpora and the witness index in one workflow task, beside the run's corpus", () => {
-    const events = loadHistory('v5-build.json').events ?? [];
-    expect(events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_patch')).to.have.length(1);
+  it("the v1b build history schedules both arm corpora and the witness index in one workflow task, beside the run's corpus", () => {
+    const events = loadHistory('v1b-build.json').events ?? [];
     const batches: string[][] = [];
     for (const e of events) {
       if (e.workflowTaskCompletedEventAttributes) batches.push([]);
@@ -190,20 +141,7 @@ describe('replay: recorded histories against the current workflow code', functio
     ]);
   });
 
-  it('control: the v5 build history fails replay against the code from before the study-builds fan-out; v4 replays', async () => {
-    const unfanned = await bundleWorkflowCode({
-      workflowsPath: path.join(REPO_ROOT, 'test', 'replay', 'unfanned-build-workflows.ts'),
-      logger: silentLogger,
-    });
-    const err = await replay(unfanned, 'v5-build.json').then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).to.be.instanceOf(DeterminismViolationError);
-    await replay(unfanned, 'v4-build.json');
-  });
-
-  it('control: the build histories fail replay against a copy that runs buildIndex before buildCorpus', async () => {
+  it('control: the build histories fail replay against a copy that builds the run’s corpus before planning the study’s builds', async () => {
     const reordered = await bundleWorkflowCode({
       workflowsPath: path.join(REPO_ROOT, 'test', 'replay', 'reordered-workflows.ts'),
       logger: silentLogger,
@@ -216,7 +154,7 @@ describe('replay: recorded histories against the current workflow code', functio
         (e: unknown) => e,
       );
       expect(err, file).to.be.instanceOf(DeterminismViolationError);
-      expect(String((err as Error).message)).to.match(/buildCorpus|buildIndex|nondetermin/i);
+      expect(String((err as Error).message)).to.match(/buildRunCorpus|planStudyBuilds|nondetermin/i);
     }
   });
 });

@@ -7,15 +7,16 @@ import { expect } from 'chai';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createActivities } from '../../activities';
+
 import { parseConfig } from '../../src/config/load';
 import type { InferenceInputRecord } from '../../src/llm/records';
 import { studyPlan } from '../../src/stages/study-plan';
 import type { StageInput } from '../../src/stages/types';
 import { MINILM, requireModel } from '../embed/models';
 import { FIXTURES } from '../helpers/shared-data';
+import { createStageCalls } from '../helpers/stage-calls';
 
-const { buildCorpus, buildIndex, exportShard, mergeExport, planExport } = createActivities();
+const { buildCorpus, buildIndex, exportShard, mergeExport, planExport } = createStageCalls();
 const uris = (file: string) =>
   readFileSync(file, 'utf8')
     .trim()

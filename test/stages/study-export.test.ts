@@ -9,15 +9,16 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createActivities } from '../../activities';
+
 import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import type { InferenceInputRecord } from '../../src/llm/records';
 import type { StageInput } from '../../src/stages/types';
 import { MINILM, requireModel } from '../embed/models';
 import { OCR_GS_ROOT, requireSharedData } from '../helpers/shared-data';
+import { createStageCalls } from '../helpers/stage-calls';
 
-const { buildCorpus, buildIndex, exportShard, mergeExport, planExport } = createActivities();
+const { buildCorpus, buildIndex, exportShard, mergeExport, planExport } = createStageCalls();
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 const records = (file: string) =>
   readFileSync(file, 'utf8')

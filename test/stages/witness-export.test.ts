@@ -7,14 +7,15 @@ import { expect } from 'chai';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createActivities } from '../../activities';
+
 import { parseConfig } from '../../src/config/load';
 import type { InferenceInputRecord } from '../../src/llm/records';
 import type { StageInput } from '../../src/stages/types';
 import { MINILM, requireModel } from '../embed/models';
 import { OCR_GS_ROOT, requireSharedData } from '../helpers/shared-data';
+import { createStageCalls } from '../helpers/stage-calls';
 
-const { buildCorpus, buildIndex, exportShard, mergeExport, planExport } = createActivities();
+const { buildCorpus, buildIndex, exportShard, mergeExport, planExport } = createStageCalls();
 const SOURCE = '0276IbnQutaybaDinawari.AdabKatib.JK000973-ara1';
 
 describe('stages: retrieval.mode witness (real data)', function () {

@@ -1,5 +1,5 @@
 /**
- * The sharded infer's pool (patch `infer-pool`): all arms' inferShard activities share
+ * The sharded infer's pool: all arms' inferShard activities share
  * `temporal.max_parallel_activities` lanes. Real workflows on a local Temporal server with stand-in activities
  * that take a while per shard, counting how many shards are in flight at every moment: the bound holds across
  * arms (also with more arms than lanes), and a finished arm's lanes go to the arm still running.

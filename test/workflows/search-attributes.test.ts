@@ -19,13 +19,10 @@ const STAGES = ['build', 'export', 'infer', 'analyze'] as const;
 const noopActivities = {
   planStudyBuilds: async () => ({ corpora: [], witnessIndexes: [] }),
   buildRunCorpus: async () => ({}),
-  buildCorpus: async () => ({}),
-  buildIndex: async () => ({}),
   planIndexShards: async () => ({ reused: {}, shards: [] }),
   planExport: async () => ({ datasets: [{ dataset: 'A', samples: 1, shards: [{ dataset: 'A', index: 0, start: 0, end: 1 }] }] }),
   exportShard: async () => ({ records: 1, fallbacks: 0 }),
   mergeExport: async () => ({ records: 1 }),
-  inferCondition: async () => ({ written: 1 }),
   // Sharded infer: one arm of one one-line shard, so an arm child workflow starts.
   planInfer: async () => [
     {

@@ -1,9 +1,8 @@
 /**
- * The build's fan-out of the study's own corpora and witness indexes (patch `study-builds-fanout`): one activity
+ * The build's fan-out of the study's own corpora and witness indexes: one activity
  * per distinct arm corpus and per witness index, run at the same time on the CPU workers beside the run's own
  * corpus and index. Real workflow on a local Temporal server, stand-in activities that take a while and record
- * when they run. Without the fan-out the build schedules the one buildCorpus activity that builds them in turn
- * (the stand-ins have none, so the workflow would not finish).
+ * when they run.
  */
 import { expect } from 'chai';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';

@@ -1,0 +1,134 @@
+/**
+ * The tidy table's rows (./columns.ts) from the arms analysis's own lines and scores, so the table and
+ * arms.json cannot disagree: the primary profile's counts are the scored rows' (analysis/arm-line-score.ts);
+ * every profile is scored the same way (a failed or missing line as its OCR text).
+ */
+import { scoreDistances, type DistanceScore } from '../../src/text/distance';
+import type { NormalizationProfile } from '../../src/text/profiles';
+import type { AlignedArms } from '../arm-alignment';
+import type { ArmRow } from '../arm-line-score';
+import type { Scope } from '../arms-compare';
+import type { ArmLine, LoadedArm } from '../arms-inputs';
+import { replicateName } from '../arm-replicates';
+import { scoreBucket } from '../format';
+import { failureKind } from '../score';
+import type { TidyRow } from './columns';
+import { lineContexts, type LineContext } from './context';
+
+export interface TidyInput {
+  arms: LoadedArm[];
+  aligned: AlignedArms;
+  rows: Map<string, ArmRow[]>;
+  /** Per arm with replicates, each replicate's scored rows (replicate 0 first); `rows` holds their mean. */
+  replicateRows: Map<string, ArmRow[][]>;
+  scopes: Scope[];
+  collapseWhitespace: boolean;
+  /** The primary profile (the one `rows` were scored under) first, then the secondary ones. */
+  profiles: NormalizationProfile[];
+}
+
+const NO_CONTEXT: LineContext = { top_score: null, gold_in_context: null, hit_provenance: null };
+
+const errorText = (e: unknown): string | null =>
+  e === null || e === undefined || e === ''
+    ? null
+    : typeof e === 'string'
+      ? e
+      : String((e as { reason?: unknown }).reason ?? JSON.stringify(e));
+
+/** An arm whose prompt shows retrieved sentences (a zero-shot arm reads the shared export but ignores its context). */
+const showsContext = (a: LoadedArm) => a.info.prompt === 'rag' && a.info.retrieval?.mode !== 'none';
+
+/** Every row: arms in the analysis's order, each over the study's lines in line order. */
+export async function tidyRows(input: TidyInput): Promise<TidyRow[]> {
+  const { aligned } = input;
+  const cluster = clusterOfLine(input.scopes, aligned);
+  const ocrScores = input.profiles.map(() => new Map<number, DistanceScore>());
+  const contextCache = new Map<string, Map<string, LineContext>>();
+  const out: TidyRow[] = [];
+  for (const arm of input.arms) {
+    const name = arm.info.name;
+    const contexts = showsContext(arm) ? await lineContexts(arm.dir, contextCache) : null;
+    const replicates = [0, ...arm.replicates.map((r) => r.replicate)];
+    replicates.forEach((replicate, k) => {
+      const scored = input.replicateRows.get(name)?.[k] ?? input.rows.get(name)!;
+      const lines = aligned.lines.get(replicate === 0 ? name : replicateName(name, replicate))!;
+      out.push(...lines.map((line, i) => tidyRow(input, arm, replicate, line, scored[i], i, cluster[i], ocrScores, contexts)));
+    });
+  }
+  return out;
+}
+
+/** One line of one replicate of an arm, with its counts under every profile. */
+function tidyRow(
+  input: TidyInput,
+  arm: LoadedArm,
+  replicate: number,
+  line: ArmLine & { filled: boolean },
+  row: ArmRow,
+  i: number,
+  cluster: number,
+  ocrScores: Map<number, DistanceScore>[],
+  contexts: Map<string, LineContext> | null,
+): TidyRow {
+  const r = line.record;
+  const asOcr = line.filled || failureKind(r) !== null;
+  const counts: Record<string, number> = { cer_edits: row.ce, gold_chars: row.ref_chars, wer_edits: row.we, gold_words: row.ref_words };
+  input.profiles.forEach((profile, p) => {
+    if (p === 0) {
+      // The primary profile: the scored row's counts (the same scoring), not scored a second time.
+      Object.assign(counts, {
+        [`cer_edits_${profile.name}`]: row.ce,
+        [`gold_chars_${profile.name}`]: row.ref_chars,
+        [`wer_edits_${profile.name}`]: row.we,
+        [`gold_words_${profile.name}`]: row.ref_words,
+      });
+      return;
+    }
+    const opts = { collapseWhitespace: input.collapseWhitespace, profile };
+    let ocr = ocrScores[p].get(i);
+    if (!ocr) ocrScores[p].set(i, (ocr = scoreDistances(r.gt_text, r.ocr_text, opts)));
+    const hyp = asOcr ? r.ocr_text : r.corrected_text;
+    const s = hyp === r.ocr_text ? ocr : scoreDistances(r.gt_text, hyp, opts);
+    Object.assign(counts, {
+      [`cer_edits_${profile.name}`]: s.charEdits,
+      [`gold_chars_${profile.name}`]: s.refChars,
+      [`wer_edits_${profile.name}`]: s.wordEdits,
+      [`gold_words_${profile.name}`]: s.refWords,
+    });
+  });
+  const ctx = contexts?.get(`${r.dataset}\u0000${r.sample_id}`) ?? NO_CONTEXT;
+  return {
+    dataset: r.dataset,
+    sample_id: r.sample_id,
+    cluster,
+    arm: arm.info.name,
+    replicate,
+    ocr_text: r.ocr_text,
+    gold_text: r.gt_text,
+    corrected_text: r.corrected_text,
+    failed: !line.filled && failureKind(r) !== null,
+    filled: line.filled,
+    counts,
+    ocr_cer_edits: row.ocr_ce,
+    guard: line.guard,
+    ...ctx,
+    score_band: ctx.top_score === null ? null : scoreBucket(ctx.top_score),
+    model: r.model,
+    served_model: line.servedModel ?? null,
+    prompt_tokens: r.prompt_tokens,
+    completion_tokens: r.completion_tokens,
+    latency_ms: r.latency_ms,
+    error: line.filled ? null : errorText(r.error),
+  };
+}
+
+/** Each study line's cluster index within its dataset (the dataset scopes' block design). */
+function clusterOfLine(scopes: Scope[], aligned: AlignedArms): Int32Array {
+  const out = new Int32Array(aligned.sampleIds.length);
+  for (const [ds, [from]] of aligned.ranges) {
+    const scope = scopes.find((s) => s.key === ds);
+    if (scope) out.set(scope.design.block, from);
+  }
+  return out;
+}
