@@ -6,10 +6,14 @@
  */
 import { z } from 'zod';
 
-/** A chat-completion `response_format`: plain text, any JSON object, or a JSON schema (OpenAI's shape, which vLLM takes). */
+/**
+ * A chat-completion `response_format`: plain text, any JSON object, or a JSON schema (OpenAI's shape, which vLLM
+ * takes). llama.cpp's servers (and llama-cpp-python's, which refuses `json_schema`) take the schema as
+ * `{type: json_object, schema}` instead.
+ */
 export const ResponseFormatSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('text') }),
-  z.strictObject({ type: z.literal('json_object') }),
+  z.strictObject({ type: z.literal('json_object'), schema: z.record(z.string(), z.unknown()).optional() }),
   z.strictObject({
     type: z.literal('json_schema'),
     json_schema: z.looseObject({
@@ -45,10 +49,11 @@ export const DecodingSchema = z
           message: `"${key}" is set by the request itself${key === 'model' || key === 'messages' ? '' : ` — use decoding.${key}`}`,
         });
     const format = d.response_format;
-    if (format?.type === 'json_schema' && jsonFieldOf(format) === null)
+    const schema = format?.type === 'json_schema' ? format.json_schema.schema : format?.type === 'json_object' ? format.schema : undefined;
+    if (schema && fieldOfSchema(schema) === null)
       ctx.addIssue({
         code: 'custom',
-        path: ['response_format', 'json_schema', 'schema'],
+        path: format?.type === 'json_schema' ? ['response_format', 'json_schema', 'schema'] : ['response_format', 'schema'],
         message:
           'the schema must declare a string property "corrected_text" (or exactly one string property) — the correction is read from it',
       });
@@ -107,12 +112,13 @@ export function requestFields(d: ResolvedDecoding): Record<string, unknown> {
 /** The key of a JSON answer that holds the correction, or null when answers are plain text. */
 export function jsonAnswerField(format: ResponseFormat | null | undefined): string | null {
   if (!format || format.type === 'text') return null;
-  if (format.type === 'json_object') return 'corrected_text';
-  return jsonFieldOf(format);
+  if (format.type === 'json_object') return format.schema ? fieldOfSchema(format.schema) : 'corrected_text';
+  return fieldOfSchema(format.json_schema.schema);
 }
 
-function jsonFieldOf(format: Extract<ResponseFormat, { type: 'json_schema' }>): string | null {
-  const props = format.json_schema.schema.properties;
+/** The string property a schema's answer holds the correction in: `corrected_text`, or its only string property. */
+function fieldOfSchema(schema: Record<string, unknown>): string | null {
+  const props = schema.properties;
   if (!props || typeof props !== 'object') return null;
   const strings = Object.entries(props as Record<string, { type?: unknown }>)
     .filter(([, p]) => p && typeof p === 'object' && p.type === 'string')

@@ -73,6 +73,11 @@ describe('llm/decoding', () => {
     ).to.equal('text');
     expect(jsonAnswerField({ type: 'text' })).to.equal(null);
     expect(jsonAnswerField(null)).to.equal(null);
+    // llama.cpp's form of a schema: json_object with `schema` (llama-cpp-python's server refuses json_schema).
+    expect(jsonAnswerField({ type: 'json_object', schema: { properties: { fixed: { type: 'string' } } } })).to.equal('fixed');
+    const bad = DecodingSchema.safeParse({ response_format: { type: 'json_object', schema: { properties: { n: { type: 'number' } } } } });
+    expect(bad.success).to.equal(false);
+    expect(bad.error!.issues[0]).to.deep.include({ path: ['response_format', 'schema'] });
   });
 
   it('the HTTP backend sends exactly model, messages and the decoding fields; it reads the served model and finish reason', async () => {
