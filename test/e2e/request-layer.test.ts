@@ -1,10 +1,10 @@
 /**
  * The LLM request under the study's control, end to end: a study with a declared few-shot template and decoding
- * parameters runs through the real infer workflows (local Temporal server, in-process worker, the real HTTP
+ * parameters, run as 3 replicates, goes through the real infer workflows (local Temporal server, in-process worker, the real HTTP
  * backend) against the simulated GPU box (test/helpers/sim-llm-server.ts), which checks every body as vLLM does
  * and answers as a reasoning model under another model name than the one asked. Every request carries exactly
- * the configured fields, each record names the served model, arm.json the template's sha256, and the reasoning
- * trace stays out of corrected_text.
+ * the configured fields (the replicates 3× the requests, with seeds 7, 8, 9), each record names the served model,
+ * arm.json the template's sha256, and the reasoning trace stays out of corrected_text.
  */
 import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -69,7 +69,7 @@ describe('e2e: prompt template and decoding reach the box; what it served is rec
         study: {
           prompts: { few_shot: FEW_SHOT },
           arms: [
-            { name: 'fs', prompt: 'few_shot', decoding: { seed: 7 } },
+            { name: 'fs', prompt: 'few_shot', decoding: { seed: 7 }, replicates: 3 },
             { name: 'zs', prompt: 'zero_shot' },
           ],
         },
@@ -96,7 +96,7 @@ describe('e2e: prompt template and decoding reach the box; what it served is rec
 
     expect(sim.refused()).to.deep.equal([]);
     const requests = sim.requests();
-    expect(requests).to.have.length(2 * LINES.length);
+    expect(requests).to.have.length(4 * LINES.length); // fs: 3 replicates; zs: 1
     const expectedKeys = ['model', 'messages', 'chat_template_kwargs', 'temperature', 'max_tokens', 'top_p', 'seed', 'stop'];
     for (const r of requests) {
       expect(Object.keys(r).sort()).to.deep.equal([...expectedKeys].sort());
@@ -104,8 +104,14 @@ describe('e2e: prompt template and decoding reach the box; what it served is rec
       expect(r.chat_template_kwargs).to.deep.equal({ enable_thinking: false });
     }
     const fewShot = requests.filter((r) => r.messages.length === 4);
-    expect(fewShot).to.have.length(LINES.length);
-    expect(fewShot.map((r) => r.seed)).to.deep.equal(LINES.map(() => 7));
+    expect(fewShot).to.have.length(3 * LINES.length);
+    const seeds = new Map<unknown, number>();
+    for (const r of fewShot) seeds.set(r.seed, (seeds.get(r.seed) ?? 0) + 1);
+    expect([...seeds.entries()].sort()).to.deep.equal([
+      [7, LINES.length],
+      [8, LINES.length],
+      [9, LINES.length],
+    ]);
     expect(requests.filter((r) => r.messages.length === 2).map((r) => r.seed)).to.deep.equal(LINES.map(() => 42));
     expect(fewShot[0].messages.slice(0, 3)).to.deep.equal([
       { role: 'system', content: FEW_SHOT.system.replace('{retrieval_context}', CONTEXT) },
@@ -132,7 +138,16 @@ describe('e2e: prompt template and decoding reach the box; what it served is rec
       expect(r.corrected_text).to.equal(cleanOutput(simEdit(LINES[i]), { source: LINES[i] }));
       expect(r.corrected_text as string).to.not.contain('أفكر');
     }
+    for (const r of [1, 2]) {
+      const file = path.join(results, 'arms', 'fs', 'replicates', String(r), 'corrections.jsonl');
+      const records = readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(records.map((x) => x.served_model)).to.deep.equal(LINES.map(() => 'served/weights-v2'));
+    }
     const armJson = JSON.parse(readFileSync(path.join(results, 'arms', 'fs', 'arm.json'), 'utf8'));
+    expect(armJson).to.deep.include({ replicates: 3, seeds: [7, 8, 9] });
     const template = resolveTemplate('few_shot', { few_shot: FEW_SHOT })!;
     expect(armJson.prompt_template).to.deep.equal({ name: 'few_shot', version: 'fs1', sha256: template.sha256 });
     expect(armJson.decoding).to.deep.include({ seed: 7, temperature: 0.2 });
