@@ -4,7 +4,7 @@
  * whether infer ran under this lock (the sha256 it recorded beside each arm), whether the lock was written after
  * the first correction, and the planned requests, prompt tokens and detectable effects beside the actual ones.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { armPlanLock, type PlanLock, type ReadLock } from '../src/plan/plan-lock';
 import { replicateFolders } from './arm-replicates';
@@ -19,7 +19,7 @@ export interface PlanCheck {
   /** Arms whose corrections were made under no lock or another one. */
   not_under_lock: string[];
   exploratory: { arms: string[]; contrasts: { arm: string; vs: string }[]; profiles: string[] };
-  /** Planned vs actual, per arm and in total (time: planned only; the records carry no wall clock). */
+  /** Planned vs actual, per arm and in total. */
   arms: {
     arm: string;
     planned_requests: number | null;
@@ -33,6 +33,11 @@ export interface PlanCheck {
     planned_prompt_tokens: number | null;
     actual_prompt_tokens: number;
     planned_seconds: number | null;
+    /**
+     * Wall-clock seconds from the first arm's start under the lock (plan_lock.json's `recorded_at`) to the last
+     * corrections file written; null without both. A run resumed later counts the pause too.
+     */
+    actual_seconds: number | null;
   };
   contrasts: { arm: string; vs: string; planned_mde: number | null; actual_mde: number | null }[];
 }
@@ -78,10 +83,16 @@ export function planCheck(
   const outputOf = (arm: string) => path.join(resultsDir, 'arms', arm, 'corrections.jsonl');
   const recorded = Object.fromEntries(arms.map((a) => [a, armPlanLock(outputOf(a))?.sha256 ?? null]));
   const lockedProfiles = new Set([lock.normalization.primary, ...lock.normalization.secondary]);
+  let firstStarted = Infinity,
+    lastWritten = -Infinity;
   const perArm = arms.map((arm) => {
     const planned = lock.planned?.arms?.find((p) => p.arm === arm);
     const replicates = replicateFolders(path.dirname(outputOf(arm)), Infinity).used;
-    const actual = [outputOf(arm), ...replicates.map((r) => path.join(r.dir, 'corrections.jsonl'))]
+    const files = [outputOf(arm), ...replicates.map((r) => path.join(r.dir, 'corrections.jsonl'))];
+    for (const f of files) if (existsSync(f)) lastWritten = Math.max(lastWritten, statSync(f).mtimeMs);
+    const started = armPlanLock(outputOf(arm))?.recorded_at;
+    if (started) firstStarted = Math.min(firstStarted, Date.parse(started));
+    const actual = files
       .map(actualOf)
       .reduce((x, y) => ({ requests: x.requests + y.requests, prompt_tokens: x.prompt_tokens + y.prompt_tokens }));
     return {
@@ -111,6 +122,7 @@ export function planCheck(
       planned_prompt_tokens: lock.planned?.totals?.prompt_tokens ?? null,
       actual_prompt_tokens: sum((a) => a.actual_prompt_tokens),
       planned_seconds: lock.planned?.totals?.est_seconds ?? null,
+      actual_seconds: Number.isFinite(firstStarted) && lastWritten >= firstStarted ? Math.round((lastWritten - firstStarted) / 1000) : null,
     },
     contrasts: contrasts.map((c) => ({
       arm: c.arm,

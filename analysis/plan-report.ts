@@ -35,7 +35,7 @@ export function planBlocks(a: ArmsAnalysis): Block[] {
       text:
         `Frozen plan plan.lock.json, sha256 ${p.sha256}, written ${p.written_at}` +
         (flags.length ? `; ${flags.join('; ')}.` : '; every arm was corrected under it.') +
-        ` Planned time: ${t.planned_seconds === null ? dash : `${(t.planned_seconds / 3600).toFixed(2)} h`}.`,
+        ` Planned time: ${hours(t.planned_seconds)}; actual (first arm's start to the last correction): ${hours(t.actual_seconds)}.`,
     },
     labelledTable(['Arm', 'Requests planned', 'Requests made', 'Prompt tokens planned', 'Prompt tokens counted'], rows),
     labelledTable(
@@ -49,4 +49,8 @@ export function planBlocks(a: ArmsAnalysis): Block[] {
         : 'Every contrast, arm and profile reported is in the frozen plan.',
     },
   ];
+}
+
+function hours(seconds: number | null): string {
+  return seconds === null ? dash : `${(seconds / 3600).toFixed(2)} h`;
 }

@@ -70,6 +70,8 @@ describe('phase5 plan --freeze (simulated box)', function () {
       expect(a.plan_lock!.not_under_lock).to.deep.equal([]);
       expect(a.plan_lock!.exploratory.contrasts).to.deep.equal([{ arm: 'placebo', vs: 'zero_shot' }]);
       expect(a.plan_lock!.totals.actual_requests).to.equal(a.plan_lock!.totals.planned_requests);
+      // The actual time runs from the first arm's start under the lock to the last correction written.
+      expect(a.plan_lock!.totals.actual_seconds).to.be.a('number').and.to.be.at.least(0);
       // Without the lock the same contrast is confirmatory: the lock is what keeps it out.
       const free = await analyze(later, false);
       expect(byPair(free, 'placebo')).to.include({ in_family: true });
