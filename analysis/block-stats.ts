@@ -99,16 +99,32 @@ export function blockRateInterval(
   checkDesign(ref.length, d);
   const R = blockSums(ref, d);
   const E = blockSums(edits, d);
-  const groups = strataBlocks(d);
-  const withMacro = groups.length > 1;
   const reason = tooFewClusters(R.length, minClusters);
-  const resamples = reason === null ? iterations : 0;
   const rand = mulberry32(seed);
+  return resampledRate(R, E, strataBlocks(d), reason === null ? iterations : 0, rand, () => E, reason);
+}
+
+/**
+ * The interval of Σ edits / Σ ref over `resamples` resamples of clusters within their strata, and of the macro
+ * mean over strata. `drawEdits` gives the per-cluster edits of one resample (drawn before its clusters: the
+ * arm's own, or a mix of its replicates, analysis/replicate-stats.ts); `E` gives the macro estimate.
+ */
+export function resampledRate(
+  R: Float64Array,
+  E: ArrayLike<number>,
+  groups: Int32Array[],
+  resamples: number,
+  rand: () => number,
+  drawEdits: () => ArrayLike<number>,
+  reason: string | null,
+): BlockRate {
+  const withMacro = groups.length > 1;
   const draws = new Float64Array(resamples);
   const macroDraws = new Float64Array(withMacro ? resamples : 0);
   let valid = 0,
     validMacro = 0;
   for (let it = 0; it < resamples; it++) {
+    const edits = drawEdits();
     let r = 0,
       e = 0,
       m = 0,
@@ -119,7 +135,7 @@ export function blockRateInterval(
       for (let k = 0; k < g.length; k++) {
         const b = g[Math.floor(rand() * g.length)];
         rs += R[b];
-        es += E[b];
+        es += edits[b];
       }
       r += rs;
       e += es;

@@ -7,7 +7,7 @@
  * which a bootstrap over clusters of the averaged lines would miss. The spread is also reported as the
  * between-replicate standard deviation of the replicates' rates.
  */
-import { blockSums, percentiles, sd, strataBlocks, type BlockDesign, type BlockRate } from './block-stats';
+import { blockSums, resampledRate, sd, strataBlocks, type BlockDesign, type BlockRate } from './block-stats';
 import { mulberry32 } from './bootstrap';
 import { DEFAULT_MIN_CLUSTERS, tooFewClusters } from './min-clusters';
 
@@ -25,49 +25,19 @@ export function replicateRateInterval(
   const resamples = reason === null ? iterations : 0;
   const E = editsByReplicate.map((e) => blockSums(e, d));
   const nRep = E.length;
-  const groups = strataBlocks(d);
-  const withMacro = groups.length > 1;
   const rand = mulberry32(seed);
   const weights = new Float64Array(nRep);
   const mixed = new Float64Array(R.length);
-  const draws = new Float64Array(resamples);
-  const macroDraws = new Float64Array(withMacro ? resamples : 0);
-  let valid = 0,
-    validMacro = 0;
-  for (let it = 0; it < resamples; it++) {
+  const mean = Float64Array.from(R, (_, b) => E.reduce((x, Er) => x + Er[b], 0) / nRep);
+  // Each resample first draws nRep replicates with replacement, then the clusters (analysis/block-stats.ts).
+  const drawReplicates = () => {
     weights.fill(0);
     for (let k = 0; k < nRep; k++) weights[Math.floor(rand() * nRep)] += 1 / nRep;
     mixed.fill(0);
     for (let r = 0; r < nRep; r++) if (weights[r] > 0) for (let b = 0; b < mixed.length; b++) mixed[b] += weights[r] * E[r][b];
-    let r = 0,
-      e = 0,
-      m = 0,
-      ok = true;
-    for (const g of groups) {
-      let rs = 0,
-        es = 0;
-      for (let k = 0; k < g.length; k++) {
-        const b = g[Math.floor(rand() * g.length)];
-        rs += R[b];
-        es += mixed[b];
-      }
-      r += rs;
-      e += es;
-      if (rs > 0) m += es / rs;
-      else ok = false;
-    }
-    if (r > 0) draws[valid++] = e / r;
-    if (withMacro && ok) macroDraws[validMacro++] = m / groups.length;
-  }
-  const ci95 = valid > 0 ? percentiles(draws.subarray(0, valid)) : null;
-  if (!withMacro) return { ci95, reason, macro: null };
-  const rates = groups.map((g) => {
-    const rs = g.reduce((x, k) => x + R[k], 0);
-    if (rs === 0) return null;
-    return E.reduce((x, Er) => x + g.reduce((y, k) => y + Er[k], 0), 0) / nRep / rs;
-  });
-  const estimate = rates.some((x) => x === null) ? null : (rates as number[]).reduce((x, y) => x + y, 0) / rates.length;
-  return { ci95, reason, macro: { estimate, ci95: validMacro > 0 ? percentiles(macroDraws.subarray(0, validMacro)) : null } };
+    return mixed;
+  };
+  return resampledRate(R, mean, strataBlocks(d), resamples, rand, drawReplicates, reason);
 }
 
 /** Each replicate's Σ edits / Σ ref, and their sample standard deviation (null with fewer than two or no gold). */
