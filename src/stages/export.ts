@@ -17,7 +17,9 @@ import type { Config } from '../config/schema';
 import { loadDataset, type DatasetSpec, type LoadedDataset } from '../datasets';
 import { JsonlAppender, readJson, recoverJsonl, writeJsonAtomic } from '../io/jsonl';
 import { indexFiles } from '../index/manifest';
-import { sha256Text } from '../util/hash';
+import { sha256File, sha256Text } from '../util/hash';
+import { pointAt, writeExportRecord } from './export-record';
+import { acquireFileLock, type WriterLock } from '../index/writer-lock';
 import { childLogger } from '../util/log';
 import { compactShard, concatShards, sampleIdsIn } from './export-files';
 import type { ArmRun, ExportGroup } from './arms';
@@ -64,6 +66,8 @@ export interface ExportShardResult {
 export interface ExportMergeResult {
   path: string;
   records: number;
+  /** sha256 of the file at `path` as this run wrote it. */
+  sha256: string;
   byDataset: Record<string, number>;
   /** Per dataset with anything skipped: the input lines/files left out, by kind (also in export/skipped.json). */
   skipped: Record<string, Skips>;
@@ -157,8 +161,15 @@ export function exportDir(config: Config): string {
   return path.join(resultDirs(config).phase5, 'export');
 }
 
-export function shardFile(config: Config, shard: Pick<ExportShard, 'dataset' | 'index' | 'group'>): string {
-  const dir = shard.group ? path.join(studyLayout(config, {}).dirs.exports, shard.group, 'shards') : exportDir(config);
+/** The folder of the default export made under these settings: its shards, inference_input.jsonl and export.json. */
+export function settingsExportDir(config: Config, fingerprint: string): string {
+  return path.join(exportDir(config), fingerprint);
+}
+
+export function shardFile(config: Config, shard: Pick<ExportShard, 'dataset' | 'index' | 'group' | 'fingerprint'>): string {
+  const dir = shard.group
+    ? path.join(studyLayout(config, {}).dirs.exports, shard.group, 'shards')
+    : settingsExportDir(config, shard.fingerprint);
   return path.join(dir, shard.dataset, `shard-${String(shard.index).padStart(5, '0')}.jsonl`);
 }
 
@@ -211,7 +222,8 @@ export async function planExport(options: ExportOptions): Promise<ExportPlan> {
     const { samples, problems } = await loadSamples(config, key, options.limit, true);
     const skipped = skipsFromProblems(problems);
     groups.forEach((group, gi) => {
-      if (options.force) rmSync(path.dirname(shardFile(config, { dataset: key, index: 0, group })), { recursive: true, force: true });
+      const first = { dataset: key, index: 0, group, fingerprint: fingerprints[gi] };
+      if (options.force) rmSync(path.dirname(shardFile(config, first)), { recursive: true, force: true });
       const shards = planShards(key, samples.length, config.phase5.export.shard_size, fingerprints[gi], group);
       // Only when something was left out: a clean study's plan.json stays as it was.
       plan.datasets.push({
@@ -223,8 +235,8 @@ export async function planExport(options: ExportOptions): Promise<ExportPlan> {
       });
     });
   }
-  mkdirSync(exportDir(config), { recursive: true });
-  writeJsonAtomic(path.join(exportDir(config), 'plan.json'), plan);
+  // Beside the shards of these settings: a concurrent export with other settings writes its own plan.
+  writeJsonAtomic(path.join(settingsExportDir(config, plan.fingerprint), 'plan.json'), plan);
   return plan;
 }
 
@@ -263,6 +275,25 @@ export async function exportShard(
   const reused = await finishedShard(file, shard, total);
   if (reused) return reused;
   mkdirSync(path.dirname(file), { recursive: true });
+  // One writer per shard file, across workers: an attempt still running elsewhere makes this one retry later.
+  const lock = acquireFileLock(file, 'export shard');
+  try {
+    return await writeShard(options, shard, file, openRetriever, hooks, lock);
+  } finally {
+    lock.release();
+  }
+}
+
+async function writeShard(
+  options: ExportOptions & { mode: ExportGroup['mode'] },
+  shard: ExportShard,
+  file: string,
+  openRetriever: OpenRetriever,
+  hooks: StageHooks,
+  lock: WriterLock,
+): Promise<ExportShardResult> {
+  const { config } = options;
+  const total = shard.end - shard.start;
   const recovered = recoverJsonl(file);
   if (recovered.truncatedBytes > 0) log.warn({ file, truncatedBytes: recovered.truncatedBytes }, 'cut a torn last line left by a crash');
   const present = await sampleIdsIn(file);
@@ -284,6 +315,7 @@ export async function exportShard(
         const records = present.size + (out.count - recovered.records);
         hooks.onProgress?.(records, total);
         hooks.checkpoint?.({ records }); // the shard file is durable up to here
+        lock.refresh();
       };
       const onBatch = () => hooks.onProgress?.(present.size + (out.count - recovered.records), total);
       await writeShardRecords(todo, 0, out, retriever, config, onCheckpoint, hooks.signal, onBatch, source);
@@ -304,8 +336,18 @@ export async function exportShard(
  */
 export async function mergeExport(options: ExportOptions, plan: ExportPlan): Promise<ExportMergeResult> {
   if (options.groups) return mergeStudyExports(options, plan, options.groups);
-  const target = path.join(resultDirs(options.config).phase5, 'inference_input.jsonl');
-  return mergeInto(options, plan, target);
+  // Under the settings' fingerprint, so an export with other settings never writes this file; the documented
+  // name is a link to the latest finished export (./export-record.ts).
+  const dir = settingsExportDir(options.config, plan.fingerprint);
+  const merged = await mergeInto(options, plan, path.join(dir, 'inference_input.jsonl'));
+  writeExportRecord(dir, {
+    fingerprint: plan.fingerprint,
+    retrieval: options.config.phase5.retrieval,
+    records: merged.records,
+    sha256: merged.sha256,
+  });
+  pointAt(path.join(resultDirs(options.config).phase5, 'inference_input.jsonl'), merged.path);
+  return merged;
 }
 
 async function mergeInto(options: ExportOptions, plan: ExportPlan, target: string): Promise<ExportMergeResult> {
@@ -320,13 +362,14 @@ async function mergeInto(options: ExportOptions, plan: ExportPlan, target: strin
     }),
   }));
   const byDataset = await concatShards(target, files);
+  const sha256 = await sha256File(target); // what an attach to this run checks (bin/cli/finished-files.ts)
   const records = Object.values(byDataset).reduce((a, b) => a + b, 0);
   log.info({ target, records, byDataset }, `inference_input.jsonl: ${records} records`);
   const skipped = planSkips(plan);
   // Written only when something was left out, so a clean study's files stay as they were.
   if (Object.keys(skipped).length > 0) writeJsonAtomic(skippedFile(config), skipped);
   else rmSync(skippedFile(config), { force: true });
-  return { path: target, records, byDataset, skipped };
+  return { path: target, records, byDataset, skipped, sha256 };
 }
 
 /** Each shared export of a study, then the arm dirs that point at them. */

@@ -31,6 +31,7 @@ import {
   type RunCorrectionsSummary,
 } from '../llm';
 import { childLogger } from '../util/log';
+import { checkExportSettings } from './export-record';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
 import { readInferenceInput, type InferenceInputRow } from '../llm/records';
 import { skipsFromCounts, type Skips } from './skips';
@@ -169,6 +170,7 @@ export async function runArm(
 ): Promise<ArmResult> {
   const { output } = arm;
   if (!existsSync(arm.input)) throw new UserInputError(`no ${arm.input} — run \`phase5 export\` first`);
+  if (!arm.dir) checkExportSettings(arm.input, arm.config);
   mkdirSync(path.dirname(output), { recursive: true });
   if (options.force && existsSync(output)) writeJsonlAtomic(output, []);
   const backend = await openBackend(arm.backend());
