@@ -11,6 +11,7 @@ import { collectSecrets } from '../secrets';
 import { StageRunFailed } from '../errors';
 import { runKey } from '../run-identity';
 import { replacedFile } from '../finished-files';
+import { writeRunMarker } from '../../../src/stages/run-marker';
 import { summarizeResult } from '../summary';
 import { describeSkips } from '../skips';
 
@@ -37,9 +38,10 @@ type Flags = GlobalFlags & StageFlags & { detach?: boolean; json?: boolean };
 async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<void> {
   const flags = cmd.optsWithGlobals<Flags>();
   const { config } = resolveConfig(flags, flags);
-  const options = runOptions(flags, config);
   // The run key carries the hash of every input: other inputs → other ids → the work is done, not recalled.
-  const run = runKey(config, options);
+  const run = runKey(config, runOptions(flags, config));
+  // Workers check that they see the files this marker records (the key is computed before its path is added).
+  const options = writeRunMarker(config, runOptions(flags, config), run);
   const { client, connection } = await connectClient(config);
   try {
     await tryEnsureSearchAttributes(connection, config.temporal.namespace);
