@@ -57,10 +57,22 @@ function gramInside(text: Uint16Array, p: number, n: number): boolean {
   return true;
 }
 
+/**
+ * Key offsets (`lineStart`, `postings`, `bucketStart`) are Uint32: one index holds at most 2^32 − 1 key positions
+ * (about 4.3 G key characters). A layout that would pass it stops with a one-line error instead of wrapping
+ * offsets around — a silent wrap would point hits at other lines.
+ */
+export const MAX_KEY_POSITIONS = 0xffffffff;
+
 class GrowableU16 {
   buf = new Uint16Array(1 << 16);
   length = 0;
+  constructor(private readonly limit: number) {}
   push(src: Uint16Array): void {
+    if (this.length + src.length + 1 > this.limit)
+      throw new RangeError(
+        `witness index text would pass ${this.limit.toLocaleString('en-US')} key positions (32-bit offsets) — index fewer works per index`,
+      );
     while (this.length + src.length + 1 > this.buf.length) {
       const next = new Uint16Array(this.buf.length * 2);
       next.set(this.buf);
@@ -81,7 +93,7 @@ type Layout = Omit<WitnessIndexData, 'params' | 'bucketStart' | 'postings'>;
  * each line's NFC text goes to `onText` (kept in memory or written to the index's lines file).
  */
 export class WitnessLayoutBuilder {
-  private readonly text = new GrowableU16();
+  private readonly text: GrowableU16;
   private readonly labels: string[] = [];
   private readonly labelOf = new Map<string, number>();
   private readonly starts: number[] = [];
@@ -91,7 +103,12 @@ export class WitnessLayoutBuilder {
   private readonly ms: number[] = [];
   private readonly works: WitnessIndexData['works'] = [];
 
-  constructor(private readonly onText: (nfc: string) => void) {}
+  constructor(
+    private readonly onText: (nfc: string) => void,
+    maxPositions = MAX_KEY_POSITIONS,
+  ) {
+    this.text = new GrowableU16(maxPositions);
+  }
 
   private label(s: string | null): number {
     if (s === null) return -1;
