@@ -153,13 +153,17 @@ export function defaultTableBits(textLength: number, stride: number): number {
   return Math.min(24, Math.max(16, Math.ceil(Math.log2(postings)) - 1));
 }
 
-/** The CSR inverted index of sampled gram starts (step 2 of a build): two passes, count then fill. */
-export function buildPostings(text: Uint16Array, params: WitnessParams): { bucketStart: Uint32Array; postings: Uint32Array } {
+/**
+ * The CSR inverted index of sampled gram starts (step 2 of a build): two passes, count then fill. `base`: the
+ * text's offset in the whole witness text (a shard's), so a shard samples the positions one index would.
+ */
+export function buildPostings(text: Uint16Array, params: WitnessParams, base = 0): { bucketStart: Uint32Array; postings: Uint32Array } {
   const { n, stride, tableBits } = params;
   const size = 1 << tableBits;
   const counts = new Uint32Array(size + 1);
+  const first = (stride - (base % stride)) % stride;
   let total = 0;
-  for (let p = 0; p + n <= text.length; p += stride) {
+  for (let p = first; p + n <= text.length; p += stride) {
     if (!gramInside(text, p, n)) continue;
     counts[gramHash(text, p, n, tableBits) + 1]++;
     total++;
@@ -167,7 +171,7 @@ export function buildPostings(text: Uint16Array, params: WitnessParams): { bucke
   for (let b = 1; b <= size; b++) counts[b] += counts[b - 1];
   const postings = new Uint32Array(total);
   const fill = counts.slice(0, size);
-  for (let p = 0; p + n <= text.length; p += stride) {
+  for (let p = first; p + n <= text.length; p += stride) {
     if (!gramInside(text, p, n)) continue;
     postings[fill[gramHash(text, p, n, tableBits)]++] = p;
   }
