@@ -68,7 +68,7 @@ describe('witness shards: the same hits as one index (real data)', function () {
 
   it('cuts the works into 4 contiguous groups, in order, none empty', () => {
     const groups = cutByWork(
-      Array.from({ length: 10 }, (_, i) => ({ file: `/nonexistent/${i}`, uri: `w${i}`, date: null })),
+      Array.from({ length: 10 }, (_, i) => ({ file: `/nonexistent/${i}`, uri: `w${i}`, date: 300 })),
       4,
     );
     expect(groups).to.have.length(4);
