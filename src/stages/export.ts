@@ -28,7 +28,8 @@ import type { ExportRetriever, StagePaths } from './retriever';
 import { studyLayout } from './study-layout';
 import { studyPlan, type StudyPlan } from './study-plan';
 import { skipsFromProblems, totalSkips, type Skips } from './skips';
-import { witnessIndexFingerprint } from './witness-index';
+import { witnessIndexFingerprint, witnessSettings } from './witness-index';
+import { scatteredHits, type WitnessScatter } from './witness-scatter';
 import { WITNESS_CONTEXT_LINES, WITNESS_CONTEXT_RULE } from '../witness';
 import { contextSource, writeShardRecords, type ContextSource } from './export-records';
 export { fallbackRecord, writeShardRecords, type ContextSource } from './export-records';
@@ -53,6 +54,8 @@ export interface ExportShard {
 
 export interface ExportPlan {
   fingerprint: string;
+  /** Study arms whose witness index is cut into shards: searched in rounds before the export shards (./witness-scatter.ts). */
+  witness?: WitnessScatter[];
   /** `skipped`: the loader's problems (input lines or files left out), by kind with a few examples. */
   datasets: { dataset: string; samples: number; shards: ExportShard[]; skipped?: Skips; group?: string }[];
 }
@@ -101,7 +104,7 @@ export function optionsFrom(config: Config, cli: RunOptions, force = false, plan
 }
 
 /** The options that make one shared export: the group's effective config (its retrieval overrides) and corpus. */
-function groupOptions(options: ExportOptions, group: string | undefined): ExportOptions & { mode: ExportGroup['mode'] } {
+export function groupOptions(options: ExportOptions, group: string | undefined): ExportOptions & { mode: ExportGroup['mode'] } {
   if (group === undefined) return { ...options, mode: 'dense' };
   const g = options.groups?.find((x) => x.fingerprint === group);
   if (!g)
@@ -139,7 +142,7 @@ export function selectedDatasets(config: Config, options: Pick<RunOptions, 'data
 }
 
 /** The dataset; its problems are logged by the plan only (every shard reloads the same files). */
-async function loadSamples(config: Config, key: string, limit: number | undefined, logProblems: boolean): Promise<LoadedDataset> {
+export async function loadSamples(config: Config, key: string, limit: number | undefined, logProblems: boolean): Promise<LoadedDataset> {
   const spec = datasetSpec(config, key);
   if (!existsSync(spec.path)) throw new UserInputError(`dataset ${key}: ${spec.path} not found`);
   return loadDataset(spec, { limit, maxLineChars: config.phase5.export.max_line_chars, logProblems });
@@ -164,6 +167,11 @@ export function exportDir(config: Config): string {
 /** The folder of the default export made under these settings: its shards, inference_input.jsonl and export.json. */
 export function settingsExportDir(config: Config, fingerprint: string): string {
   return path.join(exportDir(config), fingerprint);
+}
+
+/** `<results>/exports/<group>/witness-rounds/<fingerprint>/`: the rounds of a sharded witness export. */
+export function scatterDir(config: Config, group: string, fingerprint: string): string {
+  return path.join(studyLayout(config, {}).dirs.exports, group, 'witness-rounds', fingerprint);
 }
 
 export function shardFile(config: Config, shard: Pick<ExportShard, 'dataset' | 'index' | 'group' | 'fingerprint'>): string {
@@ -235,6 +243,12 @@ export async function planExport(options: ExportOptions): Promise<ExportPlan> {
       });
     });
   }
+  const witness = groups.flatMap((group, gi) => {
+    const go = groupOptions(options, group);
+    const shards = go.mode === 'witness' ? witnessSettings(go.config).shards : 1;
+    return group && shards > 1 ? [{ group, shards, dir: scatterDir(config, group, fingerprints[gi]) }] : [];
+  });
+  if (witness.length) plan.witness = witness;
   // Beside the shards of these settings: a concurrent export with other settings writes its own plan.
   writeJsonAtomic(path.join(settingsExportDir(config, plan.fingerprint), 'plan.json'), plan);
   return plan;
@@ -308,7 +322,13 @@ async function writeShard(
     );
   const todo = samples.filter((s) => !present.has(s.sample_id));
   if (todo.length > 0) {
-    const { retriever, source } = await contextSource({ ...options, samples: dataset }, (config) => openRetriever(config, options.paths));
+    const scattered =
+      options.mode === 'witness' && shard.group
+        ? scatteredHits(scatterDir(config, shard.group, shard.fingerprint), witnessSettings(config).shards)
+        : null;
+    const { retriever, source } = await contextSource({ ...options, samples: dataset, scattered }, (config) =>
+      openRetriever(config, options.paths),
+    );
     const out = new JsonlAppender(file, recovered.records);
     try {
       const onCheckpoint = () => {

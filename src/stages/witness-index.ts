@@ -27,6 +27,7 @@ import {
 import type { ClosableRetriever } from './retriever';
 import { studyLayout } from './study-layout';
 import type { WitnessIndexPlan } from './study-plan';
+import { witnessLineKey } from './witness-scatter';
 import { UserInputError } from './types';
 
 const log = childLogger('witness');
@@ -150,5 +151,22 @@ function witnessChunk(
     date: h.date,
     line: h.line,
     witness: { line_end: h.line_end, page: h.page, ms: h.ms },
+  };
+}
+
+/** The export retriever of a sharded witness export whose hits the rounds made: each line's hits looked up. */
+export function scatteredWitnessRetriever(config: Config, hits: ReadonlyMap<string, WitnessHit[]>): ClosableRetriever {
+  const maxChars = config.phase5.retrieval.max_chars_per_sentence;
+  const find = (l: LineInContext) => {
+    const h = hits.get(witnessLineKey(l));
+    if (!h) throw new Error(`witness rounds have no hits for the OCR line "${l.text.slice(0, 40)}" — rerun \`phase5 export\``);
+    return h.map(witnessChunk);
+  };
+  return {
+    retrieveMany: async (queries) => queries.map((text) => find({ text, before: [], after: [] })),
+    retrieveInContext: async (lines) => lines.map(find),
+    formatForPrompt: (chunks, style) => formatForPrompt(chunks, style, maxChars),
+    fingerprint: `witness:${witnessIndexFingerprint(config)}:context${WITNESS_CONTEXT_LINES}:${WITNESS_CONTEXT_RULE}`,
+    close: async () => {},
   };
 }

@@ -46,26 +46,50 @@ class Waiting extends Error {}
 
 type Candidate = WitnessSpan & { bucket: Bucket };
 
-/** A key as a map key (its UTF-16 units, base64). */
-const keyId = (q: Uint16Array) => Buffer.from(q.buffer, q.byteOffset, q.byteLength).toString('base64');
+/** A key as a map key and on disk (its UTF-16 units, base64). */
+export const keyId = (q: Uint16Array) => Buffer.from(q.buffer, q.byteOffset, q.byteLength).toString('base64');
+const keyOf = (id: string) => {
+  const b = Buffer.from(id, 'base64');
+  return new Uint16Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+};
 
-/** The hits of every line (best first, at most k, score ≥ minScore), as one index's retrieveInContext gives them. */
-export function shardedSearchInContext(
-  shards: ShardSet,
+/** What the lines wait for: searches (by key id) and fits (by fit id), as plain data (a round's request file). */
+export interface Requests {
+  searches: string[];
+  fits: { id: string; work: number; key: string; from: number; to: number }[];
+}
+
+/** What the shards answered so far (every round's answers merged). */
+export interface Answers {
+  searched: Record<string, Candidate[]>;
+  fits: Record<string, WitnessSpan | null>;
+}
+
+export const noAnswers = (): Answers => ({ searched: {}, fits: {} });
+
+/** Adds a shard's answers to those gathered (a search is complete once every shard of the round has answered). */
+export function absorb(into: Answers, more: Answers): void {
+  for (const [id, c] of Object.entries(more.searched)) (into.searched[id] ??= []).push(...c);
+  for (const [id, f] of Object.entries(more.fits)) if (f || !(id in into.fits)) into.fits[id] = f;
+}
+
+/**
+ * Evaluates every line with what is answered: the spans of each line that has all it needs (null for a line still
+ * waiting) and the requests of the waiting lines.
+ */
+export function evaluateLines(
   lines: readonly LineInContext[],
   k: number,
   opts: WitnessSearchOptions & { minScore: number },
-): WitnessHit[][] {
+  answers: Answers,
+): { placed: (WitnessSpan[] | null)[]; requests: Requests } {
   const candidates = opts.candidates ?? 16;
-  const searched = new Map<string, Candidate[]>(); // key id → every shard's candidates, gathered
-  const wantSearch = new Map<string, Uint16Array>();
-  const fits = new Map<string, WitnessSpan | null>();
-  const wantFit = new Map<string, { work: number; q: Uint16Array; from: number; to: number }>();
+  const searches = new Set<string>();
+  const fits = new Map<string, Requests['fits'][number]>();
   const merged = (q: Uint16Array, take: number): WitnessSpan[] => {
-    const id = keyId(q);
-    const all = searched.get(id);
+    const all = answers.searched[keyId(q)];
     if (!all) {
-      wantSearch.set(id, q);
+      searches.add(keyId(q));
       throw new Waiting();
     }
     const buckets = [...new Map(all.map((c) => [c.bucket.b, c.bucket])).values()].sort(bucketOrder).slice(0, candidates);
@@ -81,77 +105,78 @@ export function shardedSearchInContext(
     contextSearch: (q) => merged(q, 1),
     fitIn: (work, q, from, to) => {
       const id = `${work}:${from}:${to}:${keyId(q)}`;
-      if (!fits.has(id)) {
-        wantFit.set(id, { work, q, from, to });
+      if (!(id in answers.fits)) {
+        fits.set(id, { id, work, key: keyId(q), from, to });
         throw new Waiting();
       }
-      return fits.get(id)!;
+      return answers.fits[id];
     },
   };
-  const keyed = lines.map((l) => ({ key: witnessKey(l.text), before: l.before.map(witnessKey), after: l.after.map(witnessKey) }));
-  const placed: (WitnessSpan[] | null)[] = keyed.map(() => null);
-  for (;;) {
-    keyed.forEach((line, i) => {
-      if (placed[i]) return;
-      try {
-        placed[i] = placeLine(oracle, line, k, opts.minScore);
-      } catch (err) {
-        if (!(err instanceof Waiting)) throw err;
-        // Ask for the neighbours' alone searches now too: the placement needs them next.
-        for (const key of [...line.before, ...line.after]) if (!searched.has(keyId(key))) wantSearch.set(keyId(key), key);
-      }
-    });
-    if (wantSearch.size === 0 && wantFit.size === 0) break;
-    answerRound(shards, wantSearch, searched, wantFit, fits, opts);
-  }
-  return hitsOf(shards, placed as WitnessSpan[][]);
+  const placed = lines.map((l) => {
+    const line = { key: witnessKey(l.text), before: l.before.map(witnessKey), after: l.after.map(witnessKey) };
+    try {
+      return placeLine(oracle, line, k, opts.minScore);
+    } catch (err) {
+      if (!(err instanceof Waiting)) throw err;
+      // Ask for the neighbours' alone searches now too: the placement needs them next.
+      for (const key of [...line.before, ...line.after]) if (!answers.searched[keyId(key)]) searches.add(keyId(key));
+      return null;
+    }
+  });
+  return { placed, requests: { searches: [...searches], fits: [...fits.values()] } };
 }
 
-const shardOfWork = (frames: readonly ShardFrame[], work: number) =>
-  frames.findIndex((f) => work >= f.workBase && work < f.workBase + f.works);
-
-/** One round: every shard loaded once, answering the searches (all shards) and the fits (the shard holding the work). */
-function answerRound(
-  shards: ShardSet,
-  wantSearch: Map<string, Uint16Array>,
-  searched: Map<string, Candidate[]>,
-  wantFit: Map<string, { work: number; q: Uint16Array; from: number; to: number }>,
-  fits: Map<string, WitnessSpan | null>,
-  opts: WitnessSearchOptions,
-): void {
-  for (const id of wantSearch.keys()) searched.set(id, []);
-  for (let s = 0; s < shards.frames.length; s++) {
-    shards.withShard(s, ({ data, frame }) => {
-      const f: IndexFrame = { base: frame.base, workBase: frame.workBase, counts: shards.counts };
-      for (const [id, q] of wantSearch) searched.get(id)!.push(...candidateSpans(data, q, { ...opts, minScore: 0 }, f));
-      for (const [id, r] of wantFit) {
-        if (r.work < frame.workBase || r.work >= frame.workBase + frame.works) continue;
-        const span = fitIn(data, r.work - frame.workBase, r.q, r.from - frame.base, r.to - frame.base);
-        fits.set(id, span && { ...span, work: r.work, start: span.start + frame.base, end: span.end + frame.base });
-      }
-    });
-  }
-  for (const id of wantFit.keys()) if (!fits.has(id)) fits.set(id, null);
-  wantSearch.clear();
-  wantFit.clear();
-}
-
-/** Each line's hits, made by the shard holding each span (ranks in order), in whole-text numbers. */
-function hitsOf(shards: ShardSet, placed: readonly WitnessSpan[][]): WitnessHit[][] {
-  const out: WitnessHit[][] = placed.map((spans) => new Array<WitnessHit>(spans.length));
-  const { frames } = shards;
-  for (let s = 0; s < frames.length; s++) {
-    if (!placed.some((spans) => spans.some((x) => shardOfWork(frames, x.work) === s))) continue;
-    shards.withShard(s, ({ data, texts, frame }) => {
-      placed.forEach((spans, i) =>
-        spans.forEach((x, r) => {
-          if (shardOfWork(frames, x.work) !== s) return;
-          const local = { ...x, work: x.work - frame.workBase, start: x.start - frame.base, end: x.end - frame.base };
-          const h = spanToHit(data, texts, local, r + 1);
-          out[i][r] = { ...h, idx: h.idx + frame.lineBase, key_start: x.start, key_end: x.end };
-        }),
-      );
-    });
+/** One shard's answers to a round's requests: its verified candidates for every search, the fits into its works. */
+export function answerRequests(shard: LoadedShard, requests: Requests, counts: Uint32Array, opts: WitnessSearchOptions): Answers {
+  const { data, frame } = shard;
+  const f: IndexFrame = { base: frame.base, workBase: frame.workBase, counts };
+  const out = noAnswers();
+  for (const id of requests.searches) out.searched[id] = candidateSpans(data, keyOf(id), { ...opts, minScore: 0 }, f);
+  for (const r of requests.fits) {
+    if (r.work < frame.workBase || r.work >= frame.workBase + frame.works) continue;
+    const span = fitIn(data, r.work - frame.workBase, keyOf(r.key), r.from - frame.base, r.to - frame.base);
+    out.fits[r.id] = span && { ...span, work: r.work, start: span.start + frame.base, end: span.end + frame.base };
   }
   return out;
+}
+
+/** The hits a shard makes for the placed spans in its works: by line index, rank − 1 → hit (whole-text numbers). */
+export function shardHits(shard: LoadedShard, placed: readonly WitnessSpan[][]): Record<number, Record<number, WitnessHit>> {
+  const { data, texts, frame } = shard;
+  const out: Record<number, Record<number, WitnessHit>> = {};
+  placed.forEach((spans, i) =>
+    spans.forEach((x, r) => {
+      if (x.work < frame.workBase || x.work >= frame.workBase + frame.works) return;
+      const local = { ...x, work: x.work - frame.workBase, start: x.start - frame.base, end: x.end - frame.base };
+      const h = spanToHit(data, texts, local, r + 1);
+      (out[i] ??= {})[r] = { ...h, idx: h.idx + frame.lineBase, key_start: x.start, key_end: x.end };
+    }),
+  );
+  return out;
+}
+
+/** The hits of every line (best first, at most k, score ≥ minScore), as one index's retrieveInContext gives them. */
+export function shardedSearchInContext(
+  shards: ShardSet,
+  lines: readonly LineInContext[],
+  k: number,
+  opts: WitnessSearchOptions & { minScore: number },
+): WitnessHit[][] {
+  const answers = noAnswers();
+  for (;;) {
+    const { placed, requests } = evaluateLines(lines, k, opts, answers);
+    if (requests.searches.length === 0 && requests.fits.length === 0) {
+      const out: WitnessHit[][] = placed.map((spans) => new Array<WitnessHit>(spans!.length));
+      for (let s = 0; s < shards.frames.length; s++)
+        shards.withShard(s, (shard) => {
+          for (const [i, byRank] of Object.entries(shardHits(shard, placed as WitnessSpan[][])))
+            for (const [r, h] of Object.entries(byRank)) out[Number(i)][Number(r)] = h;
+        });
+      return out;
+    }
+    for (const id of requests.searches) answers.searched[id] = [];
+    for (let s = 0; s < shards.frames.length; s++)
+      shards.withShard(s, (shard) => absorb(answers, answerRequests(shard, requests, shards.counts, opts)));
+    for (const r of requests.fits) if (!(r.id in answers.fits)) answers.fits[r.id] = null;
+  }
 }
