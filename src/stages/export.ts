@@ -29,7 +29,7 @@ import { studyLayout } from './study-layout';
 import { studyPlan, type StudyPlan } from './study-plan';
 import { skipsFromProblems, totalSkips, type Skips } from './skips';
 import { witnessIndexFingerprint, witnessSettings } from './witness-index';
-import { scatteredHits, type WitnessScatter } from './witness-scatter';
+import { scatteredHits, type WitnessScatter } from './witness-scattered';
 import { WITNESS_CONTEXT_LINES, WITNESS_CONTEXT_RULE } from '../witness';
 import { contextSource, writeShardRecords, type ContextSource } from './export-records';
 export { fallbackRecord, writeShardRecords, type ContextSource } from './export-records';

@@ -17,6 +17,7 @@ import {
   readShardedManifest,
   readWitnessManifest,
   ShardedWitnessRetriever,
+  lineKey,
   type LineInContext,
   selectWorkFiles,
   WITNESS_CONTEXT_LINES,
@@ -27,7 +28,6 @@ import {
 import type { ClosableRetriever } from './retriever';
 import { studyLayout } from './study-layout';
 import type { WitnessIndexPlan } from './study-plan';
-import { witnessLineKey } from './witness-scatter';
 import { UserInputError } from './types';
 
 const log = childLogger('witness');
@@ -158,7 +158,7 @@ function witnessChunk(
 export function scatteredWitnessRetriever(config: Config, hits: ReadonlyMap<string, WitnessHit[]>): ClosableRetriever {
   const maxChars = config.phase5.retrieval.max_chars_per_sentence;
   const find = (l: LineInContext) => {
-    const h = hits.get(witnessLineKey(l));
+    const h = hits.get(lineKey(l));
     if (!h) throw new Error(`witness rounds have no hits for the OCR line "${l.text.slice(0, 40)}" — rerun \`phase5 export\``);
     return h.map(witnessChunk);
   };

@@ -21,26 +21,19 @@ import {
   readCounts,
   readShardedManifest,
   shardHits,
+  lineKey,
   type Answers,
   type LineInContext,
   type Requests,
-  type WitnessHit,
   type WitnessSpan,
 } from '../witness';
 import type { ExportOptions, ExportPlan } from './export';
 import { datasetLines } from './export-lines';
 import { witnessIndexDir, witnessSettings } from './witness-index';
-
-/** A sharded witness group of an export plan: its group fingerprint, shard count and rounds dir. */
-export interface WitnessScatter {
-  group: string;
-  shards: number;
-  dir: string;
-}
+import type { WitnessScatter } from './witness-scattered';
+export type { WitnessScatter } from './witness-scattered';
 
 export type Round = number | 'hits';
-
-const lineKey = (l: LineInContext) => JSON.stringify([l.text, l.before, l.after]);
 
 function readJson<T>(file: string): T {
   return JSON.parse(readFileSync(file, 'utf8')) as T;
@@ -112,20 +105,6 @@ export function witnessShardRound(options: ExportOptions, w: WitnessScatter, rou
     texts.close();
   }
 }
-
-/** The hits the rounds made, by line (null when the rounds did not finish: the export then searches itself). */
-export function scatteredHits(dir: string, shards: number): Map<string, WitnessHit[]> | null {
-  const files = Array.from({ length: shards }, (_, s) => path.join(dir, `hits-${s}.json`));
-  if (!existsSync(path.join(dir, 'placed.json')) || !files.every((f) => existsSync(f))) return null;
-  const { lines, placed } = readJson<{ lines: string[]; placed: WitnessSpan[][] }>(path.join(dir, 'placed.json'));
-  const hits = placed.map((spans) => new Array<WitnessHit>(spans.length));
-  for (const f of files)
-    for (const [i, byRank] of Object.entries(readJson<Record<string, Record<string, WitnessHit>>>(f)))
-      for (const [r, h] of Object.entries(byRank)) hits[Number(i)][Number(r)] = h;
-  return new Map(lines.map((l, i) => [l, hits[i]]));
-}
-
-export { lineKey as witnessLineKey };
 
 /** Whether rounds exist in `dir` (for tests and status). */
 export function roundFiles(dir: string): string[] {

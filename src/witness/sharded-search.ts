@@ -46,6 +46,9 @@ class Waiting extends Error {}
 
 type Candidate = WitnessSpan & { bucket: Bucket };
 
+/** A line among its neighbours as a map key (what a sharded export's hits are looked up by). */
+export const lineKey = (l: LineInContext) => JSON.stringify([l.text, l.before, l.after]);
+
 /** A key as a map key and on disk (its UTF-16 units, base64). */
 export const keyId = (q: Uint16Array) => Buffer.from(q.buffer, q.byteOffset, q.byteLength).toString('base64');
 const keyOf = (id: string) => {
