@@ -8,6 +8,7 @@
  * (README: Witness retrieval).
  *
  *   nice -n 10 npx tsx bench/witness-shards.ts --scales 1,3,10 --shards 8 --lines 500
+ *   nice -n 10 npx tsx bench/witness-shards.ts --fraction 0.025 --scales 1,3,10 --shards 8 --lines 200   (a 40th of the slice as the base)
  */
 import { spawnSync } from 'node:child_process';
 import { createReadStream, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -41,8 +42,15 @@ async function perturbedCopy(src: string, dst: string, offset: number): Promise<
   await new Promise<void>((r) => out.end(() => r()));
 }
 
-async function corpusFiles(scale: number, tmp: string): Promise<WorkFile[]> {
+/** The base corpus: the slice's works, or every (1/fraction)-th of them (`--fraction 0.05`: a twentieth), in order. */
+async function baseFiles(): Promise<WorkFile[]> {
   const { files } = await selectWorkFiles({ openitiRoot: path.join(SHARED, 'openiti'), include: [] });
+  const every = Math.max(1, Math.round(1 / Number(arg('fraction', '1'))));
+  return files.filter((_, i) => i % every === 0);
+}
+
+async function corpusFiles(scale: number, tmp: string): Promise<WorkFile[]> {
+  const files = await baseFiles();
   const out: WorkFile[] = [...files];
   for (let c = 1; c < scale; c++) {
     const dir = path.join(tmp, `copy${c}`);
@@ -102,6 +110,8 @@ function child(step: string, scale: number, tmp: string): { out: Record<string, 
       arg('shards', '8'),
       '--lines',
       arg('lines', '500'),
+      '--fraction',
+      arg('fraction', '1'),
     ],
     { encoding: 'utf8', maxBuffer: 64 * MB, env: { ...process.env, PHASE5_LOG_LEVEL: 'warn' } },
   );
@@ -120,7 +130,9 @@ if (process.argv.includes('--child')) {
 } else {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'witness-shards-bench-'));
   const scales = arg('scales', '1,3,10').split(',').map(Number);
-  console.log(`witness shards: ${arg('shards', '8')} shards, ${arg('lines', '500')} OCR lines (IbnQutayba.Adab) among their neighbours`);
+  console.log(
+    `witness shards: base ${arg('fraction', '1')} of the OpenITI slice, ${arg('shards', '8')} shards, ${arg('lines', '500')} OCR lines (IbnQutayba.Adab) among their neighbours`,
+  );
   console.log('| scale | corpus | key chars | build | build peak RSS | search peak RSS | per OCR line |');
   console.log('|---|---|---|---|---|---|---|');
   try {
