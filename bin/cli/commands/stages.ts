@@ -39,9 +39,10 @@ async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<v
   const flags = cmd.optsWithGlobals<Flags>();
   const { config } = resolveConfig(flags, flags);
   // The run key carries the hash of every input: other inputs → other ids → the work is done, not recalled.
-  const run = runKey(config, runOptions(flags, config));
+  const requested = runOptions(flags, config);
+  const run = runKey(config, requested);
   // Workers check that they see the files this marker records (the key is computed before its path is added).
-  const options = writeRunMarker(config, runOptions(flags, config), run);
+  const options = writeRunMarker(config, requested, run);
   const { client, connection } = await connectClient(config);
   try {
     await tryEnsureSearchAttributes(connection, config.temporal.namespace);
