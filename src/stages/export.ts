@@ -71,6 +71,8 @@ export interface ExportMergeResult {
   records: number;
   /** sha256 of the file at `path` as this run wrote it. */
   sha256: string;
+  /** The default export: the documented name (`<results>/phase5/inference_input.jsonl`), a link to the latest finished export. */
+  link?: string;
   byDataset: Record<string, number>;
   /** Per dataset with anything skipped: the input lines/files left out, by kind (also in export/skipped.json). */
   skipped: Record<string, Skips>;
@@ -366,8 +368,9 @@ export async function mergeExport(options: ExportOptions, plan: ExportPlan): Pro
     records: merged.records,
     sha256: merged.sha256,
   });
-  pointAt(path.join(resultDirs(options.config).phase5, 'inference_input.jsonl'), merged.path);
-  return merged;
+  const link = path.join(resultDirs(options.config).phase5, 'inference_input.jsonl');
+  pointAt(link, merged.path);
+  return { ...merged, link };
 }
 
 async function mergeInto(options: ExportOptions, plan: ExportPlan, target: string): Promise<ExportMergeResult> {
