@@ -62,7 +62,11 @@ export function runMarker(config: Config, options: RunOptions, run: string): Run
 /** The client's side: writes the marker and returns the options that carry its path to every activity. */
 export function writeRunMarker(config: Config, options: RunOptions, run: string): RunOptions {
   const file = runMarkerPath(config, run);
-  writeJsonAtomic(file, runMarker(config, options, run));
+  try {
+    writeJsonAtomic(file, runMarker(config, options, run));
+  } catch {
+    return options; // a results dir that cannot be written (a file, no permission): the stage says so in one line
+  }
   return { ...options, runMarker: file };
 }
 

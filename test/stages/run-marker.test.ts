@@ -51,6 +51,13 @@ describe('run marker', () => {
       .that.contains(`dataset book at ${book} lists other files on this worker than the run marker`);
   });
 
+  it('a results dir that cannot hold the marker (a file) gets none: the stage reports the results dir itself', () => {
+    const file = path.join(tmp, 'a-file');
+    writeFileSync(file, 'x');
+    const config = parseConfig({ paths: { results_dir: file } }, 'test');
+    expect(writeRunMarker(config, { limit: 3 }, 'r-1')).to.deep.equal({ limit: 3 });
+  });
+
   it("another run's marker at the path is refused", () => {
     const { config, options } = setup();
     expect(() => checkRunMarker(config, options, 'r-ffffffff')).to.throw(
