@@ -15,6 +15,7 @@ import { CorpusBuildError } from '../src/openiti/build-options';
 import { IndexCorruptError, IndexMismatchError, IndexMissingError, PartialVectorsError } from '../src/index/errors';
 import { ModelDirError } from '../src/embed/model-dir';
 import type { HeartbeatProgress } from '../src/temporal/types';
+import { checkRunMarker } from '../src/stages/run-marker';
 import { isWorkerLocalError, workerLocalFailure } from './failure-kind';
 import type { LlmLoad } from '../src/stages/llm-load';
 
@@ -215,7 +216,11 @@ export async function keptAlive<T>(step: string, work: () => Promise<T>): Promis
 
 /** A stage's options from an activity's input (config, CLI options, `--force`), through the stage's `optionsFrom`. */
 export function optionsOfInput<O>(optionsFrom: (config: Config, cli: RunOptions, force?: boolean) => O): (input: StageInput) => O {
-  return (input) => optionsFrom(input.config, input.options, input.force);
+  return (input) => {
+    // Before anything is read or written: this worker must see the files the client's run marker records.
+    checkRunMarker(input.config, input.options, input.run);
+    return optionsFrom(input.config, input.options, input.force);
+  };
 }
 
 /**

@@ -5,6 +5,8 @@
  */
 import * as exporter from '../src/stages/export';
 import type { StageInput } from '../src/stages/types';
+import { witnessGather, witnessShardRound, type Round, type WitnessScatter } from '../src/stages/witness-scatter';
+import { groupOptions as groupOptionsOf } from '../src/stages/export';
 import { asActivity, keptAlive, optionsOfInput, runExclusive, withActivityHooks } from './context';
 import type { ActivityDeps } from './deps';
 
@@ -27,6 +29,23 @@ export function createExportActivities(deps: ActivityDeps) {
             exporter.exportShard(opts, shard, deps.openRetriever, { ...hooks, signal }),
           );
         }),
+      );
+    },
+    /** A sharded witness export's gather: the next round for the index shards to answer, or 'hits' (src/stages/witness-scatter.ts). */
+    async witnessGather(args: { input: StageInput; plan: exporter.ExportPlan; scatter: WitnessScatter }): Promise<Round> {
+      return asActivity(() =>
+        keptAlive('export:witness-gather', () =>
+          witnessGather(groupOptionsOf(options(args.input), args.scatter.group), args.plan, args.scatter),
+        ),
+      );
+    },
+    /** One index shard's part of a round, in this worker's memory alone. */
+    async witnessShardRound(args: { input: StageInput; scatter: WitnessScatter; round: Round; shard: number }): Promise<void> {
+      const { input, scatter, round, shard } = args;
+      return asActivity(() =>
+        keptAlive(`export:witness-shard-${shard}`, async () =>
+          witnessShardRound(groupOptionsOf(options(input), scatter.group), scatter, round, shard),
+        ),
       );
     },
     async mergeExport(args: { input: StageInput; plan: exporter.ExportPlan }): Promise<exporter.ExportMergeResult> {

@@ -6,6 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { rebasePaths } from '../src/config/relative-paths';
 import type { createActivities } from '../activities';
 import { isVerbatimGold } from '../src/retrieval/verbatim';
 import { OCR_GS_ROOT, REPO_ROOT } from '../test/helpers/shared-data';
@@ -21,8 +22,9 @@ const SOURCES: Record<string, string> = {
 /** configs/demo.yaml as loose YAML (edited by key, then parsed) with its results, OpenITI root and the five books. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the demo config as loose YAML, edited by key
 export function ocrgsDemoConfig(runName: string, results: string, bootstrapIterations: number): Record<string, any> {
+  const raw = YAML.parse(readFileSync(path.join(REPO_ROOT, 'configs', 'demo.yaml'), 'utf8')) as unknown;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as above
-  const demo = YAML.parse(readFileSync(path.join(REPO_ROOT, 'configs', 'demo.yaml'), 'utf8')) as Record<string, any>;
+  const demo = rebasePaths(raw, path.join(REPO_ROOT, 'configs')) as Record<string, any>;
   demo.run_name = runName;
   demo.paths = { results_dir: results };
   demo.data = { openiti_root: path.join(path.dirname(OCR_GS_ROOT), 'openiti') };

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
+import { rebasePaths } from '../src/config/relative-paths';
 import type { Worker } from '@temporalio/worker';
 import type { NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
@@ -31,7 +32,11 @@ function deepMerge(base: Raw, over: Raw): Raw {
 
 /** configs/demo.yaml shrunk: one dataset, 300 corpus sentences, 2-sample shards, short generations. */
 export async function tinyStudyConfig(dir: string, overrides: Raw = {}): Promise<Config> {
-  const demo = YAML.parse(readFileSync(path.join(PROJECT_ROOT, 'configs', 'demo.yaml'), 'utf8')) as Raw;
+  // Relative to configs/ (src/config/relative-paths.ts): made absolute, as loading the file would.
+  const demo = rebasePaths(
+    YAML.parse(readFileSync(path.join(PROJECT_ROOT, 'configs', 'demo.yaml'), 'utf8')),
+    path.join(PROJECT_ROOT, 'configs'),
+  ) as Raw;
   const [port, uiPort] = [await freePort(), await freePort()];
   const firstDataset = Object.entries(demo.datasets as Raw)[0];
   const tiny = deepMerge(demo, {

@@ -11,6 +11,16 @@ export async function exportWorkflow(input: StageInput): Promise<ExportResult> {
   const plan = await acts.planExport(input);
   const planSummary = { datasets: plan.datasets.map((d) => ({ dataset: d.dataset, samples: d.samples, shards: d.shards.length })) };
   p.results.plan = planSummary;
+  // A sharded witness index: every line's hits made in rounds first, each index shard its own activity (scatter),
+  // the lines placed by one gather; the export shards then read the hits (src/stages/witness-scatter.ts).
+  for (const scatter of plan.witness ?? []) {
+    setStep(p, 'witness', 0, scatter.shards, 'index shards');
+    for (;;) {
+      const round = await acts.witnessGather({ input, plan, scatter });
+      await Promise.all(Array.from({ length: scatter.shards }, (_, shard) => acts.witnessShardRound({ input, scatter, round, shard })));
+      if (round === 'hits') break;
+    }
+  }
   const shards = plan.datasets.flatMap((d) => d.shards);
   let finished = 0;
   const lines = { done: 0, total: plan.datasets.reduce((a, d) => a + d.samples, 0) };

@@ -1,7 +1,8 @@
 /**
  * Load, validate and resolve a config file. Errors name the file, the key path, and expected vs got.
- * Relative paths inside a config resolve against the project root (the folder holding package.json),
- * so the same config works whatever the current directory.
+ * Relative paths a config file writes resolve against that file's folder (./relative-paths.ts); the schema's
+ * defaults and paths given elsewhere (CLI flags, configs built in code) against the project root (the folder
+ * holding package.json), so the same config works whatever the current directory.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import YAML, { YAMLParseError } from 'yaml';
 import type { z } from 'zod';
 import { ConfigSchema, type Config } from './schema';
 import { readPromptFiles } from './prompt-files';
+import { rebasePaths } from './relative-paths';
 import { studyProblems } from './study';
 import { applyTemporalProfile, TemporalProfileError } from '../temporal/connection-options';
 
@@ -117,7 +119,7 @@ export function loadConfig(file = DEFAULT_CONFIG, opts: LoadOptions = {}): Loade
     }
     throw err;
   }
-  return { config: parseConfig(raw, abs, opts), file: abs };
+  return { config: parseConfig(rebasePaths(raw, path.dirname(abs)), abs, opts), file: abs };
 }
 
 /** Resolve a path from a config against the project root. */

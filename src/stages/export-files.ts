@@ -1,4 +1,5 @@
 /** Shard-file mechanics of the export stage: resume by content, canonical compaction, ordered merge. */
+import { randomUUID } from 'node:crypto';
 import { createReadStream, existsSync, readFileSync, renameSync } from 'node:fs';
 import readline from 'node:readline';
 import type { OcrSample } from '../datasets';
@@ -45,7 +46,8 @@ export async function concatShards(
   target: string,
   datasets: { dataset: string; samples: number; files: string[] }[],
 ): Promise<Record<string, number>> {
-  const tmp = `${target}.tmp-${process.pid}`;
+  // Unique per call: two merges of one export in one worker (two runs of the same settings) must not share it.
+  const tmp = `${target}.tmp-${process.pid}-${randomUUID().slice(0, 8)}`;
   const out = await LineWriter.open(tmp);
   const byDataset: Record<string, number> = {};
   let completed = false;

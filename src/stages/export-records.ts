@@ -16,7 +16,8 @@ import { isMostlyArabic } from '../text/arabic';
 import { linesInContext, WITNESS_CONTEXT_LINES, type LineInContext } from '../witness/context-search';
 import { lineProvenance } from '../witness/provenance';
 import type { ExportRetriever, StagePaths } from './retriever';
-import { witnessRetrieverFor } from './witness-index';
+import { scatteredWitnessRetriever, witnessRetrieverFor } from './witness-index';
+import type { WitnessHit } from '../witness/hits';
 import { throwIfAborted, UserInputError } from './types';
 
 /**
@@ -163,12 +164,19 @@ export async function writeShardRecords(
  * neighbours. The placebo needs only the corpus and the prompt format, never the model or the index.
  */
 export async function contextSource(
-  options: { config: Config; paths: StagePaths; mode: ContextSource['mode']; samples?: readonly OcrSample[] },
+  options: {
+    config: Config;
+    paths: StagePaths;
+    mode: ContextSource['mode'];
+    samples?: readonly OcrSample[];
+    /** A sharded witness export's hits, made in rounds before the shards (./witness-scatter.ts). */
+    scattered?: ReadonlyMap<string, WitnessHit[]> | null;
+  },
   openRetriever: OpenRetriever,
 ): Promise<{ retriever: ExportRetriever; source: ContextSource }> {
   if (options.mode === 'witness')
     return {
-      retriever: witnessRetrieverFor(options.config),
+      retriever: options.scattered ? scatteredWitnessRetriever(options.config, options.scattered) : witnessRetrieverFor(options.config),
       source: { mode: 'witness', ...(options.samples ? { lines: samplesInContext(options.samples) } : {}) },
     };
   if (options.mode !== 'random') return { retriever: await openForShard(openRetriever, options.config), source: { mode: options.mode } };

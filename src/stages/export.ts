@@ -18,7 +18,9 @@ import { loadDataset, type DatasetSpec, type LoadedDataset } from '../datasets';
 import { clusterSpecOf, sampled, type SampleSpec } from '../datasets/sample';
 import { JsonlAppender, readJson, recoverJsonl, writeJsonAtomic } from '../io/jsonl';
 import { indexFiles } from '../index/manifest';
-import { sha256Text } from '../util/hash';
+import { sha256File, sha256Text } from '../util/hash';
+import { pointAt, writeExportRecord } from './export-record';
+import { acquireFileLock, type WriterLock } from '../index/writer-lock';
 import { childLogger } from '../util/log';
 import { compactShard, concatShards, sampleIdsIn } from './export-files';
 import type { ArmRun, ExportGroup } from './arms';
@@ -27,7 +29,8 @@ import type { ExportRetriever, StagePaths } from './retriever';
 import { studyLayout } from './study-layout';
 import { studyPlan, type StudyPlan } from './study-plan';
 import { skipsFromProblems, totalSkips, type Skips } from './skips';
-import { witnessIndexFingerprint } from './witness-index';
+import { witnessIndexFingerprint, witnessSettings } from './witness-index';
+import { scatteredHits, type WitnessScatter } from './witness-scattered';
 import { WITNESS_CONTEXT_LINES, WITNESS_CONTEXT_RULE } from '../witness';
 import { contextSource, writeShardRecords, type ContextSource } from './export-records';
 export { fallbackRecord, writeShardRecords, type ContextSource } from './export-records';
@@ -52,6 +55,8 @@ export interface ExportShard {
 
 export interface ExportPlan {
   fingerprint: string;
+  /** Study arms whose witness index is cut into shards: searched in rounds before the export shards (./witness-scatter.ts). */
+  witness?: WitnessScatter[];
   /** `skipped`: the loader's problems (input lines or files left out), by kind with a few examples. */
   datasets: { dataset: string; samples: number; shards: ExportShard[]; skipped?: Skips; group?: string }[];
 }
@@ -65,6 +70,10 @@ export interface ExportShardResult {
 export interface ExportMergeResult {
   path: string;
   records: number;
+  /** sha256 of the file at `path` as this run wrote it. */
+  sha256: string;
+  /** The default export: the documented name (`<results>/phase5/inference_input.jsonl`), a link to the latest finished export. */
+  link?: string;
   byDataset: Record<string, number>;
   /** Per dataset with anything skipped: the input lines/files left out, by kind (also in export/skipped.json). */
   skipped: Record<string, Skips>;
@@ -101,7 +110,7 @@ export function optionsFrom(config: Config, cli: RunOptions, force = false, plan
 }
 
 /** The options that make one shared export: the group's effective config (its retrieval overrides) and corpus. */
-function groupOptions(options: ExportOptions, group: string | undefined): ExportOptions & { mode: ExportGroup['mode'] } {
+export function groupOptions(options: ExportOptions, group: string | undefined): ExportOptions & { mode: ExportGroup['mode'] } {
   if (group === undefined) return { ...options, mode: 'dense' };
   const g = options.groups?.find((x) => x.fingerprint === group);
   if (!g)
@@ -139,7 +148,7 @@ export function selectedDatasets(config: Config, options: Pick<RunOptions, 'data
 }
 
 /** The dataset; its problems are logged by the plan only (every shard reloads the same files). */
-async function loadSamples(
+export async function loadSamples(
   config: Config,
   key: string,
   pick: Pick<ExportOptions, 'limit' | 'sample'>,
@@ -167,8 +176,20 @@ export function exportDir(config: Config): string {
   return path.join(resultDirs(config).phase5, 'export');
 }
 
-export function shardFile(config: Config, shard: Pick<ExportShard, 'dataset' | 'index' | 'group'>): string {
-  const dir = shard.group ? path.join(studyLayout(config, {}).dirs.exports, shard.group, 'shards') : exportDir(config);
+/** The folder of the default export made under these settings: its shards, inference_input.jsonl and export.json. */
+export function settingsExportDir(config: Config, fingerprint: string): string {
+  return path.join(exportDir(config), fingerprint);
+}
+
+/** `<results>/exports/<group>/witness-rounds/<fingerprint>/`: the rounds of a sharded witness export. */
+export function scatterDir(config: Config, group: string, fingerprint: string): string {
+  return path.join(studyLayout(config, {}).dirs.exports, group, 'witness-rounds', fingerprint);
+}
+
+export function shardFile(config: Config, shard: Pick<ExportShard, 'dataset' | 'index' | 'group' | 'fingerprint'>): string {
+  const dir = shard.group
+    ? path.join(studyLayout(config, {}).dirs.exports, shard.group, 'shards')
+    : settingsExportDir(config, shard.fingerprint);
   return path.join(dir, shard.dataset, `shard-${String(shard.index).padStart(5, '0')}.jsonl`);
 }
 
@@ -222,7 +243,8 @@ export async function planExport(options: ExportOptions): Promise<ExportPlan> {
     const { samples, problems } = await loadSamples(config, key, options, true);
     const skipped = skipsFromProblems(problems);
     groups.forEach((group, gi) => {
-      if (options.force) rmSync(path.dirname(shardFile(config, { dataset: key, index: 0, group })), { recursive: true, force: true });
+      const first = { dataset: key, index: 0, group, fingerprint: fingerprints[gi] };
+      if (options.force) rmSync(path.dirname(shardFile(config, first)), { recursive: true, force: true });
       const shards = planShards(key, samples.length, config.phase5.export.shard_size, fingerprints[gi], group);
       // Only when something was left out: a clean study's plan.json stays as it was.
       plan.datasets.push({
@@ -234,8 +256,14 @@ export async function planExport(options: ExportOptions): Promise<ExportPlan> {
       });
     });
   }
-  mkdirSync(exportDir(config), { recursive: true });
-  writeJsonAtomic(path.join(exportDir(config), 'plan.json'), plan);
+  const witness = groups.flatMap((group, gi) => {
+    const go = groupOptions(options, group);
+    const shards = go.mode === 'witness' ? witnessSettings(go.config).shards : 1;
+    return group && shards > 1 ? [{ group, shards, dir: scatterDir(config, group, fingerprints[gi]) }] : [];
+  });
+  if (witness.length) plan.witness = witness;
+  // Beside the shards of these settings: a concurrent export with other settings writes its own plan.
+  writeJsonAtomic(path.join(settingsExportDir(config, plan.fingerprint), 'plan.json'), plan);
   return plan;
 }
 
@@ -274,6 +302,25 @@ export async function exportShard(
   const reused = await finishedShard(file, shard, total);
   if (reused) return reused;
   mkdirSync(path.dirname(file), { recursive: true });
+  // One writer per shard file, across workers: an attempt still running elsewhere makes this one retry later.
+  const lock = acquireFileLock(file, 'export shard');
+  try {
+    return await writeShard(options, shard, file, openRetriever, hooks, lock);
+  } finally {
+    lock.release();
+  }
+}
+
+async function writeShard(
+  options: ExportOptions & { mode: ExportGroup['mode'] },
+  shard: ExportShard,
+  file: string,
+  openRetriever: OpenRetriever,
+  hooks: StageHooks,
+  lock: WriterLock,
+): Promise<ExportShardResult> {
+  const { config } = options;
+  const total = shard.end - shard.start;
   const recovered = recoverJsonl(file);
   if (recovered.truncatedBytes > 0) log.warn({ file, truncatedBytes: recovered.truncatedBytes }, 'cut a torn last line left by a crash');
   const present = await sampleIdsIn(file);
@@ -288,13 +335,20 @@ export async function exportShard(
     );
   const todo = samples.filter((s) => !present.has(s.sample_id));
   if (todo.length > 0) {
-    const { retriever, source } = await contextSource({ ...options, samples: dataset }, (config) => openRetriever(config, options.paths));
+    const scattered =
+      options.mode === 'witness' && shard.group
+        ? scatteredHits(scatterDir(config, shard.group, shard.fingerprint), witnessSettings(config).shards)
+        : null;
+    const { retriever, source } = await contextSource({ ...options, samples: dataset, scattered }, (config) =>
+      openRetriever(config, options.paths),
+    );
     const out = new JsonlAppender(file, recovered.records);
     try {
       const onCheckpoint = () => {
         const records = present.size + (out.count - recovered.records);
         hooks.onProgress?.(records, total);
         hooks.checkpoint?.({ records }); // the shard file is durable up to here
+        lock.refresh();
       };
       const onBatch = () => hooks.onProgress?.(present.size + (out.count - recovered.records), total);
       await writeShardRecords(todo, 0, out, retriever, config, onCheckpoint, hooks.signal, onBatch, source);
@@ -315,8 +369,19 @@ export async function exportShard(
  */
 export async function mergeExport(options: ExportOptions, plan: ExportPlan): Promise<ExportMergeResult> {
   if (options.groups) return mergeStudyExports(options, plan, options.groups);
-  const target = path.join(resultDirs(options.config).phase5, 'inference_input.jsonl');
-  return mergeInto(options, plan, target);
+  // Under the settings' fingerprint, so an export with other settings never writes this file; the documented
+  // name is a link to the latest finished export (./export-record.ts).
+  const dir = settingsExportDir(options.config, plan.fingerprint);
+  const merged = await mergeInto(options, plan, path.join(dir, 'inference_input.jsonl'));
+  writeExportRecord(dir, {
+    fingerprint: plan.fingerprint,
+    retrieval: options.config.phase5.retrieval,
+    records: merged.records,
+    sha256: merged.sha256,
+  });
+  const link = path.join(resultDirs(options.config).phase5, 'inference_input.jsonl');
+  pointAt(link, merged.path);
+  return { ...merged, link };
 }
 
 async function mergeInto(options: ExportOptions, plan: ExportPlan, target: string): Promise<ExportMergeResult> {
@@ -331,13 +396,14 @@ async function mergeInto(options: ExportOptions, plan: ExportPlan, target: strin
     }),
   }));
   const byDataset = await concatShards(target, files);
+  const sha256 = await sha256File(target); // what an attach to this run checks (bin/cli/finished-files.ts)
   const records = Object.values(byDataset).reduce((a, b) => a + b, 0);
   log.info({ target, records, byDataset }, `inference_input.jsonl: ${records} records`);
   const skipped = planSkips(plan);
   // Written only when something was left out, so a clean study's files stay as they were.
   if (Object.keys(skipped).length > 0) writeJsonAtomic(skippedFile(config), skipped);
   else rmSync(skippedFile(config), { force: true });
-  return { path: target, records, byDataset, skipped };
+  return { path: target, records, byDataset, skipped, sha256 };
 }
 
 /** Each shared export of a study, then the arm dirs that point at them. */

@@ -40,6 +40,7 @@ import { recordPlanLock } from '../plan/plan-lock';
 import { loadOver, type LlmLoad } from './llm-load';
 import { skipsFromCounts, type Skips } from './skips';
 import { claimReplicateOutput, replicateKey, replicateRun, replicateRuns } from './replicates';
+import { checkExportSettings } from './export-record';
 import { UserInputError, type StageHooks } from './types';
 
 /** One arm's share of the plan (small: crosses Temporal); `arm` is the arm's name, `condition` its prompt. */
@@ -92,6 +93,8 @@ export async function planInfer(options: InferOptions): Promise<ArmPlan[]> {
   for (const a of options.arms) {
     if (!existsSync(a.input)) throw new UserInputError(`no ${a.input} — run \`phase5 export\` first`);
     await writeArmRequest(a);
+    // The default arms read the link to the latest export: it must be the export of their own settings.
+    if (!a.dir) checkExportSettings(a.input, a.config);
     const plan = plans.get(a.input) ?? (await writePlan(a.input, planSelection(options)));
     plans.set(a.input, plan);
     const shards = plan.datasets.reduce((n, d) => n + Math.ceil(d.lines / shardSize), 0);

@@ -31,6 +31,7 @@ import {
   type RunCorrectionsSummary,
 } from '../llm';
 import { childLogger } from '../util/log';
+import { checkExportSettings } from './export-record';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
 import { readInferenceInput, type InferenceInputRow } from '../llm/records';
 import { jsonAnswerField } from '../llm/decoding';
@@ -218,6 +219,7 @@ export async function runArm(
   if (arm.corrector)
     throw new UserInputError(`arm "${arm.name}" (corrector ${arm.corrector.kind}) runs as shards on the CPU queue, not with an LLM`);
   if (!existsSync(arm.input)) throw new UserInputError(`no ${arm.input} — run \`phase5 export\` first`);
+  if (!arm.dir) checkExportSettings(arm.input, arm.config);
   mkdirSync(path.dirname(output), { recursive: true });
   claimReplicateOutput(arm, options.force);
   if (options.force && existsSync(output)) writeJsonlAtomic(output, []);

@@ -26,11 +26,16 @@ export interface SharedExport {
   arms: string[];
   path: string;
   records: number;
+  /** sha256 of the file at `path` as the merge wrote it (not in retrieval_stats.json: the attach check reads it). */
+  sha256: string;
   verbatim_gold: VerbatimRate & { threshold: number; by_dataset: Record<string, VerbatimRate> };
 }
 
 /** `<dir>/retrieval_stats.json` for a merged shared export. */
-export async function writeSharedExportStats(group: ExportGroup, merged: { path: string; records: number }): Promise<SharedExport> {
+export async function writeSharedExportStats(
+  group: ExportGroup,
+  merged: { path: string; records: number; sha256: string },
+): Promise<SharedExport> {
   const records = await readJsonlAll<{ dataset: string; gt_text: string; retrieval_context: string }>(merged.path);
   const stats: SharedExport = {
     fingerprint: group.fingerprint,
@@ -40,9 +45,11 @@ export async function writeSharedExportStats(group: ExportGroup, merged: { path:
     arms: group.arms,
     path: merged.path,
     records: merged.records,
+    sha256: merged.sha256,
     verbatim_gold: { threshold: VERBATIM_THRESHOLD, ...verbatimGoldRate(records) },
   };
-  writeJsonAtomic(path.join(group.dir, 'retrieval_stats.json'), { ...stats, path: path.basename(merged.path) });
+  const { sha256: _digest, ...file } = stats;
+  writeJsonAtomic(path.join(group.dir, 'retrieval_stats.json'), { ...file, path: path.basename(merged.path) });
   return stats;
 }
 

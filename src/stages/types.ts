@@ -26,6 +26,8 @@ export interface RunOptions {
   retryFailed?: boolean;
   /** `phase5 infer --arm NAME`: run only this study arm (with `--import`: the arm the file is imported into). */
   arm?: string;
+  /** Set by the CLI after the run key is computed: the run marker every activity checks (./run-marker.ts). */
+  runMarker?: string;
 }
 
 /** The small value a stage activity receives: the validated config (a few KB), CLI options and the force flag. */

@@ -13,7 +13,12 @@ import { sha256Text } from '../util/hash';
 import { childLogger } from '../util/log';
 import {
   buildWitnessDir,
+  buildWitnessShards,
+  readShardedManifest,
   readWitnessManifest,
+  ShardedWitnessRetriever,
+  lineKey,
+  type LineInContext,
   selectWorkFiles,
   WITNESS_CONTEXT_LINES,
   WITNESS_CONTEXT_RULE,
@@ -47,6 +52,8 @@ function indexSpec(config: Config) {
     n: w.n,
     stride: w.stride,
     v: 1,
+    // Only when cut: one index keeps the fingerprint (and folder) it always had.
+    ...(w.shards > 1 ? { shards: w.shards } : {}),
   };
 }
 
@@ -81,14 +88,15 @@ export async function ensureWitnessIndex(
       `phase5.retrieval.witness: no work matches works ${JSON.stringify(w.works)} minus exclude_works ${JSON.stringify(w.exclude_works)}`,
     );
   const t0 = Date.now();
-  const m = await buildWitnessDir({
+  const build = {
     files,
     dir,
     fingerprint,
     missing,
     params: { n: w.n, stride: w.stride },
-    onWork: (d, t) => onProgress?.(d, t, 'witness'),
-  });
+    onWork: (d: number, t: number) => onProgress?.(d, t, 'witness'),
+  };
+  const m = w.shards > 1 ? await buildWitnessShards({ ...build, shards: w.shards }) : await buildWitnessDir(build);
   log.info(
     { dir, works: files.length, missing: missing.length, lines: m.lines, key_chars: m.key_chars, seconds: (Date.now() - t0) / 1000 },
     `witness index: ${files.length} works`,
@@ -112,11 +120,18 @@ export function openWitnessRetriever(config: Config): ClosableRetriever {
   if (readWitnessManifest(dir)?.fingerprint !== witnessIndexFingerprint(config))
     throw new UserInputError(`no witness index at ${dir} for this arm's settings — run \`phase5 build\` first`);
   const w = witnessSettings(config);
-  const r = WitnessRetriever.open(dir, { candidates: w.candidates });
   const maxChars = config.phase5.retrieval.max_chars_per_sentence;
+  // A sharded index: each batch of lines searched over the shards, one in memory at a time (docs/witness-shards.md).
+  const r = readShardedManifest(dir)
+    ? ShardedWitnessRetriever.open(dir, { candidates: w.candidates })
+    : WitnessRetriever.open(dir, { candidates: w.candidates });
+  const inContext = (lines: readonly LineInContext[], k: number) =>
+    r instanceof ShardedWitnessRetriever
+      ? r.retrieveInContext(lines, k, w.min_score)
+      : lines.map((l) => r.retrieveInContext(l, k, w.min_score));
   return {
     retrieveMany: async (queries, k) => r.retrieveMany(queries, k, w.min_score).map((hits) => hits.map(witnessChunk)),
-    retrieveInContext: async (lines, k) => lines.map((l) => r.retrieveInContext(l, k, w.min_score).map(witnessChunk)),
+    retrieveInContext: async (lines, k) => inContext(lines, k).map((hits) => hits.map(witnessChunk)),
     formatForPrompt: (chunks, style) => formatForPrompt(chunks, style, maxChars),
     fingerprint: `witness:${witnessIndexFingerprint(config)}:context${WITNESS_CONTEXT_LINES}:${WITNESS_CONTEXT_RULE}`,
     close: async () => r.close(),
@@ -136,5 +151,22 @@ function witnessChunk(
     date: h.date,
     line: h.line,
     witness: { line_end: h.line_end, page: h.page, ms: h.ms },
+  };
+}
+
+/** The export retriever of a sharded witness export whose hits the rounds made: each line's hits looked up. */
+export function scatteredWitnessRetriever(config: Config, hits: ReadonlyMap<string, WitnessHit[]>): ClosableRetriever {
+  const maxChars = config.phase5.retrieval.max_chars_per_sentence;
+  const find = (l: LineInContext) => {
+    const h = hits.get(lineKey(l));
+    if (!h) throw new Error(`witness rounds have no hits for the OCR line "${l.text.slice(0, 40)}" — rerun \`phase5 export\``);
+    return h.map(witnessChunk);
+  };
+  return {
+    retrieveMany: async (queries) => queries.map((text) => find({ text, before: [], after: [] })),
+    retrieveInContext: async (lines) => lines.map(find),
+    formatForPrompt: (chunks, style) => formatForPrompt(chunks, style, maxChars),
+    fingerprint: `witness:${witnessIndexFingerprint(config)}:context${WITNESS_CONTEXT_LINES}:${WITNESS_CONTEXT_RULE}`,
+    close: async () => {},
   };
 }

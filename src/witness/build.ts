@@ -57,10 +57,22 @@ function gramInside(text: Uint16Array, p: number, n: number): boolean {
   return true;
 }
 
+/**
+ * Key offsets (`lineStart`, `postings`, `bucketStart`) are Uint32: one index holds at most 2^32 − 1 key positions
+ * (about 4.3 G key characters). A layout that would pass it stops with a one-line error instead of wrapping
+ * offsets around — a silent wrap would point hits at other lines.
+ */
+export const MAX_KEY_POSITIONS = 0xffffffff;
+
 class GrowableU16 {
   buf = new Uint16Array(1 << 16);
   length = 0;
+  constructor(private readonly limit: number) {}
   push(src: Uint16Array): void {
+    if (this.length + src.length + 1 > this.limit)
+      throw new RangeError(
+        `witness index text would pass ${this.limit.toLocaleString('en-US')} key positions (32-bit offsets) — index fewer works per index`,
+      );
     while (this.length + src.length + 1 > this.buf.length) {
       const next = new Uint16Array(this.buf.length * 2);
       next.set(this.buf);
@@ -81,7 +93,7 @@ type Layout = Omit<WitnessIndexData, 'params' | 'bucketStart' | 'postings'>;
  * each line's NFC text goes to `onText` (kept in memory or written to the index's lines file).
  */
 export class WitnessLayoutBuilder {
-  private readonly text = new GrowableU16();
+  private readonly text: GrowableU16;
   private readonly labels: string[] = [];
   private readonly labelOf = new Map<string, number>();
   private readonly starts: number[] = [];
@@ -91,7 +103,12 @@ export class WitnessLayoutBuilder {
   private readonly ms: number[] = [];
   private readonly works: WitnessIndexData['works'] = [];
 
-  constructor(private readonly onText: (nfc: string) => void) {}
+  constructor(
+    private readonly onText: (nfc: string) => void,
+    maxPositions = MAX_KEY_POSITIONS,
+  ) {
+    this.text = new GrowableU16(maxPositions);
+  }
 
   private label(s: string | null): number {
     if (s === null) return -1;
@@ -136,13 +153,17 @@ export function defaultTableBits(textLength: number, stride: number): number {
   return Math.min(24, Math.max(16, Math.ceil(Math.log2(postings)) - 1));
 }
 
-/** The CSR inverted index of sampled gram starts (step 2 of a build): two passes, count then fill. */
-export function buildPostings(text: Uint16Array, params: WitnessParams): { bucketStart: Uint32Array; postings: Uint32Array } {
+/**
+ * The CSR inverted index of sampled gram starts (step 2 of a build): two passes, count then fill. `base`: the
+ * text's offset in the whole witness text (a shard's), so a shard samples the positions one index would.
+ */
+export function buildPostings(text: Uint16Array, params: WitnessParams, base = 0): { bucketStart: Uint32Array; postings: Uint32Array } {
   const { n, stride, tableBits } = params;
   const size = 1 << tableBits;
   const counts = new Uint32Array(size + 1);
+  const first = (stride - (base % stride)) % stride;
   let total = 0;
-  for (let p = 0; p + n <= text.length; p += stride) {
+  for (let p = first; p + n <= text.length; p += stride) {
     if (!gramInside(text, p, n)) continue;
     counts[gramHash(text, p, n, tableBits) + 1]++;
     total++;
@@ -150,7 +171,7 @@ export function buildPostings(text: Uint16Array, params: WitnessParams): { bucke
   for (let b = 1; b <= size; b++) counts[b] += counts[b - 1];
   const postings = new Uint32Array(total);
   const fill = counts.slice(0, size);
-  for (let p = 0; p + n <= text.length; p += stride) {
+  for (let p = first; p + n <= text.length; p += stride) {
     if (!gramInside(text, p, n)) continue;
     postings[fill[gramHash(text, p, n, tableBits)]++] = p;
   }

@@ -71,8 +71,19 @@ function concat(keys: readonly Uint16Array[]): Uint16Array {
   return out;
 }
 
+/**
+ * What the placement asks of an index: a line's alone search (memoised by the caller), the search of a whole
+ * context, and the best fit of a key into key offsets [from, to) of a work. One index answers directly; a sharded
+ * index answers from its shards (src/witness/sharded-search.ts).
+ */
+export interface SpanOracle {
+  alone: AloneSearch;
+  contextSearch(key: Uint16Array): WitnessSpan[];
+  fitIn(work: number, q: Uint16Array, from: number, to: number): WitnessSpan | null;
+}
+
 /** The best fit of the line's key into key offsets [from, to) of a work. */
-function fitIn(idx: WitnessIndexData, work: number, q: Uint16Array, from: number, to: number): WitnessSpan | null {
+export function fitIn(idx: WitnessIndexData, work: number, q: Uint16Array, from: number, to: number): WitnessSpan | null {
   const [ws, we] = workBounds(idx, work);
   const a = Math.max(ws, Math.floor(from));
   const b = Math.min(we, Math.ceil(to));
@@ -82,10 +93,10 @@ function fitIn(idx: WitnessIndexData, work: number, q: Uint16Array, from: number
 }
 
 /** The best span of the line's key inside a context span, `pre` key letters of neighbours before it in a query of `total`. */
-function cutLine(idx: WitnessIndexData, span: WitnessSpan, q: Uint16Array, pre: number, total: number): WitnessSpan | null {
+function cutLine(o: SpanOracle, span: WitnessSpan, q: Uint16Array, pre: number, total: number): WitnessSpan | null {
   const ratio = (span.end - span.start) / total;
   const slack = 8 + Math.ceil(q.length * 0.25);
-  return fitIn(idx, span.work, q, span.start + pre * ratio - slack, span.start + (pre + q.length) * ratio + slack);
+  return o.fitIn(span.work, q, span.start + pre * ratio - slack, span.start + (pre + q.length) * ratio + slack);
 }
 
 /** A neighbour's best span when it is unambiguous (a long key, a real alignment, no near tie in its work): where the page is. */
@@ -102,18 +113,18 @@ export type AloneSearch = (key: Uint16Array) => WitnessSpan[];
  * it, skipping unanchored neighbours' letters (kept as extra room); the better of the two fits, or null.
  */
 function anchoredFit(
-  idx: WitnessIndexData,
+  o: SpanOracle,
   q: Uint16Array,
   line: { before: readonly Uint16Array[]; after: readonly Uint16Array[] },
-  alone: AloneSearch,
 ): WitnessSpan | null {
+  const alone = o.alone;
   const slack = 8 + Math.ceil(q.length * 0.25);
   const fits: (WitnessSpan | null)[] = [];
   let skipped = 0;
   for (const key of line.before) {
     const a = anchorSpan(alone(key), key.length);
     if (a) {
-      fits.push(fitIn(idx, a.work, q, a.end + skipped * 0.8 - slack, a.end + (skipped + q.length) * 1.25 + slack));
+      fits.push(o.fitIn(a.work, q, a.end + skipped * 0.8 - slack, a.end + (skipped + q.length) * 1.25 + slack));
       break;
     }
     skipped += key.length;
@@ -122,7 +133,7 @@ function anchoredFit(
   for (const key of line.after) {
     const a = anchorSpan(alone(key), key.length);
     if (a) {
-      fits.push(fitIn(idx, a.work, q, a.start - (skipped + q.length) * 1.25 - slack, a.start - skipped * 0.8 + slack));
+      fits.push(o.fitIn(a.work, q, a.start - (skipped + q.length) * 1.25 - slack, a.start - skipped * 0.8 + slack));
       break;
     }
     skipped += key.length;
@@ -133,19 +144,17 @@ function anchoredFit(
 
 /** The line's span among its neighbours: next to an anchored neighbour, else cut out of a search of the whole context. */
 function placedSpan(
-  idx: WitnessIndexData,
+  o: SpanOracle,
   line: { key: Uint16Array; before: readonly Uint16Array[]; after: readonly Uint16Array[] },
-  opts: WitnessSearchOptions,
-  alone: AloneSearch,
 ): WitnessSpan | null {
   const q = line.key;
-  const anchored = anchoredFit(idx, q, line, alone);
+  const anchored = anchoredFit(o, q, line);
   if (anchored) return anchored;
   const pre = concat([...line.before].reverse());
   const post = concat(line.after);
   const context = concat([pre, q, post]);
-  const [span] = searchKey(idx, context, 1, { ...opts, minScore: 0 });
-  return span ? cutLine(idx, span, q, pre.length, context.length) : null;
+  const [span] = o.contextSearch(context);
+  return span ? cutLine(o, span, q, pre.length, context.length) : null;
 }
 
 /** Spans of a line's key (best first), its neighbours resolving a line that alone is ambiguous. */
@@ -156,13 +165,27 @@ export function searchKeyInContext(
   opts: WitnessSearchOptions = {},
   alone: AloneSearch = (key) => searchKey(idx, key, Math.max(k, 2), { ...opts, minScore: 0 }),
 ): WitnessSpan[] {
+  const oracle: SpanOracle = {
+    alone,
+    contextSearch: (key) => searchKey(idx, key, 1, { ...opts, minScore: 0 }),
+    fitIn: (work, q, from, to) => fitIn(idx, work, q, from, to),
+  };
+  return placeLine(oracle, line, k, opts.minScore ?? 0);
+}
+
+/** Spans of a line's key (best first) from any oracle: the rule of searchKeyInContext. */
+export function placeLine(
+  o: SpanOracle,
+  line: { key: Uint16Array; before: readonly Uint16Array[]; after: readonly Uint16Array[] },
+  k: number,
+  minScore: number,
+): WitnessSpan[] {
   const q = line.key;
-  const minScore = opts.minScore ?? 0;
-  const spans = alone(q);
+  const spans = o.alone(q);
   const keep = (list: WitnessSpan[]) => list.filter((s) => s.score >= minScore).slice(0, k);
   const hasNeighbours = line.before.some((b) => b.length > 0) || line.after.some((a) => a.length > 0);
   if (q.length === 0 || !hasNeighbours || !isAmbiguous(spans, q.length)) return keep(spans);
-  const cut = placedSpan(idx, line, opts, alone);
+  const cut = placedSpan(o, line);
   if (!cut || cut.score < (spans[0]?.score ?? 0) - TIE) return keep(spans);
   return keep([cut, ...spans.filter((s) => !(s.start < cut.end && cut.start < s.end))]);
 }

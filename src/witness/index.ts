@@ -6,3 +6,6 @@ export * from './key';
 export * from './retriever';
 export * from './search';
 export * from './works';
+export * from './shards';
+export * from './sharded-search';
+export * from './sharded-retriever';

@@ -36,35 +36,59 @@ export interface WitnessSpan {
   score: number;
 }
 
-/** Votes per diagonal bucket for the query key. */
-function diagonalVotes(idx: WitnessIndexData, q: Uint16Array, maxPostings: number): Map<number, number> {
+/**
+ * Where an index sits in the whole witness text (src/witness/shards.ts): a shard's key offset 0 is `base` in the
+ * text of one index over every work, its work 0 is work `workBase`; `counts` are that whole index's postings per
+ * gram bucket (a gram too common there is too common in every shard). Offsets are JS numbers (exact to 2^53):
+ * diagonals are computed by division, never by 32-bit shifts.
+ */
+export interface IndexFrame {
+  base: number;
+  workBase: number;
+  counts?: Uint32Array;
+}
+
+const WHOLE: IndexFrame = { base: 0, workBase: 0 };
+const BUCKET = 1 << BUCKET_SHIFT;
+
+/** Votes per diagonal bucket (numbered in the whole text) for the query key. */
+function diagonalVotes(idx: WitnessIndexData, q: Uint16Array, maxPostings: number, frame: IndexFrame): Map<number, number> {
   const { n, tableBits } = idx.params;
   const votes = new Map<number, number>();
   for (let i = 0; i + n <= q.length; i++) {
     const h = gramHash(q, i, n, tableBits);
     const from = idx.bucketStart[h];
     const to = idx.bucketStart[h + 1];
-    if (to - from > maxPostings) continue;
+    if ((frame.counts ? frame.counts[h] : to - from) > maxPostings) continue;
     for (let j = from; j < to; j++) {
-      const b = (idx.postings[j] - i) >> BUCKET_SHIFT;
+      const b = Math.floor((frame.base + idx.postings[j] - i) / BUCKET);
       votes.set(b, (votes.get(b) ?? 0) + 1);
     }
   }
   return votes;
 }
 
+/** A candidate diagonal bucket and its votes (its own plus its two neighbours'). */
+export interface Bucket {
+  b: number;
+  v: number;
+}
+
+/** The order in which buckets are taken: most votes first, then the lower diagonal. */
+export const bucketOrder = (x: Bucket, y: Bucket) => y.v - x.v || x.b - y.b;
+
 /** The best non-adjacent buckets, by their votes plus their neighbours'. */
-function topBuckets(votes: Map<number, number>, count: number): number[] {
-  const scored: { b: number; v: number }[] = [];
+function topBuckets(votes: Map<number, number>, count: number): Bucket[] {
+  const scored: Bucket[] = [];
   for (const [b, v] of votes) scored.push({ b, v: v + (votes.get(b - 1) ?? 0) + (votes.get(b + 1) ?? 0) });
-  scored.sort((x, y) => y.v - x.v || x.b - y.b);
-  const out: number[] = [];
+  scored.sort(bucketOrder);
+  const out: Bucket[] = [];
   const taken = new Set<number>();
-  for (const { b } of scored) {
+  for (const x of scored) {
     if (out.length >= count) break;
-    if (taken.has(b) || taken.has(b - 1) || taken.has(b + 1)) continue;
-    taken.add(b);
-    out.push(b);
+    if (taken.has(x.b) || taken.has(x.b - 1) || taken.has(x.b + 1)) continue;
+    taken.add(x.b);
+    out.push(x);
   }
   return out;
 }
@@ -94,32 +118,53 @@ export function workBounds(idx: WitnessIndexData, w: number): [number, number] {
   return [idx.lineStart[first], idx.lineStart[next]];
 }
 
-/** Aligned spans of a query key, best first, overlapping spans merged into the best one. */
-export function searchKey(idx: WitnessIndexData, q: Uint16Array, k: number, opts: WitnessSearchOptions = {}): WitnessSpan[] {
+/**
+ * The candidate buckets of a query key in one index, each verified by alignment: spans in whole-text offsets and
+ * work numbers (`frame`), with the bucket that proposed them. One index's search keeps them all; a sharded search
+ * takes the best `candidates` buckets over every shard's (src/witness/sharded-search.ts).
+ */
+export function candidateSpans(
+  idx: WitnessIndexData,
+  q: Uint16Array,
+  opts: WitnessSearchOptions = {},
+  frame: IndexFrame = WHOLE,
+): (WitnessSpan & { bucket: Bucket })[] {
   const m = q.length;
   if (m < idx.params.n || idx.lineNo.length === 0) return [];
-  const votes = diagonalVotes(idx, q, opts.maxPostings ?? 4000);
+  const votes = diagonalVotes(idx, q, opts.maxPostings ?? 4000, frame);
   const slack = 8 + Math.ceil(m * 0.25);
-  const spans: WitnessSpan[] = [];
-  for (const b of topBuckets(votes, opts.candidates ?? 16)) {
-    const diag = Math.max(0, b << BUCKET_SHIFT);
+  const spans: (WitnessSpan & { bucket: Bucket })[] = [];
+  for (const bucket of topBuckets(votes, opts.candidates ?? 16)) {
+    const diag = Math.max(0, bucket.b * BUCKET - frame.base);
     const work = workAt(idx, Math.min(diag, idx.text.length - 1));
     const [ws, we] = workBounds(idx, work);
     const from = Math.max(ws, diag - slack);
-    const to = Math.min(we, diag + (1 << BUCKET_SHIFT) + m + slack);
+    const to = Math.min(we, diag + BUCKET + m + slack);
     if (to <= from) continue;
     const hit = substringEditDistance(q, idx.text.subarray(from, to));
-    spans.push({ work, start: from + hit.start, end: from + hit.end, distance: hit.distance, score: Math.max(0, 1 - hit.distance / m) });
+    const start = frame.base + from + hit.start;
+    const end = frame.base + from + hit.end;
+    spans.push({ work: frame.workBase + work, start, end, distance: hit.distance, score: Math.max(0, 1 - hit.distance / m), bucket });
   }
-  spans.sort((a, b) => b.score - a.score || a.start - b.start);
+  return spans;
+}
+
+/** The best spans of verified candidates: by score, then position; overlapping spans merged into the best one. */
+export function bestSpans(spans: readonly WitnessSpan[], k: number, minScore = 0): WitnessSpan[] {
+  const sorted = [...spans].sort((a, b) => b.score - a.score || a.start - b.start);
   const out: WitnessSpan[] = [];
-  for (const s of spans) {
-    if (s.score < (opts.minScore ?? 0)) continue;
+  for (const s of sorted) {
+    if (s.score < minScore) continue;
     if (out.some((o) => o.start < s.end && s.start < o.end)) continue;
-    out.push(s);
+    out.push({ work: s.work, start: s.start, end: s.end, distance: s.distance, score: s.score });
     if (out.length >= k) break;
   }
   return out;
+}
+
+/** Aligned spans of a query key, best first, overlapping spans merged into the best one. */
+export function searchKey(idx: WitnessIndexData, q: Uint16Array, k: number, opts: WitnessSearchOptions = {}): WitnessSpan[] {
+  return bestSpans(candidateSpans(idx, q, opts), k, opts.minScore ?? 0);
 }
 
 /** searchKey on the witness key of an OCR line. */

@@ -148,9 +148,10 @@ describe('bad-input suite', function () {
       });
 
       it('inference_input shard with a torn last line', async () => {
-        const plan = JSON.parse(readFileSync(path.join(results, 'phase5', 'export', 'plan.json'), 'utf8')) as ExportPlan;
+        const dir = path.dirname(out.merged.path); // the export of these settings: <results>/phase5/export/<fingerprint>/
+        const plan = JSON.parse(readFileSync(path.join(dir, 'plan.json'), 'utf8')) as ExportPlan;
         const shard = plan.datasets.find((d) => d.dataset === 'demo')!.shards[0];
-        const file = path.join(results, 'phase5', 'export', 'demo', 'shard-00000.jsonl');
+        const file = path.join(dir, 'demo', 'shard-00000.jsonl');
         const complete = readFileSync(file, 'utf8');
         const merged = readFileSync(out.merged.path, 'utf8');
         // A crash mid-write: the done marker is not there yet and the third line is half written.

@@ -10,6 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
+import { rebasePaths } from '../../src/config/relative-paths';
 import { loadConfig } from '../../src/config/load';
 import { freePort, stopServer } from '../../src/temporal/server';
 import { REPO_ROOT } from '../helpers/shared-data';
@@ -45,7 +46,11 @@ describe('phase5 demo output without a terminal', function () {
 
   it('prints plain lines only (no JSON, no SDK log lines) and the human summary', async function () {
     if (!existsSync(GGUF_DIR)) this.skip();
-    const demo = YAML.parse(readFileSync(path.join(REPO_ROOT, 'configs', 'demo.yaml'), 'utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    // Its relative paths are relative to configs/: made absolute before the copy is written elsewhere.
+    const demo = rebasePaths(
+      YAML.parse(readFileSync(path.join(REPO_ROOT, 'configs', 'demo.yaml'), 'utf8')),
+      path.join(REPO_ROOT, 'configs'),
+    ) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     demo.run_name = 'demo-output';
     demo.paths = { results_dir: path.join(dir, 'results') };
     demo.phase5.corpus.max_sentences = 300;

@@ -11,6 +11,7 @@ import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
+import { rebasePaths } from '../../src/config/relative-paths';
 import { loadConfig } from '../../src/config/load';
 import { studyPlan } from '../../src/stages/study-plan';
 import { freePort, stopServer } from '../../src/temporal/server';
@@ -56,7 +57,8 @@ describe('configs/arms-demo.yaml', function () {
       requireSharedData(this, 'ocr-gs');
       requireModel(this, E5);
       if (!existsSync(GGUF_DIR)) this.skip();
-      const demo = YAML.parse(readFileSync(ARMS_DEMO, 'utf8')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+      // Its relative paths are relative to configs/: made absolute before the copy is written elsewhere.
+      const demo = rebasePaths(YAML.parse(readFileSync(ARMS_DEMO, 'utf8')), path.join(REPO_ROOT, 'configs')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
       demo.run_name = 'arms-demo-e2e';
       demo.paths = { results_dir: results };
       demo.phase5.corpus.max_sentences = 300;

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
@@ -17,6 +17,13 @@ import { startServer, stopServer } from '../../src/temporal/server';
 import type { StageInput } from '../../workflows/types';
 import { connectClient, lineCount, ownServer, partLines, pollerCount, spawnWorker, stopE2eServer, waitFor, writeConfig } from './harness';
 import { createStageCalls } from '../helpers/stage-calls';
+
+/** The default export's first shard of `dataset`, under its settings' fingerprint ('' before the plan). */
+function firstExportShard(results: string, dataset: string): string {
+  const dir = path.join(results, 'phase5', 'export');
+  const fp = existsSync(dir) ? readdirSync(dir).find((n) => existsSync(path.join(dir, n, dataset))) : undefined;
+  return fp ? path.join(dir, fp, dataset, 'shard-00000.jsonl') : '';
+}
 
 const { buildCorpus, buildIndex, planExport, exportShard, mergeExport } = createStageCalls();
 
@@ -100,7 +107,7 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
   it('export: a worker SIGKILLed mid-shard is replaced and the output equals an uninterrupted run', async () => {
     const results = path.join(dir, 'case-export');
     const dataset = Object.keys(config.datasets)[0];
-    const shardFile = path.join(results, 'phase5', 'export', dataset, 'shard-00000.jsonl');
+    const shardFile = () => firstExportShard(results, dataset);
     const w1 = startWorker();
     await waitFor('worker 1 to poll', async () => (await pollers(config.temporal.queues.cpu)) > 0, 60000, 200);
     const input = stageInput('crash-export', results, { limit: LIMIT });
@@ -111,8 +118,8 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
     });
     // Kill at a random point inside the shard (after at least one checkpoint, before the end).
     const killAt = 4 + Math.floor(Math.random() * Math.max(1, LIMIT / 2));
-    await waitFor('export progress', () => lineCount(shardFile) >= Math.min(killAt, LIMIT - 1), 120000, 10);
-    const before = lineCount(shardFile);
+    await waitFor('export progress', () => lineCount(shardFile()) >= Math.min(killAt, LIMIT - 1), 120000, 10);
+    const before = lineCount(shardFile());
     w1.kill('SIGKILL');
     await new Promise((r) => w1.once('exit', r));
     expect(before).to.be.lessThan(LIMIT);
@@ -166,7 +173,7 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
   it('server restart: the dev server stopped and started again (same db file) mid-export; the run completes', async () => {
     const results = path.join(dir, 'case-restart');
     const dataset = Object.keys(config.datasets)[0];
-    const shardFile = path.join(results, 'phase5', 'export', dataset, 'shard-00000.jsonl');
+    const shardFile = () => firstExportShard(results, dataset);
     if (!workers.some((w) => w.exitCode === null && w.signalCode === null)) startWorker();
     await waitFor('a worker', async () => (await pollers(config.temporal.queues.cpu)) > 0, 60000, 200);
     const workflowId = `phase5-crash-restart-${Date.now()}`;
@@ -175,7 +182,7 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
       workflowId,
       args: [stageInput('crash-restart', results, { limit: LIMIT })],
     });
-    await waitFor('export progress', () => lineCount(shardFile) >= 4, 120000, 10);
+    await waitFor('export progress', () => lineCount(shardFile()) >= 4, 120000, 10);
     await connection.close();
     expect(await stopServer(config)).to.equal(true);
     await startServer(config);

@@ -167,7 +167,7 @@ describe('index/build: resumable corpus embedding (MiniLM)', function () {
     const first = embedCorpusToVectors({ corpusPath, vectorsPath, embedder: emb, chunkRows: 16, progressMode: 'silent' });
     let err: Error | undefined;
     await embedCorpusToVectors({ corpusPath, vectorsPath, embedder: emb, progressMode: 'silent' }).catch((e: Error) => (err = e));
-    expect(err?.message).to.match(/locked\.f32\.partial are being written by another build in this process/);
+    expect(err?.message).to.match(/locked\.f32\.partial is being written by another writer in this process/);
     expect((await first).rows).to.equal(80);
     expect(existsSync(`${vectorsPath}.lock`)).to.equal(false);
     writeFileSync(`${vectorsPath}.lock`, '999999999'); // no such process

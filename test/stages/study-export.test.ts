@@ -174,7 +174,9 @@ describe('stages/export with study arms (real data)', function () {
     await buildCorpus(def);
     await buildIndex(def);
     const result = await exportAll(def);
-    expect(result.path).to.equal(path.join(plain, 'phase5', 'inference_input.jsonl'));
+    // under its settings' fingerprint; the documented name links to it (docs/outputs.md#one-export-per-settings)
+    expect(path.relative(plain, result.path)).to.match(/^phase5\/export\/[0-9a-f]{16}\/inference_input\.jsonl$/);
+    expect(sha256(path.join(plain, 'phase5', 'inference_input.jsonl'))).to.equal(sha256(result.path));
     expect(result.exports).to.equal(undefined);
     expect(existsSync(path.join(plain, 'arms')) || existsSync(path.join(plain, 'exports'))).to.equal(false);
     const shared = merged.exports!.find((e) => e.arms.includes('rag'))!;

@@ -11,6 +11,8 @@ import type { RunOptions } from '../../../src/stages/types';
 import { collectSecrets } from '../secrets';
 import { StageRunFailed } from '../errors';
 import { runKey } from '../run-identity';
+import { replacedFile } from '../finished-files';
+import { writeRunMarker } from '../../../src/stages/run-marker';
 import { summarizeResult } from '../summary';
 import { describeSkips } from '../skips';
 
@@ -32,18 +34,29 @@ type Flags = GlobalFlags & StageFlags & { detach?: boolean; json?: boolean };
 async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<void> {
   const flags = cmd.optsWithGlobals<Flags>();
   const { config } = resolveConfig(flags, flags);
-  const options = runOptions(flags, config);
   // The run key carries the hash of every input: other inputs → other ids → the work is done, not recalled.
-  const run = runKey(config, options);
+  const requested = runOptions(flags, config);
+  const run = runKey(config, requested);
+  // Workers check that they see the files this marker records (the key is computed before its path is added).
+  const options = writeRunMarker(config, requested, run);
   const { client, connection } = await connectClient(config);
   try {
     await tryEnsureSearchAttributes(connection, config.temporal.namespace);
     const forced = forcedStages(flags);
     const workflowId = stage === 'run' ? runWorkflowId(run) : stageWorkflowId(run, stage);
-    const { handle, outcome } =
+    const start = (again: boolean) =>
       stage === 'run'
-        ? await startStudy(client, config, run, options, forced)
-        : await startStage(client, config, run, stage, options, forced);
+        ? startStudy(client, config, run, options, forced, again)
+        : startStage(client, config, run, stage, options, forced, again);
+    let { handle, outcome } = await start(false);
+    if (outcome === 'finished-before') {
+      // Its files may have been replaced since (another run, a hand edit): then it runs again, never shows them.
+      const replaced = await replacedFile(await handle.result());
+      if (replaced) {
+        console.error(`${workflowId} finished before, but ${replaced}: running it again`);
+        ({ handle, outcome } = await start(true));
+      }
+    }
     const link = workflowUiLink(config.temporal, workflowId);
     if (outcome === 'started') console.error(`started ${workflowId} — watch it at ${link}`);
     else if (outcome === 'attached-running') console.error(`attached to the running ${workflowId} (started earlier) — ${link}`);
@@ -67,9 +80,9 @@ async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<v
  * A new run of the workflow when a stage is forced, or to retry failed lines (a finished run would just be
  * reported). The start carries the searchable labels (Phase5Run, Phase5Stage, …) and the config memo.
  */
-function startOptions(config: Config, forced: StageName[], options: RunOptions, run: string, stage: StageName | 'run') {
+function startOptions(config: Config, forced: StageName[], options: RunOptions, run: string, stage: StageName | 'run', again = false) {
   return {
-    force: forced.length > 0 || Boolean(options.retryFailed),
+    force: again || forced.length > 0 || Boolean(options.retryFailed),
     taskQueue: config.temporal.queues.cpu,
     forbiddenValues: collectSecrets(config),
     ...runStartLabels(config, options.datasets, run, stage),
@@ -77,25 +90,33 @@ function startOptions(config: Config, forced: StageName[], options: RunOptions, 
 }
 
 /** Start (or attach to) the whole study's workflow, by function reference; `run` is the run key. */
-function startStudy(client: Client, config: Config, run: string, options: RunOptions, forced: StageName[]) {
+function startStudy(client: Client, config: Config, run: string, options: RunOptions, forced: StageName[], again: boolean) {
   return startOrAttach(
     client,
     phase5Workflow,
     runWorkflowId(run),
     [{ run, config, options, forceStages: forced }],
-    startOptions(config, forced, options, run, 'run'),
+    startOptions(config, forced, options, run, 'run', again),
   );
 }
 
 /** Start (or attach to) one stage's workflow, by function reference; `run` is the run key. */
-function startStage(client: Client, config: Config, run: string, stage: StageName, options: RunOptions, forced: StageName[]) {
+function startStage(
+  client: Client,
+  config: Config,
+  run: string,
+  stage: StageName,
+  options: RunOptions,
+  forced: StageName[],
+  again: boolean,
+) {
   const workflow: (typeof STAGE_WORKFLOW)[StageName] = STAGE_WORKFLOW[stage];
   return startOrAttach(
     client,
     workflow,
     stageWorkflowId(run, stage),
     [{ run, config, options, force: forced.includes(stage) }],
-    startOptions(config, forced, options, run, stage),
+    startOptions(config, forced, options, run, stage, again),
   );
 }
 

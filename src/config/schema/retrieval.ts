@@ -33,6 +33,8 @@ export const WitnessSettingsSchema = z.strictObject({
   candidates: positiveInt.default(16),
   /** Hits whose alignment score (1 − edits / OCR key length) is below this are not put in the context. */
   min_score: unitInterval.default(0.5),
+  /** Shards the index is cut into, by work (docs/witness-shards.md): one in memory at a time, the same hits as one index. */
+  shards: positiveInt.default(1),
 });
 
 /** Spec §11 retrieval keys + the retriever options of the companion specs (all off by default, src/retrieval). */
