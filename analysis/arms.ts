@@ -53,30 +53,9 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   const base = arms.find((a) => a.info.name === options.baseline);
   if (!base) throw missingBaseline(options.baseline, resultsDir, arms, skipped);
   const settings = settingsOf(options);
-  const warnings = skipped.map((s) => `arm ${s.arm} skipped: ${s.reason}`);
-  for (const a of arms) if (a.duplicates > 0) warnings.push(`arm ${a.info.name}: ${a.duplicates} duplicate sample_id line(s) skipped`);
-  warnings.push(...missingReplicateWarnings(arms));
-  for (const a of arms) {
-    const served = servedModelsWarning(
-      a.info.name,
-      [a, ...replicatesAsArms(a)].flatMap((x) => [...x.byDataset.values()].flat().map((l) => l.record)),
-    );
-    if (served) warnings.push(served);
-  }
+  const warnings = [...skipped.map((s) => `arm ${s.arm} skipped: ${s.reason}`), ...inputWarnings(arms)];
   const aligned = alignArms([...arms, ...arms.flatMap(replicatesAsArms)], base, settings.missingLines);
-  const scored = (name: string): ArmRow[] =>
-    aligned.lines.get(name)!.map((l) => ({
-      ...scoreArmLine(l, { collapseWhitespace: settings.collapseWhitespace, profile: settings.profile }),
-      filled: l.filled,
-    }));
-  const rows = new Map<string, ArmRow[]>();
-  const replicateRows = new Map<string, ArmRow[][]>();
-  for (const a of arms) {
-    const each = [scored(a.info.name), ...a.replicates.map((r) => scored(replicateName(a.info.name, r.replicate)))];
-    rows.set(a.info.name, meanRows(each));
-    if (each.length > 1) replicateRows.set(a.info.name, each);
-    options.onProgress?.(rows.size, arms.length);
-  }
+  const { rows, replicateRows } = scoreArms(arms, aligned, settings, options.onProgress);
   const datasets = [...aligned.ranges.keys()];
   const { scopes, clusterNote } = studyScopes(datasets, aligned.ranges, aligned.sampleIds, settings.clusters);
   const baseRows = rows.get(base.info.name)!;
@@ -117,8 +96,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     options.planLock ? lockedContrasts(options.planLock.lock) : undefined,
   );
   holmFromContrasts(results, contrasts, base.info.name);
-  const few = fewClustersWarning('study/arms.json', reasonsIn([results, contrasts]));
-  if (few) warnings.push(few);
+  warnings.push(...[fewClustersWarning('study/arms.json', reasonsIn([results, contrasts]))].filter((w) => w !== null));
   const profiles = armProfiles(arms, base, settings.collapseWhitespace, options.normalization);
   const analysis: ArmsAnalysis = {
     schema: ARMS_SCHEMA_ID,
@@ -139,18 +117,47 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   if (options.write !== false) {
     analysis.files = writeArms(resultsDir, analysis);
     const norm = resolveNormalization(options.normalization === null ? { secondary: [] } : options.normalization);
-    const tidy = {
-      arms,
-      aligned,
-      rows,
-      replicateRows,
-      scopes,
-      collapseWhitespace: settings.collapseWhitespace,
-      profiles: [norm.primary, ...norm.secondary],
-    };
+    const profiles = [norm.primary, ...norm.secondary];
+    const tidy = { arms, aligned, rows, replicateRows, scopes, collapseWhitespace: settings.collapseWhitespace, profiles };
     analysis.files.push(...(await writeTidyLines(resultsDir, tidy, analysis.generated_at)));
   }
   return analysis;
+}
+
+/** What the inputs make worth a warning: duplicate lines, missing replicates, lines answered by several served models. */
+function inputWarnings(arms: LoadedArm[]): string[] {
+  const warnings: string[] = [];
+  for (const a of arms) if (a.duplicates > 0) warnings.push(`arm ${a.info.name}: ${a.duplicates} duplicate sample_id line(s) skipped`);
+  warnings.push(...missingReplicateWarnings(arms));
+  for (const a of arms) {
+    const records = [a, ...replicatesAsArms(a)].flatMap((x) => [...x.byDataset.values()].flat().map((l) => l.record));
+    const served = servedModelsWarning(a.info.name, records);
+    if (served) warnings.push(served);
+  }
+  return warnings;
+}
+
+/** Every arm's scored lines (with replicates: the mean of their scores, and each replicate's apart). */
+function scoreArms(
+  arms: LoadedArm[],
+  aligned: AlignedArms,
+  settings: ReturnType<typeof settingsOf>,
+  onProgress: AnalyzeArmsOptions['onProgress'],
+): { rows: Map<string, ArmRow[]>; replicateRows: Map<string, ArmRow[][]> } {
+  const scored = (name: string): ArmRow[] =>
+    aligned.lines.get(name)!.map((l) => ({
+      ...scoreArmLine(l, { collapseWhitespace: settings.collapseWhitespace, profile: settings.profile }),
+      filled: l.filled,
+    }));
+  const rows = new Map<string, ArmRow[]>();
+  const replicateRows = new Map<string, ArmRow[][]>();
+  for (const a of arms) {
+    const each = [scored(a.info.name), ...a.replicates.map((r) => scored(replicateName(a.info.name, r.replicate)))];
+    rows.set(a.info.name, meanRows(each));
+    if (each.length > 1) replicateRows.set(a.info.name, each);
+    onProgress?.(rows.size, arms.length);
+  }
+  return { rows, replicateRows };
 }
 
 /** arms.json `plan_lock`: the frozen plan against these results, only when there is one (analysis/plan-check.ts). */
