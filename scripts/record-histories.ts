@@ -7,6 +7,10 @@
  * `npm run record-histories -- <prefix> build` records the build alone (the study workflow with only the build
  * stage, and its build child) on a study whose arms need two corpora of their own and a witness index, so the
  * recording shows the build's fan-out of those.
+ *
+ * `npm run record-histories -- <prefix> arms` records a whole study whose arms take the other branches of the
+ * workflows: an arm of 2 replicates (a child per replicate), a collate arm (no LLM: its shards on the CPU queue)
+ * and its witness index in 2 shards (the export's scatter and gather rounds).
  */
 import { armNames } from '../src/stages/arm-names';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -57,12 +61,46 @@ async function recordBuild(prefix: string, dir: string): Promise<void> {
   }
 }
 
+async function recordArms(prefix: string, dir: string): Promise<void> {
+  const config = await tinyStudyConfig(dir, {
+    infer: { shard_size: 3 },
+    study: {
+      baseline: 'zero_shot',
+      arms: [
+        { name: 'zero_shot', prompt: 'zero_shot' },
+        { name: 'rag', replicates: 2 },
+        {
+          name: 'collate',
+          corrector: 'collate',
+          retrieval: { mode: 'witness', witness: { works: ['0276IbnQutaybaDinawari.AdabKatib*'], shards: 2 } },
+        },
+      ],
+    },
+  });
+  const study = await startTinyStudy(config);
+  try {
+    await runTinyStudy(study);
+    mkdirSync(HISTORIES_DIR, { recursive: true });
+    await save(study, runWorkflowId(config.run_name), `${prefix}-phase5.json`);
+    for (const stage of ['export', 'infer'] as const) await save(study, stageWorkflowId(config.run_name, stage), `${prefix}-${stage}.json`);
+    // One child workflow per arm and replicate, as the infer history started them.
+    const inferId = stageWorkflowId(config.run_name, 'infer');
+    const infer = await study.client.workflow.getHandle(inferId).fetchHistory();
+    for (const e of infer.events ?? []) {
+      const child = e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+      if (child) await save(study, child, `${prefix}-infer-arm-${child.slice(inferId.length + 1).replace('#', '.r')}.json`);
+    }
+  } finally {
+    await study.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const prefix = process.argv[2] ?? 'v2';
   if (!/^[a-z0-9-]+$/.test(prefix)) throw new Error(`prefix must be lower-case letters, digits and "-", got "${prefix}"`);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'record-histories-'));
-  if (process.argv[3] === 'build') {
-    await recordBuild(prefix, dir);
+  if (process.argv[3] === 'build' || process.argv[3] === 'arms') {
+    await (process.argv[3] === 'build' ? recordBuild : recordArms)(prefix, dir);
     return rmSync(dir, { recursive: true, force: true });
   }
   // 3 export shards through a window of 2, so the recording shows the window at work. Infer: 3 study arms of

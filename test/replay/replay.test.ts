@@ -33,7 +33,7 @@ function recordedWorkflowId(file: string): string {
   if (name === 'phase5') return runWorkflowId(RECORDED_RUN);
   if (name === 'doctor') return `doctor-${RECORDED_RUN}`;
   const arm = /^infer-arm-(.+)$/.exec(name);
-  if (arm) return `${stageWorkflowId(RECORDED_RUN, 'infer')}-${arm[1]}`;
+  if (arm) return `${stageWorkflowId(RECORDED_RUN, 'infer')}-${arm[1].replace(/\.r(\d+)$/, '#$1')}`; // rag.r1: replicate 1 of rag
   return stageWorkflowId(RECORDED_RUN, name as StageName);
 }
 
@@ -64,6 +64,8 @@ describe('replay: recorded histories against the current workflow code', functio
     ])
       expect(FILES).to.include(`v1-${name}.json`);
     for (const name of ['phase5', 'build']) expect(FILES).to.include(`v1b-${name}.json`);
+    for (const name of ['phase5', 'export', 'infer', 'infer-arm-rag', 'infer-arm-rag.r1', 'infer-arm-collate'])
+      expect(FILES).to.include(`v1c-${name}.json`);
     const types = FILES.map((f) => loadHistory(f).events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name);
     expect(new Set(types)).to.deep.equal(
       new Set([
@@ -123,6 +125,22 @@ describe('replay: recorded histories against the current workflow code', functio
         (e.activityTaskCompletedEventAttributes ? 'completed' : null),
     );
     expect(arm.filter((x) => x).slice(0, 3)).to.deep.equal(['inferShard', 'setWindow', 'inferShard']);
+  });
+
+  it('the v1c histories take the other branches: witness scatter rounds, a child per replicate, a collate arm on the CPU queue', () => {
+    const scheduled = (file: string) =>
+      (loadHistory(file).events ?? []).flatMap((e) => {
+        const a = e.activityTaskScheduledEventAttributes;
+        return a ? [`${a.activityType?.name}@${a.taskQueue?.name?.replace(/-\d+$/, '')}`] : [];
+      });
+    const exportActivities = new Set(scheduled('v1c-export.json'));
+    expect([...exportActivities]).to.include.members(['witnessGather@tiny-cpu', 'witnessShardRound@tiny-cpu']);
+    const children = (loadHistory('v1c-infer.json').events ?? []).flatMap((e) => {
+      const id = e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+      return id ? [id.replace(/^.*-infer-/, '')] : [];
+    });
+    expect([...children].sort()).to.deep.equal(['collate', 'rag', 'rag#1', 'zero_shot']);
+    expect(new Set(scheduled('v1c-infer-arm-collate.json'))).to.deep.equal(new Set(['correctShard@tiny-cpu', 'mergeInferArm@tiny-cpu']));
   });
 
   it("the v1b build history schedules both arm corpora and the witness index in one workflow task, beside the run's corpus", () => {
