@@ -3,7 +3,6 @@
  * all arms sharing one pool of `temporal.max_parallel_activities` lanes.
  */
 import { startChild, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
-import { armNames } from '../src/stages/arm-names';
 import { replicateKey } from '../src/stages/replicate-key';
 import type { ArmPlan } from '../src/stages/infer-shards';
 import { emptyTotals } from './arm-totals';

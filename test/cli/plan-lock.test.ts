@@ -43,7 +43,7 @@ describe('phase5 plan --freeze (simulated box)', function () {
       const { lines, datasets } = writeStudyDatasets(await loadOcrGs(['IbnQutayba.Adab', 'Jahiz.Hayawan']), root, 40);
       const results = path.join(root, 'results');
       const planned = studyConfig(results, box, datasets, { contrasts: [{ arm: 'rag', vs: 'zero_shot' }] }).config;
-      writeExports(planned, lines);
+      await writeExports(planned, lines);
       const lock = freezePlan(planned, {}, await computePlan(planned, {}, { probe: false }));
       expect(lock.afterCorrections).to.equal(false);
       expect(lock.sha256).to.match(/^[0-9a-f]{64}$/);

@@ -43,7 +43,7 @@ describe('phase5 plan (simulated box)', function () {
       const results = path.join(root, api);
       try {
         const { config } = studyConfig(results, box, datasets);
-        writeExports(config, lines);
+        await writeExports(config, lines);
         const plan = await computePlan(config, {}, { linesPerS: 4 });
         expect(plan.arms.map((a) => [a.arm, a.lines, a.prompt_tokens_source])).to.deep.equal([
           ['zero_shot', 120, 'server'],
@@ -80,7 +80,7 @@ describe('phase5 plan (simulated box)', function () {
     const results = path.join(root, 'cli');
     try {
       const { config } = studyConfig(results, box, datasets);
-      writeExports(config, lines);
+      await writeExports(config, lines);
       const file = path.join(root, 'cli-config.json');
       writeFileSync(file, JSON.stringify({ ...config, temporal: undefined }));
       const printed: string[] = [];
@@ -134,7 +134,7 @@ describe('phase5 plan (simulated box)', function () {
     process.env.OPENAI_API_KEY = 'sim-key';
     try {
       const { config } = studyConfig(path.join(root, 'probe'), box, datasets);
-      writeExports(config, lines);
+      await writeExports(config, lines);
       const plan = await computePlan(config, {});
       const t = plan.detail.throughput as { lines_per_s: number; levels: { concurrency: number; requests: number; lines_per_s: number }[] };
       expect(t.levels.map((l) => l.concurrency).slice(0, 2)).to.deep.equal([1, 4]);
@@ -154,7 +154,7 @@ describe('phase5 plan (simulated box)', function () {
     const box = await startSimLlmServer({ concurrency: 8 });
     try {
       const { config } = studyConfig(path.join(root, 'none'), box, datasets);
-      writeExports(config, lines);
+      await writeExports(config, lines);
       const plan = await computePlan(config, {}, { probe: false });
       expect(plan.arms.every((a) => a.prompt_tokens_source === 'estimate')).to.equal(true);
       expect(plan.totals.est_seconds).to.equal(null);

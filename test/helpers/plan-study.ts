@@ -36,8 +36,8 @@ export function studyConfig(
 }
 
 /** Every arm's export, as `phase5 export` writes it: rag-style arms get a context (the gold of the next lines). */
-export function writeExports(config: Config, lines: OcrSample[]): void {
-  writeArmDirs(studyPlan(config, {}).declared, []);
+export async function writeExports(config: Config, lines: OcrSample[]): Promise<void> {
+  await writeArmDirs(studyPlan(config, {}).declared, []);
   for (const arm of studyPlan(config, {}).arms) {
     mkdirSync(path.dirname(arm.input), { recursive: true });
     const rows = lines.map((s, i) => ({

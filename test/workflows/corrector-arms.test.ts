@@ -157,7 +157,7 @@ describe('non-LLM arms in the infer workflow (local Temporal server)', function 
       { name: 'collate', corrector: 'collate' },
     ];
     const { results, config } = await run(arms, ['identity', 'collate']);
-    writeArmDirs(studyPlan(config, {}).arms, []); // arm.json (export writes it; this test writes the inputs itself)
+    await writeArmDirs(studyPlan(config, {}).arms, []); // arm.json (export writes it; this test writes the inputs itself)
     const p = await analyzeProvenance({
       resultsDir: results,
       baseline: 'identity',
