@@ -42,8 +42,23 @@ const NOT_COMPARED: Record<string, string> = {
  * manifest and so its created_at). They are compared with those fields blanked; everything else in them
  * must match.
  */
-const RECORDS = /^(corpus\.jsonl\.build\.json|index\.manifest\.json|export\/plan\.json|export\/.*\.done\.json)$/;
-const VOLATILE_KEYS = new Set(['created_at', 'durationMs', 'fingerprint']);
+const RECORDS = /^(corpus\.jsonl\.build\.json|index\.manifest\.json|export\/.*plan\.json|export\/.*export\.json|export\/.*\.done\.json)$/;
+const VOLATILE_KEYS = new Set(['created_at', 'durationMs', 'fingerprint', 'written_at']);
+
+/**
+ * The export lives under its settings' fingerprint (`export/<fingerprint>/`, docs/outputs.md), which hashes the
+ * index manifest and so differs between the runs: files are listed with it as `<fingerprint>` and read from each
+ * run's own folder.
+ */
+const FINGERPRINT_DIR = /^export\/[0-9a-f]{16}\//;
+const FINGERPRINT = 'export/<fingerprint>/';
+
+function inRun(phase5: string, rel: string): string {
+  if (!rel.startsWith(FINGERPRINT)) return path.join(phase5, rel);
+  const dirs = readdirSync(path.join(phase5, 'export')).filter((d) => /^[0-9a-f]{16}$/.test(d));
+  expect(dirs, `one export fingerprint folder in ${phase5}`).to.have.length(1);
+  return path.join(phase5, 'export', dirs[0], rel.slice(FINGERPRINT.length));
+}
 
 function normalizedRecord(file: string, runDir: string): unknown {
   const text = readFileSync(file, 'utf8').split(runDir).join('<run>');
@@ -157,7 +172,7 @@ function listFiles(root: string, rel = ''): string[] {
   for (const e of readdirSync(path.join(root, rel), { withFileTypes: true })) {
     const r = path.join(rel, e.name);
     if (e.isDirectory()) out.push(...listFiles(root, r));
-    else out.push(r);
+    else out.push(r.replace(FINGERPRINT_DIR, FINGERPRINT));
   }
   return out.sort();
 }
@@ -180,8 +195,8 @@ describe('determinism: two runs with the same config and seed', function () {
   });
 
   const same = (rel: string) => {
-    const fa = readFileSync(path.join(a.phase5, rel));
-    const fb = readFileSync(path.join(b.phase5, rel));
+    const fa = readFileSync(inRun(a.phase5, rel));
+    const fb = readFileSync(inRun(b.phase5, rel));
     expect(fa.length, `${rel} is empty`).to.be.greaterThan(0);
     expect(fa.equals(fb), `${rel} differs between the two runs`).to.equal(true);
   };
@@ -236,9 +251,9 @@ describe('determinism: two runs with the same config and seed', function () {
 
   it('build and export records match apart from paths, wall-clock times and the manifest-derived fingerprint', () => {
     const records = listFiles(a.phase5).filter((f) => RECORDS.test(f));
-    expect(records).to.include.members(['corpus.jsonl.build.json', 'index.manifest.json', 'export/plan.json']);
+    expect(records).to.include.members(['corpus.jsonl.build.json', 'index.manifest.json', `${FINGERPRINT}plan.json`]);
     for (const f of records) {
-      expect(normalizedRecord(path.join(b.phase5, f), b.dir), f).to.deep.equal(normalizedRecord(path.join(a.phase5, f), a.dir));
+      expect(normalizedRecord(inRun(b.phase5, f), b.dir), f).to.deep.equal(normalizedRecord(inRun(a.phase5, f), a.dir));
     }
   });
 
