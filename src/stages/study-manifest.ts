@@ -52,12 +52,16 @@ async function datasetDigest(d: Config['datasets'][string]): Promise<Record<stri
   const abs = resolvePath(d.path);
   if (!existsSync(abs)) return { path: abs, missing: true };
   if (d.type === 'jsonl') return { path: abs, sha256: await sha256File(abs) };
-  const files = readdirSync(abs)
-    .filter((f) => f.endsWith(d.gt_suffix) || f.endsWith(d.ocr_suffix))
+  const named = readdirSync(abs, { withFileTypes: true }).filter((e) => e.name.endsWith(d.gt_suffix) || e.name.endsWith(d.ocr_suffix));
+  // A folder named like a text file is skipped by the export (counted there); here it is counted, not read.
+  const files = named
+    .filter((e) => e.isFile())
+    .map((e) => e.name)
     .sort();
   const lines: string[] = [];
   for (const f of files) lines.push(`${f}\t${await sha256File(path.join(abs, f))}`);
-  return { path: abs, files: files.length, sha256: sha256Text(lines.join('\n')) };
+  const notFiles = named.length - files.length;
+  return { path: abs, files: files.length, ...(notFiles > 0 ? { not_files: notFiles } : {}), sha256: sha256Text(lines.join('\n')) };
 }
 
 /** Write the manifest for `config`'s results dir (the arms' local models included). */

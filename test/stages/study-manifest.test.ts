@@ -19,6 +19,7 @@ describe('stages/study-manifest', () => {
       writeFileSync(path.join(dir, 'pairs', 'p1.gt.txt'), 'قال');
       writeFileSync(path.join(dir, 'pairs', 'p1.png.rec.txt'), 'قاك');
       writeFileSync(path.join(dir, 'pairs', 'notes.md'), 'not a dataset file');
+      mkdirSync(path.join(dir, 'pairs', 'p2.gt.txt')); // a folder named like a gold file: counted, not read
       const config = parseConfig(
         {
           paths: { results_dir: path.join(dir, 'results') },
@@ -38,6 +39,7 @@ describe('stages/study-manifest', () => {
       expect(m.gguf).to.deep.equal([{ path: path.join(dir, 'model.gguf'), bytes: 10, sha256: sha('GGUF-bytes') }]);
       expect(m.datasets.j).to.deep.equal({ path: path.join(dir, 'lines.jsonl'), sha256: sha('{"a":1}\n') });
       expect(m.datasets.p.files).to.equal(2);
+      expect(m.datasets.p.not_files).to.equal(1);
       expect(m.datasets.p.sha256).to.equal(sha(`p1.gt.txt\t${sha('قال')}\np1.png.rec.txt\t${sha('قاك')}`));
       expect(m.packages.openai).to.match(/^\d+\.\d+\.\d+/);
       expect(m.packages.node).to.equal(process.version);
