@@ -7,14 +7,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createStageCalls } from '../helpers/stage-calls';
-import { parseConfig } from '../../src/config/load';
+import { witnessShardsStudy, WITNESS_SOURCE } from '../helpers/witness-shards-study';
 import type { StageInput } from '../../src/stages/types';
 import { readShardedManifest } from '../../src/witness';
 import { MINILM, requireModel } from '../embed/models';
-import { OCR_GS_ROOT, requireSharedData } from '../helpers/shared-data';
+import { requireSharedData } from '../helpers/shared-data';
 
 const { buildCorpus, buildIndex, exportShard, mergeExport, planExport } = createStageCalls();
-const SOURCE = '0276IbnQutaybaDinawari.AdabKatib.JK000973-ara1';
 
 describe('stages: a witness export over 4 index shards equals one index’s (real data)', function () {
   this.timeout(900000);
@@ -25,29 +24,7 @@ describe('stages: a witness export over 4 index shards equals one index’s (rea
     requireSharedData(this, 'ocr-gs');
     requireModel(this, MINILM);
     dir = mkdtempSync(path.join(os.tmpdir(), 'witness-shards-export-'));
-    const witness = (shards: number) => ({ mode: 'witness', top_k: 3, witness: { works: [SOURCE, '0279*'], min_score: 0.5, shards } });
-    const config = parseConfig(
-      {
-        paths: { results_dir: dir },
-        data: { openiti_root: openiti },
-        phase5: { corpus: { max_sentences: 200 }, export: { shard_size: 70, query_batch_size: 32 } },
-        rag: {
-          embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
-          embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', threads: 2 },
-        },
-        datasets: { adab: { type: 'paired_dir', path: path.join(OCR_GS_ROOT, 'book_IbnQutayba.Adab') } },
-        study: {
-          baseline: 'zero_shot',
-          arms: [
-            { name: 'zero_shot', prompt: 'zero_shot' },
-            { name: 'one', retrieval: witness(1) },
-            { name: 'four', retrieval: witness(4) },
-          ],
-        },
-      },
-      'witness-shards-export test',
-      { env: {} },
-    );
+    const config = witnessShardsStudy(dir, openiti);
     const input: StageInput = { run: 'witness-shards-export', config, options: { limit: 210 }, force: false };
     await buildCorpus(input);
     await buildIndex(input);
@@ -69,7 +46,7 @@ describe('stages: a witness export over 4 index shards equals one index’s (rea
     const read = (arm: string) => readFileSync(path.join(dir, 'arms', arm, 'inference_input.jsonl'), 'utf8');
     const one = read('one');
     expect(one.split('\n').filter(Boolean)).to.have.length(210);
-    expect(one).to.include(SOURCE);
+    expect(one).to.include(WITNESS_SOURCE);
     expect(read('four')).to.equal(one);
   });
 });

@@ -11,14 +11,12 @@ import { Worker } from '@temporalio/worker';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { workflowBundle } from '../../bin/cli/worker-runtime';
 import { createStageCalls } from '../helpers/stage-calls';
-import { parseConfig } from '../../src/config/load';
+import { witnessShardsStudy } from '../helpers/witness-shards-study';
 import type { StageInput } from '../../src/stages/types';
 import { exportWorkflow } from '../../workflows';
 import { MINILM, requireModel } from '../embed/models';
 import { createLocalEnv } from '../helpers/temporal';
-import { OCR_GS_ROOT, requireSharedData } from '../helpers/shared-data';
-
-const SOURCE = '0276IbnQutaybaDinawari.AdabKatib.JK000973-ara1';
+import { requireSharedData } from '../helpers/shared-data';
 
 describe('workflows: a sharded witness export, each index shard its own activity (real data)', function () {
   this.timeout(900000);
@@ -31,31 +29,8 @@ describe('workflows: a sharded witness export, each index shard its own activity
     requireSharedData(this, 'ocr-gs');
     requireModel(this, MINILM);
     dir = mkdtempSync(path.join(os.tmpdir(), 'witness-scatter-'));
-    const witness = (shards: number) => ({ mode: 'witness', top_k: 3, witness: { works: [SOURCE, '0279*'], min_score: 0.5, shards } });
     const queue = `witness-scatter-${Date.now()}`;
-    const config = parseConfig(
-      {
-        paths: { results_dir: dir },
-        data: { openiti_root: openiti },
-        phase5: { corpus: { max_sentences: 200 }, export: { shard_size: 70, query_batch_size: 32 } },
-        rag: {
-          embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
-          embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', threads: 2 },
-        },
-        datasets: { adab: { type: 'paired_dir', path: path.join(OCR_GS_ROOT, 'book_IbnQutayba.Adab') } },
-        temporal: { queues: { cpu: queue, gpu: `${queue}-gpu` } },
-        study: {
-          baseline: 'zero_shot',
-          arms: [
-            { name: 'zero_shot', prompt: 'zero_shot' },
-            { name: 'one', retrieval: witness(1) },
-            { name: 'four', retrieval: witness(4) },
-          ],
-        },
-      },
-      'witness-scatter test',
-      { env: {} },
-    );
+    const config = witnessShardsStudy(dir, openiti, { temporal: { queues: { cpu: queue, gpu: `${queue}-gpu` } } });
     const input: StageInput = { run: 'witness-scatter', config, options: { limit: 210 }, force: false };
     const acts = createStageCalls();
     await acts.buildCorpus(input);
