@@ -27,6 +27,8 @@ export interface ArmUsage {
   price: TokenPrice | null;
   /** In the price's currency; null without a price. */
   cost: number | null;
+  /** The share of the arm's prompts a server's prefix cache could reuse (arm.json `prompt_prefix`); null: not measured. */
+  prompt_prefix_share: number | null;
 }
 
 function* records(arm: LoadedArm): Generator<CorrectionRecord> {
@@ -61,5 +63,6 @@ export function armUsage(arm: LoadedArm, price: TokenPrice | null): ArmUsage {
     },
     price,
     cost: price ? round((prompt * price.input + completion * price.output) / 1e6) : null,
+    prompt_prefix_share: arm.info.prompt_prefix_share,
   };
 }

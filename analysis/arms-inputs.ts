@@ -32,6 +32,8 @@ export const ArmJsonSchema = z.object({
   verbatim_gold_rate: z.number().min(0).max(1).nullish(),
   /** An arm with replicates (docs/outputs.md#replicates): how many passes the config asked for. */
   replicates: z.number().int().positive().optional(),
+  /** The share of its prompts a prefix cache could reuse (src/prompts/prefix-share.ts), written by infer. */
+  prompt_prefix: z.object({ share: z.number().min(0).max(1).nullable() }).nullish(),
 });
 
 export interface ArmInfo {
@@ -43,6 +45,8 @@ export interface ArmInfo {
   guard: Record<string, unknown> | null;
   /** Passes arm.json says the config asked for (1 without replicates). */
   replicates: number;
+  /** arm.json's `prompt_prefix.share`: how much of its prompts a server's prefix cache could reuse (null: not measured). */
+  prompt_prefix_share: number | null;
 }
 
 /** Lines whose retrieved context held the line's own gold text (src/retrieval/verbatim.ts), from the export. */
@@ -157,6 +161,7 @@ function readArmInfo(dir: string): { info: ArmInfo; verbatimRate: number | null 
     model: v.model ?? null,
     guard: v.guard ?? null,
     replicates: v.replicates ?? 1,
+    prompt_prefix_share: v.prompt_prefix?.share ?? null,
   };
   return { info, verbatimRate: v.verbatim_gold_rate ?? null };
 }

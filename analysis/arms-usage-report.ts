@@ -58,6 +58,7 @@ export function usageBlocks(a: ArmsAnalysis): Block[] {
         msF(u.latency_ms.median),
         msF(u.latency_ms.p95),
         ...(priced ? [costF(u.cost)] : []),
+        u.prompt_prefix_share === null ? dash : `${(u.prompt_prefix_share * 100).toFixed(1)} %`,
       ];
     });
   const head = ['Arm', 'Records', 'Prompt tokens', 'Completion tokens', 'Tokens / record', 'Latency median', 'Latency p95'];
@@ -65,9 +66,9 @@ export function usageBlocks(a: ArmsAnalysis): Block[] {
     { kind: 'h3', text: 'Tokens, latency and cost (all replicates)' },
     {
       kind: 'table',
-      head: priced ? [...head, 'Cost (infer.price)'] : head,
+      head: [...head, ...(priced ? ['Cost (infer.price)'] : []), 'Shared prompt prefix'],
       rows,
-      align: ['l', ...head.slice(1).map(() => 'r' as const), ...(priced ? ['r' as const] : [])],
+      align: ['l', ...head.slice(1).map(() => 'r' as const), ...(priced ? ['r' as const] : []), 'r'],
     },
   ];
 }

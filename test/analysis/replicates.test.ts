@@ -71,6 +71,7 @@ describe('analysis: replicates of an arm', () => {
       latency_ms: { mean: 10, median: 10, p95: 10 },
       price: { input: 0.5, output: 2 },
       cost: 0.0024,
+      prompt_prefix_share: null,
     });
     expect(a.arms.find((x) => x.name === 'base')!.usage).to.include({ records: 40, cost: null });
     // The report: the replicates table (seeds, each CER, mean, SD) and the tokens / latency / cost table.

@@ -13,6 +13,9 @@ import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities, defaultDeps } from '../../activities';
+import { analyzeArms } from '../../analysis/arms';
+import { usageBlocks } from '../../analysis/arms-usage-report';
+import { toMarkdown } from '../../analysis/report-markdown';
 import { workflowBundle } from '../../bin/cli/worker-runtime';
 import { parseConfig } from '../../src/config/load';
 import { cleanOutput } from '../../src/llm/clean';
@@ -153,6 +156,14 @@ describe('e2e: prompt template and decoding reach the box; what it served is rec
     expect(armJson.decoding).to.deep.include({ seed: 7, temperature: 0.2 });
     expect(armJson.backend).to.include({ type: 'openai', model: 'asked/model', api_key_env: 'SIM_BOX_KEY' });
     expect(JSON.stringify(armJson)).to.not.contain('sim-key');
+    // The share of the prompts a prefix cache could reuse reaches arms.json and the report's usage table.
+    expect(armJson.prompt_prefix.share).to.be.a('number').within(0, 1);
+    const analysis = await analyzeArms({ resultsDir: results, baseline: 'zs', write: false });
+    const fs = analysis.arms.find((a) => a.name === 'fs')!;
+    expect(fs.usage.prompt_prefix_share).to.equal(armJson.prompt_prefix.share);
+    expect(toMarkdown(usageBlocks(analysis)))
+      .to.include('Shared prompt prefix')
+      .and.include(`${(armJson.prompt_prefix.share * 100).toFixed(1)} %`);
     const manifest = JSON.parse(readFileSync(path.join(results, 'study_manifest.json'), 'utf8'));
     expect(manifest.config.study.prompts.few_shot).to.deep.equal(FEW_SHOT);
     expect(manifest.config.infer.decoding).to.deep.equal(DECODING);
