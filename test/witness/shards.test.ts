@@ -19,10 +19,10 @@ import {
   WitnessRetriever,
   type LineInContext,
 } from '../../src/witness';
+import { OCR_GS_ROOT, OPENITI_ROOT, SHARED_DATA } from '../helpers/shared-data';
 
-const SHARED = path.resolve(import.meta.dirname, '..', '..', '..', 'shared', 'data');
-const OPENITI = path.join(SHARED, 'openiti');
-const OCR_GS = path.join(SHARED, 'ocr-gs');
+const OPENITI = OPENITI_ROOT;
+const OCR_GS = OCR_GS_ROOT;
 
 describe('witness shards: the same hits as one index (real data)', function () {
   this.timeout(600_000);
@@ -33,7 +33,7 @@ describe('witness shards: the same hits as one index (real data)', function () {
 
   before(async function () {
     if (!existsSync(OPENITI) || !existsSync(OCR_GS)) {
-      console.log(`      skipped: no real data at ${SHARED}`);
+      console.log(`      skipped: no real data at ${SHARED_DATA}`);
       this.skip();
     }
     tmp = mkdtempSync(path.join(os.tmpdir(), 'witness-shards-'));
