@@ -45,7 +45,7 @@ export function scoreBucket(score: number): ScoreBucket {
 /**
  * The four bands of the per-condition documents (`by_ocr_cer_band` of comparison_vs_phase2.json and comparison.json,
  * and the Lines view without study arms): their keys are part of those files. The Arms section has its own five
- * finer bands (ARM_OCR_BANDS, analysis/arms.ts: 0–2 / 2–5 / 5–10 / 10–20 / > 20 %); the two sets are kept apart
+ * finer bands (ARM_OCR_BANDS, analysis/study/arms.ts: 0–2 / 2–5 / 5–10 / 10–20 / > 20 %); the two sets are kept apart
  * on purpose and named apart (ocrCerBand vs armOcrBand).
  */
 export const OCR_CER_BANDS = ['<5%', '5–15%', '15–30%', '>30%'] as const;

@@ -6,8 +6,8 @@
  *   analyzeArms(opts)              → all study arms together: <results>/study/arms.json, per-arm metrics.json
  *   paired tests: pairedBootstrapDelta, signTest, wilcoxonSignedRank, holm
  */
-export { analyzeStudy, DEFAULT_BOOTSTRAP } from './analyze';
-export { renderReport, renderArmsReport, loadReportDocs, type RenderedReport } from './report';
+export { analyzeStudy, DEFAULT_BOOTSTRAP } from './documents/analyze';
+export { renderReport, renderArmsReport, loadReportDocs, type RenderedReport } from './report/report';
 export {
   analyzeArms,
   ARM_OCR_BANDS,
@@ -16,14 +16,14 @@ export {
   type ArmsAnalysis,
   type ArmResult,
   type ArmMetrics,
-} from './arms';
-export { armsSection, buildArmsCharts, ARMS_CHART_NAMES } from './arms-report';
-export { pairedBootstrapDelta, lineDifferences, signTest, wilcoxonSignedRank, holm } from './paired';
-export { buildCharts, CHART_NAMES, CHART_TEMPLATE_DIR, loadTemplate, type ChartName } from './charts';
-export { compileToVega, renderSvg, svgToPng } from './render';
-export * from './metrics';
-export { bootstrapRates, mulberry32, seedFor } from './bootstrap';
-export { lineChanges, anchoredErrors, classifyEdit, ErrorChangeAccumulator, ERROR_CATEGORIES } from './error-changes';
+} from './study/arms';
+export { armsSection, buildArmsCharts, ARMS_CHART_NAMES } from './report/sections/arms';
+export { pairedBootstrapDelta, lineDifferences, signTest, wilcoxonSignedRank, holm } from './stats/paired';
+export { buildCharts, CHART_NAMES, CHART_TEMPLATE_DIR, loadTemplate, type ChartName } from './charts/specs';
+export { compileToVega, renderSvg, svgToPng } from './charts/render';
+export * from './score/text-metrics';
+export { bootstrapRates, mulberry32, seedFor } from './stats/bootstrap';
+export { lineChanges, anchoredErrors, classifyEdit, ErrorChangeAccumulator, ERROR_CATEGORIES } from './score/error-changes';
 export { DEFAULT_ERAS, SCORE_BUCKETS, OCR_CER_BANDS, scoreBucket, ocrCerBand, sourceMatcher, globToRegExp, type Era } from './format';
 export type {
   AnalyzeOptions,

@@ -18,15 +18,15 @@ import { corpusSettings, resolveSourceExclusions, stagePaths, type CorpusRecord,
 import { UserInputError, type RunOptions, type StageHooks } from '../src/stages/types';
 import { studyLayout } from '../src/stages/study-layout';
 import type { StagePaths } from '../src/stages/retriever';
-import { analyzeStudy } from './analyze';
-import { analyzeArms, type ArmsAnalysis, type ArmsStatsOptions } from './arms';
-import { fewClustersWarning, reasonsIn } from './min-clusters';
-import { analyzeProvenance } from './provenance';
-import type { ArmUsage } from './arm-usage';
-import { armsRoot } from './arms-inputs';
-import { studyArmSources, writeArmsLineDocuments } from './arms-lines';
-import { renderArmsReport } from './report';
-import { datasetExclusions, sourceStatus, type DatasetExclusion, type ExclusionRule } from './leakage';
+import { analyzeStudy } from './documents/analyze';
+import { analyzeArms, type ArmsAnalysis, type ArmsStatsOptions } from './study/arms';
+import { fewClustersWarning, reasonsIn } from './stats/min-clusters';
+import { analyzeProvenance } from './study/provenance';
+import type { ArmUsage } from './study/usage';
+import { armsRoot } from './inputs/arm-inputs';
+import { studyArmSources, writeArmsLineDocuments } from './lines/study-arms';
+import { renderArmsReport } from './report/report';
+import { datasetExclusions, sourceStatus, type DatasetExclusion, type ExclusionRule } from './inputs/leakage';
 import type { AnalysisSummary, AnalyzeOptions, DatasetInfo } from './types';
 
 /** The analysis options a config and the CLI options imply. */
@@ -146,7 +146,7 @@ async function corpusSize(paths: StagePaths): Promise<number | undefined> {
 
 /**
  * Per dataset: was its source book held out of the corpus, and which works are its (for the report's leakage
- * line and its count of hits from the source work) — by the build's own rule (analysis/leakage.ts).
+ * line and its count of hits from the source work) — by the build's own rule (analysis/inputs/leakage.ts).
  */
 async function datasetLeakage(config: Config, cli: RunOptions): Promise<Record<string, DatasetInfo>> {
   const settings = corpusSettings(config);

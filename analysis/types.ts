@@ -1,10 +1,10 @@
 /**
  * Public option and result types of the analyze stage (plain objects: they cross the Temporal boundary).
  */
-import type { ArmsAnalysis, ArmsStatsOptions } from './arms';
-import type { Resampling } from './comparison-stats';
-import type { DatasetExclusion } from './leakage';
-import type { ArmSource } from './line-arms';
+import type { ArmsAnalysis, ArmsStatsOptions } from './study/arms';
+import type { Resampling } from './stats/comparison-stats';
+import type { DatasetExclusion } from './inputs/leakage';
+import type { ArmSource } from './lines/condition-arms';
 import type { Era } from './format';
 import type { NormalizationConfig } from '../src/text/profiles';
 
@@ -37,7 +37,7 @@ export interface RenderReportOptions {
   png?: boolean;
   /** Report title. */
   title?: string;
-  /** The analysis of the study arms: adds the "Arms" section and its charts (analysis/arms-report.ts). */
+  /** The analysis of the study arms: adds the "Arms" section and its charts (analysis/report/sections/arms.ts). */
   arms?: ArmsAnalysis;
 }
 
@@ -51,7 +51,7 @@ export interface AnalyzeOptions {
   errorAnalysis?: boolean;
   meta?: StudyMeta;
   datasetInfo?: Record<string, DatasetInfo>;
-  /** Resamples, seed, and the clusters / permutations of comparison.json's block statistics (analysis/comparison-stats.ts). */
+  /** Resamples, seed, and the clusters / permutations of comparison.json's block statistics (analysis/stats/comparison-stats.ts). */
   bootstrap?: { iterations?: number; seed?: number } & Resampling;
   /** Default: primary `nfc`, secondary `no_diacritics` and `graphemes`; null = the primary profile alone. */
   normalization?: NormalizationOptions | null;
@@ -74,7 +74,7 @@ export interface AnalyzeOptions {
   /** A comparison in which a condition failed on a larger share of lines is marked not valid (default 0.01). */
   maxFailedShare?: number;
   /**
-   * Analyze the study arms under `<resultsDir>/arms/` too (analysis/arms.ts): `<resultsDir>/study/arms.json`, each
+   * Analyze the study arms under `<resultsDir>/arms/` too (analysis/study/arms.ts): `<resultsDir>/study/arms.json`, each
    * arm's metrics.json and the report's "Arms" section. Set by the stage when `study:` is configured or the
    * arms folder exists; absent = the two default arms' analysis only.
    */
@@ -84,7 +84,7 @@ export interface AnalyzeOptions {
   /** Arms shown beside rag and zero_shot in the Lines view and the error-class table. */
   lineArms?: ArmSource[];
   /**
-   * The study's arms (`<results>/arms/<arm>/`, analysis/arms-lines.ts `studyArmSources`): they join rag and
+   * The study's arms (`<results>/arms/<arm>/`, analysis/lines/study-arms.ts `studyArmSources`): they join rag and
    * zero_shot in the Lines view, the examples and the error classes; one named like a condition is left out.
    */
   studyArms?: ArmSource[];

@@ -1,9 +1,9 @@
 /**
- * One arms analysis (analysis/arms.ts, with the tidy table it writes) in a process of its own, so its peak RSS
+ * One arms analysis (analysis/study/arms.ts, with the tidy table it writes) in a process of its own, so its peak RSS
  * is the analysis's: `node --import tsx bench/arms-analysis-run.ts <results dir> <iterations>` prints
  * `{"seconds":…,"maxRssBytes":…,"lines":…,"arms":…}`. Run by bench/report-size.ts `--synthetic`.
  */
-import { analyzeArms } from '../analysis/arms';
+import { analyzeArms } from '../analysis/study/arms';
 
 const [dir, iterations] = [process.argv[2], Number(process.argv[3] ?? 10000)];
 const t0 = performance.now();

@@ -2,16 +2,16 @@
  * Per-line vs block (clustered) uncertainty on all OCR_GS lines, without a model or an index: the identity
  * baseline (the OCR text) and `gold3` (the gold text on every third line, the OCR text elsewhere), per book,
  * pooled and as the macro average over books — the OCR's CER interval and gold3's ΔCER interval, each from
- * resampling lines (the old method) and clusters of 25 consecutive lines (analysis/block-stats.ts), with the
+ * resampling lines (the old method) and clusters of 25 consecutive lines (analysis/stats/block-stats.ts), with the
  * block SE, the minimum detectable effect and the permutation p. Then the whole arms analysis
- * (analysis/arms.ts) on the same lines with `--arms` arms, timed.
+ * (analysis/study/arms.ts) on the same lines with `--arms` arms, timed.
  *
  *   npx tsx bench/arms-ci.ts [--iterations 10000] [--block-lines 25] [--arms 5]
  *
  * Reference: the analysis of 5 arms × 5,092 lines with 10,000 resamples and 10,000 permutations should take
  * seconds (the scoring of the lines dominates), not minutes.
  *
- * Last, power before the run (`phase5 plan`, analysis/plan-power.ts): the detectable |ΔCER| of gold3 vs identity
+ * Last, power before the run (`phase5 plan`, analysis/plan/power.ts): the detectable |ΔCER| of gold3 vs identity
  * planned for all lines — from the OCR baseline alone, and from random pilots (`--sample`, whole blocks) of
  * `--pilot` lines per book with gold3's corrections — beside the one the analysis reports on all lines.
  * Target: a pilot's plan within ±20 % of the analysis's.
@@ -20,10 +20,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { analyzeArms } from '../analysis/arms';
-import { blockRateInterval, pairedBlockDelta, type BlockDesign } from '../analysis/block-stats';
-import { clusterIds } from '../analysis/clusters';
-import { mdeFactor, plannedPower, type MeasuredLines } from '../analysis/plan-power';
+import { analyzeArms } from '../analysis/study/arms';
+import { blockRateInterval, pairedBlockDelta, type BlockDesign } from '../analysis/stats/block-stats';
+import { clusterIds } from '../analysis/stats/clusters';
+import { mdeFactor, plannedPower, type MeasuredLines } from '../analysis/plan/power';
 import { sampled } from '../src/datasets/sample';
 import { scoreDistances } from '../src/text/distance';
 import { gold3, identity, loadOcrGs, writeOcrGsArms, type ArmSpec } from '../test/helpers/ocrgs-arms';
@@ -139,7 +139,7 @@ try {
     `\narms analysis: ${a.arms.length} arms × ${lines.length} lines, ${a.contrasts.length} contrasts, ${iterations} resamples + permutations: ${secs.toFixed(1)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU`,
   );
   console.log(
-    `gold3 vs identity (analysis/arms.ts): ΔCER ${pp(g.vs_baseline!.delta_cer)} pp ${ci(g.vs_baseline!.ci)}, detectable ≥ ${(g.vs_baseline!.mde! * 100).toFixed(2)} pp, p ${g.vs_baseline!.p}, p_holm ${g.vs_baseline!.p_holm}; macro ${pp(g.macro!.vs_baseline!.delta_cer)} ${ci(g.macro!.vs_baseline!.ci)}`,
+    `gold3 vs identity (analysis/study/arms.ts): ΔCER ${pp(g.vs_baseline!.delta_cer)} pp ${ci(g.vs_baseline!.ci)}, detectable ≥ ${(g.vs_baseline!.mde! * 100).toFixed(2)} pp, p ${g.vs_baseline!.p}, p_holm ${g.vs_baseline!.p_holm}; macro ${pp(g.macro!.vs_baseline!.delta_cer)} ${ci(g.macro!.vs_baseline!.ci)}`,
   );
   planVsReported(g.vs_baseline!.mde!);
 } finally {

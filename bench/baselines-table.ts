@@ -1,11 +1,11 @@
 /**
  * The table of bench/baselines.ts: per book and pooled, on the held-out (non-dev) lines, the OCR's CER and each
  * corrector's, with ΔCER = CER(corrector) − CER(OCR) and its 95 % interval from the analysis's block bootstrap
- * (analysis/block-stats.ts: clusters of DEFAULT_BLOCK_LINES consecutive lines of a book, books as strata).
+ * (analysis/stats/block-stats.ts: clusters of DEFAULT_BLOCK_LINES consecutive lines of a book, books as strata).
  * Every figure in canonical form, profile `nfc` (src/text/profiles.ts).
  */
-import { pairedBlockDelta, type BlockDesign } from '../analysis/block-stats';
-import { DEFAULT_BLOCK_LINES } from '../analysis/clusters';
+import { pairedBlockDelta, type BlockDesign } from '../analysis/stats/block-stats';
+import { DEFAULT_BLOCK_LINES } from '../analysis/stats/clusters';
 import { canonical } from '../src/text/canonical';
 import { scorePair } from '../src/text/distance';
 

@@ -12,8 +12,8 @@
  * nominal level only from about 10 clusters; below 6 clusters the test cannot reach p < 0.05 at all.
  */
 import { parseArgs } from 'node:util';
-import { blockRateInterval, pairedBlockDelta, type BlockDesign } from '../analysis/block-stats';
-import { mulberry32 } from '../analysis/bootstrap';
+import { blockRateInterval, pairedBlockDelta, type BlockDesign } from '../analysis/stats/block-stats';
+import { mulberry32 } from '../analysis/stats/bootstrap';
 import { scoreDistances } from '../src/text/distance';
 import { loadOcrGs } from '../test/helpers/ocrgs-arms';
 

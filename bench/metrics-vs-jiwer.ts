@@ -1,5 +1,5 @@
 /**
- * Agreement of analysis/metrics.ts with Python jiwer on every OCR_GS line (OCR output vs gold).
+ * Agreement of analysis/score/text-metrics.ts with Python jiwer on every OCR_GS line (OCR output vs gold).
  *
  *   npx tsx bench/metrics-vs-jiwer.ts [--ocr-gs DIR] [--python python3]
  *
@@ -13,7 +13,14 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUILTIN_PROFILES, ErrorRateAccumulator, prepareText, scoreDistances, scorePair, type ScoringOptions } from '../analysis/metrics';
+import {
+  BUILTIN_PROFILES,
+  ErrorRateAccumulator,
+  prepareText,
+  scoreDistances,
+  scorePair,
+  type ScoringOptions,
+} from '../analysis/score/text-metrics';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const JIWER_VERSION = '4.0.0';

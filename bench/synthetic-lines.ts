@@ -1,6 +1,6 @@
 /**
  * A synthetic lines.json of any size for bench/report-size.ts: the OCR_GS lines (../shared/data/ocr-gs) with
- * `arms` made-up arms, scored by the analysis's own code (analysis/lines.ts `explorerLines`), then repeated
+ * `arms` made-up arms, scored by the analysis's own code (analysis/lines/explorer-lines.ts `explorerLines`), then repeated
  * until there are `n` lines — each further copy of a dataset's lines in its own seeded shuffle, with
  * `~<copy>` after the sample_id, so neither the index nor the side files see a repeated stretch.
  *
@@ -10,10 +10,10 @@
  * made-up scores and sources); the last arm of three or more runs with a guard (every fifth line
  * `trimmed`, its raw output the text plus the next line's gold).
  */
-import type { LoadedArm } from '../analysis/line-arms';
-import { lineKey } from '../analysis/line-arms';
-import type { AnalysisInputRecord, Loaded } from '../analysis/inputs';
-import { errorClassesDocument, explorerLines, linesDocument, type ExplorerLine, type LinesOptions } from '../analysis/lines';
+import type { LoadedArm } from '../analysis/lines/condition-arms';
+import { lineKey } from '../analysis/lines/condition-arms';
+import type { AnalysisInputRecord, Loaded } from '../analysis/inputs/condition-inputs';
+import { errorClassesDocument, explorerLines, linesDocument, type ExplorerLine, type LinesOptions } from '../analysis/lines/explorer-lines';
 import type { CorrectionRecord } from '../src/llm/records';
 import { ocrGsDatasets } from '../test/helpers/ocr-gs-study';
 import type { Pair } from '../test/analysis/helpers';

@@ -3,7 +3,7 @@
  * datasets' sources (`similar`), a witness index holding them (`with_sources_witness`), a placebo, and corrections
  * imported per arm that copy the gold text when the arm's context holds it (the verbatim-gold test of
  * bench/arms-ocrgs.ts, similarity ≥ 0.9) and keep the OCR text otherwise. Then the analysis of all arms and the
- * split of every arm's ΔCER by "gold passage in context" (analysis/provenance.ts).
+ * split of every arm's ΔCER by "gold passage in context" (analysis/study/provenance.ts).
  *
  *   npx tsx bench/witness-arms.ts [--results results/witness-arms] [--iterations 1000] [--witness-works GLOB,...]
  *
@@ -14,7 +14,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultDeps } from '../activities';
-import { analyzeProvenance, formatProvenanceTable } from '../analysis/provenance';
+import { analyzeProvenance, formatProvenanceTable } from '../analysis/study/provenance';
 import { armsTableLines } from '../bin/cli/summary';
 import { parseConfig } from '../src/config/load';
 import type { Config } from '../src/config/schema';

@@ -1,15 +1,15 @@
 /** The all-datasets documents: metrics.json, comparison.json and error_changes.json over the pooled lines. */
-import { seedFor } from '../bootstrap';
-import { ErrorChangeAccumulator } from '../error-changes';
+import { seedFor } from '../stats/bootstrap';
+import { ErrorChangeAccumulator } from '../score/error-changes';
 import { ratio, round } from '../format';
-import { pooledProfiles } from '../profiles';
-import type { ScoredDataset } from '../score';
+import { pooledProfiles } from '../score/condition-profiles';
+import type { ScoredDataset } from '../score/condition-lines';
 import { bootstrapBlock, type BootstrapBlock } from './bootstrap-block';
 import { comparisonHeadline, pairedLineEffects } from './comparison';
 import type { SectionContext } from './context';
 import type { DatasetDigest, DatasetDocuments } from './dataset';
 import { errorChangesDocument } from './error-changes';
-import { failuresBlock, metricsMeta, scoringNote } from './metrics';
+import { failuresBlock, metricsMeta, scoringNote } from './metrics-json';
 import { byOcrCerBand, cerWer, conditionBlock, normalizationLabel, normCerWer } from './rates';
 import { rollup, type Rollup, type Sums } from './sums';
 import { comparisonValidity, type Validity } from './validity';

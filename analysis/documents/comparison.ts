@@ -3,7 +3,7 @@ import type { NormalizationProfile } from '../../src/text/profiles';
 import { round, ratio } from '../format';
 import type { BootstrapBlock } from './bootstrap-block';
 import type { SectionContext } from './context';
-import { FAILED_SCORED_AS } from './metrics';
+import { FAILED_SCORED_AS } from './metrics-json';
 import { byOcrCerBand, cerWer, deltaBlock, normalizationLabel, normCerWer, pct, signed } from './rates';
 import type { Rollup, Sums } from './sums';
 import type { Validity } from './validity';

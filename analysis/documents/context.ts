@@ -1,6 +1,6 @@
 /** What every analysis document is built from: the resolved study meta and the analysis settings. */
 import type * as aq from 'arquero';
-import type { Resampling } from '../comparison-stats';
+import type { Resampling } from '../stats/comparison-stats';
 import type { NormalizationProfile, NormalizationSettings } from '../../src/text/profiles';
 import type { Era } from '../format';
 

@@ -1,12 +1,12 @@
 /** The four documents of one dataset, and the digest the summary and the aggregate read. */
-import { seedFor } from '../bootstrap';
-import type { ScoredDataset } from '../score';
+import { seedFor } from '../stats/bootstrap';
+import type { ScoredDataset } from '../score/condition-lines';
 import type { DatasetInfo } from '../types';
 import { bootstrapBlock, type BootstrapBlock } from './bootstrap-block';
 import { comparisonDocument } from './comparison';
 import type { SectionContext } from './context';
 import { errorChangesDocument } from './error-changes';
-import { metricsDocument } from './metrics';
+import { metricsDocument } from './metrics-json';
 import { retrievalDocument, type leakageBlock } from './retrieval';
 import { rollup, type Sums } from './sums';
 import { comparisonValidity, type Validity } from './validity';

@@ -13,6 +13,6 @@ export { comparisonValidity, type Validity } from './validity';
 export { conditionBlock } from './rates';
 export { interpretation } from './comparison';
 export { leakageBlock } from './retrieval';
-export { scoringNote } from './metrics';
+export { scoringNote } from './metrics-json';
 export { datasetDocuments, type DatasetDigest, type DatasetDocuments } from './dataset';
 export { aggregateDocuments } from './aggregate';

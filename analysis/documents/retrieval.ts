@@ -1,7 +1,7 @@
 /** retrieval_analysis.json: retrieval scores, CER improvement by score, corpus eras, source-book leakage. */
-import { ERROR_CATEGORIES } from '../error-changes';
+import { ERROR_CATEGORIES } from '../score/error-changes';
 import { SCORE_BUCKETS, UNKNOWN_ERA, ratio, round, spearman } from '../format';
-import type { ScoredDataset } from '../score';
+import type { ScoredDataset } from '../score/condition-lines';
 import type { DatasetInfo } from '../types';
 import type { SectionContext, Table } from './context';
 import { groupStats, pct } from './rates';

@@ -4,7 +4,7 @@
  * - an index embedded in report.html (gzip + base64 of compact JSON columns): per line its dataset, sample_id,
  *   OCR CER band, reference length and OCR edits; per arm and line its edits (null: no line) and guard. That is
  *   everything the table, its sort and its filters need; a line CER is derived in the page exactly as
- *   analysis/lines.ts computes it (round(edits / ref_chars, 6), checked here for every line);
+ *   analysis/lines/explorer-lines.ts computes it (round(edits / ref_chars, 6), checked here for every line);
  * - side files in `report-lines/` beside report.html, read only when needed: `lines-NNNN.js` hold the lines
  *   of lines.json (the diffs, retrieved sentences, raw output) for an expanded line, `text-NNNN.js` the gold
  *   and OCR text (scoring form) for the text search. Each is a script calling `openitiLinesChunk(id, kind, n,
@@ -15,7 +15,7 @@
  */
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
-import { diffSides, type DiffSegment } from '../diff';
+import { diffSides, type DiffSegment } from '../lines/diff';
 import { round } from '../format';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any

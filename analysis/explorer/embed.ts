@@ -4,7 +4,7 @@
  * page, the lines themselves in side files beside it (`report-lines/`, written by side-files.ts) read when a line
  * is expanded or the text searched; with the view's own scripts (SCRIPTS: loading, diffs and hits, state, filters,
  * order, the expanded line, table, controls, deep links, and lines.js, which starts the view) and style inlined.
- * The diffs are computed at analysis time (analysis/diff.ts); the script only filters, sorts and renders.
+ * The diffs are computed at analysis time (analysis/lines/diff.ts); the script only filters, sorts and renders.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

@@ -1,6 +1,6 @@
 /*
  * The expanded line of the Lines view: gold, OCR and each arm's output with its character diff against gold
- * (computed at analysis time, analysis/diff.ts), its raw output and its retrieved sentences, from the line's
+ * (computed at analysis time, analysis/lines/diff.ts), its raw output and its retrieved sentences, from the line's
  * record in a side file.
  */
 /* exported LinesDetail */

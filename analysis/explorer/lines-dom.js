@@ -1,6 +1,6 @@
 /*
  * The DOM pieces of the Lines view (analysis/explorer/lines.js): elements, the character diff of a text against
- * gold (segments as analysis/diff.ts writes them), a labelled row of the expanded line, the retrieved sentences.
+ * gold (segments as analysis/lines/diff.ts writes them), a labelled row of the expanded line, the retrieved sentences.
  * Text from the data is only ever set as textContent, never parsed as HTML.
  */
 /* exported LinesDom */

@@ -1,6 +1,6 @@
 /*
  * The state of the Lines view (analysis/explorer/lines.js): the index's columns prepared for the table (line
- * CERs and ΔCERs derived from edits as analysis/lines.ts computes them), the chosen arm, filters, sort, page and
+ * CERs and ΔCERs derived from edits as analysis/lines/explorer-lines.ts computes them), the chosen arm, filters, sort, page and
  * open line, and how its figures read (percent, percentage points, an upper-bound arm's dagger).
  */
 /* exported LinesState */
@@ -98,7 +98,7 @@ var LinesState = (function () {
     return x !== x ? null : x;
   }
 
-  /** A line CER as analysis/lines.ts computes it: round(edits / ref_chars, 6), null without reference characters. */
+  /** A line CER as analysis/lines/explorer-lines.ts computes it: round(edits / ref_chars, 6), null without reference characters. */
   function lineCer(edits, refChars) {
     if (!(refChars > 0)) return NaN;
     var r = Math.round((edits / refChars) * 1e6) / 1e6;

@@ -4,7 +4,7 @@
  * lines-filters.js and lines-order.js (which lines, in which order), lines-detail.js (the expanded line),
  * lines-table.js (the table), lines-controls.js (the controls) and lines-link.js (deep links). The table, its
  * sort and its filters run on the embedded index (columns: one entry per line); a row expands to OCR, gold and
- * each arm's output with the character diff computed at analysis time (analysis/diff.ts) and the retrieved
+ * each arm's output with the character diff computed at analysis time (analysis/lines/diff.ts) and the retrieved
  * sentences, read from the line's side file. Text from the data is only ever set as textContent, never parsed
  * as HTML.
  */

@@ -1,7 +1,7 @@
 /**
  * The tidy per-line table of a study (docs/tidy-data.md): one row per line × arm × replicate, in the order of
- * the study's lines (analysis/arm-alignment.ts) with the arms in arms.json order. Scoring is the arms
- * analysis's (analysis/arm-line-score.ts): a failed or missing line scores as its OCR text, so for every arm
+ * the study's lines (analysis/study/alignment.ts) with the arms in arms.json order. Scoring is the arms
+ * analysis's (analysis/score/arm-line.ts): a failed or missing line scores as its OCR text, so for every arm
  * Σ cer_edits / Σ gold_chars is arms.json's `cer` before rounding. Per normalisation profile the four counts
  * repeat with the profile's name as a suffix (`cer_edits_nfc`, …); the unsuffixed ones are the primary profile's.
  */
@@ -11,7 +11,7 @@ import type { ScoreBucket } from '../format';
 export interface TidyRow {
   dataset: string;
   sample_id: string;
-  /** The line's resampling cluster within its dataset (analysis/clusters.ts), 0-based. */
+  /** The line's resampling cluster within its dataset (analysis/stats/clusters.ts), 0-based. */
   cluster: number;
   arm: string;
   /** Replicate number of the arm's run (0 without replicates). */

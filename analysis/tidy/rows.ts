@@ -1,17 +1,17 @@
 /**
  * The tidy table's rows (./columns.ts) from the arms analysis's own lines and scores, so the table and
- * arms.json cannot disagree: the primary profile's counts are the scored rows' (analysis/arm-line-score.ts);
+ * arms.json cannot disagree: the primary profile's counts are the scored rows' (analysis/score/arm-line.ts);
  * every profile is scored the same way (a failed or missing line as its OCR text).
  */
 import { scoreDistances, type DistanceScore } from '../../src/text/distance';
 import type { NormalizationProfile } from '../../src/text/profiles';
-import type { AlignedArms } from '../arm-alignment';
-import type { ArmRow } from '../arm-line-score';
-import type { Scope } from '../arms-compare';
-import type { ArmLine, LoadedArm } from '../arms-inputs';
-import { replicateName } from '../arm-replicates';
+import type { AlignedArms } from '../study/alignment';
+import type { ArmRow } from '../score/arm-line';
+import type { Scope } from '../study/compare';
+import type { ArmLine, LoadedArm } from '../inputs/arm-inputs';
+import { replicateName } from '../study/replicates';
 import { scoreBucket } from '../format';
-import { failureKind } from '../score';
+import { failureKind } from '../score/condition-lines';
 import type { TidyRow } from './columns';
 import { lineContexts, type LineContext } from './context';
 

@@ -20,7 +20,7 @@ import { studyPlan } from '../../src/stages/study-plan';
 import type { RunOptions } from '../../src/stages/types';
 import { clusterSpecOf } from '../../src/datasets/sample';
 import { resolveNormalization } from '../../src/text/profiles';
-import { planContrasts, type ContrastPlan } from '../../analysis/plan-contrasts';
+import { planContrasts, type ContrastPlan } from '../../analysis/plan/contrasts';
 
 /** Two-sided α of every test of the analysis (docs/statistics.md). */
 export const ALPHA = 0.05;

@@ -1,5 +1,5 @@
 /**
- * Clusters of lines for the resampling (block bootstrap and block permutation, analysis/block-stats.ts).
+ * Clusters of lines for the resampling (block bootstrap and block permutation, analysis/stats/block-stats.ts).
  * Consecutive lines of one page share layout, font damage and OCR quality, so they are not independent
  * draws: the uncertainty is measured by resampling whole clusters.
  *

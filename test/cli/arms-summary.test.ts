@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { run, type AnalyzeResult } from '../../analysis/stage';
-import type { ArmsAnalysis } from '../../analysis/arms';
+import type { ArmsAnalysis } from '../../analysis/study/arms';
 import { armsTableLines, summarizeResult } from '../../bin/cli/summary';
 import { REPO_ROOT } from '../helpers/shared-data';
 import type { ExportResult } from '../../workflows/types';

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { analyzeArms } from '../../analysis/arms';
+import { analyzeArms } from '../../analysis/study/arms';
 import { createBackend } from '../../src/llm';
 import { readPlanLock } from '../../src/plan/plan-lock';
 import { optionsFrom, run as runInfer } from '../../src/stages/infer';

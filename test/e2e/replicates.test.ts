@@ -15,7 +15,7 @@ import { Worker } from '@temporalio/worker';
 import { createActivities, defaultDeps } from '../../activities';
 import { workflowBundle } from '../../bin/cli/worker-runtime';
 import { summarizeResult } from '../../bin/cli/summary';
-import type { ArmsAnalysis } from '../../analysis/arms';
+import type { ArmsAnalysis } from '../../analysis/study/arms';
 import { parseConfig } from '../../src/config/load';
 import { createBackend } from '../../src/llm';
 import { studyPlan } from '../../src/stages/study-plan';

@@ -1,7 +1,7 @@
 /**
  * Study arms made of real OCR_GS lines without a model or an index: each arm is a corrections.jsonl written
  * from a policy (the OCR text, the gold text on some lines, …) beside its arm.json, in the layout the arms
- * analysis reads (`<root>/arms/<arm>/`). Used by test/analysis/arms-stats.test.ts and bench/arms-ci.ts.
+ * analysis reads (`<root>/arms/<arm>/`). Used by test/analysis/study/arms-stats.test.ts and bench/arms-ci.ts.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

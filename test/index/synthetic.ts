@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { EmbedderIdentity } from '../../src/embed/embedder';
-import { mulberry32 } from '../../analysis/bootstrap';
+import { mulberry32 } from '../../analysis/stats/bootstrap';
 
 /** Seeded PRNG so failures reproduce (the analysis module's mulberry32). */
 export const rng = mulberry32;

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { analyzeArms, type ArmsAnalysis } from '../../analysis/arms';
+import { analyzeArms, type ArmsAnalysis } from '../../analysis/study/arms';
 import { writeArmsLinesTree } from '../analysis/arms-fixture';
 
 const ROOT = path.resolve(import.meta.dirname, '..', '..');

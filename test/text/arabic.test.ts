@@ -53,7 +53,7 @@ describe('text/arabic', () => {
 
   describe('diacritic sets', () => {
     it('keeps the full set of the secondary metrics (Quranic marks included, no tatweel)', () => {
-      // The set analysis/metrics.ts removed before it moved here, written out.
+      // The set analysis/score/text-metrics.ts removed before it moved here, written out.
       const old = /[\u0610-\u061A\u064B-\u065F\u0670\u06D6-\u06DC\u06DF-\u06E8\u06EA-\u06ED]/gu;
       const all = String.fromCharCode(...BMP);
       expect(removeDiacritics(all)).to.equal(all.replace(old, ''));

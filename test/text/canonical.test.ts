@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { lineChanges } from '../../analysis/error-changes';
+import { lineChanges } from '../../analysis/score/error-changes';
 import { fallbackReason, GUARD_DEFAULTS, applyGuard } from '../../src/llm/guard';
 import { goldSimilarity } from '../../src/retrieval/verbatim';
 import { dedupDigest, matchKey } from '../../src/retrieval/text';

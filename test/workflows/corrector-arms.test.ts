@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities, defaultDeps } from '../../activities';
-import { analyzeProvenance } from '../../analysis/provenance';
+import { analyzeProvenance } from '../../analysis/study/provenance';
 import { workflowBundle } from '../../bin/cli/worker-runtime';
 import { parseConfig } from '../../src/config/load';
 import { writeArmDirs } from '../../src/stages/study-files';

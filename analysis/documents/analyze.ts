@@ -1,0 +1,361 @@
+/**
+ * The analyze stage: read the inference inputs and both conditions' corrections, score every line, and
+ * write the per-dataset and aggregated documents of docs/outputs.md (plus the report). Pure core: no Temporal
+ * import; the activity wraps `analyzeStudy` and heartbeats through `onProgress`.
+ *
+ * Determinism: `generated_at` is the newest input file's mtime (never the wall clock), datasets are
+ * processed in code-unit order, lines in file order, numbers rounded to fixed decimals, and the bootstrap
+ * PRNG is seeded per dataset — so two runs on the same inputs write byte-identical files. Only
+ * `phase5.log`, an append-only journal, grows on every run.
+ */
+import { servedModelsWarning } from '../inputs/served-models';
+import { appendFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { writeJsonAtomic, writeJsonlAtomic } from '../../src/io/jsonl';
+import { resolveNormalization } from '../../src/text/profiles';
+import { childLogger } from '../../src/util/log';
+import { createProgress } from '../../src/util/progress';
+import { DEFAULT_BOOTSTRAP } from '../stats/bootstrap';
+import { baselineArm, conditionArms, joiningStudyArms, loadExtraArms } from '../lines/condition-arms';
+import { DEFAULT_ERAS, cmpStr, round } from '../format';
+import { sourceHitMatcher } from '../inputs/leakage';
+import { loadStudyInputs, type AnalysisInputRecord, type Loaded, type StudyInputs } from '../inputs/condition-inputs';
+import { errorClassesDocument, explorerLines, linesDocument, type LinesOptions } from '../lines/explorer-lines';
+import { writeLinesJson } from '../lines/lines-json';
+import { fewClustersWarning, reasonsIn } from '../stats/min-clusters';
+import { renderReport } from '../report/report';
+import { scoreDataset, type ScoredDataset } from '../score/condition-lines';
+import { aggregateDocuments, datasetDocuments, type DatasetDocuments, type ResolvedMeta, type SectionContext } from '.';
+import type { AnalysisSummary, AnalyzeOptions, DatasetSummary } from '../types';
+
+const log = childLogger('analyze');
+
+export { DEFAULT_BOOTSTRAP };
+/** The config's default `infer.max_failed_share`. */
+export const DEFAULT_MAX_FAILED_SHARE = 0.01;
+
+function mostFrequent(m: Map<string, number>): string | null {
+  let best: string | null = null;
+  let bestN = -1;
+  for (const k of [...m.keys()].sort(cmpStr)) {
+    const n = m.get(k)!;
+    if (n > bestN) {
+      best = k;
+      bestN = n;
+    }
+  }
+  return best;
+}
+
+/** Run the analysis; returns a small summary (per dataset CER/WER/Δ and the files written). */
+export async function analyzeStudy(opts: AnalyzeOptions): Promise<AnalysisSummary> {
+  const phase5Dir = path.resolve(opts.phase5Dir);
+  const inputs = await loadStudyInputs({ phase5Dir, phase2Dir: opts.phase2Dir ?? null, datasets: opts.datasets, log });
+  const warnings = [...inputs.warnings];
+  for (const [arm, file] of [
+    ['rag', inputs.phase5],
+    ['zero_shot', inputs.phase2],
+  ] as const) {
+    const served =
+      file &&
+      servedModelsWarning(
+        arm,
+        [...file.byDataset.values()].flat().map((x) => x.record),
+      );
+    if (served) warnings.push(served);
+  }
+  const settings = resolveSettings(opts);
+  const scored = scoreDatasets(inputs, opts, settings, warnings);
+  const ctx: SectionContext = {
+    generatedAt: opts.generatedAt ?? inputs.newestInputIso,
+    meta: resolveMeta(scored, opts, warnings),
+    ...settings,
+    topConfusions: opts.topConfusions ?? 20,
+    maxFailedShare: opts.maxFailedShare ?? DEFAULT_MAX_FAILED_SHARE,
+  };
+  const out = new OutputWriter(phase5Dir);
+  const docs = writeDatasetDocuments(out, scored, inputs, ctx, opts.datasetInfo, warnings);
+  const agg = writeAggregates(out, scored, docs, ctx);
+  const few = fewClustersWarning(
+    'comparison_vs_phase2.json / comparison.json',
+    reasonsIn([...docs.map((d) => d.digest.bootstrap), agg.boot]),
+  );
+  if (few) warnings.push(few);
+  if (opts.lines !== false) await writeLineDocuments(out, inputs, opts, ctx.generatedAt, settings.collapseWhitespace, warnings);
+  else for (const f of LINE_DOCUMENTS) removeStale(path.join(phase5Dir, f));
+  const summary: AnalysisSummary = {
+    generated_at: ctx.generatedAt,
+    phase5_dir: phase5Dir,
+    datasets: docs.map((d) => datasetSummary(d.digest)),
+    overall: overallSummary(agg),
+    files: [],
+    warnings,
+  };
+  if (opts.report !== false) {
+    const r = await renderReport(phase5Dir, typeof opts.report === 'object' ? opts.report : {});
+    out.files.push(...r.files);
+  }
+  summary.files = [...new Set(out.files)].sort(cmpStr);
+  if (opts.logFile !== false) appendJournal(opts.logFile ?? path.join(phase5Dir, 'phase5.log'), summary, settings.errorAnalysis);
+  log.info({ datasets: summary.datasets.length, samples: agg.all.n, delta_cer: summary.overall.delta_cer }, 'analysis written');
+  return summary;
+}
+
+/** The scoring settings, with their defaults. */
+function resolveSettings(opts: AnalyzeOptions) {
+  return {
+    bootstrap: {
+      iterations: opts.bootstrap?.iterations ?? DEFAULT_BOOTSTRAP.iterations,
+      seed: opts.bootstrap?.seed ?? DEFAULT_BOOTSTRAP.seed,
+      ...(opts.bootstrap?.permutations !== undefined ? { permutations: opts.bootstrap.permutations } : {}),
+      ...(opts.bootstrap?.clusters ? { clusters: opts.bootstrap.clusters } : {}),
+      ...(opts.bootstrap?.minClusters !== undefined ? { minClusters: opts.bootstrap.minClusters } : {}),
+    },
+    ...profileSettings(opts.normalization),
+    collapseWhitespace: opts.collapseWhitespace ?? true,
+    eras: opts.eras ?? DEFAULT_ERAS,
+    errorAnalysis: opts.errorAnalysis ?? true,
+  };
+}
+
+type Settings = ReturnType<typeof resolveSettings>;
+
+/** The profiles (`null` = the primary `nfc` alone) and the first secondary one, behind the `normalized` blocks. */
+function profileSettings(n: AnalyzeOptions['normalization']) {
+  const profiles = resolveNormalization(n === null ? { secondary: [] } : n);
+  return { profiles, normalization: profiles.secondary[0] ?? null };
+}
+
+/** Score every dataset's lines (progress shown per line). */
+function scoreDatasets(inputs: StudyInputs, opts: AnalyzeOptions, settings: Settings, warnings: string[]): ScoredDataset[] {
+  const total = inputs.datasets.reduce((a, d) => a + inputs.phase5.byDataset.get(d)!.length, 0);
+  const progress = createProgress({ label: 'analyze', total, mode: opts.progress });
+  let done = 0;
+  const tick = () => {
+    done++;
+    progress.tick();
+    if (opts.onProgress && (done % 256 === 0 || done === total)) opts.onProgress(done, total);
+  };
+  const scored: ScoredDataset[] = [];
+  try {
+    for (const ds of inputs.datasets) {
+      const info = opts.datasetInfo?.[ds];
+      const p2 = inputs.phase2?.byDataset.get(ds);
+      const inp = inputs.inferenceInput?.byDataset.get(ds);
+      if (inputs.phase2 && !p2) warnings.push(`${ds}: no Phase 2 lines for this dataset; comparison figures are null`);
+      const scoreOptions = {
+        collapseWhitespace: settings.collapseWhitespace,
+        profiles: settings.profiles,
+        errorAnalysis: settings.errorAnalysis,
+        topK: opts.meta?.top_k,
+        eras: settings.eras,
+        isSourceBook: sourceHitMatcher(info),
+      };
+      scored.push(
+        scoreDataset(ds, inputs.phase5.byDataset.get(ds)!, bySampleId(p2), bySampleId<AnalysisInputRecord>(inp), scoreOptions, tick),
+      );
+    }
+  } finally {
+    progress.stop();
+  }
+  return scored;
+}
+
+function bySampleId<T extends { sample_id: string }>(l: Array<Loaded<T>> | undefined): Map<string, Loaded<T>> | null {
+  return l ? new Map(l.map((x) => [x.record.sample_id, x])) : null;
+}
+
+/** Study meta: the caller's values, else the most frequent model / prompt version among the records. */
+function resolveMeta(scored: ScoredDataset[], opts: AnalyzeOptions, warnings: string[]): ResolvedMeta {
+  const models = new Map<string, number>();
+  const versions = new Map<string, number>();
+  for (const s of scored) {
+    for (const [k, v] of s.models) models.set(k, (models.get(k) ?? 0) + v);
+    for (const [k, v] of s.promptVersions) versions.set(k, (versions.get(k) ?? 0) + v);
+  }
+  if (models.size > 1) warnings.push(`Phase 5 corrections come from ${models.size} models: ${[...models.keys()].sort(cmpStr).join(', ')}`);
+  return {
+    model: opts.meta?.model ?? mostFrequent(models),
+    embedding_model: opts.meta?.embedding_model ?? null,
+    top_k: opts.meta?.top_k ?? null,
+    corpus_size: opts.meta?.corpus_size ?? null,
+    prompt_version: opts.meta?.prompt_version ?? mostFrequent(versions),
+  };
+}
+
+/** Writes JSON documents under phase5Dir and remembers their relative paths. */
+class OutputWriter {
+  readonly files: string[] = [];
+  constructor(readonly dir: string) {}
+
+  json(rel: string, value: unknown): void {
+    writeJsonAtomic(path.join(this.dir, rel), value);
+    this.files.push(rel);
+  }
+
+  /** One-line JSON of a {meta, lines} document (lines.json: large, read by programs), written a line at a time. */
+  linesJson(rel: string, value: { meta: unknown; lines: readonly unknown[] }): void {
+    writeLinesJson(path.join(this.dir, rel), value);
+    this.files.push(rel);
+  }
+
+  /** Write the document, or remove an earlier run's copy when this run has none. */
+  jsonOrRemove(rel: string, value: unknown | null): void {
+    if (value) this.json(rel, value);
+    else removeStale(path.join(this.dir, rel));
+  }
+}
+
+/** The four documents of every dataset plus its copy of the Phase 5 corrections; warns about odd inputs. */
+function writeDatasetDocuments(
+  out: OutputWriter,
+  scored: ScoredDataset[],
+  inputs: StudyInputs,
+  ctx: SectionContext,
+  datasetInfo: AnalyzeOptions['datasetInfo'],
+  warnings: string[],
+): DatasetDocuments[] {
+  const docs: DatasetDocuments[] = [];
+  for (const s of scored) {
+    const ds = s.dataset;
+    const d = datasetDocuments(s, ctx, datasetInfo?.[ds]);
+    docs.push(d);
+    mkdirSync(path.join(out.dir, ds), { recursive: true });
+    writeJsonlAtomic(
+      path.join(out.dir, ds, 'corrections.jsonl'),
+      inputs.phase5.byDataset.get(ds)!.map((x) => x.raw),
+    );
+    out.files.push(`${ds}/corrections.jsonl`);
+    out.json(`${ds}/metrics.json`, d.metrics);
+    out.json(`${ds}/comparison_vs_phase2.json`, d.comparison);
+    out.json(`${ds}/retrieval_analysis.json`, d.retrieval);
+    out.jsonOrRemove(`${ds}/error_changes.json`, d.errorChanges);
+    const dg = d.digest;
+    if (dg.all.gold_mismatch_n > 0)
+      warnings.push(
+        `${ds}: ${dg.all.gold_mismatch_n} sample(s) have a different gold text in Phase 2 or inference_input; Phase 5's gold was used`,
+      );
+    if (dg.all.no_input_n > 0 && inputs.inferenceInput)
+      warnings.push(`${ds}: ${dg.all.no_input_n} sample(s) missing from inference_input.jsonl`);
+    if (s.alignmentSkipped > 0)
+      warnings.push(`${ds}: ${s.alignmentSkipped} line(s) too long to align for error_changes (scored, not in error_changes)`);
+  }
+  return docs;
+}
+
+function writeAggregates(out: OutputWriter, scored: ScoredDataset[], docs: DatasetDocuments[], ctx: SectionContext) {
+  const agg = aggregateDocuments(scored, docs, ctx);
+  out.json('metrics.json', agg.metrics);
+  out.json('comparison.json', agg.comparison);
+  out.jsonOrRemove('error_changes.json', agg.errorChanges);
+  return agg;
+}
+
+const LINE_DOCUMENTS = ['lines.json', 'error_classes.json'];
+
+/** lines.json (every line, every arm, the diffs) and error_classes.json, for the report's Lines view. */
+async function writeLineDocuments(
+  out: OutputWriter,
+  inputs: StudyInputs,
+  opts: AnalyzeOptions,
+  generatedAt: string,
+  collapseWhitespace: boolean,
+  warnings: string[],
+) {
+  const base = conditionArms(inputs);
+  const extra = [...(opts.lineArms ?? []), ...joiningStudyArms(opts.studyArms ?? [], base, warnings)];
+  const arms = [
+    ...base,
+    ...(await loadExtraArms(
+      extra,
+      inputs.datasets,
+      base.map((a) => a.name),
+    )),
+  ];
+  const info = opts.datasetInfo ?? {};
+  const lineOpts: LinesOptions = {
+    collapseWhitespace,
+    baseline: baselineArm(arms, opts.baselineArm),
+    sourceMatcher: (ds) => sourceHitMatcher(info[ds]),
+    sourceExcluded: (ds) => info[ds]?.excluded ?? null,
+    ...(opts.studyArms?.length ? { provenance: true } : {}),
+  };
+  const { lines, classes } = explorerLines({ datasets: inputs.datasets, byDataset: inputs.phase5.byDataset }, arms, lineOpts);
+  out.linesJson('lines.json', linesDocument(lines, arms, lineOpts, generatedAt, inputs.datasets));
+  out.json('error_classes.json', errorClassesDocument(classes, arms, generatedAt));
+}
+
+function datasetSummary(g: DatasetDocuments['digest']): DatasetSummary {
+  const p2 = g.hasBaseline ? g.cmp.p2_ce / Math.max(1, g.cmp.ref_chars) : null;
+  const p2w = g.hasBaseline ? g.cmp.p2_we / Math.max(1, g.cmp.ref_words) : null;
+  const p5 = g.cmp.ref_chars > 0 ? g.cmp.p5_ce / g.cmp.ref_chars : null;
+  const p5w = g.cmp.ref_words > 0 ? g.cmp.p5_we / g.cmp.ref_words : null;
+  return {
+    dataset: g.dataset,
+    num_samples: g.all.n,
+    n_paired: g.cmp.paired,
+    ocr_cer: round(g.cmp.ref_chars > 0 ? g.cmp.ocr_ce / g.cmp.ref_chars : null),
+    ocr_wer: round(g.cmp.ref_words > 0 ? g.cmp.ocr_we / g.cmp.ref_words : null),
+    phase2_cer: round(p2),
+    phase2_wer: round(p2w),
+    phase5_cer: round(p5),
+    phase5_wer: round(p5w),
+    delta_cer: round(p2 !== null && p5 !== null ? p5 - p2 : null),
+    delta_wer: round(p2w !== null && p5w !== null ? p5w - p2w : null),
+    delta_cer_ci95: g.bootstrap.delta_cer?.ci95 ?? null,
+    delta_cer_reason: g.bootstrap.delta_cer?.reason ?? null,
+    significant: g.bootstrap.delta_cer?.significant ?? null,
+    failures_phase5: g.all.p5_fail_n,
+    failures_phase2: g.all.p2_fail_n,
+    help_rate: round(g.all.n > 0 ? g.all.p5_help / g.all.n : null),
+    harm_rate: round(g.all.n > 0 ? g.all.p5_harm / g.all.n : null),
+    avg_top1_score: g.avgTop1,
+    leakage: g.leakage.statement,
+    interpretation: g.interpretation,
+    ...g.validity,
+  };
+}
+
+function overallSummary(agg: ReturnType<typeof aggregateDocuments>): AnalysisSummary['overall'] {
+  const c = agg.cmp;
+  const op2 = agg.hasBaseline && c.ref_chars > 0 ? c.p2_ce / c.ref_chars : null;
+  const op5 = c.ref_chars > 0 ? c.p5_ce / c.ref_chars : null;
+  return {
+    num_samples: agg.all.n,
+    n_paired: c.paired,
+    ocr_cer: round(c.ref_chars > 0 ? c.ocr_ce / c.ref_chars : null),
+    phase2_cer: round(op2),
+    phase5_cer: round(op5),
+    delta_cer: round(op2 !== null && op5 !== null ? op5 - op2 : null),
+    delta_cer_ci95: agg.boot.delta_cer?.ci95 ?? null,
+    delta_cer_reason: agg.boot.delta_cer?.reason ?? null,
+    interpretation: agg.interpretation,
+    ...agg.validity,
+  };
+}
+
+/** An output of an earlier run that this run does not produce would contradict the new figures. */
+function removeStale(file: string): void {
+  if (!existsSync(file)) return;
+  rmSync(file);
+  log.info({ file }, 'removed stale output of an earlier run');
+}
+
+function appendJournal(file: string, s: AnalysisSummary, errorAnalysis: boolean): void {
+  const fmt = (x: number | null) => (x === null ? 'n/a' : x.toFixed(4));
+  const lines = [
+    `${new Date().toISOString()} analyze: ${s.datasets.length} dataset(s), ${s.overall.num_samples} samples, inputs as of ${s.generated_at}${errorAnalysis ? '' : ' (error analysis off)'}`,
+    ...s.datasets.map(
+      (d) =>
+        `  ${d.dataset}: n=${d.num_samples} paired=${d.n_paired} CER ocr=${fmt(d.ocr_cer)} phase2=${fmt(d.phase2_cer)} phase5=${fmt(d.phase5_cer)} ` +
+        (d.valid === false
+          ? 'ΔCER=not valid'
+          : `ΔCER=${fmt(d.delta_cer)}${d.delta_cer_ci95 ? ` [${fmt(d.delta_cer_ci95[0])}, ${fmt(d.delta_cer_ci95[1])}]` : ''}`) +
+        ` failures=${d.failures_phase5}; ${d.leakage}`,
+    ),
+    `  overall: ${s.overall.interpretation}`,
+    ...s.warnings.map((w) => `  warning: ${w}`),
+  ];
+  mkdirSync(path.dirname(file), { recursive: true });
+  appendFileSync(file, lines.join('\n') + '\n');
+}

@@ -1,0 +1,85 @@
+/** metrics.json: every corrected line of a dataset — rates of the corrected text and of the OCR, counts, failures. */
+import { canonicalDescription } from '../../src/text/canonical';
+import { ratio, round } from '../format';
+import { profilesBlock } from '../score/condition-profiles';
+import type { ScoredDataset } from '../score/condition-lines';
+import type { SectionContext } from './context';
+import { conditionBlock, normalizationLabel, normCerWer } from './rates';
+import type { Rollup, Sums } from './sums';
+
+/** The `meta` of metrics.json: per dataset (`dataset` right after `phase`) or for all of them (`datasets` last). */
+export function metricsMeta(ctx: SectionContext, numSamples: number, scope: { dataset: string } | { datasets: string[] }) {
+  return {
+    phase: 'phase5',
+    ...('dataset' in scope ? { dataset: scope.dataset } : {}),
+    model: ctx.meta.model,
+    prompt_type: 'rag',
+    prompt_version: ctx.meta.prompt_version,
+    embedding_model: ctx.meta.embedding_model,
+    top_k: ctx.meta.top_k,
+    corpus_size: ctx.meta.corpus_size,
+    generated_at: ctx.generatedAt,
+    num_samples: numSamples,
+    ...('datasets' in scope ? { datasets: scope.datasets } : {}),
+  };
+}
+
+export const FAILED_SCORED_AS = 'identity (corrected = OCR text)';
+
+/** Phase 5 failures of metrics.json. */
+export function failuresBlock(all: Sums) {
+  return {
+    total: all.p5_fail_n,
+    error: all.p5_fail_error,
+    empty_output: all.p5_fail_empty,
+    rate: round(ratio(all.p5_fail_n, all.n)),
+    scored_as: FAILED_SCORED_AS,
+  };
+}
+
+/** metrics.json (docs/outputs.md#metricsjson, and counts): every Phase 5 line of the dataset. */
+export function metricsDocument(scored: ScoredDataset, { t, all }: Rollup, ctx: SectionContext) {
+  return {
+    meta: metricsMeta(ctx, all.n, { dataset: scored.dataset }),
+    corrected: conditionBlock(all, 'p5'),
+    ocr_baseline: conditionBlock(all, 'ocr'),
+    line_effects: {
+      helped: all.p5_help,
+      harmed: all.p5_harm,
+      unchanged: all.n - all.p5_help - all.p5_harm,
+      help_rate: round(ratio(all.p5_help, all.n)),
+      harm_rate: round(ratio(all.p5_harm, all.n)),
+      definition: 'per line, Phase 5 character edits vs the raw OCR line: fewer = helped, more = harmed',
+    },
+    counts: {
+      samples: all.n,
+      by_prompt_type: { rag: all.n - all.fallback_n, zero_shot_fallback: all.fallback_n },
+      with_retrieval: t.filter('d => d.has_retrieval').numRows(),
+      without_inference_input: all.no_input_n,
+      empty_reference: all.empty_ref,
+      gold_mismatch_with_other_inputs: all.gold_mismatch_n,
+      alignment_skipped: scored.alignmentSkipped,
+    },
+    failures: failuresBlock(all),
+    normalized: ctx.normalization
+      ? {
+          label: normalizationLabel(ctx.normalization),
+          settings: ctx.normalization,
+          corrected: normCerWer(all, 'p5'),
+          ocr_baseline: normCerWer(all, 'ocr'),
+        }
+      : null,
+    profiles: profilesBlock(scored.profiles),
+    scoring: scoringNote(ctx),
+  };
+}
+
+export function scoringNote(ctx: Pick<SectionContext, 'collapseWhitespace'>) {
+  return {
+    cer: 'Levenshtein distance over Unicode code points, summed over lines / summed gold characters',
+    wer: 'Levenshtein distance over whitespace tokens, summed over lines / summed gold words',
+    text_preparation: canonicalDescription(ctx.collapseWhitespace),
+    mean_per_line: 'mean of per-line rates over lines with a non-empty gold text',
+    failed_lines: 'corrections with an error or an empty output are scored as identity (corrected = OCR text) and counted under failures',
+  };
+}

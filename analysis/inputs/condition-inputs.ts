@@ -1,0 +1,187 @@
+/**
+ * Reading the analyze stage's inputs: `<phase5Dir>/inference_input.jsonl`, `<phase5Dir>/corrections.jsonl`
+ * (RAG condition) and `<phase2Dir>/corrections.jsonl` (zero-shot baseline). Records are validated with
+ * the infer stage's schemas; a malformed line throws with file:line and the bad fields. A repeated
+ * (dataset, sample_id) keeps its first line and is counted and logged as a duplicate.
+ */
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { readJsonl } from '../../src/io/jsonl';
+import {
+  CorrectionRecordSchema,
+  InferenceInputSchema,
+  describeZodError,
+  toCorrectionRecord,
+  type CorrectionRecord,
+} from '../../src/llm/records';
+import type { Logger } from '../../src/util/log';
+import { cmpStr } from '../format';
+
+export const RetrievalSourceSchema = z.object({
+  source_uri: z.string(),
+  idx: z.number().int().nullish(),
+  date: z.union([z.number(), z.string()]).nullish(),
+});
+
+/** inference_input.jsonl line as the analysis needs it (retrieval scores and sources). */
+export const AnalysisInputSchema = InferenceInputSchema.extend({
+  prompt_version: z.string().nullish(),
+  retrieval_sources: z.array(RetrievalSourceSchema).nullish(),
+});
+export type AnalysisInputRecord = z.infer<typeof AnalysisInputSchema>;
+
+export interface Loaded<T> {
+  record: T;
+  /** The line exactly as parsed (written back unchanged into the per-dataset split). */
+  raw: unknown;
+  line: number;
+}
+
+export interface DuplicateInfo {
+  file: string;
+  line: number;
+  dataset: string;
+  sample_id: string;
+  firstLine: number;
+}
+
+export interface LoadedFile<T> {
+  file: string;
+  /** dataset → records in file order. */
+  byDataset: Map<string, Array<Loaded<T>>>;
+  duplicates: DuplicateInfo[];
+  mtimeMs: number;
+}
+
+export async function loadFile<T extends { dataset: string; sample_id: string }>(
+  file: string,
+  parse: (v: unknown) => { ok: true; value: T } | { ok: false; error: string },
+  keep: (dataset: string) => boolean,
+): Promise<LoadedFile<T>> {
+  const byDataset = new Map<string, Array<Loaded<T>>>();
+  const seen = new Map<string, number>();
+  const duplicates: DuplicateInfo[] = [];
+  for await (const { value, line } of readJsonl(file)) {
+    const p = parse(value);
+    if (!p.ok) throw new Error(`${file}:${line}: ${p.error}`);
+    const rec = p.value;
+    if (!keep(rec.dataset)) continue;
+    const key = `${rec.dataset}\u0000${rec.sample_id}`;
+    const first = seen.get(key);
+    if (first !== undefined) {
+      duplicates.push({ file, line, dataset: rec.dataset, sample_id: rec.sample_id, firstLine: first });
+      continue;
+    }
+    seen.set(key, line);
+    let list = byDataset.get(rec.dataset);
+    if (!list) byDataset.set(rec.dataset, (list = []));
+    list.push({ record: rec, raw: value, line });
+  }
+  return { file, byDataset, duplicates, mtimeMs: statSync(file).mtimeMs };
+}
+
+export function parseCorrection(v: unknown): { ok: true; value: CorrectionRecord } | { ok: false; error: string } {
+  const r = CorrectionRecordSchema.safeParse(v);
+  return r.success
+    ? { ok: true, value: toCorrectionRecord(r.data) }
+    : { ok: false, error: `invalid corrections record: ${describeZodError(r.error)}` };
+}
+
+export function parseInferenceInput(v: unknown): { ok: true; value: AnalysisInputRecord } | { ok: false; error: string } {
+  const r = AnalysisInputSchema.safeParse(v);
+  return r.success ? { ok: true, value: r.data } : { ok: false, error: `invalid inference input record: ${describeZodError(r.error)}` };
+}
+
+export interface StudyInputs {
+  /** Sorted dataset keys to analyse. */
+  datasets: string[];
+  phase5: LoadedFile<CorrectionRecord>;
+  /** null when no baseline was found. */
+  phase2: LoadedFile<CorrectionRecord> | null;
+  /** null when inference_input.jsonl is absent. */
+  inferenceInput: LoadedFile<AnalysisInputRecord> | null;
+  /** ISO time of the newest input file (the deterministic `generated_at`). */
+  newestInputIso: string;
+  warnings: string[];
+}
+
+export interface LoadOptions {
+  phase5Dir: string;
+  phase2Dir?: string | null;
+  datasets?: string[];
+  log?: Logger;
+}
+
+/** Load and validate every input of one analysis run. */
+export async function loadStudyInputs(opts: LoadOptions): Promise<StudyInputs> {
+  const warnings: string[] = [];
+  const warn = (msg: string, extra: Record<string, unknown> = {}) => {
+    warnings.push(msg);
+    opts.log?.warn(extra, msg);
+  };
+  const want = opts.datasets && opts.datasets.length > 0 ? new Set(opts.datasets) : null;
+  const keep = (d: string) => want === null || want.has(d);
+
+  const p5File = path.join(opts.phase5Dir, 'corrections.jsonl');
+  if (!existsSync(p5File)) {
+    throw new Error(`${p5File} not found: run the infer stage (or import a corrections.jsonl) before analyze`);
+  }
+  const phase5 = await loadFile(p5File, parseCorrection, keep);
+  const present = [...phase5.byDataset.keys()].sort(cmpStr);
+  if (want) {
+    const missing = [...want].filter((d) => !phase5.byDataset.has(d)).sort(cmpStr);
+    if (missing.length > 0) {
+      throw new Error(`${p5File}: no records for dataset(s) ${missing.join(', ')} (asked for with --datasets)`);
+    }
+  }
+  if (present.length === 0) throw new Error(`${p5File}: no correction records`);
+  for (const d of present) {
+    if (d.includes('/') || d.includes('\\') || d === '.' || d === '..') {
+      throw new Error(`${p5File}: dataset key "${d}" cannot be used as a folder name`);
+    }
+  }
+
+  const inFile = path.join(opts.phase5Dir, 'inference_input.jsonl');
+  let inferenceInput: LoadedFile<AnalysisInputRecord> | null = null;
+  if (existsSync(inFile)) inferenceInput = await loadFile(inFile, parseInferenceInput, keep);
+  else warn(`${inFile} not found: retrieval analysis will report no retrieval data`, { file: inFile });
+
+  let phase2: LoadedFile<CorrectionRecord> | null = null;
+  if (opts.phase2Dir) {
+    const p2File = path.join(opts.phase2Dir, 'corrections.jsonl');
+    if (existsSync(p2File)) {
+      phase2 = await loadFile(p2File, parseCorrection, keep);
+    } else {
+      // Older Phase 2 results may only have the per-dataset splits.
+      const merged: LoadedFile<CorrectionRecord> = { file: p2File, byDataset: new Map(), duplicates: [], mtimeMs: 0 };
+      for (const d of present) {
+        const f = path.join(opts.phase2Dir, d, 'corrections.jsonl');
+        if (!existsSync(f)) continue;
+        const one = await loadFile(f, parseCorrection, (x) => x === d);
+        for (const [k, v] of one.byDataset) merged.byDataset.set(k, v);
+        merged.duplicates.push(...one.duplicates);
+        merged.mtimeMs = Math.max(merged.mtimeMs, one.mtimeMs);
+      }
+      if (merged.byDataset.size > 0) phase2 = merged;
+      else warn(`no Phase 2 baseline under ${opts.phase2Dir} (corrections.jsonl): comparisons will be empty`, { dir: opts.phase2Dir });
+    }
+  } else {
+    warn('no Phase 2 directory given: comparisons will be empty');
+  }
+
+  const MAX_LISTED = 20;
+  for (const f of [phase5, phase2, inferenceInput]) {
+    const dups = f?.duplicates ?? [];
+    for (const d of dups.slice(0, MAX_LISTED)) {
+      warn(`${d.file}:${d.line}: duplicate sample_id "${d.sample_id}" in dataset ${d.dataset} (first at line ${d.firstLine}); skipped`, {
+        file: d.file,
+        line: d.line,
+      });
+    }
+    if (dups.length > MAX_LISTED) warn(`${f!.file}: ${dups.length} duplicate lines in all (first ${MAX_LISTED} listed); skipped`);
+  }
+
+  const newest = Math.max(phase5.mtimeMs, phase2?.mtimeMs ?? 0, inferenceInput?.mtimeMs ?? 0);
+  return { datasets: present, phase5, phase2, inferenceInput, newestInputIso: new Date(Math.floor(newest)).toISOString(), warnings };
+}

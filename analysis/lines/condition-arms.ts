@@ -1,0 +1,134 @@
+/**
+ * The arms the Lines view shows: a list of {name, corrections per line, retrieval per line}. Without
+ * study arms these are the two default arms — `rag` (results/phase5, with its
+ * inference_input.jsonl) and `zero_shot` (results/phase2), baseline `zero_shot` — and callers may add more
+ * (`AnalyzeOptions.arms`: a corrections file, optionally its inference_input.jsonl), so further arms plug in.
+ */
+import { existsSync } from 'node:fs';
+import type { CorrectionRecord } from '../../src/llm/records';
+import { failureKind } from '../score/condition-lines';
+import {
+  loadFile,
+  parseCorrection,
+  parseInferenceInput,
+  type AnalysisInputRecord,
+  type Loaded,
+  type StudyInputs,
+} from '../inputs/condition-inputs';
+
+/** An extra arm for the Lines view (study arms: `<results>/arms/<arm>/`). */
+export interface ArmSource {
+  name: string;
+  /** Its corrections.jsonl (the record shape of the infer stage; `raw_text` / `guard` read when present). */
+  correctionsPath: string;
+  /** Its inference_input.jsonl, for the retrieved sentences (absent = none shown). */
+  inferenceInputPath?: string;
+  /** Retrieval mode as the arm records it (dense, hybrid, random, gold_query, none). */
+  retrievalMode?: string;
+  /** True for an oracle arm (gold_query): an upper bound, not a method. */
+  upperBound?: boolean;
+  /** The corrections.jsonl of its replicates 1 … (an arm with replicates; docs/outputs.md#replicates). */
+  replicatePaths?: string[];
+}
+
+/** An arm's records, keyed by dataset + sample_id. */
+export interface LoadedArm {
+  name: string;
+  retrievalMode: string | null;
+  upperBound: boolean;
+  corrections: Map<string, Loaded<CorrectionRecord>>;
+  inputs: Map<string, AnalysisInputRecord> | null;
+  /** Per replicate 1 …, the text each line is scored on (the corrected text, the OCR text when failed), by line key. */
+  replicates?: Map<string, string>[];
+}
+
+export const lineKey = (dataset: string, sampleId: string) => `${dataset}\u0000${sampleId}`;
+
+/** Flatten per-dataset records into one map by line key. */
+function byLine<T extends { dataset: string; sample_id: string }>(byDataset: Map<string, Array<Loaded<T>>>): Map<string, Loaded<T>> {
+  const m = new Map<string, Loaded<T>>();
+  for (const list of byDataset.values()) for (const x of list) m.set(lineKey(x.record.dataset, x.record.sample_id), x);
+  return m;
+}
+
+function recordsOnly<T extends { dataset: string; sample_id: string }>(byDataset: Map<string, Array<Loaded<T>>>): Map<string, T> {
+  return new Map([...byLine(byDataset)].map(([k, v]) => [k, v.record]));
+}
+
+/** The two conditions as arms: rag (with retrieval) and, when there is a baseline, zero_shot. */
+export function conditionArms(inputs: StudyInputs): LoadedArm[] {
+  const arms: LoadedArm[] = [
+    {
+      name: 'rag',
+      retrievalMode: inputs.inferenceInput ? 'dense' : null,
+      upperBound: false,
+      corrections: byLine(inputs.phase5.byDataset),
+      inputs: inputs.inferenceInput ? recordsOnly(inputs.inferenceInput.byDataset) : null,
+    },
+  ];
+  if (inputs.phase2)
+    arms.push({ name: 'zero_shot', retrievalMode: 'none', upperBound: false, corrections: byLine(inputs.phase2.byDataset), inputs: null });
+  return arms;
+}
+
+/**
+ * The study arms that join the two conditions: one named like a condition (a study arm `rag` beside
+ * results/phase5) would be a second column of the same name, so the condition keeps it (with a warning).
+ */
+export function joiningStudyArms(study: readonly ArmSource[], conditions: readonly LoadedArm[], warnings: string[]): ArmSource[] {
+  const taken = new Set(conditions.map((a) => a.name));
+  for (const s of study.filter((x) => taken.has(x.name))) {
+    warnings.push(
+      `study arm "${s.name}" has the name of a condition; the Lines view shows the condition's lines (${s.correctionsPath} left out there)`,
+    );
+  }
+  return study.filter((x) => !taken.has(x.name));
+}
+
+/** Load extra arms (only the analysed datasets); a missing file is a clear one-line error. */
+export async function loadExtraArms(
+  sources: readonly ArmSource[],
+  datasets: readonly string[],
+  taken: readonly string[],
+): Promise<LoadedArm[]> {
+  const keep = (d: string) => datasets.includes(d);
+  const names = new Set(taken);
+  const arms: LoadedArm[] = [];
+  for (const s of sources) {
+    if (names.has(s.name)) throw new Error(`arm "${s.name}" is given twice (arms: ${[...names].join(', ')})`);
+    names.add(s.name);
+    if (!existsSync(s.correctionsPath)) throw new Error(`${s.correctionsPath} not found (corrections of arm "${s.name}")`);
+    const corrections = await loadFile(s.correctionsPath, parseCorrection, keep);
+    const input =
+      s.inferenceInputPath && existsSync(s.inferenceInputPath) ? await loadFile(s.inferenceInputPath, parseInferenceInput, keep) : null;
+    arms.push({
+      name: s.name,
+      retrievalMode: s.retrievalMode ?? null,
+      upperBound: s.upperBound === true,
+      corrections: byLine(corrections.byDataset),
+      inputs: input ? recordsOnly(input.byDataset) : null,
+      ...(s.replicatePaths?.length ? { replicates: await replicateTexts(s.replicatePaths, keep) } : {}),
+    });
+  }
+  return arms;
+}
+
+/** Each replicate file's scored text per line key (a failed line scores as its OCR text). */
+async function replicateTexts(files: readonly string[], keep: (d: string) => boolean): Promise<Map<string, string>[]> {
+  const out: Map<string, string>[] = [];
+  for (const file of files) {
+    const loaded = await loadFile(file, parseCorrection, keep);
+    out.push(new Map([...recordsOnly(loaded.byDataset)].map(([k, r]) => [k, failureKind(r) ? r.ocr_text : r.corrected_text])));
+  }
+  return out;
+}
+
+/** The baseline arm: the one asked for, else zero_shot when present, else the first arm. */
+export function baselineArm(arms: readonly LoadedArm[], asked?: string): string {
+  if (asked !== undefined) {
+    if (!arms.some((a) => a.name === asked))
+      throw new Error(`baseline arm "${asked}" is not one of the arms (${arms.map((a) => a.name).join(', ')})`);
+    return asked;
+  }
+  return arms.some((a) => a.name === 'zero_shot') ? 'zero_shot' : arms[0].name;
+}

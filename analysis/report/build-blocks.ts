@@ -1,0 +1,103 @@
+/** The Phase 5 report as blocks, in reading order: intro, validity, skipped inputs, results, charts, lines, notes. */
+import path from 'node:path';
+import { describeKinds, totalSkips } from '../../src/stages/skips';
+import type { ReportDocs } from '../charts/specs';
+import { dash, type Block, type RenderedChart } from './blocks';
+import { errorChangeBlocks } from './sections/error-changes';
+import { errorClassBlocks, exampleSectionBlocks } from './sections/lines';
+import { profileBlocks } from './sections/profiles';
+import { bandBlocks, leakageBlocks, lineEffectBlocks, mainResultBlocks, normalisedBlocks, retrievalBlocks } from './sections/results';
+
+export function buildBlocks(d: ReportDocs, charts: RenderedChart[], skipped: string[], title: string): Block[] {
+  return [
+    ...introBlocks(d, title),
+    ...validityBlocks(d),
+    ...skippedInputBlocks(d),
+    ...mainResultBlocks(d),
+    ...lineEffectBlocks(d),
+    ...leakageBlocks(d),
+    ...retrievalBlocks(d),
+    ...bandBlocks(d),
+    ...errorChangeBlocks(d),
+    ...errorClassBlocks(d.errorClasses),
+    ...normalisedBlocks(d),
+    ...profileBlocks(d.metrics),
+    ...chartBlocks(charts, skipped),
+    ...(d.lines ? [{ kind: 'lines', doc: d.lines } as Block] : []),
+    ...exampleSectionBlocks(d.lines),
+    ...noteBlocks(d),
+  ];
+}
+
+function introBlocks(d: ReportDocs, title: string): Block[] {
+  const meta = d.metrics.meta ?? {};
+  return [
+    { kind: 'h1', text: title },
+    {
+      kind: 'p',
+      text:
+        `Inputs as of ${meta.generated_at}. Model: ${meta.model ?? dash}; prompt ${meta.prompt_version ?? dash}; embedding model: ${meta.embedding_model ?? dash}; ` +
+        `top-k ${meta.top_k ?? dash}; corpus ${meta.corpus_size ?? dash} sentences; ${meta.num_samples} OCR lines in ${d.datasets.length} dataset(s).`,
+    },
+    {
+      kind: 'p',
+      text: 'Phase 5 (RAG over OpenITI) is compared only with Phase 2 (zero-shot, same model). Key metric: ΔCER = Phase 5 CER − Phase 2 CER; negative = improvement. Raw OCR is shown for reference.',
+    },
+  ];
+}
+
+/** Input lines/files the export left out, per dataset of the report; nothing (not even a heading) when none. */
+function skippedInputBlocks(d: ReportDocs): Block[] {
+  const names = new Set(d.datasets.map((ds) => ds.name));
+  const items = Object.entries(d.skippedInputs ?? {})
+    .filter(([name, s]) => names.has(name) && totalSkips(s) > 0)
+    .map(([name, s]) => `${name}: ${totalSkips(s)} skipped — ${describeKinds(s, (f) => (path.isAbsolute(f) ? path.basename(f) : f))}`);
+  if (items.length === 0) return [];
+  return [
+    { kind: 'h2', text: 'Skipped inputs' },
+    {
+      kind: 'p',
+      text: 'Input lines or files the export left out (counted by kind, with the first examples); every other line was scored.',
+    },
+    { kind: 'list', items },
+  ];
+}
+
+/** At the top, before any figure: which comparisons are not valid (too many failed lines) and why. Nothing when all are. */
+function validityBlocks(d: ReportDocs): Block[] {
+  const invalid = [
+    ...(d.comparison.overall?.valid === false && d.datasets.length > 1 ? [`All datasets: ${d.comparison.overall.invalid_reason}`] : []),
+    ...d.datasets.filter((ds) => ds.comparison.valid === false).map((ds) => `${ds.name}: ${ds.comparison.invalid_reason}`),
+  ];
+  if (invalid.length === 0) return [];
+  return [
+    {
+      kind: 'p',
+      text: '**Not valid — no headline ΔCER.** Too many lines failed in at least one condition; the figures below score those lines as the raw OCR and measure the failures, not the method.',
+    },
+    { kind: 'list', items: invalid },
+  ];
+}
+
+function chartBlocks(charts: RenderedChart[], skipped: string[]): Block[] {
+  const blocks: Block[] = [{ kind: 'h2', text: 'Charts' }, ...charts.map((chart): Block => ({ kind: 'chart', chart }))];
+  if (skipped.length) blocks.push({ kind: 'p', text: `Not drawn (no data): ${skipped.join(', ')}.` });
+  return blocks;
+}
+
+function noteBlocks(d: ReportDocs): Block[] {
+  const sc = d.metrics.scoring ?? {};
+  const boot = d.comparison.overall?.bootstrap;
+  return [
+    { kind: 'h2', text: 'Notes' },
+    {
+      kind: 'list',
+      items: [
+        `CER: ${sc.cer}. WER: ${sc.wer}. Text preparation: ${sc.text_preparation}.`,
+        `Failed corrections: ${sc.failed_lines}.`,
+        'Comparisons use the samples present in both conditions; metrics.json uses every Phase 5 line.',
+        `Confidence intervals: ${boot?.method ?? 'bootstrap'}; ${boot?.iterations ?? dash} resamples, seed ${boot?.seed ?? dash}; the all-datasets interval resamples within each dataset.`,
+      ],
+    },
+  ];
+}

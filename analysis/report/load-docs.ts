@@ -1,0 +1,51 @@
+/** The analysis documents the report reads from a Phase 5 directory (metrics, comparisons, retrieval, lines). */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Skips } from '../../src/stages/skips';
+import type { ReportDocs } from '../charts/specs';
+import { readLinesJson } from '../lines/lines-json';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+function readJsonSync(file: string): Json {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as Json;
+  } catch (err) {
+    throw new Error(`${file}: ${(err as Error).message}`);
+  }
+}
+
+/** Load what the report needs; throws a clear error when the analysis has not run yet. */
+export function loadReportDocs(phase5Dir: string): ReportDocs {
+  const mFile = path.join(phase5Dir, 'metrics.json');
+  const cFile = path.join(phase5Dir, 'comparison.json');
+  for (const f of [mFile, cFile]) if (!existsSync(f)) throw new Error(`${f} not found: run the analyze stage first`);
+  const metrics = readJsonSync(mFile);
+  const comparison = readJsonSync(cFile);
+  const ecFile = path.join(phase5Dir, 'error_changes.json');
+  const names: string[] = metrics.meta?.datasets ?? [];
+  const opt = (f: string) => (existsSync(f) ? readJsonSync(f) : null);
+  return {
+    metrics,
+    comparison,
+    errorChanges: opt(ecFile),
+    skippedInputs: opt(path.join(phase5Dir, 'export', 'skipped.json')) as Record<string, Skips> | null,
+    ...loadLineDocs(phase5Dir),
+    datasets: names.map((name) => {
+      const dir = path.join(phase5Dir, name);
+      return {
+        name,
+        metrics: readJsonSync(path.join(dir, 'metrics.json')),
+        comparison: readJsonSync(path.join(dir, 'comparison_vs_phase2.json')),
+        retrieval: opt(path.join(dir, 'retrieval_analysis.json')),
+        errorChanges: opt(path.join(dir, 'error_changes.json')),
+      };
+    }),
+  };
+}
+
+/** lines.json and error_classes.json of `dir` (null each when the analysis ran without the Lines view). */
+export function loadLineDocs(dir: string): { lines: Json | null; errorClasses: Json | null } {
+  const opt = (f: string, read: (f: string) => Json) => (existsSync(f) ? read(f) : null);
+  return { lines: opt(path.join(dir, 'lines.json'), readLinesJson), errorClasses: opt(path.join(dir, 'error_classes.json'), readJsonSync) };
+}

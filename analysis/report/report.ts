@@ -1,0 +1,88 @@
+/**
+ * report.md and report.html (opens from disk, no network; the Lines view reads its lines from report-lines/
+ * beside it) from the analysis documents already on disk, so `phase5 report` can regenerate it in seconds
+ * without re-scoring.
+ *
+ * Charts: Vega-Lite specs (analysis/charts) filled with data → <phase5Dir>/charts/<name>.vl.json, .svg
+ * (vega View.toSVG) and .png (resvg). report.md links the PNGs; report.html inlines the Vega runtime
+ * (node_modules/vega/build/vega.min.js) and the compiled Vega specs and renders them as SVG in the browser,
+ * with the server-rendered SVG as a <noscript> fallback.
+ */
+import path from 'node:path';
+import { writeFileAtomic } from '../../src/io/jsonl';
+import type { ArmsAnalysis } from '../study/arms';
+import { armsSection } from './sections/arms';
+import { buildCharts, CHART_NAMES, errorClassChart } from '../charts/specs';
+import type { Block } from './blocks';
+import { writeLinesSideFiles } from '../explorer/side-files';
+import { buildBlocks } from './build-blocks';
+import { removeCharts, renderArmsCharts, renderCharts } from './chart-files';
+import { loadLineDocs, loadReportDocs } from './load-docs';
+import { toHtml, vegaMinJsPath } from './html';
+import { errorClassBlocks, exampleSectionBlocks } from './sections/lines';
+import { toMarkdown } from './markdown';
+import type { RenderReportOptions } from '../types';
+
+export { loadReportDocs, vegaMinJsPath };
+
+export interface RenderedReport {
+  /** Files written, relative to phase5Dir. */
+  files: string[];
+  charts: string[];
+  skipped: string[];
+}
+
+/** Write report.md, report.html and charts/* from the analysis documents in `phase5Dir` (+ the Arms section when given). */
+export async function renderReport(phase5Dir: string, opts: RenderReportOptions = {}): Promise<RenderedReport> {
+  const docs = loadReportDocs(phase5Dir);
+  const title = opts.title ?? 'Phase 5 report: RAG (OpenITI) vs Phase 2 zero-shot';
+  const { charts, skipped } = buildCharts(docs);
+  const chartDir = path.join(phase5Dir, 'charts');
+  const out = await renderCharts(chartDir, charts, opts.png !== false);
+  // Charts without data this time must not linger from an earlier run.
+  removeCharts(
+    chartDir,
+    CHART_NAMES.filter((n) => skipped.includes(n)),
+  );
+  const arms = await renderArmsCharts(chartDir, opts, out.files);
+  const blocks = buildBlocks(docs, out.rendered, skipped, title);
+  if (opts.arms)
+    blocks.splice(
+      blocks.findIndex((b) => b.kind === 'h2' && b.text === 'Charts'),
+      0,
+      ...armsSection(opts.arms, arms),
+    );
+  writeFileAtomic(path.join(phase5Dir, 'report.md'), toMarkdown(blocks));
+  writeFileAtomic(path.join(phase5Dir, 'report.html'), toHtml(blocks, title));
+  out.files.push('report.md', 'report.html', ...writeLinesSideFiles(phase5Dir, docs.lines ?? null));
+  return { files: out.files, charts: [...out.rendered, ...arms].map((c) => c.name), skipped };
+}
+
+/**
+ * A report of the arms alone (a study whose results have no Phase 5 corrections of their own): report.md,
+ * report.html and charts/ in `dir` (the analysis writes it to `<results>/study/`).
+ */
+export async function renderArmsReport(dir: string, arms: ArmsAnalysis, opts: RenderReportOptions = {}): Promise<RenderedReport> {
+  const title = opts.title ?? 'Study arms report';
+  const files: string[] = [];
+  const chartDir = path.join(dir, 'charts');
+  const rendered = await renderArmsCharts(chartDir, { ...opts, arms }, files);
+  const docs = loadLineDocs(dir);
+  const classChart = errorClassChart(docs.errorClasses);
+  removeCharts(chartDir, classChart ? [] : ['error_classes']);
+  const classes = await renderCharts(chartDir, classChart ? [classChart] : [], opts.png !== false);
+  files.push(...classes.files);
+  const blocks: Block[] = [
+    { kind: 'h1', text: title },
+    { kind: 'p', text: `Inputs as of ${arms.generated_at}; datasets: ${arms.datasets.join(', ')}.` },
+    ...armsSection(arms, rendered),
+    ...errorClassBlocks(docs.errorClasses),
+    ...classes.rendered.map((chart): Block => ({ kind: 'chart', chart })),
+    ...(docs.lines ? [{ kind: 'lines', doc: docs.lines } as Block] : []),
+    ...exampleSectionBlocks(docs.lines),
+  ];
+  writeFileAtomic(path.join(dir, 'report.md'), toMarkdown(blocks));
+  writeFileAtomic(path.join(dir, 'report.html'), toHtml(blocks, title));
+  files.push('report.md', 'report.html', ...writeLinesSideFiles(dir, docs.lines));
+  return { files, charts: rendered.map((c) => c.name), skipped: [] };
+}

@@ -1,0 +1,333 @@
+/**
+ * Per-line scoring of one dataset: raw OCR, the Phase 2 zero-shot correction and the Phase 5 RAG correction,
+ * each against the gold line, plus what the line's retrieval looked like. Produces plain rows that
+ * become an Arquero table (analysis/documents/sums.ts) and, optionally, the character-level error changes.
+ *
+ * Failed corrections (an `error`, or an empty output for a non-empty OCR line) are scored as identity:
+ * corrected = OCR text. They are counted, never dropped.
+ */
+import type { CorrectionRecord } from '../../src/llm/records';
+import { isFailed } from '../../src/llm/records';
+import { canonical } from '../../src/text/canonical';
+import { anchorOps, compareErrors, ERROR_CATEGORIES, ErrorChangeAccumulator } from './error-changes';
+import { eraOf, ocrCerBand, parseDate, scoreBucket, type Era } from '../format';
+import type { AnalysisInputRecord, Loaded } from '../inputs/condition-inputs';
+import { prepareText, scorePair, scorePrepared } from '../../src/text/distance';
+import type { NormalizationProfile, NormalizationSettings } from '../../src/text/profiles';
+import { addLine, lineDistances, profileTallies, type LineDistances, type ProfileTally } from './condition-profiles';
+
+export type FailureKind = 'error' | 'empty_output';
+
+/** Why a correction counts as failed (null = usable). */
+export function failureKind(r: Pick<CorrectionRecord, 'error' | 'corrected_text' | 'ocr_text'>): FailureKind | null {
+  if (isFailed(r)) return 'error';
+  if (canonical(r.corrected_text) === '' && canonical(r.ocr_text) !== '') return 'empty_output';
+  return null;
+}
+
+export interface ScoredLine {
+  /** Position in the Phase 5 file (stable order). */
+  idx: number;
+  sample_id: string;
+  prompt_type: string;
+  ref_chars: number;
+  ref_words: number;
+  ocr_ce: number;
+  ocr_we: number;
+  p5_ce: number;
+  p5_we: number;
+  /** Character substitutions / deletions / insertions of each alignment. */
+  ocr_cs: number;
+  ocr_cd: number;
+  ocr_ci: number;
+  p5_cs: number;
+  p5_cd: number;
+  p5_ci: number;
+  p2_cs: number;
+  p2_cd: number;
+  p2_ci: number;
+  p5_failed: boolean;
+  p5_failure: FailureKind | null;
+  has_p2: boolean;
+  /** 0 when there is no Phase 2 line (filter on has_p2). */
+  p2_ce: number;
+  p2_we: number;
+  p2_failed: boolean;
+  p2_failure: FailureKind | null;
+  /** Counts under the first secondary profile (the `normalized` blocks); 0 without a secondary profile. */
+  n_ref_chars: number;
+  n_ref_words: number;
+  n_ocr_ce: number;
+  n_ocr_we: number;
+  n_p5_ce: number;
+  n_p5_we: number;
+  n_p2_ce: number;
+  n_p2_we: number;
+  ocr_band: string;
+  has_input: boolean;
+  has_retrieval: boolean;
+  top1: number | null;
+  top3_mean: number | null;
+  topk_mean: number | null;
+  bucket: string | null;
+  top1_source: string | null;
+  top1_era: string | null;
+  /** Top-1 / any retrieved source matches the dataset's source pattern (null: no pattern or no retrieval). */
+  leak_top1: boolean | null;
+  leak_any: boolean | null;
+  /** Gold text differs between the Phase 5 and Phase 2 (or inference input) records of this sample. */
+  gold_mismatch: boolean;
+}
+
+export interface ScoreOptions {
+  collapseWhitespace: boolean;
+  /** Every figure is scored under `primary`; the secondary profiles are tallied beside (analysis/score/condition-profiles.ts). */
+  profiles: NormalizationSettings;
+  errorAnalysis: boolean;
+  /** top_k for the "top-k" mean score; defaults to all scores of the line. */
+  topK?: number;
+  eras: readonly Era[];
+  isSourceBook: ((uri: string) => boolean) | null;
+}
+
+export interface ScoredDataset extends DatasetTallies {
+  dataset: string;
+  rows: ScoredLine[];
+}
+
+const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
+
+type Scored = ReturnType<typeof scorePrepared>;
+
+/** What scoring a dataset accumulates besides the rows. */
+interface DatasetTallies {
+  /** Character error changes (OCR → correction), null when error analysis is off. */
+  p5Changes: ErrorChangeAccumulator | null;
+  p2Changes: ErrorChangeAccumulator | null;
+  /** Per line: [fixed, introduced] per ERROR_CATEGORIES entry for Phase 5 (null when error analysis is off). */
+  p5LineCategories: Int32Array[] | null;
+  models: Map<string, number>;
+  promptVersions: Map<string, number>;
+  /** Lines whose alignment was refused as too large (scored, but left out of error changes). */
+  alignmentSkipped: number;
+  /** Summed counts per normalisation profile, the primary first. */
+  profiles: ProfileTally[];
+}
+
+export function scoreDataset(
+  dataset: string,
+  phase5: Array<Loaded<CorrectionRecord>>,
+  phase2: Map<string, Loaded<CorrectionRecord>> | null,
+  inputs: Map<string, Loaded<AnalysisInputRecord>> | null,
+  opts: ScoreOptions,
+  onLine?: () => void,
+): ScoredDataset {
+  const tallies: DatasetTallies = {
+    p5Changes: opts.errorAnalysis ? new ErrorChangeAccumulator() : null,
+    p2Changes: opts.errorAnalysis && phase2 ? new ErrorChangeAccumulator() : null,
+    p5LineCategories: opts.errorAnalysis ? [] : null,
+    models: new Map<string, number>(),
+    promptVersions: new Map<string, number>(),
+    alignmentSkipped: 0,
+    profiles: profileTallies(opts.profiles),
+  };
+  const rows: ScoredLine[] = [];
+  phase5.forEach(({ record: r }, idx) => {
+    tallies.models.set(r.model, (tallies.models.get(r.model) ?? 0) + 1);
+    tallies.promptVersions.set(r.prompt_version, (tallies.promptVersions.get(r.prompt_version) ?? 0) + 1);
+    const line = lineInputs(r, phase2?.get(r.sample_id)?.record ?? null, inputs?.get(r.sample_id)?.record ?? null);
+    rows.push(scoreLine(idx, line, opts, tallies));
+    onLine?.();
+  });
+  return { dataset, rows, ...tallies };
+}
+
+/** One Phase 5 line with what the other inputs say about it; hypotheses are already failure-resolved. */
+interface LineInputs {
+  r: CorrectionRecord;
+  p5Failure: FailureKind | null;
+  /** The Phase 5 text that is scored (the OCR text for a failed correction). */
+  p5Hyp: string;
+  p2rec: CorrectionRecord | null;
+  p2Failure: FailureKind | null;
+  p2Hyp: string | null;
+  input: AnalysisInputRecord | null;
+}
+
+function lineInputs(r: CorrectionRecord, p2rec: CorrectionRecord | null, input: AnalysisInputRecord | null): LineInputs {
+  const p5Failure = failureKind(r);
+  const p2Failure = p2rec ? failureKind(p2rec) : null;
+  return {
+    r,
+    p5Failure,
+    p5Hyp: p5Failure ? r.ocr_text : r.corrected_text,
+    p2rec,
+    p2Failure,
+    p2Hyp: p2rec ? (p2Failure ? p2rec.ocr_text : p2rec.corrected_text) : null,
+    input,
+  };
+}
+
+/** The three character alignments of a line (gold → OCR / Phase 5 / Phase 2) and whether they carry ops. */
+interface LineAlignments {
+  g: string;
+  o: string;
+  ocrA: Scored;
+  p5A: Scored;
+  p2A: Scored | null;
+  aligned: boolean;
+}
+
+/**
+ * One character alignment per condition serves CER and the error analysis. A failed correction is
+ * scored as the OCR text, so it reuses the OCR alignment.
+ */
+function alignLine(l: LineInputs, base: Base, withOps: boolean, tallies: DatasetTallies): LineAlignments {
+  const { r, p5Failure, p5Hyp, p2rec, p2Failure, p2Hyp } = l;
+  const g = prepareText(r.gt_text, base);
+  const o = prepareText(r.ocr_text, base);
+  try {
+    const ocrA = scorePrepared(g, o, withOps);
+    const p5A = p5Failure ? ocrA : scorePrepared(g, prepareText(p5Hyp, base), withOps);
+    let p2A: Scored | null = null;
+    if (p2Hyp !== null) p2A = p2Failure && p2rec!.ocr_text === r.ocr_text ? ocrA : scorePrepared(g, prepareText(p2Hyp, base), withOps);
+    return { g, o, ocrA, p5A, p2A, aligned: withOps };
+  } catch (err) {
+    // A runaway output too long to align with back-pointers: score it by distance only.
+    if (!(err instanceof RangeError)) throw err;
+    tallies.alignmentSkipped++;
+    const ocrA = { score: scorePair(r.gt_text, r.ocr_text, base) };
+    const p5A = { score: scorePair(r.gt_text, p5Hyp, base) };
+    const p2A = p2Hyp !== null ? { score: scorePair(r.gt_text, p2Hyp, base) } : null;
+    return { g, o, ocrA, p5A, p2A, aligned: false };
+  }
+}
+
+/** Add the line's error changes to the accumulators and its per-category counts to p5LineCategories. */
+function recordErrorChanges(l: LineInputs, a: LineAlignments, base: Base, tallies: DatasetTallies): void {
+  const { p5Changes, p2Changes, p5LineCategories } = tallies;
+  if (!p5Changes || !p5LineCategories) return;
+  const cats = new Int32Array(ERROR_CATEGORIES.length * 2);
+  if (a.aligned) {
+    const { g, o, ocrA, p5A, p2A } = a;
+    const before = anchorOps(g, o, ocrA.ops!);
+    const c5 = p5A === ocrA ? compareErrors(before, before) : compareErrors(before, anchorOps(g, prepareText(l.p5Hyp, base), p5A.ops!));
+    p5Changes.add(c5);
+    for (const e of c5.fixed) cats[CATEGORY_INDEX.get(e.category)! * 2]++;
+    for (const e of c5.introduced) cats[CATEGORY_INDEX.get(e.category)! * 2 + 1]++;
+    if (p2Changes && p2A && l.p2Hyp !== null) {
+      p2Changes.add(
+        p2A === ocrA ? compareErrors(before, before) : compareErrors(before, anchorOps(g, prepareText(l.p2Hyp, base), p2A.ops!)),
+      );
+    }
+  }
+  p5LineCategories.push(cats);
+}
+
+/** How every primary figure prepares its texts: the canonical form under the primary profile. */
+interface Base {
+  collapseWhitespace: boolean;
+  profile: NormalizationProfile;
+}
+
+const CATEGORY_INDEX = new Map<string, number>(ERROR_CATEGORIES.map((c, i) => [c, i]));
+
+/** Score one line: alignments, normalised distances, error changes, and its row. */
+function scoreLine(idx: number, l: LineInputs, opts: ScoreOptions, tallies: DatasetTallies): ScoredLine {
+  const { r, p5Failure, p2rec, p2Failure, input } = l;
+  const base: Base = { collapseWhitespace: opts.collapseWhitespace, profile: opts.profiles.primary };
+  const a = alignLine(l, base, tallies.p5Changes !== null, tallies);
+  const n = secondaryDistances(l, opts, a, tallies);
+  const goldMismatch =
+    (p2rec !== null && prepareText(p2rec.gt_text, base) !== a.g) || (input !== null && prepareText(input.gt_text, base) !== a.g);
+  recordErrorChanges(l, a, base, tallies);
+  const ocr = a.ocrA.score;
+  const p5 = a.p5A.score;
+  const p2 = a.p2A?.score ?? null;
+  return {
+    idx,
+    sample_id: r.sample_id,
+    prompt_type: r.prompt_type,
+    ref_chars: ocr.refChars,
+    ref_words: ocr.refWords,
+    ocr_ce: ocr.charEdits,
+    ocr_we: ocr.wordEdits,
+    p5_ce: p5.charEdits,
+    p5_we: p5.wordEdits,
+    ocr_cs: ocr.char.substitutions,
+    ocr_cd: ocr.char.deletions,
+    ocr_ci: ocr.char.insertions,
+    p5_cs: p5.char.substitutions,
+    p5_cd: p5.char.deletions,
+    p5_ci: p5.char.insertions,
+    p2_cs: p2?.char.substitutions ?? 0,
+    p2_cd: p2?.char.deletions ?? 0,
+    p2_ci: p2?.char.insertions ?? 0,
+    p5_failed: p5Failure !== null,
+    p5_failure: p5Failure,
+    has_p2: p2 !== null,
+    p2_ce: p2?.charEdits ?? 0,
+    p2_we: p2?.wordEdits ?? 0,
+    p2_failed: p2Failure !== null,
+    p2_failure: p2Failure,
+    ...n,
+    ocr_band: ocrCerBand(ocr.charEdits, ocr.refChars),
+    has_input: input !== null,
+    ...retrievalColumns(input, opts),
+    gold_mismatch: goldMismatch,
+  };
+}
+
+/**
+ * The line under every profile, added to the profile tallies (the primary one from its alignments); the
+ * counts of the first secondary profile become the row's n_* columns.
+ */
+function secondaryDistances(l: LineInputs, opts: ScoreOptions, a: LineAlignments, tallies: DatasetTallies) {
+  const { r, p5Hyp, p2Hyp } = l;
+  const asDistances = (x: Scored) => ({
+    charEdits: x.score.charEdits,
+    refChars: x.score.refChars,
+    wordEdits: x.score.wordEdits,
+    refWords: x.score.refWords,
+  });
+  let first: LineDistances | null = null;
+  for (const t of tallies.profiles) {
+    const d = t.primary
+      ? { ocr: asDistances(a.ocrA), p5: asDistances(a.p5A), p2: a.p2A ? asDistances(a.p2A) : null }
+      : lineDistances(r.gt_text, r.ocr_text, p5Hyp, p2Hyp, t.profile, opts.collapseWhitespace);
+    addLine(t.counts, d);
+    if (!t.primary && !first) first = d;
+  }
+  return {
+    n_ref_chars: first?.ocr.refChars ?? 0,
+    n_ref_words: first?.ocr.refWords ?? 0,
+    n_ocr_ce: first?.ocr.charEdits ?? 0,
+    n_ocr_we: first?.ocr.wordEdits ?? 0,
+    n_p5_ce: first?.p5.charEdits ?? 0,
+    n_p5_we: first?.p5.wordEdits ?? 0,
+    n_p2_ce: first?.p2?.charEdits ?? 0,
+    n_p2_we: first?.p2?.wordEdits ?? 0,
+  };
+}
+
+/** What the line's retrieval looked like: scores, top-1 source and era, and source-book matches. */
+function retrievalColumns(input: AnalysisInputRecord | null, opts: ScoreOptions) {
+  const scores = input?.retrieval_scores ?? [];
+  const sources = input?.retrieval_sources ?? [];
+  const hasRetrieval = scores.length > 0;
+  const top1 = hasRetrieval ? scores[0] : null;
+  const k = opts.topK ?? scores.length;
+  const topSource = hasRetrieval && sources.length > 0 ? sources[0] : null;
+  const match = opts.isSourceBook;
+  return {
+    has_retrieval: hasRetrieval,
+    top1,
+    top3_mean: hasRetrieval ? mean(scores.slice(0, 3)) : null,
+    topk_mean: hasRetrieval ? mean(scores.slice(0, Math.max(1, k))) : null,
+    bucket: top1 !== null ? scoreBucket(top1) : null,
+    top1_source: topSource?.source_uri ?? null,
+    top1_era: hasRetrieval ? eraOf(parseDate(topSource?.date), opts.eras) : null,
+    leak_top1: match && hasRetrieval ? (topSource ? match(topSource.source_uri) : false) : null,
+    leak_any: match && hasRetrieval ? sources.some((s) => match(s.source_uri)) : null,
+  };
+}

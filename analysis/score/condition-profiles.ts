@@ -1,0 +1,132 @@
+/**
+ * The figures of every normalisation profile side by side (src/text/profiles.ts): per profile, the corpus CER
+ * and WER of the raw OCR and of the correction (metrics.json), the Phase 2 baseline on the paired lines, and
+ * per study arm the CER and ΔCER against the baseline arm and the OCR (arms.json). The primary profile's row
+ * repeats the headline figures; each row carries its rules in words. Point estimates only: the CIs and tests
+ * are computed under the primary profile.
+ */
+import type { NormalizationProfile, NormalizationSettings } from '../../src/text/profiles';
+import { scoreDistances, type DistanceScore } from '../../src/text/distance';
+import { ratio, round } from '../format';
+
+/** Summed edits and reference lengths of one profile over a set of lines. */
+export interface ProfileCounts {
+  ref_chars: number;
+  ref_words: number;
+  ocr_ce: number;
+  ocr_we: number;
+  p5_ce: number;
+  p5_we: number;
+  /** Over the lines that also have a Phase 2 line. */
+  paired_ref_chars: number;
+  paired_ref_words: number;
+  paired_p5_ce: number;
+  paired_p5_we: number;
+  p2_ce: number;
+  p2_we: number;
+}
+
+export interface ProfileTally {
+  profile: NormalizationProfile;
+  primary: boolean;
+  counts: ProfileCounts;
+}
+
+const zeroCounts = (): ProfileCounts => ({
+  ref_chars: 0,
+  ref_words: 0,
+  ocr_ce: 0,
+  ocr_we: 0,
+  p5_ce: 0,
+  p5_we: 0,
+  paired_ref_chars: 0,
+  paired_ref_words: 0,
+  paired_p5_ce: 0,
+  paired_p5_we: 0,
+  p2_ce: 0,
+  p2_we: 0,
+});
+
+/** One tally per profile, the primary first. */
+export function profileTallies(s: NormalizationSettings): ProfileTally[] {
+  return [s.primary, ...s.secondary].map((profile, i) => ({ profile, primary: i === 0, counts: zeroCounts() }));
+}
+
+/** The distances of one line under one profile (the OCR text stands in for a failed correction). */
+export interface LineDistances {
+  ocr: DistanceScore;
+  p5: DistanceScore;
+  p2: DistanceScore | null;
+}
+
+/** Distances of a line under `profile`; `p5Hyp` / `p2Hyp` are the texts that are scored. */
+export function lineDistances(
+  gold: string,
+  ocr: string,
+  p5Hyp: string,
+  p2Hyp: string | null,
+  profile: NormalizationProfile,
+  collapseWhitespace: boolean,
+): LineDistances {
+  const opts = { collapseWhitespace, profile };
+  const o = scoreDistances(gold, ocr, opts);
+  return {
+    ocr: o,
+    p5: p5Hyp === ocr ? o : scoreDistances(gold, p5Hyp, opts),
+    p2: p2Hyp === null ? null : p2Hyp === ocr ? o : scoreDistances(gold, p2Hyp, opts),
+  };
+}
+
+export function addLine(c: ProfileCounts, d: LineDistances): void {
+  c.ref_chars += d.ocr.refChars;
+  c.ref_words += d.ocr.refWords;
+  c.ocr_ce += d.ocr.charEdits;
+  c.ocr_we += d.ocr.wordEdits;
+  c.p5_ce += d.p5.charEdits;
+  c.p5_we += d.p5.wordEdits;
+  if (!d.p2) return;
+  c.paired_ref_chars += d.ocr.refChars;
+  c.paired_ref_words += d.ocr.refWords;
+  c.paired_p5_ce += d.p5.charEdits;
+  c.paired_p5_we += d.p5.wordEdits;
+  c.p2_ce += d.p2.charEdits;
+  c.p2_we += d.p2.wordEdits;
+}
+
+const rates = (ce: number, rc: number, we: number, rw: number) => ({ cer: round(ratio(ce, rc)), wer: round(ratio(we, rw)) });
+
+/** The `profiles` list of metrics.json: one row per profile, its rules, OCR / corrected / Phase 2 figures and the sums. */
+export function profilesBlock(tallies: ReadonlyArray<Pick<ProfileTally, 'profile' | 'primary' | 'counts'>>) {
+  return tallies.map(({ profile, primary, counts: c }) => ({
+    profile: profile.name,
+    primary,
+    rules: profile.rules,
+    unit: profile.unit,
+    ocr_baseline: rates(c.ocr_ce, c.ref_chars, c.ocr_we, c.ref_words),
+    corrected: rates(c.p5_ce, c.ref_chars, c.p5_we, c.ref_words),
+    paired:
+      c.paired_ref_chars + c.paired_ref_words > 0
+        ? {
+            phase2_baseline: rates(c.p2_ce, c.paired_ref_chars, c.p2_we, c.paired_ref_words),
+            phase5_corrected: rates(c.paired_p5_ce, c.paired_ref_chars, c.paired_p5_we, c.paired_ref_words),
+            delta_cer: round(c.paired_ref_chars > 0 ? (c.paired_p5_ce - c.p2_ce) / c.paired_ref_chars : null),
+          }
+        : null,
+    counts: { ...c },
+  }));
+}
+
+type ProfileRow = ReturnType<typeof profilesBlock>[number];
+
+/** The pooled `profiles` list of the aggregate metrics.json: the datasets' sums added, profile by profile. */
+export function pooledProfiles(perDataset: ReadonlyArray<unknown>): ReturnType<typeof profilesBlock> {
+  const lists = perDataset.filter((x): x is ProfileRow[] => Array.isArray(x));
+  if (!lists.length) return [];
+  return profilesBlock(
+    lists[0].map((row, i) => {
+      const counts = zeroCounts();
+      for (const l of lists) for (const k of Object.keys(counts) as Array<keyof ProfileCounts>) counts[k] += l[i].counts[k];
+      return { profile: { name: row.profile, rules: row.rules, unit: row.unit, remove: [], map: {} }, primary: row.primary, counts };
+    }),
+  );
+}

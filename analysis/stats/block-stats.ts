@@ -1,0 +1,307 @@
+/**
+ * Uncertainty of corpus-level error rates with clustered lines (docs/statistics.md): a block bootstrap for
+ * intervals and a block permutation (sign-flip) test for p-values, both on the figure that is printed —
+ * the ratio of summed edits to summed gold characters — never on a per-line proxy of it.
+ *
+ * Lines are grouped into clusters (analysis/stats/clusters.ts); per-cluster sums of edits and gold characters are
+ * precomputed, so one resample is a sum over clusters (typed arrays; 10,000 resamples of ~200 clusters take
+ * milliseconds). Strata (the datasets of a pooled figure) are resampled separately, each keeping its number of
+ * clusters. Seeded with mulberry32 like every other interval of the analysis.
+ *
+ * - Interval: 2.5 % / 97.5 % percentiles (linear interpolation) of the resampled statistic.
+ * - SE: standard deviation of the resampled ΔCER; minimum detectable effect at 80 % power, two-sided α = 0.05:
+ *   MDE = (z₀.₉₇₅ + z₀.₈₀) · SE ≈ 2.80 · SE.
+ * - Permutation p: under "the two conditions are exchangeable", each cluster's two outputs are swapped with
+ *   probability ½ (the sign of its edit difference flips); p = (1 + #{|T*| ≥ |T|}) / (1 + permutations), so an
+ *   estimate of exactly 0 has p = 1 and p is never 0.
+ * - Fewer than `minClusters` clusters (analysis/stats/min-clusters.ts): no interval, SE, detectable effect or p,
+ *   with the reason; a zero SE gives no detectable effect either.
+ */
+import { mulberry32, quantileSorted, seedFor } from './bootstrap';
+import { ARMS_AGREE, DEFAULT_MIN_CLUSTERS, tooFewClusters, ZERO_SE } from './min-clusters';
+
+/** z₀.₉₇₅ + z₀.₈₀: the minimum detectable effect at 80 % power (two-sided α = 0.05) is this times the SE. */
+export const MDE_FACTOR = 1.959963984540054 + 0.8416212335729143;
+
+/** Clusters of lines: cluster index per line and the stratum (dataset) of each cluster. */
+export interface BlockDesign {
+  block: Int32Array;
+  stratumOfBlock: Int32Array;
+}
+
+export interface ResampleOptions {
+  /** Bootstrap resamples. */
+  iterations: number;
+  /** Permutations of the test. */
+  permutations: number;
+  seed: number;
+  /** Fewest clusters for an interval, p and detectable effect (default DEFAULT_MIN_CLUSTERS). */
+  minClusters?: number;
+}
+
+export interface BlockDelta {
+  /** CER(b) − CER(a) over all lines (pooled: Σ edits / Σ gold; macro: mean over strata of each stratum's ΔCER). */
+  delta: number | null;
+  ci95: [number, number] | null;
+  /** Standard deviation of the resampled ΔCER. */
+  se: number | null;
+  /** Minimum detectable |ΔCER| at 80 % power, two-sided α = 0.05 (MDE_FACTOR · se). */
+  mde: number | null;
+  /** Two-sided block-permutation p of ΔCER = 0; null when there is no gold text. */
+  p: number | null;
+  iterations: number;
+  permutations: number;
+  clusters: number;
+  /** Why ci95 / se / mde / p are null (too few clusters), or why mde is (a zero SE); null when all are given. */
+  reason: string | null;
+}
+
+export interface PairedBlockResult {
+  pooled: BlockDelta;
+  /** Mean of the strata's ΔCER with its interval (null with one stratum or when not asked for). */
+  macro: BlockDelta | null;
+}
+
+export function blockSums(values: ArrayLike<number>, d: BlockDesign): Float64Array {
+  const out = new Float64Array(d.stratumOfBlock.length);
+  for (let i = 0; i < values.length; i++) out[d.block[i]] += values[i];
+  return out;
+}
+
+/** Block indices per stratum, strata 0 … S−1. */
+export function strataBlocks(d: BlockDesign): Int32Array[] {
+  const lists: number[][] = [];
+  d.stratumOfBlock.forEach((s, b) => (lists[s] ??= []).push(b));
+  return Array.from(lists, (l) => Int32Array.from(l ?? []));
+}
+
+function checkDesign(n: number, d: BlockDesign): void {
+  if (d.block.length !== n) throw new Error(`block-stats: ${d.block.length} cluster ids for ${n} lines`);
+}
+
+export interface BlockRate {
+  ci95: [number, number] | null;
+  /** Why ci95 (and the macro's) is null: too few clusters; null otherwise. */
+  reason: string | null;
+  /** Mean over strata of each stratum's rate, with its interval; null with one stratum. */
+  macro: { estimate: number | null; ci95: [number, number] | null } | null;
+}
+
+/** Block-bootstrap 95 % interval of Σ edits / Σ ref (per stratum resampling), and of the macro mean over strata. */
+export function blockRateInterval(
+  ref: ArrayLike<number>,
+  edits: ArrayLike<number>,
+  d: BlockDesign,
+  iterations: number,
+  seed: number,
+  minClusters: number = DEFAULT_MIN_CLUSTERS,
+): BlockRate {
+  checkDesign(ref.length, d);
+  const R = blockSums(ref, d);
+  const E = blockSums(edits, d);
+  const reason = tooFewClusters(R.length, minClusters);
+  const rand = mulberry32(seed);
+  return resampledRate(R, E, strataBlocks(d), reason === null ? iterations : 0, rand, () => E, reason);
+}
+
+/**
+ * The interval of Σ edits / Σ ref over `resamples` resamples of clusters within their strata, and of the macro
+ * mean over strata. `drawEdits` gives the per-cluster edits of one resample (drawn before its clusters: the
+ * arm's own, or a mix of its replicates, analysis/stats/replicate-stats.ts); `E` gives the macro estimate.
+ */
+export function resampledRate(
+  R: Float64Array,
+  E: ArrayLike<number>,
+  groups: Int32Array[],
+  resamples: number,
+  rand: () => number,
+  drawEdits: () => ArrayLike<number>,
+  reason: string | null,
+): BlockRate {
+  const withMacro = groups.length > 1;
+  const draws = new Float64Array(resamples);
+  const macroDraws = new Float64Array(withMacro ? resamples : 0);
+  let valid = 0,
+    validMacro = 0;
+  for (let it = 0; it < resamples; it++) {
+    const edits = drawEdits();
+    let r = 0,
+      e = 0,
+      m = 0,
+      ok = true;
+    for (const g of groups) {
+      let rs = 0,
+        es = 0;
+      for (let k = 0; k < g.length; k++) {
+        const b = g[Math.floor(rand() * g.length)];
+        rs += R[b];
+        es += edits[b];
+      }
+      r += rs;
+      e += es;
+      if (rs > 0) m += es / rs;
+      else ok = false;
+    }
+    if (r > 0) draws[valid++] = e / r;
+    if (withMacro && ok) macroDraws[validMacro++] = m / groups.length;
+  }
+  const ci95 = valid > 0 ? percentiles(draws.subarray(0, valid)) : null;
+  if (!withMacro) return { ci95, reason, macro: null };
+  const rates = groups.map((g) => {
+    const rs = g.reduce((x, k) => x + R[k], 0);
+    return rs > 0 ? g.reduce((x, k) => x + E[k], 0) / rs : null;
+  });
+  const estimate = rates.some((x) => x === null) ? null : (rates as number[]).reduce((x, y) => x + y, 0) / rates.length;
+  return { ci95, reason, macro: { estimate, ci95: validMacro > 0 ? percentiles(macroDraws.subarray(0, validMacro)) : null } };
+}
+
+export function percentiles(draws: Float64Array): [number, number] {
+  const s = Float64Array.from(draws).sort();
+  return [quantileSorted(s, 0.025), quantileSorted(s, 0.975)];
+}
+
+export function sd(xs: Float64Array): number | null {
+  if (xs.length < 2) return null;
+  let m = 0;
+  for (const x of xs) m += x;
+  m /= xs.length;
+  let v = 0;
+  for (const x of xs) v += (x - m) * (x - m);
+  return Math.sqrt(v / (xs.length - 1));
+}
+
+/** Per-cluster sums of one paired comparison. */
+interface PairSums {
+  R: Float64Array;
+  D: Float64Array;
+  groups: Int32Array[];
+  /** Σ ref per stratum. */
+  stratumRef: Float64Array;
+}
+
+function pairSums(ref: ArrayLike<number>, a: ArrayLike<number>, b: ArrayLike<number>, d: BlockDesign): PairSums {
+  checkDesign(ref.length, d);
+  const R = blockSums(ref, d);
+  const A = blockSums(a, d);
+  const B = blockSums(b, d);
+  const D = new Float64Array(R.length);
+  for (let k = 0; k < D.length; k++) D[k] = B[k] - A[k];
+  const groups = strataBlocks(d);
+  const stratumRef = Float64Array.from(groups, (g) => g.reduce((s, k) => s + R[k], 0));
+  return { R, D, groups, stratumRef };
+}
+
+/** Pooled and macro ΔCER of one resample (block multiplicities in `w`); null when a needed gold sum is 0. */
+function statistics(s: PairSums, pick: (g: Int32Array, k: number) => number): { pooled: number | null; macro: number | null } {
+  let r = 0,
+    dd = 0,
+    macro = 0,
+    macroOk = true;
+  for (const g of s.groups) {
+    let rs = 0,
+      ds = 0;
+    for (let k = 0; k < g.length; k++) {
+      const b = pick(g, k);
+      rs += s.R[b];
+      ds += s.D[b];
+    }
+    r += rs;
+    dd += ds;
+    if (rs > 0) macro += ds / rs;
+    else macroOk = false;
+  }
+  return { pooled: r > 0 ? dd / r : null, macro: macroOk ? macro / s.groups.length : null };
+}
+
+/**
+ * Paired block bootstrap and block permutation test of ΔCER = CER(b) − CER(a). Both arrays of edits are per
+ * line against the same gold lengths `ref`. With `macro`, the mean of the strata's ΔCER is measured too.
+ */
+export function pairedBlockDelta(
+  ref: ArrayLike<number>,
+  a: ArrayLike<number>,
+  b: ArrayLike<number>,
+  d: BlockDesign,
+  opts: ResampleOptions,
+  macro = false,
+): PairedBlockResult {
+  const s = pairSums(ref, a, b, d);
+  const withMacro = macro && s.groups.length > 1;
+  const observed = statistics(s, (g, k) => g[k]);
+  const clusters = s.R.length;
+  const few = tooFewClusters(clusters, opts.minClusters ?? DEFAULT_MIN_CLUSTERS);
+  const iterations = few === null ? opts.iterations : 0;
+  const rand = mulberry32(opts.seed);
+  const boot = { pooled: new Float64Array(iterations), macro: new Float64Array(iterations) };
+  let nP = 0,
+    nM = 0;
+  for (let it = 0; it < iterations; it++) {
+    const st = statistics(s, (g) => g[Math.floor(rand() * g.length)]);
+    if (st.pooled !== null) boot.pooled[nP++] = st.pooled;
+    if (withMacro && st.macro !== null) boot.macro[nM++] = st.macro;
+  }
+  const perm =
+    few === null
+      ? permutationP(s, observed, opts.permutations, seedFor(opts.seed, 'permutation'), withMacro)
+      : { pooled: null, macro: null };
+  const agree = sameOnEveryLine(a, b);
+  const result = (est: number | null, draws: Float64Array, p: number | null): BlockDelta => {
+    const se = sd(draws);
+    return {
+      delta: est,
+      ci95: draws.length > 0 ? percentiles(draws) : null,
+      se,
+      mde: se === null || se === 0 ? null : MDE_FACTOR * se,
+      p: est === null ? null : p,
+      iterations: draws.length,
+      permutations: few === null ? opts.permutations : 0,
+      clusters,
+      reason: few ?? (se === 0 ? (agree ? ARMS_AGREE : ZERO_SE) : null),
+    };
+  };
+  return {
+    pooled: result(observed.pooled, boot.pooled.subarray(0, nP), perm.pooled),
+    macro: withMacro ? result(observed.macro, boot.macro.subarray(0, nM), perm.macro) : null,
+  };
+}
+
+function sameOnEveryLine(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Sign-flip permutation p-values of the pooled (and macro) ΔCER: each cluster's difference flips with probability ½. */
+function permutationP(
+  s: PairSums,
+  observed: { pooled: number | null; macro: number | null },
+  permutations: number,
+  seed: number,
+  macro: boolean,
+) {
+  const rand = mulberry32(seed);
+  const nStrata = s.groups.length;
+  const totalRef = s.stratumRef.reduce((x, y) => x + y, 0);
+  // Compare in the units of the sums (edits) with a tolerance far below one edit, so equal statistics tie exactly.
+  const tol = (x: number) => Math.abs(x) * (1 - 1e-12);
+  const tP = observed.pooled === null ? 0 : tol(observed.pooled * totalRef);
+  const tM = observed.macro === null ? 0 : tol(observed.macro);
+  let geP = 0,
+    geM = 0;
+  for (let it = 0; it < permutations; it++) {
+    let pooled = 0,
+      mac = 0;
+    for (let g = 0; g < nStrata; g++) {
+      const blocks = s.groups[g];
+      let ds = 0;
+      for (let k = 0; k < blocks.length; k++) ds += rand() < 0.5 ? -s.D[blocks[k]] : s.D[blocks[k]];
+      pooled += ds;
+      if (macro && s.stratumRef[g] > 0) mac += ds / s.stratumRef[g];
+    }
+    if (Math.abs(pooled) >= tP) geP++;
+    if (macro && Math.abs(mac / nStrata) >= tM) geM++;
+  }
+  return {
+    pooled: observed.pooled === null ? null : (1 + geP) / (1 + permutations),
+    macro: macro && observed.macro !== null ? (1 + geM) / (1 + permutations) : null,
+  };
+}

@@ -1,0 +1,265 @@
+/**
+ * Analysis of all study arms together: every arm under `<results>/arms/` scored per line against
+ * the gold text, compared with the baseline arm and with the raw OCR by paired tests, and written to
+ * `<results>/study/arms.json` (schema: analysis/arms.schema.json) and `<results>/arms/<arm>/metrics.json`.
+ *
+ * Scoring is the analysis's own (src/text/distance.ts via `scoreDistances`, the same text preparation and the
+ * same failed-line rule as analysis/score/condition-lines.ts): corpus CER = Σ edits / Σ gold characters. Every arm is scored
+ * on the same lines (analysis/study/alignment.ts: a missing line is an error, or with `missingLines: 'ocr'` the
+ * OCR text, counted). Uncertainty is clustered (analysis/stats/clusters.ts, analysis/stats/block-stats.ts): intervals from a
+ * block bootstrap, the primary p from a block permutation test of the printed ΔCER; Wilcoxon and the sign test
+ * stay as secondary per-line statistics. The planned contrasts (analysis/study/planned-contrasts.ts) form one Holm family.
+ * Deterministic like the rest of the analysis: `generated_at` is the newest input's mtime, arms in code-unit
+ * order, seeds derived per (arm, dataset, comparison).
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { writeJsonAtomic } from '../../src/io/jsonl';
+import { UserInputError } from '../../src/stages/types';
+import { alignArms, type AlignedArms } from './alignment';
+import { scoreArmLine, type ArmRow } from '../score/arm-line';
+import { armResult } from './arm-result';
+import { studyScopes } from './compare';
+import { findContrast, measureContrasts, type ArmEdits, type ContrastResult } from './measure-contrasts';
+import { discoverArms, type ArmSkip, type LoadedArm } from '../inputs/arm-inputs';
+import { methodsNote, settingsOf } from './settings';
+import { ARMS_SCHEMA_ID, type AnalyzeArmsOptions, type ArmResult, type ArmsAnalysis } from './types';
+import { armsWhen } from './when';
+import { clusterMethod } from '../stats/clusters';
+import { fewClustersWarning, reasonsIn } from '../stats/min-clusters';
+import { plannedContrasts } from './planned-contrasts';
+import { armProfiles } from '../score/arm-profiles';
+import { meanRows, replicateName, replicatesAsArms } from './replicates';
+import { lockedContrasts, planCheck } from '../plan/check';
+import { servedModelsWarning } from '../inputs/served-models';
+import { resolveNormalization } from '../../src/text/profiles';
+import { writeTidyLines } from '../tidy';
+
+export { ARM_OCR_BANDS, armOcrBand, type ArmOcrBand, type BandCounts, type GuardRates } from './counts';
+export type { PairedComparison } from './compare';
+export {
+  ARMS_SCHEMA_ID,
+  type AnalyzeArmsOptions,
+  type ArmMetrics,
+  type ArmResult,
+  type ArmsAnalysis,
+  type ArmsStatsOptions,
+} from './types';
+
+/** Score, compare and (by default) write every arm under `<resultsDir>/arms/`. */
+export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnalysis> {
+  const resultsDir = path.resolve(options.resultsDir);
+  const { arms, skipped } = await discoverArms(resultsDir, options.datasets);
+  const base = arms.find((a) => a.info.name === options.baseline);
+  if (!base) throw missingBaseline(options.baseline, resultsDir, arms, skipped);
+  const settings = settingsOf(options);
+  const warnings = [...skipped.map((s) => `arm ${s.arm} skipped: ${s.reason}`), ...inputWarnings(arms)];
+  const aligned = alignArms([...arms, ...arms.flatMap(replicatesAsArms)], base, settings.missingLines);
+  const { rows, replicateRows } = scoreArms(arms, aligned, settings, options.onProgress);
+  const datasets = [...aligned.ranges.keys()];
+  const { scopes, clusterNote } = studyScopes(datasets, aligned.ranges, aligned.sampleIds, settings.clusters);
+  const baseRows = rows.get(base.info.name)!;
+  warnGoldMismatch(arms, rows, baseRows, base, warnings);
+  fillWarnings(aligned, warnings);
+  const when = await armsWhen({
+    arms,
+    lines: aligned.lines,
+    rows,
+    baseline: base.info.name,
+    scopes,
+    settings,
+    resultsDir,
+    datasets: aligned.datasets,
+    sampleIds: aligned.sampleIds,
+  });
+  const results = arms.map((a) =>
+    armResult(
+      a,
+      rows.get(a.info.name)!,
+      a === base ? null : baseRows,
+      scopes,
+      settings,
+      when.get(a.info.name)!,
+      replicateRows.get(a.info.name),
+      options.prices?.[a.info.name] ?? null,
+    ),
+  );
+  const contrasts = measureContrasts(
+    plannedContrasts(
+      arms.map((a) => a.info),
+      base.info.name,
+      options.contrasts,
+    ),
+    new Map(arms.map((a): [string, ArmEdits] => [a.info.name, armEdits(rows.get(a.info.name)!, a.info.upper_bound)])),
+    scopes,
+    settings,
+    options.planLock ? lockedContrasts(options.planLock.lock) : undefined,
+  );
+  holmFromContrasts(results, contrasts, base.info.name);
+  warnings.push(...[fewClustersWarning('study/arms.json', reasonsIn([results, contrasts]))].filter((w) => w !== null));
+  const profiles = armProfiles(arms, base, settings.collapseWhitespace, options.normalization);
+  const analysis: ArmsAnalysis = {
+    schema: ARMS_SCHEMA_ID,
+    generated_at: options.generatedAt ?? new Date(Math.floor(Math.max(...arms.map((a) => a.mtimeMs)))).toISOString(),
+    baseline: base.info.name,
+    datasets,
+    methods: methodsNote(settings),
+    clusters: Object.fromEntries(datasets.map((ds) => [ds, { method: clusterMethod(settings.clusters, ds), clusters: clusterNote[ds] }])),
+    contrasts,
+    skipped,
+    warnings,
+    exclusions: options.exclusions ?? null,
+    arms: results,
+    profiles,
+    ...planLockField(options, resultsDir, results, contrasts, profiles),
+    files: [],
+  };
+  if (options.write !== false) {
+    analysis.files = writeArms(resultsDir, analysis);
+    const norm = resolveNormalization(options.normalization === null ? { secondary: [] } : options.normalization);
+    const profiles = [norm.primary, ...norm.secondary];
+    const tidy = { arms, aligned, rows, replicateRows, scopes, collapseWhitespace: settings.collapseWhitespace, profiles };
+    analysis.files.push(...(await writeTidyLines(resultsDir, tidy, analysis.generated_at)));
+  }
+  return analysis;
+}
+
+/** What the inputs make worth a warning: duplicate lines, missing replicates, lines answered by several served models. */
+function inputWarnings(arms: LoadedArm[]): string[] {
+  const warnings: string[] = [];
+  for (const a of arms) if (a.duplicates > 0) warnings.push(`arm ${a.info.name}: ${a.duplicates} duplicate sample_id line(s) skipped`);
+  warnings.push(...missingReplicateWarnings(arms));
+  for (const a of arms) {
+    const records = [a, ...replicatesAsArms(a)].flatMap((x) => [...x.byDataset.values()].flat().map((l) => l.record));
+    const served = servedModelsWarning(a.info.name, records);
+    if (served) warnings.push(served);
+  }
+  return warnings;
+}
+
+/** Every arm's scored lines (with replicates: the mean of their scores, and each replicate's apart). */
+function scoreArms(
+  arms: LoadedArm[],
+  aligned: AlignedArms,
+  settings: ReturnType<typeof settingsOf>,
+  onProgress: AnalyzeArmsOptions['onProgress'],
+): { rows: Map<string, ArmRow[]>; replicateRows: Map<string, ArmRow[][]> } {
+  const scored = (name: string): ArmRow[] =>
+    aligned.lines.get(name)!.map((l) => ({
+      ...scoreArmLine(l, { collapseWhitespace: settings.collapseWhitespace, profile: settings.profile }),
+      filled: l.filled,
+    }));
+  const rows = new Map<string, ArmRow[]>();
+  const replicateRows = new Map<string, ArmRow[][]>();
+  for (const a of arms) {
+    const each = [scored(a.info.name), ...a.replicates.map((r) => scored(replicateName(a.info.name, r.replicate)))];
+    rows.set(a.info.name, meanRows(each));
+    if (each.length > 1) replicateRows.set(a.info.name, each);
+    onProgress?.(rows.size, arms.length);
+  }
+  return { rows, replicateRows };
+}
+
+/** arms.json `plan_lock`: the frozen plan against these results, only when there is one (analysis/plan/check.ts). */
+function planLockField(
+  options: AnalyzeArmsOptions,
+  resultsDir: string,
+  results: ArmResult[],
+  contrasts: ContrastResult[],
+  profiles: { profile: string }[],
+): Pick<ArmsAnalysis, 'plan_lock'> {
+  if (!options.planLock) return {};
+  const names = results.map((r) => r.name);
+  return {
+    plan_lock: planCheck(
+      options.planLock,
+      resultsDir,
+      names,
+      contrasts,
+      profiles.map((p) => p.profile),
+    ),
+  };
+}
+
+function armEdits(rows: ArmRow[], upperBound: boolean): ArmEdits {
+  return { ref: Float64Array.from(rows, (r) => r.ref_chars), ce: Float64Array.from(rows, (r) => r.ce), upperBound };
+}
+
+/** An arm whose arm.json asks for more replicates than have corrections: its figures average the ones there are. */
+function missingReplicateWarnings(arms: readonly LoadedArm[]): string[] {
+  const missing = arms
+    .filter((a) => a.info.replicates > 1 + a.replicates.length)
+    .map(
+      (a) =>
+        `arm ${a.info.name}: ${1 + a.replicates.length} of ${a.info.replicates} replicates have corrections; its figures are the mean of those (run its inference to finish the others)`,
+    );
+  const extra = arms
+    .filter((a) => a.extraReplicates.length > 0)
+    .map(
+      (a) =>
+        `arm ${a.info.name}: ${a.extraReplicates.map((r) => `replicates/${r}`).join(', ')} left out: arm.json asks for ${a.info.replicates} replicate(s)`,
+    );
+  return [...missing, ...extra];
+}
+
+/** Lines scored as the OCR text because an arm lacked them: one warning per arm (the report shows them too). */
+function fillWarnings(aligned: AlignedArms, warnings: string[]): void {
+  for (const [arm, counts] of aligned.filled) {
+    const parts = Object.entries(counts).map(([ds, n]) => `${n} of ${ds}`);
+    if (parts.length) warnings.push(`arm ${arm}: ${parts.join(', ')} line(s) missing, scored as the OCR text (missing_lines: ocr)`);
+  }
+}
+
+/** Lines whose gold text differs from the baseline's: each arm is scored against its own. */
+function warnGoldMismatch(arms: LoadedArm[], rows: Map<string, ArmRow[]>, baseRows: ArmRow[], base: LoadedArm, warnings: string[]): void {
+  for (const a of arms) {
+    if (a === base) continue;
+    const mine = rows.get(a.info.name)!;
+    const mismatch = mine.filter((r, i) => r.gold !== baseRows[i].gold).length;
+    if (mismatch > 0)
+      warnings.push(
+        `arm ${a.info.name}: ${mismatch} line(s) have a different gold text than the baseline's; each arm is scored against its own`,
+      );
+  }
+}
+
+/** vs_baseline.p_holm of each arm and scope = that of the planned contrast arm vs baseline (null when not planned). */
+function holmFromContrasts(results: ArmResult[], contrasts: ContrastResult[], baseline: string): void {
+  for (const r of results) {
+    if (!r.vs_baseline) continue;
+    const c = findContrast(contrasts, r.name, baseline);
+    r.vs_baseline.p_holm = c?.p_holm ?? null;
+    for (const [ds, m] of Object.entries(r.datasets)) if (m.vs_baseline) m.vs_baseline.p_holm = c?.datasets[ds]?.p_holm ?? null;
+    if (r.macro?.vs_baseline) r.macro.vs_baseline.p_holm = c?.macro?.p_holm ?? null;
+  }
+}
+
+function missingBaseline(baseline: string, resultsDir: string, arms: LoadedArm[], skipped: ArmSkip[]): UserInputError {
+  const found = arms.map((a) => a.info.name);
+  const skip = skipped.find((s) => s.arm === baseline);
+  const why = skip ? `it was skipped (${skip.reason})` : `found: ${found.length ? found.join(', ') : 'no arms'}`;
+  return new UserInputError(
+    `baseline arm "${baseline}" not found under ${path.join(resultsDir, 'arms')} — ${why}; set study.baseline to one of the arms or run its inference first`,
+  );
+}
+
+/** arms.json and each arm's metrics.json; returns the paths written, relative to resultsDir. */
+function writeArms(resultsDir: string, a: ArmsAnalysis): string[] {
+  const files = ['study/arms.json', ...a.arms.map((r) => `arms/${r.name}/metrics.json`)];
+  mkdirSync(path.join(resultsDir, 'study'), { recursive: true });
+  writeJsonAtomic(path.join(resultsDir, 'study', 'arms.json'), { ...a, files: undefined });
+  for (const r of a.arms) {
+    writeJsonAtomic(path.join(resultsDir, 'arms', r.name, 'metrics.json'), {
+      meta: {
+        schema: `${ARMS_SCHEMA_ID}/arm`,
+        arm: r.name,
+        baseline: a.baseline,
+        generated_at: a.generated_at,
+        datasets: Object.keys(r.datasets),
+        methods: a.methods,
+      },
+      ...r,
+    });
+  }
+  return files;
+}

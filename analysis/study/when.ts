@@ -1,0 +1,193 @@
+/**
+ * When does an arm help? Per arm, on the study's lines (analysis/study/alignment.ts):
+ *  - guard effect: CER(guarded output) − CER(the raw model output after cleaning, unguarded), paired, with its
+ *    block-bootstrap CI and permutation p — for arms whose records carry a guard decision;
+ *  - ΔCER vs the baseline by top-1 retrieval score band (the arm's own inference_input.jsonl scores), with
+ *    CIs: "do higher-similarity retrievals lead to better corrections?" for every arm that retrieves;
+ *  - error classes: fixed / introduced OCR errors per Arabic-aware category (analysis/score/error-changes.ts).
+ */
+import { existsSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+import { readJsonl } from '../../src/io/jsonl';
+import { cleanOutput } from '../../src/llm/clean';
+import { isFailed } from '../../src/llm/records';
+import { prepareText, scoreDistances } from '../../src/text/distance';
+import type { AlignedLine } from './alignment';
+import { comparePaired, POOLED, type MacroComparison, type PairedComparison, type ResampleSettings, type Scope } from './compare';
+import { armsRoot, type LoadedArm } from '../inputs/arm-inputs';
+import { anchoredErrors, compareErrors, ERROR_CATEGORIES, type AnchoredError, type ErrorCategory } from '../score/error-changes';
+import { SCORE_BUCKETS, scoreBucket, type ScoreBucket } from '../format';
+
+export interface ScoreBand {
+  lines: number;
+  /** CER(arm) − CER(baseline) on the band's lines, block-bootstrap CI, permutation p. */
+  delta_cer: number | null;
+  ci: [number, number] | null;
+  p: number | null;
+  /** Why ci and p are null (too few clusters in the band; analysis/stats/min-clusters.ts); else null. */
+  reason: string | null;
+}
+
+export interface ArmWhen {
+  /** Guarded vs unguarded (cleaned raw output); null for an arm without guard decisions. */
+  guard_effect: (PairedComparison & { macro: MacroComparison | null }) | null;
+  /** vs the baseline per top-1 score band; null for the baseline and arms without retrieval scores. */
+  by_score_band: Record<ScoreBucket, ScoreBand> | null;
+  /** Lines of the arm with no top-1 score (left out of by_score_band). */
+  no_score_lines: number;
+  /** OCR errors fixed and errors introduced per category (texts in scoring form), all datasets. */
+  error_classes: Record<ErrorCategory, { fixed: number; introduced: number; net_fixed: number }>;
+}
+
+/** The scored line fields this file reads. */
+interface RowView {
+  ref_chars: number;
+  ce: number;
+  ocr_ce: number;
+  failed: boolean;
+  filled: boolean;
+}
+
+export interface WhenInput {
+  arms: LoadedArm[];
+  lines: Map<string, AlignedLine[]>;
+  rows: Map<string, RowView[]>;
+  baseline: string;
+  scopes: Scope[];
+  settings: ResampleSettings & { collapseWhitespace: boolean };
+  resultsDir: string;
+  datasets: string[];
+  sampleIds: string[];
+}
+
+export async function armsWhen(input: WhenInput): Promise<Map<string, ArmWhen>> {
+  const pooled = input.scopes.find((x) => x.key === POOLED)!;
+  const baseRows = input.rows.get(input.baseline)!;
+  const scoresCache = new Map<string, Map<string, number>>();
+  const ocrErrors = new Map<string, AnchoredError[]>();
+  const out = new Map<string, ArmWhen>();
+  for (const arm of input.arms) {
+    const name = arm.info.name;
+    const rows = input.rows.get(name)!;
+    const lines = input.lines.get(name)!;
+    const scores = arm.info.prompt === 'rag' && arm.info.retrieval?.mode !== 'none' ? await topScores(input, name, scoresCache) : null;
+    const top1 = scores ? input.sampleIds.map((id, i) => scores.get(`${input.datasets[i]}\u0000${id}`) ?? null) : null;
+    out.set(name, {
+      guard_effect: guardEffect(name, lines, rows, pooled, input.settings),
+      by_score_band: top1 && name !== input.baseline ? scoreBands(name, rows, baseRows, top1, pooled, input.settings) : null,
+      no_score_lines: top1 ? top1.filter((x) => x === null).length : rows.length,
+      error_classes: errorClasses(lines, rows, input.settings.collapseWhitespace, ocrErrors),
+    });
+  }
+  return out;
+}
+
+/** Unguarded edits: the raw output after cleaning (a failed or empty one scores as the OCR text, like the guarded). */
+function guardEffect(
+  name: string,
+  lines: AlignedLine[],
+  rows: RowView[],
+  pooled: Scope,
+  s: WhenInput['settings'],
+): ArmWhen['guard_effect'] {
+  if (!lines.some((l) => l.guard !== null)) return null;
+  const prep = { collapseWhitespace: s.collapseWhitespace };
+  const unguarded = Float64Array.from(lines, ({ record: r, rawText, filled }, i) => {
+    if (filled || rows[i].failed || isFailed(r)) return rows[i].ocr_ce;
+    const text = cleanOutput(rawText ?? r.raw_output, { source: r.ocr_text });
+    if (text.trim() === '' && r.ocr_text.trim() !== '') return rows[i].ocr_ce;
+    return scoreDistances(r.gt_text, text, prep).charEdits;
+  });
+  const ref = Float64Array.from(rows, (r) => r.ref_chars);
+  return comparePaired(
+    ref,
+    unguarded,
+    Float64Array.from(rows, (r) => r.ce),
+    pooled,
+    s,
+    `${name}:guard_effect`,
+  );
+}
+
+/** ΔCER vs the baseline per top-1 score band, clusters kept (a band's lines keep their cluster ids). */
+function scoreBands(
+  name: string,
+  rows: RowView[],
+  baseRows: RowView[],
+  top1: Array<number | null>,
+  pooled: Scope,
+  s: ResampleSettings,
+): Record<ScoreBucket, ScoreBand> {
+  const out = {} as Record<ScoreBucket, ScoreBand>;
+  for (const band of SCORE_BUCKETS) {
+    const idx = top1.flatMap((x, i) => (x !== null && scoreBucket(x) === band ? [i] : []));
+    if (idx.length === 0) {
+      out[band] = { lines: 0, delta_cer: null, ci: null, p: null, reason: null };
+      continue;
+    }
+    const used = [...new Set(idx.map((i) => pooled.design.block[i]))].sort((a, b) => a - b);
+    const remap = new Map(used.map((b, k) => [b, k]));
+    const scope: Scope = {
+      key: band,
+      from: 0,
+      to: idx.length,
+      macro: false,
+      design: {
+        block: Int32Array.from(idx, (i) => remap.get(pooled.design.block[i])!),
+        stratumOfBlock: Int32Array.from(used, (b) => pooled.design.stratumOfBlock[b]),
+      },
+    };
+    const pick = (r: RowView[], f: (x: RowView) => number) => Float64Array.from(idx, (i) => f(r[i]));
+    const c = comparePaired(
+      pick(rows, (r) => r.ref_chars),
+      pick(baseRows, (r) => r.ce),
+      pick(rows, (r) => r.ce),
+      scope,
+      s,
+      `${name}:score_band:${band}`,
+    );
+    out[band] = { lines: idx.length, delta_cer: c.delta_cer, ci: c.ci, p: c.p, reason: c.reason };
+  }
+  return out;
+}
+
+/** key → top-1 retrieval score from the arm's inference_input.jsonl (shared exports read once). */
+async function topScores(input: WhenInput, arm: string, cache: Map<string, Map<string, number>>): Promise<Map<string, number> | null> {
+  const file = path.join(armsRoot(input.resultsDir), arm, 'inference_input.jsonl');
+  if (!existsSync(file)) return null;
+  const real = realpathSync(file);
+  const hit = cache.get(real);
+  if (hit) return hit;
+  const m = new Map<string, number>();
+  for await (const { value } of readJsonl<{ dataset?: string; sample_id?: string; retrieval_scores?: number[] | null }>(real)) {
+    const top = value.retrieval_scores?.[0];
+    if (typeof top === 'number' && value.dataset !== undefined && value.sample_id !== undefined)
+      m.set(`${value.dataset}\u0000${value.sample_id}`, top);
+  }
+  cache.set(real, m);
+  return m;
+}
+
+function errorClasses(
+  lines: AlignedLine[],
+  rows: RowView[],
+  collapseWhitespace: boolean,
+  ocrCache: Map<string, AnchoredError[]>,
+): ArmWhen['error_classes'] {
+  const tot = Object.fromEntries(ERROR_CATEGORIES.map((c) => [c, { fixed: 0, introduced: 0, net_fixed: 0 }])) as ArmWhen['error_classes'];
+  const prep = { collapseWhitespace };
+  for (const [i, { record: r }] of lines.entries()) {
+    const gold = prepareText(r.gt_text, prep);
+    const ocr = prepareText(r.ocr_text, prep);
+    const k = `${gold}\u0000${ocr}`;
+    let before = ocrCache.get(k);
+    if (!before) ocrCache.set(k, (before = anchoredErrors(gold, ocr)));
+    const hyp = rows[i].failed || rows[i].filled ? ocr : prepareText(r.corrected_text, prep);
+    if (hyp === ocr) continue;
+    const c = compareErrors(before, anchoredErrors(gold, hyp));
+    for (const e of c.fixed) tot[e.category].fixed++;
+    for (const e of c.introduced) tot[e.category].introduced++;
+  }
+  for (const c of ERROR_CATEGORIES) tot[c].net_fixed = tot[c].fixed - tot[c].introduced;
+  return tot;
+}
