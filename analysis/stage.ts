@@ -35,6 +35,7 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
   return {
     phase5Dir: dirs.phase5,
     phase2Dir: cli.phase2Dir ? resolvePath(cli.phase2Dir) : dirs.phase2,
+    reportDir: studyReportDir(dirs.root),
     datasets: cli.datasets,
     errorAnalysis: config.phase5.analyze_errors && !cli.noErrorAnalysis,
     meta: {
@@ -167,6 +168,11 @@ async function datasetLeakage(config: Config, cli: RunOptions): Promise<Record<s
   return info;
 }
 
+/** The one report of a results dir (docs/report.md): `<results>/study/`, beside arms.json. */
+export function studyReportDir(resultsDir: string): string {
+  return path.join(resultsDir, 'study');
+}
+
 /** The small result that crosses Temporal. */
 export interface AnalyzeResult {
   phase5Dir: string;
@@ -239,7 +245,7 @@ export async function run(
   });
   return {
     phase5Dir: summary.phase5_dir,
-    report: path.join(summary.phase5_dir, 'report.html'),
+    report: path.join(options.reportDir ?? summary.phase5_dir, 'report.html'),
     overall: summary.overall,
     datasets: summary.datasets.map((d) => ({
       dataset: d.dataset,
@@ -301,7 +307,7 @@ function studyLineArms(options: AnalyzeOptions, arms: ArmsAnalysis): Pick<Analyz
 
 /** A study whose results hold arms but no Phase 5 corrections of their own: the arms report (with the arms' Lines view) in `<results>/study/`. */
 async function armsOnlyResult(options: AnalyzeOptions, arms: ArmsAnalysis): Promise<AnalyzeResult> {
-  const studyDir = path.join(options.arms!.resultsDir, 'study');
+  const studyDir = studyReportDir(options.arms!.resultsDir);
   const lineFiles = await writeArmsLineDocuments({
     resultsDir: options.arms!.resultsDir,
     arms,

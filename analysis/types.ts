@@ -63,6 +63,11 @@ export interface AnalyzeOptions {
   topConfusions?: number;
   /** Render report.md / report.html / charts after the JSON files (default true). */
   report?: boolean | RenderReportOptions;
+  /**
+   * Where report.md / report.html, charts/ and report-lines/ go (default phase5Dir). The analyze stage writes the
+   * study's one report to `<results>/study/` (docs/report.md) and removes an earlier run's copy from phase5Dir.
+   */
+  reportDir?: string;
   /** Override the `generated_at` stamp (default: mtime of the newest input file, ISO). */
   generatedAt?: string;
   /** Append a summary to this log (default `<phase5Dir>/phase5.log`; false = no log file). */

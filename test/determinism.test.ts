@@ -235,17 +235,27 @@ describe('determinism: two runs with the same config and seed', function () {
   it('every analysis output (JSON documents, per-dataset splits, report, charts) is byte-identical', () => {
     const filesA = listFiles(a.phase5);
     expect(listFiles(b.phase5)).to.deep.equal(filesA);
-    for (const must of ['metrics.json', 'comparison.json', 'error_changes.json', 'report.md', 'report.html'])
-      expect(filesA).to.include(must);
+    for (const must of ['metrics.json', 'comparison.json', 'error_changes.json']) expect(filesA).to.include(must);
     for (const ds of Object.keys(configFor(tmp).datasets)) {
       for (const f of ['metrics.json', 'comparison_vs_phase2.json', 'retrieval_analysis.json', 'error_changes.json', 'corrections.jsonl']) {
         expect(filesA).to.include(`${ds}/${f}`);
       }
     }
-    expect(filesA.some((f) => f.startsWith('charts/') && f.endsWith('.svg'))).to.equal(true);
     for (const f of filesA) {
       if (f in NOT_COMPARED || RECORDS.test(f)) continue;
       same(f);
+    }
+  });
+
+  it('the one report of the results dir (study/: report, charts, Lines side files) is byte-identical', () => {
+    const study = (r: RunResult) => path.join(r.dir, 'study');
+    const filesA = listFiles(study(a));
+    expect(listFiles(study(b))).to.deep.equal(filesA);
+    expect(filesA).to.include.members(['report.md', 'report.html']);
+    expect(filesA.some((f) => f.startsWith('charts/') && f.endsWith('.svg'))).to.equal(true);
+    for (const f of filesA) {
+      const fa = readFileSync(path.join(study(a), f));
+      expect(fa.equals(readFileSync(path.join(study(b), f))), `study/${f} differs between the two runs`).to.equal(true);
     }
   });
 

@@ -91,14 +91,24 @@ export async function analyzeStudy(opts: AnalyzeOptions): Promise<AnalysisSummar
     files: [],
     warnings,
   };
-  if (opts.report !== false) {
-    const r = await renderReport(phase5Dir, typeof opts.report === 'object' ? opts.report : {});
-    out.files.push(...r.files);
-  }
+  if (opts.report !== false) await writeReport(out, opts);
   summary.files = [...new Set(out.files)].sort(cmpStr);
   if (opts.logFile !== false) appendJournal(opts.logFile ?? path.join(phase5Dir, 'phase5.log'), summary, settings.errorAnalysis);
   log.info({ datasets: summary.datasets.length, samples: agg.all.n, delta_cer: summary.overall.delta_cer }, 'analysis written');
   return summary;
+}
+
+const REPORT_FILES = ['report.md', 'report.html', 'charts', 'report-lines'];
+
+/**
+ * The report, in `opts.reportDir` (default phase5Dir); its files listed relative to phase5Dir. A report written
+ * elsewhere replaces an earlier run's copy in phase5Dir, so a results dir holds one report.
+ */
+async function writeReport(out: OutputWriter, opts: AnalyzeOptions): Promise<void> {
+  const reportDir = path.resolve(opts.reportDir ?? out.dir);
+  const r = await renderReport(out.dir, typeof opts.report === 'object' ? opts.report : {}, reportDir);
+  out.files.push(...r.files.map((f) => path.relative(out.dir, path.join(reportDir, f))));
+  if (reportDir !== out.dir) for (const f of REPORT_FILES) removeStale(path.join(out.dir, f));
 }
 
 /** The scoring settings, with their defaults. */
@@ -337,7 +347,7 @@ function overallSummary(agg: ReturnType<typeof aggregateDocuments>): AnalysisSum
 /** An output of an earlier run that this run does not produce would contradict the new figures. */
 function removeStale(file: string): void {
   if (!existsSync(file)) return;
-  rmSync(file);
+  rmSync(file, { recursive: true });
   log.info({ file }, 'removed stale output of an earlier run');
 }
 

@@ -26,18 +26,22 @@ import type { RenderReportOptions } from '../types';
 export { loadReportDocs, vegaMinJsPath };
 
 export interface RenderedReport {
-  /** Files written, relative to phase5Dir. */
+  /** Files written, relative to the report's folder. */
   files: string[];
   charts: string[];
   skipped: string[];
 }
 
-/** Write report.md, report.html and charts/* from the analysis documents in `phase5Dir` (+ the Arms section when given). */
-export async function renderReport(phase5Dir: string, opts: RenderReportOptions = {}): Promise<RenderedReport> {
+/**
+ * Write report.md, report.html, charts/* and report-lines/ to `outDir` (default: beside the documents) from the
+ * analysis documents in `phase5Dir`; the Arms section, when given, leads (its planned contrasts first), then the
+ * Phase 5 vs Phase 2 figures.
+ */
+export async function renderReport(phase5Dir: string, opts: RenderReportOptions = {}, outDir: string = phase5Dir): Promise<RenderedReport> {
   const docs = loadReportDocs(phase5Dir);
   const title = opts.title ?? 'Phase 5 report: RAG (OpenITI) vs Phase 2 zero-shot';
   const { charts, skipped } = buildCharts(docs);
-  const chartDir = path.join(phase5Dir, 'charts');
+  const chartDir = path.join(outDir, 'charts');
   const out = await renderCharts(chartDir, charts, opts.png !== false);
   // Charts without data this time must not linger from an earlier run.
   removeCharts(
@@ -46,16 +50,18 @@ export async function renderReport(phase5Dir: string, opts: RenderReportOptions 
   );
   const arms = await renderArmsCharts(chartDir, opts, out.files);
   const blocks = buildBlocks(docs, out.rendered, skipped, title);
-  if (opts.arms)
-    blocks.splice(
-      blocks.findIndex((b) => b.kind === 'h2' && b.text === 'Charts'),
-      0,
-      ...armsSection(opts.arms, arms),
-    );
-  writeFileAtomic(path.join(phase5Dir, 'report.md'), toMarkdown(blocks));
-  writeFileAtomic(path.join(phase5Dir, 'report.html'), toHtml(blocks, title));
-  out.files.push('report.md', 'report.html', ...writeLinesSideFiles(phase5Dir, docs.lines ?? null));
+  // The study's arms lead: after the title, the inputs and the validity note, before the first section.
+  if (opts.arms) blocks.splice(firstSection(blocks), 0, ...armsSection(opts.arms, arms));
+  writeFileAtomic(path.join(outDir, 'report.md'), toMarkdown(blocks));
+  writeFileAtomic(path.join(outDir, 'report.html'), toHtml(blocks, title));
+  out.files.push('report.md', 'report.html', ...writeLinesSideFiles(outDir, docs.lines ?? null));
   return { files: out.files, charts: [...out.rendered, ...arms].map((c) => c.name), skipped };
+}
+
+/** Index of the report's first section heading (its end when it has none). */
+function firstSection(blocks: readonly Block[]): number {
+  const i = blocks.findIndex((b) => b.kind === 'h2');
+  return i < 0 ? blocks.length : i;
 }
 
 /**

@@ -12,7 +12,7 @@ import * as vl from 'vega-lite';
 import { analyzeArms, armOcrBand, type ArmsAnalysis } from '../../../analysis/study/arms';
 import { buildArmsCharts, topKGroups } from '../../../analysis/report/sections/arms';
 import { datasetExclusions } from '../../../analysis/inputs/leakage';
-import { run } from '../../../analysis/stage';
+import { run, studyReportDir } from '../../../analysis/stage';
 import { holm } from '../../../analysis/stats/paired';
 import { UserInputError } from '../../../src/stages/types';
 import { REPO_ROOT } from '../../helpers/shared-data';
@@ -485,6 +485,43 @@ describe('analysis/arms (all arms together)', function () {
     await run(base, {}, 'silent');
     expect(readFileSync(path.join(phase5Dir, 'report.md'), 'utf8')).to.not.include('## Arms');
     expect(existsSync(path.join(phase5Dir, 'charts', 'arms_forest.vl.json'))).to.equal(false);
+  });
+
+  it('one report per results dir: under study/, the planned contrasts before the Phase 5 vs Phase 2 table, an earlier copy in the Phase 5 folder removed', async () => {
+    const { phase5Dir, phase2Dir } = writeStudy(root, {
+      datasets: { D1: LINES.D1.map((l) => ({ ...l })) },
+      phase5: (p) => ({ corrected: p.gt }),
+      phase2: (p) => ({ corrected: p.ocr }),
+    });
+    // What an earlier version wrote beside the Phase 5 documents.
+    for (const f of ['report.html', 'report.md', 'charts/cer_by_condition.svg', 'report-lines/lines-0.js']) {
+      mkdirSync(path.dirname(path.join(phase5Dir, f)), { recursive: true });
+      writeFileSync(path.join(phase5Dir, f), 'an earlier run');
+    }
+    const reportDir = studyReportDir(root);
+    const r = await run(
+      {
+        phase5Dir,
+        phase2Dir,
+        reportDir,
+        bootstrap: { iterations: 50, seed: 1 },
+        logFile: false,
+        report: { png: false },
+        arms: { resultsDir: root, baseline: 'zero_shot', exclusions: EXCLUSIONS },
+      },
+      {},
+      'silent',
+    );
+    expect(r.report).to.equal(path.join(root, 'study', 'report.html'));
+    for (const f of ['report.html', 'report.md', 'charts', 'report-lines']) expect(existsSync(path.join(phase5Dir, f)), f).to.equal(false);
+    const md = readFileSync(path.join(reportDir, 'report.md'), 'utf8');
+    const arms = md.indexOf('## Arms');
+    expect(arms).to.be.greaterThan(0);
+    expect(md.indexOf('Planned contrasts')).to.be.greaterThan(arms);
+    expect(md.indexOf('## Main results')).to.be.greaterThan(md.indexOf('Planned contrasts'));
+    expect(existsSync(path.join(reportDir, 'report.html'))).to.equal(true);
+    expect(existsSync(path.join(reportDir, 'charts', 'arms_forest.vl.json'))).to.equal(true);
+    expect(existsSync(path.join(reportDir, 'charts', 'cer_by_condition.vl.json'))).to.equal(true);
   });
 
   it('with arms and no Phase 5 corrections, the stage writes the arms report under study/', async () => {
