@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { CorrectionRecord } from '../../src/llm/records';
-import { failureKind } from '../score/condition-lines';
+import { scoredText } from '../score/failed-line';
 import {
   loadFile,
   parseCorrection,
@@ -118,7 +118,7 @@ async function replicateTexts(files: readonly string[], keep: (d: string) => boo
   const out: Map<string, string>[] = [];
   for (const file of files) {
     const loaded = await loadFile(file, parseCorrection, keep);
-    out.push(new Map([...recordsOnly(loaded.byDataset)].map(([k, r]) => [k, failureKind(r) ? r.ocr_text : r.corrected_text])));
+    out.push(new Map([...recordsOnly(loaded.byDataset)].map(([k, r]) => [k, scoredText(r)])));
   }
   return out;
 }

@@ -14,7 +14,7 @@ import { diffSegments, type DiffSegment } from './diff';
 import { anchorOps, compareErrors, type AnchoredError } from '../score/error-changes';
 import { OCR_CER_BANDS, ocrCerBand, round } from '../format';
 import type { AnalysisInputRecord } from '../inputs/condition-inputs';
-import { failureKind, type FailureKind } from '../score/condition-lines';
+import { failureKind, scoredText, type FailureKind } from '../score/failed-line';
 import { passageSimilarity, SAME_PASSAGE_MIN_SIMILARITY, type HitClass } from '../../src/witness/provenance';
 
 /** One text scored against gold: its edits (the CER numerator), its line CER and the diff. */
@@ -168,7 +168,8 @@ function explorerLine(
       continue;
     }
     const failed = failureKind(x.record);
-    const a = alignText(g, prepareText(failed ? x.record.ocr_text : x.record.corrected_text, base), refChars);
+    const text = scoredText(x.record);
+    const a = alignText(g, prepareText(text, base), refChars);
     classes.addArm(arm.name, ocrErrors, a.errors);
     const retrieval = retrieved(arm.inputs?.get(key) ?? null, match);
     armLines[arm.name] = {
@@ -179,7 +180,7 @@ function explorerLine(
       ...rawAndGuard(x.record, x.raw),
       retrieval,
       ...(opts.provenance ? withProvenance(r.gt_text, retrieval, match) : {}),
-      ...replicateAgreement(arm, key, failed ? x.record.ocr_text : x.record.corrected_text),
+      ...replicateAgreement(arm, key, text),
     };
   }
   return { dataset: r.dataset, sample_id: r.sample_id, band: band(ocr.edits, refChars), ref_chars: refChars, ocr, arms: armLines };

@@ -6,12 +6,13 @@
  * exist, else from the OCR baseline.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import type { InferenceInputRow } from '../../src/llm/records';
+import type { CorrectionRecord, InferenceInputRow } from '../../src/llm/records';
 import type { ArmRun } from '../../src/stages/arms';
 import { scoreDistances, type ScoringOptions } from '../../src/text/distance';
 import type { ClusterSpec } from '../stats/clusters';
 import { plannedContrasts } from '../study/planned-contrasts';
 import { linesNeeded, mdeFactor, plannedPower, type MeasuredLines } from './power';
+import { scoredText } from '../score/failed-line';
 
 export interface PlanContrast {
   arm: string;
@@ -60,8 +61,8 @@ function corrections(arm: ArmRun): Map<string, string> | null {
   const out = new Map<string, string>();
   for (const line of readFileSync(arm.output, 'utf8').split('\n')) {
     if (!line.trim()) continue;
-    const r = JSON.parse(line) as { sample_id: string; corrected_text?: string; ocr_text: string; error?: unknown };
-    out.set(r.sample_id, r.error ? r.ocr_text : (r.corrected_text ?? r.ocr_text));
+    const r = JSON.parse(line) as { sample_id: string; corrected_text?: string; ocr_text: string; error?: CorrectionRecord['error'] };
+    out.set(r.sample_id, scoredText({ ocr_text: r.ocr_text, corrected_text: r.corrected_text ?? '', error: r.error ?? null }));
   }
   return out.size > 0 ? out : null;
 }

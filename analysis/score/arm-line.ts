@@ -1,10 +1,9 @@
 /** One line of one arm scored against its gold text: output, raw (unguarded) output and OCR edits, and its OCR-CER band. */
-import { isFailed } from '../../src/llm/records';
 import { prepareText, scoreDistances, type ScoringOptions } from '../../src/text/distance';
 import { unguardedOutput } from '../../src/llm/guard';
 import { armOcrBand, type ArmOcrBand } from '../study/counts';
 import type { ArmLine } from '../inputs/arm-inputs';
-import { failureKind } from './condition-lines';
+import { failureKind, scoredText } from './failed-line';
 
 /** One scored line of one arm. */
 export interface ArmRow {
@@ -24,17 +23,17 @@ export interface ArmRow {
   band: ArmOcrBand;
 }
 
-/** A failed correction scores as the OCR text (analysis/score/condition-lines.ts's rule); so does a failed raw output. */
+/** A failed correction scores as the OCR text (./failed-line.ts); so does a failed raw output. */
 export function scoreArmLine({ record: r, rawText, guard }: ArmLine, prep: ScoringOptions): Omit<ArmRow, 'filled'> {
   const failed = failureKind(r) !== null;
-  const hyp = failed ? r.ocr_text : r.corrected_text;
+  const hyp = scoredText(r);
   const ocr = scoreDistances(r.gt_text, r.ocr_text, prep);
   const out = hyp === r.ocr_text ? ocr : scoreDistances(r.gt_text, hyp, prep);
   let rawCe = out.charEdits;
   if (rawText !== null && rawText !== r.corrected_text) {
     const unguarded = unguardedOutput(rawText, r.ocr_text);
-    const rawFailed = isFailed(r) || (unguarded.trim() === '' && r.ocr_text.trim() !== '');
-    rawCe = rawFailed ? ocr.charEdits : scoreDistances(r.gt_text, unguarded, prep).charEdits;
+    const raw = scoredText({ ...r, corrected_text: unguarded });
+    rawCe = raw === r.ocr_text ? ocr.charEdits : scoreDistances(r.gt_text, raw, prep).charEdits;
   }
   return {
     dataset: r.dataset,

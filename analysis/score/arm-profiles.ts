@@ -9,7 +9,7 @@ import { scoreDistances } from '../../src/text/distance';
 import { resolveNormalization, type NormalizationConfig, type NormalizationProfile } from '../../src/text/profiles';
 import type { ArmLine, LoadedArm } from '../inputs/arm-inputs';
 import { cmpStr, ratio, round } from '../format';
-import { failureKind } from './condition-lines';
+import { scoredText } from './failed-line';
 
 interface Sums {
   ref: number;
@@ -30,7 +30,7 @@ function lineEdits(
   for (const [dataset, lines] of arm.byDataset) {
     for (const { record: r } of lines as ArmLine[]) {
       const ocr = scoreDistances(r.gt_text, r.ocr_text, opts);
-      const hyp = failureKind(r) !== null ? r.ocr_text : r.corrected_text;
+      const hyp = scoredText(r);
       const ce = hyp === r.ocr_text ? ocr.charEdits : scoreDistances(r.gt_text, hyp, opts).charEdits;
       out.set(`${dataset}\u0000${r.sample_id}`, { ref: ocr.refChars, ce, ocr: ocr.charEdits, dataset });
     }

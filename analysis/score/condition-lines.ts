@@ -7,8 +7,6 @@
  * corrected = OCR text. They are counted, never dropped.
  */
 import type { CorrectionRecord } from '../../src/llm/records';
-import { isFailed } from '../../src/llm/records';
-import { canonical } from '../../src/text/canonical';
 import { anchorOps, compareErrors, ERROR_CATEGORIES, ErrorChangeAccumulator } from './error-changes';
 import { eraOf, ocrCerBand, parseDate, scoreBucket, type Era } from '../format';
 import type { AnalysisInputRecord, Loaded } from '../inputs/condition-inputs';
@@ -16,14 +14,7 @@ import { prepareText, scorePair, scorePrepared } from '../../src/text/distance';
 import type { NormalizationProfile, NormalizationSettings } from '../../src/text/profiles';
 import { addLine, lineDistances, profileTallies, type LineDistances, type ProfileTally } from './condition-profiles';
 
-export type FailureKind = 'error' | 'empty_output';
-
-/** Why a correction counts as failed (null = usable). */
-export function failureKind(r: Pick<CorrectionRecord, 'error' | 'corrected_text' | 'ocr_text'>): FailureKind | null {
-  if (isFailed(r)) return 'error';
-  if (canonical(r.corrected_text) === '' && canonical(r.ocr_text) !== '') return 'empty_output';
-  return null;
-}
+import { failureKind, scoredText, type FailureKind } from './failed-line';
 
 export interface ScoredLine {
   /** Position in the Phase 5 file (stable order). */
@@ -160,10 +151,10 @@ function lineInputs(r: CorrectionRecord, p2rec: CorrectionRecord | null, input: 
   return {
     r,
     p5Failure,
-    p5Hyp: p5Failure ? r.ocr_text : r.corrected_text,
+    p5Hyp: scoredText(r),
     p2rec,
     p2Failure,
-    p2Hyp: p2rec ? (p2Failure ? p2rec.ocr_text : p2rec.corrected_text) : null,
+    p2Hyp: p2rec ? scoredText(p2rec) : null,
     input,
   };
 }

@@ -18,7 +18,7 @@ import { bootstrapRates, DEFAULT_BOOTSTRAP, seedFor } from '../stats/bootstrap';
 import { clusterIds, DEFAULT_BLOCK_LINES, type ClusterSpec } from '../stats/clusters';
 import { DEFAULT_MIN_CLUSTERS, tooFewClusters } from '../stats/min-clusters';
 import { cmpStr, round } from '../format';
-import { failureKind } from '../score/condition-lines';
+import { scoredText } from '../score/failed-line';
 
 export interface ProvenanceSplit {
   lines: number;
@@ -88,7 +88,7 @@ function scoreArm(arm: LoadedArm, clusters: Map<string, string>): Map<string, Sc
   const out = new Map<string, Scored>();
   for (const [dataset, lines] of arm.byDataset) {
     for (const { record: r } of lines) {
-      const hyp = failureKind(r) !== null ? r.ocr_text : r.corrected_text;
+      const hyp = scoredText(r);
       const ocr = scoreDistances(r.gt_text, r.ocr_text, { collapseWhitespace: true });
       const ce = hyp === r.ocr_text ? ocr.charEdits : scoreDistances(r.gt_text, hyp, { collapseWhitespace: true }).charEdits;
       const key = keyOf(dataset, r.sample_id);

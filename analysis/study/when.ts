@@ -10,7 +10,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { readJsonl } from '../../src/io/jsonl';
 import { cleanOutput } from '../../src/llm/clean';
-import { isFailed } from '../../src/llm/records';
+import { failureKind } from '../score/failed-line';
 import { prepareText, scoreDistances } from '../../src/text/distance';
 import type { AlignedLine } from './alignment';
 import { comparePaired, POOLED, type MacroComparison, type PairedComparison, type ResampleSettings, type Scope } from './compare';
@@ -93,9 +93,9 @@ function guardEffect(
   if (!lines.some((l) => l.guard !== null)) return null;
   const prep = { collapseWhitespace: s.collapseWhitespace };
   const unguarded = Float64Array.from(lines, ({ record: r, rawText, filled }, i) => {
-    if (filled || rows[i].failed || isFailed(r)) return rows[i].ocr_ce;
+    if (filled || rows[i].failed) return rows[i].ocr_ce;
     const text = cleanOutput(rawText ?? r.raw_output, { source: r.ocr_text });
-    if (text.trim() === '' && r.ocr_text.trim() !== '') return rows[i].ocr_ce;
+    if (failureKind({ ...r, corrected_text: text }) !== null) return rows[i].ocr_ce;
     return scoreDistances(r.gt_text, text, prep).charEdits;
   });
   const ref = Float64Array.from(rows, (r) => r.ref_chars);

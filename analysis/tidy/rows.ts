@@ -11,7 +11,7 @@ import type { Scope } from '../study/compare';
 import type { ArmLine, LoadedArm } from '../inputs/arm-inputs';
 import { replicateName } from '../study/replicates';
 import { scoreBucket } from '../format';
-import { failureKind } from '../score/condition-lines';
+import { failureKind } from '../score/failed-line';
 import type { TidyRow } from './columns';
 import { lineContexts, type LineContext } from './context';
 
