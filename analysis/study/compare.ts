@@ -90,6 +90,25 @@ export function studyScopes(
   return { scopes, clusterNote };
 }
 
+/**
+ * The lines `idx` of a scope (a score band, a provenance split) as a scope of their own: each line keeps its
+ * cluster, so the interval resamples the clusters the lines fall in, within their strata.
+ */
+export function subScope(scope: Scope, idx: readonly number[], key: string): Scope {
+  const used = [...new Set(idx.map((i) => scope.design.block[i]))].sort((a, b) => a - b);
+  const remap = new Map(used.map((b, k) => [b, k]));
+  return {
+    key,
+    from: 0,
+    to: idx.length,
+    macro: false,
+    design: {
+      block: Int32Array.from(idx, (i) => remap.get(scope.design.block[i])!),
+      stratumOfBlock: Int32Array.from(used, (b) => scope.design.stratumOfBlock[b]),
+    },
+  };
+}
+
 const pValue = (p: number | null): number | null => (p === null || !Number.isFinite(p) ? null : Number(p.toPrecision(6)));
 const roundPair = (ci: [number, number] | null): [number, number] | null => (ci ? [round(ci[0])!, round(ci[1])!] : null);
 

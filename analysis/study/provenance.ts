@@ -1,8 +1,9 @@
 /**
  * "When does retrieval help?": every arm's ΔCER (vs the baseline arm and vs the raw OCR) split by whether the
  * line's gold passage was in the arm's context, and by the line's strongest hit class (src/witness/provenance.ts:
- * same_passage / same_work / other_work / unknown_work / no_context), with paired bootstrap 95 % CIs (lines
- * resampled within their dataset; analysis/stats/bootstrap.ts). The context is the arm's own inference_input.jsonl, so
+ * same_passage / same_work / other_work / unknown_work / no_context), with paired block-bootstrap 95 % CIs
+ * (docs/statistics.md: the clusters a split's lines fall in, resampled within their dataset; ./compare.ts, as the
+ * score bands). The context is the arm's own inference_input.jsonl, so
  * a zero-shot arm's lines all count as "no context". Scoring is the arms analysis's: Σ edits / Σ gold characters,
  * a failed correction scored as the OCR text. A split whose lines span fewer than `minClusters` clusters
  * (analysis/stats/clusters.ts, analysis/stats/min-clusters.ts) gets its estimates without intervals, with the reason.
@@ -14,10 +15,11 @@ import { readJsonl, writeJsonAtomic } from '../../src/io/jsonl';
 import { scoreDistances } from '../../src/text/distance';
 import { lineProvenance, SAME_PASSAGE_MIN_SIMILARITY, type LineClass, type LineProvenance } from '../../src/witness/provenance';
 import { discoverArms, type LoadedArm } from '../inputs/arm-inputs';
-import { bootstrapRates, DEFAULT_BOOTSTRAP, seedFor } from '../stats/bootstrap';
+import { DEFAULT_BOOTSTRAP } from '../stats/bootstrap';
 import { clusterIds, DEFAULT_BLOCK_LINES, type ClusterSpec } from '../stats/clusters';
 import { DEFAULT_MIN_CLUSTERS, tooFewClusters } from '../stats/min-clusters';
-import { cmpStr, round } from '../format';
+import { cmpStr, ratio, round } from '../format';
+import { comparePaired, subScope, type ResampleSettings, type Scope } from './compare';
 import { scoredText } from '../score/failed-line';
 
 export interface ProvenanceSplit {
@@ -116,29 +118,61 @@ async function armContexts(arm: LoadedArm, sources: ProvenanceOptions['sources']
   return out;
 }
 
-function split(rows: readonly { arm: Scored; base: Scored }[], seed: number, iterations: number, minClusters: number): ProvenanceSplit {
-  const clusters = new Set(rows.map((r) => r.arm.cluster)).size;
-  const reason = rows.length === 0 ? null : tooFewClusters(clusters, minClusters);
-  const ref = rows.map((r) => r.arm.ref);
-  const strata = rows.map((r) => r.arm.dataset);
-  const ids = [...new Set(strata)].sort(cmpStr);
-  const b = bootstrapRates(
-    ref,
-    { a: rows.map((r) => r.arm.ce), base: rows.map((r) => r.base.ce), ocr: rows.map((r) => r.arm.ocr) },
-    { d: ['base', 'a'], o: ['ocr', 'a'] },
-    { iterations: reason === null ? iterations : 0, seed, strata: strata.map((s) => ids.indexOf(s)) },
-  );
-  const r4 = (x: number | null) => (x === null ? null : round(x, 6));
-  const ci = (c: [number, number] | null) => (c ? ([round(c[0], 6), round(c[1], 6)] as [number, number]) : null);
+type Joined = { arm: Scored; base: Scored; p: LineProvenance | null };
+
+/** The joined lines of an arm as one scope: a block per cluster, a stratum per dataset. */
+function pooledScope(rows: readonly Joined[]): Scope {
+  const blocks = new Map<string, number>();
+  const strata: number[] = [];
+  const datasets = [...new Set(rows.map((r) => r.arm.dataset))].sort(cmpStr);
+  const block = Int32Array.from(rows, (r) => {
+    let b = blocks.get(r.arm.cluster);
+    if (b === undefined) {
+      b = blocks.size;
+      blocks.set(r.arm.cluster, b);
+      strata.push(datasets.indexOf(r.arm.dataset));
+    }
+    return b;
+  });
+  return { key: 'provenance', from: 0, to: rows.length, macro: false, design: { block, stratumOfBlock: Int32Array.from(strata) } };
+}
+
+const EMPTY_SPLIT: ProvenanceSplit = {
+  lines: 0,
+  cer: null,
+  cer_baseline: null,
+  cer_ocr: null,
+  delta: null,
+  ci95: null,
+  delta_vs_ocr: null,
+  ci95_vs_ocr: null,
+  clusters: 0,
+  reason: null,
+};
+
+/** The split of lines `idx` of `rows`: rates, and ΔCER vs the baseline and vs the OCR with block-bootstrap CIs. */
+function split(rows: readonly Joined[], pooled: Scope, idx: readonly number[], s: ResampleSettings, key: string): ProvenanceSplit {
+  if (idx.length === 0) return EMPTY_SPLIT;
+  const scope = subScope(pooled, idx, key);
+  const clusters = scope.design.stratumOfBlock.length;
+  const reason = tooFewClusters(clusters, s.minClusters ?? DEFAULT_MIN_CLUSTERS);
+  const pick = (f: (j: Joined) => number) => Float64Array.from(idx, (i) => f(rows[i]));
+  const [ref, ce, base, ocr] = [pick((j) => j.arm.ref), pick((j) => j.arm.ce), pick((j) => j.base.ce), pick((j) => j.arm.ocr)];
+  const sum = (x: Float64Array) => x.reduce((a, b) => a + b, 0);
+  const R = sum(ref);
+  const vsBase = comparePaired(ref, base, ce, scope, s, `${key}:vs_baseline`);
+  const vsOcr = comparePaired(ref, ocr, ce, scope, s, `${key}:vs_ocr`);
+  const r6 = (x: number | null) => (x === null ? null : round(x, 6));
+  const rate = (x: Float64Array) => r6(ratio(sum(x), R));
   return {
-    lines: rows.length,
-    cer: r4(b.rates.a.estimate),
-    cer_baseline: r4(b.rates.base.estimate),
-    cer_ocr: r4(b.rates.ocr.estimate),
-    delta: r4(b.deltas.d.estimate),
-    ci95: ci(b.deltas.d.ci95),
-    delta_vs_ocr: r4(b.deltas.o.estimate),
-    ci95_vs_ocr: ci(b.deltas.o.ci95),
+    lines: idx.length,
+    cer: rate(ce),
+    cer_baseline: rate(base),
+    cer_ocr: rate(ocr),
+    delta: vsBase.delta_cer,
+    ci95: reason === null ? vsBase.ci : null,
+    delta_vs_ocr: vsOcr.delta_cer,
+    ci95_vs_ocr: reason === null ? vsOcr.ci : null,
     clusters,
     reason,
   };
@@ -151,23 +185,29 @@ export async function analyzeProvenance(o: ProvenanceOptions): Promise<Provenanc
   if (!base) throw new Error(`provenance: baseline arm "${o.baseline}" not found under ${o.resultsDir}/arms`);
   const clusters = clusterOf(base, o.bootstrap?.clusters ?? { blockLines: DEFAULT_BLOCK_LINES });
   const baseRows = scoreArm(base, clusters);
-  const iterations = o.bootstrap?.iterations ?? DEFAULT_BOOTSTRAP.iterations;
-  const seed = o.bootstrap?.seed ?? DEFAULT_BOOTSTRAP.seed;
-  const minClusters = o.bootstrap?.minClusters ?? DEFAULT_MIN_CLUSTERS;
+  // Intervals only: provenance.json gives no p, so no permutations are drawn.
+  const resample: ResampleSettings = {
+    iterations: o.bootstrap?.iterations ?? DEFAULT_BOOTSTRAP.iterations,
+    permutations: 0,
+    seed: o.bootstrap?.seed ?? DEFAULT_BOOTSTRAP.seed,
+    minClusters: o.bootstrap?.minClusters ?? DEFAULT_MIN_CLUSTERS,
+  };
   const out: ArmProvenance[] = [];
   for (const arm of arms) {
     const rows = scoreArm(arm, clusters);
     const ctx = await armContexts(arm, o.sources);
-    const joined = [...rows.values()]
+    const joined: Joined[] = [...rows.values()]
       .filter((r) => baseRows.has(r.key))
       .map((r) => ({ arm: r, base: baseRows.get(r.key)!, p: ctx.get(r.key) ?? null }));
-    const s = (label: string, sel: typeof joined) => split(sel, seedFor(seed, `${arm.info.name}:${label}`), iterations, minClusters);
+    const pooled = pooledScope(joined);
+    const where = (f: (j: Joined) => boolean) => joined.flatMap((j, i) => (f(j) ? [i] : []));
+    const s = (label: string, idx: number[]) => split(joined, pooled, idx, resample, `${arm.info.name}:provenance:${label}`);
     const byClass: ArmProvenance['by_class'] = {};
     for (const c of ['same_passage', 'same_work', 'other_work', 'unknown_work', 'no_context'] as LineClass[]) {
-      const sel = joined.filter((j) => (j.p?.best ?? 'no_context') === c);
-      if (sel.length > 0) byClass[c] = s(c, sel);
+      const idx = where((j) => (j.p?.best ?? 'no_context') === c);
+      if (idx.length > 0) byClass[c] = s(c, idx);
     }
-    const yes = joined.filter((j) => j.p?.gold_in_context === true);
+    const yes = where((j) => j.p?.gold_in_context === true);
     out.push({
       arm: arm.info.name,
       gold_in_context_rate: joined.length ? (round(yes.length / joined.length, 6) ?? 0) : 0,
@@ -175,7 +215,7 @@ export async function analyzeProvenance(o: ProvenanceOptions): Promise<Provenanc
         yes: s('yes', yes),
         no: s(
           'no',
-          joined.filter((j) => j.p?.gold_in_context !== true),
+          where((j) => j.p?.gold_in_context !== true),
         ),
       },
       by_class: byClass,

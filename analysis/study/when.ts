@@ -13,7 +13,7 @@ import { cleanOutput } from '../../src/llm/clean';
 import { failureKind } from '../score/failed-line';
 import { prepareText, scoreDistances } from '../../src/text/distance';
 import type { AlignedLine } from './alignment';
-import { comparePaired, POOLED, type MacroComparison, type PairedComparison, type ResampleSettings, type Scope } from './compare';
+import { comparePaired, POOLED, subScope, type MacroComparison, type PairedComparison, type ResampleSettings, type Scope } from './compare';
 import { armsRoot, type LoadedArm } from '../inputs/arm-inputs';
 import { anchoredErrors, compareErrors, ERROR_CATEGORIES, type AnchoredError, type ErrorCategory } from '../score/error-changes';
 import { SCORE_BUCKETS, scoreBucket, type ScoreBucket } from '../format';
@@ -125,18 +125,7 @@ function scoreBands(
       out[band] = { lines: 0, delta_cer: null, ci: null, p: null, reason: null };
       continue;
     }
-    const used = [...new Set(idx.map((i) => pooled.design.block[i]))].sort((a, b) => a - b);
-    const remap = new Map(used.map((b, k) => [b, k]));
-    const scope: Scope = {
-      key: band,
-      from: 0,
-      to: idx.length,
-      macro: false,
-      design: {
-        block: Int32Array.from(idx, (i) => remap.get(pooled.design.block[i])!),
-        stratumOfBlock: Int32Array.from(used, (b) => pooled.design.stratumOfBlock[b]),
-      },
-    };
+    const scope = subScope(pooled, idx, band);
     const pick = (r: RowView[], f: (x: RowView) => number) => Float64Array.from(idx, (i) => f(r[i]));
     const c = comparePaired(
       pick(rows, (r) => r.ref_chars),

@@ -82,4 +82,25 @@ describe('analysis/provenance: ΔCER by gold passage in context and hit class', 
     const blocks = provenanceSection(a);
     expect(blocks[0]).to.deep.equal({ kind: 'h3', text: 'When does retrieval help? ΔCER by gold passage in context' });
   });
+
+  it('its intervals resample clusters of lines (docs/statistics.md), not lines: one cluster gives a point, 10 give an interval', async () => {
+    const yesOf = async (blockLines: number) => {
+      const a = await analyzeProvenance({
+        resultsDir: root,
+        baseline: 'zero_shot',
+        sources: { D: '0276IbnQutayba.Adab*' },
+        bootstrap: { iterations: 200, seed: 1, minClusters: 1, clusters: { blockLines } },
+        write: false,
+      });
+      return a.arms.find((x) => x.arm === 'rag')!.by_gold_in_context.yes;
+    };
+    // The 10 lines with the gold in context are one cluster of 25 lines: every resample draws that cluster.
+    const one = await yesOf(25);
+    expect(one.clusters).to.equal(1);
+    expect(one.ci95).to.deep.equal([one.delta, one.delta]);
+    const ten = await yesOf(1);
+    expect(ten.clusters).to.equal(10);
+    expect(ten.delta).to.equal(one.delta);
+    expect(ten.ci95![0]).to.be.below(ten.ci95![1]);
+  });
 });
