@@ -24,7 +24,9 @@ export { compileToVega, renderSvg, svgToPng } from './charts/render';
 export * from './score/text-metrics';
 export { bootstrapRates, mulberry32, seedFor } from './stats/bootstrap';
 export { lineChanges, anchoredErrors, classifyEdit, ErrorChangeAccumulator, ERROR_CATEGORIES } from './score/error-changes';
-export { DEFAULT_ERAS, SCORE_BUCKETS, OCR_CER_BANDS, scoreBucket, ocrCerBand, sourceMatcher, globToRegExp, type Era } from './format';
+export { DEFAULT_ERAS, type Era } from './score/eras';
+export { SCORE_BUCKETS, OCR_CER_BANDS, scoreBucket, ocrCerBand } from './score/bands';
+export { sourceMatcher, globToRegExp } from './inputs/leakage';
 export type {
   AnalyzeOptions,
   AnalysisSummary,

@@ -5,7 +5,7 @@ import type { ArmsAnalysis, ArmsStatsOptions } from './study/arms';
 import type { Resampling } from './stats/comparison-stats';
 import type { DatasetExclusion } from './inputs/leakage';
 import type { ArmSource } from './lines/condition-arms';
-import type { Era } from './format';
+import type { Era } from './score/eras';
 import type { NormalizationConfig } from '../src/text/profiles';
 
 /** Study-level facts from the config, recorded in every output's meta (docs/outputs.md#metricsjson). */

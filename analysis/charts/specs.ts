@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { OCR_CER_BANDS, SCORE_BUCKETS, UNKNOWN_ERA } from '../format';
+import { OCR_CER_BANDS, SCORE_BUCKETS } from '../score/bands';
+import { UNKNOWN_ERA } from '../score/eras';
 import type { Skips } from '../../src/stages/skips';
 import { errorClassLabel, type ErrorClass } from '../../src/text/arabic';
 

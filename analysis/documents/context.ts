@@ -2,7 +2,7 @@
 import type * as aq from 'arquero';
 import type { Resampling } from '../stats/comparison-stats';
 import type { NormalizationProfile, NormalizationSettings } from '../../src/text/profiles';
-import type { Era } from '../format';
+import type { Era } from '../score/eras';
 
 /** An Arquero table of scored lines. */
 export type Table = ReturnType<typeof aq.from>;

@@ -1,6 +1,7 @@
 /** Rate blocks shared by the documents: CER/WER of a condition, group figures, deltas, normalisation label. */
 import { profileLabel, type NormalizationProfile } from '../../src/text/profiles';
-import { OCR_CER_BANDS, ratio, round } from '../format';
+import { OCR_CER_BANDS } from '../score/bands';
+import { ratio, round } from '../format';
 import type { Table } from './context';
 import { sumsBy, type Sums } from './sums';
 

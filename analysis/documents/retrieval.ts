@@ -1,6 +1,9 @@
 /** retrieval_analysis.json: retrieval scores, CER improvement by score, corpus eras, source-book leakage. */
 import { ERROR_CATEGORIES } from '../score/error-changes';
-import { SCORE_BUCKETS, UNKNOWN_ERA, ratio, round, spearman } from '../format';
+import { SCORE_BUCKETS } from '../score/bands';
+import { UNKNOWN_ERA } from '../score/eras';
+import { ratio, round } from '../format';
+import { spearman } from '../stats/correlation';
 import type { ScoredDataset } from '../score/condition-lines';
 import type { DatasetInfo } from '../types';
 import type { SectionContext, Table } from './context';

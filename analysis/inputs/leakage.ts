@@ -12,6 +12,7 @@ import {
   sourceWorkMatcher,
   type SourceExclusionStatus,
 } from '../../src/openiti/work-exclusion';
+import { globToRegExp } from '../../src/util/glob';
 
 /** The build's exclusion as the analysis knows it: config patterns, what exclusion by work held out, the metadata. */
 export interface ExclusionRule {
@@ -104,4 +105,21 @@ export function exclusionText(e: DatasetExclusion): string {
     return `unknown — exclusion by work was on but no build record says what it held out (source ${e.source_pattern})`;
   if (e.by_work) return `nothing excluded — source ${e.source_pattern} matches no work in the OpenITI metadata`;
   return `nothing excluded — source ${e.source_pattern} stays in the corpus`;
+}
+
+/** Source patterns (config `source_pattern`: a version-URI glob such as "0276IbnQutayba.Adab*"). */
+export { globToRegExp };
+
+/**
+ * Does a retrieved source URI come from the book a pattern names? The glob is tried on the whole URI
+ * and on each path segment, so "0276IbnQutayba.Adab*" matches a bare version URI as well as
+ * "data/0276IbnQutayba/0276IbnQutayba.Adab/0276IbnQutayba.Adab.Shamela0001-ara1".
+ */
+export function sourceMatcher(pattern: string): (uri: string) => boolean {
+  const re = globToRegExp(pattern);
+  return (uri: string) => {
+    if (re.test(uri)) return true;
+    for (const seg of uri.split(/[\\/]/)) if (seg && re.test(seg)) return true;
+    return false;
+  };
 }

@@ -1,7 +1,7 @@
 /** One line of one arm scored against its gold text: output, raw (unguarded) output and OCR edits, and its OCR-CER band. */
 import { prepareText, scoreDistances, type ScoringOptions } from '../../src/text/distance';
 import { unguardedOutput } from '../../src/llm/guard';
-import { armOcrBand, type ArmOcrBand } from '../study/counts';
+import { armOcrBand, type ArmOcrBand } from './bands';
 import type { ArmLine } from '../inputs/arm-inputs';
 import { failureKind, scoredText } from './failed-line';
 

@@ -8,7 +8,8 @@
  */
 import type { CorrectionRecord } from '../../src/llm/records';
 import { anchorOps, compareErrors, ERROR_CATEGORIES, ErrorChangeAccumulator } from './error-changes';
-import { eraOf, ocrCerBand, parseDate, scoreBucket, type Era } from '../format';
+import { eraOf, parseDate, type Era } from './eras';
+import { ocrCerBand, scoreBucket } from './bands';
 import type { AnalysisInputRecord, Loaded } from '../inputs/condition-inputs';
 import { prepareText, scorePair, scorePrepared } from '../../src/text/distance';
 import type { NormalizationProfile, NormalizationSettings } from '../../src/text/profiles';

@@ -35,7 +35,8 @@ import { servedModelsWarning } from '../inputs/served-models';
 import { resolveNormalization } from '../../src/text/profiles';
 import { writeTidyLines } from '../tidy';
 
-export { ARM_OCR_BANDS, armOcrBand, type ArmOcrBand, type BandCounts, type GuardRates } from './counts';
+export { ARM_OCR_BANDS, armOcrBand, type ArmOcrBand } from '../score/bands';
+export type { BandCounts, GuardRates } from './counts';
 export type { PairedComparison } from './compare';
 export {
   ARMS_SCHEMA_ID,

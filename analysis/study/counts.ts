@@ -4,23 +4,10 @@
  */
 import * as aq from 'arquero';
 import { ratio, round } from '../format';
+import { ARM_OCR_BANDS, type ArmOcrBand } from '../score/bands';
 
 const { op } = aq;
 type Table = ReturnType<typeof aq.from>;
-
-/** Bands of the raw OCR line CER for the arms analysis: [0, 2 %), [2, 5 %), [5, 10 %), [10, 20 %), [20 %, ∞). */
-export const ARM_OCR_BANDS = ['0–2%', '2–5%', '5–10%', '10–20%', '>20%'] as const;
-export type ArmOcrBand = (typeof ARM_OCR_BANDS)[number];
-
-/** An empty gold line counts as 0–2 % when the OCR line is empty too, else as > 20 %. */
-export function armOcrBand(edits: number, goldChars: number): ArmOcrBand {
-  const c = goldChars > 0 ? edits / goldChars : edits > 0 ? Infinity : 0;
-  if (c < 0.02) return '0–2%';
-  if (c < 0.05) return '2–5%';
-  if (c < 0.1) return '5–10%';
-  if (c < 0.2) return '10–20%';
-  return '>20%';
-}
 
 export interface BandCounts {
   lines: number;

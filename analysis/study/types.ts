@@ -1,5 +1,6 @@
 /** What the arms analysis is asked (options) and what it answers (arms.json: per arm, per dataset and pooled figures). */
-import type { ArmOcrBand, BandCounts, GuardRates } from './counts';
+import type { ArmOcrBand } from '../score/bands';
+import type { BandCounts, GuardRates } from './counts';
 import type { ArmUsage, TokenPrice } from './usage';
 import type { MissingLines } from './alignment';
 import type { MacroComparison, PairedComparison } from './compare';

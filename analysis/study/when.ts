@@ -16,7 +16,7 @@ import type { AlignedLine } from './alignment';
 import { comparePaired, POOLED, subScope, type MacroComparison, type PairedComparison, type ResampleSettings, type Scope } from './compare';
 import { armsRoot, type LoadedArm } from '../inputs/arm-inputs';
 import { anchoredErrors, compareErrors, ERROR_CATEGORIES, type AnchoredError, type ErrorCategory } from '../score/error-changes';
-import { SCORE_BUCKETS, scoreBucket, type ScoreBucket } from '../format';
+import { SCORE_BUCKETS, scoreBucket, type ScoreBucket } from '../score/bands';
 
 export interface ScoreBand {
   lines: number;

@@ -5,7 +5,7 @@
  * Σ cer_edits / Σ gold_chars is arms.json's `cer` before rounding. Per normalisation profile the four counts
  * repeat with the profile's name as a suffix (`cer_edits_nfc`, …); the unsuffixed ones are the primary profile's.
  */
-import type { ScoreBucket } from '../format';
+import type { ScoreBucket } from '../score/bands';
 
 /** One row of the tidy table. */
 export interface TidyRow {

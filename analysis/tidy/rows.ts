@@ -10,7 +10,7 @@ import type { ArmRow } from '../score/arm-line';
 import type { Scope } from '../study/compare';
 import type { ArmLine, LoadedArm } from '../inputs/arm-inputs';
 import { replicateName } from '../study/replicates';
-import { scoreBucket } from '../format';
+import { scoreBucket } from '../score/bands';
 import { failureKind } from '../score/failed-line';
 import type { TidyRow } from './columns';
 import { lineContexts, type LineContext } from './context';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { globToRegExp } from '../../src/util/glob';
 import { globToRegExp as fromMetadata } from '../../src/openiti/metadata';
-import { globToRegExp as fromFormat } from '../../analysis/format';
+import { globToRegExp as fromFormat } from '../../analysis/inputs/leakage';
 
 describe('util/glob', () => {
   it('matches whole version URIs: `*` any run, `?` one character, the rest literal', () => {

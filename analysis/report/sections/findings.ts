@@ -8,7 +8,7 @@ import type { ContrastResult } from '../../study/measure-contrasts';
 import { ciOr, dash, labelledTable, mdeOr, ppF, type Block } from '../blocks';
 import { DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS } from '../../stats/bootstrap';
 import { ERROR_CATEGORIES } from '../../score/error-changes';
-import { SCORE_BUCKETS } from '../../format';
+import { SCORE_BUCKETS } from '../../score/bands';
 
 const pF = (p: number | null | undefined) => (p === null || p === undefined ? dash : p < 0.0001 ? '<0.0001' : p.toFixed(4));
 const mdeF = (x: number | null | undefined) => (x === null || x === undefined ? dash : `${(x * 100).toFixed(2)} pp`);

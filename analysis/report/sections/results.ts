@@ -1,5 +1,5 @@
 /** The Phase 5 report's result sections: main table, line effects, leakage, retrieval, OCR-CER bands, normalised metrics. */
-import { OCR_CER_BANDS, SCORE_BUCKETS } from '../../format';
+import { OCR_CER_BANDS, SCORE_BUCKETS } from '../../score/bands';
 import { ciOr, dash, fewClustersBlocks, pctF, ppF, type Block } from '../blocks';
 import { fewClustersWarning, reasonsIn } from '../../stats/min-clusters';
 import type { ReportDocs } from '../../charts/specs';
