@@ -10,7 +10,7 @@
  * made-up scores and sources); the last arm of three or more runs with a guard (every fifth line
  * `trimmed`, its raw output the text plus the next line's gold).
  */
-import type { LoadedArm } from '../analysis/lines/condition-arms';
+import type { LineArm } from '../analysis/lines/condition-arms';
 import { lineKey } from '../analysis/lines/condition-arms';
 import type { AnalysisInputRecord, Loaded } from '../analysis/inputs/condition-inputs';
 import { errorClassesDocument, explorerLines, linesDocument, type ExplorerLine, type LinesOptions } from '../analysis/lines/explorer-lines';
@@ -105,12 +105,12 @@ export function retrievalOf(pool: readonly Pair[], i: number, g: number, k: numb
   } as unknown as AnalysisInputRecord;
 }
 
-function syntheticArms(datasets: Record<string, Pair[]>, armCount: number): LoadedArm[] {
-  const arms: LoadedArm[] = [];
+function syntheticArms(datasets: Record<string, Pair[]>, armCount: number): LineArm[] {
+  const arms: LineArm[] = [];
   const pool = Object.values(datasets).flat();
   for (let k = 0; k < armCount; k++) {
     const guarded = armCount >= 3 && k === armCount - 1;
-    const arm: LoadedArm = {
+    const arm: LineArm = {
       name: k === 0 ? 'zero_shot' : guarded ? 'guarded' : `rag_${k}`,
       retrievalMode: k === 0 ? 'none' : 'dense',
       upperBound: false,

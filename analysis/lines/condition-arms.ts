@@ -31,8 +31,8 @@ export interface ArmSource {
   replicatePaths?: string[];
 }
 
-/** An arm's records, keyed by dataset + sample_id. */
-export interface LoadedArm {
+/** An arm as the Lines view reads it: its records keyed by dataset + sample_id (the analysis's arm is inputs/arm-inputs.ts' LoadedArm). */
+export interface LineArm {
   name: string;
   retrievalMode: string | null;
   upperBound: boolean;
@@ -56,8 +56,8 @@ function recordsOnly<T extends { dataset: string; sample_id: string }>(byDataset
 }
 
 /** The two conditions as arms: rag (with retrieval) and, when there is a baseline, zero_shot. */
-export function conditionArms(inputs: StudyInputs): LoadedArm[] {
-  const arms: LoadedArm[] = [
+export function conditionArms(inputs: StudyInputs): LineArm[] {
+  const arms: LineArm[] = [
     {
       name: 'rag',
       retrievalMode: inputs.inferenceInput ? 'dense' : null,
@@ -75,7 +75,7 @@ export function conditionArms(inputs: StudyInputs): LoadedArm[] {
  * The study arms that join the two conditions: one named like a condition (a study arm `rag` beside
  * results/phase5) would be a second column of the same name, so the condition keeps it (with a warning).
  */
-export function joiningStudyArms(study: readonly ArmSource[], conditions: readonly LoadedArm[], warnings: string[]): ArmSource[] {
+export function joiningStudyArms(study: readonly ArmSource[], conditions: readonly LineArm[], warnings: string[]): ArmSource[] {
   const taken = new Set(conditions.map((a) => a.name));
   for (const s of study.filter((x) => taken.has(x.name))) {
     warnings.push(
@@ -90,10 +90,10 @@ export async function loadExtraArms(
   sources: readonly ArmSource[],
   datasets: readonly string[],
   taken: readonly string[],
-): Promise<LoadedArm[]> {
+): Promise<LineArm[]> {
   const keep = (d: string) => datasets.includes(d);
   const names = new Set(taken);
-  const arms: LoadedArm[] = [];
+  const arms: LineArm[] = [];
   for (const s of sources) {
     if (names.has(s.name)) throw new Error(`arm "${s.name}" is given twice (arms: ${[...names].join(', ')})`);
     names.add(s.name);
@@ -124,7 +124,7 @@ async function replicateTexts(files: readonly string[], keep: (d: string) => boo
 }
 
 /** The baseline arm: the one asked for, else zero_shot when present, else the first arm. */
-export function baselineArm(arms: readonly LoadedArm[], asked?: string): string {
+export function baselineArm(arms: readonly LineArm[], asked?: string): string {
   if (asked !== undefined) {
     if (!arms.some((a) => a.name === asked))
       throw new Error(`baseline arm "${asked}" is not one of the arms (${arms.map((a) => a.name).join(', ')})`);

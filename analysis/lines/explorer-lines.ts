@@ -9,7 +9,7 @@
 import type { CorrectionRecord } from '../../src/llm/records';
 import { ERROR_CLASSES, errorClassOf, type ErrorClass } from '../../src/text/arabic';
 import { prepareText, scoreDistances, scorePrepared } from '../../src/text/distance';
-import { lineKey, type LoadedArm } from './condition-arms';
+import { lineKey, type LineArm } from './condition-arms';
 import { diffSegments, type DiffSegment } from './diff';
 import { anchorOps, compareErrors, type AnchoredError } from '../score/error-changes';
 import { OCR_CER_BANDS, ocrCerBand } from '../score/bands';
@@ -135,7 +135,7 @@ export interface LineSource {
 /** Every line of `source` (the rag arm's lines, or the study baseline's) with every arm. */
 export function explorerLines(
   source: LineSource,
-  arms: readonly LoadedArm[],
+  arms: readonly LineArm[],
   opts: LinesOptions,
 ): { lines: ExplorerLine[]; classes: ErrorClassAccumulator } {
   const classes = new ErrorClassAccumulator();
@@ -149,7 +149,7 @@ export function explorerLines(
 
 function explorerLine(
   r: LineText,
-  arms: readonly LoadedArm[],
+  arms: readonly LineArm[],
   opts: LinesOptions,
   match: ((uri: string) => boolean) | null,
   classes: ErrorClassAccumulator,
@@ -188,7 +188,7 @@ function explorerLine(
 }
 
 /** An arm with replicates: do its replicates' texts of the line differ (and then what they are)? */
-function replicateAgreement(arm: LoadedArm, key: string, own: string): Pick<ArmLine, 'replicates_disagree' | 'replicate_texts'> {
+function replicateAgreement(arm: LineArm, key: string, own: string): Pick<ArmLine, 'replicates_disagree' | 'replicate_texts'> {
   if (!arm.replicates) return {};
   const texts = [own, ...arm.replicates.map((m) => m.get(key) ?? null)];
   const disagree = texts.some((t) => t !== own);
@@ -262,7 +262,7 @@ export function retrieved(input: AnalysisInputRecord | null, match: ((uri: strin
 /** lines.json: the arms, then every line. */
 export function linesDocument(
   lines: ExplorerLine[],
-  arms: readonly LoadedArm[],
+  arms: readonly LineArm[],
   opts: LinesOptions,
   generatedAt: string,
   datasets: readonly string[],
@@ -283,7 +283,7 @@ export function linesDocument(
 }
 
 /** error_classes.json: errors by class vs gold for OCR and each arm, and what each arm fixed / introduced. */
-export function errorClassesDocument(acc: ErrorClassAccumulator, arms: readonly LoadedArm[], generatedAt: string) {
+export function errorClassesDocument(acc: ErrorClassAccumulator, arms: readonly LineArm[], generatedAt: string) {
   const names = arms.map((a) => a.name).filter((n) => acc.errors[n]);
   return {
     meta: {

@@ -13,7 +13,7 @@ import { ARM_OCR_BANDS, armOcrBand, type ArmResult, type ArmsAnalysis } from '..
 import { armsRoot } from '../inputs/arm-inputs';
 import { sourceHitMatcher } from '../inputs/leakage';
 import { loadFile, parseInferenceInput } from '../inputs/condition-inputs';
-import { lineKey, loadExtraArms, type ArmSource, type LoadedArm } from './condition-arms';
+import { lineKey, loadExtraArms, type ArmSource, type LineArm } from './condition-arms';
 import { errorClassesDocument, explorerLines, linesDocument, type LineSource, type LineText, type LinesOptions } from './explorer-lines';
 import { writeLinesJson } from './lines-json';
 import type { DatasetInfo } from '../types';
@@ -84,7 +84,7 @@ export async function writeArmsLineDocuments(o: ArmsLinesOptions): Promise<strin
 }
 
 /** The baseline arm's lines: its inference input (when there is one) in file order, then corrected lines the input lacks. */
-async function baselineLines(inputFile: string, base: LoadedArm, datasets: readonly string[]): Promise<LineSource> {
+async function baselineLines(inputFile: string, base: LineArm, datasets: readonly string[]): Promise<LineSource> {
   const records: LineText[] = [];
   if (base.inputs) records.push(...base.inputs.values());
   else if (existsSync(inputFile)) {
