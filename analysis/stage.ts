@@ -296,6 +296,7 @@ async function analyzeArmsOnly(
     permutations: arms.permutations,
     prices: arms.prices,
     minClusters: arms.minClusters,
+    ...(options.maxFailedShare !== undefined ? { maxFailedShare: options.maxFailedShare } : {}),
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
   });
 }

@@ -28,12 +28,11 @@ import { renderReport } from '../report/report';
 import { scoreDataset, type ScoredDataset } from '../score/condition-lines';
 import { aggregateDocuments, datasetDocuments, type DatasetDocuments, type ResolvedMeta, type SectionContext } from '.';
 import type { AnalysisSummary, AnalyzeOptions, DatasetSummary } from '../types';
+import { DEFAULT_MAX_FAILED_SHARE } from '../score/failed-share';
 
 const log = childLogger('analyze');
 
 export { DEFAULT_BOOTSTRAP };
-/** The config's default `infer.max_failed_share`. */
-export const DEFAULT_MAX_FAILED_SHARE = 0.01;
 
 function mostFrequent(m: Map<string, number>): string | null {
   let best: string | null = null;

@@ -34,6 +34,7 @@ import { lockedContrasts, planCheck } from '../plan/check';
 import { servedModelsWarning } from '../inputs/served-models';
 import { resolveNormalization } from '../../src/text/profiles';
 import { writeTidyLines } from '../tidy';
+import { DEFAULT_MAX_FAILED_SHARE, failedLines, failedShareReason } from '../score/failed-share';
 
 export { ARM_OCR_BANDS, armOcrBand, type ArmOcrBand } from '../score/bands';
 export type { BandCounts, GuardRates } from './counts';
@@ -97,6 +98,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     options.planLock ? lockedContrasts(options.planLock.lock) : undefined,
   );
   holmFromContrasts(results, contrasts, base.info.name);
+  warnings.push(...markFailedShare(results, aligned, options.maxFailedShare ?? DEFAULT_MAX_FAILED_SHARE));
   warnings.push(...[fewClustersWarning('study/arms.json', reasonsIn([results, contrasts]))].filter((w) => w !== null));
   const profiles = armProfiles(arms, base, settings.collapseWhitespace, options.normalization);
   const analysis: ArmsAnalysis = {
@@ -222,6 +224,29 @@ function warnGoldMismatch(arms: LoadedArm[], rows: Map<string, ArmRow[]>, baseRo
         `arm ${a.info.name}: ${mismatch} line(s) have a different gold text than the baseline's; each arm is scored against its own`,
       );
   }
+}
+
+/**
+ * The failed-share rule on every arm, pooled and per dataset (`invalid_reason`, only where it fails); one
+ * warning per arm. Replicate 0's records decide, as its lines are the arm's own.
+ */
+function markFailedShare(results: ArmResult[], aligned: AlignedArms, maxFailedShare: number): string[] {
+  const warnings: string[] = [];
+  for (const r of results) {
+    const lines = aligned.lines.get(r.name)!;
+    const reasonOf = (from: number, to: number) =>
+      failedShareReason([{ label: `arm ${r.name}`, failed: failedLines(lines.slice(from, to)), lines: to - from }], maxFailedShare);
+    const pooled = reasonOf(0, lines.length);
+    if (pooled) {
+      r.invalid_reason = pooled;
+      warnings.push(pooled);
+    }
+    for (const [ds, [from, to]] of aligned.ranges) {
+      const reason = reasonOf(from, to);
+      if (reason && r.datasets[ds]) r.datasets[ds].invalid_reason = reason;
+    }
+  }
+  return warnings;
 }
 
 /** vs_baseline.p_holm of each arm and scope = that of the planned contrast arm vs baseline (null when not planned). */

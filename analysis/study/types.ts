@@ -53,6 +53,8 @@ export interface AnalyzeArmsOptions {
   prices?: Record<string, TokenPrice>;
   /** The frozen plan (`phase5 plan --freeze`): contrasts it lacks are exploratory, out of the Holm family. */
   planLock?: import('../../src/plan/plan-lock').ReadLock | null;
+  /** An arm whose lines failed on a larger share than this is marked not valid (default 0.01; analysis/score/failed-share.ts). */
+  maxFailedShare?: number;
   /** Called after each arm is scored (activities heartbeat with it). */
   onProgress?: (done: number, total: number) => void;
 }
@@ -70,6 +72,8 @@ export interface ArmMetrics {
   raw_cer: number | null;
   ocr_cer: number | null;
   failures: number;
+  /** Present only when more than `infer.max_failed_share` of the lines failed (analysis/score/failed-share.ts): why no ΔCER holds. */
+  invalid_reason?: string;
   guard: GuardRates | null;
   /** Lines the arm lacked, scored as the OCR text (missing_lines: ocr); 0 otherwise. */
   filled_lines: number;

@@ -243,10 +243,24 @@ function introBlock(a: ArmsAnalysis): Block {
  * The Arms section for report.md / report.html. `charts` are the rendered `buildArmsCharts` charts
  * (analysis/report/report.ts renders and writes them next to the report's other charts).
  */
+/** Arms over `infer.max_failed_share` (analysis/score/failed-share.ts), named before any figure. Nothing when none is. */
+function invalidArmBlocks(a: ArmsAnalysis): Block[] {
+  const items = a.arms.flatMap((r) => (r.invalid_reason ? [r.invalid_reason] : []));
+  if (items.length === 0) return [];
+  return [
+    {
+      kind: 'p',
+      text: '**Not valid — these arms failed on too many lines.** Their failed lines score as the raw OCR, so their figures below measure the failures, not the method.',
+    },
+    { kind: 'list', items },
+  ];
+}
+
 export function armsSection(a: ArmsAnalysis, charts: RenderedChart[]): Block[] {
   return [
     { kind: 'h2', text: 'Arms' },
     ...fewClustersBlocks(fewClustersWarning('Too small for intervals', reasonsIn([a.arms, a.contrasts, a.provenance ?? null]))),
+    ...invalidArmBlocks(a),
     ...findingsBlocks(a),
     ...planBlocks(a),
     introBlock(a),
