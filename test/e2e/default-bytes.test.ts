@@ -27,12 +27,12 @@
  * "Too few clusters"): the estimates stand alone, their CI, p, SE and detectable effect null with `reason`, and the
  * sentence gives the reason instead of a CI.
  *
- * Not pinned, on purpose: report.md/html, lines.json and error_classes.json (the report gained sections and the
+ * Not pinned, on purpose: report.md/html (the one report, in study/), lines.json and error_classes.json (the report gained sections and the
  * line explorer after 24a8c47), charts, and the build/export records (wall-clock times, absolute paths).
  */
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ArmPlan, ShardRef } from '../../src/stages/infer-shards';
@@ -164,10 +164,13 @@ describe('default config (no study:): outputs byte-identical to before study arm
     });
   }
 
-  it('writes no arms/, study/ or exports/ folder', () => {
-    for (const sub of ['arms', 'study', 'exports']) {
+  it('writes no arms/ or exports/ folder; study/ holds only the one report (docs/report.md), no arms analysis', () => {
+    for (const sub of ['arms', 'exports']) {
       expect(existsSync(path.join(dir, sub)), `${dir}/${sub}`).to.equal(false);
       expect(existsSync(path.join(dir, 'phase5', sub)), `${dir}/phase5/${sub}`).to.equal(false);
     }
+    expect(existsSync(path.join(dir, 'phase5', 'study')), `${dir}/phase5/study`).to.equal(false);
+    expect(readdirSync(path.join(dir, 'study')).sort()).to.deep.equal(['charts', 'report-lines', 'report.html', 'report.md']);
+    expect(existsSync(path.join(dir, 'phase5', 'report.html')), 'no second report').to.equal(false);
   });
 });
