@@ -232,7 +232,7 @@ describe('determinism: two runs with the same config and seed', function () {
     expect(rag.every((r) => r.retrieved_k === 3 && r.retrieval_context.length > 0)).to.equal(true);
   });
 
-  it('every analysis output (JSON documents, per-dataset splits, report, charts) is byte-identical', () => {
+  it('every analysis document (JSON documents, per-dataset splits) is byte-identical', () => {
     const filesA = listFiles(a.phase5);
     expect(listFiles(b.phase5)).to.deep.equal(filesA);
     for (const must of ['metrics.json', 'comparison.json', 'error_changes.json']) expect(filesA).to.include(must);
