@@ -6,7 +6,7 @@
  *   const result = await run(await optionsFrom(config, {}), { onProgress: (done, total) => … });
  */
 import { readPlanLock } from '../src/plan/plan-lock';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { resolvePath } from '../src/config/load';
 import type { Config } from '../src/config/schema';
@@ -17,6 +17,7 @@ import type { SourceWorkExclusion } from '../src/openiti/source-works';
 import { corpusSettings, resolveSourceExclusions, stagePaths, type CorpusRecord, type OpenitiCorpusSettings } from '../src/stages/build';
 import { UserInputError, type RunOptions, type StageHooks } from '../src/stages/types';
 import { studyLayout } from '../src/stages/study-layout';
+import { defaultArmDir } from '../src/stages/arms';
 import type { StagePaths } from '../src/stages/retriever';
 import { analyzeStudy } from './analyze';
 import { analyzeArms, type ArmsAnalysis, type ArmsStatsOptions } from './arms';
@@ -33,8 +34,9 @@ import type { AnalysisSummary, AnalyzeOptions, DatasetInfo } from './types';
 export async function optionsFrom(config: Config, cli: RunOptions): Promise<AnalyzeOptions> {
   const { dirs, paths } = studyLayout(config, cli);
   return {
-    phase5Dir: dirs.phase5,
-    phase2Dir: cli.phase2Dir ? resolvePath(cli.phase2Dir) : dirs.phase2,
+    // The default arms' folders; a study's arms are read from <results>/arms/ (study/ holds no corrections of its own).
+    phase5Dir: config.study ? path.join(dirs.root, 'study') : defaultArmDir(dirs, 'rag'),
+    phase2Dir: cli.phase2Dir ? resolvePath(cli.phase2Dir) : defaultArmDir(dirs, 'zero_shot'),
     datasets: cli.datasets,
     errorAnalysis: config.phase5.analyze_errors && !cli.noErrorAnalysis,
     meta: {
@@ -60,12 +62,13 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
 }
 
 /**
- * The arms analysis runs when the config has a `study:` block or `<results>/arms/` exists; the baseline is
+ * The arms analysis runs when the config has a `study:` block or `<results>/arms/` holds a study arm (an
+ * arm.json; the default arms' folders have none); the baseline is
  * `study.baseline` (default `zero_shot`). Absent otherwise, so a study without arms writes no arms outputs.
  */
 async function armsOptions(config: Config, cli: RunOptions, root: string): Promise<Pick<AnalyzeOptions, 'arms'>> {
   const study = config.study;
-  if (!study && !existsSync(armsRoot(root))) return {};
+  if (!study && !hasStudyArm(root)) return {};
   return {
     arms: {
       resultsDir: root,
@@ -75,6 +78,11 @@ async function armsOptions(config: Config, cli: RunOptions, root: string): Promi
       ...planLockOption(config),
     },
   };
+}
+
+function hasStudyArm(root: string): boolean {
+  const dir = armsRoot(root);
+  return existsSync(dir) && readdirSync(dir).some((arm) => existsSync(path.join(dir, arm, 'arm.json')));
 }
 
 /** The frozen plan of the results dir (`phase5 plan --freeze`), when there is one. */
