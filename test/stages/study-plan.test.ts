@@ -52,7 +52,13 @@ describe('stages/study-plan', () => {
       index: path.join(folder, `index-${indexFingerprint(c)}.usearch`),
     });
     expect(plan.arms.map((a) => [a.name, a.role, a.input, a.output, a.dir])).to.deep.equal([
-      ['rag', 'method', path.join(root, 'arms', 'rag', 'inference_input.jsonl'), path.join(root, 'arms', 'rag', 'corrections.jsonl'), undefined],
+      [
+        'rag',
+        'method',
+        path.join(root, 'arms', 'rag', 'inference_input.jsonl'),
+        path.join(root, 'arms', 'rag', 'corrections.jsonl'),
+        undefined,
+      ],
       [
         'zero_shot',
         'baseline',
@@ -93,7 +99,9 @@ describe('stages/study-plan', () => {
       expect(other.index, JSON.stringify(index)).to.not.equal(plain.index);
     }
     expect(paths({ rag: { embedding_model: 'other/model' } }).index).to.not.equal(plain.index);
-    expect(paths({ phase5: { index: { batch_size: 64, embed_shard_size: 1000 } }, rag: { embedding: { threads: 1 } } })).to.deep.equal(plain);
+    expect(paths({ phase5: { index: { batch_size: 64, embed_shard_size: 1000 } }, rag: { embedding: { threads: 1 } } })).to.deep.equal(
+      plain,
+    );
   });
 
   it('a study arm whose corpus block asks for the run corpus shares its folder; --corpus-path keys the index folder by that path', () => {
