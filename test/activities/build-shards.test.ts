@@ -10,6 +10,7 @@ import { existsSync, readdirSync, readFileSync, statSync, truncateSync } from 'n
 import path from 'node:path';
 
 import { parseConfig } from '../../src/config/load';
+import { stagePaths } from '../../src/stages/study-layout';
 import type { Config } from '../../src/config/schema';
 import { defaultPartsDir, indexFiles } from '../../src/index/manifest';
 import { buildIndexInShards, partFile, type IndexPlan } from '../../src/stages/build-shards';
@@ -131,6 +132,6 @@ describe('activities/build: the embedding fanned out in shards', function () {
     );
     expect(err).to.deep.include({ nonRetryable: true });
     expect((err as Error).message).to.match(/no build plan at .*index\.parts\/plan\.json/);
-    expect(readdirSync(path.join(fresh.paths.results_dir, 'phase5'))).to.not.include('index.usearch');
+    expect(existsSync(stagePaths(fresh, {}).index)).to.equal(false);
   });
 });

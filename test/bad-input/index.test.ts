@@ -38,6 +38,7 @@ import {
   withLogs,
 } from './helpers';
 import { createStageCalls } from '../helpers/stage-calls';
+import { stagePaths } from '../../src/stages/study-layout';
 
 const { buildIndex } = createStageCalls();
 
@@ -46,7 +47,7 @@ const LFS_POINTER = 'version https://git-lfs.github.com/spec/v1\noid sha256:' + 
 /** A results dir holding only the shared corpus (its index removed), so a build really runs. */
 async function corpusOnly(prefix: string): Promise<string> {
   const dir = await cloneResults(prefix);
-  const files = indexFiles(path.join(dir, 'phase5', 'index.usearch'));
+  const files = indexFiles(stagePaths(makeConfig(dir), {}).index);
   for (const f of Object.values(files)) rmSync(f, { force: true });
   return dir;
 }
@@ -83,7 +84,7 @@ describe('bad-input suite', function () {
       );
       symlinkSync(path.join(MINILM_DIR, 'tokenizer.json'), path.join(model, 'tokenizer.json'));
       const { result } = await withLogs(() => buildIndex(stageInput(makeConfig(results, withModel(model)))));
-      expect(result.vectors).to.equal(lines(path.join(results, 'phase5', 'corpus.jsonl')).length);
+      expect(result.vectors).to.equal(lines(stagePaths(makeConfig(results), {}).corpus).length);
       expect(lines(indexFiles(result.indexPath).sentences)).to.have.length(result.vectors);
     });
 
@@ -111,7 +112,7 @@ describe('bad-input suite', function () {
 
     it('malformed corpus line', async () => {
       const results = await corpusOnly('bad-corpus-line');
-      const corpus = path.join(results, 'phase5', 'corpus.jsonl');
+      const corpus = stagePaths(makeConfig(results), {}).corpus;
       const good = readFileSync(corpus, 'utf8').split('\n');
       writeFileSync(corpus, [...good.slice(0, 4), good[4].slice(0, 20), ...good.slice(5)].join('\n'));
       await failsWithLogs(() => buildIndex(stageInput(makeConfig(results))), new RegExp(`${corpus}:5: `));
@@ -127,7 +128,7 @@ describe('bad-input suite', function () {
 
     it('truncated index file', async () => {
       const results = await cloneResults('truncated');
-      const index = path.join(results, 'phase5', 'index.usearch');
+      const index = stagePaths(makeConfig(results), {}).index;
       truncateSync(index, Math.floor(statSync(index).size / 2));
       const input = stageInput(makeConfig(results));
       await failsWithLogs(() => runExport(input), new RegExp(`index file ${index} is unusable: .*rebuild with \`phase5 build --force\``));
@@ -140,7 +141,7 @@ describe('bad-input suite', function () {
 
     it('manifest mismatch: corpus changed', async () => {
       const results = await cloneResults('corpus-changed');
-      const corpus = path.join(results, 'phase5', 'corpus.jsonl');
+      const corpus = stagePaths(makeConfig(results), {}).corpus;
       writeFileSync(corpus, lines(corpus).slice(0, -1).join('\n') + '\n');
       const input = stageInput(makeConfig(results));
       await failsWithLogs(() => runExport(input), /was built with corpus\.sha256=.*config says .*rebuild with `phase5 build --force`/);

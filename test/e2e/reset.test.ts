@@ -43,7 +43,7 @@ describe('reset: temporal workflow reset re-runs analyze with byte-identical out
   let study: TinyStudy | undefined;
   let firstOutputs = new Map<string, string>();
   const analyzeId = () => stageWorkflowId(study!.config.run_name, 'analyze');
-  const phase5Dir = () => resultDirs(study!.config).phase5;
+  const phase5Dir = () => path.join(resultDirs(study!.config).arms, 'rag'); // where the analysis of the default arms writes
   const hashesOf = (rels: Iterable<string>) => new Map([...rels].map((rel) => [rel, sha256(path.join(phase5Dir(), rel))]));
 
   before(async () => {
