@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, truncateSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 
 import { parseConfig } from '../../src/config/load';

@@ -5,7 +5,7 @@
  * result says so; a file with the same problem on 2,048 lines is told in one short line.
  */
 import { expect } from 'chai';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createActivities } from '../../activities';
 import type { CorrectionRecord } from '../../src/llm/records';

@@ -18,7 +18,7 @@
  *   - GGUF model missing        → non-retryable, names the file and infer.local.model_path
  */
 import { expect } from 'chai';
-import { copyFileSync, readFileSync, truncateSync, writeFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 

@@ -4,7 +4,7 @@
  * condition, and the JSONL files a run writes (lines so far, bytes with the one measured field zeroed).
  */
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { Client, Connection } from '@temporalio/client';

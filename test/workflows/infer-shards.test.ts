@@ -6,7 +6,7 @@
  * a measurement; and a pool that hands a finished arm's lanes to an arm in the middle of its continue-as-new chain.
  */
 import { expect } from 'chai';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
