@@ -18,6 +18,7 @@ import { corpusSettings, resolveSourceExclusions, stagePaths, type CorpusRecord,
 import { UserInputError, type RunOptions, type StageHooks } from '../src/stages/types';
 import { studyLayout } from '../src/stages/study-layout';
 import { defaultArmDir } from '../src/stages/arms';
+import { writtenFiles, type WrittenFile } from '../src/stages/written-file';
 import type { StagePaths } from '../src/stages/retriever';
 import { analyzeStudy } from './analyze';
 import { analyzeArms, type ArmsAnalysis, type ArmsStatsOptions } from './arms';
@@ -179,6 +180,8 @@ async function datasetLeakage(config: Config, cli: RunOptions): Promise<Record<s
 export interface AnalyzeResult {
   phase5Dir: string;
   report: string;
+  /** Every file the analysis wrote, with its sha256: an attach to this run checks them (src/stages/written-file.ts). */
+  written: WrittenFile[];
   overall: AnalysisSummary['overall'];
   /** `invalid_reason` only on a dataset whose comparison is not valid (too many failed lines): show no ΔCER for it. */
   datasets: {
@@ -245,9 +248,11 @@ export async function run(
     progress,
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
   });
+  const armFiles = arms ? arms.files.map((f) => path.join(options.arms!.resultsDir, f)) : [];
   return {
     phase5Dir: summary.phase5_dir,
     report: path.join(summary.phase5_dir, 'report.html'),
+    written: await writtenFiles([...summary.files.map((f) => path.join(summary.phase5_dir, f)), ...armFiles]),
     overall: summary.overall,
     datasets: summary.datasets.map((d) => ({
       dataset: d.dataset,
@@ -320,9 +325,15 @@ async function armsOnlyResult(options: AnalyzeOptions, arms: ArmsAnalysis): Prom
   const report =
     options.report === false ? null : await renderArmsReport(studyDir, arms, typeof options.report === 'object' ? options.report : {});
   const base = arms.arms.find((a) => a.is_baseline)!;
+  const root = options.arms!.resultsDir;
+  const written = await writtenFiles([
+    ...arms.files.map((f) => path.join(root, f)),
+    ...[...lineFiles, ...(report?.files ?? [])].map((f) => path.join(studyDir, f)),
+  ]);
   return {
     phase5Dir: options.phase5Dir,
     report: path.join(studyDir, 'report.html'),
+    written,
     overall: {
       num_samples: base.lines,
       n_paired: 0,

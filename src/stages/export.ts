@@ -258,8 +258,11 @@ export async function planExport(options: ExportOptions): Promise<ExportPlan> {
     return group && shards > 1 ? [{ group, shards, dir: scatterDir(config, group, fingerprints[gi]) }] : [];
   });
   if (witness.length) plan.witness = witness;
-  // Beside the shards of these settings: a concurrent export with other settings writes its own plan.
-  writeJsonAtomic(path.join(settingsExportDir(config, plan.fingerprint), 'plan.json'), plan);
+  // Beside the shards of these settings (a study: each export's part in its folder), so a concurrent export
+  // with other settings writes its own plan.
+  if (!options.groups) writeJsonAtomic(path.join(settingsExportDir(config, plan.fingerprint), 'plan.json'), plan);
+  for (const g of options.groups ?? [])
+    writeJsonAtomic(path.join(g.dir, 'plan.json'), { ...plan, datasets: plan.datasets.filter((d) => d.group === g.fingerprint) });
   return plan;
 }
 

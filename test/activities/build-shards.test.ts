@@ -131,7 +131,7 @@ describe('activities/build: the embedding fanned out in shards', function () {
       (e: unknown) => e,
     );
     expect(err).to.deep.include({ nonRetryable: true });
-    expect((err as Error).message).to.match(/no build plan at .*index\.parts\/plan\.json/);
+    expect((err as Error).message).to.match(/no build plan at .*index-[0-9a-f]{16}\.parts\/plan\.json/);
     expect(existsSync(stagePaths(fresh, {}).index)).to.equal(false);
   });
 });

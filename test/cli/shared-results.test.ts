@@ -9,7 +9,8 @@
  *   their own records only (each under its settings' fingerprint, exports/<fp>/), and each default arm's
  *   inference_input.jsonl (arms/<arm>/) is one of them whole;
  *   a command that attaches to a finished export whose file was since replaced notices it and runs again,
- *   ending with the records that run writes (the identical command with the file intact just reports it).
+ *   ending with the records that run writes (the identical command with the file intact just reports it);
+ *   the same for an arm's corrections.jsonl (an infer: here an import) replaced after the run finished.
  */
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -56,6 +57,9 @@ function exportedFile(r: Ran): string {
   expect(m, r.stdout + r.stderr).to.not.equal(null);
   return m![1];
 }
+
+/** The line-identifying fields of an export record, as a correction repeats them. */
+const pick = (e: Record<string, string>) => ({ sample_id: e.sample_id, dataset: e.dataset, ocr_text: e.ocr_text, gt_text: e.gt_text });
 
 const maxK = (file: string) => Math.max(...lines(file).map((l) => (JSON.parse(l) as { retrieved_k: number }).retrieved_k));
 
@@ -160,5 +164,26 @@ describe('one results dir, several exports (real server, worker process)', funct
     expect(again.code, again.stderr).to.equal(0);
     expect(again.stderr).to.match(/finished before, but \S+inference_input\.jsonl is not the file it wrote .*: running it again/);
     expect(readFileSync(exportedFile(again), 'utf8')).to.equal(written);
+  });
+  it("an attach to a finished infer whose arm's corrections.jsonl was replaced runs it again; intact, it reports it", async () => {
+    const template = JSON.parse(lines(path.join(FIXTURES, 'llm', 'corrections-import.jsonl'))[0]) as Record<string, unknown>;
+    const exported = lines(path.join(results, 'arms', 'rag', 'inference_input.jsonl')).map((l) => JSON.parse(l) as Record<string, string>);
+    const rows = exported.map((e) => ({ ...template, ...pick(e), corrected_text: e.gt_text, raw_output: e.gt_text }));
+    const importFile = path.join(dir, 'import.jsonl');
+    writeFileSync(importFile, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    const corrections = path.join(results, 'arms', 'rag', 'corrections.jsonl');
+    const first = await phase5(files.top3, 'infer', '--import', importFile);
+    expect(first.code, first.stderr).to.equal(0);
+    const written = readFileSync(corrections, 'utf8');
+    expect(lines(corrections)).to.have.length(exported.length);
+    const intact = await phase5(files.top3, 'infer', '--import', importFile);
+    expect(intact.stderr).to.match(/already finished; showing its result/);
+    expect(intact.stderr).to.not.match(/finished before, but/);
+    writeFileSync(corrections, lines(corrections)[0] + '\n'); // what another run (or a hand edit) left there
+    const again = await phase5(files.top3, 'infer', '--import', importFile);
+    expect(again.code, again.stderr).to.equal(0);
+    expect(again.stderr).to.contain(`finished before, but ${corrections} is not the file it wrote`);
+    expect(again.stderr).to.match(/: running it again/);
+    expect(readFileSync(corrections, 'utf8')).to.equal(written);
   });
 });

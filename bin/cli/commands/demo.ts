@@ -102,7 +102,9 @@ export function registerDemoCommand(program: Command): void {
         const analyze = result.analyze;
         console.log('\nDemo study finished.');
         console.log(`  workflow:  ${workflowId}  (${link})`);
-        console.log(`  report:    ${analyze?.report ?? path.join(resultDirs(config).root, 'study', 'report.html')}`);
+        console.log(
+          `  report:    ${analyze?.report ?? (config.study ? path.join(resultDirs(config).root, 'study', 'report.html') : path.join(resultDirs(config).arms, 'rag', 'report.html'))}`,
+        );
         console.log(`  results:   ${resultDirs(config).root}`);
         if (analyze?.arms) {
           const { armsTableLines } = await import('../summary');
