@@ -154,8 +154,10 @@ describe('bad-input suite', function () {
     it('model dir missing at export', async () => {
       const results = await cloneResults('model-gone');
       const gone = path.join(results, 'no-model-here');
+      // Another model is another index file (outputs.md#one-folder-per-settings): the built one named with --index-path.
+      const indexPath = stagePaths(makeConfig(results), {}).index;
       await failsWithLogs(
-        () => runExport(stageInput(makeConfig(results, withModel(gone)))),
+        () => runExport(stageInput(makeConfig(results, withModel(gone)), { indexPath })),
         new RegExp(`retrieval is disabled: embedding model unavailable: model dir ${gone} does not exist`),
       );
       const { result } = await withLogs(() => runExport(stageInput(makeConfig(results))));
@@ -171,8 +173,11 @@ describe('bad-input suite', function () {
           embedding: { model_dir: E5_DIR, query_prefix: 'query: ', passage_prefix: 'passage: ' },
         },
       });
+      // Another model is another index file; --index-path names the MiniLM one, whose manifest says so.
+      const indexPath = stagePaths(makeConfig(results), {}).index;
+      expect(stagePaths(e5, {}).index).to.not.equal(indexPath);
       await failsWithLogs(
-        () => runExport(stageInput(e5)),
+        () => runExport(stageInput(e5, { indexPath })),
         /was built with model\.sha256="[0-9a-f]{64} \(sentence-transformers\/all-MiniLM-L6-v2\)", config says "[0-9a-f]{64} \(intfloat\/multilingual-e5-small\)"/,
         /rebuild with `phase5 build --force`/,
       );
