@@ -1,7 +1,7 @@
 /**
  * Infer stage: an LLM corrects every exported OCR line, once per study arm (./arms). Without `study:` the arms
- * are the default two — RAG (p5v1 with the record's retrieval context) into results/phase5/corrections.jsonl
- * and the zero-shot baseline (v1) into results/phase2/corrections.jsonl. Resumable and deduplicated by
+ * are the default two — RAG (p5v1 with the record's retrieval context) into results/arms/rag/corrections.jsonl
+ * and the zero-shot baseline (v1) into results/arms/zero_shot/corrections.jsonl. Resumable and deduplicated by
  * sample_id: a rerun continues where the output file ends.
  *
  *   const options = optionsFrom(config, {});
