@@ -1,5 +1,5 @@
 /**
- * What a finished default export is, on disk (docs/outputs.md#one-export-per-settings):
+ * What a finished default export is, on disk (docs/outputs.md#one-folder-per-settings):
  *
  *   <results>/exports/<fingerprint>/inference_input.jsonl   the records of these settings
  *   <results>/exports/<fingerprint>/export.json             fingerprint, retrieval settings, records, sha256
