@@ -272,14 +272,14 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
       const r = phase5(file, '--results-dir', path.join(dir, 'results-e5'), ...exportArgs(), '--datasets', 'demo');
       await expectOneLineFailure(
         r,
-        /^phase5: export failed: index at .*index\.usearch was built with .* — rebuild with `phase5 build --force`/,
+        /^phase5: export failed: index at .*index-[0-9a-f]{16}\.usearch was built with .* — rebuild with `phase5 build --force`/,
       );
     });
 
     it('a truncated index file', async () => {
       const copy = path.join(dir, 'truncated');
       cpSync(path.dirname(index.index), copy, { recursive: true });
-      const truncated = path.join(copy, 'index.usearch');
+      const truncated = path.join(copy, path.basename(index.index));
       truncateSync(truncated, Math.floor(statSync(truncated).size / 2));
       const r = phase5(
         configFile,
