@@ -4,7 +4,7 @@
  * corrections as an infer result names them) is noticed in one line naming the file, and an intact result passes.
  */
 import { expect } from 'chai';
-import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as analyze from '../../analysis/stage';
@@ -12,6 +12,7 @@ import { parseConfig } from '../../src/config/load';
 import { writtenFile } from '../../src/stages/written-file';
 import { replacedFile, writtenFiles } from '../../bin/cli/finished-files';
 import { writeStudy, type Pair } from '../analysis/helpers';
+import { asDefaultArms } from '../helpers/default-arms';
 
 const pairs = (n: number): Pair[] =>
   Array.from({ length: n }, (_, i) => ({
@@ -33,13 +34,14 @@ describe('attach checks: the files a finished run names', function () {
 
   before(async () => {
     // The default arms' folders, as export and infer leave them (arms/rag, arms/zero_shot).
-    const s = writeStudy(path.join(results, 'arms'), {
-      datasets: { book: pairs(8) },
-      phase5: (p) => ({ corrected: p.gt }),
-      phase2: (p) => ({ corrected: p.ocr }),
-    });
-    renameSync(s.phase5Dir, path.join(results, 'arms', 'rag'));
-    renameSync(s.phase2Dir, path.join(results, 'arms', 'zero_shot'));
+    asDefaultArms(
+      results,
+      writeStudy(path.join(tmp, 'written'), {
+        datasets: { book: pairs(8) },
+        phase5: (p) => ({ corrected: p.gt }),
+        phase2: (p) => ({ corrected: p.ocr }),
+      }),
+    );
     const options = await analyze.optionsFrom(config, {});
     result = await analyze.run({ ...options, bootstrap: { ...options.bootstrap, iterations: 20 }, logFile: false }, {}, 'silent');
   });

@@ -2,7 +2,7 @@
  * The default arms' files in a results dir without `study:` (docs/outputs.md#layout): `rag` and `zero_shot`
  * each in `<results>/arms/<arm>/`, each reading its own inference_input.jsonl.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 export type DefaultArm = 'rag' | 'zero_shot';
@@ -24,4 +24,14 @@ export function writeDefaultInput(resultsDir: string, text: string): string {
     writeFileSync(armFile(resultsDir, arm, 'inference_input.jsonl'), text);
   }
   return armFile(resultsDir, 'rag', 'inference_input.jsonl');
+}
+
+/** A study written in the analysis tests' two folders (test/analysis/helpers.ts writeStudy) moved to the default arms' folders. */
+export function asDefaultArms(resultsDir: string, study: { phase5Dir: string; phase2Dir: string }): { rag: string; zeroShot: string } {
+  const rag = path.join(resultsDir, 'arms', 'rag');
+  const zeroShot = path.join(resultsDir, 'arms', 'zero_shot');
+  mkdirSync(path.join(resultsDir, 'arms'), { recursive: true });
+  renameSync(study.phase5Dir, rag);
+  renameSync(study.phase2Dir, zeroShot);
+  return { rag, zeroShot };
 }
