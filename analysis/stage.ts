@@ -6,7 +6,7 @@
  *   const result = await run(await optionsFrom(config, {}), { onProgress: (done, total) => … });
  */
 import { readPlanLock } from '../src/plan/plan-lock';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { resolvePath } from '../src/config/load';
 import type { Config } from '../src/config/schema';
@@ -17,6 +17,8 @@ import type { SourceWorkExclusion } from '../src/openiti/source-works';
 import { corpusSettings, resolveSourceExclusions, stagePaths, type CorpusRecord, type OpenitiCorpusSettings } from '../src/stages/build';
 import { UserInputError, type RunOptions, type StageHooks } from '../src/stages/types';
 import { studyLayout } from '../src/stages/study-layout';
+import { defaultArmDir } from '../src/stages/arms';
+import { writtenFiles, type WrittenFile } from '../src/stages/written-file';
 import type { StagePaths } from '../src/stages/retriever';
 import { analyzeStudy } from './documents/analyze';
 import { analyzeArms, type ArmsAnalysis, type ArmsStatsOptions } from './study/arms';
@@ -33,8 +35,9 @@ import type { AnalysisSummary, AnalyzeOptions, DatasetInfo } from './types';
 export async function optionsFrom(config: Config, cli: RunOptions): Promise<AnalyzeOptions> {
   const { dirs, paths } = studyLayout(config, cli);
   return {
-    phase5Dir: dirs.phase5,
-    phase2Dir: cli.phase2Dir ? resolvePath(cli.phase2Dir) : dirs.phase2,
+    // The default arms' folders; a study's arms are read from <results>/arms/ (study/ holds no corrections of its own).
+    phase5Dir: config.study ? path.join(dirs.root, 'study') : defaultArmDir(dirs, 'rag'),
+    phase2Dir: cli.phase2Dir ? resolvePath(cli.phase2Dir) : defaultArmDir(dirs, 'zero_shot'),
     reportDir: studyReportDir(dirs.root),
     datasets: cli.datasets,
     errorAnalysis: config.phase5.analyze_errors && !cli.noErrorAnalysis,
@@ -61,12 +64,13 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
 }
 
 /**
- * The arms analysis runs when the config has a `study:` block or `<results>/arms/` exists; the baseline is
+ * The arms analysis runs when the config has a `study:` block or `<results>/arms/` holds a study arm (an
+ * arm.json; the default arms' folders have none); the baseline is
  * `study.baseline` (default `zero_shot`). Absent otherwise, so a study without arms writes no arms outputs.
  */
 async function armsOptions(config: Config, cli: RunOptions, root: string): Promise<Pick<AnalyzeOptions, 'arms'>> {
   const study = config.study;
-  if (!study && !existsSync(armsRoot(root))) return {};
+  if (!study && !hasStudyArm(root)) return {};
   return {
     arms: {
       resultsDir: root,
@@ -76,6 +80,11 @@ async function armsOptions(config: Config, cli: RunOptions, root: string): Promi
       ...planLockOption(config),
     },
   };
+}
+
+function hasStudyArm(root: string): boolean {
+  const dir = armsRoot(root);
+  return existsSync(dir) && readdirSync(dir).some((arm) => existsSync(path.join(dir, arm, 'arm.json')));
 }
 
 /** The frozen plan of the results dir (`phase5 plan --freeze`), when there is one. */
@@ -177,6 +186,8 @@ export function studyReportDir(resultsDir: string): string {
 export interface AnalyzeResult {
   phase5Dir: string;
   report: string;
+  /** Every file the analysis wrote, with its sha256: an attach to this run checks them (src/stages/written-file.ts). */
+  written: WrittenFile[];
   overall: AnalysisSummary['overall'];
   /** `invalid_reason` only on a dataset whose comparison is not valid (too many failed lines): show no ΔCER for it. */
   datasets: {
@@ -243,9 +254,11 @@ export async function run(
     progress,
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
   });
+  const armFiles = arms ? arms.files.map((f) => path.join(options.arms!.resultsDir, f)) : [];
   return {
     phase5Dir: summary.phase5_dir,
     report: path.join(options.reportDir ?? summary.phase5_dir, 'report.html'),
+    written: await writtenFiles([...summary.files.map((f) => path.join(summary.phase5_dir, f)), ...armFiles]),
     overall: summary.overall,
     datasets: summary.datasets.map((d) => ({
       dataset: d.dataset,
@@ -319,9 +332,15 @@ async function armsOnlyResult(options: AnalyzeOptions, arms: ArmsAnalysis): Prom
   const report =
     options.report === false ? null : await renderArmsReport(studyDir, arms, typeof options.report === 'object' ? options.report : {});
   const base = arms.arms.find((a) => a.is_baseline)!;
+  const root = options.arms!.resultsDir;
+  const written = await writtenFiles([
+    ...arms.files.map((f) => path.join(root, f)),
+    ...[...lineFiles, ...(report?.files ?? [])].map((f) => path.join(studyDir, f)),
+  ]);
   return {
     phase5Dir: options.phase5Dir,
     report: path.join(studyDir, 'report.html'),
+    written,
     overall: {
       num_samples: base.lines,
       n_paired: 0,

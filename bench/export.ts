@@ -154,7 +154,7 @@ async function exportOnce(b: Bench, dir: string) {
   const t2 = performance.now();
   await b.act.mergeExport({ input, plan });
   const t3 = performance.now();
-  const file = path.join(input.config.paths.results_dir, 'phase5', 'inference_input.jsonl');
+  const file = path.join(input.config.paths.results_dir, 'arms', 'rag', 'inference_input.jsonl');
   const phases = { plan: (t1 - t0) / 1000, ...inShards, merge: (t3 - t2) / 1000 };
   return { wall: (t3 - t0) / 1000, sha: createHash('sha256').update(readFileSync(file)).digest('hex'), phases };
 }

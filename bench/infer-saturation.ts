@@ -136,8 +136,10 @@ async function runStage(
 ): Promise<RunResult> {
   const configs = configsIn(dir);
   rmSync(dir, { recursive: true, force: true });
-  mkdirSync(path.join(dir, 'phase5'), { recursive: true });
-  writeFileSync(path.join(dir, 'phase5', 'inference_input.jsonl'), inputRows(lines).join('\n') + '\n');
+  for (const arm of ['rag', 'zero_shot']) {
+    mkdirSync(path.join(dir, 'arms', arm), { recursive: true });
+    writeFileSync(path.join(dir, 'arms', arm, 'inference_input.jsonl'), inputRows(lines).join('\n') + '\n');
+  }
   const options = optionsFrom(configs[0], {});
   const [arm] = await planInfer(options);
   const queue: ShardRef[] = arm.plan.datasets.flatMap((d) =>
@@ -250,7 +252,7 @@ async function main(): Promise<void> {
         percent_of_peak: r1((100 * b.steadyRate) / peak64),
         run_lines_per_s: r1(b.runRate),
       };
-      const adaptive64 = path.join(root, 'k64', 'phase2', 'corrections.jsonl');
+      const adaptive64 = path.join(root, 'k64', 'arms', 'zero_shot', 'corrections.jsonl');
       identical = existsSync(adaptive64) ? zeroLatency(b.output, beforeLines) === zeroLatency(adaptive64, beforeLines) : null;
       say(
         `previous defaults, knee 64: ${before.achieved_lines_per_s} lines/s (${before.percent_of_peak} % of peak); outputs equal to the adaptive run's: ${identical}`,

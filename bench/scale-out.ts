@@ -119,8 +119,10 @@ async function runOnce(
 ): Promise<Run> {
   const results = path.join(base.dir, `w${n}`);
   rmSync(results, { recursive: true, force: true });
-  mkdirSync(path.join(results, 'phase5'), { recursive: true });
-  writeFileSync(path.join(results, 'phase5', 'inference_input.jsonl'), base.rows.join('\n') + '\n');
+  for (const arm of ['rag', 'zero_shot']) {
+    mkdirSync(path.join(results, 'arms', arm), { recursive: true });
+    writeFileSync(path.join(results, 'arms', arm, 'inference_input.jsonl'), base.rows.join('\n') + '\n');
+  }
   const queue = base.config.temporal.queues.gpu;
   const sims = await Promise.all(Array.from({ length: n }, () => startSimLlmServer({ baseMs: a.latencyMs, concurrency: a.concurrency })));
   const procs = sims.map((s) => workerProcess(base.configFile, queue, s));
@@ -138,7 +140,7 @@ async function runOnce(
       args: [{ run: `w${n}`, config, options: {}, force: false }],
     });
     const seconds = (performance.now() - t0) / 1000;
-    const output = path.join(results, 'phase2', 'corrections.jsonl');
+    const output = path.join(results, 'arms', 'zero_shot', 'corrections.jsonl');
     return { workers: n, seconds, lines_per_s: base.rows.length / seconds, requests: sims.reduce((x, s) => x + s.served(), 0), output };
   } finally {
     await killAll(procs);

@@ -22,7 +22,7 @@
  * work; only the orchestration differs). `--concurrency 2` shows the default worker setting instead.
  * Speed targets (≤ 5 % overhead) are printed, never asserted.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -118,7 +118,7 @@ interface Measurements {
 }
 
 const seconds = (since: number) => `${((performance.now() - since) / 1000).toFixed(1)} s`;
-const outputFile = (input: StageInput) => path.join(input.config.paths.results_dir, 'phase5', 'inference_input.jsonl');
+const outputFile = (input: StageInput) => path.join(input.config.paths.results_dir, 'arms', 'rag', 'inference_input.jsonl');
 
 /** The chosen model, or null (after saying why) when the shared data is absent; throws on a bad or missing model. */
 function checkSetup(): ModelSpec | null {
@@ -286,9 +286,10 @@ async function measure(mods: Modules, sides: ExportSides, freshInput: (limit: nu
       const { n, sample } = await timedRun(() => sides[side](input), serverPid);
       m.samples[side].push(sample);
       m.lines = n;
-      m.shards = JSON.parse(
-        readFileSync(path.join(input.config.paths.results_dir, 'phase5', 'export', 'plan.json'), 'utf8'),
-      ).datasets.reduce((acc: number, d: { shards: unknown[] }) => acc + d.shards.length, 0);
+      m.shards = JSON.parse(readFileSync(path.join(path.dirname(realpathSync(outputFile(input))), 'plan.json'), 'utf8')).datasets.reduce(
+        (acc: number, d: { shards: unknown[] }) => acc + d.shards.length,
+        0,
+      );
       const h = await mods.sha256File(outputFile(input));
       m.hashes.set(h, [...(m.hashes.get(h) ?? []), `${side}#${rep + 1}`]);
       console.log(

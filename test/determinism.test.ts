@@ -25,6 +25,8 @@ import type { StageInput } from '../workflows/types';
 import { MINILM, requireModel } from './embed/models';
 import { FIXTURES, OCR_GS_ROOT, OPENITI_ROOT } from './helpers/shared-data';
 import { createStageCalls } from './helpers/stage-calls';
+import { indexFiles } from '../src/index/manifest';
+import { stagePaths } from '../src/stages/study-layout';
 
 const { analyzeResults, buildCorpus, buildIndex, exportShard, mergeExport, planExport } = createStageCalls();
 
@@ -33,7 +35,7 @@ const INPUTS_AS_OF = new Date('2024-03-01T12:00:00.000Z');
 
 /** Outputs of a run that are not part of the comparison, and why. */
 const NOT_COMPARED: Record<string, string> = {
-  'phase5.log': 'append-only journal of runs, stamped with the wall clock',
+  'arms/rag/phase5.log': 'append-only journal of runs, stamped with the wall clock',
 };
 
 /**
@@ -42,7 +44,8 @@ const NOT_COMPARED: Record<string, string> = {
  * manifest and so its created_at). They are compared with those fields blanked; everything else in them
  * must match.
  */
-const RECORDS = /^(corpus\.jsonl\.build\.json|index\.manifest\.json|export\/.*plan\.json|export\/.*export\.json|export\/.*\.done\.json)$/;
+const RECORDS =
+  /^(corpora\/[0-9a-f]{16}\/(corpus\.jsonl\.build\.json|index-[0-9a-f]{16}\.manifest\.json)|exports\/.*plan\.json|exports\/.*export\.json|exports\/.*\.done\.json)$/;
 const VOLATILE_KEYS = new Set(['created_at', 'durationMs', 'fingerprint', 'written_at']);
 
 /**
@@ -50,14 +53,21 @@ const VOLATILE_KEYS = new Set(['created_at', 'durationMs', 'fingerprint', 'writt
  * index manifest and so differs between the runs: files are listed with it as `<fingerprint>` and read from each
  * run's own folder.
  */
-const FINGERPRINT_DIR = /^export\/[0-9a-f]{16}\//;
-const FINGERPRINT = 'export/<fingerprint>/';
+const FINGERPRINT_DIR = /^exports\/[0-9a-f]{16}\//;
+const FINGERPRINT = 'exports/<fingerprint>/';
 
-function inRun(phase5: string, rel: string): string {
-  if (!rel.startsWith(FINGERPRINT)) return path.join(phase5, rel);
-  const dirs = readdirSync(path.join(phase5, 'export')).filter((d) => /^[0-9a-f]{16}$/.test(d));
-  expect(dirs, `one export fingerprint folder in ${phase5}`).to.have.length(1);
-  return path.join(phase5, 'export', dirs[0], rel.slice(FINGERPRINT.length));
+function inRun(root: string, rel: string): string {
+  if (!rel.startsWith(FINGERPRINT)) return path.join(root, rel);
+  const dirs = readdirSync(path.join(root, 'exports')).filter((d) => /^[0-9a-f]{16}$/.test(d));
+  expect(dirs, `one export fingerprint folder in ${root}`).to.have.length(1);
+  return path.join(root, 'exports', dirs[0], rel.slice(FINGERPRINT.length));
+}
+
+/** The corpus and index of a run, relative to its results dir (the same in every run: the same settings). */
+function corpusFiles(root: string, seed = 42): { corpus: string; index: string; manifest: string } {
+  const p = stagePaths(configFor(root, seed), {});
+  const rel = (f: string) => path.relative(root, f);
+  return { corpus: rel(p.corpus), index: rel(p.index), manifest: rel(indexFiles(p.index).manifest) };
 }
 
 function normalizedRecord(file: string, runDir: string): unknown {
@@ -135,7 +145,6 @@ function corrections(records: InferenceInputRecord[], condition: 'rag' | 'zero_s
 
 interface RunResult {
   dir: string;
-  phase5: string;
   corpusSentences: number;
   generatedAt: string;
 }
@@ -149,21 +158,21 @@ async function runPipeline(dir: string): Promise<RunResult> {
   for (const shard of plan.datasets.flatMap((d) => d.shards)) await exportShard({ input, shard });
   const merged = await mergeExport({ input, plan });
 
-  const phase5 = path.join(dir, 'phase5');
+  const rag = path.join(dir, 'arms', 'rag');
   const records = await readJsonlAll<InferenceInputRecord>(merged.path);
   const files = {
     input: merged.path,
-    rag: path.join(phase5, 'corrections.jsonl'),
-    zeroShot: path.join(dir, 'phase2', 'corrections.jsonl'),
+    rag: path.join(rag, 'corrections.jsonl'),
+    zeroShot: path.join(dir, 'arms', 'zero_shot', 'corrections.jsonl'),
   };
   writeJsonlAtomic(files.rag, corrections(records, 'rag'));
   writeJsonlAtomic(files.zeroShot, corrections(records, 'zero_shot'));
   for (const f of Object.values(files)) utimesSync(f, INPUTS_AS_OF, INPUTS_AS_OF);
 
   const analysis = await analyzeResults(input);
-  const metrics = JSON.parse(readFileSync(path.join(phase5, 'metrics.json'), 'utf8')) as { meta?: { generated_at?: string } };
+  const metrics = JSON.parse(readFileSync(path.join(rag, 'metrics.json'), 'utf8')) as { meta?: { generated_at?: string } };
   expect(analysis.files).to.be.greaterThan(5);
-  return { dir, phase5, corpusSentences: corpus.sentences, generatedAt: String(metrics.meta?.generated_at) };
+  return { dir, corpusSentences: corpus.sentences, generatedAt: String(metrics.meta?.generated_at) };
 }
 
 /** Every file under `root`, relative, sorted. */
@@ -195,33 +204,36 @@ describe('determinism: two runs with the same config and seed', function () {
   });
 
   const same = (rel: string) => {
-    const fa = readFileSync(inRun(a.phase5, rel));
-    const fb = readFileSync(inRun(b.phase5, rel));
+    const fa = readFileSync(inRun(a.dir, rel));
+    const fb = readFileSync(inRun(b.dir, rel));
     expect(fa.length, `${rel} is empty`).to.be.greaterThan(0);
     expect(fa.equals(fb), `${rel} differs between the two runs`).to.equal(true);
   };
 
   it('corpus.jsonl is byte-identical (and holds the sentences asked for)', () => {
-    const lines = readFileSync(path.join(a.phase5, 'corpus.jsonl'), 'utf8').trim().split('\n');
+    const lines = readFileSync(path.join(a.dir, corpusFiles(a.dir).corpus), 'utf8')
+      .trim()
+      .split('\n');
     expect(lines).to.have.length(a.corpusSentences);
     expect(a.corpusSentences).to.equal(configFor(tmp).phase5.corpus.max_sentences);
-    same('corpus.jsonl');
+    same(corpusFiles(a.dir).corpus);
   });
 
   it('the index vectors and sentence table are byte-identical; the manifest differs only in provenance', () => {
-    same('index.usearch');
-    same('index.usearch.sentences.jsonl');
-    const m = normalizedRecord(path.join(a.phase5, 'index.manifest.json'), a.dir);
+    const { index, manifest } = corpusFiles(a.dir);
+    same(index);
+    same(`${index}.sentences.jsonl`);
+    const m = normalizedRecord(path.join(a.dir, manifest), a.dir);
     expect(m).to.have.nested.property('index.count', a.corpusSentences);
-    expect(normalizedRecord(path.join(b.phase5, 'index.manifest.json'), b.dir)).to.deep.equal(m);
+    expect(normalizedRecord(path.join(b.dir, manifest), b.dir)).to.deep.equal(m);
   });
 
   it('inference_input.jsonl and the export shards are byte-identical, with retrieval context for the Arabic lines', async () => {
-    same('inference_input.jsonl');
-    const shards = listFiles(a.phase5).filter((f) => f.startsWith('export/') && f.endsWith('.jsonl'));
+    same('arms/rag/inference_input.jsonl');
+    const shards = listFiles(a.dir).filter((f) => f.startsWith('exports/') && f.endsWith('.jsonl'));
     expect(shards.length).to.be.at.least(3);
     for (const f of shards) same(f);
-    const recs = await readJsonlAll<InferenceInputRecord>(path.join(a.phase5, 'inference_input.jsonl'));
+    const recs = await readJsonlAll<InferenceInputRecord>(path.join(a.dir, 'arms', 'rag', 'inference_input.jsonl'));
     const datasets = Object.keys(configFor(tmp).datasets);
     expect(recs.length)
       .to.be.greaterThan(0)
@@ -232,13 +244,13 @@ describe('determinism: two runs with the same config and seed', function () {
     expect(rag.every((r) => r.retrieved_k === 3 && r.retrieval_context.length > 0)).to.equal(true);
   });
 
-  it('every analysis document (JSON documents, per-dataset splits) is byte-identical', () => {
-    const filesA = listFiles(a.phase5);
-    expect(listFiles(b.phase5)).to.deep.equal(filesA);
-    for (const must of ['metrics.json', 'comparison.json', 'error_changes.json']) expect(filesA).to.include(must);
+  it('every analysis output (JSON documents, per-dataset splits, the study report) is byte-identical', () => {
+    const filesA = listFiles(a.dir);
+    expect(listFiles(b.dir)).to.deep.equal(filesA);
+    for (const must of ['metrics.json', 'comparison.json', 'error_changes.json']) expect(filesA).to.include(`arms/rag/${must}`);
     for (const ds of Object.keys(configFor(tmp).datasets)) {
       for (const f of ['metrics.json', 'comparison_vs_phase2.json', 'retrieval_analysis.json', 'error_changes.json', 'corrections.jsonl']) {
-        expect(filesA).to.include(`${ds}/${f}`);
+        expect(filesA).to.include(`arms/rag/${ds}/${f}`);
       }
     }
     for (const f of filesA) {
@@ -260,10 +272,11 @@ describe('determinism: two runs with the same config and seed', function () {
   });
 
   it('build and export records match apart from paths, wall-clock times and the manifest-derived fingerprint', () => {
-    const records = listFiles(a.phase5).filter((f) => RECORDS.test(f));
-    expect(records).to.include.members(['corpus.jsonl.build.json', 'index.manifest.json', `${FINGERPRINT}plan.json`]);
+    const records = listFiles(a.dir).filter((f) => RECORDS.test(f));
+    const { corpus, manifest } = corpusFiles(a.dir);
+    expect(records).to.include.members([`${corpus}.build.json`, manifest, `${FINGERPRINT}plan.json`]);
     for (const f of records) {
-      expect(normalizedRecord(inRun(b.phase5, f), b.dir), f).to.deep.equal(normalizedRecord(inRun(a.phase5, f), a.dir));
+      expect(normalizedRecord(inRun(b.dir, f), b.dir), f).to.deep.equal(normalizedRecord(inRun(a.dir, f), a.dir));
     }
   });
 
@@ -276,8 +289,8 @@ describe('determinism: two runs with the same config and seed', function () {
     const dir = path.join(tmp, 'other-seed');
     const input: StageInput = { run: 'determinism', config: configFor(dir, 43), options: {}, force: false };
     await buildCorpus(input);
-    const other = readFileSync(path.join(dir, 'phase5', 'corpus.jsonl'));
+    const other = readFileSync(path.join(dir, corpusFiles(dir, 43).corpus));
     expect(other.length).to.be.greaterThan(0);
-    expect(other.equals(readFileSync(path.join(a.phase5, 'corpus.jsonl')))).to.equal(false);
+    expect(other.equals(readFileSync(path.join(a.dir, corpusFiles(a.dir).corpus)))).to.equal(false);
   });
 });

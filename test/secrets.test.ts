@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
@@ -26,6 +26,7 @@ import { inferenceInputRecord } from './helpers/records';
 import { decodedText } from './helpers/decoded-text';
 import { createLocalEnv } from './helpers/temporal';
 import { echo, startFakeServer, type FakeServer } from './llm/fake-openai-server';
+import { writeDefaultInput } from './helpers/default-arms';
 
 const KEY_ENV = 'PHASE5_TEST_KEY';
 const KEY = `sk-phase5-test-${randomBytes(16).toString('hex')}`;
@@ -82,11 +83,7 @@ describe('secrets: an API key from the environment stays out of logs, results, i
   function study(name: string, ids: string[], retry = 1) {
     const results = mkdtempSync(path.join(os.tmpdir(), `secrets-${name}-`));
     dirs.push(results);
-    mkdirSync(path.join(results, 'phase5'), { recursive: true });
-    writeFileSync(
-      path.join(results, 'phase5', 'inference_input.jsonl'),
-      ids.map((id) => JSON.stringify(inputRecord(id))).join('\n') + '\n',
-    );
+    writeDefaultInput(results, ids.map((id) => JSON.stringify(inputRecord(id))).join('\n') + '\n');
     const config = parseConfig(
       {
         paths: { results_dir: results },
@@ -156,7 +153,7 @@ describe('secrets: an API key from the environment stays out of logs, results, i
     expect(result.rag).to.include({ written: 3, failed: 1 });
     expect(result.zero_shot).to.include({ written: 3, failed: 1 });
     expectNoKey('the workflow result', JSON.stringify(result));
-    const rag = readFileSync(path.join(s.results, 'phase5', 'corrections.jsonl'), 'utf8');
+    const rag = readFileSync(path.join(s.results, 'arms', 'rag', 'corrections.jsonl'), 'utf8');
     const failed = rag
       .split('\n')
       .filter(Boolean)
@@ -168,8 +165,8 @@ describe('secrets: an API key from the environment stays out of logs, results, i
     );
     const all = allFilesText(s.results);
     expect(all.files.map((f) => path.relative(s.results, f)).sort()).to.include.members([
-      path.join('phase2', 'corrections.jsonl'),
-      path.join('phase5', 'corrections.jsonl'),
+      path.join('arms', 'zero_shot', 'corrections.jsonl'),
+      path.join('arms', 'rag', 'corrections.jsonl'),
     ]);
     expectNoKey('the results dir', all.text);
 

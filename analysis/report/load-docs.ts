@@ -1,5 +1,5 @@
 /** The analysis documents the report reads from a Phase 5 directory (metrics, comparisons, retrieval, lines). */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Skips } from '../../src/stages/skips';
 import type { ReportDocs } from '../charts/specs';
@@ -13,6 +13,12 @@ function readJsonSync(file: string): Json {
   } catch (err) {
     throw new Error(`${file}: ${(err as Error).message}`);
   }
+}
+
+/** The export's skipped.json: beside the inference_input.jsonl the arm read (its link followed). */
+function skippedBesideInput(phase5Dir: string): string {
+  const input = path.join(phase5Dir, 'inference_input.jsonl');
+  return path.join(path.dirname(existsSync(input) ? realpathSync(input) : input), 'skipped.json');
 }
 
 /** Load what the report needs; throws a clear error when the analysis has not run yet. */
@@ -29,7 +35,7 @@ export function loadReportDocs(phase5Dir: string): ReportDocs {
     metrics,
     comparison,
     errorChanges: opt(ecFile),
-    skippedInputs: opt(path.join(phase5Dir, 'export', 'skipped.json')) as Record<string, Skips> | null,
+    skippedInputs: opt(skippedBesideInput(phase5Dir)) as Record<string, Skips> | null,
     ...loadLineDocs(phase5Dir),
     datasets: names.map((name) => {
       const dir = path.join(phase5Dir, name);

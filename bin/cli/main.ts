@@ -25,7 +25,7 @@ export function buildProgram(): Command {
     .option('-c, --config <file>', 'config file', 'configs/config.yaml')
     .option('--address <host:port>', 'Temporal frontend address (env TEMPORAL_ADDRESS)')
     .option('--namespace <ns>', 'Temporal namespace')
-    .option('--results-dir <dir>', 'results root (phase5/ and phase2/ inside)')
+    .option('--results-dir <dir>', 'results root (arms/, exports/, corpora/ and study/ inside)')
     .option('--run <name>', 'run name; workflow ids derive from it and a hash of the inputs (phase5-<run>-<hash8>-<stage>)')
     .option('-v, --verbose', 'show stack traces on errors')
     .option('--json', 'print the result as a JSON document instead of a human summary')

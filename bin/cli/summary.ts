@@ -38,7 +38,7 @@ function exportLines(r: ExportResult): string[] {
   return [
     `export: ${n(r.merged.records)} records in ${n(r.shards)} shards (${per}); ${n(r.fallbacks)} without retrieval (zero-shot fallback)`,
     `        → ${r.merged.path}`,
-    ...(r.merged.link ? [`          (${r.merged.link} links to the latest finished export)`] : []),
+    ...(r.merged.links?.length ? [`          (${r.merged.links.join(', ')}: links to the latest finished export)`] : []),
   ];
 }
 

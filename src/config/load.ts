@@ -127,10 +127,23 @@ export function resolvePath(p: string): string {
   return path.isAbsolute(p) ? p : path.resolve(PROJECT_ROOT, p);
 }
 
-/** Where each condition's results live. */
-export function resultDirs(config: Config): { root: string; phase5: string; phase2: string } {
+/** The results root and its folders by concern (docs/outputs.md#layout). */
+export interface ResultDirs {
+  root: string;
+  /** `arms/<arm>/`: every arm's corrections, the default rag and zero_shot arms' too. */
+  arms: string;
+  /** `exports/<fingerprint>/`: one export per retrieval settings. */
+  exports: string;
+  /** `corpora/<fingerprint>/`: one corpus (and its indexes) per corpus settings. */
+  corpora: string;
+  /** `witness/<fingerprint>/`: one witness index per witness settings. */
+  witness: string;
+}
+
+export function resultDirs(config: Config): ResultDirs {
   const root = resolvePath(config.paths.results_dir);
-  return { root, phase5: path.join(root, 'phase5'), phase2: path.join(root, 'phase2') };
+  const at = (name: string) => path.join(root, name);
+  return { root, arms: at('arms'), exports: at('exports'), corpora: at('corpora'), witness: at('witness') };
 }
 
 export function metadataPath(config: Config): string {

@@ -6,7 +6,7 @@
 import type { z } from 'zod';
 import { armDecoding } from '../llm/decoding';
 import { resolveTemplate } from '../prompts/templates';
-import { sha256Text } from '../util/hash';
+import { corpusFingerprint } from './corpus-fingerprint';
 import { decodingProblems, templateProblems } from './prompt-problems';
 import { CorpusSchema, InferSchema, RetrievalSchema, type ArmConfig, type Config, type CorpusBlockSchema } from './schema';
 
@@ -67,7 +67,7 @@ export function armCorpusBlock(config: Config, arm: ArmConfig): CorpusBlock | nu
   return typeof arm.corpus === 'string' ? (config.study?.corpora?.[arm.corpus] ?? null) : arm.corpus;
 }
 
-/** The merged corpus settings of a block, in its own folder `corpora/<fingerprint>` (relative to the results dir). */
+/** The merged corpus settings of a block, in its own folder `corpora/<fingerprint>` (relative to the results dir; ./corpus-fingerprint.ts). */
 export function blockCorpus(config: Config, block: CorpusBlock): Config['phase5']['corpus'] {
   const { dir: _dir, ...base } = config.phase5.corpus;
   const merged = CorpusSchema.parse({
@@ -77,13 +77,7 @@ export function blockCorpus(config: Config, block: CorpusBlock): Config['phase5'
     ...(block.add_works ? { add_works: [...(base.add_works ?? []), ...block.add_works] } : {}),
   });
   if (JSON.stringify(merged) === JSON.stringify(CorpusSchema.parse(base))) return config.phase5.corpus; // the run's own corpus: shared, built once
-  const fingerprint = sha256Text(
-    JSON.stringify({
-      corpus: merged,
-      sources: block.exclude_dataset_sources ? Object.values(config.datasets).map((d) => d.source_pattern ?? null) : null,
-    }),
-  ).slice(0, 16);
-  return { ...merged, dir: `corpora/${fingerprint}` };
+  return { ...merged, dir: `corpora/${corpusFingerprint(config, merged)}` };
 }
 
 /** One line per problem with the study's arms (the merged overrides), `study.arms.N.<block>.<key>: …`. */

@@ -4,9 +4,10 @@
  * (one per distinct retrieval fingerprint). The study plan (./study-plan.ts) calls these once per stage, on
  * the study's layout (./study-layout.ts); the stages read the plan.
  *
- * Without `study:` in the config the arms are the two default ones, at these paths:
- * `rag` → <results>/phase5/corrections.jsonl and `zero_shot` → <results>/phase2/corrections.jsonl, both reading
- * <results>/phase5/inference_input.jsonl, in `infer.conditions` order (`--phase2-dir` leaves zero_shot out).
+ * Without `study:` in the config the arms are the two default ones, in `infer.conditions` order, each in its
+ * folder like a study arm's: `rag` → <results>/arms/rag/corrections.jsonl and `zero_shot` →
+ * <results>/arms/zero_shot/corrections.jsonl, each reading its own inference_input.jsonl, a link to the one
+ * default export (`--phase2-dir` leaves zero_shot out).
  *
  *   for (const arm of studyPlan(config, {}).arms) await runArm(options, arm, hooks, openBackend);
  */
@@ -75,7 +76,7 @@ export interface ArmRun {
   retrieval: ArmRetrieval;
   /** The config with the arm's `retrieval` and `infer` overrides applied (what export and infer read for this arm). */
   config: Config;
-  /** A study arm's own folder, `<results>/arms/<arm>/`; absent for the default arms (their outputs are in phase5/ and phase2/). */
+  /** A study arm's own folder, `<results>/arms/<arm>/` (with arm.json); absent for the default arms, whose folder holds no arm.json. */
   dir?: string;
   /** A non-LLM corrector (docs/correctors.md); absent for an LLM arm. */
   corrector?: CorrectorRun;
@@ -93,15 +94,10 @@ export function declaredArms(config: Config, layout: StudyLayout): ArmRun[] {
   return config.study ? studyArms(config, layout) : conditionArms(config, layout);
 }
 
-/** The default arms: rag → <results>/phase5, zero_shot → <results>/phase2, one inference_input.jsonl. */
+/** The default arms: rag → <results>/arms/rag, zero_shot → <results>/arms/zero_shot, both reading the default export. */
 function conditionArms(config: Config, layout: StudyLayout): ArmRun[] {
-  const { dirs } = layout;
-  const input = path.join(dirs.phase5, 'inference_input.jsonl');
-  const outputs: Record<Condition, string> = {
-    rag: path.join(dirs.phase5, 'corrections.jsonl'),
-    zero_shot: path.join(dirs.phase2, 'corrections.jsonl'),
-  };
   return config.infer.conditions.map((name) => {
+    const dir = defaultArmDir(layout.dirs, name);
     const prompt = name as Condition;
     const retrieval = armRetrieval(config, layout.paths, config.phase5.retrieval, prompt === 'zero_shot' ? 'none' : undefined);
     return {
@@ -109,8 +105,8 @@ function conditionArms(config: Config, layout: StudyLayout): ArmRun[] {
       role: prompt === 'zero_shot' ? 'baseline' : 'method',
       prompt,
       template: resolveTemplate(prompt, undefined)!,
-      input,
-      output: outputs[prompt],
+      input: path.join(dir, 'inference_input.jsonl'),
+      output: path.join(dir, 'corrections.jsonl'),
       backend: () => backendConfig(config),
       model: modelName(config),
       upperBound: false,
@@ -118,6 +114,11 @@ function conditionArms(config: Config, layout: StudyLayout): ArmRun[] {
       config,
     };
   });
+}
+
+/** The folder of a default arm (no `study:`): `<results>/arms/<rag|zero_shot>/`. */
+export function defaultArmDir(dirs: Pick<StudyLayout['dirs'], 'arms'>, name: string): string {
+  return path.join(dirs.arms, name);
 }
 
 /**

@@ -1,9 +1,9 @@
 /**
- * What a finished default export is, on disk (docs/outputs.md#one-export-per-settings):
+ * What a finished default export is, on disk (docs/outputs.md#one-folder-per-settings):
  *
- *   <results>/phase5/export/<fingerprint>/inference_input.jsonl   the records of these settings
- *   <results>/phase5/export/<fingerprint>/export.json             fingerprint, retrieval settings, records, sha256
- *   <results>/phase5/inference_input.jsonl                        a relative link to the latest finished one
+ *   <results>/exports/<fingerprint>/inference_input.jsonl   the records of these settings
+ *   <results>/exports/<fingerprint>/export.json             fingerprint, retrieval settings, records, sha256
+ *   <results>/arms/<arm>/inference_input.jsonl              each default arm's: a relative link to the latest finished one
  *
  * Exports with other settings never share a file; the link is the documented name infer reads, and infer
  * refuses it when export.json beside its target records other retrieval settings than its own config's.

@@ -72,10 +72,10 @@ export interface ExportMergeResult {
   records: number;
   /** sha256 of the file at `path` as this run wrote it. */
   sha256: string;
-  /** The default export: the documented name (`<results>/phase5/inference_input.jsonl`), a link to the latest finished export. */
-  link?: string;
+  /** The default export: each default arm's inference_input.jsonl (`<results>/arms/<arm>/`), a link to the latest finished export. */
+  links?: string[];
   byDataset: Record<string, number>;
-  /** Per dataset with anything skipped: the input lines/files left out, by kind (also in export/skipped.json). */
+  /** Per dataset with anything skipped: the input lines/files left out, by kind (also in skipped.json beside the export). */
   skipped: Record<string, Skips>;
   /** Study arms: one export per distinct retrieval (`path` is the first one's). */
   exports?: SharedExport[];
@@ -160,9 +160,9 @@ export async function loadSamples(
   return pick.sample ? { ...loaded, samples: sampled(loaded.samples, pick.sample, clusterSpecOf(config), key) } : loaded;
 }
 
-/** `<results>/phase5/export/skipped.json`: what the export left out, per dataset (read by the report). */
-export function skippedFile(config: Config): string {
-  return path.join(exportDir(config), 'skipped.json');
+/** `skipped.json` beside an export's inference_input.jsonl: what it left out, per dataset (read by the report). */
+export function skippedFile(exportFile: string): string {
+  return path.join(path.dirname(exportFile), 'skipped.json');
 }
 
 /** The plan's skips per dataset (datasets without any left out); plans from older code carry none. */
@@ -172,13 +172,9 @@ export function planSkips(plan: ExportPlan): Record<string, Skips> {
   return out;
 }
 
-export function exportDir(config: Config): string {
-  return path.join(resultDirs(config).phase5, 'export');
-}
-
-/** The folder of the default export made under these settings: its shards, inference_input.jsonl and export.json. */
+/** `<results>/exports/<fingerprint>/`: the folder of the default export made under these settings (shards, inference_input.jsonl, export.json). */
 export function settingsExportDir(config: Config, fingerprint: string): string {
-  return path.join(exportDir(config), fingerprint);
+  return path.join(resultDirs(config).exports, fingerprint);
 }
 
 /** `<results>/exports/<group>/witness-rounds/<fingerprint>/`: the rounds of a sharded witness export. */
@@ -262,8 +258,11 @@ export async function planExport(options: ExportOptions): Promise<ExportPlan> {
     return group && shards > 1 ? [{ group, shards, dir: scatterDir(config, group, fingerprints[gi]) }] : [];
   });
   if (witness.length) plan.witness = witness;
-  // Beside the shards of these settings: a concurrent export with other settings writes its own plan.
-  writeJsonAtomic(path.join(settingsExportDir(config, plan.fingerprint), 'plan.json'), plan);
+  // Beside the shards of these settings (a study: each export's part in its folder), so a concurrent export
+  // with other settings writes its own plan.
+  if (!options.groups) writeJsonAtomic(path.join(settingsExportDir(config, plan.fingerprint), 'plan.json'), plan);
+  for (const g of options.groups ?? [])
+    writeJsonAtomic(path.join(g.dir, 'plan.json'), { ...plan, datasets: plan.datasets.filter((d) => d.group === g.fingerprint) });
   return plan;
 }
 
@@ -369,8 +368,8 @@ async function writeShard(
  */
 export async function mergeExport(options: ExportOptions, plan: ExportPlan): Promise<ExportMergeResult> {
   if (options.groups) return mergeStudyExports(options, plan, options.groups);
-  // Under the settings' fingerprint, so an export with other settings never writes this file; the documented
-  // name is a link to the latest finished export (./export-record.ts).
+  // Under the settings' fingerprint, so an export with other settings never writes this file; each default
+  // arm's inference_input.jsonl is a link to the latest finished export (./export-record.ts).
   const dir = settingsExportDir(options.config, plan.fingerprint);
   const merged = await mergeInto(options, plan, path.join(dir, 'inference_input.jsonl'));
   writeExportRecord(dir, {
@@ -379,9 +378,12 @@ export async function mergeExport(options: ExportOptions, plan: ExportPlan): Pro
     records: merged.records,
     sha256: merged.sha256,
   });
-  const link = path.join(resultDirs(options.config).phase5, 'inference_input.jsonl');
-  pointAt(link, merged.path);
-  return { ...merged, link };
+  const links = [...new Set((options.arms ?? []).map((arm) => arm.input))];
+  for (const link of links) {
+    mkdirSync(path.dirname(link), { recursive: true });
+    pointAt(link, merged.path);
+  }
+  return { ...merged, links };
 }
 
 async function mergeInto(options: ExportOptions, plan: ExportPlan, target: string): Promise<ExportMergeResult> {
@@ -401,8 +403,8 @@ async function mergeInto(options: ExportOptions, plan: ExportPlan, target: strin
   log.info({ target, records, byDataset }, `inference_input.jsonl: ${records} records`);
   const skipped = planSkips(plan);
   // Written only when something was left out, so a clean study's files stay as they were.
-  if (Object.keys(skipped).length > 0) writeJsonAtomic(skippedFile(config), skipped);
-  else rmSync(skippedFile(config), { force: true });
+  if (Object.keys(skipped).length > 0) writeJsonAtomic(skippedFile(target), skipped);
+  else rmSync(skippedFile(target), { force: true });
   return { path: target, records, byDataset, skipped, sha256 };
 }
 

@@ -14,6 +14,7 @@ import { importFix, importHooks, readExportLines } from './import-match';
 import type { InferOptions } from './infer';
 import { armJson } from './study-files';
 import { UserInputError } from './types';
+import { writtenFile, type WrittenFile } from './written-file';
 
 const log = childLogger('infer');
 
@@ -22,6 +23,8 @@ export interface ImportResult {
   failed: number;
   byDataset: Record<string, number>;
   output: string;
+  /** The corrections file and the sha256 of what the import wrote (an attach checks it; ./written-file.ts). */
+  outputFile: WrittenFile;
   /** With the arm's guard on: the decisions taken on the imported lines that carried none (`kept`, `trimmed`, `fell_back:<reason>`). */
   guard?: Record<string, number>;
   /** What the import decided on its own (fields set from the arm's prompt, no export to match against). */
@@ -54,6 +57,7 @@ export async function importCorrections(options: InferOptions): Promise<ImportRe
     failed: v.failed,
     byDataset: v.byDataset,
     output: arm.output,
+    outputFile: await writtenFile(arm.output),
     ...(guarded.decisions ? { guard: guarded.decisions } : {}),
     ...(notes.length ? { notes } : {}),
   };

@@ -1,7 +1,7 @@
 /**
  * The infer plan: which input lines each shard corrects, written once per input selection so a shard reads only
  * its own lines. `writePlan` scans inference_input.jsonl once (dataset filter, `--limit` or `--sample`, first record of each
- * sample_id) and writes, in `<phase5>/infer-plan/<hash>/`:
+ * sample_id) and writes, in `<arm folder>/infer-plan/<hash>/` (beside the arm's inference_input.jsonl):
  *  - `<dataset>.offsets`: (byte offset, byte length) of the dataset's selected lines, in input order (float64 pairs);
  *  - `order.u16`: the dataset (index into `plan.json`'s list) of every selected line, in input order — the merge
  *    order, so merged outputs follow the input exactly as a single run writes them;

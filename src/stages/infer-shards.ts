@@ -42,6 +42,7 @@ import { skipsFromCounts, type Skips } from './skips';
 import { claimReplicateOutput, replicateKey, replicateRun, replicateRuns } from './replicates';
 import { checkExportSettings } from './export-record';
 import { UserInputError, type StageHooks } from './types';
+import { writtenFile, type WrittenFile } from './written-file';
 
 /** One arm's share of the plan (small: crosses Temporal); `arm` is the arm's name, `condition` its prompt. */
 export interface ArmPlan extends RunTags {
@@ -67,6 +68,8 @@ export type InferShardResult = ArmCounts & { shard: string; lines: number; load?
 
 export interface ArmMergeResult {
   output: string;
+  /** The corrections file and the sha256 of what this merge wrote (an attach checks it; ./written-file.ts). */
+  outputFile: WrittenFile;
   records: number;
   failed: number;
   skipped: Skips;
@@ -303,6 +306,7 @@ export async function mergeArm(options: InferOptions, arm: ArmPlan, partial = fa
   for (const [reason, n] of Object.entries(failed.byReason)) counts[`failed: ${reason}`] = n;
   return {
     output: arm.output,
+    outputFile: await writtenFile(arm.output),
     records: planned.size,
     failed: failed.failed,
     skipped: skipsFromCounts(counts, { 'duplicate input record': arm.plan.duplicateIds }),

@@ -1,7 +1,7 @@
 /**
  * Infer stage: an LLM corrects every exported OCR line, once per study arm (./arms). Without `study:` the arms
- * are the default two — RAG (p5v1 with the record's retrieval context) into results/phase5/corrections.jsonl
- * and the zero-shot baseline (v1) into results/phase2/corrections.jsonl. Resumable and deduplicated by
+ * are the default two — RAG (p5v1 with the record's retrieval context) into results/arms/rag/corrections.jsonl
+ * and the zero-shot baseline (v1) into results/arms/zero_shot/corrections.jsonl. Resumable and deduplicated by
  * sample_id: a rerun continues where the output file ends.
  *
  *   const options = optionsFrom(config, {});
@@ -46,6 +46,7 @@ import { recordPlanLock } from '../plan/plan-lock';
 import type { ClusterSpec } from '../datasets/clusters';
 import { clusterSpecOf, drawSample, type SampleSpec } from '../datasets/sample';
 import type { PlanSelection } from './infer-plan';
+import { writtenFile, type WrittenFile } from './written-file';
 
 export { assertFailedShare, countFailedRecords, InferFailedError, isOutageFailure, type InferCheckpoint } from './infer-failures';
 export { guardImported, importCorrections, type ImportResult } from './infer-import';
@@ -121,7 +122,15 @@ export const RESULT_KEYS = [
  * duplicate input records (the later ones are not corrected) and lines recorded as failed, by reason.
  * `condition` is the arm's name (`rag` / `zero_shot` without a study; the field keeps its name so recorded histories replay).
  */
-export type ArmResult = { condition: string; output: string; skipped: Skips; load?: LlmLoad } & ArmCounts & RunTags;
+export type ArmResult = {
+  condition: string;
+  output: string;
+  /** The corrections file with the sha256 its merge wrote (absent from runs that predate it): an attach checks it. */
+  outputFile?: WrittenFile;
+  skipped: Skips;
+  load?: LlmLoad;
+} & ArmCounts &
+  RunTags;
 
 /**
  * What a result says about its run beyond the counts: for one replicate of an arm with replicates (./replicates.ts)
@@ -237,7 +246,7 @@ export async function runArm(
   );
   await assertFailedShare(options, arm.name, arm.output);
   const counts = Object.fromEntries(RESULT_KEYS.map((k) => [k, summary[k]])) as Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
-  return { condition: arm.name, output, ...counts, skipped: armSkips(summary), ...runTags(arm) };
+  return { condition: arm.name, output, outputFile: await writtenFile(arm.output), ...counts, skipped: armSkips(summary), ...runTags(arm) };
 }
 
 async function correct(

@@ -1,30 +1,24 @@
 /**
  * Where a study's files live: the results folders (checked once) and the run's corpus and index. Every other
- * path of a study — an arm's folder, a shared export, an arm's own corpus, a witness index — is one of these
- * folders joined with a name or a fingerprint (see ./study-plan.ts).
+ * path of a study — an arm's folder, an export, an arm's own corpus, a witness index — is one of these
+ * folders joined with a name or a fingerprint (see ./study-plan.ts, docs/outputs.md#layout). One layout with
+ * or without `study:`: the default arms `rag` and `zero_shot` are arms like any other.
  *
- *   <results>/phase5/            corpus.jsonl, index.usearch, export/ (the default single export)
- *   <results>/phase2/            the default zero-shot arm's corrections
- *   <results>/arms/<arm>/        arm.json, inference_input.jsonl (a link), corrections.jsonl
- *   <results>/exports/<fp>/      one export per distinct retrieval
- *   <results>/corpora/<fp>/      one corpus and index per distinct arm `corpus` block
- *   <results>/witness/<fp>/      one witness index per distinct witness settings
+ *   <results>/arms/<arm>/        arm.json (study arms), inference_input.jsonl (a link), corrections.jsonl
+ *   <results>/exports/<fp>/      one export per retrieval settings
+ *   <results>/corpora/<fp>/      one corpus per corpus settings: corpus.jsonl, index-<index fp>.usearch
+ *   <results>/witness/<fp>/      one witness index per witness settings
  */
 import path from 'node:path';
-import { resolvePath } from '../config/load';
+import { resolvePath, type ResultDirs } from '../config/load';
+import { corpusFingerprint, indexFingerprint } from '../config/corpus-fingerprint';
 import type { Config } from '../config/schema';
+import { sha256Text } from '../util/hash';
 import { checkedResultDirs } from './results-dir';
 import type { StagePaths } from './retriever';
 import type { RunOptions } from './types';
 
-export interface StudyDirs {
-  root: string;
-  phase5: string;
-  phase2: string;
-  arms: string;
-  exports: string;
-  witness: string;
-}
+export type StudyDirs = ResultDirs;
 
 export interface StudyLayout {
   dirs: StudyDirs;
@@ -33,27 +27,30 @@ export interface StudyLayout {
 }
 
 export function studyLayout(config: Config, cli: Pick<RunOptions, 'corpusPath' | 'indexPath'>): StudyLayout {
-  const { root, phase5, phase2 } = checkedResultDirs(config);
-  const dirs = {
-    root,
-    phase5,
-    phase2,
-    arms: path.join(root, 'arms'),
-    exports: path.join(root, 'exports'),
-    witness: path.join(root, 'witness'),
-  };
+  const dirs = checkedResultDirs(config);
+  const corpus = cli.corpusPath ? resolvePath(cli.corpusPath) : null;
+  // A corpus given on the command line keys its folder by its path: its settings are not the config's.
+  const folder = path.join(dirs.corpora, corpus ? sha256Text(corpus).slice(0, 16) : corpusFingerprint(config));
   const paths = {
-    corpus: cli.corpusPath ? resolvePath(cli.corpusPath) : path.join(phase5, 'corpus.jsonl'),
-    index: cli.indexPath ? resolvePath(cli.indexPath) : path.join(phase5, 'index.usearch'),
+    corpus: corpus ?? path.join(folder, 'corpus.jsonl'),
+    index: cli.indexPath ? resolvePath(cli.indexPath) : indexIn(folder, config),
   };
   return { dirs, paths: corpusPaths({ dirs, paths }, config) };
+}
+
+/** The index of `config`'s index settings in a corpus folder. */
+function indexIn(folder: string, config: Config): string {
+  return path.join(folder, `index-${indexFingerprint(config)}.usearch`);
 }
 
 /** The corpus and index a (study arm's effective) config retrieves from: its own corpus folder, else the run's. */
 export function corpusPaths(layout: StudyLayout, config: Config): StagePaths {
   const dir = config.phase5.corpus.dir;
   // A study arm's own corpus (src/config/study.ts blockCorpus): its folder under the results dir.
-  if (dir) return { corpus: path.join(layout.dirs.root, dir, 'corpus.jsonl'), index: path.join(layout.dirs.root, dir, 'index.usearch') };
+  if (dir) {
+    const folder = path.join(layout.dirs.root, dir);
+    return { corpus: path.join(folder, 'corpus.jsonl'), index: indexIn(folder, config) };
+  }
   return layout.paths;
 }
 

@@ -6,7 +6,7 @@
  *
  *   arms            every arm (name, role, prompt, effective config, the export it reads, its corrections)
  *   exports         one per distinct retrieval fingerprint, with the arms that read it (null without `study:`:
- *                   the single default export in <results>/phase5/)
+ *                   the single default export in <results>/exports/<fp>/)
  *   corpora         one per distinct arm `corpus` block, built and indexed once, with the arms that use it
  *   witnessIndexes  one per distinct witness settings, with the arms that use it
  *

@@ -4,10 +4,12 @@
  */
 import { expect } from 'chai';
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { createActivities } from '../../activities';
 import { resultDirs } from '../../src/config/load';
 import { writeStudy } from '../analysis/helpers';
+import { asDefaultArms } from '../helpers/default-arms';
 import { echoBackend, fixtureConfig, recordingEnv, stageInput, tmpResults } from './helpers';
 
 const acts = createActivities({
@@ -27,11 +29,15 @@ describe('activities/analyze (adapter over analysis/stage)', function () {
       gt: `قال الشيخ ${i} في الكتاب`,
       ocr: `قال الشىخ ${i} فى الكتاب`,
     }));
-    writeStudy(resultDirs(config).root, {
-      datasets: { demo: pairs },
-      phase5: (p) => ({ corrected: p.gt }),
-      phase2: (p) => ({ corrected: p.ocr }),
-    });
+    const root = resultDirs(config).root;
+    asDefaultArms(
+      root,
+      writeStudy(path.join(root, 'written'), {
+        datasets: { demo: pairs },
+        phase5: (p) => ({ corrected: p.gt }),
+        phase2: (p) => ({ corrected: p.ocr }),
+      }),
+    );
     const { beats, run } = recordingEnv();
     const result = await run(acts.analyzeResults, stageInput(config));
     expect(result.datasets).to.have.length(1);

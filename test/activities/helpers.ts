@@ -14,6 +14,7 @@ import type { Config } from '../../src/config/schema';
 import { indexFiles } from '../../src/index/manifest';
 import type { ChatMessage, CompletionResult, LlmBackend } from '../../src/llm';
 import type { ExportRetriever } from '../../src/stages/retriever';
+import { stagePaths } from '../../src/stages/study-layout';
 import type { StageInput } from '../../src/stages/types';
 import { FIXTURES } from '../helpers/shared-data';
 
@@ -42,7 +43,7 @@ export function stageInput(config: Config, force = false): StageInput {
 
 /** Stand-in index files: planning only needs the manifest's bytes (the fingerprint) and the index's presence. */
 export function fakeIndexFiles(config: Config): void {
-  const index = path.join(config.paths.results_dir, 'phase5', 'index.usearch');
+  const index = stagePaths(config, {}).index;
   mkdirSync(path.dirname(index), { recursive: true });
   writeFileSync(index, 'index');
   writeFileSync(indexFiles(index).manifest, JSON.stringify({ model: 'in-memory test retriever' }));

@@ -18,7 +18,7 @@ const lines = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').s
 
 /** inference_input.jsonl with `n` RAG records. */
 function writeInput(config: Config, n: number): string {
-  const file = path.join(resultDirs(config).phase5, 'inference_input.jsonl');
+  const file = path.join(resultDirs(config).arms, 'rag', 'inference_input.jsonl');
   mkdirSync(path.dirname(file), { recursive: true });
   const records = Array.from({ length: n }, (_, i) => ({
     sample_id: `s${i}`,
@@ -76,7 +76,7 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
       (e: unknown) => e,
     );
     expect(err, 'the cancelled attempt must not complete').to.be.instanceOf(Error);
-    const output = path.join(resultDirs(config).phase5, 'corrections.jsonl');
+    const output = path.join(resultDirs(config).arms, 'rag', 'corrections.jsonl');
     const written = lines(output).length;
     expect(written).to.be.within(3, 7);
 
@@ -137,7 +137,7 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
     expect((final as ApplicationFailure).message).to.match(
       /^infer rag: the LLM at openai:http:\/\/127\.0\.0\.1:9\/v1 has not served for 6\.0m \(infer\.outage_budget 5\.0m; last: connection: connection error \(ECONNREFUSED\)\); 3 line\(s\) left/,
     );
-    expect(lines(path.join(resultDirs(config).phase5, 'corrections.jsonl'))).to.have.length(0);
+    expect(lines(path.join(resultDirs(config).arms, 'rag', 'corrections.jsonl'))).to.have.length(0);
     expect(endpointDown, 'both attempts were outages').to.deep.equal([retryable?.message, (final as ApplicationFailure).message]);
   });
 

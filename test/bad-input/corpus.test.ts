@@ -25,6 +25,7 @@ import path from 'node:path';
 import type { CorpusBuildSummary } from '../../src/openiti';
 import { failsWithLogs, makeConfig, OPENITI_FIXTURE, stageInput, tmpDir, withLogs, type LogRecord } from './helpers';
 import { createStageCalls } from '../helpers/stage-calls';
+import { stagePaths } from '../../src/stages/study-layout';
 
 const { buildCorpus } = createStageCalls();
 
@@ -199,8 +200,8 @@ describe('bad-input suite', function () {
         /Check openitiRoot, statusFilter, eras, exclude and minCharLen\/maxCharLen/,
       );
       expect(message).to.not.match(/\n\s+at /); // a message, not a stack trace
-      const phase5 = path.join(dir, 'phase5');
-      expect(existsSync(phase5) ? readdirSync(phase5) : []).to.deep.equal([]); // no corpus, no temp file
+      const folder = path.dirname(stagePaths(strict.config, {}).corpus);
+      expect(existsSync(folder) ? readdirSync(folder) : []).to.deep.equal([]); // no corpus, no temp file
       const fixed = await withLogs(() => buildCorpus(stageInput(makeConfig(dir))));
       expect(fixed.result.reused).to.equal(false);
       expect(fixed.result.sentences).to.equal(40);

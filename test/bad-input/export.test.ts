@@ -29,6 +29,7 @@ import { createActivities } from '../../activities';
 import type { ExportPlan } from '../../src/stages/export';
 import type { InferenceInputRecord } from '../../src/llm/records';
 import { FIXTURES } from '../helpers/shared-data';
+import { stagePaths } from '../../src/stages/study-layout';
 import {
   cloneResults,
   failsWithLogs,
@@ -63,9 +64,9 @@ describe('bad-input suite', function () {
       const input = stageInput(makeConfig(results));
       await failsWithLogs(
         () => runExport(input),
-        new RegExp(`no index at ${path.join(results, 'phase5', 'index.usearch')} — run \`phase5 build\` first`),
+        new RegExp(`no index at ${stagePaths(input.config, {}).index} — run \`phase5 build\` first`),
       );
-      cpSync(path.join(await sharedResults(), 'phase5'), path.join(results, 'phase5'), { recursive: true });
+      cpSync(path.join(await sharedResults(), 'corpora'), path.join(results, 'corpora'), { recursive: true });
       const { result } = await withLogs(() => runExport(input));
       expect(result.merged.records).to.equal(13);
       expect(readRecords(result.merged.path)).to.have.length(13);
@@ -148,7 +149,7 @@ describe('bad-input suite', function () {
       });
 
       it('inference_input shard with a torn last line', async () => {
-        const dir = path.dirname(out.merged.path); // the export of these settings: <results>/phase5/export/<fingerprint>/
+        const dir = path.dirname(out.merged.path); // the export of these settings: <results>/exports/<fingerprint>/
         const plan = JSON.parse(readFileSync(path.join(dir, 'plan.json'), 'utf8')) as ExportPlan;
         const shard = plan.datasets.find((d) => d.dataset === 'demo')!.shards[0];
         const file = path.join(dir, 'demo', 'shard-00000.jsonl');

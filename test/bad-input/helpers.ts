@@ -10,6 +10,8 @@ import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
+import type { StagePaths } from '../../src/stages/retriever';
+import { stagePaths } from '../../src/stages/study-layout';
 import type { RunOptions, StageInput } from '../../workflows/types';
 
 import { FIXTURES, REPO_ROOT } from '../helpers/shared-data';
@@ -135,7 +137,7 @@ export async function runExport(input: StageInput) {
 }
 
 let shared: Promise<string> | undefined;
-/** A results dir with phase5/corpus.jsonl and a MiniLM index of it, built once per process by the activities. */
+/** A results dir with a corpus (corpora/<fingerprint>/) and a MiniLM index of it, built once per process by the activities. */
 export function sharedResults(): Promise<string> {
   shared ??= (async () => {
     const dir = tmpDir('shared');
@@ -150,10 +152,15 @@ export function sharedResults(): Promise<string> {
   return shared;
 }
 
-/** A private copy of the shared corpus + index (cases damage their copy). */
+/** The shared corpus and index (under `sharedResults()`): for `--corpus-path` / `--index-path`. */
+export async function sharedPaths(): Promise<StagePaths> {
+  return stagePaths(makeConfig(await sharedResults()), {});
+}
+
+/** A private copy of the shared corpus + index (cases damage their copy); `makeConfig(dir)` finds them at `stagePaths`. */
 export async function cloneResults(prefix: string): Promise<string> {
-  const src = path.join(await sharedResults(), 'phase5');
+  const src = path.join(await sharedResults(), 'corpora');
   const dir = tmpDir(prefix);
-  cpSync(src, path.join(dir, 'phase5'), { recursive: true });
+  cpSync(src, path.join(dir, 'corpora'), { recursive: true });
   return dir;
 }

@@ -5,12 +5,13 @@
  * result says so; a file with the same problem on 2,048 lines is told in one short line.
  */
 import { expect } from 'chai';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createActivities } from '../../activities';
 import type { CorrectionRecord } from '../../src/llm/records';
 import { inferenceInputRecord } from '../helpers/records';
 import { failsWithLogs, makeConfig, stageInput, tmpDir, withLogs } from './helpers';
+import { writeDefaultInput } from '../helpers/default-arms';
 
 const { importCorrections } = createActivities();
 const jsonl = (records: unknown[]) => records.map((r) => JSON.stringify(r)).join('\n') + '\n';
@@ -19,13 +20,12 @@ const N = 2048;
 /** A results dir whose rag export has N lines (every 4th without context), and an import file of them. */
 function study(prefix: string) {
   const results = tmpDir(prefix);
-  mkdirSync(path.join(results, 'phase5'), { recursive: true });
   const rows = Array.from({ length: N }, (_, i) => ({
     ...inferenceInputRecord(`s${i}`, 'book'),
     ocr_text: `قال ${i}`,
     ...(i % 4 === 3 ? { retrieval_context: '', prompt_type: 'zero_shot_fallback' } : {}),
   }));
-  writeFileSync(path.join(results, 'phase5', 'inference_input.jsonl'), jsonl(rows));
+  writeDefaultInput(results, jsonl(rows));
   const correction = (i: number) => ({
     sample_id: `s${i}`,
     dataset: 'book',
@@ -83,7 +83,7 @@ describe('bad-input suite: an import must match the arm’s export', () => {
 
 function existsOutput(results: string): boolean {
   try {
-    readFileSync(path.join(results, 'phase5', 'corrections.jsonl'));
+    readFileSync(path.join(results, 'arms', 'rag', 'corrections.jsonl'));
     return true;
   } catch {
     return false;

@@ -38,6 +38,7 @@ import {
   withLogs,
 } from './helpers';
 import { createStageCalls } from '../helpers/stage-calls';
+import { stagePaths } from '../../src/stages/study-layout';
 
 const { buildIndex } = createStageCalls();
 
@@ -46,7 +47,7 @@ const LFS_POINTER = 'version https://git-lfs.github.com/spec/v1\noid sha256:' + 
 /** A results dir holding only the shared corpus (its index removed), so a build really runs. */
 async function corpusOnly(prefix: string): Promise<string> {
   const dir = await cloneResults(prefix);
-  const files = indexFiles(path.join(dir, 'phase5', 'index.usearch'));
+  const files = indexFiles(stagePaths(makeConfig(dir), {}).index);
   for (const f of Object.values(files)) rmSync(f, { force: true });
   return dir;
 }
@@ -83,7 +84,7 @@ describe('bad-input suite', function () {
       );
       symlinkSync(path.join(MINILM_DIR, 'tokenizer.json'), path.join(model, 'tokenizer.json'));
       const { result } = await withLogs(() => buildIndex(stageInput(makeConfig(results, withModel(model)))));
-      expect(result.vectors).to.equal(lines(path.join(results, 'phase5', 'corpus.jsonl')).length);
+      expect(result.vectors).to.equal(lines(stagePaths(makeConfig(results), {}).corpus).length);
       expect(lines(indexFiles(result.indexPath).sentences)).to.have.length(result.vectors);
     });
 
@@ -111,7 +112,7 @@ describe('bad-input suite', function () {
 
     it('malformed corpus line', async () => {
       const results = await corpusOnly('bad-corpus-line');
-      const corpus = path.join(results, 'phase5', 'corpus.jsonl');
+      const corpus = stagePaths(makeConfig(results), {}).corpus;
       const good = readFileSync(corpus, 'utf8').split('\n');
       writeFileSync(corpus, [...good.slice(0, 4), good[4].slice(0, 20), ...good.slice(5)].join('\n'));
       await failsWithLogs(() => buildIndex(stageInput(makeConfig(results))), new RegExp(`${corpus}:5: `));
@@ -127,7 +128,7 @@ describe('bad-input suite', function () {
 
     it('truncated index file', async () => {
       const results = await cloneResults('truncated');
-      const index = path.join(results, 'phase5', 'index.usearch');
+      const index = stagePaths(makeConfig(results), {}).index;
       truncateSync(index, Math.floor(statSync(index).size / 2));
       const input = stageInput(makeConfig(results));
       await failsWithLogs(() => runExport(input), new RegExp(`index file ${index} is unusable: .*rebuild with \`phase5 build --force\``));
@@ -140,7 +141,7 @@ describe('bad-input suite', function () {
 
     it('manifest mismatch: corpus changed', async () => {
       const results = await cloneResults('corpus-changed');
-      const corpus = path.join(results, 'phase5', 'corpus.jsonl');
+      const corpus = stagePaths(makeConfig(results), {}).corpus;
       writeFileSync(corpus, lines(corpus).slice(0, -1).join('\n') + '\n');
       const input = stageInput(makeConfig(results));
       await failsWithLogs(() => runExport(input), /was built with corpus\.sha256=.*config says .*rebuild with `phase5 build --force`/);
@@ -153,8 +154,10 @@ describe('bad-input suite', function () {
     it('model dir missing at export', async () => {
       const results = await cloneResults('model-gone');
       const gone = path.join(results, 'no-model-here');
+      // Another model is another index file (outputs.md#one-folder-per-settings): the built one named with --index-path.
+      const indexPath = stagePaths(makeConfig(results), {}).index;
       await failsWithLogs(
-        () => runExport(stageInput(makeConfig(results, withModel(gone)))),
+        () => runExport(stageInput(makeConfig(results, withModel(gone)), { indexPath })),
         new RegExp(`retrieval is disabled: embedding model unavailable: model dir ${gone} does not exist`),
       );
       const { result } = await withLogs(() => runExport(stageInput(makeConfig(results))));
@@ -170,8 +173,11 @@ describe('bad-input suite', function () {
           embedding: { model_dir: E5_DIR, query_prefix: 'query: ', passage_prefix: 'passage: ' },
         },
       });
+      // Another model is another index file; --index-path names the MiniLM one, whose manifest says so.
+      const indexPath = stagePaths(makeConfig(results), {}).index;
+      expect(stagePaths(e5, {}).index).to.not.equal(indexPath);
       await failsWithLogs(
-        () => runExport(stageInput(e5)),
+        () => runExport(stageInput(e5, { indexPath })),
         /was built with model\.sha256="[0-9a-f]{64} \(sentence-transformers\/all-MiniLM-L6-v2\)", config says "[0-9a-f]{64} \(intfloat\/multilingual-e5-small\)"/,
         /rebuild with `phase5 build --force`/,
       );

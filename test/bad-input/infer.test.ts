@@ -18,7 +18,7 @@
  *   - GGUF model missing        → non-retryable, names the file and infer.local.model_path
  */
 import { expect } from 'chai';
-import { copyFileSync, readFileSync, truncateSync, writeFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 
@@ -29,6 +29,7 @@ import { FIXTURES } from '../helpers/shared-data';
 import { startFakeServer, echo, type FakeResponse, type FakeServer } from '../llm/fake-openai-server';
 import { failsWithLogs, makeConfig, stageInput, tmpDir, withLogs } from './helpers';
 import { createStageCalls } from '../helpers/stage-calls';
+import { writeDefaultInput } from '../helpers/default-arms';
 
 const { importCorrections, inferCondition } = createStageCalls();
 
@@ -80,9 +81,7 @@ describe('bad-input suite', function () {
     infer: Record<string, unknown> = {},
   ) {
     const results = tmpDir(prefix);
-    mkdirSync(path.join(results, 'phase5'), { recursive: true });
-    const inputFile = path.join(results, 'phase5', 'inference_input.jsonl');
-    writeFileSync(inputFile, jsonl(records));
+    const inputFile = writeDefaultInput(results, jsonl(records));
     const config = makeConfig(results, {
       infer: {
         backend: 'openai',
@@ -99,7 +98,7 @@ describe('bad-input suite', function () {
         ...infer,
       },
     });
-    return { results, inputFile, output: path.join(results, 'phase5', 'corrections.jsonl'), config };
+    return { results, inputFile, output: path.join(results, 'arms', 'rag', 'corrections.jsonl'), config };
   }
 
   describe('infer', () => {
@@ -212,10 +211,9 @@ describe('bad-input suite', function () {
       const cfg = { ...config, paths: { results_dir: results } };
       await failsWithLogs(
         () => inferCondition({ input: stageInput(cfg), condition: 'rag' }),
-        new RegExp(`no ${path.join(results, 'phase5', 'inference_input.jsonl')} — run \`phase5 export\` first`),
+        new RegExp(`no ${path.join(results, 'arms', 'rag', 'inference_input.jsonl')} — run \`phase5 export\` first`),
       );
-      mkdirSync(path.join(results, 'phase5'), { recursive: true });
-      writeFileSync(path.join(results, 'phase5', 'inference_input.jsonl'), jsonl(['ok-1', 'ok-2'].map(inputRecord)));
+      writeDefaultInput(results, jsonl(['ok-1', 'ok-2'].map(inputRecord)));
       healthy = true;
       try {
         const { result } = await withLogs(() => inferCondition({ input: stageInput(cfg), condition: 'rag' }));

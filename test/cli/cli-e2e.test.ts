@@ -23,7 +23,7 @@ import { loadConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { freePort, startServer, stopServer } from '../../src/temporal/server';
 import { REPO_ROOT, FIXTURES } from '../helpers/shared-data';
-import { baseRaw, E5_DIR, MINILM_DIR, requireModel, sharedResults } from '../bad-input/helpers';
+import { baseRaw, E5_DIR, MINILM_DIR, requireModel, sharedPaths } from '../bad-input/helpers';
 
 const lines = (file: string) =>
   readFileSync(file, 'utf8')
@@ -36,7 +36,7 @@ const lines = (file: string) =>
  */
 function exportedImportRows(dir: string): string[] {
   const template = JSON.parse(lines(path.join(FIXTURES, 'llm', 'corrections-import.jsonl'))[0]) as Record<string, unknown>;
-  const exported = lines(path.join(dir, 'results-a', 'phase5', 'inference_input.jsonl')).map(
+  const exported = lines(path.join(dir, 'results-a', 'arms', 'rag', 'inference_input.jsonl')).map(
     (l) => JSON.parse(l) as Record<string, string>,
   );
   return exported.map((e) =>
@@ -115,8 +115,7 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
 
   before(async function () {
     requireModel(this, MINILM_DIR);
-    const shared = await sharedResults();
-    index = { corpus: path.join(shared, 'phase5', 'corpus.jsonl'), index: path.join(shared, 'phase5', 'index.usearch') };
+    index = await sharedPaths();
     const [port, uiPort] = [await freePort(), await freePort()];
     const empty = path.join(dir, 'empty-book');
     mkdirSync(empty);
@@ -163,7 +162,7 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
       expect(first.code, first.stderr).to.equal(0);
       expect(first.stderr).to.match(/started phase5-e2e-[0-9a-f]{8}-export/);
       firstId = first.workflowId!;
-      expect(lines(path.join(dir, 'results-a', 'phase5', 'inference_input.jsonl'))).to.have.length(10);
+      expect(lines(path.join(dir, 'results-a', 'arms', 'rag', 'inference_input.jsonl'))).to.have.length(10);
       const again = phase5(configFile, ...exportArgs(), '--datasets', 'demo');
       expect(again.code, again.stderr).to.equal(0);
       expect(again.stderr).to.contain(`${firstId} already finished`);
@@ -178,7 +177,7 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stderr).to.match(/started phase5-e2e-[0-9a-f]{8}-export/);
       expect(r.workflowId).to.not.equal(firstId);
-      expect(lines(path.join(other, 'phase5', 'inference_input.jsonl'))).to.have.length(10);
+      expect(lines(path.join(other, 'arms', 'rag', 'inference_input.jsonl'))).to.have.length(10);
     });
 
     it('a changed config value is a new run with the new value applied', () => {
@@ -186,7 +185,7 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
       const r = phase5(file, '--results-dir', path.join(dir, 'results-c'), ...exportArgs(), '--datasets', 'demo');
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stderr).to.match(/started phase5-e2e-[0-9a-f]{8}-export/);
-      const records = lines(path.join(dir, 'results-c', 'phase5', 'inference_input.jsonl')).map(
+      const records = lines(path.join(dir, 'results-c', 'arms', 'rag', 'inference_input.jsonl')).map(
         (l) => JSON.parse(l) as { retrieved_k: number },
       );
       expect(Math.max(...records.map((x) => x.retrieved_k))).to.equal(2);
@@ -198,7 +197,7 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
       const b = path.join(dir, 'import-b.jsonl');
       writeFileSync(a, unique.slice(0, 2).join('\n') + '\n');
       writeFileSync(b, unique.slice(0, 1).join('\n') + '\n');
-      const corrections = path.join(dir, 'results-a', 'phase5', 'corrections.jsonl');
+      const corrections = path.join(dir, 'results-a', 'arms', 'rag', 'corrections.jsonl');
       const first = phase5(configFile, 'infer', '--import', a);
       expect(first.code, first.stderr).to.equal(0);
       expect(lines(corrections)).to.have.length(2);
@@ -223,7 +222,7 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
       expect(jsonLines(r.stdout + r.stderr), r.stdout + r.stderr).to.deep.equal([]);
       expect(r.stderr).to.match(/^started phase5-e2e-[0-9a-f]{8}-export — watch it at http/m);
       expect(r.stdout).to.match(/^export: 10 records in 3 shards \(demo 10\); 2 without retrieval/m);
-      expect(r.stdout).to.contain(path.join(dir, 'results-a', 'phase5', 'inference_input.jsonl'));
+      expect(r.stdout).to.contain(path.join(dir, 'results-a', 'arms', 'rag', 'inference_input.jsonl'));
       const json = phase5(configFile, ...exportArgs(), '--datasets', 'demo', '--json');
       expect(json.code, json.stderr).to.equal(0);
       const doc = JSON.parse(json.stdout) as { workflowId: string; result: { merged: { records: number } } };
@@ -273,14 +272,14 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
       const r = phase5(file, '--results-dir', path.join(dir, 'results-e5'), ...exportArgs(), '--datasets', 'demo');
       await expectOneLineFailure(
         r,
-        /^phase5: export failed: index at .*index\.usearch was built with .* — rebuild with `phase5 build --force`/,
+        /^phase5: export failed: index at .*index-[0-9a-f]{16}\.usearch was built with .* — rebuild with `phase5 build --force`/,
       );
     });
 
     it('a truncated index file', async () => {
       const copy = path.join(dir, 'truncated');
       cpSync(path.dirname(index.index), copy, { recursive: true });
-      const truncated = path.join(copy, 'index.usearch');
+      const truncated = path.join(copy, path.basename(index.index));
       truncateSync(truncated, Math.floor(statSync(truncated).size / 2));
       const r = phase5(
         configFile,

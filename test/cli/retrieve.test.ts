@@ -15,7 +15,7 @@ import type { Config } from '../../src/config/schema';
 import { RAGRetriever } from '../../src/index/retriever';
 import { retrieverConfig } from '../../src/stages/retriever';
 import { REPO_ROOT } from '../helpers/shared-data';
-import { baseRaw, MINILM_DIR, requireModel, runExport, sharedResults, stageInput, tmpDir, withLogs } from '../bad-input/helpers';
+import { baseRaw, MINILM_DIR, requireModel, runExport, sharedPaths, stageInput, tmpDir, withLogs } from '../bad-input/helpers';
 
 interface ExportRecord {
   sample_id: string;
@@ -65,8 +65,7 @@ describe('phase5 retrieve: the same retrieval as export', function () {
 
   before(async function () {
     requireModel(this, MINILM_DIR);
-    const shared = await sharedResults();
-    paths = { corpus: path.join(shared, 'phase5', 'corpus.jsonl'), index: path.join(shared, 'phase5', 'index.usearch') };
+    paths = await sharedPaths();
     const dir = tmpDir('retrieve-cli');
     const raw = baseRaw(dir) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     raw.phase5.retrieval = {
@@ -80,7 +79,7 @@ describe('phase5 retrieve: the same retrieval as export', function () {
     writeFileSync(configFile, YAML.stringify(raw));
     config = parseConfig(raw, configFile, { env: {} });
     await withLogs(() => runExport(stageInput(config, { corpusPath: paths.corpus, indexPath: paths.index })));
-    records = readFileSync(path.join(dir, 'phase5', 'inference_input.jsonl'), 'utf8')
+    records = readFileSync(path.join(dir, 'arms', 'rag', 'inference_input.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as ExportRecord);

@@ -18,7 +18,7 @@ import { loadConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { freePort, startServer, stopServer } from '../../src/temporal/server';
 import { REPO_ROOT } from '../helpers/shared-data';
-import { baseRaw, MINILM_DIR, requireModel, sharedResults } from '../bad-input/helpers';
+import { baseRaw, MINILM_DIR, requireModel, sharedPaths } from '../bad-input/helpers';
 import { startFakeServer, type FakeServer } from '../llm/fake-openai-server';
 
 const records = (file: string) =>
@@ -114,8 +114,7 @@ describe('skipped inputs, end to end (real server, worker process, bad dataset f
 
   before(async function () {
     requireModel(this, MINILM_DIR);
-    const shared = await sharedResults();
-    index = { corpus: path.join(shared, 'phase5', 'corpus.jsonl'), index: path.join(shared, 'phase5', 'index.usearch') };
+    index = await sharedPaths();
     badPairedDir(path.join(dir, 'book'));
     badJsonl(path.join(dir, 'lines.jsonl'));
     llm = await startFakeServer();
@@ -163,7 +162,7 @@ describe('skipped inputs, end to end (real server, worker process, bad dataset f
     const r = phase5('--json', 'export', '--corpus-path', index.corpus, '--index-path', index.index);
     expect(r.code, r.stderr).to.equal(0);
     exportId = r.workflowId!;
-    const exported = records(path.join(dir, 'results', 'phase5', 'inference_input.jsonl'));
+    const exported = records(path.join(dir, 'results', 'arms', 'rag', 'inference_input.jsonl'));
     expect(exported.map((x) => x.sample_id)).to.deep.equal(['book/001', 'book/002', 'book/003', 'L1', 'L2', 'L9']);
     const lines = r.stderr.split('\n');
     expect(lines, r.stderr).to.include('export skipped 12 input line(s)/file(s) in 2 dataset(s):');
@@ -180,7 +179,7 @@ describe('skipped inputs, end to end (real server, worker process, bad dataset f
     // The result carries the same counts; skipped.json has them for the report.
     const result = JSON.parse(r.stdout).result;
     expect(result.merged.skipped.book.emptyGt).to.deep.equal({ count: 2, examples: ['005.gt.txt', '006.gt.txt'] });
-    const skippedJson = JSON.parse(readFileSync(path.join(dir, 'results', 'phase5', 'export', 'skipped.json'), 'utf8'));
+    const skippedJson = JSON.parse(readFileSync(path.join(path.dirname(result.merged.path), 'skipped.json'), 'utf8')); // beside the export
     expect(skippedJson).to.deep.equal(result.merged.skipped);
     expect(skippedJson.lines.badLines.count).to.equal(3);
   });
@@ -202,7 +201,7 @@ describe('skipped inputs, end to end (real server, worker process, bad dataset f
   it('phase5 infer --limit 2 --datasets lines corrects only the first 2 lines of that dataset', async () => {
     const r = await phase5Async('infer', '--limit', '2', '--datasets', 'lines');
     expect(r.code, r.stderr).to.equal(0);
-    const corrections = records(path.join(dir, 'results', 'phase5', 'corrections.jsonl'));
+    const corrections = records(path.join(dir, 'results', 'arms', 'rag', 'corrections.jsonl'));
     expect(corrections.map((c) => c.sample_id)).to.deep.equal(['L1', 'L2']);
     expect(llm.requests.filter((q) => q.method === 'POST')).to.have.length(2); // the worker's start-up check also GETs /models
     // Another limit is another run (another workflow id), which corrects one more line.
@@ -210,7 +209,11 @@ describe('skipped inputs, end to end (real server, worker process, bad dataset f
     expect(more.code, more.stderr).to.equal(0);
     expect(more.started, more.stderr).to.equal(true);
     expect(more.workflowId).to.not.equal(r.workflowId);
-    expect(records(path.join(dir, 'results', 'phase5', 'corrections.jsonl')).map((c) => c.sample_id)).to.deep.equal(['L1', 'L2', 'L9']);
-    expect(existsSync(path.join(dir, 'results', 'phase2', 'corrections.jsonl')), 'zero_shot not configured').to.equal(false);
+    expect(records(path.join(dir, 'results', 'arms', 'rag', 'corrections.jsonl')).map((c) => c.sample_id)).to.deep.equal([
+      'L1',
+      'L2',
+      'L9',
+    ]);
+    expect(existsSync(path.join(dir, 'results', 'arms', 'zero_shot', 'corrections.jsonl')), 'zero_shot not configured').to.equal(false);
   });
 });

@@ -7,7 +7,7 @@
  */
 import { expect } from 'chai';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -20,6 +20,7 @@ import { decodedText } from '../helpers/decoded-text';
 import { inferenceInputRecord } from '../helpers/records';
 import { REPO_ROOT } from '../helpers/shared-data';
 import { startFakeServer, type FakeServer } from '../llm/fake-openai-server';
+import { writeDefaultInput } from '../helpers/default-arms';
 
 const PHASE5 = path.join(REPO_ROOT, 'bin', 'phase5.js');
 const KEY_NAME = 'PHASE5_ENDPOINT_TEST_BOX_KEY';
@@ -41,11 +42,7 @@ describe('phase5 worker --openai-base-url: a worker-local endpoint (real server,
     const [port, uiPort, dead] = [await freePort(), await freePort(), await freePort()];
     deadUrl = `http://127.0.0.1:${dead}/v1`; // the study's endpoint: nothing listens there
     const results = path.join(dir, 'results');
-    mkdirSync(path.join(results, 'phase5'), { recursive: true });
-    writeFileSync(
-      path.join(results, 'phase5', 'inference_input.jsonl'),
-      LINES.map((id) => JSON.stringify(inferenceInputRecord(id))).join('\n') + '\n',
-    );
+    writeDefaultInput(results, LINES.map((id) => JSON.stringify(inferenceInputRecord(id))).join('\n') + '\n');
     const raw = {
       run_name: 'endpoint',
       paths: { results_dir: results },
@@ -128,7 +125,7 @@ describe('phase5 worker --openai-base-url: a worker-local endpoint (real server,
     expect(box.requests.filter((r) => r.method === 'GET').map((r) => r.url)).to.deep.equal(['/v1/models']);
     expect(completions.map((r) => r.body.model)).to.deep.equal(LINES.map(() => 'box-model'));
     expect(completions.every((r) => r.headers.authorization === `Bearer ${KEY}`)).to.equal(true);
-    const corrections = readFileSync(path.join(config.paths.results_dir, 'phase5', 'corrections.jsonl'), 'utf8')
+    const corrections = readFileSync(path.join(config.paths.results_dir, 'arms', 'rag', 'corrections.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));

@@ -146,7 +146,7 @@ describe('Temporal over mutual TLS (nginx terminator, TEMPORAL_TLS_* variables)'
     const r = await cli(['infer'], { ...good(), [KEY]: 'k' });
     expect(r.code, r.stderr + workerErr).to.equal(0);
     expect(r.stderr).to.match(/lacks the Phase5 search attributes — the run starts without them/);
-    const out = readFileSync(path.join(results, 'phase2', 'corrections.jsonl'), 'utf8')
+    const out = readFileSync(path.join(results, 'arms', 'zero_shot', 'corrections.jsonl'), 'utf8')
       .split('\n')
       .filter(Boolean);
     expect(out).to.have.length(6);

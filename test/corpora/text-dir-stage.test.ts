@@ -9,6 +9,7 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path';
 
 import { parseConfig } from '../../src/config/load';
+import { stagePaths } from '../../src/stages/study-layout';
 import { baseRaw, DEMO_OCR, MINILM_DIR, requireModel, runExport, stageInput, tmpDir, withLogs } from '../bad-input/helpers';
 import { createStageCalls } from '../helpers/stage-calls';
 
@@ -33,7 +34,7 @@ describe('corpus source text_dir: build → export → analyze', function () {
   raw.infer = { conditions: ['rag'] };
   const config = parseConfig(raw, 'text-dir test', { env: {} });
   const input = stageInput(config);
-  const phase5 = path.join(dir, 'results', 'phase5');
+  const corpusFile = stagePaths(config, {}).corpus;
 
   before(function () {
     requireModel(this, MINILM_DIR);
@@ -46,7 +47,7 @@ describe('corpus source text_dir: build → export → analyze', function () {
   it('builds the corpus from the folder, embeds it, and reuses it when nothing changed', async () => {
     const { result: corpus } = await withLogs(() => buildCorpus(input));
     expect(corpus.reused).to.equal(false);
-    const rows = jsonl<{ source_uri: string; text: string; idx: number }>(path.join(phase5, 'corpus.jsonl'));
+    const rows = jsonl<{ source_uri: string; text: string; idx: number }>(corpusFile);
     expect(rows.length).to.equal(corpus.sentences).and.to.be.greaterThan(2);
     expect(new Set(rows.map((r) => r.source_uri))).to.deep.equal(new Set(['books/adab/one.md', 'books/two.txt']));
     const { result: index } = await withLogs(() => buildIndex(input));
@@ -65,7 +66,7 @@ describe('corpus source text_dir: build → export → analyze', function () {
       ocr_text: string;
       gt_text: string;
       retrieval_sources: { source_uri: string }[];
-    }>(path.join(phase5, 'inference_input.jsonl'));
+    }>(path.join(dir, 'results', 'arms', 'rag', 'inference_input.jsonl'));
     const withHits = records.filter((r) => r.retrieval_sources.length > 0);
     expect(withHits.length).to.be.greaterThan(5);
     expect(withHits.flatMap((r) => r.retrieval_sources.map((s) => s.source_uri)).every((u) => u.startsWith('books/'))).to.equal(true);
@@ -96,7 +97,7 @@ describe('corpus source text_dir: build → export → analyze', function () {
     expect(corpus.reused).to.equal(false);
     const { result: index } = await withLogs(() => buildIndex(input));
     expect(index.vectors).to.equal(corpus.sentences);
-    expect(readFileSync(path.join(phase5, 'corpus.jsonl'), 'utf8')).to.contain('مفتاح الفرج');
+    expect(readFileSync(corpusFile, 'utf8')).to.contain('مفتاح الفرج');
   });
 });
 
@@ -120,9 +121,7 @@ describe('corpus source jsonl: the build reads the named text and metadata field
     const input = stageInput(parseConfig(raw, 'jsonl test', { env: {} }));
     const { result } = await withLogs(() => buildCorpus(input));
     expect(result.sentences).to.equal(2);
-    const rows = jsonl<{ text: string; source_uri: string; date: number; era: string }>(
-      path.join(dir, 'results', 'phase5', 'corpus.jsonl'),
-    );
+    const rows = jsonl<{ text: string; source_uri: string; date: number; era: string }>(stagePaths(input.config, {}).corpus);
     expect(rows.map((r) => [r.source_uri, r.date, r.era])).to.deep.equal([
       ['records.jsonl#a1', 255, 'early'],
       ['records.jsonl#b2', 600, 'late'],

@@ -86,7 +86,7 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
       stderr.push(...parts);
     });
     const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    return { done, stderr, outputs: ['phase5', 'phase2'].map((p) => path.join(results, p, 'corrections.jsonl')) };
+    return { done, stderr, outputs: ['rag', 'zero_shot'].map((arm) => path.join(results, 'arms', arm, 'corrections.jsonl')) };
   }
 
   before(async () => {

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import type { ChildProcess } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Client, Connection } from '@temporalio/client';
@@ -17,10 +17,11 @@ import { startServer, stopServer } from '../../src/temporal/server';
 import type { StageInput } from '../../workflows/types';
 import { connectClient, lineCount, ownServer, partLines, pollerCount, spawnWorker, stopE2eServer, waitFor, writeConfig } from './harness';
 import { createStageCalls } from '../helpers/stage-calls';
+import { writeDefaultInput } from '../helpers/default-arms';
 
 /** The default export's first shard of `dataset`, under its settings' fingerprint ('' before the plan). */
 function firstExportShard(results: string, dataset: string): string {
-  const dir = path.join(results, 'phase5', 'export');
+  const dir = path.join(results, 'exports');
   const fp = existsSync(dir) ? readdirSync(dir).find((n) => existsSync(path.join(dir, n, dataset))) : undefined;
   return fp ? path.join(dir, fp, dataset, 'shard-00000.jsonl') : '';
 }
@@ -128,7 +129,7 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
     const history = JSON.stringify(await handle.fetchHistory());
     expect(history).to.match(/"attempt":\s*[2-9]/); // the shard activity really was retried
 
-    const out = path.join(results, 'phase5', 'inference_input.jsonl');
+    const out = path.join(results, 'arms', 'rag', 'inference_input.jsonl');
     const ids = readFileSync(out, 'utf8')
       .trim()
       .split('\n')
@@ -141,12 +142,11 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
 
   it('infer: a worker SIGKILLed mid-run is replaced; one correction per sample, none lost', async () => {
     const results = path.join(dir, 'case-infer');
-    const source = path.join(dir, 'case-export', 'phase5', 'inference_input.jsonl');
+    const source = path.join(dir, 'case-export', 'arms', 'rag', 'inference_input.jsonl');
     const n = 8;
-    mkdirSync(path.join(results, 'phase5'), { recursive: true });
     const inputLines = readFileSync(source, 'utf8').trim().split('\n').slice(0, n);
-    writeFileSync(path.join(results, 'phase5', 'inference_input.jsonl'), inputLines.join('\n') + '\n');
-    const corrections = path.join(results, 'phase5', 'corrections.jsonl');
+    writeDefaultInput(results, inputLines.join('\n') + '\n');
+    const corrections = path.join(results, 'arms', 'rag', 'corrections.jsonl');
     const w = startWorker();
     await waitFor('a worker on the gpu queue', async () => (await pollers(config.temporal.queues.gpu)) > 0, 60000, 200);
     const handle = await client.workflow.start('inferWorkflow', {
@@ -188,7 +188,7 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
     await startServer(config);
     await connect();
     await client.workflow.getHandle(workflowId).result();
-    const out = path.join(results, 'phase5', 'inference_input.jsonl');
+    const out = path.join(results, 'arms', 'rag', 'inference_input.jsonl');
     const ids = readFileSync(out, 'utf8')
       .trim()
       .split('\n')
@@ -196,6 +196,8 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
     expect(new Set(ids).size).to.equal(LIMIT);
     expect(ids).to.have.length(LIMIT);
     copyFileSync(out, path.join(dir, 'restart-output.jsonl'));
-    expect(readFileSync(out, 'utf8')).to.equal(readFileSync(path.join(dir, 'case-export-ref', 'phase5', 'inference_input.jsonl'), 'utf8'));
+    expect(readFileSync(out, 'utf8')).to.equal(
+      readFileSync(path.join(dir, 'case-export-ref', 'arms', 'rag', 'inference_input.jsonl'), 'utf8'),
+    );
   });
 });

@@ -1,5 +1,6 @@
 /**
- * Without `study:` the arms are the default `rag` and `zero_shot`, at their default paths, with these bytes. The
+ * Without `study:` the arms are the default `rag` and `zero_shot`, in arms/rag/ and arms/zero_shot/ (the files
+ * 24a8c47 wrote in phase5/ and phase2/), with these bytes. The
  * sha256 values below were recorded by running the same pipeline (test/helpers/default-pipeline.ts: real data,
  * real e5 model, a prompt-hash stand-in LLM) on commit 24a8c47, the last commit before study arms, through
  * that commit's per-condition infer activity; here it runs through the sharded infer that `phase5 run` uses.
@@ -32,7 +33,7 @@
  */
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ArmPlan, ShardRef } from '../../src/stages/infer-shards';
@@ -43,42 +44,42 @@ import type { StageInput } from '../../workflows/types';
 
 /** Relative to the results dir → sha256 of the bytes (24a8c47's; the analysis documents as canonical text scores them). */
 const PINNED: Record<string, string> = {
-  'phase5/corrections.jsonl': 'a17346e36aaeb96f3e4812ca6f1bd795e992947260ced042636def898fa3cba9',
-  'phase2/corrections.jsonl': '2ac0264fdeb8bd63a8753f39de96e8c25d79b212b3b2591d8ed3a87521d7eca9',
-  'phase5/error_changes.json': '1ed9c417f61c46437d749e277dd04cb18931e2e5d5a31a1dbff4327039932190',
-  'phase5/OCR_GS-IbnQutayba.Adab/metrics.json': '1bcf364e96c61370cb7665d7c329477c9047e21d1c65f37a46d3326c6bfd4e1a',
-  'phase5/OCR_GS-IbnQutayba.Adab/error_changes.json': '7b210498010f6eb1e8da1defb986a4a85a24b6cd7cce3fed38963cb301e875d7',
-  'phase5/OCR_GS-IbnQutayba.Adab/corrections.jsonl': '9120ddf83bb12479c6784717da1b2182186aa1b85ac5e13efe4e021aa424fd78',
-  'phase5/OCR_GS-Jahiz.Hayawan/metrics.json': '470a82d21f56b9783582b8d8abfbcfa4ef9e3deff77c07bcd46349e294d4c6d2',
-  'phase5/OCR_GS-Jahiz.Hayawan/error_changes.json': '0d150aaa41701bf05394ff9031b25f1a5b1e6cada9bf61707a2b72465c529dd4',
-  'phase5/OCR_GS-Jahiz.Hayawan/corrections.jsonl': '5837298f38109e3fd7fef36416c1b366439c4fd49d37997c7a7076a21488badf',
+  'arms/rag/corrections.jsonl': 'a17346e36aaeb96f3e4812ca6f1bd795e992947260ced042636def898fa3cba9',
+  'arms/zero_shot/corrections.jsonl': '2ac0264fdeb8bd63a8753f39de96e8c25d79b212b3b2591d8ed3a87521d7eca9',
+  'arms/rag/error_changes.json': '1ed9c417f61c46437d749e277dd04cb18931e2e5d5a31a1dbff4327039932190',
+  'arms/rag/OCR_GS-IbnQutayba.Adab/metrics.json': '1bcf364e96c61370cb7665d7c329477c9047e21d1c65f37a46d3326c6bfd4e1a',
+  'arms/rag/OCR_GS-IbnQutayba.Adab/error_changes.json': '7b210498010f6eb1e8da1defb986a4a85a24b6cd7cce3fed38963cb301e875d7',
+  'arms/rag/OCR_GS-IbnQutayba.Adab/corrections.jsonl': '9120ddf83bb12479c6784717da1b2182186aa1b85ac5e13efe4e021aa424fd78',
+  'arms/rag/OCR_GS-Jahiz.Hayawan/metrics.json': '470a82d21f56b9783582b8d8abfbcfa4ef9e3deff77c07bcd46349e294d4c6d2',
+  'arms/rag/OCR_GS-Jahiz.Hayawan/error_changes.json': '0d150aaa41701bf05394ff9031b25f1a5b1e6cada9bf61707a2b72465c529dd4',
+  'arms/rag/OCR_GS-Jahiz.Hayawan/corrections.jsonl': '5837298f38109e3fd7fef36416c1b366439c4fd49d37997c7a7076a21488badf',
 };
 
 /** Files holding retrieval scores → sha256 of the canonical form (24a8c47's, with hit provenance), and the scores' count and sum. */
 const PINNED_WITH_SCORES: Record<string, { sha256: string; scores: number; sum: number }> = {
-  'phase5/inference_input.jsonl': {
+  'arms/rag/inference_input.jsonl': {
     sha256: '7d30fdc056e327d81effa10d1b10ac9a50f765e6058bf798c87acd2cf8982097',
     scores: 72,
     sum: 64.405531,
   },
-  'phase5/metrics.json': { sha256: '0d36dc252cf0fd0be300aa8e2d415e9b277ad4798c28c0d9299b5879e21dd93e', scores: 2, sum: 1.797159 },
-  'phase5/comparison.json': { sha256: '914fe3d9045851e4e1f67e75c00acbe2d3aed211b504eb303c76a89226355be4', scores: 3, sum: 2.682101 },
-  'phase5/OCR_GS-IbnQutayba.Adab/comparison_vs_phase2.json': {
+  'arms/rag/metrics.json': { sha256: '0d36dc252cf0fd0be300aa8e2d415e9b277ad4798c28c0d9299b5879e21dd93e', scores: 2, sum: 1.797159 },
+  'arms/rag/comparison.json': { sha256: '914fe3d9045851e4e1f67e75c00acbe2d3aed211b504eb303c76a89226355be4', scores: 3, sum: 2.682101 },
+  'arms/rag/OCR_GS-IbnQutayba.Adab/comparison_vs_phase2.json': {
     sha256: '1452efa66ea0cba1bd678c3a4913d744f8af4cfce3ed367005f30dd9cab3fd29',
     scores: 3,
     sum: 2.669878,
   },
-  'phase5/OCR_GS-IbnQutayba.Adab/retrieval_analysis.json': {
+  'arms/rag/OCR_GS-IbnQutayba.Adab/retrieval_analysis.json': {
     sha256: '200b51304fd4e315d2b12cc4ff1ea78acf459365588a34959c618e77be17e4fa',
     scores: 10,
     sum: 8.917389,
   },
-  'phase5/OCR_GS-Jahiz.Hayawan/comparison_vs_phase2.json': {
+  'arms/rag/OCR_GS-Jahiz.Hayawan/comparison_vs_phase2.json': {
     sha256: '191a6d03075b945e6c1dca5cf954727c785357f03029fd649c5cca06c8c86efa',
     scores: 2,
     sum: 1.808255,
   },
-  'phase5/OCR_GS-Jahiz.Hayawan/retrieval_analysis.json': {
+  'arms/rag/OCR_GS-Jahiz.Hayawan/retrieval_analysis.json': {
     sha256: 'e4ceba8c5077ca3cba8f7d492b3c8aff8616ec78f1f5f2a74a0efad5f9f490d6',
     scores: 10,
     sum: 9.036026,
@@ -164,13 +165,15 @@ describe('default config (no study:): outputs byte-identical to before study arm
     });
   }
 
-  it('writes no arms/ or exports/ folder; study/ holds only the one report (docs/report.md), no arms analysis', () => {
-    for (const sub of ['arms', 'exports']) {
-      expect(existsSync(path.join(dir, sub)), `${dir}/${sub}`).to.equal(false);
-      expect(existsSync(path.join(dir, 'phase5', sub)), `${dir}/phase5/${sub}`).to.equal(false);
-    }
-    expect(existsSync(path.join(dir, 'phase5', 'study')), `${dir}/phase5/study`).to.equal(false);
+  it('lays the files out by arm and by settings: no phase5/ or phase2/ folder, study/ holds only the one report, no arm.json', () => {
+    expect(readdirSync(dir).sort()).to.deep.equal(['arms', 'corpora', 'exports', 'study', 'study_manifest.json']);
+    expect(readdirSync(path.join(dir, 'arms')).sort()).to.deep.equal(['rag', 'zero_shot']);
+    for (const arm of ['rag', 'zero_shot']) expect(existsSync(path.join(dir, 'arms', arm, 'arm.json')), arm).to.equal(false);
     expect(readdirSync(path.join(dir, 'study')).sort()).to.deep.equal(['charts', 'report-lines', 'report.html', 'report.md']);
-    expect(existsSync(path.join(dir, 'phase5', 'report.html')), 'no second report').to.equal(false);
+    expect(existsSync(path.join(dir, 'arms', 'rag', 'report.html')), 'no second report').to.equal(false);
+    const [exported] = readdirSync(path.join(dir, 'exports'));
+    const target = path.join(dir, 'exports', exported, 'inference_input.jsonl');
+    for (const arm of ['rag', 'zero_shot'])
+      expect(realpathSync(path.join(dir, 'arms', arm, 'inference_input.jsonl')), arm).to.equal(realpathSync(target));
   });
 });

@@ -4,7 +4,7 @@
  * condition, and the JSONL files a run writes (lines so far, bytes with the one measured field zeroed).
  */
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import { Client, Connection } from '@temporalio/client';
@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { freePort, startServer, stopServer } from '../../src/temporal/server';
 import { REPO_ROOT } from '../helpers/shared-data';
+import { writeDefaultInput } from '../helpers/default-arms';
 
 /** The `temporal` keys of a server of the test's own: free ports, a db file in `dir`, queues named `<name>-cpu|gpu-<port>`. */
 export async function ownServer(dir: string, name: string) {
@@ -112,8 +113,7 @@ export function withoutLatency(file: string): string {
   return readFileSync(file, 'utf8').replace(/"latency_ms":\d+/g, '"latency_ms":0');
 }
 
-/** `<resultsDir>/phase5/inference_input.jsonl` holding `rows`. */
+/** Both default arms' inference_input.jsonl (`<resultsDir>/arms/<arm>/`) holding `rows`. */
 export function writeInferenceInput(resultsDir: string, rows: readonly object[]): void {
-  mkdirSync(path.join(resultsDir, 'phase5'), { recursive: true });
-  writeFileSync(path.join(resultsDir, 'phase5', 'inference_input.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  writeDefaultInput(resultsDir, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
 }

@@ -73,7 +73,7 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
     c.paths.results_dir = res;
     return {
       input: { run: name, config: c, options: {}, force: false },
-      outputs: [path.join(res, 'phase5', 'corrections.jsonl'), path.join(res, 'phase2', 'corrections.jsonl')],
+      outputs: [path.join(res, 'arms', 'rag', 'corrections.jsonl'), path.join(res, 'arms', 'zero_shot', 'corrections.jsonl')],
     };
   }
 

@@ -27,7 +27,7 @@ function sha256(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
-/** The files the analyze stage wrote: everything under results/phase5 changed since it started, but the journal. */
+/** The files the analyze stage wrote: everything under the results dir changed since it started, but the journal. */
 function analyzeOutputs(resultsDir: string, analyzeStart: Date): Map<string, string> {
   const out = new Map<string, string>();
   for (const f of filesUnder(resultsDir)) {
@@ -61,7 +61,7 @@ describe('reset: temporal workflow reset re-runs analyze with byte-identical out
     const first = await client.workflow.getHandle(analyzeId()).describe();
     expect(first.status.name).to.equal('COMPLETED');
     firstOutputs = analyzeOutputs(resultsDir(), first.startTime);
-    expect([...firstOutputs.keys()]).to.include.members(['study/report.html', 'phase5/metrics.json']);
+    expect([...firstOutputs.keys()]).to.include.members(['study/report.html', 'arms/rag/metrics.json']);
     expect(firstOutputs.size).to.be.at.least(result.analyze!.files);
     for (const rel of firstOutputs.keys()) rmSync(path.join(resultsDir(), rel)); // so only a real re-run passes
 

@@ -168,7 +168,7 @@ describe('a failure only the workers have (real server, worker processes without
     const before = sim.served();
     const r = await infer('three', 24);
     expect(r.code, r.stderr).to.equal(0);
-    const out = readFileSync(path.join(dir, 'three', 'phase2', 'corrections.jsonl'), 'utf8')
+    const out = readFileSync(path.join(dir, 'three', 'arms', 'zero_shot', 'corrections.jsonl'), 'utf8')
       .split('\n')
       .filter(Boolean);
     expect(out).to.have.length(24);

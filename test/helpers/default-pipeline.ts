@@ -69,11 +69,11 @@ export function promptHashBackend(inputFile: string): () => Promise<LlmBackend> 
 
 export type Activities = StageCalls;
 
-/** build → export → infer (via `infer`) → analyze into `dir`; returns the results' phase5 folder. */
+/** build → export → infer (via `infer`) → analyze into `dir`; returns the rag arm's folder (where the analysis writes). */
 export async function runDefaultPipeline(dir: string, infer: (acts: Activities, input: StageInput) => Promise<void>): Promise<string> {
   const config = defaultConfig(dir);
   const input: StageInput = { run: 'default-bytes', config, options: { limit: LIMIT }, force: false };
-  const inputFile = path.join(config.paths.results_dir, 'phase5', 'inference_input.jsonl');
+  const inputFile = path.join(config.paths.results_dir, 'arms', 'rag', 'inference_input.jsonl');
   const acts = createStageCalls({ ...defaultDeps(), openBackend: promptHashBackend(inputFile) });
   await acts.buildCorpus(input);
   await acts.buildIndex(input);
@@ -81,11 +81,15 @@ export async function runDefaultPipeline(dir: string, infer: (acts: Activities, 
   for (const shard of plan.datasets.flatMap((d) => d.shards)) await acts.exportShard({ input, shard });
   await acts.mergeExport({ input, plan });
   await infer(acts, input);
-  for (const f of [inputFile, path.join(dir, 'phase5', 'corrections.jsonl'), path.join(dir, 'phase2', 'corrections.jsonl')]) {
+  for (const f of [
+    inputFile,
+    path.join(dir, 'arms', 'rag', 'corrections.jsonl'),
+    path.join(dir, 'arms', 'zero_shot', 'corrections.jsonl'),
+  ]) {
     utimesSync(f, INPUTS_AS_OF, INPUTS_AS_OF);
   }
   await acts.analyzeResults(input);
-  return path.join(dir, 'phase5');
+  return path.join(dir, 'arms', 'rag');
 }
 
 export function sha256(file: string): string {

@@ -9,6 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { parseConfig } from '../../src/config/load';
+import { indexFingerprint } from '../../src/config/corpus-fingerprint';
+import { stagePaths } from '../../src/stages/study-layout';
 import type { InferenceInputRecord } from '../../src/llm/records';
 import { studyPlan } from '../../src/stages/study-plan';
 import type { StageInput } from '../../src/stages/types';
@@ -72,15 +74,20 @@ describe('stages: the corpus as a study factor', function () {
 
   it('builds each distinct corpus once, in its own folder, with its index', () => {
     const corpora = readdirSync(path.join(dir, 'corpora')).sort();
-    expect(corpora).to.have.length(2);
+    expect(corpora).to.have.length(3); // the run's own corpus and the two arms' blocks
+    const indexStem = `index-${indexFingerprint(input.config)}`;
     for (const c of corpora)
-      expect(readdirSync(path.join(dir, 'corpora', c))).to.include.members(['corpus.jsonl', 'index.usearch', 'index.manifest.json']);
+      expect(readdirSync(path.join(dir, 'corpora', c))).to.include.members([
+        'corpus.jsonl',
+        `${indexStem}.usearch`,
+        `${indexStem}.manifest.json`,
+      ]);
     const arms = studyPlan(input.config, {}).arms;
     const similar = arms.find((a) => a.name === 'similar')!.config.phase5.corpus;
     const withB = arms.find((a) => a.name === 'with_b')!.config.phase5.corpus;
     expect(uris(path.join(dir, similar.dir!, 'corpus.jsonl')).some((u) => u.startsWith('0200AuthorB'))).to.equal(false);
     const added = uris(path.join(dir, withB.dir!, 'corpus.jsonl')).filter((u) => u.startsWith('0200AuthorB')).length;
-    const sampled = uris(path.join(dir, 'phase5', 'corpus.jsonl')).filter((u) => u.startsWith('0200AuthorB')).length;
+    const sampled = uris(stagePaths(input.config, {}).corpus).filter((u) => u.startsWith('0200AuthorB')).length;
     expect(added).to.be.greaterThan(sampled); // the whole work, not the sample's share of it
     expect(arms.find((a) => a.name === 'with_b_k1')!.config.phase5.corpus.dir).to.equal(withB.dir);
   });

@@ -34,13 +34,14 @@ function configError(study: unknown): string {
 }
 
 describe('stages/arms', () => {
-  it('without study: the arms are rag (phase5) and zero_shot (phase2), in infer.conditions order, reading one input', () => {
+  it('without study: the arms are rag and zero_shot in arms/<arm>/, in infer.conditions order', () => {
     const c = config({ infer: { conditions: ['zero_shot', 'rag'] } });
     const root = c.paths.results_dir;
     const arms = studyPlan(c, {}).arms;
+    const at = (arm: string, file: string) => path.join(root, 'arms', arm, file);
     expect(arms.map((a) => [a.name, a.prompt, a.input, a.output])).to.deep.equal([
-      ['zero_shot', 'zero_shot', path.join(root, 'phase5', 'inference_input.jsonl'), path.join(root, 'phase2', 'corrections.jsonl')],
-      ['rag', 'rag', path.join(root, 'phase5', 'inference_input.jsonl'), path.join(root, 'phase5', 'corrections.jsonl')],
+      ['zero_shot', 'zero_shot', at('zero_shot', 'inference_input.jsonl'), at('zero_shot', 'corrections.jsonl')],
+      ['rag', 'rag', at('rag', 'inference_input.jsonl'), at('rag', 'corrections.jsonl')],
     ]);
     expect(arms.every((a) => !a.upperBound && a.guard === undefined)).to.equal(true);
     expect(studyPlan(c, {}).exports).to.equal(null);

@@ -1,6 +1,6 @@
 /**
- * The default export's record and link (src/stages/export-record.ts): infer takes the documented
- * phase5/inference_input.jsonl only when the export it links to was made under the config's own retrieval
+ * The default export's record and link (src/stages/export-record.ts): infer takes a default arm's
+ * arms/<arm>/inference_input.jsonl only when the export it links to was made under the config's own retrieval
  * settings; one writer per file, a writer on another host taken over only once its lock went stale.
  */
 import { expect } from 'chai';

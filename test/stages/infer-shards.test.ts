@@ -22,12 +22,12 @@ describe('stages/infer-shards: seeding parts from an existing output', () => {
   after(() => rmSync(results, { recursive: true, force: true }));
 
   it('puts each planned line of the output into its part; the merge of the seeded parts returns them in input order', async () => {
-    const phase5 = path.join(results, 'phase5');
-    mkdirSync(phase5, { recursive: true });
+    const rag = path.join(results, 'arms', 'rag');
+    mkdirSync(rag, { recursive: true });
     // Datasets a (7 lines) and b (5 lines), interleaved in the input.
     const input = Array.from({ length: 12 }, (_, i) => (i % 2 && i < 10 ? ['b', `b/${(i - 1) / 2}`] : ['a', `a/${i}`]));
     writeFileSync(
-      path.join(phase5, 'inference_input.jsonl'),
+      path.join(rag, 'inference_input.jsonl'),
       input.map(([d, id]) => JSON.stringify(inferenceInputRecord(id, d))).join('\n') + '\n',
     );
     const dataset = path.join(results, 'd.jsonl');

@@ -13,9 +13,16 @@ import { UserInputError } from '../../src/stages/types';
 const configAt = (resultsDir: string) => parseConfig({ paths: { results_dir: resultsDir } }, 'results-dir-test.yaml', { env: {} });
 
 describe('stages/results-dir', () => {
-  it('a results dir that does not exist yet gives its phase5 and phase2 folders', () => {
+  it('a results dir that does not exist yet gives its folders by concern (no phase5/ or phase2/)', () => {
     const root = path.join(mkdtempSync(path.join(os.tmpdir(), 'results-dir-')), 'not-yet');
-    expect(checkedResultDirs(configAt(root))).to.deep.equal({ root, phase5: path.join(root, 'phase5'), phase2: path.join(root, 'phase2') });
+    const at = (name: string) => path.join(root, name);
+    expect(checkedResultDirs(configAt(root))).to.deep.equal({
+      root,
+      arms: at('arms'),
+      exports: at('exports'),
+      corpora: at('corpora'),
+      witness: at('witness'),
+    });
   });
 
   it('a results dir that is a file fails with a one-line input error naming it', () => {

@@ -174,11 +174,12 @@ describe('stages/export with study arms (real data)', function () {
     await buildCorpus(def);
     await buildIndex(def);
     const result = await exportAll(def);
-    // under its settings' fingerprint; the documented name links to it (docs/outputs.md#one-export-per-settings)
-    expect(path.relative(plain, result.path)).to.match(/^phase5\/export\/[0-9a-f]{16}\/inference_input\.jsonl$/);
-    expect(sha256(path.join(plain, 'phase5', 'inference_input.jsonl'))).to.equal(sha256(result.path));
+    // under its settings' fingerprint; each default arm's input links to it (docs/outputs.md#one-folder-per-settings)
+    expect(path.relative(plain, result.path)).to.match(/^exports\/[0-9a-f]{16}\/inference_input\.jsonl$/);
+    for (const arm of ['rag', 'zero_shot'])
+      expect(sha256(path.join(plain, 'arms', arm, 'inference_input.jsonl'))).to.equal(sha256(result.path));
     expect(result.exports).to.equal(undefined);
-    expect(existsSync(path.join(plain, 'arms')) || existsSync(path.join(plain, 'exports'))).to.equal(false);
+    expect(existsSync(path.join(plain, 'phase5')) || existsSync(path.join(plain, 'arms', 'rag', 'arm.json'))).to.equal(false);
     const shared = merged.exports!.find((e) => e.arms.includes('rag'))!;
     expect(sha256(result.path)).to.equal(sha256(shared.path));
   });

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { corpusFingerprint, indexFingerprint } from '../../src/config/corpus-fingerprint';
 import { parseConfig } from '../../src/config/load';
 import * as build from '../../src/stages/build';
 import * as exporter from '../../src/stages/export';
@@ -38,20 +39,33 @@ const STUDY = {
 };
 
 describe('stages/study-plan', () => {
-  it('without study: the two default arms read the single default export in phase5/; no exports, corpora or witness indexes', () => {
+  it('without study: the two default arms in arms/<arm>/ read the single default export; the run corpus under its settings fingerprint', () => {
     const c = config();
     const root = c.paths.results_dir;
     const plan = studyPlan(c, {});
     expect(plan.exports).to.equal(null);
     expect(plan.corpora).to.deep.equal([]);
     expect(plan.witnessIndexes).to.deep.equal([]);
+    const folder = path.join(root, 'corpora', corpusFingerprint(c));
     expect(plan.paths).to.deep.equal({
-      corpus: path.join(root, 'phase5', 'corpus.jsonl'),
-      index: path.join(root, 'phase5', 'index.usearch'),
+      corpus: path.join(folder, 'corpus.jsonl'),
+      index: path.join(folder, `index-${indexFingerprint(c)}.usearch`),
     });
-    expect(plan.arms.map((a) => [a.name, a.role, a.input, a.dir])).to.deep.equal([
-      ['rag', 'method', path.join(root, 'phase5', 'inference_input.jsonl'), undefined],
-      ['zero_shot', 'baseline', path.join(root, 'phase5', 'inference_input.jsonl'), undefined],
+    expect(plan.arms.map((a) => [a.name, a.role, a.input, a.output, a.dir])).to.deep.equal([
+      [
+        'rag',
+        'method',
+        path.join(root, 'arms', 'rag', 'inference_input.jsonl'),
+        path.join(root, 'arms', 'rag', 'corrections.jsonl'),
+        undefined,
+      ],
+      [
+        'zero_shot',
+        'baseline',
+        path.join(root, 'arms', 'zero_shot', 'inference_input.jsonl'),
+        path.join(root, 'arms', 'zero_shot', 'corrections.jsonl'),
+        undefined,
+      ],
     ]);
   });
 
@@ -61,13 +75,43 @@ describe('stages/study-plan', () => {
     const plan = studyPlan(c, { corpusPath: '/data/c.jsonl', indexPath: '/data/i.usearch' });
     expect(plan.dirs).to.deep.equal({
       root,
-      phase5: path.join(root, 'phase5'),
-      phase2: path.join(root, 'phase2'),
       arms: path.join(root, 'arms'),
       exports: path.join(root, 'exports'),
+      corpora: path.join(root, 'corpora'),
       witness: path.join(root, 'witness'),
     });
     expect(plan.paths).to.deep.equal({ corpus: '/data/c.jsonl', index: '/data/i.usearch' });
+  });
+
+  it('other corpus settings get another corpus folder, other index settings another index in it; runtime settings neither', () => {
+    const base = config();
+    const results = { paths: { results_dir: base.paths.results_dir } };
+    const paths = (extra: Record<string, unknown>) => studyPlan(config({ ...results, ...extra }), {}).paths;
+    const plain = studyPlan(base, {}).paths;
+    for (const corpus of [{ max_sentences: 5000 }, { seed: 7 }, { exclude: ['0200AuthorB*'] }]) {
+      const other = paths({ phase5: { corpus } });
+      expect(path.dirname(other.corpus), JSON.stringify(corpus)).to.not.equal(path.dirname(plain.corpus));
+      expect(path.dirname(other.index)).to.equal(path.dirname(other.corpus));
+    }
+    for (const index of [{ dtype: 'i8' }, { type: 'HNSW' }]) {
+      const other = paths({ phase5: { index } });
+      expect(other.corpus, JSON.stringify(index)).to.equal(plain.corpus);
+      expect(other.index, JSON.stringify(index)).to.not.equal(plain.index);
+    }
+    expect(paths({ rag: { embedding_model: 'other/model' } }).index).to.not.equal(plain.index);
+    expect(paths({ phase5: { index: { batch_size: 64, embed_shard_size: 1000 } }, rag: { embedding: { threads: 1 } } })).to.deep.equal(
+      plain,
+    );
+  });
+
+  it('a study arm whose corpus block asks for the run corpus shares its folder; --corpus-path keys the index folder by that path', () => {
+    const c = config({ study: { arms: [{ name: 'zero_shot' }, { name: 'same', corpus: { sample: { max_sentences: 200000 } } }] } });
+    const plan = studyPlan(c, {});
+    expect(plan.corpora).to.deep.equal([]);
+    expect(plan.exports!.map((e) => e.paths)).to.deep.equal([plan.paths]);
+    const moved = studyPlan(c, { corpusPath: '/data/c.jsonl' }).paths;
+    expect(moved.corpus).to.equal('/data/c.jsonl');
+    expect(path.dirname(moved.index)).to.not.equal(path.dirname(plan.paths.index));
   });
 
   it('a results dir that is a file is one clear error', () => {
@@ -101,7 +145,10 @@ describe('stages/study-plan', () => {
       const [corpus] = plan.corpora;
       expect(corpus.arms).to.deep.equal(['similar', 'similar_k1']);
       expect(corpus.dir).to.equal(path.join(root, 'corpora', corpus.fingerprint));
-      expect(corpus.paths).to.deep.equal({ corpus: path.join(corpus.dir, 'corpus.jsonl'), index: path.join(corpus.dir, 'index.usearch') });
+      expect(corpus.paths).to.deep.equal({
+        corpus: path.join(corpus.dir, 'corpus.jsonl'),
+        index: path.join(corpus.dir, `index-${indexFingerprint(c)}.usearch`),
+      });
       expect(corpus.config.phase5.corpus.exclude).to.include('0200AuthorB*');
       const similar = plan.exports!.find((e) => e.arms.includes('similar'))!;
       expect(similar.paths).to.deep.equal(corpus.paths);

@@ -16,6 +16,7 @@ import { workflowBundle } from '../../bin/cli/worker-runtime';
 import { parseConfig } from '../../src/config/load';
 import { writeArmDirs } from '../../src/stages/study-files';
 import { studyPlan } from '../../src/stages/study-plan';
+import { stagePaths } from '../../src/stages/study-layout';
 import type { Config } from '../../src/config/schema';
 import { inferWorkflow } from '../../workflows';
 import type { StageInput } from '../../workflows/types';
@@ -53,7 +54,7 @@ function configFor(results: string, cpu: string, gpu: string, arms: unknown[]): 
 }
 
 /** Each arm's input (4 lines, the witness as context) and the run's corpus (the lexicon's vocabulary). */
-function writeInputs(results: string, arms: string[]): void {
+function writeInputs(results: string, arms: string[], corpusFile: string): void {
   const rows = [0, 1, 2, 3].map((i) => ({
     sample_id: `d-${i}`,
     dataset: 'd',
@@ -70,9 +71,9 @@ function writeInputs(results: string, arms: string[]): void {
     mkdirSync(path.join(results, 'arms', arm), { recursive: true });
     writeFileSync(path.join(results, 'arms', arm, 'inference_input.jsonl'), rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
   }
-  mkdirSync(path.join(results, 'phase5'), { recursive: true });
+  mkdirSync(path.dirname(corpusFile), { recursive: true });
   const corpus = Array.from({ length: 5 }, (_, idx) => ({ text: WITNESS, source_uri: 'x', date: 276, char_len: WITNESS.length, idx }));
-  writeFileSync(path.join(results, 'phase5', 'corpus.jsonl'), corpus.map((r) => JSON.stringify(r)).join('\n') + '\n');
+  writeFileSync(corpusFile, corpus.map((r) => JSON.stringify(r)).join('\n') + '\n');
 }
 
 describe('non-LLM arms in the infer workflow (local Temporal server)', function () {
@@ -87,10 +88,10 @@ describe('non-LLM arms in the infer workflow (local Temporal server)', function 
   /** Run the infer workflow with one worker per queue; returns the GPU worker's activity tasks and LLM opens. */
   async function run(arms: unknown[], names: string[]) {
     const results = mkdtempSync(path.join(os.tmpdir(), 'corrector-arms-'));
-    writeInputs(results, names);
     const stamp = Date.now();
     const [cpu, gpu] = [`cpu-${stamp}`, `gpu-${stamp}`];
     const config = configFor(results, cpu, gpu, arms);
+    writeInputs(results, names, stagePaths(config, {}).corpus);
     const calls = { gpuTasks: [] as string[], llmOpens: 0 };
     const deps = {
       ...defaultDeps(),

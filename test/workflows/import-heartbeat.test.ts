@@ -5,7 +5,7 @@
  * takes the busy worker for a dead one and the import fails with a heartbeat timeout.
  */
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -16,6 +16,7 @@ import { parseConfig } from '../../src/config/load';
 import { inferWorkflow } from '../../workflows';
 import { inferenceInputRecord } from '../helpers/records';
 import { createLocalEnv } from '../helpers/temporal';
+import { writeDefaultInput } from '../helpers/default-arms';
 
 /** Lines enough that validating and writing them takes several heartbeat timeouts on a shared 2-core machine. */
 const LINES = 200_000;
@@ -34,12 +35,8 @@ describe('workflows: a long import heartbeats (1 s heartbeat timeout, one attemp
 
   it(`imports ${LINES.toLocaleString('en-US')} lines without a heartbeat timeout`, async () => {
     const results = mkdtempSync(path.join(os.tmpdir(), 'import-heartbeat-'));
-    mkdirSync(path.join(results, 'phase5'), { recursive: true });
     const ids = Array.from({ length: LINES }, (_, i) => `s${i}`);
-    writeFileSync(
-      path.join(results, 'phase5', 'inference_input.jsonl'),
-      ids.map((id) => JSON.stringify(inferenceInputRecord(id))).join('\n') + '\n',
-    );
+    writeDefaultInput(results, ids.map((id) => JSON.stringify(inferenceInputRecord(id))).join('\n') + '\n');
     const file = path.join(results, 'import.jsonl');
     const line = (id: string) =>
       JSON.stringify({

@@ -6,7 +6,7 @@
  */
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
@@ -23,6 +23,7 @@ import { inferenceInputRecord } from '../helpers/records';
 import { REPO_ROOT } from '../helpers/shared-data';
 import { createLocalEnv } from '../helpers/temporal';
 import { echo, freePort, startFakeServer, type FakeServer } from '../llm/fake-openai-server';
+import { writeDefaultInput } from '../helpers/default-arms';
 
 const KEY_ENV = 'PHASE5_OUTAGE_TEST_KEY';
 const LINES = Array.from({ length: 12 }, (_, i) => `line-${String(i).padStart(2, '0')}`);
@@ -45,11 +46,7 @@ interface Study {
 /** A results dir with inference_input.jsonl and a config file (JSON is YAML) pointing infer at `port`. */
 function study(name: string, port: number, outageBudget: string): Study {
   const results = mkdtempSync(path.join(os.tmpdir(), `infer-outage-${name}-`));
-  mkdirSync(path.join(results, 'phase5'), { recursive: true });
-  writeFileSync(
-    path.join(results, 'phase5', 'inference_input.jsonl'),
-    LINES.map((id) => JSON.stringify(inferenceInputRecord(id))).join('\n') + '\n',
-  );
+  writeDefaultInput(results, LINES.map((id) => JSON.stringify(inferenceInputRecord(id))).join('\n') + '\n');
   const queue = `outage-${name}-${Date.now()}`;
   const raw = {
     paths: { results_dir: results },
@@ -79,7 +76,7 @@ function study(name: string, port: number, outageBudget: string): Study {
   };
   const configFile = path.join(results, 'config.yaml');
   writeFileSync(configFile, JSON.stringify(raw, null, 2));
-  return { config: loadConfig(configFile).config, configFile, output: path.join(results, 'phase5', 'corrections.jsonl'), queue };
+  return { config: loadConfig(configFile).config, configFile, output: path.join(results, 'arms', 'rag', 'corrections.jsonl'), queue };
 }
 
 describe('infer: an LLM outage is retried, not recorded (real workflow, worker and Temporal)', function () {

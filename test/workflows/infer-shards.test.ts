@@ -6,7 +6,7 @@
  * a measurement; and a pool that hands a finished arm's lanes to an arm in the middle of its continue-as-new chain.
  */
 import { expect } from 'chai';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -23,6 +23,7 @@ import { inferWorkflow, type InferArmInput } from '../../workflows';
 import type { StageInput } from '../../workflows/types';
 import { inferenceInputRecord } from '../helpers/records';
 import { createLocalEnv } from '../helpers/temporal';
+import { writeDefaultInput } from '../helpers/default-arms';
 
 /** Answers with the OCR line (the last user message), latency 0: outputs are deterministic to the byte. */
 export function echoBackend(): LlmBackend {
@@ -52,8 +53,7 @@ function writeInput(results: string, n: number): string[] {
   for (let i = 0; i < a; i++) add('a', i);
   for (let i = 0; i < b; i++) add('b', i);
   for (let i = a; i < n - b; i++) add('a', i);
-  mkdirSync(path.join(results, 'phase5'), { recursive: true });
-  writeFileSync(path.join(results, 'phase5', 'inference_input.jsonl'), rows.join('\n') + '\n');
+  writeDefaultInput(results, rows.join('\n') + '\n');
   return ids;
 }
 

@@ -13,7 +13,9 @@ import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@t
 import { createActivities } from '../../activities';
 import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
+import { indexFiles } from '../../src/index/manifest';
 import * as exporter from '../../src/stages/export';
+import { stagePaths } from '../../src/stages/study-layout';
 import * as inference from '../../src/stages/infer';
 import { partFile, planInfer, type ArmPlan } from '../../src/stages/infer-shards';
 import type { StageInput } from '../../src/stages/types';
@@ -52,19 +54,21 @@ describe('workflows: long plan and merge activities heartbeat (1 s heartbeat tim
       logger: quiet,
     });
     results = mkdtempSync(path.join(os.tmpdir(), 'stage-heartbeats-'));
-    const phase5 = path.join(results, 'phase5');
-    mkdirSync(phase5, { recursive: true });
-    // An index is only looked for by the export plan (its manifest is part of the export's fingerprint).
-    writeFileSync(path.join(phase5, 'index.usearch'), '');
-    writeFileSync(path.join(phase5, 'index.manifest.json'), '{}');
     const dataset = path.join(results, 'big.jsonl');
-    writeLines(dataset, (id) => ({ sample_id: id, ocr_text: text(id), gt_text: text(id) }));
-    writeLines(path.join(phase5, 'inference_input.jsonl'), (id) => ({ ...inferenceInputRecord(id), ocr_text: text(id) }));
     const config: Config = parseConfig(
       { paths: { results_dir: results }, datasets: { d: { type: 'jsonl', path: dataset } }, infer: { conditions: ['rag'] } },
       'stage-heartbeats test',
       { env: {} },
     );
+    // An index is only looked for by the export plan (its manifest is part of the export's fingerprint).
+    const { index } = stagePaths(config, {});
+    mkdirSync(path.dirname(index), { recursive: true });
+    writeFileSync(index, '');
+    writeFileSync(indexFiles(index).manifest, '{}');
+    writeLines(dataset, (id) => ({ sample_id: id, ocr_text: text(id), gt_text: text(id) }));
+    const input0 = path.join(results, 'arms', 'rag', 'inference_input.jsonl');
+    mkdirSync(path.dirname(input0), { recursive: true });
+    writeLines(input0, (id) => ({ ...inferenceInputRecord(id), ocr_text: text(id) }));
     input = { run: 'hb', config, options: {}, force: false };
   });
   after(async () => {

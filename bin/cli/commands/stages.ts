@@ -127,8 +127,16 @@ function startStage(
 export const STAGE_FLAGS: readonly { flags: string; description: string; stages: readonly StageName[]; notInRun?: string }[] = [
   { flags: '--max-sentences <n>', description: 'corpus size cap (phase5.corpus.max_sentences)', stages: ['build'] },
   { flags: '--openiti-root <dir>', description: 'OpenITI root (env OPENITI_ROOT)', stages: ['build'] },
-  { flags: '--corpus-path <file>', description: 'corpus JSONL (default <results>/phase5/corpus.jsonl)', stages: ['build', 'export'] },
-  { flags: '--index-path <file>', description: 'index file (default <results>/phase5/index.usearch)', stages: ['build', 'export'] },
+  {
+    flags: '--corpus-path <file>',
+    description: 'corpus JSONL (default <results>/corpora/<fingerprint>/corpus.jsonl)',
+    stages: ['build', 'export'],
+  },
+  {
+    flags: '--index-path <file>',
+    description: 'index file (default <results>/corpora/<fingerprint>/index-<fingerprint>.usearch)',
+    stages: ['build', 'export'],
+  },
   {
     flags: '--limit <n>',
     description: 'only the first n lines of each dataset, in input order (a smoke test, not a pilot: see --sample)',

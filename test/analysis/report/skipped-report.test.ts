@@ -1,5 +1,5 @@
 /**
- * The report lists the input lines/files the export left out (export/skipped.json), per dataset — and a study
+ * The report lists the input lines/files the export left out (skipped.json beside the export), per dataset — and a study
  * with nothing skipped gets byte-identical report.md / report.html (no empty section).
  */
 import { expect } from 'chai';
@@ -38,7 +38,7 @@ describe('report: skipped inputs', function () {
     md: readFileSync(path.join(s.phase5Dir, 'report.md'), 'utf8'),
     html: readFileSync(path.join(s.phase5Dir, 'report.html'), 'utf8'),
   });
-  const skippedFile = path.join(s.phase5Dir, 'export', 'skipped.json');
+  const skippedFile = path.join(s.phase5Dir, 'skipped.json'); // beside the inference_input.jsonl the arm read
   const skipped: Record<string, Skips> = {
     A: {
       badLines: {
@@ -52,7 +52,7 @@ describe('report: skipped inputs', function () {
 
   after(() => rmSync(root, { recursive: true, force: true }));
 
-  it('lists them per dataset when export/skipped.json has any, and leaves the report byte-identical otherwise', async () => {
+  it('lists them per dataset when the export skipped.json has any, and leaves the report byte-identical otherwise', async () => {
     await analyze();
     const clean = read();
     expect(clean.md).to.not.contain('Skipped inputs');
