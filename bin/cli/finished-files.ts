@@ -1,8 +1,9 @@
 /**
  * Before the CLI shows a finished run's result, it checks that the files the run reports are still the files it
  * wrote: every `{ path, sha256 }` in the result (an export's inference_input.jsonl, each shared export of a
- * study, each arm's corrections.jsonl, the analysis documents and report) is hashed again. A file since replaced or removed makes the command run again rather than point at
- * records the run did not write (docs/cluster-files.md#attaching-to-a-finished-run).
+ * study, each arm's corrections.jsonl, the analysis documents and report) is hashed again. A file since
+ * replaced or removed makes the command run again rather than point at records the run did not write
+ * (docs/cluster-files.md#attaching-to-a-finished-run).
  */
 import { existsSync } from 'node:fs';
 import { sha256File } from '../../src/util/hash';
