@@ -34,7 +34,7 @@ export function writePostingsFile(
   const fd = openSync(file, 'w');
   try {
     let chunk = new Uint32Array(0);
-    for (let lo = 0; lo < size; ) {
+    for (let lo = 0; lo < size;) {
       let hi = lo + 1;
       while (hi < size && bucketStart[hi + 1] - bucketStart[lo] <= chunkEntries) hi++;
       const entries = bucketStart[hi] - bucketStart[lo];
