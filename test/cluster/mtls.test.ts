@@ -9,6 +9,7 @@
  * Skipped, saying why, where nginx or openssl (or, for the study, the E5 model) is not installed.
  */
 import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,6 +22,7 @@ import { startWorkerProcess, waitServing, type WorkerProcess } from '../helpers/
 import { E5, requireModel } from '../embed/models';
 import type { ArmResult } from '../../src/stages/infer';
 import type { Phase5Result } from '../../workflows/types';
+import { REPO_ROOT } from '../helpers/shared-data';
 import { CORPUS_RECORDS, OCR_LINES, studyConfig, writeStudyInputs } from './small-study';
 
 const KEY = 'PHASE5_MTLS_TEST_KEY';
@@ -225,6 +227,30 @@ describe('Temporal over mutual TLS (nginx terminator, TEMPORAL_TLS_* variables)'
         rows.every((row) => row.state === 'COMPLETED'),
         JSON.stringify(rows),
       ).to.equal(true);
+    });
+
+    it('the certificates scripts/temporal-certs.sh makes (temporal-compose.tls.yml) carry mTLS: `phase5 runs` lists the study', async () => {
+      const made = path.join(dir, 'script-certs');
+      const r = spawnSync('sh', [path.join(REPO_ROOT, 'scripts', 'temporal-certs.sh'), made], { encoding: 'utf8' });
+      expect(r.status, r.stderr).to.equal(0);
+      const pair = (n: string) => ({ cert: path.join(made, `${n}.crt`), key: path.join(made, `${n}.key`) });
+      const scriptCerts: TestCerts = { ...certs, dir: made, ca: path.join(made, 'ca.crt'), server: pair('server'), client: pair('client') };
+      const upstream = (env!.connection as unknown as { options: { address: string } }).options.address;
+      const theirs = await startTerminator(scriptCerts, upstream);
+      try {
+        // The server name the compose override and the script's certificate use.
+        const e = { ...tlsEnv({ ca: scriptCerts.ca, ...scriptCerts.client }), TEMPORAL_TLS_SERVER_NAME: 'temporal' };
+        const listed = await cli(['--address', theirs.address, '--run', 'mtls-study', 'runs'], e, studyFile);
+        expect(listed.code, listed.stderr).to.equal(0);
+        expect(listed.stdout).to.match(/^phase5-mtls-study-[0-9a-f]{8} +run +COMPLETED/m);
+        // The test's own CA does not vouch for the script's server: refused in one line.
+        oneLine(
+          await cli(['--address', theirs.address, 'runs'], { ...e, TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.ca }, studyFile),
+          /is not trusted by the configured CA/,
+        );
+      } finally {
+        await theirs.stop();
+      }
     });
   });
 });
