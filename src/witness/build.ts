@@ -52,7 +52,7 @@ export function gramHash(text: ArrayLike<number>, p: number, n: number, bits: nu
 }
 
 /** Whether text[p, p+n) holds no work separator. */
-function gramInside(text: Uint16Array, p: number, n: number): boolean {
+export function gramInside(text: Uint16Array, p: number, n: number): boolean {
   for (let j = 0; j < n; j++) if (text[p + j] === 0) return false;
   return true;
 }
@@ -137,7 +137,8 @@ export class WitnessLayoutBuilder {
     return {
       works: this.works,
       labels: this.labels,
-      text: this.text.buf.slice(0, this.text.length),
+      // A view, not a copy: the builder is done with its buffer, and a copy would double the text at its peak.
+      text: this.text.buf.subarray(0, this.text.length),
       lineStart: Uint32Array.from([...this.starts, this.text.length]),
       lineNo: Uint32Array.from(this.lineNo),
       lineWork: Uint32Array.from(this.lineWork),
@@ -153,6 +154,11 @@ export function defaultTableBits(textLength: number, stride: number): number {
   return Math.min(24, Math.max(16, Math.ceil(Math.log2(postings)) - 1));
 }
 
+/** The first position of a text at whole-text offset `base` that a `stride` sampling indexes. */
+export function firstSampled(base: number, stride: number): number {
+  return (stride - (base % stride)) % stride;
+}
+
 /**
  * The CSR inverted index of sampled gram starts (step 2 of a build): two passes, count then fill. `base`: the
  * text's offset in the whole witness text (a shard's), so a shard samples the positions one index would.
@@ -161,7 +167,7 @@ export function buildPostings(text: Uint16Array, params: WitnessParams, base = 0
   const { n, stride, tableBits } = params;
   const size = 1 << tableBits;
   const counts = new Uint32Array(size + 1);
-  const first = (stride - (base % stride)) % stride;
+  const first = firstSampled(base, stride);
   let total = 0;
   for (let p = first; p + n <= text.length; p += stride) {
     if (!gramInside(text, p, n)) continue;

@@ -97,7 +97,8 @@ export function readWitnessManifest(dir: string): WitnessManifest | null {
   return existsSync(f) ? (JSON.parse(readFileSync(f, 'utf8')) as WitnessManifest) : null;
 }
 
-function readArray<T extends ArrayBufferView>(
+/** A flat file as a typed array, without a copy when the file's buffer is aligned for it (a large file's is). */
+export function readArray<T extends ArrayBufferView>(
   file: string,
   Ctor: { new (b: ArrayBuffer, o: number, n: number): T; BYTES_PER_ELEMENT: number },
 ): T {

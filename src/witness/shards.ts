@@ -12,8 +12,9 @@
  */
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { buildPostings, defaultTableBits, DEFAULT_WITNESS_PARAMS, type WitnessParams } from './build';
-import { buildWitnessDir, readWitnessManifest, WITNESS_MANIFEST, type WitnessManifest } from './files';
+import { defaultTableBits, DEFAULT_WITNESS_PARAMS, type WitnessParams } from './build';
+import { buildWitnessDir, readArray, readWitnessManifest, WITNESS_MANIFEST, type WitnessManifest } from './files';
+import { writePostingsFile } from './postings-file';
 import type { WorkFile } from './works';
 
 export interface ShardFrame {
@@ -105,15 +106,14 @@ export async function buildWitnessShards(o: {
   let postings = 0;
   for (const f of frames) {
     const dir = path.join(tmp, f.dir);
-    const buf = readFileSync(path.join(dir, 'text.u16'));
-    const text = new Uint16Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-    const p = buildPostings(text, params, f.base);
+    // The text read in place (no copy) and the postings written range by range: the shard's peak memory is its
+    // text, the bucket offsets and one range (./postings-file.ts).
+    const p = writePostingsFile(readArray(path.join(dir, 'text.u16'), Uint16Array), params, f.base, path.join(dir, 'postings.u32'));
     for (let h = 0; h < counts.length; h++) counts[h] += p.bucketStart[h + 1] - p.bucketStart[h];
     writeFileSync(path.join(dir, 'buckets.u32'), new Uint8Array(p.bucketStart.buffer));
-    writeFileSync(path.join(dir, 'postings.u32'), new Uint8Array(p.postings.buffer));
     const manifest = readWitnessManifest(dir) as WitnessManifest;
-    writeFileSync(path.join(dir, WITNESS_MANIFEST), `${JSON.stringify({ ...manifest, params, postings: p.postings.length }, null, 1)}\n`);
-    postings += p.postings.length;
+    writeFileSync(path.join(dir, WITNESS_MANIFEST), `${JSON.stringify({ ...manifest, params, postings: p.postings }, null, 1)}\n`);
+    postings += p.postings;
   }
   writeFileSync(path.join(tmp, COUNTS_FILE), new Uint8Array(counts.buffer));
   const manifest: ShardedManifest = {

@@ -3,24 +3,34 @@
  * ssl_verify_client on, certificates made with openssl) in front of a Temporal dev server, configured only through
  * Temporal's own variables (TEMPORAL_TLS_*, docs/cluster.md). The CLI is refused in one line without a client
  * certificate, with a wrong CA, with an expired certificate and over plain TCP; a `phase5 worker` and `phase5 infer`
- * run a workflow and its activities over mTLS, with the operator service refusing search-attribute registration.
- * Skipped, saying why, where nginx or openssl is not installed.
+ * run a workflow and its activities over mTLS, with the operator service refusing search-attribute registration;
+ * and a whole study (`phase5 run`: build → export → infer → analyze, ./small-study.ts) runs over mTLS through a
+ * second terminator that lets the operator service through, its workflows then listed by `phase5 runs`.
+ * Skipped, saying why, where nginx or openssl (or, for the study, the E5 model) is not installed.
  */
 import { expect } from 'chai';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { createLocalEnv } from '../helpers/temporal';
 import { startSimLlmServer, type SimLlmServer } from '../helpers/sim-llm-server';
 import { makeTestCerts, startTerminator, tlsTerminatorMissing, type Terminator, type TestCerts } from '../helpers/tls-terminator';
-import { killWorker, spawnPhase5, spawnWorker, waitFor, writeConfig, writeInferenceInput } from '../e2e/harness';
+import { killWorker, lineCount, spawnPhase5, waitFor, writeConfig, writeInferenceInput } from '../e2e/harness';
+import { startWorkerProcess, waitServing, type WorkerProcess } from '../helpers/worker-process';
+import { E5, requireModel } from '../embed/models';
+import type { ArmResult } from '../../src/stages/infer';
+import type { Phase5Result } from '../../workflows/types';
+import { REPO_ROOT } from '../helpers/shared-data';
+import { CORPUS_RECORDS, OCR_LINES, studyConfig, writeStudyInputs } from './small-study';
 
 const KEY = 'PHASE5_MTLS_TEST_KEY';
+const STAGES = ['run', 'build', 'export', 'infer', 'analyze'];
 
 interface CliRun {
   code: number | null;
+  stdout: string;
   stderr: string;
 }
 
@@ -32,7 +42,7 @@ describe('Temporal over mutual TLS (nginx terminator, TEMPORAL_TLS_* variables)'
   let terminator: Terminator | undefined;
   let certs: TestCerts;
   let sim: SimLlmServer | undefined;
-  let worker: ChildProcess | undefined;
+  let worker: WorkerProcess | undefined;
 
   /** The process environment with Temporal's TLS variables (and no stray TEMPORAL_* of the shell). */
   function tlsEnv(tls: { ca?: string; cert?: string; key?: string } | null): NodeJS.ProcessEnv {
@@ -49,14 +59,14 @@ describe('Temporal over mutual TLS (nginx terminator, TEMPORAL_TLS_* variables)'
   }
   const good = () => tlsEnv({ ca: certs.ca, ...certs.client });
 
-  function cli(args: string[], e: NodeJS.ProcessEnv): Promise<CliRun> {
+  function cli(args: string[], e: NodeJS.ProcessEnv, file = configFile): Promise<CliRun> {
     return new Promise((resolve, reject) => {
-      const child = spawnPhase5(['--config', configFile, ...args], e);
-      let stderr = '';
+      const child = spawnPhase5(['--config', file, ...args], e);
+      let [stdout, stderr] = ['', ''];
+      child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
       child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.stdout!.resume();
       child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stderr }));
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
     });
   }
 
@@ -83,7 +93,7 @@ describe('Temporal over mutual TLS (nginx terminator, TEMPORAL_TLS_* variables)'
   });
 
   after(async () => {
-    if (worker) await killWorker(worker);
+    if (worker) await killWorker(worker.child);
     await terminator?.stop();
     await sim?.close();
     await env?.teardown();
@@ -124,12 +134,12 @@ describe('Temporal over mutual TLS (nginx terminator, TEMPORAL_TLS_* variables)'
   });
 
   it('a worker and `phase5 infer` run over mTLS; the refused search-attribute registration is said in one line', async () => {
-    let workerErr = '';
-    worker = spawnWorker(configFile, { ...good(), [KEY]: 'k' }, ['ignore', 'ignore', 'pipe']);
-    worker.stderr!.on('data', (d: Buffer) => (workerErr += d.toString()));
-    await waitFor('the worker serving', () => /^worker: serving /m.test(workerErr) || worker!.exitCode !== null, 120_000, 200);
-    expect(workerErr).to.match(/^worker: the cluster refused to register the search attributes Phase5Run, .* — runs start without them/m);
-    expect(workerErr).to.match(/^worker: serving mtls-cpu-\d+, mtls-gpu-\d+ at 127\.0\.0\.1:\d+ over mutual TLS /m);
+    worker = startWorkerProcess(configFile, { env: { ...good(), [KEY]: 'k' } });
+    await waitServing(worker);
+    expect(worker.stderr()).to.match(
+      /^worker: the cluster refused to register the search attributes Phase5Run, .* — runs start without them/m,
+    );
+    expect(worker.stderr()).to.match(/^worker: serving mtls-cpu-\d+, mtls-gpu-\d+ at 127\.0\.0\.1:\d+ over mutual TLS /m);
     const results = path.join(dir, 'results');
     const rows = Array.from({ length: 6 }, (_, i) => ({
       sample_id: `s${i}`,
@@ -143,13 +153,104 @@ describe('Temporal over mutual TLS (nginx terminator, TEMPORAL_TLS_* variables)'
       retrieval_scores: [],
     }));
     writeInferenceInput(results, rows);
+    const served = sim!.served();
     const r = await cli(['infer'], { ...good(), [KEY]: 'k' });
-    expect(r.code, r.stderr + workerErr).to.equal(0);
+    expect(r.code, r.stderr + worker.stderr()).to.equal(0);
     expect(r.stderr).to.match(/lacks the Phase5 search attributes — the run starts without them/);
     const out = readFileSync(path.join(results, 'arms', 'zero_shot', 'corrections.jsonl'), 'utf8')
       .split('\n')
       .filter(Boolean);
     expect(out).to.have.length(6);
-    expect(sim!.served()).to.equal(6);
+    expect(sim!.served() - served).to.equal(6);
+  });
+
+  describe('a whole study over mTLS: `phase5 run` (build → export → infer → analyze), listed by `phase5 runs`', () => {
+    const studyFile = path.join(dir, 'study.yaml');
+    let open: Terminator | undefined;
+    let studyWorker: WorkerProcess | undefined;
+
+    before(async function () {
+      requireModel(this, E5);
+      // A terminator that lets the operator service through, so the worker registers the Phase5* attributes.
+      const upstream = (env!.connection as unknown as { options: { address: string } }).options.address;
+      open = await startTerminator(certs, upstream);
+      writeStudyInputs(dir);
+      const port = open.address.split(':')[1];
+      writeConfig(studyFile, studyConfig(dir, open.address, sim!.url, KEY, port));
+      studyWorker = startWorkerProcess(studyFile, { env: { ...good(), [KEY]: 'k' } });
+      await waitServing(studyWorker);
+      expect(studyWorker.stderr()).to.match(
+        /^worker: serving mtls-study-cpu-\d+, mtls-study-gpu-\d+ at 127\.0\.0\.1:\d+ over mutual TLS /m,
+      );
+    });
+
+    after(async () => {
+      if (studyWorker) await killWorker(studyWorker.child);
+      await open?.stop();
+    });
+
+    it('every stage finishes; the corrections and the analysis are written; the runs are listed', async () => {
+      const served = sim!.served();
+      const r = await cli(['--json', 'run'], { ...good(), [KEY]: 'k' }, studyFile);
+      expect(r.code, r.stderr + studyWorker!.stderr()).to.equal(0);
+      const { workflowId, result } = JSON.parse(r.stdout) as { workflowId: string; result: Phase5Result };
+      const { build, export: exported, infer, analyze } = result;
+      expect(build?.corpus.sentences, 'corpus sentences').to.equal(CORPUS_RECORDS);
+      expect(build?.index.vectors, 'index vectors').to.equal(CORPUS_RECORDS);
+      expect(existsSync(build!.index.indexPath), build!.index.indexPath).to.equal(true);
+      expect(exported?.merged.records, 'exported lines').to.equal(OCR_LINES);
+      const arms = Object.values(infer ?? {}) as ArmResult[];
+      expect(arms.map((a) => a.condition).sort()).to.deep.equal(['rag', 'zero_shot']);
+      for (const arm of arms) {
+        expect(arm.written + arm.skippedExisting, `${arm.condition} lines`).to.equal(OCR_LINES);
+        expect(lineCount(arm.output), arm.output).to.equal(OCR_LINES);
+      }
+      expect(sim!.served() - served, 'one request per line and arm').to.equal(2 * OCR_LINES);
+      expect(analyze?.datasets.map((d) => [d.dataset, d.n])).to.deep.equal([['ocr', OCR_LINES]]);
+      expect(existsSync(analyze!.report), analyze!.report).to.equal(true);
+      // Visibility is eventually consistent: list until the study and each of its stages show, completed.
+      let rows: { workflowId: string; stage: string; state: string }[] = [];
+      await waitFor(
+        'the study in `phase5 runs`',
+        async () => {
+          const listed = await cli(['--json', '--run', 'mtls-study', 'runs'], good(), studyFile);
+          expect(listed.code, listed.stderr).to.equal(0);
+          rows = JSON.parse(listed.stdout) as typeof rows;
+          const done = new Set(rows.filter((row) => row.state === 'COMPLETED').map((row) => row.stage));
+          return STAGES.every((stage) => done.has(stage));
+        },
+        30_000,
+        500,
+      );
+      expect(rows.find((row) => row.workflowId === workflowId)?.stage).to.equal('run');
+      expect(
+        rows.every((row) => row.state === 'COMPLETED'),
+        JSON.stringify(rows),
+      ).to.equal(true);
+    });
+
+    it('the certificates scripts/temporal-certs.sh makes (temporal-compose.tls.yml) carry mTLS: `phase5 runs` lists the study', async () => {
+      const made = path.join(dir, 'script-certs');
+      const r = spawnSync('sh', [path.join(REPO_ROOT, 'scripts', 'temporal-certs.sh'), made], { encoding: 'utf8' });
+      expect(r.status, r.stderr).to.equal(0);
+      const pair = (n: string) => ({ cert: path.join(made, `${n}.crt`), key: path.join(made, `${n}.key`) });
+      const scriptCerts: TestCerts = { ...certs, dir: made, ca: path.join(made, 'ca.crt'), server: pair('server'), client: pair('client') };
+      const upstream = (env!.connection as unknown as { options: { address: string } }).options.address;
+      const theirs = await startTerminator(scriptCerts, upstream);
+      try {
+        // The server name the compose override and the script's certificate use.
+        const e = { ...tlsEnv({ ca: scriptCerts.ca, ...scriptCerts.client }), TEMPORAL_TLS_SERVER_NAME: 'temporal' };
+        const listed = await cli(['--address', theirs.address, '--run', 'mtls-study', 'runs'], e, studyFile);
+        expect(listed.code, listed.stderr).to.equal(0);
+        expect(listed.stdout).to.match(/^phase5-mtls-study-[0-9a-f]{8} +run +COMPLETED/m);
+        // The test's own CA does not vouch for the script's server: refused in one line.
+        oneLine(
+          await cli(['--address', theirs.address, 'runs'], { ...e, TEMPORAL_TLS_SERVER_CA_CERT_PATH: certs.ca }, studyFile),
+          /is not trusted by the configured CA/,
+        );
+      } finally {
+        await theirs.stop();
+      }
+    });
   });
 });

@@ -7,7 +7,6 @@
  * the server's absence is said in one line.
  */
 import { expect } from 'chai';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,13 +19,13 @@ import {
   partLines,
   pollerCount,
   spawnPhase5,
-  spawnWorker,
   startE2eServer,
   stopE2eServer,
   waitFor,
   withoutLatency,
   writeInferenceInput,
 } from './harness';
+import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
 
 const KEY = 'PHASE5_CHAOS_KEY';
 const LINES = 240;
@@ -42,13 +41,12 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
   let client: Client;
   let connection: Connection;
   const sims: SimLlmServer[] = [];
-  const workers: ChildProcess[] = [];
+  const workers: WorkerProcess[] = [];
 
-  function startWorker(queues: string[], sim: SimLlmServer, withKey = true): ChildProcess {
-    const env: NodeJS.ProcessEnv = { ...process.env, PHASE5_LOG_LEVEL: 'error', PHASE5_OPENAI_BASE_URL: sim.url };
-    if (withKey) env[KEY] = 'sim-key';
-    else delete env[KEY];
-    const w = spawnWorker(configFile, env, 'ignore', queues);
+  /** A worker whose GPU box is `sim`, with the API key unless `withKey` is false. */
+  function startWorker(queues: string[], sim: SimLlmServer, withKey = true): WorkerProcess {
+    const env = { PHASE5_OPENAI_BASE_URL: sim.url, ...(withKey ? { [KEY]: 'sim-key' } : {}) };
+    const w = startWorkerProcess(configFile, { queues, env, without: withKey ? [] : [KEY] });
     workers.push(w);
     return w;
   }
@@ -122,7 +120,11 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
   });
 
   after(async () => {
-    await stopE2eServer(workers, connection, config);
+    await stopE2eServer(
+      workers.map((w) => w.child),
+      connection,
+      config,
+    );
     for (const s of sims) await s.close();
   });
 
@@ -141,7 +143,7 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
     // the one before it (all in the same run).
     const shown = (what: string, re: RegExp) => waitFor(`${what} in the CLI`, () => re.test(chaos.stderr.join('\n')), 60_000, 200);
     // 1. kill -9 a worker mid-shard, and start it again once the CLI has shown its shard's heartbeat timeout.
-    victim.kill('SIGKILL');
+    victim.child.kill('SIGKILL');
     await shown('the killed worker', /retrying \(attempt \d+\): .*[Hh]eartbeat/);
     victim = startWorker([gpu], sims[1]);
     // 2. a worker without the key joins.

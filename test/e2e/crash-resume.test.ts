@@ -15,7 +15,8 @@ import type { Config } from '../../src/config/schema';
 import { startServer, stopServer } from '../../src/temporal/server';
 
 import type { StageInput } from '../../workflows/types';
-import { connectClient, lineCount, ownServer, partLines, pollerCount, spawnWorker, stopE2eServer, waitFor, writeConfig } from './harness';
+import { connectClient, lineCount, ownServer, partLines, pollerCount, stopE2eServer, waitFor, writeConfig } from './harness';
+import { startWorkerProcess } from '../helpers/worker-process';
 import { createStageCalls } from '../helpers/stage-calls';
 import { writeDefaultInput } from '../helpers/default-arms';
 
@@ -39,14 +40,12 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
   const workers: ChildProcess[] = [];
 
   function startWorker(): ChildProcess {
-    const w = spawnWorker(configFile, { ...process.env, PHASE5_LOG_LEVEL: 'warn' }, ['ignore', 'ignore', 'pipe']);
-    let err = '';
-    w.stderr?.on('data', (d) => (err = (err + String(d)).slice(-4000)));
-    w.on('exit', (code, signal) => {
-      if (code && code !== 0 && signal !== 'SIGKILL') console.error(`worker exited ${code}: ${err}`);
+    const w = startWorkerProcess(configFile, { env: { PHASE5_LOG_LEVEL: 'warn' } });
+    w.child.on('exit', (code, signal) => {
+      if (code && code !== 0 && signal !== 'SIGKILL') console.error(`worker exited ${code}: ${w.stderr().slice(-4000)}`);
     });
-    workers.push(w);
-    return w;
+    workers.push(w.child);
+    return w.child;
   }
 
   const pollers = (queue: string) => pollerCount(client, queue);

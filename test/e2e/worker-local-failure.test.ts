@@ -8,7 +8,6 @@
  * first failure (with every listed worker counted it was still retrying, attempt 9, when the CLI was stopped at 90 s).
  */
 import { expect } from 'chai';
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,17 +15,8 @@ import type { Client, Connection } from '@temporalio/client';
 import type { Config } from '../../src/config/schema';
 import { startSimLlmServer, type SimLlmServer } from '../helpers/sim-llm-server';
 import { LIVE_POLLER_WINDOW_MS } from '../../activities/failure-kind';
-import {
-  killWorker,
-  ownServer,
-  pollerCount,
-  spawnPhase5,
-  spawnWorker,
-  startE2eServer,
-  stopE2eServer,
-  waitFor,
-  writeInferenceInput,
-} from './harness';
+import { killWorker, ownServer, pollerCount, spawnPhase5, startE2eServer, stopE2eServer, waitFor, writeInferenceInput } from './harness';
+import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
 
 const KEY = 'PHASE5_WORKER_LOCAL_TEST_KEY';
 const LINES = 4;
@@ -45,18 +35,11 @@ describe('a failure only the workers have (real server, worker processes without
   let client: Client;
   let connection: Connection;
   let sim: SimLlmServer;
-  const workers: ChildProcess[] = [];
-  /** What the first worker printed (its start-up check). */
-  let firstWorkerStderr = '';
+  const workers: WorkerProcess[] = [];
 
   /** A worker without the key (unless `withKey`); the first serves the CPU queue too (workflow tasks run there). */
   function startWorker(queues: string[], withKey = false): void {
-    const env: NodeJS.ProcessEnv = { ...process.env, PHASE5_LOG_LEVEL: 'error' };
-    if (withKey) env[KEY] = 'set-on-this-worker';
-    else delete env[KEY];
-    workers.push(spawnWorker(configFile, env, ['ignore', 'ignore', 'pipe'], queues));
-    if (workers.length === 1) workers[0].stderr!.on('data', (d: Buffer) => (firstWorkerStderr += d.toString()));
-    else workers.at(-1)!.stderr!.resume();
+    workers.push(startWorkerProcess(configFile, withKey ? { queues, env: { [KEY]: 'set-on-this-worker' } } : { queues, without: [KEY] }));
   }
 
   const waitForPollers = (n: number) =>
@@ -119,7 +102,11 @@ describe('a failure only the workers have (real server, worker processes without
   });
 
   after(async () => {
-    await stopE2eServer(workers, connection, config);
+    await stopE2eServer(
+      workers.map((w) => w.child),
+      connection,
+      config,
+    );
     await sim?.close();
   });
 
@@ -132,7 +119,7 @@ describe('a failure only the workers have (real server, worker processes without
     startWorker([config.temporal.queues.cpu, config.temporal.queues.gpu]);
     await waitForPollers(1);
     // The worker said so at start, before taking a task.
-    expect(firstWorkerStderr).to.match(
+    expect(workers[0].stderr()).to.match(
       new RegExp(
         `^worker: wl-gpu-\\d+ cannot run its tasks: API key \\(arm zero_shot\\): environment variable ${KEY} is not set — set it in the worker's environment$`,
         'm',
@@ -182,10 +169,10 @@ describe('a failure only the workers have (real server, worker processes without
       startWorker([config.temporal.queues.gpu]);
       await waitForPollers(2);
     }
-    const stopped = workers.map((w) => `${w.pid}@`);
-    for (const w of workers) await killWorker(w);
+    const stopped = workers.map((w) => `${w.child.pid}@`);
+    for (const w of workers) await killWorker(w.child);
     startWorker([config.temporal.queues.cpu, config.temporal.queues.gpu]);
-    const fresh = `${workers.at(-1)!.pid}@`;
+    const fresh = `${workers.at(-1)!.child.pid}@`;
     // The server still lists the stopped workers; wait until their last poll is older than the window.
     const listed = async () => {
       const res = await Promise.all(
