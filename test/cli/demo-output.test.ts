@@ -34,7 +34,9 @@ function machineLine(line: string): boolean {
 }
 
 describe('phase5 demo output without a terminal', function () {
-  this.timeout(600000);
+  // A hang guard, not a speed check: the demo's tiny LLM takes ~30 s on a quiet machine, minutes with the cores
+  // busy (docs/contributing.md#tests-under-load), so the guard leaves room for a machine loaded many times over.
+  this.timeout(1_560_000);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'demo-output-'));
   const configFile = path.join(dir, 'demo.yaml');
   /** The report.html the demo's summary names (set by the first test). */
@@ -68,10 +70,10 @@ describe('phase5 demo output without a terminal', function () {
       encoding: 'utf8',
       env: Object.fromEntries(Object.entries({ ...process.env, CI: 'true' }).filter(([k]) => k !== 'PHASE5_LOG_FORMAT')),
       stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: 540000,
+      timeout: 1_500_000,
     });
     const out = `${r.stdout}\n${r.stderr}`;
-    expect(r.status, out.slice(-3000)).to.equal(0);
+    expect(r.status, r.signal ? `the demo was killed (${r.signal}) after 25 min:\n${out.slice(-3000)}` : out.slice(-3000)).to.equal(0);
     const lines = out.split('\n').filter((l) => l.trim());
     expect(lines.filter(machineLine), 'machine-format lines').to.deep.equal([]);
     expect(out).to.contain('Demo study finished.');

@@ -22,7 +22,9 @@ const ARMS_DEMO = path.join(REPO_ROOT, 'configs', 'arms-demo.yaml');
 const GGUF_DIR = path.join(REPO_ROOT, 'models');
 
 describe('configs/arms-demo.yaml', function () {
-  this.timeout(600000);
+  // A hang guard, not a speed check: the demo's tiny LLM takes ~30 s on a quiet machine, minutes with the cores
+  // busy (docs/contributing.md#tests-under-load), so the guard leaves room for a machine loaded many times over.
+  this.timeout(1_560_000);
 
   it('declares the arms the issue asks for (zero_shot, rag, rag_k1, hybrid, placebo) with the guard on', () => {
     const { config } = loadConfig(ARMS_DEMO);
@@ -76,10 +78,10 @@ describe('configs/arms-demo.yaml', function () {
         encoding: 'utf8',
         env: { ...process.env, CI: 'true' },
         stdio: ['ignore', 'pipe', 'pipe'],
-        timeout: 540000,
+        timeout: 1_500_000,
       });
       out = `${r.stdout}\n${r.stderr}`;
-      expect(r.status, out.slice(-3000)).to.equal(0);
+      expect(r.status, r.signal ? `the demo was killed (${r.signal}) after 25 min:\n${out.slice(-3000)}` : out.slice(-3000)).to.equal(0);
     });
     after(async () => {
       if (existsSync(configFile)) await stopServer(loadConfig(configFile).config).catch(() => undefined);
