@@ -1,6 +1,6 @@
 /** One line of one arm scored against its gold text: output, raw (unguarded) output and OCR edits, and its OCR-CER band. */
 import { isFailed } from '../src/llm/records';
-import { prepareText, scoreDistances, type ScoringOptions } from '../src/text/distance';
+import { prepareText, scoreDistances, type DistanceScore, type ScoringOptions } from '../src/text/distance';
 import { unguardedOutput } from '../src/llm/guard';
 import { armOcrBand, type ArmOcrBand } from './arm-counts';
 import type { ArmLine } from './arms-inputs';
@@ -24,12 +24,19 @@ export interface ArmRow {
   band: ArmOcrBand;
 }
 
-/** A failed correction scores as the OCR text (analysis/score.ts's rule); so does a failed raw output. */
-export function scoreArmLine({ record: r, rawText, guard }: ArmLine, prep: ScoringOptions): Omit<ArmRow, 'filled'> {
+/**
+ * A failed correction scores as the OCR text (analysis/score.ts's rule); so does a failed raw output. `scored`:
+ * the OCR text's and the output's scores under `prep` when they are already known (analysis/profile-scores.ts).
+ */
+export function scoreArmLine(
+  { record: r, rawText, guard }: ArmLine,
+  prep: ScoringOptions,
+  scored?: { ocr: DistanceScore; out: DistanceScore },
+): Omit<ArmRow, 'filled'> {
   const failed = failureKind(r) !== null;
   const hyp = failed ? r.ocr_text : r.corrected_text;
-  const ocr = scoreDistances(r.gt_text, r.ocr_text, prep);
-  const out = hyp === r.ocr_text ? ocr : scoreDistances(r.gt_text, hyp, prep);
+  const ocr = scored?.ocr ?? scoreDistances(r.gt_text, r.ocr_text, prep);
+  const out = scored?.out ?? (hyp === r.ocr_text ? ocr : scoreDistances(r.gt_text, hyp, prep));
   let rawCe = out.charEdits;
   if (rawText !== null && rawText !== r.corrected_text) {
     const unguarded = unguardedOutput(rawText, r.ocr_text);

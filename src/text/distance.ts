@@ -32,6 +32,7 @@ export { substringEditDistance, type SubstringMatch } from './substring-distance
 export {
   charUnits,
   prepareText,
+  referenceScorer,
   scoreDistances,
   scorePair,
   scorePrepared,

@@ -4,7 +4,7 @@ import { canonical } from './canonical';
 import { graphemeIds } from './graphemes';
 import { levenshtein } from './levenshtein';
 import { applyProfile, type NormalizationProfile } from './profiles';
-import { toCodePoints, toWords, wordIds } from './tokens';
+import { idsOf, toCodePoints, toWords, wordIds } from './tokens';
 
 export interface PairScore {
   charEdits: number;
@@ -84,6 +84,37 @@ export function scoreDistances(ref: string, hyp: string, opts: ScoringOptions = 
   const rc = charUnits(r, opts);
   const w = wordDistance(r, h);
   return { charEdits: levenshtein(rc, charUnits(h, opts)), refChars: rc.length, wordEdits: w.edits, refWords: w.refWords };
+}
+
+/**
+ * `scoreDistances(ref, hyp, opts)` for many hypotheses against one reference (the arms of one study line): the
+ * reference is prepared once, a hypothesis met before is not scored again, and one prepared like the reference
+ * has no edits. Word ids are shared across the hypotheses, which leaves every distance as it is.
+ */
+export function referenceScorer(ref: string, opts: ScoringOptions = {}): (hyp: string) => DistanceScore {
+  const r = prepareText(ref, opts);
+  const rc = charUnits(r, opts);
+  const rw = toWords(r);
+  const ids = new Map<string, number>();
+  const ri = idsOf(rw, ids);
+  const exact: DistanceScore = { charEdits: 0, refChars: rc.length, wordEdits: 0, refWords: rw.length };
+  const seen = new Map<string, DistanceScore>();
+  return (hyp) => {
+    let s = seen.get(hyp);
+    if (s) return s;
+    const h = prepareText(hyp, opts);
+    s =
+      h === r
+        ? exact
+        : {
+            charEdits: levenshtein(rc, charUnits(h, opts)),
+            refChars: rc.length,
+            wordEdits: levenshtein(ri, idsOf(toWords(h), ids)),
+            refWords: rw.length,
+          };
+    seen.set(hyp, s);
+    return s;
+  };
 }
 
 function strip(a: Alignment): EditCounts {

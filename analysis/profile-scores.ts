@@ -1,0 +1,73 @@
+/**
+ * Every aligned line of every arm and replicate (analysis/arm-alignment.ts) scored under every normalisation
+ * profile, once: arms.json's figures (analysis/arm-line-score.ts), its `profiles` list (analysis/profile-arms.ts)
+ * and the tidy table (analysis/tidy/rows.ts) all read these counts, so no text is scored twice. The same scoring
+ * as everywhere in the analysis (src/text/distance.ts `scoreDistances`): a failed line scores as its OCR text.
+ *
+ * The lines are scored line by line across the arms, so a line's gold text is prepared once per profile and an
+ * output several arms share (the OCR text, the gold text, the same correction) is scored once; nothing of a line
+ * is kept after it is scored but its counts.
+ */
+import { referenceScorer, type DistanceScore } from '../src/text/distance';
+import type { NormalizationProfile } from '../src/text/profiles';
+import type { AlignedLine } from './arm-alignment';
+import { failureKind } from './score';
+
+/** The counts of one line list (an arm or one of its replicates) under one profile, per line. */
+export interface ProfileCounts {
+  /** Character edits of the scored output (the OCR text for a failed line). */
+  ce: Int32Array;
+  refChars: Int32Array;
+  we: Int32Array;
+  refWords: Int32Array;
+  /** Character and word edits of the OCR text. */
+  ocrCe: Int32Array;
+  ocrWe: Int32Array;
+}
+
+/** Line list name (analysis/arm-replicates.ts replicateName for a replicate) → counts per profile, in `profiles` order. */
+export type ProfileScores = Map<string, ProfileCounts[]>;
+
+const counts = (n: number): ProfileCounts => ({
+  ce: new Int32Array(n),
+  refChars: new Int32Array(n),
+  we: new Int32Array(n),
+  refWords: new Int32Array(n),
+  ocrCe: new Int32Array(n),
+  ocrWe: new Int32Array(n),
+});
+
+/** The text a line is scored as: its correction, or its OCR text when the correction failed. */
+export const scoredText = (l: AlignedLine): string => (failureKind(l.record) !== null ? l.record.ocr_text : l.record.corrected_text);
+
+/** Score every list of `lines` (all of the same length) under every profile. */
+export function scoreProfiles(
+  lines: ReadonlyMap<string, AlignedLine[]>,
+  profiles: readonly NormalizationProfile[],
+  collapseWhitespace: boolean,
+): ProfileScores {
+  const lists = [...lines];
+  const n = lists[0]?.[1].length ?? 0;
+  const out: ProfileScores = new Map(lists.map(([name]) => [name, profiles.map(() => counts(n))]));
+  for (let i = 0; i < n; i++) {
+    profiles.forEach((profile, p) => {
+      const scorers = new Map<string, (hyp: string) => DistanceScore>();
+      for (const [name, list] of lists) {
+        const l = list[i];
+        const gt = l.record.gt_text;
+        let score = scorers.get(gt);
+        if (!score) scorers.set(gt, (score = referenceScorer(gt, { collapseWhitespace, profile })));
+        const ocr = score(l.record.ocr_text);
+        const s = score(scoredText(l));
+        const c = out.get(name)![p];
+        c.ce[i] = s.charEdits;
+        c.refChars[i] = s.refChars;
+        c.we[i] = s.wordEdits;
+        c.refWords[i] = s.refWords;
+        c.ocrCe[i] = ocr.charEdits;
+        c.ocrWe[i] = ocr.wordEdits;
+      }
+    });
+  }
+  return out;
+}
