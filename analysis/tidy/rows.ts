@@ -41,25 +41,28 @@ const errorText = (e: unknown): string | null =>
 /** An arm whose prompt shows retrieved sentences (a zero-shot arm reads the shared export but ignores its context). */
 const showsContext = (a: LoadedArm) => a.info.prompt === 'rag' && a.info.retrieval?.mode !== 'none';
 
-/** Every row: arms in the analysis's order, each over the study's lines in line order. */
-export async function tidyRows(input: TidyInput): Promise<TidyRow[]> {
+/** Every row: arms in the analysis's order, each over the study's lines in line order; made as they are read. */
+export async function tidyRows(input: TidyInput): Promise<Iterable<TidyRow>> {
+  const contextCache = new Map<string, Map<string, LineContext>>();
+  const contexts: Array<Map<string, LineContext> | null> = [];
+  for (const arm of input.arms) contexts.push(showsContext(arm) ? await lineContexts(arm.dir, contextCache) : null);
+  return rowsOf(input, contexts);
+}
+
+function* rowsOf(input: TidyInput, contexts: Array<Map<string, LineContext> | null>): Generator<TidyRow> {
   const { aligned } = input;
   const cluster = clusterOfLine(input.scopes, aligned);
-  const contextCache = new Map<string, Map<string, LineContext>>();
-  const out: TidyRow[] = [];
-  for (const arm of input.arms) {
+  for (const [a, arm] of input.arms.entries()) {
     const name = arm.info.name;
-    const contexts = showsContext(arm) ? await lineContexts(arm.dir, contextCache) : null;
     const replicates = [0, ...arm.replicates.map((r) => r.replicate)];
-    replicates.forEach((replicate, k) => {
+    for (const [k, replicate] of replicates.entries()) {
       const scored = input.replicateRows.get(name)?.[k] ?? input.rows.get(name)!;
       const list = replicate === 0 ? name : replicateName(name, replicate);
       const lines = aligned.lines.get(list)!;
       const scores = input.scores.get(list)!;
-      out.push(...lines.map((line, i) => tidyRow(input, arm, replicate, line, scored[i], i, cluster[i], scores, contexts)));
-    });
+      for (let i = 0; i < lines.length; i++) yield tidyRow(input, arm, replicate, lines[i], scored[i], i, cluster[i], scores, contexts[a]);
+    }
   }
-  return out;
 }
 
 /** One line of one replicate of an arm, with its counts under every profile. */
