@@ -26,12 +26,13 @@ export interface ArmRow {
 
 /**
  * A failed correction scores as the OCR text (analysis/score.ts's rule); so does a failed raw output. `scored`:
- * the OCR text's and the output's scores under `prep` when they are already known (analysis/profile-scores.ts).
+ * the OCR text's and the output's scores and the gold text in scoring form under `prep` when they are already
+ * known (analysis/profile-scores.ts).
  */
 export function scoreArmLine(
   { record: r, rawText, guard }: ArmLine,
   prep: ScoringOptions,
-  scored?: { ocr: DistanceScore; out: DistanceScore },
+  scored?: { ocr: DistanceScore; out: DistanceScore; gold: string },
 ): Omit<ArmRow, 'filled'> {
   const failed = failureKind(r) !== null;
   const hyp = failed ? r.ocr_text : r.corrected_text;
@@ -46,7 +47,7 @@ export function scoreArmLine(
   return {
     dataset: r.dataset,
     sample_id: r.sample_id,
-    gold: prepareText(r.gt_text, prep),
+    gold: scored?.gold ?? prepareText(r.gt_text, prep),
     ref_chars: ocr.refChars,
     ref_words: ocr.refWords,
     ocr_ce: ocr.charEdits,

@@ -29,7 +29,7 @@ import { clusterMethod } from './clusters';
 import { fewClustersWarning, reasonsIn } from './min-clusters';
 import { plannedContrasts } from './contrasts';
 import { armProfiles } from './profile-arms';
-import { scoreProfiles, type ProfileScores } from './profile-scores';
+import { scoreProfiles, type ScoredLines } from './profile-scores';
 import { meanRows, replicateName, replicatesAsArms } from './arm-replicates';
 import { lockedContrasts, planCheck } from './plan-check';
 import { servedModelsWarning } from './served-models';
@@ -58,8 +58,9 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   const aligned = alignArms([...arms, ...arms.flatMap(replicatesAsArms)], base, settings.missingLines);
   const norm = resolveNormalization(options.normalization === null ? { secondary: [] } : options.normalization);
   const profileList = [settings.profile, ...norm.secondary];
-  const scores = scoreProfiles(aligned.lines, profileList, settings.collapseWhitespace);
-  const { rows, replicateRows } = scoreArms(arms, aligned, settings, scores, options.onProgress);
+  const scored = scoreProfiles(aligned.lines, profileList, settings.collapseWhitespace);
+  const { scores } = scored;
+  const { rows, replicateRows } = scoreArms(arms, aligned, settings, scored, options.onProgress);
   const datasets = [...aligned.ranges.keys()];
   const { scopes, clusterNote } = studyScopes(datasets, aligned.ranges, aligned.sampleIds, settings.clusters);
   const baseRows = rows.get(base.info.name)!;
@@ -144,16 +145,17 @@ function scoreArms(
   arms: LoadedArm[],
   aligned: AlignedArms,
   settings: ReturnType<typeof settingsOf>,
-  scores: ProfileScores,
+  { scores, golds }: ScoredLines,
   onProgress: AnalyzeArmsOptions['onProgress'],
 ): { rows: Map<string, ArmRow[]>; replicateRows: Map<string, ArmRow[][]> } {
   const prep = { collapseWhitespace: settings.collapseWhitespace, profile: settings.profile };
   const scored = (name: string): ArmRow[] => {
     const c = scores.get(name)![0];
+    const gold = golds.get(name)!;
     return aligned.lines.get(name)!.map((l, i) => {
       const ocr = { charEdits: c.ocrCe[i], refChars: c.refChars[i], wordEdits: c.ocrWe[i], refWords: c.refWords[i] };
       const out = { charEdits: c.ce[i], refChars: c.refChars[i], wordEdits: c.we[i], refWords: c.refWords[i] };
-      return { ...scoreArmLine(l, prep, { ocr, out }), filled: l.filled };
+      return { ...scoreArmLine(l, prep, { ocr, out, gold: gold[i] }), filled: l.filled };
     });
   };
   const rows = new Map<string, ArmRow[]>();

@@ -8,7 +8,7 @@
  * output several arms share (the OCR text, the gold text, the same correction) is scored once; nothing of a line
  * is kept after it is scored but its counts.
  */
-import { referenceScorer, type DistanceScore } from '../src/text/distance';
+import { referenceScorer, type ReferenceScorer } from '../src/text/distance';
 import type { NormalizationProfile } from '../src/text/profiles';
 import type { AlignedLine } from './arm-alignment';
 import { failureKind } from './score';
@@ -28,6 +28,12 @@ export interface ProfileCounts {
 /** Line list name (analysis/arm-replicates.ts replicateName for a replicate) → counts per profile, in `profiles` order. */
 export type ProfileScores = Map<string, ProfileCounts[]>;
 
+/** What scoreProfiles gives: the counts, and each list's gold texts in the first profile's scoring form. */
+export interface ScoredLines {
+  scores: ProfileScores;
+  golds: Map<string, string[]>;
+}
+
 const counts = (n: number): ProfileCounts => ({
   ce: new Int32Array(n),
   refChars: new Int32Array(n),
@@ -45,20 +51,22 @@ export function scoreProfiles(
   lines: ReadonlyMap<string, AlignedLine[]>,
   profiles: readonly NormalizationProfile[],
   collapseWhitespace: boolean,
-): ProfileScores {
+): ScoredLines {
   const lists = [...lines];
   const n = lists[0]?.[1].length ?? 0;
   const out: ProfileScores = new Map(lists.map(([name]) => [name, profiles.map(() => counts(n))]));
+  const golds = new Map(lists.map(([name]): [string, string[]] => [name, new Array<string>(n)]));
   for (let i = 0; i < n; i++) {
     profiles.forEach((profile, p) => {
-      const scorers = new Map<string, (hyp: string) => DistanceScore>();
+      const scorers = new Map<string, ReferenceScorer>();
       for (const [name, list] of lists) {
         const l = list[i];
         const gt = l.record.gt_text;
-        let score = scorers.get(gt);
-        if (!score) scorers.set(gt, (score = referenceScorer(gt, { collapseWhitespace, profile })));
-        const ocr = score(l.record.ocr_text);
-        const s = score(scoredText(l));
+        let ref = scorers.get(gt);
+        if (!ref) scorers.set(gt, (ref = referenceScorer(gt, { collapseWhitespace, profile })));
+        if (p === 0) golds.get(name)![i] = ref.prepared;
+        const ocr = ref.score(l.record.ocr_text);
+        const s = ref.score(scoredText(l));
         const c = out.get(name)![p];
         c.ce[i] = s.charEdits;
         c.refChars[i] = s.refChars;
@@ -69,5 +77,5 @@ export function scoreProfiles(
       }
     });
   }
-  return out;
+  return { scores: out, golds };
 }

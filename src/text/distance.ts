@@ -39,6 +39,7 @@ export {
   type DistanceScore,
   type PairScore,
   type PreparedScore,
+  type ReferenceScorer,
   type ScoringOptions,
 } from './pair-score';
 export { cer, ErrorRateAccumulator, wer, type RateSummary } from './error-rates';

@@ -91,7 +91,7 @@ export function scoreDistances(ref: string, hyp: string, opts: ScoringOptions = 
  * reference is prepared once, a hypothesis met before is not scored again, and one prepared like the reference
  * has no edits. Word ids are shared across the hypotheses, which leaves every distance as it is.
  */
-export function referenceScorer(ref: string, opts: ScoringOptions = {}): (hyp: string) => DistanceScore {
+export function referenceScorer(ref: string, opts: ScoringOptions = {}): ReferenceScorer {
   const r = prepareText(ref, opts);
   const rc = charUnits(r, opts);
   const rw = toWords(r);
@@ -99,7 +99,7 @@ export function referenceScorer(ref: string, opts: ScoringOptions = {}): (hyp: s
   const ri = idsOf(rw, ids);
   const exact: DistanceScore = { charEdits: 0, refChars: rc.length, wordEdits: 0, refWords: rw.length };
   const seen = new Map<string, DistanceScore>();
-  return (hyp) => {
+  const score = (hyp: string): DistanceScore => {
     let s = seen.get(hyp);
     if (s) return s;
     const h = prepareText(hyp, opts);
@@ -115,6 +115,13 @@ export function referenceScorer(ref: string, opts: ScoringOptions = {}): (hyp: s
     seen.set(hyp, s);
     return s;
   };
+  return { prepared: r, score };
+}
+
+export interface ReferenceScorer {
+  /** The reference in scoring form. */
+  prepared: string;
+  score: (hyp: string) => DistanceScore;
 }
 
 function strip(a: Alignment): EditCounts {
