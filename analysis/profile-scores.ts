@@ -56,14 +56,21 @@ export function scoreProfiles(
   const n = lists[0]?.[1].length ?? 0;
   const out: ProfileScores = new Map(lists.map(([name]) => [name, profiles.map(() => counts(n))]));
   const golds = new Map(lists.map(([name]): [string, string[]] => [name, new Array<string>(n)]));
+  // A profile that prepares text like an earlier one (the same removals and replacements) takes its prepared
+  // texts and word distances: only its characters are counted apart.
+  const textForm = (p: NormalizationProfile) => JSON.stringify([p.remove, p.map]);
+  const twinOf = profiles.map((p, k) => profiles.findIndex((q, j) => j < k && textForm(q) === textForm(p)));
   for (let i = 0; i < n; i++) {
+    const scorers = profiles.map(() => new Map<string, ReferenceScorer>());
     profiles.forEach((profile, p) => {
-      const scorers = new Map<string, ReferenceScorer>();
       for (const [name, list] of lists) {
         const l = list[i];
         const gt = l.record.gt_text;
-        let ref = scorers.get(gt);
-        if (!ref) scorers.set(gt, (ref = referenceScorer(gt, { collapseWhitespace, profile })));
+        let ref = scorers[p].get(gt);
+        if (!ref) {
+          const twin = twinOf[p] >= 0 ? scorers[twinOf[p]].get(gt) : undefined;
+          scorers[p].set(gt, (ref = referenceScorer(gt, { collapseWhitespace, profile }, twin)));
+        }
         if (p === 0) golds.get(name)![i] = ref.prepared;
         const ocr = ref.score(l.record.ocr_text);
         const s = ref.score(scoredText(l));

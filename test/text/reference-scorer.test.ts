@@ -19,6 +19,17 @@ describe('text/distance: referenceScorer (many hypotheses against one reference)
       }
   });
 
+  it('with a twin that prepares text alike (nfc for graphemes), gives scoreDistances of its own unit', () => {
+    const ref = 'شَدَّ  قَالَ';
+    const { nfc, graphemes } = BUILTIN_PROFILES;
+    for (const collapseWhitespace of [true, false]) {
+      const twin = referenceScorer(ref, { profile: nfc, collapseWhitespace });
+      const scorer = referenceScorer(ref, { profile: graphemes, collapseWhitespace }, twin);
+      for (const h of ['شَدَ قال', 'شد  قَالَ', ref, '', 'شَدَّ قَالَ قال'])
+        expect(scorer.score(h), h).to.deep.equal(scoreDistances(ref, h, { profile: graphemes, collapseWhitespace }));
+    }
+  });
+
   it('gives scoreDistances on OCR_GS lines: each gold against its OCR text and the next line’s gold', function () {
     const root = requireSharedData(this, 'ocr-gs');
     const pairs = Object.values(ocrGsDatasets(root))
