@@ -9,6 +9,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { ocrGsDatasets } from '../test/helpers/ocr-gs-study';
 import { armOutput, retrievalOf } from './synthetic-lines';
+import { syntheticCorrection } from './synthetic-record';
 
 const write = async (out: WriteStream, line: string): Promise<void> => {
   if (!out.write(line)) await once(out, 'drain');
@@ -51,18 +52,7 @@ export async function writeSyntheticArms(root: string, ocrGsRoot: string, n: num
         );
         for (const [k, out] of outs.entries()) {
           const text = armOutput(p, g, k);
-          const rec = {
-            ...base,
-            prompt_type: k === 0 ? 'zero_shot' : 'rag',
-            prompt_version: 'synthetic',
-            model: 'bench/none',
-            corrected_text: text,
-            raw_output: text,
-            latency_ms: 0,
-            prompt_tokens: 0,
-            completion_tokens: 0,
-            error: null,
-          };
+          const rec = syntheticCorrection(base, text, { prompt: k === 0 ? 'zero_shot' : 'rag' });
           await write(out, JSON.stringify(rec) + '\n');
         }
       }

@@ -16,6 +16,7 @@ import type { AnalysisInputRecord, Loaded } from '../analysis/inputs/condition-i
 import { errorClassesDocument, explorerLines, linesDocument, type ExplorerLine, type LinesOptions } from '../analysis/lines/explorer-lines';
 import type { CorrectionRecord } from '../src/llm/records';
 import { ocrGsDatasets } from '../test/helpers/ocr-gs-study';
+import { syntheticCorrection } from './synthetic-record';
 import type { Pair } from '../test/analysis/helpers';
 
 const SIBLING: Record<string, string> = {
@@ -74,21 +75,7 @@ export function armOutput(p: Pair, g: number, k: number): string {
 }
 
 function correction(p: Pair, ds: string, text: string, raw: string): CorrectionRecord {
-  return {
-    sample_id: p.id,
-    dataset: ds,
-    prompt_type: 'rag',
-    prompt_version: 'synthetic',
-    model: 'bench/none',
-    ocr_text: p.ocr,
-    gt_text: p.gt,
-    corrected_text: text,
-    raw_output: raw,
-    latency_ms: 0,
-    prompt_tokens: 0,
-    completion_tokens: 0,
-    error: null,
-  };
+  return syntheticCorrection({ sample_id: p.id, dataset: ds, ocr_text: p.ocr, gt_text: p.gt }, text, { raw });
 }
 
 /** Three retrieved sentences for line `g` of arm `k`: gold lines drawn from the whole pool, as a corpus search would. */

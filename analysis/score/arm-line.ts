@@ -1,5 +1,5 @@
 /** One line of one arm scored against its gold text: output, raw (unguarded) output and OCR edits, and its OCR-CER band. */
-import { prepareText, scoreDistances, type ScoringOptions } from '../../src/text/distance';
+import { prepareText, scoreDistances, type DistanceScore, type ScoringOptions } from '../../src/text/distance';
 import { unguardedOutput } from '../../src/llm/guard';
 import { armOcrBand, type ArmOcrBand } from './bands';
 import type { ArmLine } from '../inputs/arm-inputs';
@@ -23,12 +23,20 @@ export interface ArmRow {
   band: ArmOcrBand;
 }
 
-/** A failed correction scores as the OCR text (./failed-line.ts); so does a failed raw output. */
-export function scoreArmLine({ record: r, rawText, guard }: ArmLine, prep: ScoringOptions): Omit<ArmRow, 'filled'> {
+/**
+ * A failed correction scores as the OCR text (./failed-line.ts); so does a failed raw output. `scored`: the OCR
+ * text's and the output's scores and the gold text in scoring form under `prep` when they are already known
+ * (analysis/profile-scores.ts).
+ */
+export function scoreArmLine(
+  { record: r, rawText, guard }: ArmLine,
+  prep: ScoringOptions,
+  scored?: { ocr: DistanceScore; out: DistanceScore; gold: string },
+): Omit<ArmRow, 'filled'> {
   const failed = failureKind(r) !== null;
   const hyp = scoredText(r);
-  const ocr = scoreDistances(r.gt_text, r.ocr_text, prep);
-  const out = hyp === r.ocr_text ? ocr : scoreDistances(r.gt_text, hyp, prep);
+  const ocr = scored?.ocr ?? scoreDistances(r.gt_text, r.ocr_text, prep);
+  const out = scored?.out ?? (hyp === r.ocr_text ? ocr : scoreDistances(r.gt_text, hyp, prep));
   let rawCe = out.charEdits;
   if (rawText !== null && rawText !== r.corrected_text) {
     const unguarded = unguardedOutput(rawText, r.ocr_text);
@@ -38,7 +46,7 @@ export function scoreArmLine({ record: r, rawText, guard }: ArmLine, prep: Scori
   return {
     dataset: r.dataset,
     sample_id: r.sample_id,
-    gold: prepareText(r.gt_text, prep),
+    gold: scored?.gold ?? prepareText(r.gt_text, prep),
     ref_chars: ocr.refChars,
     ref_words: ocr.refWords,
     ocr_ce: ocr.charEdits,

@@ -5,11 +5,11 @@
  * profile's row repeats the headline figures. Point estimates; CIs and tests are the primary profile's
  * (analysis/study/arms.ts). A failed correction scores as the OCR text, as everywhere in the analysis.
  */
-import { scoreDistances } from '../../src/text/distance';
-import { resolveNormalization, type NormalizationConfig, type NormalizationProfile } from '../../src/text/profiles';
-import type { ArmLine, LoadedArm } from '../inputs/arm-inputs';
+import type { NormalizationProfile } from '../../src/text/profiles';
+import type { AlignedArms } from '../study/alignment';
+import type { LoadedArm } from '../inputs/arm-inputs';
 import { cmpStr, ratio, round } from '../format';
-import { scoredText } from './failed-line';
+import type { ProfileScores } from './profile-scores';
 
 interface Sums {
   ref: number;
@@ -19,56 +19,44 @@ interface Sums {
 }
 const zero = (): Sums => ({ ref: 0, ce: 0, ocr: 0, lines: 0 });
 
-/** Per line key (dataset + sample_id): gold characters, the arm's and the OCR's character edits under `profile`. */
-function lineEdits(
-  arm: LoadedArm,
-  profile: NormalizationProfile,
-  collapseWhitespace: boolean,
-): Map<string, { ref: number; ce: number; ocr: number; dataset: string }> {
-  const opts = { collapseWhitespace, profile };
-  const out = new Map<string, { ref: number; ce: number; ocr: number; dataset: string }>();
-  for (const [dataset, lines] of arm.byDataset) {
-    for (const { record: r } of lines as ArmLine[]) {
-      const ocr = scoreDistances(r.gt_text, r.ocr_text, opts);
-      const hyp = scoredText(r);
-      const ce = hyp === r.ocr_text ? ocr.charEdits : scoreDistances(r.gt_text, hyp, opts).charEdits;
-      out.set(`${dataset}\u0000${r.sample_id}`, { ref: ocr.refChars, ce, ocr: ocr.charEdits, dataset });
-    }
-  }
-  return out;
-}
-
 const cer = (s: Sums) => round(ratio(s.ce, s.ref));
 
-/** arms.json `profiles`: one entry per profile (the primary first), each with its rules and a row per arm. */
+/**
+ * arms.json `profiles`: one entry per profile (the primary first), each with its rules and a row per arm — over
+ * each arm's own lines (a line it lacks and that is scored as its OCR text is left out), from the counts of
+ * analysis/profile-scores.ts.
+ */
 export function armProfiles(
   arms: readonly LoadedArm[],
   baseline: LoadedArm,
-  collapseWhitespace: boolean,
-  normalization: NormalizationConfig | null | undefined,
+  profiles: readonly NormalizationProfile[],
+  scores: ProfileScores,
+  aligned: AlignedArms,
 ) {
-  const settings = resolveNormalization(normalization === null ? { secondary: [] } : normalization);
-  return [settings.primary, ...settings.secondary].map((profile, i) => {
-    const base = lineEdits(baseline, profile, collapseWhitespace);
+  const baseLines = aligned.lines.get(baseline.info.name)!;
+  return profiles.map((profile, i) => {
     const rows = [...arms]
       .sort((a, b) => cmpStr(a.info.name, b.info.name))
       .map((arm) => {
-        const edits = arm === baseline ? base : lineEdits(arm, profile, collapseWhitespace);
+        const own = aligned.lines.get(arm.info.name)!;
+        const c = scores.get(arm.info.name)![i];
+        const base = scores.get(baseline.info.name)![i];
         const all = zero();
         const paired = { ...zero(), base: 0 };
         const byDataset = new Map<string, Sums>();
-        for (const [key, e] of edits) {
-          for (const s of [all, byDataset.get(e.dataset) ?? byDataset.set(e.dataset, zero()).get(e.dataset)!]) {
-            s.ref += e.ref;
-            s.ce += e.ce;
-            s.ocr += e.ocr;
+        for (let k = 0; k < own.length; k++) {
+          if (own[k].filled) continue;
+          const dataset = aligned.datasets[k];
+          for (const s of [all, byDataset.get(dataset) ?? byDataset.set(dataset, zero()).get(dataset)!]) {
+            s.ref += c.refChars[k];
+            s.ce += c.ce[k];
+            s.ocr += c.ocrCe[k];
             s.lines++;
           }
-          const b = base.get(key);
-          if (b) {
-            paired.ref += e.ref;
-            paired.ce += e.ce;
-            paired.base += b.ce;
+          if (!baseLines[k].filled) {
+            paired.ref += c.refChars[k];
+            paired.ce += c.ce[k];
+            paired.base += base.ce[k];
             paired.lines++;
           }
         }

@@ -17,8 +17,9 @@
  * - Fewer than `minClusters` clusters (analysis/stats/min-clusters.ts): no interval, SE, detectable effect or p,
  *   with the reason; a zero SE gives no detectable effect either.
  */
-import { mulberry32, quantileSorted, seedFor } from './bootstrap';
+import { quantileSorted, seedFor } from './bootstrap';
 import { ARMS_AGREE, DEFAULT_MIN_CLUSTERS, tooFewClusters, ZERO_SE } from './min-clusters';
+import { Mulberry32, MULBERRY_STEP, mulberryBits } from './resample-rng';
 
 /** z₀.₉₇₅ + z₀.₈₀: the minimum detectable effect at 80 % power (two-sided α = 0.05) is this times the SE. */
 export const MDE_FACTOR = 1.959963984540054 + 0.8416212335729143;
@@ -100,22 +101,22 @@ export function blockRateInterval(
   const R = blockSums(ref, d);
   const E = blockSums(edits, d);
   const reason = tooFewClusters(R.length, minClusters);
-  const rand = mulberry32(seed);
-  return resampledRate(R, E, strataBlocks(d), reason === null ? iterations : 0, rand, () => E, reason);
+  return resampledRate(R, E, strataBlocks(d), reason === null ? iterations : 0, new Mulberry32(seed), null, reason);
 }
 
 /**
  * The interval of Σ edits / Σ ref over `resamples` resamples of clusters within their strata, and of the macro
- * mean over strata. `drawEdits` gives the per-cluster edits of one resample (drawn before its clusters: the
- * arm's own, or a mix of its replicates, analysis/stats/replicate-stats.ts); `E` gives the macro estimate.
+ * mean over strata. `drawEdits` gives the per-cluster edits of one resample (drawn with `rng` before its
+ * clusters: a mix of an arm's replicates, ./replicate-stats.ts); null: the arm's own edits `E`, which
+ * also give the macro estimate.
  */
 export function resampledRate(
   R: Float64Array,
   E: ArrayLike<number>,
   groups: Int32Array[],
   resamples: number,
-  rand: () => number,
-  drawEdits: () => ArrayLike<number>,
+  rng: Mulberry32,
+  drawEdits: (() => ArrayLike<number>) | null,
   reason: string | null,
 ): BlockRate {
   const withMacro = groups.length > 1;
@@ -123,8 +124,14 @@ export function resampledRate(
   const macroDraws = new Float64Array(withMacro ? resamples : 0);
   let valid = 0,
     validMacro = 0;
+  let a = rng.state;
   for (let it = 0; it < resamples; it++) {
-    const edits = drawEdits();
+    let edits = E;
+    if (drawEdits) {
+      rng.state = a;
+      edits = drawEdits();
+      a = rng.state;
+    }
     let r = 0,
       e = 0,
       m = 0,
@@ -132,8 +139,10 @@ export function resampledRate(
     for (const g of groups) {
       let rs = 0,
         es = 0;
-      for (let k = 0; k < g.length; k++) {
-        const b = g[Math.floor(rand() * g.length)];
+      const n = g.length;
+      for (let k = 0; k < n; k++) {
+        a = (a + MULBERRY_STEP) | 0;
+        const b = g[Math.floor(((mulberryBits(a) >>> 0) / 4294967296) * n)];
         rs += R[b];
         es += edits[b];
       }
@@ -231,15 +240,7 @@ export function pairedBlockDelta(
   const clusters = s.R.length;
   const few = tooFewClusters(clusters, opts.minClusters ?? DEFAULT_MIN_CLUSTERS);
   const iterations = few === null ? opts.iterations : 0;
-  const rand = mulberry32(opts.seed);
-  const boot = { pooled: new Float64Array(iterations), macro: new Float64Array(iterations) };
-  let nP = 0,
-    nM = 0;
-  for (let it = 0; it < iterations; it++) {
-    const st = statistics(s, (g) => g[Math.floor(rand() * g.length)]);
-    if (st.pooled !== null) boot.pooled[nP++] = st.pooled;
-    if (withMacro && st.macro !== null) boot.macro[nM++] = st.macro;
-  }
+  const boot = bootstrapDraws(s, iterations, opts.seed, withMacro);
   const perm =
     few === null
       ? permutationP(s, observed, opts.permutations, seedFor(opts.seed, 'permutation'), withMacro)
@@ -260,9 +261,47 @@ export function pairedBlockDelta(
     };
   };
   return {
-    pooled: result(observed.pooled, boot.pooled.subarray(0, nP), perm.pooled),
-    macro: withMacro ? result(observed.macro, boot.macro.subarray(0, nM), perm.macro) : null,
+    pooled: result(observed.pooled, boot.pooled, perm.pooled),
+    macro: withMacro ? result(observed.macro, boot.macro, perm.macro) : null,
   };
+}
+
+/**
+ * The resampled pooled (and macro) ΔCER of `iterations` block-bootstrap resamples: `statistics` with each
+ * cluster drawn uniformly within its stratum (mulberry32 inlined: analysis/resample-rng.ts). A resample whose
+ * gold sum is 0 is left out.
+ */
+function bootstrapDraws(s: PairSums, iterations: number, seed: number, withMacro: boolean): { pooled: Float64Array; macro: Float64Array } {
+  const pooled = new Float64Array(iterations);
+  const macroDraws = new Float64Array(withMacro ? iterations : 0);
+  const { R, D, groups } = s;
+  let nP = 0,
+    nM = 0,
+    a = seed | 0;
+  for (let it = 0; it < iterations; it++) {
+    let r = 0,
+      dd = 0,
+      macro = 0,
+      macroOk = true;
+    for (const g of groups) {
+      let rs = 0,
+        ds = 0;
+      const n = g.length;
+      for (let k = 0; k < n; k++) {
+        a = (a + MULBERRY_STEP) | 0;
+        const b = g[Math.floor(((mulberryBits(a) >>> 0) / 4294967296) * n)];
+        rs += R[b];
+        ds += D[b];
+      }
+      r += rs;
+      dd += ds;
+      if (rs > 0) macro += ds / rs;
+      else macroOk = false;
+    }
+    if (r > 0) pooled[nP++] = dd / r;
+    if (withMacro && macroOk) macroDraws[nM++] = macro / groups.length;
+  }
+  return { pooled: pooled.subarray(0, nP), macro: macroDraws.subarray(0, nM) };
 }
 
 function sameOnEveryLine(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
@@ -278,7 +317,7 @@ function permutationP(
   seed: number,
   macro: boolean,
 ) {
-  const rand = mulberry32(seed);
+  let a = seed | 0;
   const nStrata = s.groups.length;
   const totalRef = s.stratumRef.reduce((x, y) => x + y, 0);
   // Compare in the units of the sums (edits) with a tolerance far below one edit, so equal statistics tie exactly.
@@ -293,7 +332,12 @@ function permutationP(
     for (let g = 0; g < nStrata; g++) {
       const blocks = s.groups[g];
       let ds = 0;
-      for (let k = 0; k < blocks.length; k++) ds += rand() < 0.5 ? -s.D[blocks[k]] : s.D[blocks[k]];
+      // A draw ≥ ½ (sign bit of its bits set) keeps the cluster's difference, one below ½ flips it: −2·(x >> 31) − 1
+      // is +1 or −1 without a branch (analysis/resample-rng.ts).
+      for (let k = 0; k < blocks.length; k++) {
+        a = (a + MULBERRY_STEP) | 0;
+        ds += s.D[blocks[k]] * (-2 * (mulberryBits(a) >> 31) - 1);
+      }
       pooled += ds;
       if (macro && s.stratumRef[g] > 0) mac += ds / s.stratumRef[g];
     }

@@ -8,8 +8,8 @@
  * between-replicate standard deviation of the replicates' rates.
  */
 import { blockSums, resampledRate, sd, strataBlocks, type BlockDesign, type BlockRate } from './block-stats';
-import { mulberry32 } from './bootstrap';
 import { DEFAULT_MIN_CLUSTERS, tooFewClusters } from './min-clusters';
+import { Mulberry32 } from './resample-rng';
 
 /** Block × replicate bootstrap 95 % interval of the replicate-mean Σ edits / Σ ref, and of the macro mean over strata. */
 export function replicateRateInterval(
@@ -25,19 +25,19 @@ export function replicateRateInterval(
   const resamples = reason === null ? iterations : 0;
   const E = editsByReplicate.map((e) => blockSums(e, d));
   const nRep = E.length;
-  const rand = mulberry32(seed);
+  const rng = new Mulberry32(seed);
   const weights = new Float64Array(nRep);
   const mixed = new Float64Array(R.length);
   const mean = Float64Array.from(R, (_, b) => E.reduce((x, Er) => x + Er[b], 0) / nRep);
   // Each resample first draws nRep replicates with replacement, then the clusters (analysis/stats/block-stats.ts).
   const drawReplicates = () => {
     weights.fill(0);
-    for (let k = 0; k < nRep; k++) weights[Math.floor(rand() * nRep)] += 1 / nRep;
+    for (let k = 0; k < nRep; k++) weights[Math.floor(rng.next() * nRep)] += 1 / nRep;
     mixed.fill(0);
     for (let r = 0; r < nRep; r++) if (weights[r] > 0) for (let b = 0; b < mixed.length; b++) mixed[b] += weights[r] * E[r][b];
     return mixed;
   };
-  return resampledRate(R, mean, strataBlocks(d), resamples, rand, drawReplicates, reason);
+  return resampledRate(R, mean, strataBlocks(d), resamples, rng, drawReplicates, reason);
 }
 
 /** Each replicate's Σ edits / Σ ref, and their sample standard deviation (null with fewer than two or no gold). */

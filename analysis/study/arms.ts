@@ -29,6 +29,7 @@ import { clusterMethod } from '../stats/clusters';
 import { fewClustersWarning, reasonsIn } from '../stats/min-clusters';
 import { plannedContrasts } from './planned-contrasts';
 import { armProfiles } from '../score/arm-profiles';
+import { scoreProfiles, type ScoredLines } from '../score/profile-scores';
 import { meanRows, replicateName, replicatesAsArms } from './replicates';
 import { lockedContrasts, planCheck } from '../plan/check';
 import { servedModelsWarning } from '../inputs/served-models';
@@ -57,7 +58,11 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   const settings = settingsOf(options);
   const warnings = [...skipped.map((s) => `arm ${s.arm} skipped: ${s.reason}`), ...inputWarnings(arms)];
   const aligned = alignArms([...arms, ...arms.flatMap(replicatesAsArms)], base, settings.missingLines);
-  const { rows, replicateRows } = scoreArms(arms, aligned, settings, options.onProgress);
+  const norm = resolveNormalization(options.normalization === null ? { secondary: [] } : options.normalization);
+  const profileList = [settings.profile, ...norm.secondary];
+  const scored = scoreProfiles(aligned.lines, profileList, settings.collapseWhitespace);
+  const { scores } = scored;
+  const { rows, replicateRows } = scoreArms(arms, aligned, settings, scored, options.onProgress);
   const datasets = [...aligned.ranges.keys()];
   const { scopes, clusterNote } = studyScopes(datasets, aligned.ranges, aligned.sampleIds, settings.clusters);
   const baseRows = rows.get(base.info.name)!;
@@ -100,7 +105,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   holmFromContrasts(results, contrasts, base.info.name);
   warnings.push(...markFailedShare(results, aligned, options.maxFailedShare ?? DEFAULT_MAX_FAILED_SHARE));
   warnings.push(...[fewClustersWarning('study/arms.json', reasonsIn([results, contrasts]))].filter((w) => w !== null));
-  const profiles = armProfiles(arms, base, settings.collapseWhitespace, options.normalization);
+  const profiles = armProfiles(arms, base, profileList, scores, aligned);
   const analysis: ArmsAnalysis = {
     schema: ARMS_SCHEMA_ID,
     generated_at: options.generatedAt ?? new Date(Math.floor(Math.max(...arms.map((a) => a.mtimeMs)))).toISOString(),
@@ -119,9 +124,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   };
   if (options.write !== false) {
     analysis.files = writeArms(resultsDir, analysis);
-    const norm = resolveNormalization(options.normalization === null ? { secondary: [] } : options.normalization);
-    const profiles = [norm.primary, ...norm.secondary];
-    const tidy = { arms, aligned, rows, replicateRows, scopes, collapseWhitespace: settings.collapseWhitespace, profiles };
+    const tidy = { arms, aligned, rows, replicateRows, scopes, profiles: profileList, scores };
     analysis.files.push(...(await writeTidyLines(resultsDir, tidy, analysis.generated_at)));
   }
   return analysis;
@@ -145,13 +148,19 @@ function scoreArms(
   arms: LoadedArm[],
   aligned: AlignedArms,
   settings: ReturnType<typeof settingsOf>,
+  { scores, golds }: ScoredLines,
   onProgress: AnalyzeArmsOptions['onProgress'],
 ): { rows: Map<string, ArmRow[]>; replicateRows: Map<string, ArmRow[][]> } {
-  const scored = (name: string): ArmRow[] =>
-    aligned.lines.get(name)!.map((l) => ({
-      ...scoreArmLine(l, { collapseWhitespace: settings.collapseWhitespace, profile: settings.profile }),
-      filled: l.filled,
-    }));
+  const prep = { collapseWhitespace: settings.collapseWhitespace, profile: settings.profile };
+  const scored = (name: string): ArmRow[] => {
+    const c = scores.get(name)![0];
+    const gold = golds.get(name)!;
+    return aligned.lines.get(name)!.map((l, i) => {
+      const ocr = { charEdits: c.ocrCe[i], refChars: c.refChars[i], wordEdits: c.ocrWe[i], refWords: c.refWords[i] };
+      const out = { charEdits: c.ce[i], refChars: c.refChars[i], wordEdits: c.we[i], refWords: c.refWords[i] };
+      return { ...scoreArmLine(l, prep, { ocr, out, gold: gold[i] }), filled: l.filled };
+    });
+  };
   const rows = new Map<string, ArmRow[]>();
   const replicateRows = new Map<string, ArmRow[][]>();
   for (const a of arms) {

@@ -64,7 +64,8 @@ export async function armsWhen(input: WhenInput): Promise<Map<string, ArmWhen>> 
   const pooled = input.scopes.find((x) => x.key === POOLED)!;
   const baseRows = input.rows.get(input.baseline)!;
   const scoresCache = new Map<string, Map<string, number>>();
-  const ocrErrors = new Map<string, AnchoredError[]>();
+  const names = input.arms.map((a) => a.info.name);
+  const classes = errorClasses(names, input.lines, input.rows, input.settings.collapseWhitespace);
   const out = new Map<string, ArmWhen>();
   for (const arm of input.arms) {
     const name = arm.info.name;
@@ -76,7 +77,7 @@ export async function armsWhen(input: WhenInput): Promise<Map<string, ArmWhen>> 
       guard_effect: guardEffect(name, lines, rows, pooled, input.settings),
       by_score_band: top1 && name !== input.baseline ? scoreBands(name, rows, baseRows, top1, pooled, input.settings) : null,
       no_score_lines: top1 ? top1.filter((x) => x === null).length : rows.length,
-      error_classes: errorClasses(lines, rows, input.settings.collapseWhitespace, ocrErrors),
+      error_classes: classes.get(name)!,
     });
   }
   return out;
@@ -157,26 +158,45 @@ async function topScores(input: WhenInput, arm: string, cache: Map<string, Map<s
   return m;
 }
 
+/**
+ * Every arm's error classes, line by line across the arms: a line's texts are prepared once and its OCR errors
+ * and the errors of an output several arms share are aligned once.
+ */
 function errorClasses(
-  lines: AlignedLine[],
-  rows: RowView[],
+  names: string[],
+  lines: Map<string, AlignedLine[]>,
+  rows: Map<string, RowView[]>,
   collapseWhitespace: boolean,
-  ocrCache: Map<string, AnchoredError[]>,
-): ArmWhen['error_classes'] {
-  const tot = Object.fromEntries(ERROR_CATEGORIES.map((c) => [c, { fixed: 0, introduced: 0, net_fixed: 0 }])) as ArmWhen['error_classes'];
+): Map<string, ArmWhen['error_classes']> {
+  const tally = () =>
+    Object.fromEntries(ERROR_CATEGORIES.map((c) => [c, { fixed: 0, introduced: 0, net_fixed: 0 }])) as ArmWhen['error_classes'];
+  const out = new Map(names.map((n) => [n, tally()]));
   const prep = { collapseWhitespace };
-  for (const [i, { record: r }] of lines.entries()) {
-    const gold = prepareText(r.gt_text, prep);
-    const ocr = prepareText(r.ocr_text, prep);
-    const k = `${gold}\u0000${ocr}`;
-    let before = ocrCache.get(k);
-    if (!before) ocrCache.set(k, (before = anchoredErrors(gold, ocr)));
-    const hyp = rows[i].failed || rows[i].filled ? ocr : prepareText(r.corrected_text, prep);
-    if (hyp === ocr) continue;
-    const c = compareErrors(before, anchoredErrors(gold, hyp));
-    for (const e of c.fixed) tot[e.category].fixed++;
-    for (const e of c.introduced) tot[e.category].introduced++;
+  const n = lines.get(names[0])?.length ?? 0;
+  for (let i = 0; i < n; i++) {
+    const prepared = new Map<string, string>();
+    const prepare = (t: string) => prepared.get(t) ?? prepared.set(t, prepareText(t, prep)).get(t)!;
+    const ocrErrors = new Map<string, AnchoredError[]>();
+    const changes = new Map<string, ReturnType<typeof compareErrors>>();
+    for (const name of names) {
+      const r = lines.get(name)![i].record;
+      const row = rows.get(name)![i];
+      const gold = prepare(r.gt_text);
+      const ocr = prepare(r.ocr_text);
+      const hyp = row.failed || row.filled ? ocr : prepare(r.corrected_text);
+      if (hyp === ocr) continue;
+      const k = `${gold}\u0000${ocr}`;
+      let c = changes.get(`${k}\u0000${hyp}`);
+      if (!c) {
+        let before = ocrErrors.get(k);
+        if (!before) ocrErrors.set(k, (before = anchoredErrors(gold, ocr)));
+        changes.set(`${k}\u0000${hyp}`, (c = compareErrors(before, anchoredErrors(gold, hyp))));
+      }
+      const tot = out.get(name)!;
+      for (const e of c.fixed) tot[e.category].fixed++;
+      for (const e of c.introduced) tot[e.category].introduced++;
+    }
   }
-  for (const c of ERROR_CATEGORIES) tot[c].net_fixed = tot[c].fixed - tot[c].introduced;
-  return tot;
+  for (const tot of out.values()) for (const c of ERROR_CATEGORIES) tot[c].net_fixed = tot[c].fixed - tot[c].introduced;
+  return out;
 }

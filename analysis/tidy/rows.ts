@@ -1,9 +1,9 @@
 /**
  * The tidy table's rows (./columns.ts) from the arms analysis's own lines and scores, so the table and
  * arms.json cannot disagree: the primary profile's counts are the scored rows' (analysis/score/arm-line.ts);
- * every profile is scored the same way (a failed or missing line as its OCR text).
+ * every other profile's are the counts arms.json's `profiles` list sums (analysis/score/profile-scores.ts: a failed
+ * or missing line as its OCR text).
  */
-import { scoreDistances, type DistanceScore } from '../../src/text/distance';
 import type { NormalizationProfile } from '../../src/text/profiles';
 import type { AlignedArms } from '../study/alignment';
 import type { ArmRow } from '../score/arm-line';
@@ -11,6 +11,7 @@ import type { Scope } from '../study/compare';
 import type { ArmLine, LoadedArm } from '../inputs/arm-inputs';
 import { replicateName } from '../study/replicates';
 import { scoreBucket } from '../score/bands';
+import type { ProfileCounts, ProfileScores } from '../score/profile-scores';
 import { failureKind } from '../score/failed-line';
 import type { TidyRow } from './columns';
 import { lineContexts, type LineContext } from './context';
@@ -22,9 +23,10 @@ export interface TidyInput {
   /** Per arm with replicates, each replicate's scored rows (replicate 0 first); `rows` holds their mean. */
   replicateRows: Map<string, ArmRow[][]>;
   scopes: Scope[];
-  collapseWhitespace: boolean;
   /** The primary profile (the one `rows` were scored under) first, then the secondary ones. */
   profiles: NormalizationProfile[];
+  /** Every line list's counts under `profiles`, in that order. */
+  scores: ProfileScores;
 }
 
 const NO_CONTEXT: LineContext = { top_score: null, gold_in_context: null, hit_provenance: null };
@@ -39,24 +41,28 @@ const errorText = (e: unknown): string | null =>
 /** An arm whose prompt shows retrieved sentences (a zero-shot arm reads the shared export but ignores its context). */
 const showsContext = (a: LoadedArm) => a.info.prompt === 'rag' && a.info.retrieval?.mode !== 'none';
 
-/** Every row: arms in the analysis's order, each over the study's lines in line order. */
-export async function tidyRows(input: TidyInput): Promise<TidyRow[]> {
+/** Every row: arms in the analysis's order, each over the study's lines in line order; made as they are read. */
+export async function tidyRows(input: TidyInput): Promise<Iterable<TidyRow>> {
+  const contextCache = new Map<string, Map<string, LineContext>>();
+  const contexts: Array<Map<string, LineContext> | null> = [];
+  for (const arm of input.arms) contexts.push(showsContext(arm) ? await lineContexts(arm.dir, contextCache) : null);
+  return rowsOf(input, contexts);
+}
+
+function* rowsOf(input: TidyInput, contexts: Array<Map<string, LineContext> | null>): Generator<TidyRow> {
   const { aligned } = input;
   const cluster = clusterOfLine(input.scopes, aligned);
-  const ocrScores = input.profiles.map(() => new Map<number, DistanceScore>());
-  const contextCache = new Map<string, Map<string, LineContext>>();
-  const out: TidyRow[] = [];
-  for (const arm of input.arms) {
+  for (const [a, arm] of input.arms.entries()) {
     const name = arm.info.name;
-    const contexts = showsContext(arm) ? await lineContexts(arm.dir, contextCache) : null;
     const replicates = [0, ...arm.replicates.map((r) => r.replicate)];
-    replicates.forEach((replicate, k) => {
+    for (const [k, replicate] of replicates.entries()) {
       const scored = input.replicateRows.get(name)?.[k] ?? input.rows.get(name)!;
-      const lines = aligned.lines.get(replicate === 0 ? name : replicateName(name, replicate))!;
-      out.push(...lines.map((line, i) => tidyRow(input, arm, replicate, line, scored[i], i, cluster[i], ocrScores, contexts)));
-    });
+      const list = replicate === 0 ? name : replicateName(name, replicate);
+      const lines = aligned.lines.get(list)!;
+      const scores = input.scores.get(list)!;
+      for (let i = 0; i < lines.length; i++) yield tidyRow(input, arm, replicate, lines[i], scored[i], i, cluster[i], scores, contexts[a]);
+    }
   }
-  return out;
 }
 
 /** One line of one replicate of an arm, with its counts under every profile. */
@@ -68,11 +74,10 @@ function tidyRow(
   row: ArmRow,
   i: number,
   cluster: number,
-  ocrScores: Map<number, DistanceScore>[],
+  scores: ProfileCounts[],
   contexts: Map<string, LineContext> | null,
 ): TidyRow {
   const r = line.record;
-  const asOcr = line.filled || failureKind(r) !== null;
   const counts: Record<string, number> = { cer_edits: row.ce, gold_chars: row.ref_chars, wer_edits: row.we, gold_words: row.ref_words };
   input.profiles.forEach((profile, p) => {
     if (p === 0) {
@@ -85,16 +90,12 @@ function tidyRow(
       });
       return;
     }
-    const opts = { collapseWhitespace: input.collapseWhitespace, profile };
-    let ocr = ocrScores[p].get(i);
-    if (!ocr) ocrScores[p].set(i, (ocr = scoreDistances(r.gt_text, r.ocr_text, opts)));
-    const hyp = asOcr ? r.ocr_text : r.corrected_text;
-    const s = hyp === r.ocr_text ? ocr : scoreDistances(r.gt_text, hyp, opts);
+    const s = scores[p];
     Object.assign(counts, {
-      [`cer_edits_${profile.name}`]: s.charEdits,
-      [`gold_chars_${profile.name}`]: s.refChars,
-      [`wer_edits_${profile.name}`]: s.wordEdits,
-      [`gold_words_${profile.name}`]: s.refWords,
+      [`cer_edits_${profile.name}`]: s.ce[i],
+      [`gold_chars_${profile.name}`]: s.refChars[i],
+      [`wer_edits_${profile.name}`]: s.we[i],
+      [`gold_words_${profile.name}`]: s.refWords[i],
     });
   });
   const ctx = contexts?.get(`${r.dataset}\u0000${r.sample_id}`) ?? NO_CONTEXT;

@@ -2,58 +2,83 @@
  * The tidy table on disk (docs/tidy-data.md): `<results>/study/lines.parquet` (hyparquet-writer: pure
  * JavaScript, no native or WebAssembly build, Snappy-compressed, read by pandas/pyarrow, polars, DuckDB) and
  * `lines.csv.gz` (the same columns, arquero's CSV quoting, gzip from node:zlib), each through a temporary file.
+ * Both are written one row group at a time (1,000 rows, then 100,000 each: hyparquet-writer's default groups),
+ * so a study of 100,000 lines × 8 arms never holds its whole table at once.
  */
-import { createWriteStream, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { pipeline } from 'node:stream/promises';
-import { Readable } from 'node:stream';
+import { createWriteStream, renameSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import * as aq from 'arquero';
-import { parquetWriteBuffer } from 'hyparquet-writer';
+import { fileWriter, ParquetWriter, schemaFromColumnData } from 'hyparquet-writer';
 import { tidyColumns, type TidyRow } from './columns';
 
 export const TIDY_FILES = ['lines.parquet', 'lines.csv.gz'] as const;
 export const TIDY_SCHEMA_ID = 'openiti-rag/tidy-lines/1';
 
 const CSV_ROWS = 5000;
+/** Rows per row group: the first, then every other (hyparquet-writer's default `rowGroupSize`). */
+const GROUP_ROWS = [1000, 100000] as const;
 
 /** Column name → values, in table order. */
 export function tidyColumnData(rows: readonly TidyRow[], profiles: readonly string[]) {
   return tidyColumns(profiles).map((c) => ({ name: c.name, type: c.type, data: rows.map(c.of) }));
 }
 
+/** The rows in row groups (one empty group when there are none, so both files get their columns). */
+function* groups(rows: Iterable<TidyRow>): Generator<TidyRow[]> {
+  let group: TidyRow[] = [];
+  let size: number = GROUP_ROWS[0];
+  let any = false;
+  for (const row of rows) {
+    group.push(row);
+    if (group.length === size) {
+      yield group;
+      [group, size, any] = [[], GROUP_ROWS[1], true];
+    }
+  }
+  if (group.length > 0 || !any) yield group;
+}
+
 /** Write both files into `dir`; `meta` goes into the Parquet key-value metadata. */
 export async function writeTidyFiles(
   dir: string,
-  rows: readonly TidyRow[],
+  rows: Iterable<TidyRow>,
   profiles: readonly string[],
   meta: Record<string, string>,
 ): Promise<string[]> {
-  const columns = tidyColumnData(rows, profiles);
-  const parquet = `${dir}/lines.parquet`;
-  const buffer = parquetWriteBuffer({
-    columnData: columns,
-    createdBy: 'openiti-rag',
-    kvMetadata: Object.entries({ schema: TIDY_SCHEMA_ID, ...meta }).map(([key, value]) => ({ key, value })),
-  });
-  writeFileSync(`${parquet}.tmp-${process.pid}`, new Uint8Array(buffer));
-  renameSync(`${parquet}.tmp-${process.pid}`, parquet);
-  await writeCsvGz(`${dir}/lines.csv.gz`, columns);
+  const [parquet, csv] = [`${dir}/lines.parquet`, `${dir}/lines.csv.gz`];
+  const tmp = (f: string) => `${f}.tmp-${process.pid}`;
+  const gzip = createGzip();
+  const csvDone = finished(gzip.pipe(createWriteStream(tmp(csv))));
+  csvDone.catch(() => undefined); // awaited below; a write error surfaces there
+  const kvMetadata = Object.entries({ schema: TIDY_SCHEMA_ID, ...meta }).map(([key, value]) => ({ key, value }));
+  let pq: ParquetWriter | null = null;
+  let header = true;
+  for (const group of groups(rows)) {
+    const columnData = tidyColumnData(group, profiles);
+    pq ??= new ParquetWriter({
+      writer: fileWriter(tmp(parquet)),
+      schema: schemaFromColumnData({ columnData }),
+      kvMetadata,
+      createdBy: 'openiti-rag',
+    });
+    if (group.length > 0) await pq.write({ columnData, rowGroupSize: group.length });
+    const table = aq.table(Object.fromEntries(columnData.map((c) => [c.name, c.data])));
+    for (let offset = 0; offset === 0 || offset < group.length; offset += CSV_ROWS) {
+      if (!gzip.write(table.toCSV({ offset, limit: CSV_ROWS, header }))) await once(gzip, 'drain');
+      header = false;
+    }
+  }
+  await pq!.finish();
+  gzip.end();
+  await csvDone;
+  renameSync(tmp(parquet), parquet);
+  renameSync(tmp(csv), csv);
   return [...TIDY_FILES];
 }
 
 /** Remove an earlier run's tidy files (the analysis wrote none this time). */
 export function removeTidyFiles(dir: string): void {
   for (const f of TIDY_FILES) rmSync(`${dir}/${f}`, { force: true });
-}
-
-async function writeCsvGz(file: string, columns: { name: string; data: unknown[] }[]): Promise<void> {
-  const table = aq.table(Object.fromEntries(columns.map((c) => [c.name, c.data])));
-  const n = table.numRows();
-  function* chunks() {
-    for (let offset = 0; offset === 0 || offset < n; offset += CSV_ROWS)
-      yield table.toCSV({ offset, limit: CSV_ROWS, header: offset === 0 });
-  }
-  const tmp = `${file}.tmp-${process.pid}`;
-  await pipeline(Readable.from(chunks()), createGzip(), createWriteStream(tmp));
-  renameSync(tmp, file);
 }

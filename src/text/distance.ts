@@ -32,12 +32,14 @@ export { substringEditDistance, type SubstringMatch } from './substring-distance
 export {
   charUnits,
   prepareText,
+  referenceScorer,
   scoreDistances,
   scorePair,
   scorePrepared,
   type DistanceScore,
   type PairScore,
   type PreparedScore,
+  type ReferenceScorer,
   type ScoringOptions,
 } from './pair-score';
 export { cer, ErrorRateAccumulator, wer, type RateSummary } from './error-rates';

@@ -50,18 +50,48 @@ const FIRST_CLUSTER_ID = 0x110000;
  * point is that code point (the space stays 0x20), a longer one gets a stable id of its own.
  */
 export function graphemeIds(text: string): Int32Array {
+  return SIMPLE_TEXT.test(text) ? simpleGraphemeIds(text) : segmentedIds(text);
+}
+
+/**
+ * A text of letters and their marks only: printable ASCII, the Arabic letters, digits and punctuation (none of
+ * which join a neighbour into a cluster: Grapheme_Cluster_Break "Other", UAX #29), and the Arabic combining
+ * marks U+064B–U+065F and U+0670 (Grapheme_Cluster_Break "Extend"). Its clusters follow from two rules: a mark
+ * stays with what precedes it (GB9), every other boundary breaks (GB999) — so they are found without the
+ * segmenter, which is an order of magnitude slower; any other text goes through the segmenter.
+ */
+const SIMPLE_TEXT = /^[\u0020-\u007e\u060c\u061b\u061f\u0621-\u063a\u0640-\u065f\u0660-\u0670\u0671-\u06d3]*$/;
+const isMark = (c: number) => (c >= 0x064b && c <= 0x065f) || c === 0x0670;
+
+function simpleGraphemeIds(text: string): Int32Array {
+  const out = new Int32Array(text.length);
+  let n = 0;
+  for (let i = 0; i < text.length;) {
+    let j = i + 1;
+    while (j < text.length && isMark(text.charCodeAt(j))) j++;
+    out[n++] = j === i + 1 ? text.charCodeAt(i) : clusterId(text.slice(i, j));
+    i = j;
+  }
+  return out.slice(0, n);
+}
+
+function clusterId(segment: string): number {
+  let id = clusterIds.get(segment);
+  if (id === undefined) {
+    id = FIRST_CLUSTER_ID + clusterIds.size;
+    clusterIds.set(segment, id);
+  }
+  return id;
+}
+
+function segmentedIds(text: string): Int32Array {
   const out: number[] = [];
   for (const { segment } of segmenter.segment(text)) {
     if (segment.length === 1 || (segment.length === 2 && segment.codePointAt(0)! > 0xffff)) {
       out.push(segment.codePointAt(0)!);
       continue;
     }
-    let id = clusterIds.get(segment);
-    if (id === undefined) {
-      id = FIRST_CLUSTER_ID + clusterIds.size;
-      clusterIds.set(segment, id);
-    }
-    out.push(id);
+    out.push(clusterId(segment));
   }
   return Int32Array.from(out);
 }

@@ -4,7 +4,7 @@ import { canonical } from './canonical';
 import { graphemeIds } from './graphemes';
 import { levenshtein } from './levenshtein';
 import { applyProfile, type NormalizationProfile } from './profiles';
-import { toCodePoints, toWords, wordIds } from './tokens';
+import { idsOf, toCodePoints, toWords, wordIds } from './tokens';
 
 export interface PairScore {
   charEdits: number;
@@ -84,6 +84,58 @@ export function scoreDistances(ref: string, hyp: string, opts: ScoringOptions = 
   const rc = charUnits(r, opts);
   const w = wordDistance(r, h);
   return { charEdits: levenshtein(rc, charUnits(h, opts)), refChars: rc.length, wordEdits: w.edits, refWords: w.refWords };
+}
+
+/**
+ * `scoreDistances(ref, hyp, opts)` for many hypotheses against one reference (the arms of one study line): the
+ * reference is prepared once, a hypothesis met before is not scored again, and one prepared like the reference
+ * has no edits. Word ids are shared across the hypotheses, which leaves every distance as it is. `twin`: a scorer
+ * of the same reference under options that prepare text the same way (profiles that differ only in their
+ * `unit`): its prepared texts and word distances are taken, not computed again.
+ */
+export function referenceScorer(ref: string, opts: ScoringOptions = {}, twin?: ReferenceScorer): ReferenceScorer {
+  const r = twin ? twin.prepared : prepareText(ref, opts);
+  const rc = charUnits(r, opts);
+  const rw = twin ? [] : toWords(r);
+  const refWords = twin ? twin.refWords : rw.length;
+  const ids = new Map<string, number>();
+  const ri = idsOf(rw, ids);
+  const exact: DistanceScore = { charEdits: 0, refChars: rc.length, wordEdits: 0, refWords };
+  const seen = new Map<string, DistanceScore>();
+  const forms = new Map<string, string>();
+  const form = (hyp: string): string => {
+    if (twin) return twin.form(hyp);
+    let h = forms.get(hyp);
+    if (h === undefined) forms.set(hyp, (h = prepareText(hyp, opts)));
+    return h;
+  };
+  const score = (hyp: string): DistanceScore => {
+    let s = seen.get(hyp);
+    if (s) return s;
+    const h = form(hyp);
+    s =
+      h === r
+        ? exact
+        : {
+            charEdits: levenshtein(rc, charUnits(h, opts)),
+            refChars: rc.length,
+            wordEdits: twin ? twin.score(hyp).wordEdits : levenshtein(ri, idsOf(toWords(h), ids)),
+            refWords,
+          };
+    seen.set(hyp, s);
+    return s;
+  };
+  return { prepared: r, refWords, form, score };
+}
+
+export interface ReferenceScorer {
+  /** The reference in scoring form. */
+  prepared: string;
+  /** Its words. */
+  refWords: number;
+  /** A hypothesis in scoring form. */
+  form: (hyp: string) => string;
+  score: (hyp: string) => DistanceScore;
 }
 
 function strip(a: Alignment): EditCounts {

@@ -19,17 +19,19 @@ export function toWords(s: string): string[] {
 /** Map two token lists to integer ids so words align with the same routine as characters. */
 export function wordIds(ref: string[], hyp: string[]): [Int32Array, Int32Array] {
   const ids = new Map<string, number>();
-  const map = (ws: string[]) => {
-    const out = new Int32Array(ws.length);
-    for (let i = 0; i < ws.length; i++) {
-      let id = ids.get(ws[i]);
-      if (id === undefined) {
-        id = ids.size;
-        ids.set(ws[i], id);
-      }
-      out[i] = id;
+  return [idsOf(ref, ids), idsOf(hyp, ids)];
+}
+
+/** The ids of `words` in `ids` (a word not there gets the next one): lists mapped with one `ids` compare word by word. */
+export function idsOf(words: string[], ids: Map<string, number>): Int32Array {
+  const out = new Int32Array(words.length);
+  for (let i = 0; i < words.length; i++) {
+    let id = ids.get(words[i]);
+    if (id === undefined) {
+      id = ids.size;
+      ids.set(words[i], id);
     }
-    return out;
-  };
-  return [map(ref), map(hyp)];
+    out[i] = id;
+  }
+  return out;
 }

@@ -1,0 +1,88 @@
+/**
+ * Every aligned line of every arm and replicate (analysis/arm-alignment.ts) scored under every normalisation
+ * profile, once: arms.json's figures (analysis/arm-line-score.ts), its `profiles` list (analysis/profile-arms.ts)
+ * and the tidy table (analysis/tidy/rows.ts) all read these counts, so no text is scored twice. The same scoring
+ * as everywhere in the analysis (src/text/distance.ts `scoreDistances`): a failed line scores as its OCR text.
+ *
+ * The lines are scored line by line across the arms, so a line's gold text is prepared once per profile and an
+ * output several arms share (the OCR text, the gold text, the same correction) is scored once; nothing of a line
+ * is kept after it is scored but its counts.
+ */
+import { referenceScorer, type ReferenceScorer } from '../../src/text/distance';
+import type { NormalizationProfile } from '../../src/text/profiles';
+import type { AlignedLine } from '../study/alignment';
+import { failureKind } from './failed-line';
+
+/** The counts of one line list (an arm or one of its replicates) under one profile, per line. */
+export interface ProfileCounts {
+  /** Character edits of the scored output (the OCR text for a failed line). */
+  ce: Int32Array;
+  refChars: Int32Array;
+  we: Int32Array;
+  refWords: Int32Array;
+  /** Character and word edits of the OCR text. */
+  ocrCe: Int32Array;
+  ocrWe: Int32Array;
+}
+
+/** Line list name (analysis/arm-replicates.ts replicateName for a replicate) → counts per profile, in `profiles` order. */
+export type ProfileScores = Map<string, ProfileCounts[]>;
+
+/** What scoreProfiles gives: the counts, and each list's gold texts in the first profile's scoring form. */
+export interface ScoredLines {
+  scores: ProfileScores;
+  golds: Map<string, string[]>;
+}
+
+const counts = (n: number): ProfileCounts => ({
+  ce: new Int32Array(n),
+  refChars: new Int32Array(n),
+  we: new Int32Array(n),
+  refWords: new Int32Array(n),
+  ocrCe: new Int32Array(n),
+  ocrWe: new Int32Array(n),
+});
+
+/** The text a line is scored as: its correction, or its OCR text when the correction failed. */
+export const scoredText = (l: AlignedLine): string => (failureKind(l.record) !== null ? l.record.ocr_text : l.record.corrected_text);
+
+/** Score every list of `lines` (all of the same length) under every profile. */
+export function scoreProfiles(
+  lines: ReadonlyMap<string, AlignedLine[]>,
+  profiles: readonly NormalizationProfile[],
+  collapseWhitespace: boolean,
+): ScoredLines {
+  const lists = [...lines];
+  const n = lists[0]?.[1].length ?? 0;
+  const out: ProfileScores = new Map(lists.map(([name]) => [name, profiles.map(() => counts(n))]));
+  const golds = new Map(lists.map(([name]): [string, string[]] => [name, new Array<string>(n)]));
+  // A profile that prepares text like an earlier one (the same removals and replacements) takes its prepared
+  // texts and word distances: only its characters are counted apart.
+  const textForm = (p: NormalizationProfile) => JSON.stringify([p.remove, p.map]);
+  const twinOf = profiles.map((p, k) => profiles.findIndex((q, j) => j < k && textForm(q) === textForm(p)));
+  for (let i = 0; i < n; i++) {
+    const scorers = profiles.map(() => new Map<string, ReferenceScorer>());
+    profiles.forEach((profile, p) => {
+      for (const [name, list] of lists) {
+        const l = list[i];
+        const gt = l.record.gt_text;
+        let ref = scorers[p].get(gt);
+        if (!ref) {
+          const twin = twinOf[p] >= 0 ? scorers[twinOf[p]].get(gt) : undefined;
+          scorers[p].set(gt, (ref = referenceScorer(gt, { collapseWhitespace, profile }, twin)));
+        }
+        if (p === 0) golds.get(name)![i] = ref.prepared;
+        const ocr = ref.score(l.record.ocr_text);
+        const s = ref.score(scoredText(l));
+        const c = out.get(name)![p];
+        c.ce[i] = s.charEdits;
+        c.refChars[i] = s.refChars;
+        c.we[i] = s.wordEdits;
+        c.refWords[i] = s.refWords;
+        c.ocrCe[i] = ocr.charEdits;
+        c.ocrWe[i] = ocr.wordEdits;
+      }
+    });
+  }
+  return { scores: out, golds };
+}
