@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { analyzeStudy } from '../../../analysis/documents/analyze';
 import type { AnalyzeOptions } from '../../../analysis/types';
+import { asDefaultArms } from '../../helpers/default-arms';
 import { REPO_ROOT } from '../../helpers/shared-data';
 import { writeStudy, type Pair, type StudySpec } from '../helpers';
 
@@ -134,6 +135,7 @@ describe('analysis validity (too many failed lines → no headline comparison)',
 
   it('`phase5 report` prints the reason instead of a ΔCER for a comparison that is not valid', () => {
     const s = study((p) => p.id.startsWith('A/') && Number(p.id.slice(2)) < 3);
+    asDefaultArms(s.root, s); // where `phase5 report` reads a results dir's default arms
     const config = path.join(s.root, 'config.yaml');
     writeFileSync(config, `paths:\n  results_dir: ${s.root}\nanalysis:\n  bootstrap_iterations: 50\n`);
     const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), '--config', config, 'report'], {
