@@ -1,7 +1,7 @@
 /**
  * Public API of the analyze stage (pure core; no Temporal imports).
  *   analyzeStudy(opts)              → score, write per-dataset + aggregated documents, render the report
- *   renderReport(phase5Dir, opts)   → report.md / report.html / charts from existing documents
+ *   renderReport(ragDir, opts)   → report.md / report.html / charts from existing documents
  *   metrics: scorePair, cer, wer, alignSequences, normalizeArabic, …
  *   analyzeArms(opts)              → all study arms together: <results>/study/arms.json, per-arm metrics.json
  *   paired tests: pairedBootstrapDelta, signTest, wilcoxonSignedRank, holm

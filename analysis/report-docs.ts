@@ -16,23 +16,23 @@ function readJsonSync(file: string): Json {
 }
 
 /** Load what the report needs; throws a clear error when the analysis has not run yet. */
-export function loadReportDocs(phase5Dir: string): ReportDocs {
-  const mFile = path.join(phase5Dir, 'metrics.json');
-  const cFile = path.join(phase5Dir, 'comparison.json');
+export function loadReportDocs(ragDir: string): ReportDocs {
+  const mFile = path.join(ragDir, 'metrics.json');
+  const cFile = path.join(ragDir, 'comparison.json');
   for (const f of [mFile, cFile]) if (!existsSync(f)) throw new Error(`${f} not found: run the analyze stage first`);
   const metrics = readJsonSync(mFile);
   const comparison = readJsonSync(cFile);
-  const ecFile = path.join(phase5Dir, 'error_changes.json');
+  const ecFile = path.join(ragDir, 'error_changes.json');
   const names: string[] = metrics.meta?.datasets ?? [];
   const opt = (f: string) => (existsSync(f) ? readJsonSync(f) : null);
   return {
     metrics,
     comparison,
     errorChanges: opt(ecFile),
-    skippedInputs: opt(path.join(phase5Dir, 'export', 'skipped.json')) as Record<string, Skips> | null,
-    ...loadLineDocs(phase5Dir),
+    skippedInputs: opt(path.join(ragDir, 'export', 'skipped.json')) as Record<string, Skips> | null,
+    ...loadLineDocs(ragDir),
     datasets: names.map((name) => {
-      const dir = path.join(phase5Dir, name);
+      const dir = path.join(ragDir, name);
       return {
         name,
         metrics: readJsonSync(path.join(dir, 'metrics.json')),

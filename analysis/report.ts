@@ -3,7 +3,7 @@
  * beside it) from the analysis documents already on disk, so `phase5 report` can regenerate it in seconds
  * without re-scoring.
  *
- * Charts: Vega-Lite specs (analysis/charts) filled with data → <phase5Dir>/charts/<name>.vl.json, .svg
+ * Charts: Vega-Lite specs (analysis/charts) filled with data → <ragDir>/charts/<name>.vl.json, .svg
  * (vega View.toSVG) and .png (resvg). report.md links the PNGs; report.html inlines the Vega runtime
  * (node_modules/vega/build/vega.min.js) and the compiled Vega specs and renders them as SVG in the browser,
  * with the server-rendered SVG as a <noscript> fallback.
@@ -26,18 +26,18 @@ import type { RenderReportOptions } from './types';
 export { loadReportDocs, vegaMinJsPath };
 
 export interface RenderedReport {
-  /** Files written, relative to phase5Dir. */
+  /** Files written, relative to ragDir. */
   files: string[];
   charts: string[];
   skipped: string[];
 }
 
-/** Write report.md, report.html and charts/* from the analysis documents in `phase5Dir` (+ the Arms section when given). */
-export async function renderReport(phase5Dir: string, opts: RenderReportOptions = {}): Promise<RenderedReport> {
-  const docs = loadReportDocs(phase5Dir);
+/** Write report.md, report.html and charts/* from the analysis documents in `ragDir` (+ the Arms section when given). */
+export async function renderReport(ragDir: string, opts: RenderReportOptions = {}): Promise<RenderedReport> {
+  const docs = loadReportDocs(ragDir);
   const title = opts.title ?? 'Phase 5 report: RAG (OpenITI) vs Phase 2 zero-shot';
   const { charts, skipped } = buildCharts(docs);
-  const chartDir = path.join(phase5Dir, 'charts');
+  const chartDir = path.join(ragDir, 'charts');
   const out = await renderCharts(chartDir, charts, opts.png !== false);
   // Charts without data this time must not linger from an earlier run.
   removeCharts(
@@ -52,9 +52,9 @@ export async function renderReport(phase5Dir: string, opts: RenderReportOptions 
       0,
       ...armsSection(opts.arms, arms),
     );
-  writeFileAtomic(path.join(phase5Dir, 'report.md'), toMarkdown(blocks));
-  writeFileAtomic(path.join(phase5Dir, 'report.html'), toHtml(blocks, title));
-  out.files.push('report.md', 'report.html', ...writeLinesSideFiles(phase5Dir, docs.lines ?? null));
+  writeFileAtomic(path.join(ragDir, 'report.md'), toMarkdown(blocks));
+  writeFileAtomic(path.join(ragDir, 'report.html'), toHtml(blocks, title));
+  out.files.push('report.md', 'report.html', ...writeLinesSideFiles(ragDir, docs.lines ?? null));
   return { files: out.files, charts: [...out.rendered, ...arms].map((c) => c.name), skipped };
 }
 

@@ -33,14 +33,14 @@ import type { AnalysisSummary, AnalyzeOptions, DatasetInfo } from './types';
 export async function optionsFrom(config: Config, cli: RunOptions): Promise<AnalyzeOptions> {
   const { dirs, paths } = studyLayout(config, cli);
   return {
-    phase5Dir: dirs.phase5,
-    phase2Dir: cli.phase2Dir ? resolvePath(cli.phase2Dir) : dirs.phase2,
+    ragDir: dirs.phase5,
+    baselineDir: cli.baselineDir ? resolvePath(cli.baselineDir) : dirs.phase2,
     datasets: cli.datasets,
-    errorAnalysis: config.phase5.analyze_errors && !cli.noErrorAnalysis,
+    errorAnalysis: config.analysis.analyze_errors && !cli.noErrorAnalysis,
     meta: {
       model: config.infer.backend === 'openai' ? config.infer.openai.model : path.basename(config.infer.local.model_path, '.gguf'),
       embedding_model: config.rag.embedding_model,
-      top_k: config.phase5.retrieval.top_k,
+      top_k: config.retrieval.top_k,
       corpus_size: await corpusSize(paths),
     },
     datasetInfo: await datasetLeakage(config, cli),
@@ -53,7 +53,7 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
     },
     normalization: { ...config.analysis.normalization },
     collapseWhitespace: config.analysis.collapse_whitespace,
-    eras: config.phase5.corpus.eras.map((e) => ({ name: e.name, from: e.from, to: e.to })),
+    eras: config.corpus.eras.map((e) => ({ name: e.name, from: e.from, to: e.to })),
     maxFailedShare: config.infer.max_failed_share,
     ...(await armsOptions(config, cli, dirs.root)),
   };
@@ -104,7 +104,7 @@ function armPrices(config: Config): Pick<ArmsStatsOptions, 'prices'> {
       const price = armConfig(config, spec).infer.price;
       if (price) prices[spec.name] = price;
     }
-  } else if (config.infer.price) for (const c of config.infer.conditions) prices[c] = config.infer.price;
+  } else if (config.infer.price) for (const c of config.infer.arms) prices[c] = config.infer.price;
   return Object.keys(prices).length ? { prices } : {};
 }
 
@@ -115,7 +115,7 @@ export async function corpusExclusions(config: Config, cli: RunOptions): Promise
     .filter(([key]) => !keep || keep.has(key))
     .map(([dataset, d]) => ({ dataset, ...(d.source_pattern ? { source_pattern: d.source_pattern } : {}) }));
   const settings = corpusSettings(config);
-  // A generic corpus (phase5.corpus.source) applies neither exclude patterns nor exclusion by work.
+  // A generic corpus (corpus.source) applies neither exclude patterns nor exclusion by work.
   if ('generic' in settings) return datasetExclusions(datasets, [], null);
   const byWork = settings.datasetSources ? await heldByWork(config, cli, settings) : null;
   return datasetExclusions(datasets, settings.exclude, byWork, await metadataVersions(settings));
@@ -169,7 +169,7 @@ async function datasetLeakage(config: Config, cli: RunOptions): Promise<Record<s
 
 /** The small result that crosses Temporal. */
 export interface AnalyzeResult {
-  phase5Dir: string;
+  ragDir: string;
   report: string;
   overall: AnalysisSummary['overall'];
   /** `invalid_reason` only on a dataset whose comparison is not valid (too many failed lines): show no ΔCER for it. */
@@ -222,7 +222,7 @@ export async function run(
   hooks: StageHooks = {},
   progress: AnalyzeOptions['progress'] = 'log',
 ): Promise<AnalyzeResult> {
-  const corrections = path.join(options.phase5Dir, 'corrections.jsonl');
+  const corrections = path.join(options.ragDir, 'corrections.jsonl');
   const arms = options.arms ? await runArms(options, options.arms, hooks) : null;
   if (!existsSync(corrections)) {
     if (arms) return armsOnlyResult(options, arms);
@@ -238,8 +238,8 @@ export async function run(
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
   });
   return {
-    phase5Dir: summary.phase5_dir,
-    report: path.join(summary.phase5_dir, 'report.html'),
+    ragDir: summary.rag_dir,
+    report: path.join(summary.rag_dir, 'report.html'),
     overall: summary.overall,
     datasets: summary.datasets.map((d) => ({
       dataset: d.dataset,
@@ -313,7 +313,7 @@ async function armsOnlyResult(options: AnalyzeOptions, arms: ArmsAnalysis): Prom
     options.report === false ? null : await renderArmsReport(studyDir, arms, typeof options.report === 'object' ? options.report : {});
   const base = arms.arms.find((a) => a.is_baseline)!;
   return {
-    phase5Dir: options.phase5Dir,
+    ragDir: options.ragDir,
     report: path.join(studyDir, 'report.html'),
     overall: {
       num_samples: base.lines,

@@ -90,12 +90,10 @@ function configFor(resultsDir: string, seed = 42): Config {
     {
       paths: { results_dir: resultsDir },
       data: { openiti_root: data.openiti_root },
-      phase5: {
-        corpus: { max_sentences: data.max_sentences, seed },
-        index: { batch_size: 64 },
-        // Several shards per dataset, so the merge order is part of what is compared.
-        export: { shard_size: 4, query_batch_size: 16, checkpoint_every: 3 },
-      },
+      corpus: { max_sentences: data.max_sentences, seed },
+      index: { batch_size: 64 },
+      // Several shards per dataset, so the merge order is part of what is compared.
+      export: { shard_size: 4, query_batch_size: 16, checkpoint_every: 3 },
       rag: {
         embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
         embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', threads: 2 },
@@ -204,7 +202,7 @@ describe('determinism: two runs with the same config and seed', function () {
   it('corpus.jsonl is byte-identical (and holds the sentences asked for)', () => {
     const lines = readFileSync(path.join(a.phase5, 'corpus.jsonl'), 'utf8').trim().split('\n');
     expect(lines).to.have.length(a.corpusSentences);
-    expect(a.corpusSentences).to.equal(configFor(tmp).phase5.corpus.max_sentences);
+    expect(a.corpusSentences).to.equal(configFor(tmp).corpus.max_sentences);
     same('corpus.jsonl');
   });
 

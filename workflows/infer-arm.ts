@@ -68,5 +68,5 @@ export async function inferArmWorkflow(a: InferArmInput): Promise<ArmResult> {
   // The plan's run tags (replicate, seed, price), each only when the plan has it.
   const { replicate, seed, price } = a.arm;
   const tags = { ...(replicate === undefined ? {} : { replicate, seed }), ...(price ? { price } : {}) };
-  return { condition: a.arm.arm, output: merged.output, ...a.acc.counts, elapsedMs, skipped: merged.skipped, ...tags };
+  return { arm: a.arm.arm, output: merged.output, ...a.acc.counts, elapsedMs, skipped: merged.skipped, ...tags };
 }

@@ -92,13 +92,13 @@ export function parseConfig(raw: unknown, file: string, opts: LoadOptions = {}):
 /** Rules that span keys (zod checks one key at a time). */
 function checkConsistency(config: Config, file: string): void {
   const problems: string[] = [];
-  const c = config.phase5.corpus;
+  const c = config.corpus;
   if (c.min_char_len > c.max_char_len)
-    problems.push(`phase5.corpus.min_char_len: must be ≤ max_char_len (${c.max_char_len}), got ${c.min_char_len}`);
+    problems.push(`corpus.min_char_len: must be ≤ max_char_len (${c.max_char_len}), got ${c.min_char_len}`);
   const total = c.eras.reduce((s, e) => s + e.fraction, 0);
-  if (Math.abs(total - 1) > 1e-6) problems.push(`phase5.corpus.eras: fractions must sum to 1, got ${Number(total.toFixed(6))}`);
+  if (Math.abs(total - 1) > 1e-6) problems.push(`corpus.eras: fractions must sum to 1, got ${Number(total.toFixed(6))}`);
   c.eras.forEach((e, i) => {
-    if (e.from >= e.to) problems.push(`phase5.corpus.eras.${i}: from (${e.from}) must be < to (${e.to})`);
+    if (e.from >= e.to) problems.push(`corpus.eras.${i}: from (${e.from}) must be < to (${e.to})`);
   });
   problems.push(...studyProblems(config));
   if (problems.length) throw new ConfigError(file, problems);

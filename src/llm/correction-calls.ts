@@ -17,11 +17,7 @@ function failureOf(err: unknown): FailureInfo {
  * The prompt infer sends for one record: the arm's template when it has one, else the built-in of its condition
  * (`phase5 plan` counts the tokens of the same prompt).
  */
-export function correctionPrompt(
-  condition: RunCorrectionsOptions['condition'],
-  r: InferenceInputRow,
-  template?: PromptTemplate,
-): BuiltPrompt {
+export function correctionPrompt(condition: RunCorrectionsOptions['prompt'], r: InferenceInputRow, template?: PromptTemplate): BuiltPrompt {
   return template ? renderTemplate(template, r.ocr_text, r.retrieval_context) : buildPrompt(condition, r.ocr_text, r.retrieval_context);
 }
 
@@ -52,7 +48,7 @@ export class CorrectionCalls {
 
   /** The record to write, or null when the call was cut short by the stop signal. */
   async correct(r: InferenceInputRow): Promise<CorrectionRecord | null> {
-    const { backend, condition, template } = this.opts;
+    const { backend, prompt: condition, template } = this.opts;
     const prompt = correctionPrompt(condition, r, template);
     const base = {
       sample_id: r.sample_id,

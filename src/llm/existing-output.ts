@@ -4,7 +4,7 @@ import { createReadStream } from 'node:fs';
 import readline from 'node:readline';
 import { recoverJsonl, writeFileAtomic } from '../io/jsonl';
 import { childLogger } from '../util/log';
-import type { Condition, RunCorrectionsOptions } from './runner-types';
+import type { PromptKind, RunCorrectionsOptions } from './runner-types';
 
 const log = childLogger('infer');
 
@@ -96,7 +96,7 @@ export async function openExistingOutput(
       log.info({ retriedFailed }, `removed ${retriedFailed} failed record(s) to retry them`);
     }
   }
-  assertSameExperiment(existing, outputPath, opts.backend.model, opts.condition);
+  assertSameExperiment(existing, outputPath, opts.backend.model, opts.prompt);
   assertSamePrompt(existing, outputPath, opts);
   assertSameGuard(existing, outputPath, opts.guard?.enabled === true);
   if (existing.duplicates > 0) log.warn({ file: outputPath, duplicates: existing.duplicates }, 'existing output has duplicate sample_ids');
@@ -104,7 +104,7 @@ export async function openExistingOutput(
 }
 
 /** A resumed file must stay one experiment: same model, same condition. */
-function assertSameExperiment(existing: ExistingOutput, outputPath: string, model: string, condition: Condition): void {
+function assertSameExperiment(existing: ExistingOutput, outputPath: string, model: string, condition: PromptKind): void {
   for (const [had, line] of existing.models) {
     if (had !== model) {
       throw new Error(
@@ -139,7 +139,7 @@ function assertSameGuard(existing: ExistingOutput, outputPath: string, guarded: 
 function assertSamePrompt(existing: ExistingOutput, outputPath: string, opts: RunCorrectionsOptions): void {
   const t = opts.template;
   const builtin = !t || isBuiltin(t);
-  const allowed = new Set([t?.version ?? (opts.condition === 'rag' ? 'p5v1' : 'v1'), ...(builtin ? ['v1'] : [])]);
+  const allowed = new Set([t?.version ?? (opts.prompt === 'rag' ? 'p5v1' : 'v1'), ...(builtin ? ['v1'] : [])]);
   for (const [version, line] of existing.promptVersions) {
     if (!allowed.has(version))
       throw new Error(

@@ -36,7 +36,7 @@ export {
   runCorrections,
   RunCorrectionsError,
   LlmUnavailableError,
-  type Condition,
+  type PromptKind,
   type RunCorrectionsOptions,
   type RunCorrectionsSummary,
 } from './runner';

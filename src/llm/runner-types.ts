@@ -5,7 +5,7 @@ import type { PromptTemplate } from '../prompts/templates';
 import type { InferenceInputRow } from './records';
 import type { FailureInfo, LlmBackend } from './types';
 
-export type Condition = 'rag' | 'zero_shot';
+export type PromptKind = 'rag' | 'zero_shot';
 
 export interface RunCorrectionsOptions {
   /** inference_input.jsonl, or the records themselves. */
@@ -14,7 +14,7 @@ export interface RunCorrectionsOptions {
   outputPath: string;
   backend: LlmBackend;
   /** `rag` (Phase 5: p5v1 with the record's retrieval_context) or `zero_shot` (Phase 2 baseline, v1). */
-  condition: Condition;
+  prompt: PromptKind;
   /** The prompt's template (src/prompts/templates.ts); absent = the built-in of `condition` (p5v1 or v1). */
   template?: PromptTemplate;
   /** The key of a JSON answer that holds the correction (a JSON `response_format`, src/llm/decoding.ts); absent = plain text. */
@@ -54,7 +54,7 @@ export interface RunCorrectionsOptions {
 
 export interface RunCorrectionsSummary extends CorrectionCounts {
   outputPath: string;
-  condition: Condition;
+  prompt: PromptKind;
   /** The run's name in messages: the arm (options.label), else the condition. */
   label: string;
   backend: string;

@@ -6,7 +6,7 @@
  *
  * Without `study:` in the config the arms are the two default ones, at these paths:
  * `rag` → <results>/phase5/corrections.jsonl and `zero_shot` → <results>/phase2/corrections.jsonl, both reading
- * <results>/phase5/inference_input.jsonl, in `infer.conditions` order (`--phase2-dir` leaves zero_shot out).
+ * <results>/phase5/inference_input.jsonl, in `infer.arms` order (`--baseline-dir` leaves zero_shot out).
  *
  *   for (const arm of studyPlan(config, {}).arms) await runArm(options, arm, hooks, openBackend);
  */
@@ -14,7 +14,7 @@ import { resolveGuard, type GuardSettings } from '../llm/guard';
 import path from 'node:path';
 import type { Config } from '../config/schema';
 import { armConfig, armModeAndPrompt } from '../config/study';
-import type { BackendConfig, Condition } from '../llm';
+import type { BackendConfig, PromptKind } from '../llm';
 import { resolveTemplate, type PromptTemplate } from '../prompts/templates';
 import { sha256Text } from '../util/hash';
 import { armNames } from './arm-names';
@@ -34,7 +34,7 @@ export type RetrievalMode = 'dense' | 'hybrid' | 'random' | 'gold_query' | 'none
 /** The over-correction guard of an arm (src/llm/guard.ts). */
 export type ArmGuard = GuardSettings;
 
-export type RetrievalSettings = Config['phase5']['retrieval'];
+export type RetrievalSettings = Config['retrieval'];
 
 export interface ArmRetrieval {
   mode: RetrievalMode;
@@ -47,7 +47,7 @@ export interface ArmRetrieval {
    * analysis may draw them as one gain-vs-k series.
    */
   k_group?: string;
-  /** phase5.retrieval with the arm's overrides applied. */
+  /** retrieval with the arm's overrides applied. */
   settings: RetrievalSettings;
 }
 
@@ -58,7 +58,7 @@ export interface ArmRun {
   name: string;
   role: ArmRole;
   /** The kind of prompt: `rag` (it shows the record's context) or `zero_shot` (it does not). */
-  prompt: Condition;
+  prompt: PromptKind;
   /** The prompt's template: a built-in (`rag` p5v1, `zero_shot` v1, `rag_cache` p5v1c) or one of `study.prompts` (absent: `prompt`'s built-in). */
   template?: PromptTemplate;
   /** The inference_input.jsonl this arm reads. */
@@ -90,20 +90,20 @@ export interface ArmRun {
 
 /** Every arm the config declares, in order (without `study:`: the default arms). */
 export function declaredArms(config: Config, layout: StudyLayout): ArmRun[] {
-  return config.study ? studyArms(config, layout) : conditionArms(config, layout);
+  return config.study ? studyArms(config, layout) : defaultArms(config, layout);
 }
 
 /** The default arms: rag → <results>/phase5, zero_shot → <results>/phase2, one inference_input.jsonl. */
-function conditionArms(config: Config, layout: StudyLayout): ArmRun[] {
+function defaultArms(config: Config, layout: StudyLayout): ArmRun[] {
   const { dirs } = layout;
   const input = path.join(dirs.phase5, 'inference_input.jsonl');
-  const outputs: Record<Condition, string> = {
+  const outputs: Record<PromptKind, string> = {
     rag: path.join(dirs.phase5, 'corrections.jsonl'),
     zero_shot: path.join(dirs.phase2, 'corrections.jsonl'),
   };
-  return config.infer.conditions.map((name) => {
-    const prompt = name as Condition;
-    const retrieval = armRetrieval(config, layout.paths, config.phase5.retrieval, prompt === 'zero_shot' ? 'none' : undefined);
+  return config.infer.arms.map((name) => {
+    const prompt = name as PromptKind;
+    const retrieval = armRetrieval(config, layout.paths, config.retrieval, prompt === 'zero_shot' ? 'none' : undefined);
     return {
       name,
       role: prompt === 'zero_shot' ? 'baseline' : 'method',
@@ -122,7 +122,7 @@ function conditionArms(config: Config, layout: StudyLayout): ArmRun[] {
 
 /**
  * The arms of `study:`. A zero-shot arm (prompt zero_shot / mode none) ignores the context but needs the lines:
- * it reads the export of the configured `phase5.retrieval` (dense) when an arm makes that one, else the first
+ * it reads the export of the configured `retrieval` (dense) when an arm makes that one, else the first
  * export an arm makes, else the configured one (exported for it) — so it never costs an extra export when there is one.
  */
 function studyArms(config: Config, layout: StudyLayout): ArmRun[] {
@@ -130,7 +130,7 @@ function studyArms(config: Config, layout: StudyLayout): ArmRun[] {
   const arms = study.arms.map((spec) => {
     const { mode, prompt, template } = armModeAndPrompt(spec, study.prompts);
     const effective = armConfig(config, spec);
-    const retrieval = armRetrieval(effective, corpusPaths(layout, effective), effective.phase5.retrieval, mode);
+    const retrieval = armRetrieval(effective, corpusPaths(layout, effective), effective.retrieval, mode);
     const dir = path.join(layout.dirs.arms, spec.name);
     const corrector = correctorOf(spec, corpusPaths(layout, effective).corpus);
     // The over-correction guard judges an LLM's answer; a non-LLM corrector has none.
@@ -181,7 +181,7 @@ function kGroup(arm: ArmRun, layout: StudyLayout): string {
 
 /** The fingerprint of the export zero-shot arms read (see studyArms). */
 function zeroShotExport(config: Config, layout: StudyLayout, arms: readonly ArmRun[]): string {
-  const configured = armRetrieval(config, layout.paths, config.phase5.retrieval).fingerprint;
+  const configured = armRetrieval(config, layout.paths, config.retrieval).fingerprint;
   const exporting = arms.filter((a) => a.retrieval.mode !== 'none').map((a) => a.retrieval.fingerprint);
   return exporting.includes(configured) ? configured : (exporting[0] ?? configured);
 }
@@ -210,7 +210,7 @@ export function groupExports(config: Config, layout: StudyLayout, arms: readonly
     }
     // A zero-shot arm first in line for this fingerprint: the export is the configured retrieval's (or another arm's, joined later).
     const maker = arm.retrieval.mode === 'none' ? arms.find((a) => a.retrieval.mode !== 'none' && a.retrieval.fingerprint === fp) : arm;
-    const mode = maker ? (maker.retrieval.mode as ExportGroup['mode']) : config.phase5.retrieval.hybrid.enabled ? 'hybrid' : 'dense';
+    const mode = maker ? (maker.retrieval.mode as ExportGroup['mode']) : config.retrieval.hybrid.enabled ? 'hybrid' : 'dense';
     const made = maker?.config ?? config;
     groups.set(fp, {
       fingerprint: fp,
@@ -253,7 +253,7 @@ export function retrievalFingerprint(config: Config, paths: StagePaths, settings
       retrieval: settings,
       corpus: paths.corpus,
       index: paths.index,
-      corpus_seed: config.phase5.corpus.seed,
+      corpus_seed: config.corpus.seed,
       embedding_model: config.rag.embedding_model,
       embedding: config.rag.embedding,
       // the witness index's identity (works, parameters); absent for every other mode, so their fingerprints stay

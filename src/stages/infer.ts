@@ -26,7 +26,7 @@ import {
   runCorrections,
   RunCorrectionsError,
   type BackendConfig,
-  type Condition,
+  type PromptKind,
   type LlmBackend,
   type RunCorrectionsSummary,
 } from '../llm';
@@ -52,10 +52,10 @@ export { guardImported, importCorrections, type ImportResult } from './infer-imp
 
 const log = childLogger('infer');
 
-export type { Condition };
+export type { PromptKind };
 
 export interface InferOptions {
-  /** The arms to run, in order (the baseline is left out when `--phase2-dir` supplies it). */
+  /** The arms to run, in order (the baseline is left out when `--baseline-dir` supplies it). */
   arms: ArmRun[];
   /** The arm an `--import` file is written to (`--arm NAME`, default rag). */
   importArm?: ArmRun;
@@ -121,7 +121,7 @@ export const RESULT_KEYS = [
  * duplicate input records (the later ones are not corrected) and lines recorded as failed, by reason.
  * `condition` is the arm's name (`rag` / `zero_shot` without a study; the field keeps its name so recorded histories replay).
  */
-export type ArmResult = { condition: string; output: string; skipped: Skips; load?: LlmLoad } & ArmCounts & RunTags;
+export type ArmResult = { arm: string; output: string; skipped: Skips; load?: LlmLoad } & ArmCounts & RunTags;
 
 /**
  * What a result says about its run beyond the counts: for one replicate of an arm with replicates (./replicates.ts)
@@ -237,7 +237,7 @@ export async function runArm(
   );
   await assertFailedShare(options, arm.name, arm.output);
   const counts = Object.fromEntries(RESULT_KEYS.map((k) => [k, summary[k]])) as Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
-  return { condition: arm.name, output, ...counts, skipped: armSkips(summary), ...runTags(arm) };
+  return { arm: arm.name, output, ...counts, skipped: armSkips(summary), ...runTags(arm) };
 }
 
 async function correct(
@@ -278,7 +278,7 @@ export async function correctLines(
       inputPath: target.input,
       outputPath: target.output,
       backend,
-      condition: arm.prompt,
+      prompt: arm.prompt,
       template: arm.template,
       jsonField: jsonAnswerField(arm.config.infer.decoding?.response_format),
       label: arm.name,

@@ -18,7 +18,7 @@ export interface RunOptions {
   corpusPath?: string;
   indexPath?: string;
   /** Existing zero-shot results: the infer stage then skips the baseline condition. */
-  phase2Dir?: string;
+  baselineDir?: string;
   noErrorAnalysis?: boolean;
   /** A corrections.jsonl produced elsewhere, validated and imported instead of running the LLM. */
   importFile?: string;

@@ -69,7 +69,7 @@ describe('phase5 retrieve: the same retrieval as export', function () {
     paths = { corpus: path.join(shared, 'phase5', 'corpus.jsonl'), index: path.join(shared, 'phase5', 'index.usearch') };
     const dir = tmpDir('retrieve-cli');
     const raw = baseRaw(dir) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    raw.phase5.retrieval = {
+    raw.retrieval = {
       top_k: 4,
       min_score: 0.1,
       rerank: { enabled: true, method: 'lexical' },

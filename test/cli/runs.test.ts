@@ -62,7 +62,7 @@ describe('searchable runs (search attributes, memo, phase5 runs)', function () {
     const raw = {
       ...base,
       run_name: 'alpha',
-      phase5: { ...(base.phase5 as object), retrieval: { top_k: 7 } },
+      retrieval: { top_k: 7 },
       temporal: {
         address: `127.0.0.1:${port}`,
         ui_port: uiPort,

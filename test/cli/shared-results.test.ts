@@ -86,7 +86,8 @@ describe('one results dir, several exports (real server, worker process)', funct
         queues: { cpu: `shared-cpu-${port}`, gpu: `shared-gpu-${port}` },
         retry: { maximum_attempts: 3, initial_interval: '200ms', maximum_interval: '1s' },
       },
-      phase5: { ...(baseRaw(results).phase5 as object), retrieval: { top_k: k, min_score: 0 } },
+      ...(baseRaw(results).phase5 as object),
+      retrieval: { top_k: k, min_score: 0 },
     });
     files = { top3: path.join(dir, 'top3.yaml'), top5: path.join(dir, 'top5.yaml') };
     writeFileSync(files.top3, YAML.stringify(raw(3)));

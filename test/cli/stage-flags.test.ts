@@ -19,7 +19,7 @@ describe('cli stage flags', () => {
       const declared = STAGE_FLAGS.filter((f) => f.stages.includes(stage)).map((f) => longOf(f.flags));
       expect(longFlags(command(stage)), stage).to.deep.equal(['--detach', '--force', ...declared].sort());
     }
-    expect(longFlags(command('infer'))).to.include.members(['--limit', '--retry-failed', '--import', '--arm', '--phase2-dir']);
+    expect(longFlags(command('infer'))).to.include.members(['--limit', '--retry-failed', '--import', '--arm', '--baseline-dir']);
     for (const f of STAGE_FLAGS) expect(f.stages.length, f.flags).to.be.greaterThan(0);
   });
 
@@ -53,8 +53,8 @@ describe('cli stage flags', () => {
       errorAnalysis: false,
     });
     const { config } = resolveConfig({}, seen!);
-    expect(config.phase5.retrieval.top_k).to.equal(4);
-    expect(config.phase5.analyze_errors).to.equal(false);
+    expect(config.retrieval.top_k).to.equal(4);
+    expect(config.analysis.analyze_errors).to.equal(false);
     expect(runOptions(seen!, config)).to.deep.equal({
       corpusPath: '/tmp/c.jsonl',
       indexPath: '/tmp/i.usearch',

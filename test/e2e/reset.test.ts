@@ -28,11 +28,11 @@ function sha256(file: string): string {
 }
 
 /** The files the analyze stage wrote: everything under results/phase5 changed since it started, but the journal. */
-function analyzeOutputs(phase5Dir: string, analyzeStart: Date): Map<string, string> {
+function analyzeOutputs(ragDir: string, analyzeStart: Date): Map<string, string> {
   const out = new Map<string, string>();
-  for (const f of filesUnder(phase5Dir)) {
+  for (const f of filesUnder(ragDir)) {
     if (path.basename(f) === 'phase5.log') continue; // an append-only journal with wall-clock lines
-    if (statSync(f).mtimeMs >= analyzeStart.getTime()) out.set(path.relative(phase5Dir, f), sha256(f));
+    if (statSync(f).mtimeMs >= analyzeStart.getTime()) out.set(path.relative(ragDir, f), sha256(f));
   }
   return out;
 }
@@ -43,8 +43,8 @@ describe('reset: temporal workflow reset re-runs analyze with byte-identical out
   let study: TinyStudy | undefined;
   let firstOutputs = new Map<string, string>();
   const analyzeId = () => stageWorkflowId(study!.config.run_name, 'analyze');
-  const phase5Dir = () => resultDirs(study!.config).phase5;
-  const hashesOf = (rels: Iterable<string>) => new Map([...rels].map((rel) => [rel, sha256(path.join(phase5Dir(), rel))]));
+  const ragDir = () => resultDirs(study!.config).phase5;
+  const hashesOf = (rels: Iterable<string>) => new Map([...rels].map((rel) => [rel, sha256(path.join(ragDir(), rel))]));
 
   before(async () => {
     installTestRuntime();
@@ -60,10 +60,10 @@ describe('reset: temporal workflow reset re-runs analyze with byte-identical out
     const result = await runTinyStudy(study!, 2);
     const first = await client.workflow.getHandle(analyzeId()).describe();
     expect(first.status.name).to.equal('COMPLETED');
-    firstOutputs = analyzeOutputs(phase5Dir(), first.startTime);
+    firstOutputs = analyzeOutputs(ragDir(), first.startTime);
     expect([...firstOutputs.keys()]).to.include('report.html');
     expect(firstOutputs.size).to.be.at.least(result.analyze!.files);
-    for (const rel of firstOutputs.keys()) rmSync(path.join(phase5Dir(), rel)); // so only a real re-run passes
+    for (const rel of firstOutputs.keys()) rmSync(path.join(ragDir(), rel)); // so only a real re-run passes
 
     temporalCli('workflow', 'reset', '--workflow-id', analyzeId(), '--type', 'FirstWorkflowTask', '--reason', 'reset test: re-run analyze');
     const latest = client.workflow.getHandle(analyzeId()); // no run id: the run the reset started
@@ -83,7 +83,7 @@ describe('reset: temporal workflow reset re-runs analyze with byte-identical out
     );
     const eventId = startAnalyze?.startChildWorkflowExecutionInitiatedEventAttributes?.workflowTaskCompletedEventId;
     expect(eventId, 'the parent started an analyze child').to.not.equal(undefined);
-    for (const rel of firstOutputs.keys()) rmSync(path.join(phase5Dir(), rel));
+    for (const rel of firstOutputs.keys()) rmSync(path.join(ragDir(), rel));
 
     temporalCli(
       'workflow',

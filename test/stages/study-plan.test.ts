@@ -102,7 +102,7 @@ describe('stages/study-plan', () => {
       expect(corpus.arms).to.deep.equal(['similar', 'similar_k1']);
       expect(corpus.dir).to.equal(path.join(root, 'corpora', corpus.fingerprint));
       expect(corpus.paths).to.deep.equal({ corpus: path.join(corpus.dir, 'corpus.jsonl'), index: path.join(corpus.dir, 'index.usearch') });
-      expect(corpus.config.phase5.corpus.exclude).to.include('0200AuthorB*');
+      expect(corpus.config.corpus.exclude).to.include('0200AuthorB*');
       const similar = plan.exports!.find((e) => e.arms.includes('similar'))!;
       expect(similar.paths).to.deep.equal(corpus.paths);
       expect(plan.exports![0].paths).to.deep.equal(plan.paths); // rag reads the run's corpus
@@ -112,7 +112,7 @@ describe('stages/study-plan', () => {
       expect(plan.witnessIndexes.map((w) => [w.arms, w.dir])).to.deep.equal([
         [['witness'], path.join(root, 'witness', plan.witnessIndexes[0].fingerprint)],
       ]);
-      expect(plan.witnessIndexes[0].config.phase5.retrieval.witness?.works).to.deep.equal(['0200AuthorB*']);
+      expect(plan.witnessIndexes[0].config.retrieval.witness?.works).to.deep.equal(['0200AuthorB*']);
     });
 
     it('arms get their folder under arms/ and a role: baseline, method, placebo, upper bound', () => {

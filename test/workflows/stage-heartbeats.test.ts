@@ -61,7 +61,7 @@ describe('workflows: long plan and merge activities heartbeat (1 s heartbeat tim
     writeLines(dataset, (id) => ({ sample_id: id, ocr_text: text(id), gt_text: text(id) }));
     writeLines(path.join(phase5, 'inference_input.jsonl'), (id) => ({ ...inferenceInputRecord(id), ocr_text: text(id) }));
     const config: Config = parseConfig(
-      { paths: { results_dir: results }, datasets: { d: { type: 'jsonl', path: dataset } }, infer: { conditions: ['rag'] } },
+      { paths: { results_dir: results }, datasets: { d: { type: 'jsonl', path: dataset } }, infer: { arms: ['rag'] } },
       'stage-heartbeats test',
       { env: {} },
     );

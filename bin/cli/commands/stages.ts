@@ -125,7 +125,7 @@ function startStage(
  * every flag of the stages it runs, except those marked `notInRun` (with the reason).
  */
 export const STAGE_FLAGS: readonly { flags: string; description: string; stages: readonly StageName[]; notInRun?: string }[] = [
-  { flags: '--max-sentences <n>', description: 'corpus size cap (phase5.corpus.max_sentences)', stages: ['build'] },
+  { flags: '--max-sentences <n>', description: 'corpus size cap (corpus.max_sentences)', stages: ['build'] },
   { flags: '--openiti-root <dir>', description: 'OpenITI root (env OPENITI_ROOT)', stages: ['build'] },
   { flags: '--corpus-path <file>', description: 'corpus JSONL (default <results>/phase5/corpus.jsonl)', stages: ['build', 'export'] },
   { flags: '--index-path <file>', description: 'index file (default <results>/phase5/index.usearch)', stages: ['build', 'export'] },
@@ -148,7 +148,7 @@ export const STAGE_FLAGS: readonly { flags: string; description: string; stages:
   { flags: '--top-k <n>', description: 'sentences to retrieve per line', stages: ['export'] },
   { flags: '--min-score <s>', description: 'minimum cosine similarity of a retrieved sentence', stages: ['export'] },
   {
-    flags: '--phase2-dir <dir>',
+    flags: '--baseline-dir <dir>',
     description: 'existing zero-shot baseline results: infer skips the baseline arm, analyze reads them',
     stages: ['infer', 'analyze'],
   },
