@@ -12,6 +12,7 @@ import type { z } from 'zod';
 import { ConfigSchema, type Config } from './schema';
 import { readPromptFiles } from './prompt-files';
 import { rebasePaths } from './relative-paths';
+import { displayPath, renamedKeyProblems } from './renamed-keys';
 import { studyProblems } from './study';
 import { applyTemporalProfile, TemporalProfileError } from '../temporal/connection-options';
 
@@ -25,6 +26,15 @@ export class ConfigError extends Error {
   ) {
     super(`invalid config ${file}:\n  - ${problems.join('\n  - ')}`);
     this.name = 'ConfigError';
+  }
+}
+
+/** A config that uses a renamed key: one line, `<file>: key <old> was renamed to <new>` (several joined by "; "). */
+export class RenamedKeyError extends ConfigError {
+  constructor(file: string, problems: string[]) {
+    super(file, problems);
+    this.name = 'RenamedKeyError';
+    this.message = `${displayPath(file)}: ${problems.join('; ')}`;
   }
 }
 
@@ -71,6 +81,8 @@ export interface LoadedConfig {
 /** Parse and validate a config object (already read from YAML). */
 export function parseConfig(raw: unknown, file: string, opts: LoadOptions = {}): Config {
   const env = opts.env ?? process.env;
+  const renamed = renamedKeyProblems(raw);
+  if (renamed.length) throw new RenamedKeyError(file, renamed);
   const result = ConfigSchema.safeParse(raw ?? {});
   if (!result.success) throw new ConfigError(file, formatIssues(result.error, raw));
   const config = result.data;
@@ -127,7 +139,7 @@ export function resolvePath(p: string): string {
   return path.isAbsolute(p) ? p : path.resolve(PROJECT_ROOT, p);
 }
 
-/** Where each condition's results live. */
+/** Where the default arms' results live: rag under phase5/, the zero_shot baseline under phase2/. */
 export function resultDirs(config: Config): { root: string; phase5: string; phase2: string } {
   const root = resolvePath(config.paths.results_dir);
   return { root, phase5: path.join(root, 'phase5'), phase2: path.join(root, 'phase2') };

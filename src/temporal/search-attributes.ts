@@ -92,7 +92,7 @@ export function runMemo(config: Config, datasets: string[]): Record<string, unkn
     top_k: config.retrieval.top_k,
     min_score: config.retrieval.min_score,
     datasets,
-    conditions: config.infer.arms,
+    arms: config.study ? config.study.arms.map((a) => a.name) : config.infer.arms,
   };
 }
 

@@ -107,6 +107,7 @@ describe('searchable runs (search attributes, memo, phase5 runs)', function () {
       corpus_max_sentences: 40,
     });
     expect(memo.datasets).to.deep.equal(['demo']);
+    expect(memo.arms, 'the default arms (infer.arms)').to.deep.equal(['rag', 'zero_shot']);
   });
 
   it('phase5 runs --run X lists only X, newest first; --config-hash filters by hash', async () => {
