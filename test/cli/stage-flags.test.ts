@@ -9,7 +9,12 @@ import { buildProgram } from '../../bin/cli/main';
 import { flagsOf, STAGE_FLAGS } from '../../bin/cli/commands/stages';
 import { resolveConfig, runOptions, type GlobalFlags, type StageFlags } from '../../bin/cli/options';
 
-const longFlags = (cmd: Command) => cmd.options.map((o) => o.long!).sort();
+/** The flags a command shows (a renamed flag is registered hidden, only to refuse it: test/cli/renamed.test.ts). */
+const longFlags = (cmd: Command) =>
+  cmd.options
+    .filter((o) => !o.hidden)
+    .map((o) => o.long!)
+    .sort();
 const command = (name: string) => buildProgram().commands.find((c) => c.name() === name)!;
 const longOf = (flags: string) => flags.split(/[ ,]/)[0];
 

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { resolveConfig, runOptions, type GlobalFlags, type StageFlags } from '../options';
+import { addRenamedFlags } from '../renamed-flags';
 import type { Config } from '../../../src/config/schema';
 import type { FormatStyle, RetrievedChunk } from '../../../src/index/retriever';
 import type { StagePaths } from '../../../src/stages/retriever';
@@ -9,8 +10,7 @@ import { UserFacingError } from '../../../src/temporal/server';
 export function registerLocalCommands(program: Command): void {
   registerRetrieveCommand(program);
   registerEvalRetrievalCommand(program);
-  program
-    .command('report')
+  addRenamedFlags(program.command('report'))
     .description('regenerate metrics, comparisons and report.md/html from existing results (no Temporal, no inference)')
     .option('--datasets <keys...>', 'subset of dataset keys')
     .option('--baseline-dir <dir>', 'zero-shot baseline results directory')

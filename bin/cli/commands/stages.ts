@@ -15,6 +15,7 @@ import { replacedFile } from '../finished-files';
 import { writeRunMarker } from '../../../src/stages/run-marker';
 import { summarizeResult } from '../summary';
 import { describeSkips } from '../skips';
+import { addRenamedFlags } from '../renamed-flags';
 
 /** What the stage skipped, one summary per stage (stderr: stdout stays the result). */
 export function printSkips(stage: StageName | 'run', result: unknown): void {
@@ -191,7 +192,7 @@ function stageCommand(program: Command, name: StageName | 'run', description: st
     .action(async (_opts, c: Command) => startAndFollow(c, name));
   if (name === 'run') cmd.option('--force-stage <stages...>', 'redo these stages (build, export, infer, analyze)');
   for (const f of flagsOf(name)) cmd.option(f.flags, f.description);
-  return cmd;
+  return name === 'infer' || name === 'analyze' || name === 'run' ? addRenamedFlags(cmd) : cmd;
 }
 
 export function registerStageCommands(program: Command): void {
