@@ -103,8 +103,8 @@ export async function openExistingOutput(
   return { existing, retriedFailed };
 }
 
-/** A resumed file must stay one experiment: same model, same condition. */
-function assertSameExperiment(existing: ExistingOutput, outputPath: string, model: string, condition: PromptKind): void {
+/** A resumed file must stay one experiment: same model, same kind of prompt. */
+function assertSameExperiment(existing: ExistingOutput, outputPath: string, model: string, kind: PromptKind): void {
   for (const [had, line] of existing.models) {
     if (had !== model) {
       throw new Error(
@@ -112,11 +112,11 @@ function assertSameExperiment(existing: ExistingOutput, outputPath: string, mode
       );
     }
   }
-  const allowedTypes = condition === 'rag' ? ['rag', 'zero_shot_fallback'] : ['zero_shot'];
+  const allowedTypes = kind === 'rag' ? ['rag', 'zero_shot_fallback'] : ['zero_shot'];
   for (const [type, line] of existing.promptTypes) {
     if (!allowedTypes.includes(type)) {
       throw new Error(
-        `${outputPath}:${line}: existing output holds prompt_type "${type}", which does not belong to condition "${condition}"; use another output path`,
+        `${outputPath}:${line}: existing output holds prompt_type "${type}", which does not belong to a "${kind}" arm; use another output path`,
       );
     }
   }

@@ -36,9 +36,8 @@ const log = childLogger('infer');
 
 export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCorrectionsSummary> {
   const started = Date.now();
-  const { backend, prompt: condition, outputPath } = opts;
-  if (condition !== 'rag' && condition !== 'zero_shot')
-    throw new Error(`runCorrections: condition must be "rag" or "zero_shot", got "${condition}"`);
+  const { backend, prompt: kind, outputPath } = opts;
+  if (kind !== 'rag' && kind !== 'zero_shot') throw new Error(`runCorrections: prompt must be "rag" or "zero_shot", got "${kind}"`);
 
   const { input, unique, seenInput, duplicateInput, duplicateInputIds } = await readInput(opts);
   const { existing, retriedFailed } = await openExistingOutput(opts, seenInput);
@@ -48,8 +47,8 @@ export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCo
 
   const summary: RunCorrectionsSummary = {
     outputPath,
-    prompt: condition,
-    label: opts.label ?? condition,
+    prompt: kind,
+    label: opts.label ?? kind,
     backend: backend.id,
     model: backend.model,
     inputRecords: input.length,

@@ -43,9 +43,9 @@ import { claimReplicateOutput, replicateKey, replicateRun, replicateRuns } from 
 import { checkExportSettings } from './export-record';
 import { UserInputError, type StageHooks } from './types';
 
-/** One arm's share of the plan (small: crosses Temporal); `arm` is the arm's name, `condition` its prompt. */
+/** One arm's share of the plan (small: crosses Temporal); `arm` is the arm's name, `prompt` its kind of prompt. */
 export interface ArmPlan extends RunTags {
-  /** The arm's name. ArmPlan crosses Temporal (recorded histories hold it), so its fields keep their names. */
+  /** The arm's name. */
   arm: string;
   prompt: PromptKind;
   output: string;

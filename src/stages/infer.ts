@@ -119,7 +119,7 @@ export const RESULT_KEYS = [
 /**
  * What one arm produced: the runner's counts that matter downstream (small: crosses Temporal); `skipped`:
  * duplicate input records (the later ones are not corrected) and lines recorded as failed, by reason.
- * `condition` is the arm's name (`rag` / `zero_shot` without a study; the field keeps its name so recorded histories replay).
+ * `arm` is the arm's name (`rag` / `zero_shot` without a study).
  */
 export type ArmResult = { arm: string; output: string; skipped: Skips; load?: LlmLoad } & ArmCounts & RunTags;
 

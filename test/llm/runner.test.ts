@@ -156,8 +156,7 @@ describe('llm/runner: runCorrections', function () {
       progress: 'silent',
     }).then(
       () => expect.fail('should reject'),
-      (e: Error) =>
-        expect(e.message).to.match(/:1: existing output holds prompt_type "rag", which does not belong to condition "zero_shot"/),
+      (e: Error) => expect(e.message).to.match(/:1: existing output holds prompt_type "rag", which does not belong to a "zero_shot" arm/),
     );
     expect(readOut(out)).to.have.length(2);
   });
