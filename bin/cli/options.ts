@@ -6,7 +6,7 @@ import { ConfigError, DEFAULT_CONFIG, formatIssues, loadConfig } from '../../src
 import { ConfigSchema, type Config, type StageName, STAGES } from '../../src/config/schema';
 import type { RunOptions } from '../../src/stages/types';
 import { allArmNames } from '../../src/stages/arm-names';
-import { renamedFlagProblem } from './renamed-flags';
+import { foldAliasedFlags } from './renamed-flags';
 
 export interface GlobalFlags {
   config?: string;
@@ -87,9 +87,9 @@ export function resolveConfig(global: GlobalFlags, stage: StageFlags = {}): { co
 }
 
 /** The CLI options that are not config keys, checked against the config (datasets, arms). */
-export function runOptions(stage: StageFlags, config: Config): RunOptions {
-  const renamed = renamedFlagProblem(stage);
-  if (renamed) throw new UsageError(renamed);
+export function runOptions(given: StageFlags, config: Config): RunOptions {
+  const { flags: stage, problem } = foldAliasedFlags(given);
+  if (problem) throw new UsageError(problem);
   const limit = num('--limit', stage.limit, true);
   if (limit !== undefined && limit <= 0) throw new UsageError(`--limit must be a positive integer, got ${limit}`);
   const datasets = stage.datasets
