@@ -20,7 +20,7 @@ export function addRenamedFlags(cmd: Command): Command {
  * different values is a usage error (`--phase2-dir and --baseline-dir name different folders`).
  */
 export function foldAliasedFlags<T extends object>(flags: T): { flags: T; problem: string | null } {
-  const out: Record<string, unknown> = { ...flags };
+  const out = { ...flags } as Record<string, unknown>;
   for (const f of ALIASED_FLAGS) {
     const alias = out[f.attribute];
     if (alias === undefined) continue;
