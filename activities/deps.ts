@@ -20,7 +20,7 @@ import {
 export interface ActivityDeps {
   /** The retriever for a config's index (export shards). */
   openRetriever(config: Config, paths: StagePaths): Promise<ExportRetriever>;
-  /** The LLM backend for one infer condition (closed by the stage). */
+  /** The LLM backend for one arm's infer (closed by the stage). */
   openBackend: OpenBackend;
   /**
    * Called when an infer attempt failed because the LLM endpoint did not serve (an outage, not a bad line):

@@ -40,11 +40,11 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
     phase2Dir: cli.phase2Dir ? resolvePath(cli.phase2Dir) : defaultArmDir(dirs, 'zero_shot'),
     reportDir: studyReportDir(dirs.root),
     datasets: cli.datasets,
-    errorAnalysis: config.phase5.analyze_errors && !cli.noErrorAnalysis,
+    errorAnalysis: config.analysis.analyze_errors && !cli.noErrorAnalysis,
     meta: {
       model: config.infer.backend === 'openai' ? config.infer.openai.model : path.basename(config.infer.local.model_path, '.gguf'),
       embedding_model: config.rag.embedding_model,
-      top_k: config.phase5.retrieval.top_k,
+      top_k: config.retrieval.top_k,
       corpus_size: await corpusSize(paths),
     },
     datasetInfo: await datasetLeakage(config, cli),
@@ -57,7 +57,7 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
     },
     normalization: { ...config.analysis.normalization },
     collapseWhitespace: config.analysis.collapse_whitespace,
-    eras: config.phase5.corpus.eras.map((e) => ({ name: e.name, from: e.from, to: e.to })),
+    eras: config.corpus.eras.map((e) => ({ name: e.name, from: e.from, to: e.to })),
     maxFailedShare: config.infer.max_failed_share,
     ...(await armsOptions(config, cli, dirs.root)),
   };
@@ -114,7 +114,7 @@ function armPrices(config: Config): Pick<ArmsStatsOptions, 'prices'> {
       const price = armConfig(config, spec).infer.price;
       if (price) prices[spec.name] = price;
     }
-  } else if (config.infer.price) for (const c of config.infer.conditions) prices[c] = config.infer.price;
+  } else if (config.infer.price) for (const c of config.infer.arms) prices[c] = config.infer.price;
   return Object.keys(prices).length ? { prices } : {};
 }
 
@@ -125,7 +125,7 @@ export async function corpusExclusions(config: Config, cli: RunOptions): Promise
     .filter(([key]) => !keep || keep.has(key))
     .map(([dataset, d]) => ({ dataset, ...(d.source_pattern ? { source_pattern: d.source_pattern } : {}) }));
   const settings = corpusSettings(config);
-  // A generic corpus (phase5.corpus.source) applies neither exclude patterns nor exclusion by work.
+  // A generic corpus (corpus.source) applies neither exclude patterns nor exclusion by work.
   if ('generic' in settings) return datasetExclusions(datasets, [], null);
   const byWork = settings.datasetSources ? await heldByWork(config, cli, settings) : null;
   return datasetExclusions(datasets, settings.exclude, byWork, await metadataVersions(settings));
@@ -184,7 +184,7 @@ export function studyReportDir(resultsDir: string): string {
 
 /** The small result that crosses Temporal. */
 export interface AnalyzeResult {
-  phase5Dir: string;
+  ragDir: string;
   report: string;
   /** Every file the analysis wrote, with its sha256: an attach to this run checks them (src/stages/written-file.ts). */
   written: WrittenFile[];
@@ -239,7 +239,7 @@ export async function run(
   hooks: StageHooks = {},
   progress: AnalyzeOptions['progress'] = 'log',
 ): Promise<AnalyzeResult> {
-  const corrections = path.join(options.phase5Dir, 'corrections.jsonl');
+  const corrections = path.join(options.ragDir, 'corrections.jsonl');
   const arms = options.arms ? await runArms(options, options.arms, hooks) : null;
   if (!existsSync(corrections)) {
     if (arms) return armsOnlyResult(options, arms);
@@ -338,7 +338,7 @@ async function armsOnlyResult(options: AnalyzeOptions, arms: ArmsAnalysis): Prom
     ...[...lineFiles, ...(report?.files ?? [])].map((f) => path.join(studyDir, f)),
   ]);
   return {
-    phase5Dir: options.phase5Dir,
+    ragDir: options.ragDir,
     report: path.join(studyDir, 'report.html'),
     written,
     overall: {

@@ -42,9 +42,9 @@ export interface RenderReportOptions {
 }
 
 export interface AnalyzeOptions {
-  phase5Dir: string;
+  ragDir: string;
   /** Directory holding the Phase 2 zero-shot corrections.jsonl (or per-dataset splits); null = none. */
-  phase2Dir?: string | null;
+  baselineDir?: string | null;
   /** Subset of dataset keys (default: every dataset in the Phase 5 corrections). */
   datasets?: string[];
   /** Write error_changes.json (default true; `--no-error-analysis` sets false). */
@@ -70,7 +70,7 @@ export interface AnalyzeOptions {
   reportDir?: string;
   /** Override the `generated_at` stamp (default: mtime of the newest input file, ISO). */
   generatedAt?: string;
-  /** Append a summary to this log (default `<phase5Dir>/phase5.log`; false = no log file). */
+  /** Append a summary to this log (default `<ragDir>/phase5.log`; false = no log file). */
   logFile?: string | false;
   /** Called as lines are scored (activities heartbeat with it). */
   onProgress?: (done: number, total: number) => void;
@@ -132,7 +132,7 @@ export interface DatasetSummary extends ValidityMark {
 
 export interface AnalysisSummary {
   generated_at: string;
-  phase5_dir: string;
+  rag_dir: string;
   datasets: DatasetSummary[];
   overall: ValidityMark & {
     num_samples: number;
@@ -145,7 +145,7 @@ export interface AnalysisSummary {
     delta_cer_reason: string | null;
     interpretation: string;
   };
-  /** Files written, relative to phase5Dir, sorted. */
+  /** Files written, relative to ragDir, sorted. */
   files: string[];
   warnings: string[];
 }

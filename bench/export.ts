@@ -99,10 +99,8 @@ async function setUp() {
       {
         paths: { results_dir: resultsDir },
         data: { openiti_root: OPENITI },
-        phase5: {
-          corpus: { max_sentences: SENTENCES },
-          export: { ...(SHARD_SIZE ? { shard_size: SHARD_SIZE } : {}), ...(QUERY_BATCH ? { query_batch_size: QUERY_BATCH } : {}) },
-        },
+        corpus: { max_sentences: SENTENCES },
+        export: { ...(SHARD_SIZE ? { shard_size: SHARD_SIZE } : {}), ...(QUERY_BATCH ? { query_batch_size: QUERY_BATCH } : {}) },
         rag: {
           embedding_model: model.id,
           embedding: { model_dir: model.dir, query_prefix: model.query_prefix, passage_prefix: model.passage_prefix },
@@ -125,7 +123,7 @@ async function setUp() {
     texts.push(...samples.map((s) => s.ocr_text));
   }
   const reference = await Embedder.load(embedderOptions(buildInput.config));
-  return { act, configFor, paths, texts, reference, exportSettings: buildInput.config.phase5.export };
+  return { act, configFor, paths, texts, reference, exportSettings: buildInput.config.export };
 }
 
 /** One export in a fresh results dir: wall time, the sha256 of inference_input.jsonl, and its phases. */

@@ -89,7 +89,7 @@ function configFor(dir: string, url: string, openai: Record<string, unknown> = {
   const raw = {
     run_name: 'saturation',
     paths: { results_dir: dir },
-    infer: { backend: 'openai', conditions: ['zero_shot'], openai: { base_url: url, model: 'sim', ...openai } },
+    infer: { backend: 'openai', arms: ['zero_shot'], openai: { base_url: url, model: 'sim', ...openai } },
     ...(gpu ? { temporal: { concurrency: { gpu } } } : {}),
   };
   return parseConfig(raw, '<bench>', { env: {} });

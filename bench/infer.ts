@@ -153,7 +153,7 @@ async function benchHttp(): Promise<void> {
         inputPath: input,
         outputPath: path.join(dir, `c${c}.jsonl`),
         backend,
-        condition: 'rag',
+        prompt: 'rag',
         concurrency: c,
         progress: 'silent',
       });

@@ -63,22 +63,25 @@ const PAGE_SIZE = 50;
 type Rec = { sample_id: string; dataset: string; ocr_text: string; gt_text: string };
 
 /** phase5/ (the export + rag corrections) and phase2/ (zero_shot) from a real inference_input.jsonl. */
-function studyFromExport(root: string, input: string): { phase5Dir: string; phase2Dir: string } {
-  const phase5Dir = path.join(root, 'phase5');
-  const phase2Dir = path.join(root, 'phase2');
-  mkdirSync(phase5Dir, { recursive: true });
-  mkdirSync(phase2Dir, { recursive: true });
+function studyFromExport(root: string, input: string): { ragDir: string; baselineDir: string } {
+  const ragDir = path.join(root, 'phase5');
+  const baselineDir = path.join(root, 'phase2');
+  mkdirSync(ragDir, { recursive: true });
+  mkdirSync(baselineDir, { recursive: true });
   const rows = readFileSync(input, 'utf8').trim().split('\n').slice(0, LIMIT);
-  writeFileSync(path.join(phase5Dir, 'inference_input.jsonl'), rows.join('\n') + '\n');
+  writeFileSync(path.join(ragDir, 'inference_input.jsonl'), rows.join('\n') + '\n');
   const recs = rows.map((l) => JSON.parse(l) as Rec);
   const correction = (r: Rec, text: string, prompt: 'rag' | 'zero_shot', version: string) =>
     JSON.stringify(syntheticCorrection(r, text, { prompt, version }));
   writeFileSync(
-    path.join(phase5Dir, 'corrections.jsonl'),
+    path.join(ragDir, 'corrections.jsonl'),
     recs.map((r, i) => correction(r, i % 3 === 0 ? r.gt_text : r.ocr_text, 'rag', 'p5v1')).join('\n') + '\n',
   );
-  writeFileSync(path.join(phase2Dir, 'corrections.jsonl'), recs.map((r) => correction(r, r.ocr_text, 'zero_shot', 'v1')).join('\n') + '\n');
-  return { phase5Dir, phase2Dir };
+  writeFileSync(
+    path.join(baselineDir, 'corrections.jsonl'),
+    recs.map((r) => correction(r, r.ocr_text, 'zero_shot', 'v1')).join('\n') + '\n',
+  );
+  return { ragDir, baselineDir };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -221,27 +224,27 @@ async function analysedStudy(root: string): Promise<string> {
   const t0 = performance.now();
   await analyzeStudy({ ...dirs, bootstrap: { iterations: 1000 }, progress: 'silent', logFile: false, report: { png: false } });
   console.log(`analysis + report: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  return dirs.phase5Dir;
+  return dirs.ragDir;
 }
 
 /** A small OCR_GS study analysed for the report's other sections, its lines.json replaced by N synthetic lines × --arms, the report rendered. */
 async function syntheticStudy(root: string, n: number): Promise<string> {
   if (!(n > 0)) throw new Error(`--synthetic must be a positive number of lines, got ${args.synthetic}`);
   if (!existsSync(OCR_GS_ROOT)) throw new Error(`--synthetic needs the OCR_GS lines at ${OCR_GS_ROOT}`);
-  const { phase5Dir, phase2Dir } = writeOcrGsStudy(root, OCR_GS_ROOT, 200);
-  const dirs = { phase5Dir, phase2Dir };
+  const { ragDir, baselineDir } = writeOcrGsStudy(root, OCR_GS_ROOT, 200);
+  const dirs = { ragDir, baselineDir };
   await analyzeStudy({ ...dirs, bootstrap: { iterations: 200 }, progress: 'silent', logFile: false, report: { png: false } });
   let t0 = performance.now();
   const docs = syntheticLineDocuments(OCR_GS_ROOT, n, Number(args.arms));
-  writeLinesJson(path.join(dirs.phase5Dir, 'lines.json'), docs.lines);
-  writeFileSync(path.join(dirs.phase5Dir, 'error_classes.json'), JSON.stringify(docs.errorClasses, null, 2) + '\n');
+  writeLinesJson(path.join(dirs.ragDir, 'lines.json'), docs.lines);
+  writeFileSync(path.join(dirs.ragDir, 'error_classes.json'), JSON.stringify(docs.errorClasses, null, 2) + '\n');
   console.log(
     `inputs: synthetic, ${n} lines × ${args.arms} arms from ${OCR_GS_ROOT} (bench/synthetic-lines.ts): ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
   t0 = performance.now();
-  await renderReport(dirs.phase5Dir, { png: false });
+  await renderReport(dirs.ragDir, { png: false });
   console.log(`report (from lines.json): ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  return dirs.phase5Dir;
+  return dirs.ragDir;
 }
 
 /** Goal for the arms analysis of 100,000 lines × 8 arms with 10,000 resamples. */

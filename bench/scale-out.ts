@@ -157,7 +157,7 @@ async function main(): Promise<void> {
     paths: { results_dir: dir },
     infer: {
       backend: 'openai',
-      conditions: ['zero_shot'],
+      arms: ['zero_shot'],
       shard_size: a.shardSize,
       openai: { base_url: 'http://127.0.0.1:9/v1', model: 'sim', concurrency: a.concurrency, adaptive_concurrency: false, max_retries: 1 },
     },

@@ -169,7 +169,8 @@ function configFactory(mods: Modules, model: ModelSpec, queues: Queues): ConfigF
       {
         paths: { results_dir: resultsDir },
         data: { openiti_root: OPENITI },
-        phase5: { corpus: { max_sentences: SENTENCES }, ...(SHARD_SIZE ? { export: { shard_size: SHARD_SIZE } } : {}) },
+        corpus: { max_sentences: SENTENCES },
+        ...(SHARD_SIZE ? { export: { shard_size: SHARD_SIZE } } : {}),
         rag: {
           embedding_model: model.id,
           embedding: { model_dir: model.dir, query_prefix: model.query_prefix, passage_prefix: model.passage_prefix },
@@ -205,7 +206,7 @@ async function main(): Promise<void> {
   try {
     await warmUp(sides, freshInput);
     const m = await measure(mods, sides, freshInput);
-    printSummary(m, vectors, configFor('x').phase5.export.shard_size);
+    printSummary(m, vectors, configFor('x').export.shard_size);
   } finally {
     worker.shutdown();
     await running;

@@ -35,7 +35,7 @@ const ARMS = ['identity', 'similar', 'with_sources_witness', 'placebo'];
 
 function benchConfig(results: string): Config {
   const demo = ocrgsDemoConfig('witness-arms', results, Number(args.iterations));
-  demo.phase5.corpus = { ...demo.phase5.corpus, exclude: [], exclude_dataset_sources: true };
+  demo.corpus = { ...demo.corpus, exclude: [], exclude_dataset_sources: true };
   demo.study = {
     baseline: 'identity',
     arms: [

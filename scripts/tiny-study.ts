@@ -42,7 +42,8 @@ export async function tinyStudyConfig(dir: string, overrides: Raw = {}): Promise
   const tiny = deepMerge(demo, {
     run_name: 'tiny',
     paths: { results_dir: path.join(dir, 'results') },
-    phase5: { corpus: { max_sentences: 300 }, export: { shard_size: 2, query_batch_size: 4, checkpoint_every: 2 } },
+    corpus: { max_sentences: 300 },
+    export: { shard_size: 2, query_batch_size: 4, checkpoint_every: 2 },
     infer: { local: { max_tokens: 12, threads: 1, context_size: 1024 } },
     analysis: { bootstrap_iterations: 50 },
     temporal: {

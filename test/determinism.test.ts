@@ -100,12 +100,10 @@ function configFor(resultsDir: string, seed = 42): Config {
     {
       paths: { results_dir: resultsDir },
       data: { openiti_root: data.openiti_root },
-      phase5: {
-        corpus: { max_sentences: data.max_sentences, seed },
-        index: { batch_size: 64 },
-        // Several shards per dataset, so the merge order is part of what is compared.
-        export: { shard_size: 4, query_batch_size: 16, checkpoint_every: 3 },
-      },
+      corpus: { max_sentences: data.max_sentences, seed },
+      index: { batch_size: 64 },
+      // Several shards per dataset, so the merge order is part of what is compared.
+      export: { shard_size: 4, query_batch_size: 16, checkpoint_every: 3 },
       rag: {
         embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
         embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', threads: 2 },

@@ -89,7 +89,7 @@ describe('secrets: an API key from the environment stays out of logs, results, i
         paths: { results_dir: results },
         infer: {
           backend: 'openai',
-          conditions: ['rag', 'zero_shot'],
+          arms: ['rag', 'zero_shot'],
           openai: { base_url: server.url, model: 'fake-model', api_key_env: KEY_ENV, max_retries: 0, concurrency: 2 },
           max_failed_share: 0.5, // the recorded 401s are the subject here, not the failed-share limit
         },

@@ -10,7 +10,7 @@ export interface ArmTotals {
   lines: number;
   shards: number;
   startedAt: string;
-  counts: Omit<ArmResult, 'condition' | 'output' | 'skipped'>;
+  counts: Omit<ArmResult, 'arm' | 'output' | 'skipped'>;
 }
 
 export function emptyTotals(): ArmTotals {

@@ -1,7 +1,7 @@
 /**
  * Chart specs are data: Vega-Lite templates in analysis/charts/*.vl.json with a named data source
  * ("table"). `buildCharts` fills them with rows taken from the analysis documents, giving complete,
- * self-contained specs (written as <phase5Dir>/charts/<name>.vl.json, openable in the Vega editor).
+ * self-contained specs (written as <ragDir>/charts/<name>.vl.json, openable in the Vega editor).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -77,7 +77,7 @@ export const CONDITIONS = [
 
 const ALL = 'All datasets';
 
-function cerByCondition(d: ReportDocs) {
+function cerByArm(d: ReportDocs) {
   const rows: Array<Record<string, unknown>> = [];
   const push = (dataset: string, dataset_order: number, c: Json) => {
     const b = c.bootstrap;
@@ -245,7 +245,7 @@ export function errorClassChart(ec: Json | null | undefined): BuiltChart | null 
 /** Every chart that has data, in CHART_NAMES order; `skipped` names the ones without data. */
 export function buildCharts(d: ReportDocs): { charts: BuiltChart[]; skipped: ChartName[] } {
   const data: Record<ChartName, Array<Record<string, unknown>>> = {
-    cer_by_condition: cerByCondition(d),
+    cer_by_condition: cerByArm(d),
     delta_cer_by_score_bucket: deltaByBucket(d),
     cer_by_ocr_band: cerByBand(d),
     score_histogram: histogram(d),

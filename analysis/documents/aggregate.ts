@@ -61,8 +61,8 @@ function aggregateMetrics(all: Sums, docs: DatasetDocuments[], names: string[], 
   return {
     meta: metricsMeta(ctx, all.n, { datasets: names }),
     overall: {
-      corrected: conditionBlock(all, 'p5'),
-      ocr_baseline: conditionBlock(all, 'ocr'),
+      corrected: rateBlock(all, 'p5'),
+      ocr_baseline: rateBlock(all, 'ocr'),
       failures: failuresBlock(all),
       line_effects: { help_rate: round(ratio(all.p5_help, all.n)), harm_rate: round(ratio(all.p5_harm, all.n)) },
       normalized: ctx.normalization ? { corrected: normCerWer(all, 'p5'), ocr_baseline: normCerWer(all, 'ocr') } : null,

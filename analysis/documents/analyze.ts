@@ -49,8 +49,8 @@ function mostFrequent(m: Map<string, number>): string | null {
 
 /** Run the analysis; returns a small summary (per dataset CER/WER/Δ and the files written). */
 export async function analyzeStudy(opts: AnalyzeOptions): Promise<AnalysisSummary> {
-  const phase5Dir = path.resolve(opts.phase5Dir);
-  const inputs = await loadStudyInputs({ phase5Dir, phase2Dir: opts.phase2Dir ?? null, datasets: opts.datasets, log });
+  const ragDir = path.resolve(opts.ragDir);
+  const inputs = await loadStudyInputs({ ragDir, baselineDir: opts.baselineDir ?? null, datasets: opts.datasets, log });
   const warnings = [...inputs.warnings];
   for (const [arm, file] of [
     ['rag', inputs.phase5],
@@ -73,7 +73,7 @@ export async function analyzeStudy(opts: AnalyzeOptions): Promise<AnalysisSummar
     topConfusions: opts.topConfusions ?? 20,
     maxFailedShare: opts.maxFailedShare ?? DEFAULT_MAX_FAILED_SHARE,
   };
-  const out = new OutputWriter(phase5Dir);
+  const out = new OutputWriter(ragDir);
   const docs = writeDatasetDocuments(out, scored, inputs, ctx, opts.datasetInfo, warnings);
   const agg = writeAggregates(out, scored, docs, ctx);
   const few = fewClustersWarning(
@@ -82,10 +82,10 @@ export async function analyzeStudy(opts: AnalyzeOptions): Promise<AnalysisSummar
   );
   if (few) warnings.push(few);
   if (opts.lines !== false) await writeLineDocuments(out, inputs, opts, ctx.generatedAt, settings.collapseWhitespace, warnings);
-  else for (const f of LINE_DOCUMENTS) removeStale(path.join(phase5Dir, f));
+  else for (const f of LINE_DOCUMENTS) removeStale(path.join(ragDir, f));
   const summary: AnalysisSummary = {
     generated_at: ctx.generatedAt,
-    phase5_dir: phase5Dir,
+    rag_dir: ragDir,
     datasets: docs.map((d) => datasetSummary(d.digest)),
     overall: overallSummary(agg),
     files: [],
@@ -93,7 +93,7 @@ export async function analyzeStudy(opts: AnalyzeOptions): Promise<AnalysisSummar
   };
   if (opts.report !== false) await writeReport(out, opts);
   summary.files = [...new Set(out.files)].sort(cmpStr);
-  if (opts.logFile !== false) appendJournal(opts.logFile ?? path.join(phase5Dir, 'phase5.log'), summary, settings.errorAnalysis);
+  if (opts.logFile !== false) appendJournal(opts.logFile ?? path.join(ragDir, 'phase5.log'), summary, settings.errorAnalysis);
   log.info({ datasets: summary.datasets.length, samples: agg.all.n, delta_cer: summary.overall.delta_cer }, 'analysis written');
   return summary;
 }
@@ -193,7 +193,7 @@ function resolveMeta(scored: ScoredDataset[], opts: AnalyzeOptions, warnings: st
   };
 }
 
-/** Writes JSON documents under phase5Dir and remembers their relative paths. */
+/** Writes JSON documents under ragDir and remembers their relative paths. */
 class OutputWriter {
   readonly files: string[] = [];
   constructor(readonly dir: string) {}
@@ -272,7 +272,7 @@ async function writeLineDocuments(
   collapseWhitespace: boolean,
   warnings: string[],
 ) {
-  const base = conditionArms(inputs);
+  const base = defaultArms(inputs);
   const extra = [...(opts.lineArms ?? []), ...joiningStudyArms(opts.studyArms ?? [], base, warnings)];
   const arms = [
     ...base,

@@ -10,7 +10,7 @@
 export type { ResolvedMeta, SectionContext } from './context';
 export { samplesTable, sums, sumsBy, type Sums } from './sums';
 export { comparisonValidity, type Validity } from './validity';
-export { conditionBlock } from './rates';
+export { rateBlock } from './rates';
 export { interpretation } from './comparison';
 export { leakageBlock } from './retrieval';
 export { scoringNote } from './metrics-json';

@@ -4,7 +4,7 @@ import { ratio, round } from '../format';
 import { profilesBlock } from '../score/condition-profiles';
 import type { ScoredDataset } from '../score/condition-lines';
 import type { SectionContext } from './context';
-import { conditionBlock, normalizationLabel, normCerWer } from './rates';
+import { rateBlock, normalizationLabel, normCerWer } from './rates';
 import type { Rollup, Sums } from './sums';
 
 /** The `meta` of metrics.json: per dataset (`dataset` right after `phase`) or for all of them (`datasets` last). */
@@ -41,8 +41,8 @@ export function failuresBlock(all: Sums) {
 export function metricsDocument(scored: ScoredDataset, { t, all }: Rollup, ctx: SectionContext) {
   return {
     meta: metricsMeta(ctx, all.n, { dataset: scored.dataset }),
-    corrected: conditionBlock(all, 'p5'),
-    ocr_baseline: conditionBlock(all, 'ocr'),
+    corrected: rateBlock(all, 'p5'),
+    ocr_baseline: rateBlock(all, 'ocr'),
     line_effects: {
       helped: all.p5_help,
       harmed: all.p5_harm,

@@ -1,14 +1,14 @@
-/** Rate blocks shared by the documents: CER/WER of a condition, group figures, deltas, normalisation label. */
+/** Rate blocks shared by the documents: CER/WER of the OCR or an arm, group figures, deltas, normalisation label. */
 import { profileLabel, type NormalizationProfile } from '../../src/text/profiles';
 import { OCR_CER_BANDS } from '../score/bands';
 import { ratio, round } from '../format';
 import type { Table } from './context';
 import { sumsBy, type Sums } from './sums';
 
-type Cond = 'ocr' | 'p5' | 'p2';
+type TextSource = 'ocr' | 'p5' | 'p2';
 
-/** Full rate block of one condition (metrics.json `corrected` / `ocr_baseline`). */
-export function conditionBlock(s: Sums, c: Cond) {
+/** Full rate block of the OCR or one arm (metrics.json `corrected` / `ocr_baseline`). */
+export function rateBlock(s: Sums, c: TextSource) {
   return {
     cer: round(ratio(s[`${c}_ce`], s.ref_chars)),
     wer: round(ratio(s[`${c}_we`], s.ref_words)),
@@ -24,11 +24,11 @@ export function conditionBlock(s: Sums, c: Cond) {
   };
 }
 
-export function cerWer(s: Sums, c: Cond) {
+export function cerWer(s: Sums, c: TextSource) {
   return { cer: round(ratio(s[`${c}_ce`], s.ref_chars)), wer: round(ratio(s[`${c}_we`], s.ref_words)) };
 }
 
-export function normCerWer(s: Sums, c: Cond) {
+export function normCerWer(s: Sums, c: TextSource) {
   return { cer: round(ratio(s[`n_${c}_ce`], s.n_ref_chars)), wer: round(ratio(s[`n_${c}_we`], s.n_ref_words)) };
 }
 

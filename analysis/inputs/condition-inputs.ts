@@ -1,6 +1,6 @@
 /**
- * Reading the analyze stage's inputs: `<phase5Dir>/inference_input.jsonl`, `<phase5Dir>/corrections.jsonl`
- * (RAG condition) and `<phase2Dir>/corrections.jsonl` (zero-shot baseline). Records are validated with
+ * Reading the analyze stage's inputs: `<ragDir>/inference_input.jsonl`, `<ragDir>/corrections.jsonl`
+ * (RAG condition) and `<baselineDir>/corrections.jsonl` (zero-shot baseline). Records are validated with
  * the infer stage's schemas; a malformed line throws with file:line and the bad fields. A repeated
  * (dataset, sample_id) keeps its first line and is counted and logged as a duplicate.
  */
@@ -107,8 +107,8 @@ export interface StudyInputs {
 }
 
 export interface LoadOptions {
-  phase5Dir: string;
-  phase2Dir?: string | null;
+  ragDir: string;
+  baselineDir?: string | null;
   datasets?: string[];
   log?: Logger;
 }
@@ -123,7 +123,7 @@ export async function loadStudyInputs(opts: LoadOptions): Promise<StudyInputs> {
   const want = opts.datasets && opts.datasets.length > 0 ? new Set(opts.datasets) : null;
   const keep = (d: string) => want === null || want.has(d);
 
-  const p5File = path.join(opts.phase5Dir, 'corrections.jsonl');
+  const p5File = path.join(opts.ragDir, 'corrections.jsonl');
   if (!existsSync(p5File)) {
     throw new Error(`${p5File} not found: run the infer stage (or import a corrections.jsonl) before analyze`);
   }
@@ -142,21 +142,21 @@ export async function loadStudyInputs(opts: LoadOptions): Promise<StudyInputs> {
     }
   }
 
-  const inFile = path.join(opts.phase5Dir, 'inference_input.jsonl');
+  const inFile = path.join(opts.ragDir, 'inference_input.jsonl');
   let inferenceInput: LoadedFile<AnalysisInputRecord> | null = null;
   if (existsSync(inFile)) inferenceInput = await loadFile(inFile, parseInferenceInput, keep);
   else warn(`${inFile} not found: retrieval analysis will report no retrieval data`, { file: inFile });
 
   let phase2: LoadedFile<CorrectionRecord> | null = null;
-  if (opts.phase2Dir) {
-    const p2File = path.join(opts.phase2Dir, 'corrections.jsonl');
+  if (opts.baselineDir) {
+    const p2File = path.join(opts.baselineDir, 'corrections.jsonl');
     if (existsSync(p2File)) {
       phase2 = await loadFile(p2File, parseCorrection, keep);
     } else {
       // Older Phase 2 results may only have the per-dataset splits.
       const merged: LoadedFile<CorrectionRecord> = { file: p2File, byDataset: new Map(), duplicates: [], mtimeMs: 0 };
       for (const d of present) {
-        const f = path.join(opts.phase2Dir, d, 'corrections.jsonl');
+        const f = path.join(opts.baselineDir, d, 'corrections.jsonl');
         if (!existsSync(f)) continue;
         const one = await loadFile(f, parseCorrection, (x) => x === d);
         for (const [k, v] of one.byDataset) merged.byDataset.set(k, v);
@@ -164,7 +164,7 @@ export async function loadStudyInputs(opts: LoadOptions): Promise<StudyInputs> {
         merged.mtimeMs = Math.max(merged.mtimeMs, one.mtimeMs);
       }
       if (merged.byDataset.size > 0) phase2 = merged;
-      else warn(`no Phase 2 baseline under ${opts.phase2Dir} (corrections.jsonl): comparisons will be empty`, { dir: opts.phase2Dir });
+      else warn(`no Phase 2 baseline under ${opts.baselineDir} (corrections.jsonl): comparisons will be empty`, { dir: opts.baselineDir });
     }
   } else {
     warn('no Phase 2 directory given: comparisons will be empty');

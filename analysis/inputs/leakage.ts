@@ -50,12 +50,12 @@ export interface DatasetExclusion {
    * work was asked for but neither the build record nor the metadata could say what it held out.
    */
   status: 'no_source' | 'nothing_excluded' | 'excluded' | 'partly_excluded' | 'unknown';
-  /** `phase5.corpus.exclude_dataset_sources` was on (for a corpus from OpenITI). */
+  /** `corpus.exclude_dataset_sources` was on (for a corpus from OpenITI). */
   by_work: boolean;
   /** Works (and all their versions) held out by `exclude_dataset_sources`. */
   works: string[];
   versions: string[];
-  /** `phase5.corpus.exclude` patterns that hold out the source (the manual, per-version way). */
+  /** `corpus.exclude` patterns that hold out the source (the manual, per-version way). */
   exclude_patterns: string[];
 }
 

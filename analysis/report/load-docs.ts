@@ -22,13 +22,13 @@ function skippedBesideInput(phase5Dir: string): string {
 }
 
 /** Load what the report needs; throws a clear error when the analysis has not run yet. */
-export function loadReportDocs(phase5Dir: string): ReportDocs {
-  const mFile = path.join(phase5Dir, 'metrics.json');
-  const cFile = path.join(phase5Dir, 'comparison.json');
+export function loadReportDocs(ragDir: string): ReportDocs {
+  const mFile = path.join(ragDir, 'metrics.json');
+  const cFile = path.join(ragDir, 'comparison.json');
   for (const f of [mFile, cFile]) if (!existsSync(f)) throw new Error(`${f} not found: run the analyze stage first`);
   const metrics = readJsonSync(mFile);
   const comparison = readJsonSync(cFile);
-  const ecFile = path.join(phase5Dir, 'error_changes.json');
+  const ecFile = path.join(ragDir, 'error_changes.json');
   const names: string[] = metrics.meta?.datasets ?? [];
   const opt = (f: string) => (existsSync(f) ? readJsonSync(f) : null);
   return {
@@ -38,7 +38,7 @@ export function loadReportDocs(phase5Dir: string): ReportDocs {
     skippedInputs: opt(skippedBesideInput(phase5Dir)) as Record<string, Skips> | null,
     ...loadLineDocs(phase5Dir),
     datasets: names.map((name) => {
-      const dir = path.join(phase5Dir, name);
+      const dir = path.join(ragDir, name);
       return {
         name,
         metrics: readJsonSync(path.join(dir, 'metrics.json')),

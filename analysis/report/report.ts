@@ -3,7 +3,7 @@
  * beside it) from the analysis documents already on disk, so `phase5 report` can regenerate it in seconds
  * without re-scoring.
  *
- * Charts: Vega-Lite specs (analysis/charts) filled with data → <phase5Dir>/charts/<name>.vl.json, .svg
+ * Charts: Vega-Lite specs (analysis/charts) filled with data → <ragDir>/charts/<name>.vl.json, .svg
  * (vega View.toSVG) and .png (resvg). report.md links the PNGs; report.html inlines the Vega runtime
  * (node_modules/vega/build/vega.min.js) and the compiled Vega specs and renders them as SVG in the browser,
  * with the server-rendered SVG as a <noscript> fallback.

@@ -6,6 +6,7 @@ import { ConfigError, DEFAULT_CONFIG, formatIssues, loadConfig } from '../../src
 import { ConfigSchema, type Config, type StageName, STAGES } from '../../src/config/schema';
 import type { RunOptions } from '../../src/stages/types';
 import { allArmNames } from '../../src/stages/arm-names';
+import { foldAliasedFlags } from './renamed-flags';
 
 export interface GlobalFlags {
   config?: string;
@@ -36,7 +37,7 @@ export interface StageFlags {
   maxSentences?: string;
   corpusPath?: string;
   indexPath?: string;
-  phase2Dir?: string;
+  baselineDir?: string;
   import?: string;
   retryFailed?: boolean;
   /** `phase5 infer --arm NAME`: one study arm (with --import: the arm the file goes to). */
@@ -71,14 +72,14 @@ export function resolveConfig(global: GlobalFlags, stage: StageFlags = {}): { co
   if (global.openitiRoot) merged.data.openiti_root = global.openitiRoot;
   const topK = num('--top-k', stage.topK, true);
   if (topK !== undefined) {
-    merged.phase5.retrieval.top_k = topK;
+    merged.retrieval.top_k = topK;
     merged.rag.top_k = topK;
   }
   const minScore = num('--min-score', stage.minScore, false);
-  if (minScore !== undefined) merged.phase5.retrieval.min_score = minScore;
+  if (minScore !== undefined) merged.retrieval.min_score = minScore;
   const maxSentences = num('--max-sentences', stage.maxSentences, true);
-  if (maxSentences !== undefined) merged.phase5.corpus.max_sentences = maxSentences;
-  if (stage.noErrorAnalysis || stage.errorAnalysis === false) merged.phase5.analyze_errors = false;
+  if (maxSentences !== undefined) merged.corpus.max_sentences = maxSentences;
+  if (stage.noErrorAnalysis || stage.errorAnalysis === false) merged.analysis.analyze_errors = false;
   if (stage.missingLines !== undefined) (merged.analysis as Record<string, unknown>).missing_lines = stage.missingLines;
   const check = ConfigSchema.safeParse(merged);
   if (!check.success) throw new ConfigError(`${file} (with command-line overrides)`, formatIssues(check.error, merged));
@@ -86,7 +87,9 @@ export function resolveConfig(global: GlobalFlags, stage: StageFlags = {}): { co
 }
 
 /** The CLI options that are not config keys, checked against the config (datasets, arms). */
-export function runOptions(stage: StageFlags, config: Config): RunOptions {
+export function runOptions(given: StageFlags, config: Config): RunOptions {
+  const { flags: stage, problem } = foldAliasedFlags(given);
+  if (problem) throw new UsageError(problem);
   const limit = num('--limit', stage.limit, true);
   if (limit !== undefined && limit <= 0) throw new UsageError(`--limit must be a positive integer, got ${limit}`);
   const datasets = stage.datasets
@@ -109,7 +112,7 @@ export function runOptions(stage: StageFlags, config: Config): RunOptions {
   if (datasets?.length) opts.datasets = datasets;
   if (stage.corpusPath) opts.corpusPath = stage.corpusPath;
   if (stage.indexPath) opts.indexPath = stage.indexPath;
-  if (stage.phase2Dir) opts.phase2Dir = stage.phase2Dir;
+  if (stage.baselineDir) opts.baselineDir = stage.baselineDir;
   if (stage.noErrorAnalysis || stage.errorAnalysis === false) opts.noErrorAnalysis = true;
   if (stage.import) opts.importFile = stage.import;
   if (stage.retryFailed) opts.retryFailed = true;

@@ -47,7 +47,7 @@ export function freezePlan(
       name: a.name,
       role: a.role,
       upper_bound: a.upperBound,
-      prompt: { condition: a.prompt, messages, sha256: createHash('sha256').update(JSON.stringify(messages)).digest('hex') },
+      prompt: { kind: a.prompt, messages, sha256: createHash('sha256').update(JSON.stringify(messages)).digest('hex') },
       model: a.model,
       retrieval: { mode: a.retrieval.mode, top_k: a.retrieval.top_k, fingerprint: a.retrieval.fingerprint },
       decoding: { temperature: a.config.infer.temperature, max_tokens: maxTokensOf(a) },

@@ -11,7 +11,7 @@
  * The hash covers the resolved config (minus `temporal`, which says where and how a run executes, not what
  * it produces, and minus `run_name`, already in the id), the CLI run options with their paths resolved, the
  * results dir, and the identity of the input files: every file of each selected dataset (path, size, mtime),
- * the `--phase2-dir` files likewise, and the sha256 of an `--import` file (its content is the input).
+ * the `--baseline-dir` files likewise, and the sha256 of an `--import` file (its content is the input).
  * The OpenITI checkout is identified by its path only (hashing it would read gigabytes); the corpus and index
  * are outputs of build, checked by their own manifests. `--force` is not part of the hash: it re-runs the
  * same identity. Identical command → same id → attach to it or report it, as before.
@@ -47,7 +47,7 @@ function contentSha256(file: string): string {
 /** Run options with every path made absolute (a relative path means the same file from any cwd). */
 function resolvedOptions(options: RunOptions): RunOptions {
   const out: RunOptions = { ...options };
-  for (const key of ['corpusPath', 'indexPath', 'phase2Dir', 'importFile'] as const) {
+  for (const key of ['corpusPath', 'indexPath', 'baselineDir', 'importFile'] as const) {
     if (out[key]) out[key] = resolvePath(out[key]);
   }
   return out;
@@ -76,7 +76,7 @@ export function identityInputs(config: Config, options: RunOptions): Record<stri
     options: opts,
     resultsDir: resultDirs(config).root,
     datasets,
-    phase2: opts.phase2Dir ? fileIdentity(opts.phase2Dir) : null,
+    phase2: opts.baselineDir ? fileIdentity(opts.baselineDir) : null,
     importSha256: opts.importFile ? contentSha256(opts.importFile) : null,
   };
 }

@@ -55,9 +55,9 @@ function exportSkips(r: ExportResult): string[] {
 function inferSkips(r: InferResult): string[] {
   if ('imported' in r) return [];
   const lines: string[] = [];
-  for (const [condition, c] of Object.entries(r)) {
+  for (const [arm, c] of Object.entries(r)) {
     const n = totalSkips(c?.skipped);
-    if (n > 0) lines.push(`infer ${condition} skipped ${n} line(s): ${describeKinds(c!.skipped)}`);
+    if (n > 0) lines.push(`infer ${arm} skipped ${n} line(s): ${describeKinds(c!.skipped)}`);
   }
   return lines;
 }

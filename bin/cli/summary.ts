@@ -65,7 +65,7 @@ function inferLines(r: InferResult): string[] {
 
 /** The arm's name, and for one replicate of several `<arm>#<r> (seed S)` (docs/outputs.md#replicates). */
 function runLabel(c: ArmResult): string {
-  return c.replicate === undefined ? c.condition : `${c.condition}#${c.replicate} (seed ${c.seed ?? '-'})`;
+  return c.replicate === undefined ? c.arm : `${c.arm}#${c.replicate} (seed ${c.seed ?? '-'})`;
 }
 
 /** ` · 2,400 + 600 tokens` (prompt + completion, as the server reported them), with the cost when `infer.price` is set. */
@@ -85,7 +85,7 @@ function analyzeLines(r: AnalyzeResult): string[] {
   });
   const arms = r.arms ? armsTableLines(r.arms).map((l) => `  ${l}`) : [];
   return [
-    `analyze: ${n(r.files)} files in ${r.phase5Dir}`,
+    `analyze: ${n(r.files)} files in ${r.ragDir}`,
     ...out,
     ...arms,
     ...r.warnings.map((w) => `  warning: ${w}`),

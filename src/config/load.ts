@@ -12,6 +12,7 @@ import type { z } from 'zod';
 import { ConfigSchema, type Config } from './schema';
 import { readPromptFiles } from './prompt-files';
 import { rebasePaths } from './relative-paths';
+import { displayPath, renamedKeyProblems } from './renamed-keys';
 import { studyProblems } from './study';
 import { applyTemporalProfile, TemporalProfileError } from '../temporal/connection-options';
 
@@ -25,6 +26,15 @@ export class ConfigError extends Error {
   ) {
     super(`invalid config ${file}:\n  - ${problems.join('\n  - ')}`);
     this.name = 'ConfigError';
+  }
+}
+
+/** A config that uses a renamed key: one line, `<file>: key <old> was renamed to <new>` (several joined by "; "). */
+export class RenamedKeyError extends ConfigError {
+  constructor(file: string, problems: string[]) {
+    super(file, problems);
+    this.name = 'RenamedKeyError';
+    this.message = `${displayPath(file)}: ${problems.join('; ')}`;
   }
 }
 
@@ -71,6 +81,8 @@ export interface LoadedConfig {
 /** Parse and validate a config object (already read from YAML). */
 export function parseConfig(raw: unknown, file: string, opts: LoadOptions = {}): Config {
   const env = opts.env ?? process.env;
+  const renamed = renamedKeyProblems(raw);
+  if (renamed.length) throw new RenamedKeyError(file, renamed);
   const result = ConfigSchema.safeParse(raw ?? {});
   if (!result.success) throw new ConfigError(file, formatIssues(result.error, raw));
   const config = result.data;
@@ -92,13 +104,13 @@ export function parseConfig(raw: unknown, file: string, opts: LoadOptions = {}):
 /** Rules that span keys (zod checks one key at a time). */
 function checkConsistency(config: Config, file: string): void {
   const problems: string[] = [];
-  const c = config.phase5.corpus;
+  const c = config.corpus;
   if (c.min_char_len > c.max_char_len)
-    problems.push(`phase5.corpus.min_char_len: must be ≤ max_char_len (${c.max_char_len}), got ${c.min_char_len}`);
+    problems.push(`corpus.min_char_len: must be ≤ max_char_len (${c.max_char_len}), got ${c.min_char_len}`);
   const total = c.eras.reduce((s, e) => s + e.fraction, 0);
-  if (Math.abs(total - 1) > 1e-6) problems.push(`phase5.corpus.eras: fractions must sum to 1, got ${Number(total.toFixed(6))}`);
+  if (Math.abs(total - 1) > 1e-6) problems.push(`corpus.eras: fractions must sum to 1, got ${Number(total.toFixed(6))}`);
   c.eras.forEach((e, i) => {
-    if (e.from >= e.to) problems.push(`phase5.corpus.eras.${i}: from (${e.from}) must be < to (${e.to})`);
+    if (e.from >= e.to) problems.push(`corpus.eras.${i}: from (${e.from}) must be < to (${e.to})`);
   });
   problems.push(...studyProblems(config));
   if (problems.length) throw new ConfigError(file, problems);

@@ -8,14 +8,16 @@ import { AnalysisSchema } from './schema/analysis';
 import { DatasetSchema } from './schema/datasets';
 import { RagSchema } from './schema/embedding';
 import { InferSchema } from './schema/infer';
-import { Phase5Schema } from './schema/phase5';
+import { CorpusSchema } from './schema/corpus';
+import { ExportSchema } from './schema/export';
+import { IndexSchema, RetrievalSchema } from './schema/retrieval';
 import { StudySchema } from './schema/study';
 import { TemporalSchema } from './schema/temporal';
 
 export { durationMs } from './schema/primitives';
 export { CorpusBlockSchema, CorpusSchema, CorpusSourceSchema, EraSchema } from './schema/corpus';
-export { RetrievalSchema, WitnessSettingsSchema } from './schema/retrieval';
-export { Phase5Schema } from './schema/phase5';
+export { IndexSchema, RetrievalSchema, WitnessSettingsSchema } from './schema/retrieval';
+export { ExportSchema } from './schema/export';
 export { RagSchema } from './schema/embedding';
 export { InferSchema } from './schema/infer';
 export { ARM_MODES, ArmGuardOverrideSchema, StudyGuardSchema, StudySchema } from './schema/study';
@@ -39,7 +41,14 @@ export const ConfigSchema = z.strictObject({
       openiti_metadata: z.string().min(1).optional(),
     })
     .prefault({}),
-  phase5: Phase5Schema.prefault({}),
+  /** The sentences build samples (OpenITI, or a generic corpus); the design document nests it in its phase5 block. */
+  corpus: CorpusSchema.prefault({}),
+  /** The vector index build writes and export searches. */
+  index: IndexSchema.prefault({}),
+  /** How export retrieves each OCR line's context; a study arm's `retrieval` deep-merges into it. */
+  retrieval: RetrievalSchema.prefault({}),
+  /** How export shards, batches and checkpoints. */
+  export: ExportSchema.prefault({}),
   rag: RagSchema.prefault({}),
   datasets: z.record(z.string().regex(/^[A-Za-z0-9._-]+$/, 'letters, digits, ".", "_" and "-"'), DatasetSchema).default({}),
   infer: InferSchema.prefault({}),

@@ -1,6 +1,6 @@
 /**
  * Study arms' effective settings: an arm's `retrieval` and `infer` overrides deep-merged into the config's
- * `phase5.retrieval` / `infer` and validated by the same schemas, so a bad override names its key
+ * `retrieval` / `infer` and validated by the same schemas, so a bad override names its key
  * (`study.arms.2.retrieval.top_k: …`). Pure: used by config loading (validation) and src/stages/arms.
  */
 import type { z } from 'zod';
@@ -40,17 +40,14 @@ export function armModeAndPrompt(
   return { mode, prompt, template: arm.prompt ?? prompt };
 }
 
-/** The config an arm runs with: its overrides merged into phase5.retrieval and infer (throws a ZodError on a bad override). */
+/** The config an arm runs with: its overrides merged into retrieval and infer (throws a ZodError on a bad override). */
 export function armConfig(config: Config, arm: ArmConfig): Config {
   const { mode: _mode, ...retrieval } = arm.retrieval ?? {};
   const block = armCorpusBlock(config, arm);
   return {
     ...config,
-    phase5: {
-      ...config.phase5,
-      retrieval: RetrievalSchema.parse(deepMerge(config.phase5.retrieval, retrieval)),
-      ...(block ? { corpus: blockCorpus(config, block) } : {}),
-    },
+    retrieval: RetrievalSchema.parse(deepMerge(config.retrieval, retrieval)),
+    ...(block ? { corpus: blockCorpus(config, block) } : {}),
     infer: armInfer(config, arm),
   };
 }
@@ -61,7 +58,7 @@ function armInfer(config: Config, arm: ArmConfig): Config['infer'] {
   return decoding ? { ...infer, decoding } : infer;
 }
 
-/** The arm's corpus block (named ones resolved), or null when it uses phase5.corpus. */
+/** The arm's corpus block (named ones resolved), or null when it uses corpus. */
 export function armCorpusBlock(config: Config, arm: ArmConfig): CorpusBlock | null {
   if (arm.corpus === undefined) return null;
   return typeof arm.corpus === 'string' ? (config.study?.corpora?.[arm.corpus] ?? null) : arm.corpus;
@@ -91,10 +88,10 @@ export function studyProblems(config: Config): string[] {
           problems.push(`study.arms.${i}.${[block, ...issue.path.map(String)].join('.')}: ${issue.message} (arm "${arm.name}")`);
     };
     const { mode: _mode, ...retrieval } = arm.retrieval ?? {};
-    check('retrieval', RetrievalSchema, config.phase5.retrieval, retrieval);
+    check('retrieval', RetrievalSchema, config.retrieval, retrieval);
     check('infer', InferSchema, config.infer, arm.infer);
     const block = armCorpusBlock(config, arm);
-    if (block) check('corpus', CorpusSchema, config.phase5.corpus, block.sample ?? {});
+    if (block) check('corpus', CorpusSchema, config.corpus, block.sample ?? {});
     if (arm.prompt === 'zero_shot' && arm.retrieval?.mode && arm.retrieval.mode !== 'none') {
       problems.push(
         `study.arms.${i}.retrieval.mode: a zero_shot prompt uses no context, so mode must be "none", got "${arm.retrieval.mode}" (arm "${arm.name}")`,

@@ -114,7 +114,7 @@ export interface OpenOptions {
 
 export interface BuildIndexCallOptions {
   /**
-   * Corpus rows per durable step (`phase5.index.batch_size`): embedded length-sorted, appended, fsync'd,
+   * Corpus rows per durable step (`index.batch_size`): embedded length-sorted, appended, fsync'd,
    * then `onBatch`. Default 16 × the embedder's batch size. (Rows per session run are the embedder's.)
    */
   batchSize?: number;

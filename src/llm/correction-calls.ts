@@ -14,15 +14,11 @@ function failureOf(err: unknown): FailureInfo {
 }
 
 /**
- * The prompt infer sends for one record: the arm's template when it has one, else the built-in of its condition
+ * The prompt infer sends for one record: the arm's template when it has one, else the built-in of its kind
  * (`phase5 plan` counts the tokens of the same prompt).
  */
-export function correctionPrompt(
-  condition: RunCorrectionsOptions['condition'],
-  r: InferenceInputRow,
-  template?: PromptTemplate,
-): BuiltPrompt {
-  return template ? renderTemplate(template, r.ocr_text, r.retrieval_context) : buildPrompt(condition, r.ocr_text, r.retrieval_context);
+export function correctionPrompt(kind: RunCorrectionsOptions['prompt'], r: InferenceInputRow, template?: PromptTemplate): BuiltPrompt {
+  return template ? renderTemplate(template, r.ocr_text, r.retrieval_context) : buildPrompt(kind, r.ocr_text, r.retrieval_context);
 }
 
 /**
@@ -52,8 +48,8 @@ export class CorrectionCalls {
 
   /** The record to write, or null when the call was cut short by the stop signal. */
   async correct(r: InferenceInputRow): Promise<CorrectionRecord | null> {
-    const { backend, condition, template } = this.opts;
-    const prompt = correctionPrompt(condition, r, template);
+    const { backend, prompt: kind, template } = this.opts;
+    const prompt = correctionPrompt(kind, r, template);
     const base = {
       sample_id: r.sample_id,
       dataset: r.dataset,

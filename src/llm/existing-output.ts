@@ -4,7 +4,7 @@ import { createReadStream } from 'node:fs';
 import readline from 'node:readline';
 import { recoverJsonl, writeFileAtomic } from '../io/jsonl';
 import { childLogger } from '../util/log';
-import type { Condition, RunCorrectionsOptions } from './runner-types';
+import type { PromptKind, RunCorrectionsOptions } from './runner-types';
 
 const log = childLogger('infer');
 
@@ -96,15 +96,15 @@ export async function openExistingOutput(
       log.info({ retriedFailed }, `removed ${retriedFailed} failed record(s) to retry them`);
     }
   }
-  assertSameExperiment(existing, outputPath, opts.backend.model, opts.condition);
+  assertSameExperiment(existing, outputPath, opts.backend.model, opts.prompt);
   assertSamePrompt(existing, outputPath, opts);
   assertSameGuard(existing, outputPath, opts.guard?.enabled === true);
   if (existing.duplicates > 0) log.warn({ file: outputPath, duplicates: existing.duplicates }, 'existing output has duplicate sample_ids');
   return { existing, retriedFailed };
 }
 
-/** A resumed file must stay one experiment: same model, same condition. */
-function assertSameExperiment(existing: ExistingOutput, outputPath: string, model: string, condition: Condition): void {
+/** A resumed file must stay one experiment: same model, same kind of prompt. */
+function assertSameExperiment(existing: ExistingOutput, outputPath: string, model: string, kind: PromptKind): void {
   for (const [had, line] of existing.models) {
     if (had !== model) {
       throw new Error(
@@ -112,11 +112,11 @@ function assertSameExperiment(existing: ExistingOutput, outputPath: string, mode
       );
     }
   }
-  const allowedTypes = condition === 'rag' ? ['rag', 'zero_shot_fallback'] : ['zero_shot'];
+  const allowedTypes = kind === 'rag' ? ['rag', 'zero_shot_fallback'] : ['zero_shot'];
   for (const [type, line] of existing.promptTypes) {
     if (!allowedTypes.includes(type)) {
       throw new Error(
-        `${outputPath}:${line}: existing output holds prompt_type "${type}", which does not belong to condition "${condition}"; use another output path`,
+        `${outputPath}:${line}: existing output holds prompt_type "${type}", which does not belong to a "${kind}" arm; use another output path`,
       );
     }
   }
@@ -139,7 +139,7 @@ function assertSameGuard(existing: ExistingOutput, outputPath: string, guarded: 
 function assertSamePrompt(existing: ExistingOutput, outputPath: string, opts: RunCorrectionsOptions): void {
   const t = opts.template;
   const builtin = !t || isBuiltin(t);
-  const allowed = new Set([t?.version ?? (opts.condition === 'rag' ? 'p5v1' : 'v1'), ...(builtin ? ['v1'] : [])]);
+  const allowed = new Set([t?.version ?? (opts.prompt === 'rag' ? 'p5v1' : 'v1'), ...(builtin ? ['v1'] : [])]);
   for (const [version, line] of existing.promptVersions) {
     if (!allowed.has(version))
       throw new Error(

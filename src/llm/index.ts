@@ -2,7 +2,7 @@
  * LLM backends behind one interface, output cleaning, the correction runner and corrections import.
  *
  *   const backend = await createBackend({ type: 'openai', baseUrl, model, apiKeyEnv: 'OPENROUTER_API_KEY' });
- *   const summary = await runCorrections({ inputPath, outputPath, backend, condition: 'rag' });
+ *   const summary = await runCorrections({ inputPath, outputPath, backend, prompt: 'rag' });
  *   await backend.close();
  */
 import { OpenAiCompatibleBackend, type OpenAiBackendOptions } from './openai-backend';
@@ -36,7 +36,7 @@ export {
   runCorrections,
   RunCorrectionsError,
   LlmUnavailableError,
-  type Condition,
+  type PromptKind,
   type RunCorrectionsOptions,
   type RunCorrectionsSummary,
 } from './runner';

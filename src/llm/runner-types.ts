@@ -5,7 +5,7 @@ import type { PromptTemplate } from '../prompts/templates';
 import type { InferenceInputRow } from './records';
 import type { FailureInfo, LlmBackend } from './types';
 
-export type Condition = 'rag' | 'zero_shot';
+export type PromptKind = 'rag' | 'zero_shot';
 
 export interface RunCorrectionsOptions {
   /** inference_input.jsonl, or the records themselves. */
@@ -13,13 +13,13 @@ export interface RunCorrectionsOptions {
   /** corrections.jsonl (created or resumed). */
   outputPath: string;
   backend: LlmBackend;
-  /** `rag` (Phase 5: p5v1 with the record's retrieval_context) or `zero_shot` (Phase 2 baseline, v1). */
-  condition: Condition;
-  /** The prompt's template (src/prompts/templates.ts); absent = the built-in of `condition` (p5v1 or v1). */
+  /** The kind of prompt: `rag` (p5v1 with the record's retrieval_context) or `zero_shot` (the baseline's v1). */
+  prompt: PromptKind;
+  /** The prompt's template (src/prompts/templates.ts); absent = the built-in of `prompt` (p5v1 or v1). */
   template?: PromptTemplate;
   /** The key of a JSON answer that holds the correction (a JSON `response_format`, src/llm/decoding.ts); absent = plain text. */
   jsonField?: string | null;
-  /** What log lines, progress and errors call this run (a study arm's name; default: the condition). */
+  /** What log lines, progress and errors call this run (the arm's name; default: the kind of prompt). */
   label?: string;
   /** Parallel calls (default: the backend's own concurrency). */
   concurrency?: number;
@@ -54,8 +54,8 @@ export interface RunCorrectionsOptions {
 
 export interface RunCorrectionsSummary extends CorrectionCounts {
   outputPath: string;
-  condition: Condition;
-  /** The run's name in messages: the arm (options.label), else the condition. */
+  prompt: PromptKind;
+  /** The run's name in messages: the arm (options.label), else the kind of prompt. */
   label: string;
   backend: string;
   model: string;

@@ -27,7 +27,7 @@ import { LlmUnavailableError, RunCorrectionsError, type RunCorrectionsOptions, t
 export {
   LlmUnavailableError,
   RunCorrectionsError,
-  type Condition,
+  type PromptKind,
   type RunCorrectionsOptions,
   type RunCorrectionsSummary,
 } from './runner-types';
@@ -36,9 +36,8 @@ const log = childLogger('infer');
 
 export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCorrectionsSummary> {
   const started = Date.now();
-  const { backend, condition, outputPath } = opts;
-  if (condition !== 'rag' && condition !== 'zero_shot')
-    throw new Error(`runCorrections: condition must be "rag" or "zero_shot", got "${condition}"`);
+  const { backend, prompt: kind, outputPath } = opts;
+  if (kind !== 'rag' && kind !== 'zero_shot') throw new Error(`runCorrections: prompt must be "rag" or "zero_shot", got "${kind}"`);
 
   const { input, unique, seenInput, duplicateInput, duplicateInputIds } = await readInput(opts);
   const { existing, retriedFailed } = await openExistingOutput(opts, seenInput);
@@ -48,8 +47,8 @@ export async function runCorrections(opts: RunCorrectionsOptions): Promise<RunCo
 
   const summary: RunCorrectionsSummary = {
     outputPath,
-    condition,
-    label: opts.label ?? condition,
+    prompt: kind,
+    label: opts.label ?? kind,
     backend: backend.id,
     model: backend.model,
     inputRecords: input.length,
@@ -93,7 +92,7 @@ async function runPending(
 ): Promise<{ gaveUp: string | null; stopped: boolean }> {
   const concurrency = opts.concurrency ?? opts.backend.concurrency;
   const appender = new JsonlAppender(opts.outputPath, existingRecords);
-  const progress = createProgress({ label: `infer ${opts.label ?? opts.condition}`, total, start: skippedExisting, mode: opts.progress });
+  const progress = createProgress({ label: `infer ${opts.label ?? opts.prompt}`, total, start: skippedExisting, mode: opts.progress });
   const stop = new AbortController();
   // One short-lived listener per in-flight call is expected here; lift Node's leak warning accordingly.
   setMaxListeners(Math.max(10, concurrency * 2 + 10), stop.signal);

@@ -1,5 +1,5 @@
 /**
- * Leakage control by work (`phase5.corpus.exclude_dataset_sources`): OpenITI often holds several versions of one
+ * Leakage control by work (`corpus.exclude_dataset_sources`): OpenITI often holds several versions of one
  * work (`NNNNAuthor.Title.VersionId`), so holding out the one version a dataset was transcribed from leaves the
  * others in the corpus. Here a dataset's `source_pattern` is resolved against the metadata to the works it names
  * (the book URI `NNNNAuthor.Title` of every version it matches, or the work it matches itself), and every version

@@ -1,7 +1,7 @@
 /**
  * The corpus build's exclusion rule, in one place for the build and for the analysis that reports it
  * (docs/leakage-by-work.md):
- *   - the effective exclude patterns are `phase5.corpus.exclude` plus, with `exclude_dataset_sources`, `<work>.*`
+ *   - the effective exclude patterns are `corpus.exclude` plus, with `exclude_dataset_sources`, `<work>.*`
  *     for every work a dataset's source names (./source-works);
  *   - a version URI is left out when one of them matches the whole URI (`makeExcluder`, the project's one glob
  *     dialect, src/util/glob);
@@ -24,7 +24,7 @@ export function makeExcluder(patterns: readonly string[]): (versionUri: string) 
   };
 }
 
-/** Whether any pattern holds the version out: the build's `phase5.corpus.exclude` rule. */
+/** Whether any pattern holds the version out: the build's `corpus.exclude` rule. */
 export function isWorkExcluded(versionUri: string, patterns: readonly string[]): boolean {
   return makeExcluder(patterns)(versionUri) !== null;
 }

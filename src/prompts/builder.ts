@@ -1,5 +1,5 @@
 /**
- * Prompt builder for the correction conditions of the study.
+ * Prompt builder for the built-in prompts of the study's arms.
  *
  * - Phase 5 RAG prompt `p5v1`: the system prompt of docs/prompts.md#rag-prompt-p5v1 (`RAG_SYSTEM_V1`), exact
  *   (including its two "\n\n" around the retrieval context).
@@ -15,7 +15,7 @@ export interface ChatMessage {
   content: string;
 }
 
-/** `rag`: the p5v1 prompt with context; `zero_shot_fallback`: RAG condition with no context; `zero_shot`: Phase 2. */
+/** `rag`: the p5v1 prompt with context; `zero_shot_fallback`: a rag record with no context; `zero_shot`: the baseline (the design document's Phase 2). */
 export type PromptType = 'rag' | 'zero_shot_fallback' | 'zero_shot';
 export type PromptVersion = 'p5v1' | 'v1';
 
@@ -39,11 +39,11 @@ export const RAG_SYSTEM_V1: string =
   'صحح النص التالي مستعيناً بهذه النصوص المرجعية. ' +
   'أعد النص المصحح فقط بدون أي شرح أو تعليق إضافي.';
 
-/** Phase 2 zero-shot system prompt v1 (docs/prompts.md#zero-shot-prompt-v1). */
+/** The zero-shot baseline's system prompt v1, the design document's Phase 2 (docs/prompts.md#zero-shot-prompt-v1). */
 export const ZERO_SHOT_SYSTEM_V1: string =
   'أنت مصحح نصوص عربية متخصص. ' + 'صحح النص التالي. ' + 'أعد النص المصحح فقط بدون أي شرح أو تعليق إضافي.';
 
-/** Phase 2 baseline: zero-shot correction prompt (`zero_shot`, `v1`). */
+/** The zero-shot baseline's correction prompt (`zero_shot`, `v1`). */
 export function buildZeroShot(ocrText: string): BuiltPrompt {
   return {
     messages: [
@@ -76,7 +76,7 @@ export function buildRag(ocrText: string, retrievalContext: string | null | unde
   };
 }
 
-/** The prompt for one condition of the study: `rag` (Phase 5) or `zero_shot` (Phase 2). */
-export function buildPrompt(condition: 'rag' | 'zero_shot', ocrText: string, retrievalContext?: string | null): BuiltPrompt {
-  return condition === 'rag' ? buildRag(ocrText, retrievalContext) : buildZeroShot(ocrText);
+/** The built-in prompt of one kind: `rag` (the design document's Phase 5) or `zero_shot` (its Phase 2 baseline). */
+export function buildPrompt(kind: 'rag' | 'zero_shot', ocrText: string, retrievalContext?: string | null): BuiltPrompt {
+  return kind === 'rag' ? buildRag(ocrText, retrievalContext) : buildZeroShot(ocrText);
 }

@@ -1,5 +1,5 @@
 /**
- * Retriever options (all off by default): the keys proposed for `phase5.retrieval` next to top_k /
+ * Retriever options (all off by default): the keys proposed for `retrieval` next to top_k /
  * min_score / format_style / max_chars_per_sentence. The lead's schema can take them as
  * `RetrievalSchema.extend(RetrievalPipelineSchema.shape)`; `resolvePipelineOptions` applies the same
  * defaults to a partial object (tests, the evaluation, the bench).

@@ -15,7 +15,7 @@ import { resolveGuard, type GuardSettings } from '../llm/guard';
 import path from 'node:path';
 import type { Config } from '../config/schema';
 import { armConfig, armModeAndPrompt } from '../config/study';
-import type { BackendConfig, Condition } from '../llm';
+import type { BackendConfig, PromptKind } from '../llm';
 import { resolveTemplate, type PromptTemplate } from '../prompts/templates';
 import { sha256Text } from '../util/hash';
 import { armNames } from './arm-names';
@@ -35,7 +35,7 @@ export type RetrievalMode = 'dense' | 'hybrid' | 'random' | 'gold_query' | 'none
 /** The over-correction guard of an arm (src/llm/guard.ts). */
 export type ArmGuard = GuardSettings;
 
-export type RetrievalSettings = Config['phase5']['retrieval'];
+export type RetrievalSettings = Config['retrieval'];
 
 export interface ArmRetrieval {
   mode: RetrievalMode;
@@ -48,7 +48,7 @@ export interface ArmRetrieval {
    * analysis may draw them as one gain-vs-k series.
    */
   k_group?: string;
-  /** phase5.retrieval with the arm's overrides applied. */
+  /** retrieval with the arm's overrides applied. */
   settings: RetrievalSettings;
 }
 
@@ -59,7 +59,7 @@ export interface ArmRun {
   name: string;
   role: ArmRole;
   /** The kind of prompt: `rag` (it shows the record's context) or `zero_shot` (it does not). */
-  prompt: Condition;
+  prompt: PromptKind;
   /** The prompt's template: a built-in (`rag` p5v1, `zero_shot` v1, `rag_cache` p5v1c) or one of `study.prompts` (absent: `prompt`'s built-in). */
   template?: PromptTemplate;
   /** The inference_input.jsonl this arm reads. */
@@ -91,7 +91,7 @@ export interface ArmRun {
 
 /** Every arm the config declares, in order (without `study:`: the default arms). */
 export function declaredArms(config: Config, layout: StudyLayout): ArmRun[] {
-  return config.study ? studyArms(config, layout) : conditionArms(config, layout);
+  return config.study ? studyArms(config, layout) : defaultArms(config, layout);
 }
 
 /** The default arms: rag → <results>/arms/rag, zero_shot → <results>/arms/zero_shot, both reading the default export. */
@@ -123,7 +123,7 @@ export function defaultArmDir(dirs: Pick<StudyLayout['dirs'], 'arms'>, name: str
 
 /**
  * The arms of `study:`. A zero-shot arm (prompt zero_shot / mode none) ignores the context but needs the lines:
- * it reads the export of the configured `phase5.retrieval` (dense) when an arm makes that one, else the first
+ * it reads the export of the configured `retrieval` (dense) when an arm makes that one, else the first
  * export an arm makes, else the configured one (exported for it) — so it never costs an extra export when there is one.
  */
 function studyArms(config: Config, layout: StudyLayout): ArmRun[] {
@@ -131,7 +131,7 @@ function studyArms(config: Config, layout: StudyLayout): ArmRun[] {
   const arms = study.arms.map((spec) => {
     const { mode, prompt, template } = armModeAndPrompt(spec, study.prompts);
     const effective = armConfig(config, spec);
-    const retrieval = armRetrieval(effective, corpusPaths(layout, effective), effective.phase5.retrieval, mode);
+    const retrieval = armRetrieval(effective, corpusPaths(layout, effective), effective.retrieval, mode);
     const dir = path.join(layout.dirs.arms, spec.name);
     const corrector = correctorOf(spec, corpusPaths(layout, effective).corpus);
     // The over-correction guard judges an LLM's answer; a non-LLM corrector has none.
@@ -182,7 +182,7 @@ function kGroup(arm: ArmRun, layout: StudyLayout): string {
 
 /** The fingerprint of the export zero-shot arms read (see studyArms). */
 function zeroShotExport(config: Config, layout: StudyLayout, arms: readonly ArmRun[]): string {
-  const configured = armRetrieval(config, layout.paths, config.phase5.retrieval).fingerprint;
+  const configured = armRetrieval(config, layout.paths, config.retrieval).fingerprint;
   const exporting = arms.filter((a) => a.retrieval.mode !== 'none').map((a) => a.retrieval.fingerprint);
   return exporting.includes(configured) ? configured : (exporting[0] ?? configured);
 }
@@ -211,7 +211,7 @@ export function groupExports(config: Config, layout: StudyLayout, arms: readonly
     }
     // A zero-shot arm first in line for this fingerprint: the export is the configured retrieval's (or another arm's, joined later).
     const maker = arm.retrieval.mode === 'none' ? arms.find((a) => a.retrieval.mode !== 'none' && a.retrieval.fingerprint === fp) : arm;
-    const mode = maker ? (maker.retrieval.mode as ExportGroup['mode']) : config.phase5.retrieval.hybrid.enabled ? 'hybrid' : 'dense';
+    const mode = maker ? (maker.retrieval.mode as ExportGroup['mode']) : config.retrieval.hybrid.enabled ? 'hybrid' : 'dense';
     const made = maker?.config ?? config;
     groups.set(fp, {
       fingerprint: fp,
@@ -254,7 +254,7 @@ export function retrievalFingerprint(config: Config, paths: StagePaths, settings
       retrieval: settings,
       corpus: paths.corpus,
       index: paths.index,
-      corpus_seed: config.phase5.corpus.seed,
+      corpus_seed: config.corpus.seed,
       embedding_model: config.rag.embedding_model,
       embedding: config.rag.embedding,
       // the witness index's identity (works, parameters); absent for every other mode, so their fingerprints stay

@@ -1,5 +1,5 @@
 /**
- * The build's embedding step fanned out: the corpus is cut into shards of `phase5.index.embed_shard_size`
+ * The build's embedding step fanned out: the corpus is cut into shards of `index.embed_shard_size`
  * rows, each embedded on its own (by any CPU worker) into a part file under `<index>.parts/`, then one step
  * assembles the index and the manifest from the parts in row order.
  *
@@ -7,7 +7,7 @@
  *   for (const shard of plan.shards) await embedIndexShard(options, shard, hooks);
  *   const index = await assembleIndex(options, plan);
  *
- * Shards start on multiples of the durable step (`phase5.index.batch_size`), whose rows are sorted by length
+ * Shards start on multiples of the durable step (`index.batch_size`), whose rows are sorted by length
  * and batched together; so every batch, and every vector, is the one a single-process `buildIndex` computes,
  * and the index file and manifest come out byte-identical (bar the manifest's `created_at`). A part file is
  * its own cursor (src/index/build.ts): a killed shard resumes after its last fsync'd chunk.

@@ -61,7 +61,7 @@ export function optionsFrom(config: Config, cli: RunOptions, force = false, plan
 
 /** The options that build one corpus and its index at `paths`, with `config`'s corpus and index settings. */
 export function corpusBuildOptions(config: Config, paths: StagePaths, force: boolean): BuildOptions {
-  const index = config.phase5.index;
+  const index = config.index;
   return {
     paths,
     corpus: corpusSettings(config),
@@ -153,8 +153,7 @@ export async function buildArmCorpus(corpus: CorpusPlan, force: boolean, hooks: 
 export async function buildRunCorpus(options: BuildOptions, hooks: StageHooks): Promise<CorpusResult> {
   const { paths, corpus: settings, force } = options;
   if ('generic' in settings) {
-    if (settings.inputs === 'missing')
-      throw new UserInputError(`corpus source not found: ${settings.generic.path} (phase5.corpus.source.path)`);
+    if (settings.inputs === 'missing') throw new UserInputError(`corpus source not found: ${settings.generic.path} (corpus.source.path)`);
   } else if (!existsSync(settings.openitiRoot)) {
     throw new UserInputError(`OpenITI root not found: ${settings.openitiRoot} (set data.openiti_root, OPENITI_ROOT or --openiti-root)`);
   }
@@ -182,7 +181,7 @@ export async function buildRunCorpus(options: BuildOptions, hooks: StageHooks): 
 export async function resolveSourceExclusions(settings: OpenitiCorpusSettings): Promise<SourceWorkExclusion[] | null> {
   if (!settings.datasetSources) return null;
   const { rows } = await readMetadata(settings.metadataPath).catch((err: unknown) => {
-    throw err instanceof MetadataError ? new UserInputError(`${err.message} (phase5.corpus.exclude_dataset_sources reads it)`) : err;
+    throw err instanceof MetadataError ? new UserInputError(`${err.message} (corpus.exclude_dataset_sources reads it)`) : err;
   });
   const found = sourceWorkExclusions(settings.datasetSources, rows);
   for (const e of found)

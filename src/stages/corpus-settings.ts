@@ -15,7 +15,7 @@ import { UserInputError } from './types';
 export type CorpusSettings = OpenitiCorpusSettings | GenericCorpusSettings;
 export type OpenitiCorpusSettings = ReturnType<typeof openitiSettings>;
 
-/** A generic corpus (`phase5.corpus.source` jsonl / text_dir) as src/corpora builds it. */
+/** A generic corpus (`corpus.source` jsonl / text_dir) as src/corpora builds it. */
 export interface GenericCorpusSettings {
   generic: GenericSource;
   chunk: { size: number; overlap: number };
@@ -49,11 +49,11 @@ function inputsDigest(source: GenericSource): string {
 }
 
 export function corpusSettings(config: Config): CorpusSettings {
-  const src = config.phase5.corpus.source;
+  const src = config.corpus.source;
   if (!src || src.type === 'openiti') return openitiSettings(config); // unchanged: same record, same corpus bytes
   const chunk = { size: src.chunk_size, overlap: src.chunk_overlap };
   if (chunk.overlap >= chunk.size)
-    throw new UserInputError(`phase5.corpus.source: chunk_overlap (${chunk.overlap}) must be smaller than chunk_size (${chunk.size})`);
+    throw new UserInputError(`corpus.source: chunk_overlap (${chunk.overlap}) must be smaller than chunk_size (${chunk.size})`);
   const { text_field, id_field, date_field, metadata_fields } = src.type === 'jsonl' ? src : ({} as Record<string, never>);
   const generic: GenericSource =
     src.type === 'text_dir'
@@ -63,7 +63,7 @@ export function corpusSettings(config: Config): CorpusSettings {
 }
 
 function openitiSettings(config: Config) {
-  const c = config.phase5.corpus;
+  const c = config.corpus;
   return {
     openitiRoot: resolvePath(config.data.openiti_root),
     metadataPath: metadataPath(config),

@@ -1,5 +1,5 @@
 /**
- * The `add_works` step of a corpus (`phase5.corpus.add_works`, or a study arm's `corpus.add_works`): whole works
+ * The `add_works` step of a corpus (`corpus.add_works`, or a study arm's `corpus.add_works`): whole works
  * appended to a sampled corpus.jsonl (every content line within the length filter, in file order, skipping lines
  * whose duplicate key the corpus already holds), with the build summary's sha256 and count updated so the
  * up-to-date check sees the final file.

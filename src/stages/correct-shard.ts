@@ -41,7 +41,7 @@ export async function runCorrectorShard(options: InferOptions, arm: ArmPlan, sha
       const d = lexiconCorrectLine(row.ocr_text, lexicon, c.lexicon);
       return { text: d.text, detail: { words: d.words, in_vocabulary: d.in_vocabulary, changes: d.changes } };
     }
-    const d = collateLine(row.ocr_text, arm.condition === 'zero_shot' ? [] : recordHits(row, raw), c.collate.min_similarity);
+    const d = collateLine(row.ocr_text, arm.prompt === 'zero_shot' ? [] : recordHits(row, raw), c.collate.min_similarity);
     return { text: d.text, detail: { reason: d.reason, best_similarity: d.best_similarity, witnesses: d.witnesses } };
   };
   const promptTypes: Record<string, number> = {};
@@ -50,7 +50,7 @@ export async function runCorrectorShard(options: InferOptions, arm: ArmPlan, sha
     const t0 = performance.now();
     const { text, detail } = correct(row, raw);
     const prompt_type: CorrectionRecord['prompt_type'] =
-      arm.condition === 'zero_shot' ? 'zero_shot' : row.retrieval_context?.trim() ? 'rag' : 'zero_shot_fallback';
+      arm.prompt === 'zero_shot' ? 'zero_shot' : row.retrieval_context?.trim() ? 'rag' : 'zero_shot_fallback';
     promptTypes[prompt_type] = (promptTypes[prompt_type] ?? 0) + 1;
     const record: CorrectionRecord & { corrector: unknown } = {
       sample_id: row.sample_id,

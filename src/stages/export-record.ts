@@ -19,7 +19,7 @@ export const EXPORT_RECORD = 'export.json';
 
 export interface ExportRecord {
   fingerprint: string;
-  retrieval: Config['phase5']['retrieval'];
+  retrieval: Config['retrieval'];
   records: number;
   sha256: string;
 }
@@ -58,7 +58,7 @@ export function checkExportSettings(input: string, config: Config): void {
   const record = path.join(path.dirname(realpathSync(input)), EXPORT_RECORD);
   if (!existsSync(record)) return;
   const there = (JSON.parse(readFileSync(record, 'utf8')) as ExportRecord).retrieval as Record<string, unknown>;
-  const here = config.phase5.retrieval as Record<string, unknown>;
+  const here = config.retrieval as Record<string, unknown>;
   const differ = Object.keys({ ...there, ...here })
     .filter((k) => sortedJson(there[k]) !== sortedJson(here[k]))
     .map((k) => `${k} ${sortedJson(there[k])} there, ${sortedJson(here[k])} here`);

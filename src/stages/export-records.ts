@@ -70,7 +70,7 @@ function ragRecordOf(s: OcrSample, chunks: Hit[], retriever: ExportRetriever, co
     gt_text: s.gt_text,
     prompt_type: 'rag',
     prompt_version: RAG_PROMPT_VERSION,
-    retrieval_context: retriever.formatForPrompt(chunks, config.phase5.retrieval.format_style),
+    retrieval_context: retriever.formatForPrompt(chunks, config.retrieval.format_style),
     retrieved_k: chunks.length,
     retrieval_scores: chunks.map((c) => Number(c.score.toFixed(6))),
     retrieval_sources: chunks.map((c) => ({
@@ -104,11 +104,11 @@ export function samplesInContext(samples: readonly OcrSample[]): Map<string, Lin
 }
 
 async function contextsFor(batch: OcrSample[], retriever: ExportRetriever, config: Config, source: ContextSource): Promise<Hit[][]> {
-  const { top_k, min_score, budget } = config.phase5.retrieval;
+  const { top_k, min_score, budget } = config.retrieval;
   if (batch.length === 0) return [];
   if (source.mode === 'random') {
     if (!source.placebo) throw new Error('placebo retrieval without a corpus sampler');
-    return batch.map((s) => source.placebo!.draw(s.sample_id, config.phase5.corpus.seed, top_k, budget.max_chars));
+    return batch.map((s) => source.placebo!.draw(s.sample_id, config.corpus.seed, top_k, budget.max_chars));
   }
   if (source.mode === 'witness' && source.lines && retriever.retrieveInContext)
     return retriever.retrieveInContext(
@@ -135,7 +135,7 @@ export async function writeShardRecords(
   onBatch?: () => void,
   source: ContextSource = { mode: 'dense' },
 ): Promise<number> {
-  const { query_batch_size: batch, checkpoint_every: every } = config.phase5.export;
+  const { query_batch_size: batch, checkpoint_every: every } = config.export;
   let fallbacks = 0;
   let sinceCheckpoint = 0;
   for (let i = from; i < samples.length; i += batch) {
@@ -180,7 +180,7 @@ export async function contextSource(
       source: { mode: 'witness', ...(options.samples ? { lines: samplesInContext(options.samples) } : {}) },
     };
   if (options.mode !== 'random') return { retriever: await openForShard(openRetriever, options.config), source: { mode: options.mode } };
-  const r = options.config.phase5.retrieval;
+  const r = options.config.retrieval;
   const retriever: ExportRetriever = {
     retrieveMany: () => Promise.reject(new Error('placebo retrieval does not query the index')),
     formatForPrompt: (chunks, style) => formatForPrompt(chunks, style, r.max_chars_per_sentence),

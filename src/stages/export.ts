@@ -156,7 +156,7 @@ export async function loadSamples(
 ): Promise<LoadedDataset> {
   const spec = datasetSpec(config, key);
   if (!existsSync(spec.path)) throw new UserInputError(`dataset ${key}: ${spec.path} not found`);
-  const loaded = await loadDataset(spec, { limit: pick.limit, maxLineChars: config.phase5.export.max_line_chars, logProblems });
+  const loaded = await loadDataset(spec, { limit: pick.limit, maxLineChars: config.export.max_line_chars, logProblems });
   return pick.sample ? { ...loaded, samples: sampled(loaded.samples, pick.sample, clusterSpecOf(config), key) } : loaded;
 }
 
@@ -197,12 +197,12 @@ function exportFingerprint(options: ExportOptions & { mode?: ContextSource['mode
   return sha256Text(
     JSON.stringify({
       manifest: readFileSync(manifestPath, 'utf8'),
-      retrieval: config.phase5.retrieval, // every retrieval option (top_k, min_score, format, pipeline options) changes the output
+      retrieval: config.retrieval, // every retrieval option (top_k, min_score, format, pipeline options) changes the output
       limit: options.limit ?? null,
       ...(options.sample ? { sample: options.sample, clusters: clusterSpecOf(config) } : {}),
       datasets: options.datasets.map((k) => config.datasets[k]),
-      shard_size: config.phase5.export.shard_size,
-      max_line_chars: config.phase5.export.max_line_chars, // decides which lines are skipped
+      shard_size: config.export.shard_size,
+      max_line_chars: config.export.max_line_chars, // decides which lines are skipped
       // the record's fields: hit provenance in every rag record (docs/outputs.md#inference_inputjsonl), so a shard
       // written without it is redone rather than reused
       records: 'hit-provenance',
@@ -215,7 +215,7 @@ function exportFingerprint(options: ExportOptions & { mode?: ContextSource['mode
 }
 
 /**
- * Split every selected dataset into shards of `phase5.export.shard_size` samples — for a study, once per shared
+ * Split every selected dataset into shards of `export.shard_size` samples — for a study, once per shared
  * export (distinct retrieval fingerprint), each with its own settings fingerprint; writes export/plan.json.
  */
 export async function planExport(options: ExportOptions): Promise<ExportPlan> {
@@ -241,7 +241,7 @@ export async function planExport(options: ExportOptions): Promise<ExportPlan> {
     groups.forEach((group, gi) => {
       const first = { dataset: key, index: 0, group, fingerprint: fingerprints[gi] };
       if (options.force) rmSync(path.dirname(shardFile(config, first)), { recursive: true, force: true });
-      const shards = planShards(key, samples.length, config.phase5.export.shard_size, fingerprints[gi], group);
+      const shards = planShards(key, samples.length, config.export.shard_size, fingerprints[gi], group);
       // Only when something was left out: a clean study's plan.json stays as it was.
       plan.datasets.push({
         dataset: key,
@@ -374,7 +374,7 @@ export async function mergeExport(options: ExportOptions, plan: ExportPlan): Pro
   const merged = await mergeInto(options, plan, path.join(dir, 'inference_input.jsonl'));
   writeExportRecord(dir, {
     fingerprint: plan.fingerprint,
-    retrieval: options.config.phase5.retrieval,
+    retrieval: options.config.retrieval,
     records: merged.records,
     sha256: merged.sha256,
   });

@@ -20,7 +20,7 @@ import { LineWriter } from '../io/line-writer';
 import { readJsonl, recoverJsonl, writeJsonAtomic, writeJsonlAtomic } from '../io/jsonl';
 import { writeArmRequest } from './study-files';
 import { writeStudyManifest } from './study-manifest';
-import type { Condition } from '../llm';
+import type { PromptKind } from '../llm';
 import { findArm } from './arms';
 import type { CorrectorKind } from './corrector-arm';
 import { readOrder, readPlannedIds, readPlannedRows, safeName, writePlan, type InferPlanFiles } from './infer-plan';
@@ -44,11 +44,11 @@ import { checkExportSettings } from './export-record';
 import { UserInputError, type StageHooks } from './types';
 import { writtenFile, type WrittenFile } from './written-file';
 
-/** One arm's share of the plan (small: crosses Temporal); `arm` is the arm's name, `condition` its prompt. */
+/** One arm's share of the plan (small: crosses Temporal); `arm` is the arm's name, `prompt` its kind of prompt. */
 export interface ArmPlan extends RunTags {
-  /** The arm's name. ArmPlan crosses Temporal (recorded histories hold it), so its fields keep their names. */
+  /** The arm's name. */
   arm: string;
-  condition: Condition;
+  prompt: PromptKind;
   output: string;
   plan: InferPlanFiles;
   shardSize: number;
@@ -104,7 +104,7 @@ export async function planInfer(options: InferOptions): Promise<ArmPlan[]> {
     for (const run of replicateRuns(a)) {
       const arm: ArmPlan = {
         arm: a.name,
-        condition: a.prompt,
+        prompt: a.prompt,
         output: run.output,
         plan,
         shardSize,

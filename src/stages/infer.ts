@@ -26,7 +26,7 @@ import {
   runCorrections,
   RunCorrectionsError,
   type BackendConfig,
-  type Condition,
+  type PromptKind,
   type LlmBackend,
   type RunCorrectionsSummary,
 } from '../llm';
@@ -53,10 +53,10 @@ export { guardImported, importCorrections, type ImportResult } from './infer-imp
 
 const log = childLogger('infer');
 
-export type { Condition };
+export type { PromptKind };
 
 export interface InferOptions {
-  /** The arms to run, in order (the baseline is left out when `--phase2-dir` supplies it). */
+  /** The arms to run, in order (the baseline is left out when `--baseline-dir` supplies it). */
   arms: ArmRun[];
   /** The arm an `--import` file is written to (`--arm NAME`, default rag). */
   importArm?: ArmRun;
@@ -120,7 +120,7 @@ export const RESULT_KEYS = [
 /**
  * What one arm produced: the runner's counts that matter downstream (small: crosses Temporal); `skipped`:
  * duplicate input records (the later ones are not corrected) and lines recorded as failed, by reason.
- * `condition` is the arm's name (`rag` / `zero_shot` without a study; the field keeps its name so recorded histories replay).
+ * `arm` is the arm's name (`rag` / `zero_shot` without a study).
  */
 export type ArmResult = {
   condition: string;
@@ -287,7 +287,7 @@ export async function correctLines(
       inputPath: target.input,
       outputPath: target.output,
       backend,
-      condition: arm.prompt,
+      prompt: arm.prompt,
       template: arm.template,
       jsonField: jsonAnswerField(arm.config.infer.decoding?.response_format),
       label: arm.name,

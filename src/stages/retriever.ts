@@ -67,7 +67,7 @@ export function embedderOptions(config: Config): EmbedderOptions {
 }
 
 export function indexParams(config: Config): Partial<IndexParams> {
-  const i = config.phase5.index;
+  const i = config.index;
   return {
     type: i.type === 'FlatIP' ? 'exact' : 'hnsw',
     storage: i.dtype,
@@ -78,7 +78,7 @@ export function indexParams(config: Config): Partial<IndexParams> {
 }
 
 export function retrieverConfig(config: Config, paths: StagePaths): RetrieverConfig {
-  const r = config.phase5.retrieval;
+  const r = config.retrieval;
   return {
     indexPath: paths.index,
     corpusPath: paths.corpus,
@@ -95,12 +95,12 @@ export function retrieverConfig(config: Config, paths: StagePaths): RetrieverCon
 /** Key under which an opened export retriever may be reused (same index, encoder and options). */
 export function exportRetrieverKey(config: Config, paths: StagePaths): string {
   const rc = retrieverConfig(config, paths);
-  return JSON.stringify({ index: rc.indexPath, embedding: rc.embedding, params: rc.index, options: config.phase5.retrieval });
+  return JSON.stringify({ index: rc.indexPath, embedding: rc.embedding, params: rc.index, options: config.retrieval });
 }
 
 /** Load the model and index and wrap them in the configured options pipeline (the slow part of export). */
 export async function openExportRetriever(config: Config, paths: StagePaths): Promise<ClosableRetriever> {
-  const options = config.phase5.retrieval;
+  const options = config.retrieval;
   const r = await RAGRetriever.open(retrieverConfig(config, paths));
   // Missing model or index: input the user must fix (retrying cannot), so not retryable.
   if (!r.enabled) throw new UserInputError(`retrieval is disabled: ${r.disabledReason}`);

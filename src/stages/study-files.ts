@@ -40,7 +40,7 @@ export async function writeSharedExportStats(
   const stats: SharedExport = {
     fingerprint: group.fingerprint,
     mode: group.mode,
-    top_k: group.config.phase5.retrieval.top_k,
+    top_k: group.config.retrieval.top_k,
     upper_bound: group.mode === 'gold_query',
     arms: group.arms,
     path: merged.path,

@@ -45,7 +45,7 @@ function indexIn(folder: string, config: Config): string {
 
 /** The corpus and index a (study arm's effective) config retrieves from: its own corpus folder, else the run's. */
 export function corpusPaths(layout: StudyLayout, config: Config): StagePaths {
-  const dir = config.phase5.corpus.dir;
+  const dir = config.corpus.dir;
   // A study arm's own corpus (src/config/study.ts blockCorpus): its folder under the results dir.
   if (dir) {
     const folder = path.join(layout.dirs.root, dir);

@@ -28,7 +28,7 @@ export interface CorpusPlan {
   fingerprint: string;
   dir: string;
   paths: StagePaths;
-  /** The effective config of the first arm that uses it: its `phase5.corpus` is the one to build. */
+  /** The effective config of the first arm that uses it: its `corpus` is the one to build. */
   config: Config;
   arms: string[];
 }
@@ -46,7 +46,7 @@ export interface StudyPlan {
   dirs: StudyDirs;
   /** The run's corpus and index. */
   paths: StagePaths;
-  /** The arms this run works on: all, or the one `--arm` names; without `study:`, `--phase2-dir` leaves zero_shot out. */
+  /** The arms this run works on: all, or the one `--arm` names; without `study:`, `--baseline-dir` leaves zero_shot out. */
   arms: ArmRun[];
   /** Every arm the config declares (the export writes every arm's folder; `--import` may target any arm). */
   declared: ArmRun[];
@@ -63,12 +63,12 @@ export function studyPlan(config: Config, cli: RunOptions): StudyPlan {
     arms: selectedArms(config, cli, declared),
     declared,
     exports: config.study ? groupExports(config, layout, declared) : null,
-    corpora: armCorpora(declared, config.phase5.corpus.dir, (c) => corpusPaths(layout, c), layout.dirs.root),
+    corpora: armCorpora(declared, config.corpus.dir, (c) => corpusPaths(layout, c), layout.dirs.root),
     witnessIndexes: witnessIndexes(declared, layout.dirs.witness),
   };
 }
 
-/** `--arm` and `--phase2-dir` applied (see ./arm-names.ts); an unknown `--arm` is an error naming the arms there are. */
+/** `--arm` and `--baseline-dir` applied (see ./arm-names.ts); an unknown `--arm` is an error naming the arms there are. */
 function selectedArms(config: Config, cli: RunOptions, declared: readonly ArmRun[]): ArmRun[] {
   const names = allArmNames(config);
   if (cli.arm && !names.includes(cli.arm))
@@ -77,11 +77,11 @@ function selectedArms(config: Config, cli: RunOptions, declared: readonly ArmRun
   return declared.filter((a) => wanted.has(a.name));
 }
 
-/** The arms' own corpora (a `phase5.corpus.dir` other than the run's), one per folder, in arm order. */
+/** The arms' own corpora (a `corpus.dir` other than the run's), one per folder, in arm order. */
 function armCorpora(arms: readonly ArmRun[], runDir: string | undefined, pathsOf: (c: Config) => StagePaths, root: string): CorpusPlan[] {
   const out = new Map<string, CorpusPlan>();
   for (const arm of arms) {
-    const dir = arm.config.phase5.corpus.dir;
+    const dir = arm.config.corpus.dir;
     if (!dir || dir === runDir) continue;
     const known = out.get(dir);
     if (known) known.arms.push(arm.name);

@@ -17,8 +17,8 @@ export interface RunOptions {
   datasets?: string[];
   corpusPath?: string;
   indexPath?: string;
-  /** Existing zero-shot results: the infer stage then skips the baseline condition. */
-  phase2Dir?: string;
+  /** Existing zero-shot results: the infer stage then skips the baseline arm. */
+  baselineDir?: string;
   noErrorAnalysis?: boolean;
   /** A corrections.jsonl produced elsewhere, validated and imported instead of running the LLM. */
   importFile?: string;

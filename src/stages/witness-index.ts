@@ -35,7 +35,7 @@ const log = childLogger('witness');
 export type WitnessSettings = ReturnType<typeof WitnessSettingsSchema.parse>;
 
 export function witnessSettings(config: Config): WitnessSettings {
-  return config.phase5.retrieval.witness ?? WitnessSettingsSchema.parse({});
+  return config.retrieval.witness ?? WitnessSettingsSchema.parse({});
 }
 
 /** What decides the index's contents, in a fixed key order. */
@@ -85,7 +85,7 @@ export async function ensureWitnessIndex(
   });
   if (files.length === 0)
     throw new UserInputError(
-      `phase5.retrieval.witness: no work matches works ${JSON.stringify(w.works)} minus exclude_works ${JSON.stringify(w.exclude_works)}`,
+      `retrieval.witness: no work matches works ${JSON.stringify(w.works)} minus exclude_works ${JSON.stringify(w.exclude_works)}`,
     );
   const t0 = Date.now();
   const build = {
@@ -108,7 +108,7 @@ const opened = new Map<string, ClosableRetriever>();
 
 /** The export retriever of a witness arm, opened once per process and index (like the dense one, src/stages/retriever.ts). */
 export function witnessRetrieverFor(config: Config): ClosableRetriever {
-  const key = `${witnessIndexDir(config)}:${witnessSettings(config).candidates}:${witnessSettings(config).min_score}:${config.phase5.retrieval.max_chars_per_sentence}`;
+  const key = `${witnessIndexDir(config)}:${witnessSettings(config).candidates}:${witnessSettings(config).min_score}:${config.retrieval.max_chars_per_sentence}`;
   let r = opened.get(key);
   if (!r) opened.set(key, (r = openWitnessRetriever(config)));
   return r;
@@ -120,7 +120,7 @@ export function openWitnessRetriever(config: Config): ClosableRetriever {
   if (readWitnessManifest(dir)?.fingerprint !== witnessIndexFingerprint(config))
     throw new UserInputError(`no witness index at ${dir} for this arm's settings — run \`phase5 build\` first`);
   const w = witnessSettings(config);
-  const maxChars = config.phase5.retrieval.max_chars_per_sentence;
+  const maxChars = config.retrieval.max_chars_per_sentence;
   // A sharded index: each batch of lines searched over the shards, one in memory at a time (docs/witness-shards.md).
   const r = readShardedManifest(dir)
     ? ShardedWitnessRetriever.open(dir, { candidates: w.candidates })
@@ -156,7 +156,7 @@ function witnessChunk(
 
 /** The export retriever of a sharded witness export whose hits the rounds made: each line's hits looked up. */
 export function scatteredWitnessRetriever(config: Config, hits: ReadonlyMap<string, WitnessHit[]>): ClosableRetriever {
-  const maxChars = config.phase5.retrieval.max_chars_per_sentence;
+  const maxChars = config.retrieval.max_chars_per_sentence;
   const find = (l: LineInContext) => {
     const h = hits.get(lineKey(l));
     if (!h) throw new Error(`witness rounds have no hits for the OCR line "${l.text.slice(0, 40)}" — rerun \`phase5 export\``);

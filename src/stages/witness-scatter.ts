@@ -71,7 +71,7 @@ export async function witnessGather(options: ExportOptions, plan: ExportPlan, w:
   // As the witness export retriever searches: top_k hits, the witness block's min_score (src/stages/witness-index.ts).
   const { placed, requests } = evaluateLines(
     lines,
-    options.config.phase5.retrieval.top_k,
+    options.config.retrieval.top_k,
     { candidates: settings.candidates, minScore: settings.min_score },
     answers,
   );

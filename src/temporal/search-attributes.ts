@@ -83,16 +83,16 @@ export function runSearchAttributes(labels: RunLabels): SearchAttributePair[] {
 export function runMemo(config: Config, datasets: string[]): Record<string, unknown> {
   const llm = config.infer.backend === 'openai' ? config.infer.openai.model : config.infer.local.model_path;
   return {
-    corpus_source: config.phase5.corpus.source?.type ?? 'openiti',
-    corpus_max_sentences: config.phase5.corpus.max_sentences,
-    index_type: config.phase5.index.type,
+    corpus_source: config.corpus.source?.type ?? 'openiti',
+    corpus_max_sentences: config.corpus.max_sentences,
+    index_type: config.index.type,
     embedding_model: config.rag.embedding_model,
     llm_backend: config.infer.backend,
     llm_model: llm,
-    top_k: config.phase5.retrieval.top_k,
-    min_score: config.phase5.retrieval.min_score,
+    top_k: config.retrieval.top_k,
+    min_score: config.retrieval.min_score,
     datasets,
-    conditions: config.infer.conditions,
+    arms: config.study ? config.study.arms.map((a) => a.name) : config.infer.arms,
   };
 }
 

@@ -33,7 +33,8 @@ function shardConfig(dir: string, embedShardSize: number): Config {
     {
       paths: { results_dir: dir },
       data: { openiti_root: path.join(FIXTURES, 'openiti', 'corpus') },
-      phase5: { corpus: { max_sentences: 120 }, index: { batch_size: 16, embed_shard_size: embedShardSize } },
+      corpus: { max_sentences: 120 },
+      index: { batch_size: 16, embed_shard_size: embedShardSize },
       rag: {
         embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
         embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', max_length: 64, batch_size: 5, threads: 2 },

@@ -57,7 +57,8 @@ describe('activities/build (adapters over src/stages/build)', function () {
       {
         paths: { results_dir: dir },
         data: { openiti_root: path.join(FIXTURES, 'openiti', 'corpus') },
-        phase5: { corpus: { max_sentences: 40 }, index: { batch_size: 16 } },
+        corpus: { max_sentences: 40 },
+        index: { batch_size: 16 },
         rag: {
           embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
           embedding: { model_dir: MINILM, query_prefix: '', passage_prefix: '', max_length: 64, threads: 1 },

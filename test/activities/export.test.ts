@@ -126,7 +126,8 @@ describe('activities/export (adapters over src/stages/export)', () => {
     this.timeout(20000);
     // No checkpoint before the shard's end: only per-batch progress (sent within the throttle window) moves it.
     const config = fixtureConfig(tmpResults('export-progress'), {
-      phase5: { export: { shard_size: 4, query_batch_size: 1, checkpoint_every: 100 }, corpus: { max_sentences: 40 } },
+      export: { shard_size: 4, query_batch_size: 1, checkpoint_every: 100 },
+      corpus: { max_sentences: 40 },
     });
     const { gate, retriever, acts, input, shard } = await gatedFirstShard(config);
     // A heartbeat timeout of an hour puts the keep-alive (a third of it) beyond the test's timeout: only the

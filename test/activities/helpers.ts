@@ -28,7 +28,8 @@ export function fixtureConfig(resultsDir: string, extra: Record<string, unknown>
     {
       paths: { results_dir: resultsDir },
       data: { openiti_root: path.join(FIXTURES, 'openiti', 'corpus') },
-      phase5: { export: { shard_size: 4, query_batch_size: 1, checkpoint_every: 2 }, corpus: { max_sentences: 40 } },
+      export: { shard_size: 4, query_batch_size: 1, checkpoint_every: 2 },
+      corpus: { max_sentences: 40 },
       datasets: { demo: { type: 'jsonl', path: path.join(FIXTURES, 'demo', 'ocr.jsonl') } },
       ...extra,
     },

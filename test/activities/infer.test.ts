@@ -48,8 +48,8 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
       openBackend: async () => backend,
     });
     const { beats, run } = recordingEnv();
-    const result = await run(acts.inferCondition, { input: stageInput(config), condition: 'rag' });
-    expect(result).to.deep.include({ condition: 'rag', written: 6, succeeded: 6, failed: 0, model: 'echo' });
+    const result = await run(acts.inferArm, { input: stageInput(config), arm: 'rag' });
+    expect(result).to.deep.include({ arm: 'rag', written: 6, succeeded: 6, failed: 0, model: 'echo' });
     expect(backend.calls).to.equal(6);
     expect(beats.some((b) => b.step === 'infer:rag' && b.unit === 'samples')).to.equal(true);
     expect(lines(result.output)).to.have.length(6);
@@ -67,7 +67,7 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
       openBackend: async () => backend,
     });
     const first = recordingEnv();
-    const running = first.run(acts.inferCondition, { input: stageInput(config), condition: 'rag' });
+    const running = first.run(acts.inferArm, { input: stageInput(config), arm: 'rag' });
     await until(() => backend.calls === 3);
     first.env.cancel();
     gate.open();
@@ -82,7 +82,7 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
 
     const callsBefore = backend.calls;
     const second = recordingEnv({ heartbeatDetails: first.beats.at(-1) });
-    const result = await second.run(acts.inferCondition, { input: stageInput(config), condition: 'rag' });
+    const result = await second.run(acts.inferArm, { input: stageInput(config), arm: 'rag' });
     // Safety net: without resume every line would be sent to the model again.
     expect(backend.calls - callsBefore).to.equal(8 - written);
     expect(result).to.deep.include({ written: 8 - written, skippedExisting: written });
@@ -114,7 +114,7 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
       endpointDown: (r) => endpointDown.push(r),
     });
     const first = recordingEnv();
-    const retryable = await first.run(acts.inferCondition, { input: stageInput(config), condition: 'rag' }).then(
+    const retryable = await first.run(acts.inferArm, { input: stageInput(config), arm: 'rag' }).then(
       () => null,
       (e: unknown) => e as Error,
     );
@@ -126,7 +126,7 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
     // A later attempt that still makes no progress, with the outage begun 6 minutes ago (the budget is 5).
     const sixMinutesAgo = new Date(Date.now() - 6 * 60_000).toISOString();
     const later = recordingEnv({ heartbeatDetails: { ...first.beats.at(-1), checkpoint: { outageSince: sixMinutesAgo } } });
-    const final = await later.run(acts.inferCondition, { input: stageInput(config), condition: 'rag' }).then(
+    const final = await later.run(acts.inferArm, { input: stageInput(config), arm: 'rag' }).then(
       () => null,
       (e: unknown) => e,
     );
@@ -142,7 +142,7 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
   });
 
   it('the sharded infer: plan, shards and merge heartbeat (a long plan or merge is not a dead worker)', async () => {
-    const config = fixtureConfig(tmpResults('infer-sharded'), { infer: { shard_size: 4, conditions: ['rag'] } });
+    const config = fixtureConfig(tmpResults('infer-sharded'), { infer: { shard_size: 4, arms: ['rag'] } });
     writeInput(config, 6);
     const acts = createStageCalls({
       openRetriever: async () => {
@@ -164,7 +164,7 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
   });
 
   it('a shard that fails for an outage tells deps.endpointDown (the worker’s endpoint gate); other failures do not', async () => {
-    const config = fixtureConfig(tmpResults('infer-endpoint-down'), { infer: { shard_size: 4, conditions: ['rag'] } });
+    const config = fixtureConfig(tmpResults('infer-endpoint-down'), { infer: { shard_size: 4, arms: ['rag'] } });
     writeInput(config, 6);
     let refuse = true;
     const echo = echoBackend();
@@ -218,7 +218,7 @@ describe('activities/infer (adapters over src/stages/infer)', () => {
       },
       openBackend: async () => echoBackend(),
     });
-    const noInput = await acts.inferCondition({ input: stageInput(config), condition: 'rag' }).then(
+    const noInput = await acts.inferArm({ input: stageInput(config), arm: 'rag' }).then(
       () => null,
       (e: unknown) => e,
     );

@@ -75,7 +75,7 @@ describe('a demo-sized study (5 books × 6 lines) through the analyze stage', fu
     const datasets = Object.fromEntries(BOOKS.map((b) => [b, bookLines(b)]));
     // Phase 5 fixes two lines of three and breaks the third; Phase 2 leaves the OCR: non-zero deltas everywhere.
     const fix = (p: Pair, i: number) => (i % 3 === 2 ? p.ocr.slice(0, 15) : p.gt);
-    const { phase5Dir, phase2Dir } = writeStudy(root, {
+    const { ragDir, baselineDir } = writeStudy(root, {
       datasets,
       phase5: (p, i) => ({ corrected: fix(p, i) }),
       phase2: (p) => ({ corrected: p.ocr }),
@@ -85,8 +85,8 @@ describe('a demo-sized study (5 books × 6 lines) through the analyze stage', fu
     writeArm(root, 'rag_same', 'rag', (p) => p.ocr); // agrees with the baseline on every line
     result = await run(
       {
-        phase5Dir,
-        phase2Dir,
+        ragDir,
+        baselineDir,
         bootstrap: { iterations: 200, seed: 1 },
         logFile: false,
         report: { png: false },

@@ -55,11 +55,11 @@ function contextOf(r: Retrieval): string {
 }
 
 /** Write `<root>/phase5/{inference_input,corrections}.jsonl` and `<root>/phase2/corrections.jsonl`. */
-export function writeStudy(root: string, spec: StudySpec): { phase5Dir: string; phase2Dir: string } {
-  const phase5Dir = path.join(root, 'phase5');
-  const phase2Dir = path.join(root, 'phase2');
-  mkdirSync(phase5Dir, { recursive: true });
-  mkdirSync(phase2Dir, { recursive: true });
+export function writeStudy(root: string, spec: StudySpec): { ragDir: string; baselineDir: string } {
+  const ragDir = path.join(root, 'phase5');
+  const baselineDir = path.join(root, 'phase2');
+  mkdirSync(ragDir, { recursive: true });
+  mkdirSync(baselineDir, { recursive: true });
   const inputs: unknown[] = [];
   const c5: unknown[] = [];
   const c2: unknown[] = [];
@@ -116,8 +116,8 @@ export function writeStudy(root: string, spec: StudySpec): { phase5Dir: string; 
       }
     });
   }
-  writeFileSync(path.join(phase5Dir, 'inference_input.jsonl'), jsonl(inputs));
-  writeFileSync(path.join(phase5Dir, 'corrections.jsonl'), jsonl(c5));
-  if (spec.phase2) writeFileSync(path.join(phase2Dir, 'corrections.jsonl'), jsonl(c2));
-  return { phase5Dir, phase2Dir };
+  writeFileSync(path.join(ragDir, 'inference_input.jsonl'), jsonl(inputs));
+  writeFileSync(path.join(ragDir, 'corrections.jsonl'), jsonl(c5));
+  if (spec.phase2) writeFileSync(path.join(baselineDir, 'corrections.jsonl'), jsonl(c2));
+  return { ragDir, baselineDir };
 }

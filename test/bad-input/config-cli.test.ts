@@ -5,7 +5,7 @@
  * Cases:
  *   - unknown config key           → ConfigError naming the file, the key path and the unknown key; fixed, it loads
  *   - wrong type in config         → names the key path, what was expected and what was found
- *   - negative top_k in config     → names phase5.retrieval.top_k and the value
+ *   - negative top_k in config     → names retrieval.top_k and the value
  *   - YAML syntax error            → names the file, line and column
  *   - negative top_k on the CLI (`--top-k -3`) → exit 1, the key path and value, no stack trace
  *   - unreachable Temporal         → exit 1, one line saying where and how to start it
@@ -70,27 +70,27 @@ describe('bad-input suite', function () {
     });
 
     it('unknown config key', () => {
-      const { file, error } = configError('phase5:\n  retrieval:\n    top_kk: 5\n');
+      const { file, error } = configError('retrieval:\n  top_kk: 5\n');
       expect(error.message).to.contain(`invalid config ${file}`);
-      expect(error.message).to.contain('phase5.retrieval: unknown key "top_kk" (not part of the schema; check the spelling)');
-      writeFileSync(file, 'phase5:\n  retrieval:\n    top_k: 5\n');
-      expect(loadConfig(file, { env: {} }).config.phase5.retrieval.top_k).to.equal(5);
+      expect(error.message).to.contain('retrieval: unknown key "top_kk" (not part of the schema; check the spelling)');
+      writeFileSync(file, 'retrieval:\n  top_k: 5\n');
+      expect(loadConfig(file, { env: {} }).config.retrieval.top_k).to.equal(5);
     });
 
     it('wrong type in config', () => {
-      const { file, error } = configError('phase5:\n  retrieval:\n    top_k: three\n');
+      const { file, error } = configError('retrieval:\n  top_k: three\n');
       expect(error.file).to.equal(file);
       expect(error.problems).to.have.length(1);
-      expect(error.problems[0]).to.match(/^phase5\.retrieval\.top_k: .*expected number.*\(got string "three"\)$/);
+      expect(error.problems[0]).to.match(/^retrieval\.top_k: .*expected number.*\(got string "three"\)$/);
     });
 
     it('negative top_k in config', () => {
-      const { error } = configError('phase5:\n  retrieval:\n    top_k: -3\n');
-      expect(error.problems[0]).to.match(/^phase5\.retrieval\.top_k: .*>0.*\(got number -3\)$/);
+      const { error } = configError('retrieval:\n  top_k: -3\n');
+      expect(error.problems[0]).to.match(/^retrieval\.top_k: .*>0.*\(got number -3\)$/);
     });
 
     it('YAML syntax error', () => {
-      const { file, error } = configError('phase5:\n  retrieval:\n    top_k: [3\n  index: x\n');
+      const { file, error } = configError('retrieval:\n  top_k: [3\nindex: x\n');
       expect(error.message).to.contain(file);
       expect(error.problems[0]).to.match(/^YAML syntax error at line \d+, column \d+: /);
     });
@@ -98,7 +98,7 @@ describe('bad-input suite', function () {
     it('negative top_k on the CLI (--top-k -3)', () => {
       expect(cli.topK.code).to.equal(1);
       expect(cli.topK.err).to.match(/phase5: invalid config .*config\.yaml \(with command-line overrides\)/);
-      expect(cli.topK.err).to.match(/phase5\.retrieval\.top_k: .*\(got number -3\)/);
+      expect(cli.topK.err).to.match(/retrieval\.top_k: .*\(got number -3\)/);
       expect(cli.topK.err).to.not.contain('    at ');
       expect(cli.topK.out).to.equal('');
     });

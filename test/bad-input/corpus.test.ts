@@ -96,7 +96,7 @@ describe('bad-input suite', function () {
     before(async () => {
       root = checkout();
       resultsDir = tmpDir('corpus');
-      const input = stageInput(makeConfig(resultsDir, { data: { openiti_root: root }, phase5: { corpus: { max_sentences: 1000 } } }));
+      const input = stageInput(makeConfig(resultsDir, { data: { openiti_root: root }, corpus: { max_sentences: 1000 } }));
       const r = await withLogs(() => buildCorpus(input));
       result = r.result;
       logs = r.logs;
@@ -122,7 +122,7 @@ describe('bad-input suite', function () {
       cpSync(root, copy, { recursive: true });
       writeFileSync(path.join(copy, path.relative(root, file)), fixed, 'utf8');
       const input = stageInput(
-        makeConfig(tmpDir('corpus-fixed'), { data: { openiti_root: copy }, phase5: { corpus: { max_sentences: 1000 } } }),
+        makeConfig(tmpDir('corpus-fixed'), { data: { openiti_root: copy }, corpus: { max_sentences: 1000 } }),
         {},
         true,
       );
@@ -184,7 +184,7 @@ describe('bad-input suite', function () {
     });
 
     it('a re-run after the skips reuses the finished corpus', async () => {
-      const input = stageInput(makeConfig(resultsDir, { data: { openiti_root: root }, phase5: { corpus: { max_sentences: 1000 } } }));
+      const input = stageInput(makeConfig(resultsDir, { data: { openiti_root: root }, corpus: { max_sentences: 1000 } }));
       const again = await withLogs(() => buildCorpus(input));
       expect(again.result.reused).to.equal(true);
       expect(again.result.sha256).to.equal(result.sha256);
@@ -192,7 +192,7 @@ describe('bad-input suite', function () {
 
     it('zero sentences after filters', async () => {
       const dir = tmpDir('corpus-empty');
-      const strict = stageInput(makeConfig(dir, { phase5: { corpus: { min_char_len: 290, max_char_len: 300 } } }));
+      const strict = stageInput(makeConfig(dir, { corpus: { min_char_len: 290, max_char_len: 300 } }));
       const { message } = await failsWithLogs(
         () => buildCorpus(strict),
         /no sentences left after filters/,

@@ -15,7 +15,7 @@
  *   - empty OCR line                     → a zero_shot_fallback record (prompt v1, no retrieval)
  *   - Latin-only OCR line                → a zero_shot_fallback record
  *   - JSONL dataset with malformed lines → skipped, counted (badLines), logged as file:line: reason
- *   - a 1 MB OCR line                    → skipped, counted (tooLong, > phase5.export.max_line_chars), logged as
+ *   - a 1 MB OCR line                    → skipped, counted (tooLong, > export.max_line_chars), logged as
  *                                          file:line; the other line is exported
  *   - empty dataset folder               → non-retryable, names the folder and the suffixes it looked for
  *   - results dir that is a file         → non-retryable, names the path and the setting

@@ -63,11 +63,9 @@ export function baseRaw(resultsDir: string): Plain {
   return {
     paths: { results_dir: resultsDir },
     data: { openiti_root: OPENITI_FIXTURE },
-    phase5: {
-      corpus: { max_sentences: 40 },
-      index: { batch_size: 64 },
-      export: { shard_size: 4, query_batch_size: 8, checkpoint_every: 2 },
-    },
+    corpus: { max_sentences: 40 },
+    index: { batch_size: 64 },
+    export: { shard_size: 4, query_batch_size: 8, checkpoint_every: 2 },
     rag: {
       embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
       embedding: { model_dir: MINILM_DIR, query_prefix: '', passage_prefix: '', max_length: 128, batch_size: 32, threads: 2 },

@@ -34,7 +34,7 @@ function study(prefix: string) {
     gt_text: `s${i}`,
     corrected_text: `قال ${i}`,
   });
-  return { results, config: makeConfig(results, { infer: { conditions: ['rag'] } }), file: path.join(results, 'import.jsonl'), correction };
+  return { results, config: makeConfig(results, { infer: { arms: ['rag'] } }), file: path.join(results, 'import.jsonl'), correction };
 }
 
 describe('bad-input suite: an import must match the arm’s export', () => {

@@ -1,5 +1,5 @@
 /**
- * Bad-input suite — infer stage (inferCondition of test/helpers/stage-calls.ts / importCorrections called directly)
+ * Bad-input suite — infer stage (inferArm of test/helpers/stage-calls.ts / importCorrections called directly)
  * against the in-test fake OpenAI server (test/llm/fake-openai-server.ts), `infer.backend: openai`.
  *
  * Cases:
@@ -31,7 +31,7 @@ import { failsWithLogs, makeConfig, stageInput, tmpDir, withLogs } from './helpe
 import { createStageCalls } from '../helpers/stage-calls';
 import { writeDefaultInput } from '../helpers/default-arms';
 
-const { importCorrections, inferCondition } = createStageCalls();
+const { importCorrections, inferArm } = createStageCalls();
 
 const KEY_ENV = 'PHASE5_BAD_INPUT_KEY';
 
@@ -85,7 +85,7 @@ describe('bad-input suite', function () {
     const config = makeConfig(results, {
       infer: {
         backend: 'openai',
-        conditions: ['rag'],
+        arms: ['rag'],
         openai: {
           base_url: server.url,
           model: 'fake-model',
@@ -116,7 +116,7 @@ describe('bad-input suite', function () {
           const {
             result: { err },
           } = await withLogs(() =>
-            inferCondition({ input: stageInput(s.config), condition: 'rag' }).then(
+            inferArm({ input: stageInput(s.config), arm: 'rag' }).then(
               () => ({ err: null }),
               (e: unknown) => ({ err: e as Error }),
             ),
@@ -130,7 +130,7 @@ describe('bad-input suite', function () {
           expect(readCorrections(s.output).map((r) => [r.sample_id, r.error])).to.deep.equal([['ok-1', null]]);
           healthy = true;
           try {
-            const { result } = await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }));
+            const { result } = await withLogs(() => inferArm({ input: stageInput(s.config), arm: 'rag' }));
             expect(result).to.include({ skippedExisting: 1, written: 2, failed: 0 });
             expect(readCorrections(s.output).every((r) => r.error === null && r.corrected_text === r.sample_id)).to.equal(true);
           } finally {
@@ -144,7 +144,7 @@ describe('bad-input suite', function () {
       it('LLM HTTP 400 on one line → one failed record, the rest corrected (share allowed)', async () => {
         const ids = ['ok-1', 'case-400', ...Array.from({ length: 8 }, (_, i) => `ok-x${i}`)];
         const s = study('client-error', ids.map(inputRecord), {}, { max_failed_share: 0.2 });
-        const { result } = await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }));
+        const { result } = await withLogs(() => inferArm({ input: stageInput(s.config), arm: 'rag' }));
         expect(result).to.include({ written: 10, succeeded: 9, failed: 1 });
         expect(result.failuresByReason).to.deep.equal({ client_error: 1 });
         const byId = new Map(readCorrections(s.output).map((r) => [r.sample_id, r]));
@@ -156,7 +156,7 @@ describe('bad-input suite', function () {
         const s = study('empty', ['ok-1', 'case-empty', 'case-400', 'ok-2'].map(inputRecord));
         // Safety net: without the share check this run completed with half its lines failed.
         const { message } = await failsWithLogs(
-          () => inferCondition({ input: stageInput(s.config), condition: 'rag' }),
+          () => inferArm({ input: stageInput(s.config), arm: 'rag' }),
           /^infer rag: 2 of 4 lines failed \(50%, over infer\.max_failed_share 1%\): 1 empty_content, 1 client_error — first: case-empty: empty_content — choices\[0\]\.message\.content is empty; .*--retry-failed/,
         );
         expect(message).not.to.contain('\n');
@@ -165,13 +165,13 @@ describe('bad-input suite', function () {
 
       it('--retry-failed re-runs only the failed lines', async () => {
         const s = study('retry-failed', ['ok-1', 'case-empty', 'ok-2', 'case-400'].map(inputRecord), {}, { max_failed_share: 0.5 });
-        await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }));
+        await withLogs(() => inferArm({ input: stageInput(s.config), arm: 'rag' }));
         const before = server.requests.length;
         healthy = true;
         try {
-          const again = await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }));
+          const again = await withLogs(() => inferArm({ input: stageInput(s.config), arm: 'rag' }));
           expect(again.result).to.include({ written: 0, skippedExisting: 4 }); // without the flag nothing is redone
-          const { result } = await withLogs(() => inferCondition({ input: stageInput(s.config, { retryFailed: true }), condition: 'rag' }));
+          const { result } = await withLogs(() => inferArm({ input: stageInput(s.config, { retryFailed: true }), arm: 'rag' }));
           expect(result).to.include({ written: 2, succeeded: 2, failed: 0, skippedExisting: 2 });
           const sent = server.requests.slice(before).map((r) => r.body.messages?.find((m) => m.role === 'user')?.content);
           expect(sent.sort()).to.deep.equal(['case-400', 'case-empty']);
@@ -188,10 +188,10 @@ describe('bad-input suite', function () {
       healthy = true;
       try {
         const s = study('torn-output');
-        await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }));
+        await withLogs(() => inferArm({ input: stageInput(s.config), arm: 'rag' }));
         const complete = readFileSync(s.output, 'utf8');
         truncateSync(s.output, Buffer.byteLength(complete) - 20); // a crash in the middle of the last line
-        const { result, logs } = await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }));
+        const { result, logs } = await withLogs(() => inferArm({ input: stageInput(s.config), arm: 'rag' }));
         expect(
           logs.some(
             (l) => /cut a partial last line/.test(l.msg) && l.truncatedBytes === Buffer.byteLength(complete.split('\n').at(-2)!) + 1 - 20,
@@ -216,7 +216,7 @@ describe('bad-input suite', function () {
       writeDefaultInput(results, jsonl(['ok-1', 'ok-2'].map(inputRecord)));
       healthy = true;
       try {
-        const { result } = await withLogs(() => inferCondition({ input: stageInput(cfg), condition: 'rag' }));
+        const { result } = await withLogs(() => inferArm({ input: stageInput(cfg), arm: 'rag' }));
         expect(result).to.include({ written: 2, failed: 0 });
       } finally {
         healthy = false;
@@ -227,16 +227,13 @@ describe('bad-input suite', function () {
       const s = study('torn-input', ['ok-1', 'ok-2', 'ok-3'].map(inputRecord));
       const full = readFileSync(s.inputFile, 'utf8');
       truncateSync(s.inputFile, Buffer.byteLength(full) - 30);
-      await failsWithLogs(
-        () => inferCondition({ input: stageInput(s.config), condition: 'rag' }),
-        new RegExp(`${s.inputFile}:3: invalid JSON`),
-      );
+      await failsWithLogs(() => inferArm({ input: stageInput(s.config), arm: 'rag' }), new RegExp(`${s.inputFile}:3: invalid JSON`));
       // Nothing was written that a later run would trip over; with the torn line cut the same call runs.
       expect(recoverJsonl(s.output).records).to.equal(0);
       recoverJsonl(s.inputFile);
       healthy = true;
       try {
-        const { result } = await withLogs(() => inferCondition({ input: stageInput(s.config), condition: 'rag' }));
+        const { result } = await withLogs(() => inferArm({ input: stageInput(s.config), arm: 'rag' }));
         expect(result).to.include({ written: 2, failed: 0 });
       } finally {
         healthy = false;
@@ -285,7 +282,7 @@ describe('bad-input suite', function () {
       const requestsBefore = server.requests.length;
       let err: Error | undefined;
       try {
-        await inferCondition({ input: stageInput(cfg), condition: 'rag' });
+        await inferArm({ input: stageInput(cfg), arm: 'rag' });
       } catch (e) {
         err = e as Error;
       }
@@ -302,7 +299,7 @@ describe('bad-input suite', function () {
         infer: { ...s.config.infer, backend: 'local' as const, local: { ...s.config.infer.local, model_path: gguf } },
       };
       await failsWithLogs(
-        () => inferCondition({ input: stageInput(cfg), condition: 'rag' }),
+        () => inferArm({ input: stageInput(cfg), arm: 'rag' }),
         new RegExp(`GGUF model not found: ${gguf} — put it on this worker \\(infer\\.local\\.model_path`),
       );
     });

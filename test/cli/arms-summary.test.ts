@@ -75,7 +75,7 @@ describe('cli: the arms table (study configs)', function () {
     writeTree(root);
     result = await run(
       {
-        phase5Dir: path.join(root, 'phase5'),
+        ragDir: path.join(root, 'phase5'),
         bootstrap: { iterations: 50, seed: 1 },
         report: { png: false },
         logFile: false,
@@ -159,7 +159,7 @@ describe('cli: the arms table (study configs)', function () {
     expect(lines[title + 1]).to.match(/^arm\s+records\s+prompt tokens\s+completion tokens\s+latency p50\s+p95\s+cost$/);
     // Every fixture record: 1 prompt token, 1 completion token, 1 ms.
     expect(lines.slice(title + 2).find((l) => l.startsWith('rag '))).to.match(/^rag\s+6\s+6\s+6\s+1 ms\s+1 ms\s+-$/);
-    const arm = { condition: 'rep', output: 'o.jsonl', written: 40, skippedExisting: 0, failed: 0, model: 'm', elapsedMs: 1 };
+    const arm = { arm: 'rep', output: 'o.jsonl', written: 40, skippedExisting: 0, failed: 0, model: 'm', elapsedMs: 1 };
     const tagged = { ...arm, replicate: 2, seed: 2, promptTokens: 2400, completionTokens: 600, price: { input: 0.5, output: 2 } };
     expect(summarizeResult('infer', { 'rep#2': tagged })[0]).to.equal(
       'infer rep#2 (seed 2): 40 written, 0 already done, 0 failed (m) · 2,400 + 600 tokens · cost 0.0024 → o.jsonl',

@@ -181,7 +181,7 @@ describe('phase5 CLI end to end (real server, worker process): run identity and 
     });
 
     it('a changed config value is a new run with the new value applied', () => {
-      const file = writeConfig('top2.yaml', (r) => (r.phase5.retrieval = { top_k: 2 }));
+      const file = writeConfig('top2.yaml', (r) => (r.retrieval = { top_k: 2 }));
       const r = phase5(file, '--results-dir', path.join(dir, 'results-c'), ...exportArgs(), '--datasets', 'demo');
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stderr).to.match(/started phase5-e2e-[0-9a-f]{8}-export/);

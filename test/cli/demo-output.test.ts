@@ -55,7 +55,7 @@ describe('phase5 demo output without a terminal', function () {
     ) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
     demo.run_name = 'demo-output';
     demo.paths = { results_dir: path.join(dir, 'results') };
-    demo.phase5.corpus.max_sentences = 300;
+    demo.corpus.max_sentences = 300;
     demo.analysis = { bootstrap_iterations: 50 };
     demo.temporal = {
       ...demo.temporal,

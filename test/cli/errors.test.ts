@@ -102,7 +102,7 @@ describe('cli: failure chain → one line', () => {
     expect(line).to.equal('phase5: build failed: /r/corpus.jsonl:7: invalid JSON — fix or remove that line, then run the command again');
     const transient = ApplicationFailure.create({ type: 'Error', message: 'ECONNRESET' });
     const [retried] = formatWorkflowFailure(
-      new WorkflowFailedError('x', activityChain(transient, 'inferCondition', 'MAXIMUM_ATTEMPTS_REACHED'), 'NON_RETRYABLE_FAILURE'),
+      new WorkflowFailedError('x', activityChain(transient, 'inferArm', 'MAXIMUM_ATTEMPTS_REACHED'), 'NON_RETRYABLE_FAILURE'),
       false,
       'infer',
     );

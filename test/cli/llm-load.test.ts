@@ -51,7 +51,7 @@ describe('cli: the LLM endpoint load in status and summary', () => {
   });
 
   it("gives the achieved lines/s and the busiest shard's load in the infer summary; nothing more without a load", () => {
-    const base = { condition: 'rag', output: 'out.jsonl', written: 5000, skippedExisting: 0, failed: 0, model: 'm', elapsedMs: 20_000 };
+    const base = { arm: 'rag', output: 'out.jsonl', written: 5000, skippedExisting: 0, failed: 0, model: 'm', elapsedMs: 20_000 };
     const [line] = summarizeResult('infer', { rag: { ...base, load: { in_flight: 63.5, limit: 70, median_latency_ms: 240 } } });
     expect(line).to.equal(
       'infer rag: 5,000 written, 0 already done, 0 failed (m) · 250 lines/s · 64 requests in flight (limit 70) · median latency 240 ms → out.jsonl',

@@ -86,12 +86,12 @@ describe('cli', function () {
   });
 
   it('flag overrides are validated like config values', () => {
-    expect(() => resolveConfig({}, { topK: '-3' })).to.throw(ConfigError, /phase5.retrieval.top_k/);
+    expect(() => resolveConfig({}, { topK: '-3' })).to.throw(ConfigError, /retrieval.top_k/);
     expect(() => resolveConfig({}, { topK: 'x' })).to.throw(UsageError, /--top-k expects an integer/);
     const { config } = resolveConfig({ run: 'exp1', address: '127.0.0.1:9999' }, { topK: '5', minScore: '0.4', noErrorAnalysis: true });
-    expect(config.phase5.retrieval.top_k).to.equal(5);
-    expect(config.phase5.retrieval.min_score).to.equal(0.4);
-    expect(config.phase5.analyze_errors).to.equal(false);
+    expect(config.retrieval.top_k).to.equal(5);
+    expect(config.retrieval.min_score).to.equal(0.4);
+    expect(config.analysis.analyze_errors).to.equal(false);
     expect(config.run_name).to.equal('exp1');
     expect(config.temporal.address).to.equal('127.0.0.1:9999');
     expect(resolveConfig({}, { missingLines: 'ocr' }).config.analysis.missing_lines).to.equal('ocr');

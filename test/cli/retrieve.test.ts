@@ -68,7 +68,7 @@ describe('phase5 retrieve: the same retrieval as export', function () {
     paths = await sharedPaths();
     const dir = tmpDir('retrieve-cli');
     const raw = baseRaw(dir) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    raw.phase5.retrieval = {
+    raw.retrieval = {
       top_k: 4,
       min_score: 0.1,
       rerank: { enabled: true, method: 'lexical' },

@@ -41,7 +41,7 @@ describe('cli: run identity', () => {
   it('another results dir, config value, option or run name changes the key', () => {
     const base = runKey(config(), {});
     expect(runKey(config({ paths: { results_dir: path.join(dir, 'other') } }), {})).to.not.equal(base);
-    expect(runKey(config({ phase5: { retrieval: { top_k: 2 } } }), {})).to.not.equal(base);
+    expect(runKey(config({ retrieval: { top_k: 2 } }), {})).to.not.equal(base);
     expect(runKey(config(), { limit: 3 })).to.not.equal(base);
     expect(runKey(config({ run_name: 'other' }), {})).to.not.match(/^study-/);
   });

@@ -62,7 +62,7 @@ describe('searchable runs (search attributes, memo, phase5 runs)', function () {
     const raw = {
       ...base,
       run_name: 'alpha',
-      phase5: { ...(base.phase5 as object), retrieval: { top_k: 7 } },
+      retrieval: { top_k: 7 },
       temporal: {
         address: `127.0.0.1:${port}`,
         ui_port: uiPort,
@@ -107,6 +107,7 @@ describe('searchable runs (search attributes, memo, phase5 runs)', function () {
       corpus_max_sentences: 40,
     });
     expect(memo.datasets).to.deep.equal(['demo']);
+    expect(memo.arms, 'the default arms (infer.arms)').to.deep.equal(['rag', 'zero_shot']);
   });
 
   it('phase5 runs --run X lists only X, newest first; --config-hash filters by hash', async () => {

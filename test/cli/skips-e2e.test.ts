@@ -128,7 +128,7 @@ describe('skipped inputs, end to end (real server, worker process, bad dataset f
       },
       infer: {
         backend: 'openai',
-        conditions: ['rag'],
+        arms: ['rag'],
         openai: { base_url: llm.url, model: 'fake-model', api_key_env: KEY_ENV, max_retries: 0, concurrency: 2 },
       },
       temporal: {

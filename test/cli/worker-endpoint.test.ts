@@ -49,7 +49,7 @@ describe('phase5 worker --openai-base-url: a worker-local endpoint (real server,
       // Without the override the stage would fail after the outage budget instead of hanging.
       infer: {
         backend: 'openai',
-        conditions: ['rag'],
+        arms: ['rag'],
         outage_budget: '30s',
         openai: { base_url: deadUrl, model: 'study-model', api_key_env: 'PHASE5_ENDPOINT_TEST_UNSET', max_retries: 0, timeout_s: 5 },
       },

@@ -87,7 +87,7 @@ describe('Temporal over mutual TLS (nginx terminator, TEMPORAL_TLS_* variables)'
       run_name: 'mtls',
       paths: { results_dir: path.join(dir, 'results') },
       datasets: { lines: { type: 'jsonl', path: path.join(dir, 'lines.jsonl') } },
-      infer: { backend: 'openai', conditions: ['zero_shot'], shard_size: 4, openai: { base_url: sim.url, model: 'sim', api_key_env: KEY } },
+      infer: { backend: 'openai', arms: ['zero_shot'], shard_size: 4, openai: { base_url: sim.url, model: 'sim', api_key_env: KEY } },
       temporal: { address: terminator.address, queues: { cpu: `mtls-cpu-${port}`, gpu: `mtls-gpu-${port}` } },
     });
   });

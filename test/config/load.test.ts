@@ -23,11 +23,10 @@ function errorOf(fn: () => unknown): ConfigError {
 describe('config/load', () => {
   it('loads the shipped default config with every key of docs/outputs.md#config-keys', () => {
     const { config } = loadConfig(DEFAULT_CONFIG, { env: {} });
-    expect(config.phase5.corpus).to.include({ max_sentences: 200000, min_char_len: 30, max_char_len: 300, status_filter: 'pri', seed: 42 });
-    expect(config.phase5.index).to.include({ type: 'FlatIP', batch_size: 256 });
-    expect(config.phase5.retrieval).to.include({ top_k: 3, min_score: 0, format_style: 'numbered_arabic' });
-    expect(config.phase5.analyze_errors).to.equal(true);
-    expect(config.phase5.max_retries).to.equal(2);
+    expect(config.corpus).to.include({ max_sentences: 200000, min_char_len: 30, max_char_len: 300, status_filter: 'pri', seed: 42 });
+    expect(config.index).to.include({ type: 'FlatIP', batch_size: 256 });
+    expect(config.retrieval).to.include({ top_k: 3, min_score: 0, format_style: 'numbered_arabic' });
+    expect(config.analysis.analyze_errors).to.equal(true);
     expect(config.rag.embedding_model).to.equal('intfloat/multilingual-e5-small');
     expect(Object.keys(config.datasets)).to.have.length(5);
     expect(config.temporal.queues).to.deep.equal({ cpu: 'phase5-cpu', gpu: 'phase5-gpu' });
@@ -36,7 +35,7 @@ describe('config/load', () => {
   it('fills defaults for an empty file', () => {
     const config = parseConfig({}, 'empty.yaml', { env: {} });
     expect(config.temporal.address).to.equal('127.0.0.1:7233');
-    expect(config.phase5.corpus.eras.map((e) => e.fraction)).to.deep.equal([0.1, 0.3, 0.3, 0.3]);
+    expect(config.corpus.eras.map((e) => e.fraction)).to.deep.equal([0.1, 0.3, 0.3, 0.3]);
     expect(config.temporal.max_parallel_activities).to.equal(64);
   });
 
@@ -67,30 +66,30 @@ describe('config/load', () => {
   });
 
   it('rejects a wrong type naming file, key path, expectation and value', () => {
-    const f = write('wrong-type.yaml', 'phase5:\n  retrieval:\n    top_k: "three"\n');
+    const f = write('wrong-type.yaml', 'retrieval:\n  top_k: "three"\n');
     const err = errorOf(() => loadConfig(f, { env: {} }));
     expect(err.message).to.contain(f);
-    expect(err.message).to.contain('phase5.retrieval.top_k');
+    expect(err.message).to.contain('retrieval.top_k');
     expect(err.message).to.match(/expected number/i);
     expect(err.message).to.contain('got string "three"');
   });
 
   it('rejects a negative top_k', () => {
-    const err = errorOf(() => parseConfig({ phase5: { retrieval: { top_k: -3 } } }, 'x.yaml', { env: {} }));
-    expect(err.message).to.contain('phase5.retrieval.top_k');
+    const err = errorOf(() => parseConfig({ retrieval: { top_k: -3 } }, 'x.yaml', { env: {} }));
+    expect(err.message).to.contain('retrieval.top_k');
     expect(err.message).to.contain('got number -3');
   });
 
   it('rejects unknown keys (typos must not pass silently)', () => {
-    const f = write('typo.yaml', 'phase5:\n  retreival:\n    top_k: 3\n');
+    const f = write('typo.yaml', 'retreival:\n  top_k: 3\n');
     const err = errorOf(() => loadConfig(f, { env: {} }));
     expect(err.message).to.contain('unknown key "retreival"');
-    expect(err.message).to.contain('phase5');
+    expect(err.message).to.contain(f);
   });
 
   it('rejects era fractions that do not sum to 1 and min > max length', () => {
     const err = errorOf(() =>
-      parseConfig({ phase5: { corpus: { min_char_len: 400, eras: [{ name: 'a', from: 0, to: 10, fraction: 0.5 }] } } }, 'x.yaml', {
+      parseConfig({ corpus: { min_char_len: 400, eras: [{ name: 'a', from: 0, to: 10, fraction: 0.5 }] } }, 'x.yaml', {
         env: {},
       }),
     );
@@ -99,7 +98,7 @@ describe('config/load', () => {
   });
 
   it('reports YAML syntax errors with a line number', () => {
-    const f = write('bad.yaml', 'phase5:\n  corpus: [unclosed\n');
+    const f = write('bad.yaml', 'corpus: [unclosed\n');
     const err = errorOf(() => loadConfig(f, { env: {} }));
     expect(err.message).to.match(/line \d+/);
   });

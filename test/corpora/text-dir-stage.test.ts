@@ -1,5 +1,5 @@
 /**
- * `phase5.corpus.source: text_dir` reaches the stages: the build activities read a folder of .md/.txt files
+ * `corpus.source: text_dir` reaches the stages: the build activities read a folder of .md/.txt files
  * (not OpenITI: the OpenITI root in the config does not even exist), chunk them, embed them with MiniLM; export
  * retrieves from those chunks; an imported corrections file is analyzed. The corpus is reused when nothing
  * changed and rebuilt (and re-embedded) when a file changes — the manifest rules of the OpenITI corpus.
@@ -29,9 +29,9 @@ describe('corpus source text_dir: build → export → analyze', function () {
     .filter((t) => /[\u0600-\u06FF]/.test(t));
   const raw = baseRaw(path.join(dir, 'results')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   raw.data = { openiti_root: path.join(dir, 'no-openiti-here') };
-  raw.phase5.corpus = { source: { type: 'text_dir', path: books, chunk_size: 12, chunk_overlap: 3 } };
+  raw.corpus = { source: { type: 'text_dir', path: books, chunk_size: 12, chunk_overlap: 3 } };
   raw.datasets = { demo: raw.datasets.demo };
-  raw.infer = { conditions: ['rag'] };
+  raw.infer = { arms: ['rag'] };
   const config = parseConfig(raw, 'text-dir test', { env: {} });
   const input = stageInput(config);
   const corpusFile = stagePaths(config, {}).corpus;
@@ -115,7 +115,7 @@ describe('corpus source jsonl: the build reads the named text and metadata field
         .join('\n') + '\n',
     );
     const raw = baseRaw(path.join(dir, 'results')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    raw.phase5.corpus = {
+    raw.corpus = {
       source: { type: 'jsonl', path: file, text_field: 'body', id_field: 'key', date_field: 'year', metadata_fields: ['era'] },
     };
     const input = stageInput(parseConfig(raw, 'jsonl test', { env: {} }));

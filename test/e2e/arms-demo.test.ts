@@ -63,7 +63,7 @@ describe('configs/arms-demo.yaml', function () {
       const demo = rebasePaths(YAML.parse(readFileSync(ARMS_DEMO, 'utf8')), path.join(REPO_ROOT, 'configs')) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
       demo.run_name = 'arms-demo-e2e';
       demo.paths = { results_dir: results };
-      demo.phase5.corpus.max_sentences = 300;
+      demo.corpus.max_sentences = 300;
       demo.analysis = { bootstrap_iterations: 50 };
       demo.temporal = {
         ...demo.temporal,

@@ -142,10 +142,8 @@ describe('build fan-out: a CPU worker SIGKILLed mid-embedding (real server, two 
     const raw = {
       run_name: 'fanout',
       paths: { results_dir: path.join(dir, 'results') },
-      phase5: {
-        corpus: { source: { type: 'jsonl', path: path.join(dir, 'input.jsonl'), id_field: 'id' } },
-        index: { batch_size: STEP, embed_shard_size: SHARD },
-      },
+      corpus: { source: { type: 'jsonl', path: path.join(dir, 'input.jsonl'), id_field: 'id' } },
+      index: { batch_size: STEP, embed_shard_size: SHARD },
       rag: {
         embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
         embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', max_length: 64, batch_size: 8, threads: 1 },

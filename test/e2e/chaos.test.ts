@@ -96,7 +96,7 @@ describe('chaos: a killed worker, a server restart, a 30 s endpoint outage and a
       datasets: { lines: { type: 'jsonl', path: path.join(dir, 'lines.jsonl') } },
       infer: {
         backend: 'openai',
-        conditions: ['rag', 'zero_shot'],
+        arms: ['rag', 'zero_shot'],
         shard_size: 8,
         outage_budget: '5m',
         openai: { base_url: 'http://127.0.0.1:9/v1', model: 'sim', api_key_env: KEY, concurrency: 2, max_retries: 1, timeout_s: 5 },

@@ -77,14 +77,12 @@ describe('crash-resume (real server, worker processes, SIGKILL)', function () {
       run_name: 'crash',
       paths: { results_dir: path.join(dir, 'results') },
       data: { openiti_root: usingRealData ? OPENITI_ROOT : path.join(FIXTURES, 'openiti', 'corpus') },
-      phase5: {
-        corpus: { max_sentences: 400, status_filter: usingRealData ? 'pri' : 'all' },
-        export: { shard_size: 1000, query_batch_size: 4, checkpoint_every: 4 },
-      },
+      corpus: { max_sentences: 400, status_filter: usingRealData ? 'pri' : 'all' },
+      export: { shard_size: 1000, query_batch_size: 4, checkpoint_every: 4 },
       datasets: usingRealData
         ? { 'OCR_GS-Jahiz.Hayawan': { type: 'paired_dir', path: path.join(OCR_GS_ROOT, 'book_Jahiz.Hayawan') } }
         : { fixture: { type: 'jsonl', path: path.join(FIXTURES, 'demo', 'ocr.jsonl') } },
-      infer: { backend: 'local', conditions: ['rag'], local: { max_tokens: 12, threads: 2, context_size: 1024 } },
+      infer: { backend: 'local', arms: ['rag'], local: { max_tokens: 12, threads: 2, context_size: 1024 } },
       temporal: {
         ...(await ownServer(dir, 'crash')),
         heartbeat_timeout: '5s',

@@ -94,7 +94,7 @@ describe('sharded infer with two GPU workers (real server, worker processes, sim
       paths: { results_dir: path.join(dir, 'results') },
       infer: {
         backend: 'openai',
-        conditions: ARMS,
+        arms: ARMS,
         shard_size: 10,
         outage_budget: '5m',
         openai: { base_url: 'http://127.0.0.1:9/v1', model: 'sim', concurrency: 2, max_retries: 1, timeout_s: 5 },

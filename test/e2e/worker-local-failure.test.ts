@@ -86,7 +86,7 @@ describe('a failure only the workers have (real server, worker processes without
       datasets: { lines: { type: 'jsonl', path: path.join(dir, 'lines.jsonl') } },
       infer: {
         backend: 'openai',
-        conditions: ['zero_shot'],
+        arms: ['zero_shot'],
         shard_size: 4,
         openai: { base_url: sim.url, model: 'sim', api_key_env: KEY, max_retries: 0 },
       },

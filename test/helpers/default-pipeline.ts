@@ -25,7 +25,8 @@ export function defaultConfig(resultsDir: string): Config {
     {
       paths: { results_dir: resultsDir },
       data: { openiti_root: OPENITI_ROOT },
-      phase5: { corpus: { max_sentences: 300, seed: 42 }, export: { shard_size: 5, query_batch_size: 8, checkpoint_every: 3 } },
+      corpus: { max_sentences: 300, seed: 42 },
+      export: { shard_size: 5, query_batch_size: 8, checkpoint_every: 3 },
       datasets: {
         'OCR_GS-IbnQutayba.Adab': {
           type: 'paired_dir',

@@ -35,11 +35,7 @@ function firstLines(datasets: Record<string, Pair[]>, limit: number): Record<str
  * Write `<root>/phase5` (rag + inference_input) and `<root>/phase2` (zero_shot) for every OCR_GS line, or for
  * the first `limit` of them (a quick bench run).
  */
-export function writeOcrGsStudy(
-  root: string,
-  ocrGsRoot: string,
-  limit = Infinity,
-): { phase5Dir: string; phase2Dir: string; lines: number } {
+export function writeOcrGsStudy(root: string, ocrGsRoot: string, limit = Infinity): { ragDir: string; baselineDir: string; lines: number } {
   const datasets = firstLines(ocrGsDatasets(ocrGsRoot), limit);
   const dirs = writeStudy(root, {
     datasets,

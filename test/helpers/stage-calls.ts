@@ -31,15 +31,15 @@ export function createStageCalls(deps: ActivityDeps = defaultDeps()) {
         ),
       );
     },
-    /** One arm, every line, in one call (`condition`: the arm's name). */
-    async inferCondition(args: { input: StageInput; condition: string }): Promise<inference.ArmResult> {
-      const { input, condition } = args;
+    /** One arm, every line, in one call (`arm`: the arm's name). */
+    async inferArm(args: { input: StageInput; arm: string }): Promise<inference.ArmResult> {
+      const { input, arm: armName } = args;
       return asActivity(
         async () => {
           const opts = inferOptions(input);
-          const arm = findArm(opts.arms, condition);
+          const arm = findArm(opts.arms, armName);
           return runExclusive(arm.output, (signal) =>
-            withActivityHooks<inference.ArmResult, inference.InferCheckpoint>(`infer:${condition}`, 'samples', 0, (hooks) =>
+            withActivityHooks<inference.ArmResult, inference.InferCheckpoint>(`infer:${armName}`, 'samples', 0, (hooks) =>
               reportingOutage(deps, () => inference.runArm(opts, arm, { ...hooks, signal }, deps.openBackend)),
             ),
           );

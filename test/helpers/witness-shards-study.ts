@@ -21,7 +21,8 @@ export function witnessShardsStudy(dir: string, openiti: string, extra: Record<s
     {
       paths: { results_dir: dir },
       data: { openiti_root: openiti },
-      phase5: { corpus: { max_sentences: 200 }, export: { shard_size: 70, query_batch_size: 32 } },
+      corpus: { max_sentences: 200 },
+      export: { shard_size: 70, query_batch_size: 32 },
       rag: {
         embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
         embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', threads: 2 },

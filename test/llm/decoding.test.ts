@@ -134,7 +134,7 @@ describe('llm/decoding', () => {
         inputPath,
         outputPath,
         backend,
-        condition: 'zero_shot',
+        prompt: 'zero_shot',
         jsonField: jsonAnswerField(SCHEMA),
         progress: 'silent',
       });

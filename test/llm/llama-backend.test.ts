@@ -66,7 +66,7 @@ describe('llm/llama-backend (local GGUF, real generation)', function () {
         inputPath: input,
         outputPath: out,
         backend: backend!,
-        condition: 'rag',
+        prompt: 'rag',
         maxTokens: 4,
         progress: 'silent',
       });

@@ -36,7 +36,7 @@ describe('llm/runner: one prompt per corrections file', () => {
           inputPath: rows(n),
           outputPath,
           backend: echo,
-          condition: 'rag',
+          prompt: 'rag',
           template: template(version),
           progress: 'silent',
         });

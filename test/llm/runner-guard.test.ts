@@ -77,7 +77,7 @@ describe('llm/runner: over-correction guard', () => {
       inputPath: input,
       outputPath,
       backend: new ScriptedBackend(),
-      condition: 'rag',
+      prompt: 'rag',
       progress: 'silent',
       ...(guard ? { guard } : {}),
     });
@@ -104,7 +104,7 @@ describe('llm/runner: over-correction guard', () => {
       inputPath: inputs(),
       outputPath: path.join(dir, 'c.jsonl'),
       backend: new ScriptedBackend(),
-      condition: 'rag',
+      prompt: 'rag',
       progress: 'silent',
       guard: ON,
     });
@@ -158,7 +158,7 @@ describe('llm/runner: over-correction guard', () => {
     const input = inputs().filter((_, i) => i !== 3);
     const unguarded = await run('off.jsonl', undefined, input.slice(0, 2));
     const resume = (outputPath: string, guard?: GuardSettings) =>
-      runCorrections({ inputPath: input, outputPath, backend: new ScriptedBackend(), condition: 'rag', progress: 'silent', guard }).then(
+      runCorrections({ inputPath: input, outputPath, backend: new ScriptedBackend(), prompt: 'rag', progress: 'silent', guard }).then(
         () => null,
         (e: Error) => e.message,
       );
@@ -173,7 +173,7 @@ describe('llm/runner: over-correction guard', () => {
       inputPath: input,
       outputPath: guarded,
       backend: new ScriptedBackend(),
-      condition: 'rag',
+      prompt: 'rag',
       progress: 'silent',
       guard: ON,
     });
@@ -206,7 +206,7 @@ describe("stages/infer: an arm's guard reaches the runner", () => {
       guard: ON,
       upperBound: false,
       backend: () => ({ type: 'openai', baseUrl: 'http://unused', model: 'scripted-model' }),
-      retrieval: { mode: 'dense', top_k: 3, fingerprint: 'test', settings: config.phase5.retrieval },
+      retrieval: { mode: 'dense', top_k: 3, fingerprint: 'test', settings: config.retrieval },
       config,
     };
     const options: InferOptions = { arms: [arm], force: false, retryFailed: false, maxFailedShare: 0.5, outageBudgetMs: 1000 };
@@ -239,14 +239,14 @@ describe('stages/infer: an import into a guarded arm is guarded like a run', () 
       inputPath: inputs(),
       outputPath: unguarded,
       backend: new ScriptedBackend(),
-      condition: 'rag',
+      prompt: 'rag',
       progress: 'silent',
     });
     await runCorrections({
       inputPath: inputs(),
       outputPath: guarded,
       backend: new ScriptedBackend(),
-      condition: 'rag',
+      prompt: 'rag',
       progress: 'silent',
       guard: ON,
     });
@@ -267,7 +267,7 @@ describe('stages/infer: an import into a guarded arm is guarded like a run', () 
 
   it('with the guard off an import is written as it is', async () => {
     const file = path.join(dir, 'unguarded.jsonl');
-    await runCorrections({ inputPath: inputs(), outputPath: file, backend: new ScriptedBackend(), condition: 'rag', progress: 'silent' });
+    await runCorrections({ inputPath: inputs(), outputPath: file, backend: new ScriptedBackend(), prompt: 'rag', progress: 'silent' });
     const res = await importCorrections(optionsFrom(study(false), { importFile: file, arm: 'rag' }));
     expect(res.guard).to.equal(undefined);
     expect(readFileSync(res.output, 'utf8')).to.equal(readFileSync(file, 'utf8'));

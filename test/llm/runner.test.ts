@@ -63,7 +63,7 @@ describe('llm/runner: runCorrections', function () {
       inputPath: inputs(6),
       outputPath: out,
       backend,
-      condition: 'rag',
+      prompt: 'rag',
       progress: 'silent',
       onProgress: (d, t) => progress.push([d, t]),
     });
@@ -109,7 +109,7 @@ describe('llm/runner: runCorrections', function () {
 
   it('zero_shot condition ignores the retrieval context (Phase 2 baseline)', async () => {
     const backend = new MockBackend();
-    await runCorrections({ inputPath: inputs(3), outputPath: out, backend, condition: 'zero_shot', progress: 'silent' });
+    await runCorrections({ inputPath: inputs(3), outputPath: out, backend, prompt: 'zero_shot', progress: 'silent' });
     expect(readOut(out).map((r) => [r.prompt_type, r.prompt_version])).to.deep.equal([
       ['zero_shot', 'v1'],
       ['zero_shot', 'v1'],
@@ -121,27 +121,27 @@ describe('llm/runner: runCorrections', function () {
   it('resumes after a stop mid-way: exactly one record per sample, done ones are not re-sent', async () => {
     const input = inputs(10);
     const first = new MockBackend(2);
-    const s1 = await runCorrections({ inputPath: input, outputPath: out, backend: first, condition: 'rag', limit: 4, progress: 'silent' });
+    const s1 = await runCorrections({ inputPath: input, outputPath: out, backend: first, prompt: 'rag', limit: 4, progress: 'silent' });
     expect(s1).to.include({ written: 4, remaining: 6 });
     // A crash in the middle of writing the next line leaves a torn line behind.
     appendFileSync(out, '{"sample_id":"DS/004","dataset":"DS-');
     const second = new MockBackend(3);
-    const s2 = await runCorrections({ inputPath: input, outputPath: out, backend: second, condition: 'rag', progress: 'silent' });
+    const s2 = await runCorrections({ inputPath: input, outputPath: out, backend: second, prompt: 'rag', progress: 'silent' });
     expect(s2).to.include({ skippedExisting: 4, written: 6, remaining: 0 });
     expect(second.calls.map((m) => m[1].content)).to.deep.equal(input.slice(4).map((r) => r.ocr_text));
     const ids = readOut(out).map((r) => r.sample_id);
     expect(ids).to.deep.equal(input.map((r) => r.sample_id));
     // A third run has nothing to do.
     const third = new MockBackend();
-    const s3 = await runCorrections({ inputPath: input, outputPath: out, backend: third, condition: 'rag', progress: 'silent' });
+    const s3 = await runCorrections({ inputPath: input, outputPath: out, backend: third, prompt: 'rag', progress: 'silent' });
     expect(s3).to.include({ skippedExisting: 10, written: 0 });
     expect(third.calls).to.have.length(0);
   });
 
   it('refuses to resume a file made by another model or another condition', async () => {
-    await runCorrections({ inputPath: inputs(2), outputPath: out, backend: new MockBackend(), condition: 'rag', progress: 'silent' });
+    await runCorrections({ inputPath: inputs(2), outputPath: out, backend: new MockBackend(), prompt: 'rag', progress: 'silent' });
     const other = Object.assign(new MockBackend(), { model: 'other-model' });
-    await runCorrections({ inputPath: inputs(4), outputPath: out, backend: other, condition: 'rag', progress: 'silent' }).then(
+    await runCorrections({ inputPath: inputs(4), outputPath: out, backend: other, prompt: 'rag', progress: 'silent' }).then(
       () => expect.fail('should reject'),
       (e: Error) =>
         expect(e.message).to.equal(
@@ -152,12 +152,11 @@ describe('llm/runner: runCorrections', function () {
       inputPath: inputs(4),
       outputPath: out,
       backend: new MockBackend(),
-      condition: 'zero_shot',
+      prompt: 'zero_shot',
       progress: 'silent',
     }).then(
       () => expect.fail('should reject'),
-      (e: Error) =>
-        expect(e.message).to.match(/:1: existing output holds prompt_type "rag", which does not belong to condition "zero_shot"/),
+      (e: Error) => expect(e.message).to.match(/:1: existing output holds prompt_type "rag", which does not belong to a "zero_shot" arm/),
     );
     expect(readOut(out)).to.have.length(2);
   });
@@ -167,7 +166,7 @@ describe('llm/runner: runCorrections', function () {
       await new Promise((ok) => setTimeout(ok, Math.floor(Math.random() * 15)));
       return u;
     });
-    await runCorrections({ inputPath: inputs(20), outputPath: out, backend, condition: 'rag', progress: 'silent', checkpointEvery: 3 });
+    await runCorrections({ inputPath: inputs(20), outputPath: out, backend, prompt: 'rag', progress: 'silent', checkpointEvery: 3 });
     expect(readOut(out).map((r) => r.sample_id)).to.deep.equal(inputs(20).map((r) => r.sample_id));
   });
 
@@ -178,7 +177,7 @@ describe('llm/runner: runCorrections', function () {
       if (u === 'نص 4') throw new LlmError('client_error', 'HTTP 400: bad', 400, 1);
       return u;
     });
-    const s1 = await runCorrections({ inputPath: input, outputPath: out, backend: flaky, condition: 'rag', progress: 'silent' });
+    const s1 = await runCorrections({ inputPath: input, outputPath: out, backend: flaky, prompt: 'rag', progress: 'silent' });
     expect(s1).to.include({ written: 6, succeeded: 4, failed: 2 });
     expect(s1.failuresByReason).to.deep.equal({ local_error: 1, client_error: 1 });
     const failed = readOut(out)[1];
@@ -186,7 +185,7 @@ describe('llm/runner: runCorrections', function () {
     expect(failed.error).to.deep.equal({ reason: 'local_error', status: null, message: 'context overflow', attempts: 1 });
 
     const noRetry = new MockBackend();
-    expect(await runCorrections({ inputPath: input, outputPath: out, backend: noRetry, condition: 'rag', progress: 'silent' })).to.include({
+    expect(await runCorrections({ inputPath: input, outputPath: out, backend: noRetry, prompt: 'rag', progress: 'silent' })).to.include({
       skippedExisting: 6,
       written: 0,
     });
@@ -196,7 +195,7 @@ describe('llm/runner: runCorrections', function () {
       inputPath: input,
       outputPath: out,
       backend: healed,
-      condition: 'rag',
+      prompt: 'rag',
       retryFailed: true,
       progress: 'silent',
     });
@@ -222,7 +221,7 @@ describe('llm/runner: runCorrections', function () {
         if (!up) throw new LlmError(reason, `${reason} after retries`, status, 5);
         return u;
       });
-      const err = await runCorrections({ inputPath: inputs(10), outputPath: out, backend, condition: 'rag', progress: 'silent' }).then(
+      const err = await runCorrections({ inputPath: inputs(10), outputPath: out, backend, prompt: 'rag', progress: 'silent' }).then(
         () => null,
         (e: unknown) => e,
       );
@@ -236,7 +235,7 @@ describe('llm/runner: runCorrections', function () {
         inputPath: inputs(10),
         outputPath: out,
         backend: new MockBackend(),
-        condition: 'rag',
+        prompt: 'rag',
         progress: 'silent',
       });
       expect(s2).to.include({ skippedExisting: 3, written: 7, failed: 0 });
@@ -254,7 +253,7 @@ describe('llm/runner: runCorrections', function () {
         inputPath: inputs(30),
         outputPath: out,
         backend: dead,
-        condition: 'rag',
+        prompt: 'rag',
         maxConsecutiveFailures: 5,
         progress: 'silent',
       });
@@ -279,7 +278,7 @@ describe('llm/runner: runCorrections', function () {
       inputPath: inputs(10),
       outputPath: out,
       backend: slow,
-      condition: 'rag',
+      prompt: 'rag',
       signal: ac.signal,
       progress: 'silent',
     });
@@ -290,7 +289,7 @@ describe('llm/runner: runCorrections', function () {
       inputPath: inputs(10),
       outputPath: out,
       backend: new MockBackend(),
-      condition: 'rag',
+      prompt: 'rag',
       progress: 'silent',
     });
     expect(s2.written + s.written).to.equal(10);
@@ -314,7 +313,7 @@ describe('llm/runner: runCorrections', function () {
       inputPath: file,
       outputPath: out,
       backend: new MockBackend(),
-      condition: 'rag',
+      prompt: 'rag',
       datasets: ['DS-B'],
       progress: 'silent',
     });
@@ -324,7 +323,7 @@ describe('llm/runner: runCorrections', function () {
       inputPath: file,
       outputPath: path.join(dir, 'all.jsonl'),
       backend: new MockBackend(),
-      condition: 'rag',
+      prompt: 'rag',
       progress: 'silent',
     });
     expect(s2).to.include({ inputRecords: 5, duplicateInput: 1, written: 4 });
@@ -334,7 +333,7 @@ describe('llm/runner: runCorrections', function () {
       inputPath: file,
       outputPath: path.join(dir, 'x.jsonl'),
       backend: new MockBackend(),
-      condition: 'rag',
+      prompt: 'rag',
       progress: 'silent',
     }).then(
       () => expect.fail('should reject'),
@@ -362,7 +361,7 @@ describe('llm/runner: runCorrections', function () {
         concurrency: 2,
         retry: { baseDelayMs: 5, maxDelayMs: 10 },
       });
-      const s = await runCorrections({ inputPath: inputs(4), outputPath: out, backend, condition: 'rag', progress: 'silent' });
+      const s = await runCorrections({ inputPath: inputs(4), outputPath: out, backend, prompt: 'rag', progress: 'silent' });
       expect(s).to.include({ written: 4, succeeded: 3, failed: 1 });
       expect(s.failuresByReason).to.deep.equal({ client_error: 1 });
       const recs = readOut(out);

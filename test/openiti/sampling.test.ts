@@ -29,7 +29,7 @@ describe('openiti/sampling', () => {
 
     it('matches the config defaults exactly', async () => {
       const { ConfigSchema } = await import('../../src/config/schema');
-      expect(DEFAULT_ERAS).to.deep.equal(ConfigSchema.parse({}).phase5.corpus.eras);
+      expect(DEFAULT_ERAS).to.deep.equal(ConfigSchema.parse({}).corpus.eras);
     });
 
     it('validateEras names the bad era and field', () => {

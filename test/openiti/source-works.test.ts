@@ -1,5 +1,5 @@
 /**
- * Leakage control by work (`phase5.corpus.exclude_dataset_sources`): a dataset's source pattern excludes every
+ * Leakage control by work (`corpus.exclude_dataset_sources`): a dataset's source pattern excludes every
  * version of the work it names, on the real OpenITI metadata and in a real corpus build — and nothing else.
  */
 import { expect } from 'chai';
@@ -67,7 +67,7 @@ describe('openiti/source-works: leakage by work', function () {
       {
         paths: { results_dir: dir },
         data: { openiti_root: openiti },
-        phase5: { corpus: { max_sentences: 600, exclude_dataset_sources: true, status_filter: 'all' } },
+        corpus: { max_sentences: 600, exclude_dataset_sources: true, status_filter: 'all' },
         datasets: Object.fromEntries(
           SOURCES.map((s) => [
             s.dataset,

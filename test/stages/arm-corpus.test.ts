@@ -30,10 +30,8 @@ function config(dir: string) {
     {
       paths: { results_dir: dir },
       data: { openiti_root: path.join(FIXTURES, 'openiti', 'corpus') },
-      phase5: {
-        corpus: { max_sentences: 6, min_char_len: 10, eras: [{ name: 'all', from: 0, to: 2000, fraction: 1 }] },
-        export: { shard_size: 10 },
-      },
+      corpus: { max_sentences: 6, min_char_len: 10, eras: [{ name: 'all', from: 0, to: 2000, fraction: 1 }] },
+      export: { shard_size: 10 },
       rag: {
         embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
         embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', threads: 1 },
@@ -83,13 +81,13 @@ describe('stages: the corpus as a study factor', function () {
         `${indexStem}.manifest.json`,
       ]);
     const arms = studyPlan(input.config, {}).arms;
-    const similar = arms.find((a) => a.name === 'similar')!.config.phase5.corpus;
-    const withB = arms.find((a) => a.name === 'with_b')!.config.phase5.corpus;
+    const similar = arms.find((a) => a.name === 'similar')!.config.corpus;
+    const withB = arms.find((a) => a.name === 'with_b')!.config.corpus;
     expect(uris(path.join(dir, similar.dir!, 'corpus.jsonl')).some((u) => u.startsWith('0200AuthorB'))).to.equal(false);
     const added = uris(path.join(dir, withB.dir!, 'corpus.jsonl')).filter((u) => u.startsWith('0200AuthorB')).length;
     const sampled = uris(stagePaths(input.config, {}).corpus).filter((u) => u.startsWith('0200AuthorB')).length;
     expect(added).to.be.greaterThan(sampled); // the whole work, not the sample's share of it
-    expect(arms.find((a) => a.name === 'with_b_k1')!.config.phase5.corpus.dir).to.equal(withB.dir);
+    expect(arms.find((a) => a.name === 'with_b_k1')!.config.corpus.dir).to.equal(withB.dir);
   });
 
   it('exports once per distinct corpus and retrieval, each arm from its own corpus', () => {
@@ -105,13 +103,13 @@ describe('stages: the corpus as a study factor', function () {
     expect(sources('with_b').some((u) => u.startsWith('0200AuthorB'))).to.equal(true);
   });
 
-  it("a block that equals phase5.corpus shares the run's corpus; any difference gets its own folder", async () => {
+  it("a block that equals corpus shares the run's corpus; any difference gets its own folder", async () => {
     const { armConfig } = await import('../../src/config/study');
     const c = config(dir);
-    expect(armConfig(c, { name: 'a', corpus: { exclude_works: [] } }).phase5.corpus).to.deep.equal(c.phase5.corpus);
-    expect(armConfig(c, { name: 'a', corpus: { sample: { seed: 7 } } }).phase5.corpus.dir).to.match(/^corpora\/[0-9a-f]{16}$/);
-    expect(armConfig(c, { name: 'a', corpus: { sample: { seed: 7 } } }).phase5.corpus.dir).to.not.equal(
-      armConfig(c, { name: 'a', corpus: { sample: { seed: 8 } } }).phase5.corpus.dir,
+    expect(armConfig(c, { name: 'a', corpus: { exclude_works: [] } }).corpus).to.deep.equal(c.corpus);
+    expect(armConfig(c, { name: 'a', corpus: { sample: { seed: 7 } } }).corpus.dir).to.match(/^corpora\/[0-9a-f]{16}$/);
+    expect(armConfig(c, { name: 'a', corpus: { sample: { seed: 7 } } }).corpus.dir).to.not.equal(
+      armConfig(c, { name: 'a', corpus: { sample: { seed: 8 } } }).corpus.dir,
     );
   });
 

@@ -47,10 +47,10 @@ describe('stages/arms', () => {
     expect(studyPlan(c, {}).exports).to.equal(null);
   });
 
-  it('--phase2-dir leaves zero_shot out; --arm runs one arm; an unknown --arm is an error naming the arms', () => {
+  it('--baseline-dir leaves zero_shot out; --arm runs one arm; an unknown --arm is an error naming the arms', () => {
     const c = config();
-    expect(armNames(c, { phase2Dir: '/elsewhere' })).to.deep.equal(['rag']);
-    expect(studyPlan(c, { phase2Dir: '/elsewhere' }).arms.map((a) => a.name)).to.deep.equal(['rag']);
+    expect(armNames(c, { baselineDir: '/elsewhere' })).to.deep.equal(['rag']);
+    expect(studyPlan(c, { baselineDir: '/elsewhere' }).arms.map((a) => a.name)).to.deep.equal(['rag']);
     expect(studyPlan(c, { arm: 'zero_shot' }).arms.map((a) => a.name)).to.deep.equal(['zero_shot']);
     expect(() => studyPlan(c, { arm: 'placebo' }).arms).to.throw(UserInputError, /unknown arm "placebo".*rag, zero_shot/);
   });
@@ -81,7 +81,7 @@ describe('stages/arms', () => {
     expect(c.study?.baseline).to.equal('zero_shot'); // default: the first zero-shot arm
     const arms = Object.fromEntries(studyPlan(c, {}).arms.map((a) => [a.name, a]));
     expect(arms.hybrid.retrieval.mode).to.equal('hybrid');
-    expect(arms.hybrid.config.phase5.retrieval.hybrid).to.include({ enabled: true, fusion: 'weighted', ngram: 3 });
+    expect(arms.hybrid.config.retrieval.hybrid).to.include({ enabled: true, fusion: 'weighted', ngram: 3 });
     expect(arms.hybrid.guard).to.deep.equal({ enabled: true, max_edit_ratio: 0.3, length_ratio: [0.6, 1.5], trim_overgeneration: true });
     expect(arms.oracle.upperBound).to.equal(true);
     expect(arms.zero_shot.retrieval.mode).to.equal('none');

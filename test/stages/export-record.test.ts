@@ -17,11 +17,11 @@ describe('default export record, link and writer lock', () => {
   afterEach(() => rmSync(tmp, { recursive: true, force: true }));
 
   function exportOf(k: number): string {
-    const config = parseConfig({ phase5: { retrieval: { top_k: k } } }, 'test');
+    const config = parseConfig({ retrieval: { top_k: k } }, 'test');
     const dir = path.join(tmp, 'export', `fp${k}`);
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, 'inference_input.jsonl'), `{"k":${k}}\n`);
-    writeExportRecord(dir, { fingerprint: `fp${k}`, retrieval: config.phase5.retrieval, records: 1, sha256: '0'.repeat(64) });
+    writeExportRecord(dir, { fingerprint: `fp${k}`, retrieval: config.retrieval, records: 1, sha256: '0'.repeat(64) });
     return path.join(dir, 'inference_input.jsonl');
   }
 
@@ -30,8 +30,8 @@ describe('default export record, link and writer lock', () => {
     pointAt(link, exportOf(3));
     pointAt(link, exportOf(5));
     expect(readFileSync(link, 'utf8')).to.equal('{"k":5}\n');
-    expect(() => checkExportSettings(link, parseConfig({ phase5: { retrieval: { top_k: 5 } } }, 'test'))).to.not.throw();
-    expect(() => checkExportSettings(link, parseConfig({ phase5: { retrieval: { top_k: 3 } } }, 'test'))).to.throw(
+    expect(() => checkExportSettings(link, parseConfig({ retrieval: { top_k: 5 } }, 'test'))).to.not.throw();
+    expect(() => checkExportSettings(link, parseConfig({ retrieval: { top_k: 3 } }, 'test'))).to.throw(
       /inference_input\.jsonl is the export of other retrieval settings \(top_k 5 there, 3 here; .*export\.json\) — run `phase5 export`/,
     );
   });

@@ -33,7 +33,7 @@ describe('stages/infer-shards: seeding parts from an existing output', () => {
     const dataset = path.join(results, 'd.jsonl');
     writeFileSync(dataset, '');
     const config = parseConfig(
-      { paths: { results_dir: results }, datasets: { d: { type: 'jsonl', path: dataset } }, infer: { conditions: ['rag'], shard_size: 3 } },
+      { paths: { results_dir: results }, datasets: { d: { type: 'jsonl', path: dataset } }, infer: { arms: ['rag'], shard_size: 3 } },
       'infer-shards test',
       { env: {} },
     );

@@ -43,7 +43,8 @@ function configFor(dir: string, openiti: string, study?: unknown): Config {
     {
       paths: { results_dir: dir },
       data: { openiti_root: openiti },
-      phase5: { corpus: { max_sentences: 400 }, export: { shard_size: 15, query_batch_size: 16 } },
+      corpus: { max_sentences: 400 },
+      export: { shard_size: 15, query_batch_size: 16 },
       rag: {
         embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
         embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', threads: 2 },

@@ -159,7 +159,7 @@ describe('stages/study-plan', () => {
       expect(plan.witnessIndexes.map((w) => [w.arms, w.dir])).to.deep.equal([
         [['witness'], path.join(root, 'witness', plan.witnessIndexes[0].fingerprint)],
       ]);
-      expect(plan.witnessIndexes[0].config.phase5.retrieval.witness?.works).to.deep.equal(['0200AuthorB*']);
+      expect(plan.witnessIndexes[0].config.retrieval.witness?.works).to.deep.equal(['0200AuthorB*']);
     });
 
     it('arms get their folder under arms/ and a role: baseline, method, placebo, upper bound', () => {

@@ -32,7 +32,8 @@ describe('stages: retrieval.mode witness (real data)', function () {
       {
         paths: { results_dir: dir },
         data: { openiti_root: openiti },
-        phase5: { corpus: { max_sentences: 200 }, export: { shard_size: 10, query_batch_size: 8 } },
+        corpus: { max_sentences: 200 },
+        export: { shard_size: 10, query_batch_size: 8 },
         rag: {
           embedding_model: 'sentence-transformers/all-MiniLM-L6-v2',
           embedding: { model_dir: MINILM.dir, query_prefix: '', passage_prefix: '', threads: 2 },

@@ -54,7 +54,7 @@ describe('workflows: a long import heartbeats (1 s heartbeat timeout, one attemp
     const config = parseConfig(
       {
         paths: { results_dir: results },
-        infer: { conditions: ['rag'] },
+        infer: { arms: ['rag'] },
         temporal: {
           queues: { cpu: queue, gpu: queue },
           heartbeat_timeout: HEARTBEAT_TIMEOUT,

@@ -122,7 +122,7 @@ describe('infer: an LLM outage is retried, not recorded (real workflow, worker a
   it('down at the start, up 20 s later (as in the issue): completes with zero failed records and every line corrected', async () => {
     const port = await freePort();
     const s = study('recover', port, '2m');
-    s.config.infer.conditions = ['rag'];
+    s.config.infer.arms = ['rag'];
     let server: FakeServer | undefined;
     let upAt = 0;
     const bringUp = setTimeout(async () => {
@@ -149,7 +149,7 @@ describe('infer: an LLM outage is retried, not recorded (real workflow, worker a
     const port = await freePort();
     const s = study('dead', port, '3s');
     // One arm, so which arm's shard meets the dead server first is not a race (arms run at once).
-    s.config.infer.conditions = ['rag'];
+    s.config.infer.arms = ['rag'];
     let served = 0;
     // Serves four lines, then the server is gone for good (connections refused from then on).
     const server = await startFakeServer(

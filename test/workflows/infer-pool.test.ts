@@ -26,7 +26,7 @@ function armPlan(arm: string, shards: number): ArmPlan {
     duplicates: 0,
     duplicateIds: [],
   };
-  return { arm, condition: 'rag', output: `/unused/${arm}.jsonl`, plan, shardSize: 1, lines: shards, shards } as ArmPlan;
+  return { arm, prompt: 'rag', output: `/unused/${arm}.jsonl`, plan, shardSize: 1, lines: shards, shards } as ArmPlan;
 }
 
 interface Recorder {

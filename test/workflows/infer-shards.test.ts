@@ -61,7 +61,7 @@ function configFor(results: string, queue: string, extra: { shardSize: number; p
   return parseConfig(
     {
       paths: { results_dir: results },
-      infer: { backend: 'openai', conditions: ['rag', 'zero_shot'], shard_size: extra.shardSize, shards_per_run: extra.perRun },
+      infer: { backend: 'openai', arms: ['rag', 'zero_shot'], shard_size: extra.shardSize, shards_per_run: extra.perRun },
       temporal: { queues: { cpu: queue, gpu: queue }, concurrency: { cpu: 8, gpu: 8 }, max_parallel_activities: extra.maxParallel ?? 32 },
     },
     'sharded infer test config',

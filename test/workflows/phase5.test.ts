@@ -229,10 +229,10 @@ describe('workflows (real local Temporal server)', function () {
     expect(result.shards).to.equal(7);
   });
 
-  it('skips stages not asked for and the baseline when --phase2-dir is given', async () => {
+  it('skips stages not asked for and the baseline when --baseline-dir is given', async () => {
     const config = parseConfig({ temporal: { queues: { cpu: 'wf2-cpu', gpu: 'wf2-gpu' } } }, 'test', { env: {} });
     const calls: string[] = [];
-    const input: Phase5Input = { run: `s${Date.now()}`, config, options: { phase2Dir: '/tmp/p2' }, stages: ['infer', 'analyze'] };
+    const input: Phase5Input = { run: `s${Date.now()}`, config, options: { baselineDir: '/tmp/p2' }, stages: ['infer', 'analyze'] };
     await withWorkers({ 'wf2-cpu': recordingActivities('cpu', calls), 'wf2-gpu': recordingActivities('gpu', calls) }, () =>
       env.client.workflow.execute(phase5Workflow, { taskQueue: 'wf2-cpu', workflowId: `phase5-${input.run}`, args: [input] }),
     );

@@ -27,7 +27,7 @@ const noopActivities = {
   planInfer: async () => [
     {
       arm: 'rag',
-      condition: 'rag',
+      prompt: 'rag',
       output: '/unused',
       plan: { dir: '/unused', input: '/unused', datasets: [{ dataset: 'A', lines: 1 }], lines: 1, duplicates: 0, duplicateIds: [] },
       shardSize: 1,

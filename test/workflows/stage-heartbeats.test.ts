@@ -56,7 +56,7 @@ describe('workflows: long plan and merge activities heartbeat (1 s heartbeat tim
     results = mkdtempSync(path.join(os.tmpdir(), 'stage-heartbeats-'));
     const dataset = path.join(results, 'big.jsonl');
     const config: Config = parseConfig(
-      { paths: { results_dir: results }, datasets: { d: { type: 'jsonl', path: dataset } }, infer: { conditions: ['rag'] } },
+      { paths: { results_dir: results }, datasets: { d: { type: 'jsonl', path: dataset } }, infer: { arms: ['rag'] } },
       'stage-heartbeats test',
       { env: {} },
     );

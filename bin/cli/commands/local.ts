@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { resolveConfig, runOptions, type GlobalFlags, type StageFlags } from '../options';
+import { addRenamedFlags } from '../renamed-flags';
 import type { Config } from '../../../src/config/schema';
 import type { FormatStyle, RetrievedChunk } from '../../../src/index/retriever';
 import type { StagePaths } from '../../../src/stages/retriever';
@@ -9,11 +10,10 @@ import { UserFacingError } from '../../../src/temporal/server';
 export function registerLocalCommands(program: Command): void {
   registerRetrieveCommand(program);
   registerEvalRetrievalCommand(program);
-  program
-    .command('report')
+  addRenamedFlags(program.command('report'))
     .description('regenerate metrics, comparisons and report.md/html from existing results (no Temporal, no inference)')
     .option('--datasets <keys...>', 'subset of dataset keys')
-    .option('--phase2-dir <dir>', 'zero-shot baseline results directory')
+    .option('--baseline-dir <dir>', 'zero-shot baseline results directory')
     .option('--no-error-analysis', 'skip error_changes.json')
     .action(async (_opts, cmd: Command) => {
       const flags = cmd.optsWithGlobals<GlobalFlags & StageFlags>();
@@ -23,9 +23,9 @@ export function registerLocalCommands(program: Command): void {
       const { existsSync } = await import('node:fs');
       const opts = await analyze.optionsFrom(config, options);
       // With study arms, the analysis runs on the arms even where Phase 5 has no corrections of its own.
-      if (!existsSync(`${opts.phase5Dir}/corrections.jsonl`) && !opts.arms) {
+      if (!existsSync(`${opts.ragDir}/corrections.jsonl`) && !opts.arms) {
         const { UserFacingError } = await import('../../../src/temporal/server');
-        throw new UserFacingError(`no corrections in ${opts.phase5Dir} — run \`phase5 infer\` first (or \`phase5 infer --import FILE\`)`);
+        throw new UserFacingError(`no corrections in ${opts.ragDir} — run \`phase5 infer\` first (or \`phase5 infer --import FILE\`)`);
       }
       const t = Date.now();
       const result = await analyze.run(opts, {}, 'silent');
@@ -43,7 +43,7 @@ export function registerLocalCommands(program: Command): void {
       }
       for (const w of result.warnings) console.error(`warning: ${w}`);
       // Arms-only results are written under study/, beside the report; otherwise in the Phase 5 folder.
-      const written = result.datasets.length ? result.phase5Dir : (await import('node:path')).dirname(result.report);
+      const written = result.datasets.length ? result.ragDir : (await import('node:path')).dirname(result.report);
       console.log(`${result.files} files written in ${written} (${((Date.now() - t) / 1000).toFixed(1)} s); report: ${result.report}`);
     });
 }
@@ -63,9 +63,9 @@ export function registerRetrieveCommand(program: Command): void {
       'retrieve for a text as export does (same pipeline, k and min_score) — score, source_uri, text; --context for the prompt context',
     )
     .argument('<text>', 'query text (an OCR line)')
-    .option('--top-k <n>', 'number of hits (default: phase5.retrieval.top_k)')
+    .option('--top-k <n>', 'number of hits (default: retrieval.top_k)')
     .option('--k <n>', 'alias of --top-k')
-    .option('--min-score <s>', 'minimum cosine similarity (default: phase5.retrieval.min_score)')
+    .option('--min-score <s>', 'minimum cosine similarity (default: retrieval.min_score)')
     .option('--corpus-path <file>', 'corpus JSONL the index was built from')
     .option('--index-path <file>', 'index file')
     .option('--context', 'print the retrieval context as export puts it in the prompt')
@@ -75,7 +75,7 @@ export function registerRetrieveCommand(program: Command): void {
       const { config } = resolveConfig(flags, { ...flags, topK: opts.topK ?? opts.k, minScore: opts.minScore });
       const { stagePaths } = await import('../../../src/stages/build');
       const paths = stagePaths(config, runOptions(flags, config));
-      const { top_k: k, min_score: minScore, format_style: style } = config.phase5.retrieval;
+      const { top_k: k, min_score: minScore, format_style: style } = config.retrieval;
       const { isMostlyArabic } = await import('../../../src/text/arabic');
       const empty: HitsOut = { hits: [], ...(opts.context ? { context: '' } : {}) }; // export's record for such a line
       const out =

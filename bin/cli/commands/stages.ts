@@ -15,6 +15,7 @@ import { replacedFile } from '../finished-files';
 import { writeRunMarker } from '../../../src/stages/run-marker';
 import { summarizeResult } from '../summary';
 import { describeSkips } from '../skips';
+import { addRenamedFlags } from '../renamed-flags';
 
 /** What the stage skipped, one summary per stage (stderr: stdout stays the result). */
 export function printSkips(stage: StageName | 'run', result: unknown): void {
@@ -125,7 +126,7 @@ function startStage(
  * every flag of the stages it runs, except those marked `notInRun` (with the reason).
  */
 export const STAGE_FLAGS: readonly { flags: string; description: string; stages: readonly StageName[]; notInRun?: string }[] = [
-  { flags: '--max-sentences <n>', description: 'corpus size cap (phase5.corpus.max_sentences)', stages: ['build'] },
+  { flags: '--max-sentences <n>', description: 'corpus size cap (corpus.max_sentences)', stages: ['build'] },
   { flags: '--openiti-root <dir>', description: 'OpenITI root (env OPENITI_ROOT)', stages: ['build'] },
   {
     flags: '--corpus-path <file>',
@@ -156,7 +157,7 @@ export const STAGE_FLAGS: readonly { flags: string; description: string; stages:
   { flags: '--top-k <n>', description: 'sentences to retrieve per line', stages: ['export'] },
   { flags: '--min-score <s>', description: 'minimum cosine similarity of a retrieved sentence', stages: ['export'] },
   {
-    flags: '--phase2-dir <dir>',
+    flags: '--baseline-dir <dir>',
     description: 'existing zero-shot baseline results: infer skips the baseline arm, analyze reads them',
     stages: ['infer', 'analyze'],
   },
@@ -199,7 +200,7 @@ function stageCommand(program: Command, name: StageName | 'run', description: st
     .action(async (_opts, c: Command) => startAndFollow(c, name));
   if (name === 'run') cmd.option('--force-stage <stages...>', 'redo these stages (build, export, infer, analyze)');
   for (const f of flagsOf(name)) cmd.option(f.flags, f.description);
-  return cmd;
+  return name === 'infer' || name === 'analyze' || name === 'run' ? addRenamedFlags(cmd) : cmd;
 }
 
 export function registerStageCommands(program: Command): void {

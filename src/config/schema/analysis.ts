@@ -36,6 +36,8 @@ const NormalizationSchema = z
   .transform(({ primary, secondary, profiles }) => ({ primary, secondary, profiles }));
 
 export const AnalysisSchema = z.strictObject({
+  /** Write error_changes.json (the character edits corrected and introduced); `--no-error-analysis` turns it off for one run. */
+  analyze_errors: z.boolean().default(true),
   /** Collapse whitespace runs before scoring (the metric definition); false = trim only, as the OCR_GS README figures. */
   collapse_whitespace: z.boolean().default(true),
   bootstrap_iterations: positiveInt.default(10000),

@@ -1,4 +1,4 @@
-/** `phase5.corpus`: what the build stage samples (OpenITI eras, filters, hold-outs) or reads (jsonl, text_dir), and a study arm's corpus block. */
+/** `corpus`: what the build stage samples (OpenITI eras, filters, hold-outs) or reads (jsonl, text_dir), and a study arm's corpus block. */
 import { z } from 'zod';
 import { DEFAULT_ERAS } from '../../openiti/sampling';
 import { nonNegInt, positiveInt, unitInterval } from './primitives';
@@ -13,7 +13,7 @@ export const EraSchema = z.strictObject({
 });
 
 /**
- * Where the build stage takes its corpus from (`phase5.corpus.source`; absent = `openiti`, the OpenITI sampling).
+ * Where the build stage takes its corpus from (`corpus.source`; absent = `openiti`, the OpenITI sampling).
  * `jsonl`: one record per line, text and metadata fields named here; `text_dir`: a folder of .txt/.md files.
  * Both are chunked by whitespace-separated words with overlap (src/corpora; defaults 900/180).
  */
@@ -71,7 +71,7 @@ export const CorpusSchema = z.strictObject({
 
 /**
  * A study arm's corpus (`study.arms.N.corpus`, or named once under `study.corpora`): `sample` overrides
- * `phase5.corpus` key by key, `add_works` adds whole works, `exclude_works` holds works out (as `exclude`),
+ * `corpus` key by key, `add_works` adds whole works, `exclude_works` holds works out (as `exclude`),
  * `exclude_dataset_sources` holds out every version of the datasets' source works. Each distinct corpus is
  * built and indexed once, under `<results>/corpora/<fingerprint>/`.
  */

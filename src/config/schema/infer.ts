@@ -42,13 +42,13 @@ export const InferSchema = z.strictObject({
   decoding: DecodingSchema.optional(),
   local: LocalLlmSchema.prefault({}),
   openai: OpenAiLlmSchema.prefault({}),
-  /** Which conditions the infer stage produces: the RAG condition and/or the zero-shot baseline. */
-  conditions: z
+  /** Without `study:`, the default arms infer produces: `rag` and/or the zero-shot baseline `zero_shot`. */
+  arms: z
     .array(z.enum(['rag', 'zero_shot']))
     .min(1)
     .default(['rag', 'zero_shot']),
   /**
-   * A condition with more failed records than this share of its lines fails the stage (non-retryable), and the
+   * An arm with more failed records than this share of its lines fails the stage (non-retryable), and the
    * analysis marks its comparisons not valid: failed lines are scored as the raw OCR, which would bias ΔCER.
    */
   max_failed_share: unitInterval.default(0.01),

@@ -1,4 +1,4 @@
-/** `phase5.index` and `phase5.retrieval`: the index the build writes and how the export retrieves from it (and from witnesses). */
+/** `index` and `retrieval`: the index the build writes and how the export retrieves from it (and from witnesses). */
 import { z } from 'zod';
 import { RetrievalPipelineSchema } from '../../retrieval/config';
 import { positiveInt, unitInterval } from './primitives';

@@ -20,7 +20,7 @@ export const ARM_MODES = ['dense', 'random', 'gold_query', 'none', 'witness'] as
 export const CORRECTORS = ['llm', 'collate', 'lexicon'] as const;
 
 /**
- * One study arm. `retrieval` and `infer` are partial overrides deep-merged into `phase5.retrieval` / `infer`
+ * One study arm. `retrieval` and `infer` are partial overrides deep-merged into `retrieval` / `infer`
  * (src/config/study.ts validates the merged result, so a bad key names `study.arms.N.retrieval.<key>`).
  */
 const PROMPT_NAME = /^[A-Za-z0-9._-]+$/;
@@ -35,7 +35,7 @@ const ArmSchema = z.strictObject({
   /** Overrides `infer.decoding` key by key (docs/prompts.md#decoding). */
   decoding: DecodingSchema.optional(),
   retrieval: z.looseObject({ mode: z.enum(ARM_MODES).optional() }).optional(),
-  /** The arm's corpus: a block, or the name of one under `study.corpora` (default: phase5.corpus). */
+  /** The arm's corpus: a block, or the name of one under `study.corpora` (default: corpus). */
   corpus: z.union([z.string().min(1), CorpusBlockSchema]).optional(),
   infer: z.record(z.string(), z.unknown()).optional(),
   guard: ArmGuardOverrideSchema.optional(),

@@ -44,17 +44,17 @@ describe('analysis/charts (Vega-Lite specs are data)', function () {
   this.timeout(60000);
   let validate: ReturnType<Ajv['compile']>;
   let root: string;
-  let phase5Dir: string;
+  let ragDir: string;
 
   before(async () => {
     const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
     validate = ajv.compile(JSON.parse(readFileSync(schemaPath, 'utf8')));
     root = mkdtempSync(path.join(os.tmpdir(), 'charts-test-'));
     cpSync(path.join(FIXTURES, 'analysis', 'study'), root, { recursive: true });
-    phase5Dir = path.join(root, 'phase5');
+    ragDir = path.join(root, 'phase5');
     await analyzeStudy({
-      phase5Dir,
-      phase2Dir: path.join(root, 'phase2'),
+      ragDir,
+      baselineDir: path.join(root, 'phase2'),
       meta: { top_k: 3 },
       bootstrap: { iterations: 100, seed: 1 },
       report: false,
@@ -81,7 +81,7 @@ describe('analysis/charts (Vega-Lite specs are data)', function () {
   }
 
   it('every generated spec validates, compiles without warnings and renders to SVG and PNG', async () => {
-    const { charts, skipped } = buildCharts(loadReportDocs(phase5Dir));
+    const { charts, skipped } = buildCharts(loadReportDocs(ragDir));
     expect(skipped).to.deep.equal([]);
     expect(charts.map((c) => c.name)).to.deep.equal([...CHART_NAMES]);
     for (const c of charts) {
@@ -98,7 +98,7 @@ describe('analysis/charts (Vega-Lite specs are data)', function () {
   });
 
   it('puts the data of the documents into the specs', () => {
-    const { charts } = buildCharts(loadReportDocs(phase5Dir));
+    const { charts } = buildCharts(loadReportDocs(ragDir));
     const rows = (n: string) => (charts.find((c) => c.name === n)!.spec.data as { values: Array<Record<string, unknown>> }).values;
     const toyA = rows('cer_by_condition').filter((r) => r.dataset === 'TOY-A');
     expect(toyA.map((r) => [r.condition, r.cer])).to.deep.equal([
@@ -130,7 +130,7 @@ describe('analysis/charts (Vega-Lite specs are data)', function () {
   });
 
   it('skips charts without data instead of drawing empty ones', () => {
-    const docs = loadReportDocs(phase5Dir);
+    const docs = loadReportDocs(ragDir);
     docs.errorChanges = null;
     docs.errorClasses = null;
     for (const d of docs.datasets) d.retrieval = null;

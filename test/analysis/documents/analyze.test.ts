@@ -24,15 +24,15 @@ function tmp(): string {
   return mkdtempSync(path.join(os.tmpdir(), 'analysis-test-'));
 }
 
-function copyToy(): { root: string; phase5Dir: string; phase2Dir: string } {
+function copyToy(): { root: string; ragDir: string; baselineDir: string } {
   const root = tmp();
   cpSync(TOY, root, { recursive: true });
-  return { root, phase5Dir: path.join(root, 'phase5'), phase2Dir: path.join(root, 'phase2') };
+  return { root, ragDir: path.join(root, 'phase5'), baselineDir: path.join(root, 'phase2') };
 }
 
-const toyOptions = (phase5Dir: string, phase2Dir: string): AnalyzeOptions => ({
-  phase5Dir,
-  phase2Dir,
+const toyOptions = (ragDir: string, baselineDir: string): AnalyzeOptions => ({
+  ragDir,
+  baselineDir,
   meta: { embedding_model: 'intfloat/multilingual-e5-small', top_k: 3, corpus_size: 1234 },
   datasetInfo: {
     'TOY-A': { excluded: false, sourcePattern: '0276IbnQutayba.Adab*' },
@@ -65,28 +65,28 @@ function snapshot(dir: string): Map<string, Buffer> {
 describe('analysis/analyze (toy study)', function () {
   this.timeout(60000);
   let root: string;
-  let phase5Dir: string;
+  let ragDir: string;
   let summary: Awaited<ReturnType<typeof analyzeStudy>>;
 
   before(async () => {
-    ({ root, phase5Dir } = copyToy());
-    summary = await analyzeStudy(toyOptions(phase5Dir, path.join(root, 'phase2')));
+    ({ root, ragDir } = copyToy());
+    summary = await analyzeStudy(toyOptions(ragDir, path.join(root, 'phase2')));
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
   it('writes the docs/outputs.md#layout layout', () => {
     for (const ds of ['TOY-A', 'TOY-B']) {
       for (const f of ['corrections.jsonl', 'metrics.json', 'comparison_vs_phase2.json', 'error_changes.json', 'retrieval_analysis.json']) {
-        expect(existsSync(path.join(phase5Dir, ds, f)), `${ds}/${f}`).to.equal(true);
+        expect(existsSync(path.join(ragDir, ds, f)), `${ds}/${f}`).to.equal(true);
       }
     }
-    for (const f of ['metrics.json', 'comparison.json', 'phase5.log']) expect(existsSync(path.join(phase5Dir, f)), f).to.equal(true);
+    for (const f of ['metrics.json', 'comparison.json', 'phase5.log']) expect(existsSync(path.join(ragDir, f)), f).to.equal(true);
     expect(summary.files).to.include.members(['TOY-A/metrics.json', 'metrics.json', 'comparison.json']);
     expect([...summary.files].sort()).to.deep.equal(summary.files);
   });
 
   it('metrics.json: spec meta and hand-computed CER/WER for corrected and raw OCR', () => {
-    const m = read(path.join(phase5Dir, 'TOY-A', 'metrics.json'));
+    const m = read(path.join(ragDir, 'TOY-A', 'metrics.json'));
     expect(m.meta).to.deep.equal({
       phase: 'phase5',
       dataset: 'TOY-A',
@@ -122,12 +122,12 @@ describe('analysis/analyze (toy study)', function () {
   });
 
   it('counts an empty output as a failure and skips a duplicate line', () => {
-    const m = read(path.join(phase5Dir, 'TOY-B', 'metrics.json'));
+    const m = read(path.join(ragDir, 'TOY-B', 'metrics.json'));
     expect(m.meta.num_samples).to.equal(3);
     expect(m.failures).to.deep.include({ total: 1, error: 0, empty_output: 1 });
     // b2 (failed) is scored as its OCR "عم" (1 edit); the duplicate b1 with "غلط" was not scored.
     expect(m.corrected).to.include({ char_edits: 1, ref_chars: 10, cer: 0.1 });
-    const split = readFileSync(path.join(phase5Dir, 'TOY-B', 'corrections.jsonl'), 'utf8')
+    const split = readFileSync(path.join(ragDir, 'TOY-B', 'corrections.jsonl'), 'utf8')
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
@@ -137,7 +137,7 @@ describe('analysis/analyze (toy study)', function () {
   });
 
   it('comparison_vs_phase2.json: docs/outputs.md keys, deltas and interpretation', () => {
-    const c = read(path.join(phase5Dir, 'TOY-A', 'comparison_vs_phase2.json'));
+    const c = read(path.join(ragDir, 'TOY-A', 'comparison_vs_phase2.json'));
     expect(c.meta).to.include({ comparison: 'phase5_vs_phase2', dataset: 'TOY-A', n_paired: 6 });
     expect(c.phase2_baseline).to.deep.equal({ cer: 0.09375, wer: 0.5 });
     expect(c.phase5_corrected).to.deep.equal({ cer: 0.0625, wer: 0.25 });
@@ -154,7 +154,7 @@ describe('analysis/analyze (toy study)', function () {
   });
 
   it('comparisons use only samples present in both conditions', () => {
-    const c = read(path.join(phase5Dir, 'TOY-B', 'comparison_vs_phase2.json'));
+    const c = read(path.join(ragDir, 'TOY-B', 'comparison_vs_phase2.json'));
     // b2 has no Phase 2 line: the comparison set is b1 + b3 (7 gold characters).
     expect(c.meta).to.include({ n_paired: 2, phase5_samples: 3, phase5_without_phase2: 1 });
     expect(c.phase2_baseline.cer).to.equal(0.142857);
@@ -163,7 +163,7 @@ describe('analysis/analyze (toy study)', function () {
   });
 
   it('retrieval_analysis.json: docs/outputs.md statistics, buckets, halves and eras', () => {
-    const r = read(path.join(phase5Dir, 'TOY-A', 'retrieval_analysis.json'));
+    const r = read(path.join(ragDir, 'TOY-A', 'retrieval_analysis.json'));
     expect(r.meta).to.include({ dataset: 'TOY-A', top_k: 3, embedding_model: 'intfloat/multilingual-e5-small' });
     expect(r.retrieval_stats).to.include({
       samples_with_any_retrieval: 5,
@@ -186,7 +186,7 @@ describe('analysis/analyze (toy study)', function () {
   });
 
   it('states leakage from the config flag and the sources actually retrieved', () => {
-    const a = read(path.join(phase5Dir, 'TOY-A', 'retrieval_analysis.json')).leakage;
+    const a = read(path.join(ragDir, 'TOY-A', 'retrieval_analysis.json')).leakage;
     expect(a).to.include({
       source_excluded_by_config: false,
       top1_source_matches: 2,
@@ -195,15 +195,15 @@ describe('analysis/analyze (toy study)', function () {
       top1_match_rate: 0.4,
     });
     expect(a.statement).to.match(/^LEAKAGE: source book NOT excluded/);
-    const b = read(path.join(phase5Dir, 'TOY-B', 'retrieval_analysis.json')).leakage;
+    const b = read(path.join(ragDir, 'TOY-B', 'retrieval_analysis.json')).leakage;
     expect(b).to.include({ source_excluded_by_config: true, top1_source_matches: 0 });
     expect(b.statement).to.match(/excluded from the corpus; none of 3 retrievals came from it/);
-    const agg = read(path.join(phase5Dir, 'metrics.json'));
+    const agg = read(path.join(ragDir, 'metrics.json'));
     expect(agg.datasets['TOY-A'].leakage).to.equal(a.statement);
   });
 
   it('error_changes.json: fixed / introduced / unchanged by type and category', () => {
-    const e = read(path.join(phase5Dir, 'TOY-A', 'error_changes.json'));
+    const e = read(path.join(ragDir, 'TOY-A', 'error_changes.json'));
     expect(e.phase5.totals).to.include({
       ocr_errors: 4,
       corrected_errors: 2,
@@ -225,11 +225,11 @@ describe('analysis/analyze (toy study)', function () {
   });
 
   it('aggregates pool lines across datasets', () => {
-    const m = read(path.join(phase5Dir, 'metrics.json'));
+    const m = read(path.join(ragDir, 'metrics.json'));
     expect(m.meta).to.include({ phase: 'phase5', num_samples: 9 });
     expect(m.meta.datasets).to.deep.equal(['TOY-A', 'TOY-B']);
     expect(m.overall.corrected).to.include({ char_edits: 3, ref_chars: 42 });
-    const c = read(path.join(phase5Dir, 'comparison.json'));
+    const c = read(path.join(ragDir, 'comparison.json'));
     expect(c.overall.phase2_baseline.cer).to.equal(0.102564);
     expect(c.overall.phase5_corrected.cer).to.equal(0.051282);
     expect(c.overall.bootstrap.stratified_by_dataset).to.equal(true);
@@ -239,7 +239,7 @@ describe('analysis/analyze (toy study)', function () {
   });
 
   it('appends a summary to phase5.log', () => {
-    const log = readFileSync(path.join(phase5Dir, 'phase5.log'), 'utf8');
+    const log = readFileSync(path.join(ragDir, 'phase5.log'), 'utf8');
     expect(log).to.match(/analyze: 2 dataset\(s\), 9 samples/);
     expect(log).to.match(/TOY-A: n=6 paired=6 CER ocr=0\.1250 phase2=0\.0938 phase5=0\.0625/);
   });
@@ -256,46 +256,46 @@ describe('analysis/analyze (options and inputs)', function () {
   };
 
   it('writes byte-identical files when run twice on the same inputs (report included)', async () => {
-    const { phase5Dir, phase2Dir } = fresh();
-    const opts = { ...toyOptions(phase5Dir, phase2Dir), report: { png: true } };
+    const { ragDir, baselineDir } = fresh();
+    const opts = { ...toyOptions(ragDir, baselineDir), report: { png: true } };
     await analyzeStudy(opts);
-    const first = snapshot(phase5Dir);
+    const first = snapshot(ragDir);
     // A later wall clock must not matter: only the inputs' mtimes do.
     await new Promise((r) => setTimeout(r, 20));
     await analyzeStudy(opts);
-    const second = snapshot(phase5Dir);
+    const second = snapshot(ragDir);
     expect([...second.keys()].sort()).to.deep.equal([...first.keys()].sort());
     for (const [k, v] of first) expect(second.get(k)!.equals(v), k).to.equal(true);
     expect(first.has('report.html') && first.has('report.md') && first.has('charts/cer_by_condition.svg')).to.equal(true);
     const m = JSON.parse(first.get('metrics.json')!.toString());
     const newest = Math.max(
       ...['phase5/corrections.jsonl', 'phase5/inference_input.jsonl', 'phase2/corrections.jsonl'].map(
-        (f) => statSync(path.join(phase5Dir, '..', f)).mtimeMs,
+        (f) => statSync(path.join(ragDir, '..', f)).mtimeMs,
       ),
     );
     expect(m.meta.generated_at).to.equal(new Date(Math.floor(newest)).toISOString());
   });
 
   it('--no-error-analysis skips error_changes.json (and removes one left by an earlier run)', async () => {
-    const { phase5Dir, phase2Dir } = fresh();
-    await analyzeStudy(toyOptions(phase5Dir, phase2Dir));
-    expect(existsSync(path.join(phase5Dir, 'TOY-A', 'error_changes.json'))).to.equal(true);
-    const s = await analyzeStudy({ ...toyOptions(phase5Dir, phase2Dir), errorAnalysis: false });
-    expect(existsSync(path.join(phase5Dir, 'TOY-A', 'error_changes.json'))).to.equal(false);
-    expect(existsSync(path.join(phase5Dir, 'error_changes.json'))).to.equal(false);
+    const { ragDir, baselineDir } = fresh();
+    await analyzeStudy(toyOptions(ragDir, baselineDir));
+    expect(existsSync(path.join(ragDir, 'TOY-A', 'error_changes.json'))).to.equal(true);
+    const s = await analyzeStudy({ ...toyOptions(ragDir, baselineDir), errorAnalysis: false });
+    expect(existsSync(path.join(ragDir, 'TOY-A', 'error_changes.json'))).to.equal(false);
+    expect(existsSync(path.join(ragDir, 'error_changes.json'))).to.equal(false);
     expect(s.files.some((f) => f.includes('error_changes'))).to.equal(false);
-    const r = read(path.join(phase5Dir, 'TOY-A', 'retrieval_analysis.json'));
+    const r = read(path.join(ragDir, 'TOY-A', 'retrieval_analysis.json'));
     expect(r.retrieval_by_error_type.high_score_samples.by_error_category).to.equal(null);
   });
 
   it('analyses only the datasets asked for and names unknown ones', async () => {
-    const { phase5Dir, phase2Dir } = fresh();
-    const s = await analyzeStudy({ ...toyOptions(phase5Dir, phase2Dir), datasets: ['TOY-B'] });
+    const { ragDir, baselineDir } = fresh();
+    const s = await analyzeStudy({ ...toyOptions(ragDir, baselineDir), datasets: ['TOY-B'] });
     expect(s.datasets.map((d) => d.dataset)).to.deep.equal(['TOY-B']);
-    expect(existsSync(path.join(phase5Dir, 'TOY-A'))).to.equal(false);
+    expect(existsSync(path.join(ragDir, 'TOY-A'))).to.equal(false);
     let err: Error | null = null;
     try {
-      await analyzeStudy({ ...toyOptions(phase5Dir, phase2Dir), datasets: ['TOY-B', 'NOPE'] });
+      await analyzeStudy({ ...toyOptions(ragDir, baselineDir), datasets: ['TOY-B', 'NOPE'] });
     } catch (e) {
       err = e as Error;
     }
@@ -303,9 +303,9 @@ describe('analysis/analyze (options and inputs)', function () {
   });
 
   it('without a Phase 2 baseline writes null comparisons and says so', async () => {
-    const { phase5Dir } = fresh();
-    const s = await analyzeStudy({ ...toyOptions(phase5Dir, null as unknown as string), phase2Dir: null });
-    const c = read(path.join(phase5Dir, 'TOY-A', 'comparison_vs_phase2.json'));
+    const { ragDir } = fresh();
+    const s = await analyzeStudy({ ...toyOptions(ragDir, null as unknown as string), baselineDir: null });
+    const c = read(path.join(ragDir, 'TOY-A', 'comparison_vs_phase2.json'));
     expect(c.phase2_baseline).to.equal(null);
     expect(c.delta).to.equal(null);
     expect(c.phase5_corrected.cer).to.equal(0.0625);
@@ -314,11 +314,11 @@ describe('analysis/analyze (options and inputs)', function () {
   });
 
   it('names file, line and field of a malformed record', async () => {
-    const { phase5Dir, phase2Dir } = fresh();
-    appendFileSync(path.join(phase5Dir, 'corrections.jsonl'), JSON.stringify({ sample_id: 'x', dataset: 'TOY-A', ocr_text: 'a' }) + '\n');
+    const { ragDir, baselineDir } = fresh();
+    appendFileSync(path.join(ragDir, 'corrections.jsonl'), JSON.stringify({ sample_id: 'x', dataset: 'TOY-A', ocr_text: 'a' }) + '\n');
     let err: Error | null = null;
     try {
-      await analyzeStudy(toyOptions(phase5Dir, phase2Dir));
+      await analyzeStudy(toyOptions(ragDir, baselineDir));
     } catch (e) {
       err = e as Error;
     }
@@ -326,26 +326,26 @@ describe('analysis/analyze (options and inputs)', function () {
   });
 
   it('without inference_input.jsonl reports no retrieval and still renders the report', async () => {
-    const { phase5Dir, phase2Dir } = fresh();
-    rmSync(path.join(phase5Dir, 'inference_input.jsonl'));
-    const s = await analyzeStudy({ ...toyOptions(phase5Dir, phase2Dir), report: {} });
-    const r = read(path.join(phase5Dir, 'TOY-A', 'retrieval_analysis.json'));
+    const { ragDir, baselineDir } = fresh();
+    rmSync(path.join(ragDir, 'inference_input.jsonl'));
+    const s = await analyzeStudy({ ...toyOptions(ragDir, baselineDir), report: {} });
+    const r = read(path.join(ragDir, 'TOY-A', 'retrieval_analysis.json'));
     expect(r.retrieval_stats).to.include({ samples_with_any_retrieval: 0, samples_zero_results: 6, avg_top1_score: null });
     expect(r.retrieval_by_error_type.high_score_samples.n_samples).to.equal(0);
     expect(r.meta.samples_without_inference_input).to.equal(6);
     expect(s.warnings.some((w) => /inference_input\.jsonl not found/.test(w))).to.equal(true);
-    expect(readFileSync(path.join(phase5Dir, 'report.md'), 'utf8')).to.match(
+    expect(readFileSync(path.join(ragDir, 'report.md'), 'utf8')).to.match(
       /Not drawn \(no data\): delta_cer_by_score_bucket, score_histogram, era_distribution/,
     );
-    expect(existsSync(path.join(phase5Dir, 'charts', 'score_histogram.svg'))).to.equal(false);
+    expect(existsSync(path.join(ragDir, 'charts', 'score_histogram.svg'))).to.equal(false);
   });
 
   it('fails clearly when the corrections file is missing', async () => {
-    const { phase5Dir, phase2Dir } = fresh();
-    rmSync(path.join(phase5Dir, 'corrections.jsonl'));
+    const { ragDir, baselineDir } = fresh();
+    rmSync(path.join(ragDir, 'corrections.jsonl'));
     let err: Error | null = null;
     try {
-      await analyzeStudy(toyOptions(phase5Dir, phase2Dir));
+      await analyzeStudy(toyOptions(ragDir, baselineDir));
     } catch (e) {
       err = e as Error;
     }
@@ -353,16 +353,16 @@ describe('analysis/analyze (options and inputs)', function () {
   });
 
   it('reads a Phase 2 baseline from per-dataset splits and reports progress', async () => {
-    const { phase5Dir, phase2Dir } = fresh();
-    const lines = readFileSync(path.join(phase2Dir, 'corrections.jsonl'), 'utf8').trim().split('\n');
-    rmSync(path.join(phase2Dir, 'corrections.jsonl'));
+    const { ragDir, baselineDir } = fresh();
+    const lines = readFileSync(path.join(baselineDir, 'corrections.jsonl'), 'utf8').trim().split('\n');
+    rmSync(path.join(baselineDir, 'corrections.jsonl'));
     for (const ds of ['TOY-A', 'TOY-B']) {
-      const dir = path.join(phase2Dir, ds);
+      const dir = path.join(baselineDir, ds);
       mkdirSync(dir, { recursive: true });
       writeFileSync(path.join(dir, 'corrections.jsonl'), lines.filter((l) => JSON.parse(l).dataset === ds).join('\n') + '\n');
     }
     const seen: Array<[number, number]> = [];
-    const s = await analyzeStudy({ ...toyOptions(phase5Dir, phase2Dir), onProgress: (d, t) => seen.push([d, t]) });
+    const s = await analyzeStudy({ ...toyOptions(ragDir, baselineDir), onProgress: (d, t) => seen.push([d, t]) });
     expect(s.datasets[0].phase2_cer).to.equal(0.09375);
     expect(seen[seen.length - 1]).to.deep.equal([9, 9]);
   });
@@ -394,25 +394,25 @@ describe('analysis/analyze on real OCR_GS lines', function () {
   const run = async (phase5: (p: Pair) => string, extra: Partial<AnalyzeOptions> = {}) => {
     const root = tmp();
     roots.push(root);
-    const { phase5Dir, phase2Dir } = writeStudy(root, {
+    const { ragDir, baselineDir } = writeStudy(root, {
       datasets,
       phase5: (p) => ({ corrected: phase5(p) }),
       phase2: (p) => ({ corrected: p.ocr }),
       retrieval: (_p, i) => ({ scores: [0.5 + (i % 50) / 100], sources: [{ source_uri: `x${i}`, idx: i, date: 250 }] }),
     });
     const s = await analyzeStudy({
-      phase5Dir,
-      phase2Dir,
+      ragDir,
+      baselineDir,
       bootstrap: { iterations: 100, seed: 1 },
       report: false,
       progress: 'silent',
       ...extra,
     });
-    return { s, phase5Dir };
+    return { s, ragDir };
   };
 
   it('identity corrections give the OCR CER/WER in canonical form (trim only) and ΔCER = 0', async () => {
-    const { s, phase5Dir } = await run((p) => p.ocr, { collapseWhitespace: false });
+    const { s, ragDir } = await run((p) => p.ocr, { collapseWhitespace: false });
     expect(s.datasets.map((d) => d.num_samples)).to.deep.equal([794, 1466, 790, 992, 1050]);
     for (const d of s.datasets) {
       expect(d.phase5_cer, d.dataset).to.be.closeTo(README[d.dataset].cer, 1e-3);
@@ -420,7 +420,7 @@ describe('analysis/analyze on real OCR_GS lines', function () {
       expect(d.ocr_cer).to.equal(d.phase5_cer);
       expect(d.delta_cer).to.equal(0);
       expect(d.delta_cer_ci95).to.deep.equal([0, 0]);
-      const e = read(path.join(phase5Dir, d.dataset, 'error_changes.json'));
+      const e = read(path.join(ragDir, d.dataset, 'error_changes.json'));
       expect(e.phase5.totals.fixed + e.phase5.totals.introduced).to.equal(0);
       expect(e.phase5.totals.unchanged).to.equal(e.phase5.totals.ocr_errors);
     }
@@ -445,13 +445,13 @@ describe('analysis/analyze on real OCR_GS lines', function () {
   });
 
   it('gold corrections (NFC, while the stored gold is partly decomposed) give CER = WER = 0 and fix every OCR error', async () => {
-    const { s, phase5Dir } = await run((p) => p.gt.normalize('NFC'));
+    const { s, ragDir } = await run((p) => p.gt.normalize('NFC'));
     for (const d of s.datasets) {
       expect(d.phase5_cer).to.equal(0);
       expect(d.phase5_wer).to.equal(0);
       expect(d.delta_cer).to.be.below(0);
       expect(d.significant).to.equal(true);
-      const e = read(path.join(phase5Dir, d.dataset, 'error_changes.json'));
+      const e = read(path.join(ragDir, d.dataset, 'error_changes.json'));
       expect(e.phase5.totals.fixed).to.equal(e.phase5.totals.ocr_errors);
       expect(e.phase5.totals.corrected_errors).to.equal(0);
     }

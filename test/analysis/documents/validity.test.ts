@@ -35,9 +35,9 @@ function study(failedP5: (p: Pair) => boolean, failedP2: (p: Pair) => boolean = 
   return { root, ...writeStudy(root, spec) };
 }
 
-const options = (s: { phase5Dir: string; phase2Dir: string }, extra: Partial<AnalyzeOptions> = {}): AnalyzeOptions => ({
-  phase5Dir: s.phase5Dir,
-  phase2Dir: s.phase2Dir,
+const options = (s: { ragDir: string; baselineDir: string }, extra: Partial<AnalyzeOptions> = {}): AnalyzeOptions => ({
+  ragDir: s.ragDir,
+  baselineDir: s.baselineDir,
   bootstrap: { iterations: 50, seed: 1 },
   progress: 'silent',
   logFile: false,
@@ -68,7 +68,7 @@ describe('analysis validity (too many failed lines → no headline comparison)',
   it('marks the comparison of a dataset with failed Phase 5 lines over the share not valid — JSON, summary and report', async () => {
     const s = study((p) => p.id.startsWith('A/') && Number(p.id.slice(2)) < 3); // 3 of A's 20 lines failed
     const summary = await analyzeStudy(options(s));
-    const a = read(path.join(s.phase5Dir, 'A', 'comparison_vs_phase2.json'));
+    const a = read(path.join(s.ragDir, 'A', 'comparison_vs_phase2.json'));
     expect(a.valid).to.equal(false);
     expect(a.invalid_reason).to.match(
       /^Phase 5 \(RAG\): 3 of 20 lines failed \(15\.0%\), over infer\.max_failed_share 1\.0%; .*no ΔCER is reported/,
@@ -76,11 +76,11 @@ describe('analysis validity (too many failed lines → no headline comparison)',
     expect(a.interpretation).to.match(/^Not valid: /);
     // Safety net: before, this was a confident "CER reduced by …" headline computed with failed lines as OCR.
     expect(a.interpretation).not.to.match(/reduced/);
-    const b = read(path.join(s.phase5Dir, 'B', 'comparison_vs_phase2.json'));
+    const b = read(path.join(s.ragDir, 'B', 'comparison_vs_phase2.json'));
     expect(b).not.to.have.any.keys('valid', 'invalid_reason');
     expect(b.interpretation).to.match(/^CER reduced/);
 
-    const all = read(path.join(s.phase5Dir, 'comparison.json'));
+    const all = read(path.join(s.ragDir, 'comparison.json'));
     expect(all.overall.valid).to.equal(false);
     expect(all.overall.invalid_reason).to.match(/^Phase 5 \(RAG\): 3 of 40 lines failed \(7\.5%\)/); // pooled over both datasets
     expect(all.datasets.A.valid).to.equal(false);
@@ -89,14 +89,14 @@ describe('analysis validity (too many failed lines → no headline comparison)',
     expect(summary.datasets.find((d) => d.dataset === 'B')).not.to.have.any.keys('valid', 'invalid_reason');
     expect(summary.overall.valid).to.equal(false);
 
-    const md = readFileSync(path.join(s.phase5Dir, 'report.md'), 'utf8');
+    const md = readFileSync(path.join(s.ragDir, 'report.md'), 'utf8');
     const top = md.slice(0, md.indexOf('## Main results'));
     expect(top).to.contain('**Not valid — no headline ΔCER.**');
     expect(top).to.match(/- A: Phase 5 \(RAG\): 3 of 20 lines failed/);
     expect(md).to.match(/\| A \| 20 \| [^|]+ \| [^|]+ \| [^|]+ \| not valid \| not valid \| not valid \|/);
     expect(md).to.match(/\| B \| 20 \| [^|]+ \| [^|]+ \| [^|]+ \| −[\d.]+ pp \|/);
     expect(md).to.match(/Overall: Not valid: Phase 5 \(RAG\): 3 of 40/);
-    const html = readFileSync(path.join(s.phase5Dir, 'report.html'), 'utf8');
+    const html = readFileSync(path.join(s.ragDir, 'report.html'), 'utf8');
     expect(html).to.contain('<p><strong>Not valid — no headline ΔCER.</strong>');
   });
 
@@ -106,17 +106,17 @@ describe('analysis validity (too many failed lines → no headline comparison)',
       (p) => p.id.startsWith('B/') && Number(p.id.slice(2)) < 5,
     );
     await analyzeStudy(options(s, { report: false }));
-    expect(read(path.join(s.phase5Dir, 'B', 'comparison_vs_phase2.json')).invalid_reason).to.match(
+    expect(read(path.join(s.ragDir, 'B', 'comparison_vs_phase2.json')).invalid_reason).to.match(
       /^Phase 2 \(zero-shot\): 5 of 20 lines failed \(25\.0%\)/,
     );
     await analyzeStudy(options(s, { report: false, maxFailedShare: 0.25 }));
-    expect(read(path.join(s.phase5Dir, 'B', 'comparison_vs_phase2.json'))).not.to.have.any.keys('valid', 'invalid_reason');
+    expect(read(path.join(s.ragDir, 'B', 'comparison_vs_phase2.json'))).not.to.have.any.keys('valid', 'invalid_reason');
   });
 
   it('the all-datasets comparison is not valid when one dataset is, even if the pooled share is under the limit', async () => {
     const s = study((p) => p.id === 'A/000'); // A: 1 of 20 (5%); pooled: 1 of 40 (2.5%)
     const summary = await analyzeStudy(options(s, { report: false, maxFailedShare: 0.03 }));
-    const all = read(path.join(s.phase5Dir, 'comparison.json'));
+    const all = read(path.join(s.ragDir, 'comparison.json'));
     expect(all.overall.invalid_reason).to.match(
       /^A not valid — Phase 5 \(RAG\): 1 of 20 lines failed \(5\.0%\), over infer\.max_failed_share 3\.0%/,
     );
@@ -126,11 +126,11 @@ describe('analysis validity (too many failed lines → no headline comparison)',
   it('a study without failures gets no new key, and its files do not depend on the threshold', async () => {
     const s = study(() => false);
     await analyzeStudy(options(s, { maxFailedShare: 0 }));
-    const strict = files(s.phase5Dir);
-    for (const [file, doc] of jsonDocs(s.phase5Dir)) expect(JSON.stringify(doc), file).not.to.match(/"valid"|"invalid_reason"/);
-    expect(readFileSync(path.join(s.phase5Dir, 'report.md'), 'utf8')).not.to.contain('Not valid');
+    const strict = files(s.ragDir);
+    for (const [file, doc] of jsonDocs(s.ragDir)) expect(JSON.stringify(doc), file).not.to.match(/"valid"|"invalid_reason"/);
+    expect(readFileSync(path.join(s.ragDir, 'report.md'), 'utf8')).not.to.contain('Not valid');
     await analyzeStudy(options(s, { maxFailedShare: 1 }));
-    expect(files(s.phase5Dir)).to.deep.equal(strict);
+    expect(files(s.ragDir)).to.deep.equal(strict);
   });
 
   it('`phase5 report` prints the reason instead of a ΔCER for a comparison that is not valid', () => {

@@ -48,7 +48,7 @@ function writeGuardedArm(root: string): string {
 describe('analysis/explorer: the Lines view of report.html in headless Chromium', function () {
   this.timeout(180000);
   let root: string;
-  let phase5Dir: string;
+  let ragDir: string;
   let lines: Json;
   let metrics: Json;
   let browser: Browser | null = null;
@@ -59,21 +59,21 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
   before(async function () {
     root = mkdtempSync(path.join(os.tmpdir(), 'line-explorer-'));
     cpSync(path.join(FIXTURES, 'analysis', 'study'), root, { recursive: true });
-    phase5Dir = path.join(root, 'phase5');
+    ragDir = path.join(root, 'phase5');
     await analyzeStudy({
-      phase5Dir,
-      phase2Dir: path.join(root, 'phase2'),
+      ragDir,
+      baselineDir: path.join(root, 'phase2'),
       datasetInfo: { 'TOY-A': { excluded: false, sourcePattern: '0276IbnQutayba.Adab*' } },
       lineArms: [
-        { name: 'guarded', correctionsPath: writeGuardedArm(root), inferenceInputPath: path.join(phase5Dir, 'inference_input.jsonl') },
+        { name: 'guarded', correctionsPath: writeGuardedArm(root), inferenceInputPath: path.join(ragDir, 'inference_input.jsonl') },
       ],
       bootstrap: { iterations: 50, seed: 3 },
       progress: 'silent',
       maxFailedShare: 1,
       report: { png: false },
     });
-    lines = JSON.parse(readFileSync(path.join(phase5Dir, 'lines.json'), 'utf8'));
-    metrics = JSON.parse(readFileSync(path.join(phase5Dir, 'metrics.json'), 'utf8'));
+    lines = JSON.parse(readFileSync(path.join(ragDir, 'lines.json'), 'utf8'));
+    metrics = JSON.parse(readFileSync(path.join(ragDir, 'metrics.json'), 'utf8'));
     const opened = await openOfflinePage(problems, external);
     if (!opened) return;
     ({ browser, page } = opened);
@@ -86,7 +86,7 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
   const needBrowser = (ctx: Mocha.Context) => {
     if (!browser) ctx.skip();
   };
-  const url = (hash = '') => `file://${path.join(phase5Dir, 'report.html')}${hash}`;
+  const url = (hash = '') => `file://${path.join(ragDir, 'report.html')}${hash}`;
   async function open(hash = '') {
     await page.goto('about:blank');
     await page.goto(url(hash));
@@ -235,7 +235,7 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
   });
 
   it('report.html holds the index, not the lines: a retrieved source is only in the side files of report-lines/', () => {
-    const html = readFileSync(path.join(phase5Dir, 'report.html'), 'utf8');
+    const html = readFileSync(path.join(ragDir, 'report.html'), 'utf8');
     const embedded = gunzipSync(Buffer.from(/id="lines-index"[^>]*>([^<]*)</.exec(html)![1], 'base64')).toString('utf8');
     expect(Object.keys(JSON.parse(embedded).columns)).to.deep.equal([
       'dataset',
@@ -247,9 +247,9 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
       'guards',
     ]);
     expect(embedded).to.not.include('0255Jahiz.Hayawan.X-ara1');
-    const side = readdirSync(path.join(phase5Dir, 'report-lines'));
+    const side = readdirSync(path.join(ragDir, 'report-lines'));
     expect(side).to.deep.equal(['lines-0000.js', 'text-0000.js']);
-    expect(readFileSync(path.join(phase5Dir, 'report-lines', 'lines-0000.js'), 'utf8')).to.match(
+    expect(readFileSync(path.join(ragDir, 'report-lines', 'lines-0000.js'), 'utf8')).to.match(
       /^openitiLinesChunk\("[0-9a-f]{16}","lines",0,"/,
     );
   });
@@ -275,7 +275,7 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
     const alone = mkdtempSync(path.join(os.tmpdir(), 'line-explorer-alone-'));
     const before = problems.length;
     try {
-      cpSync(path.join(phase5Dir, 'report.html'), path.join(alone, 'report.html'));
+      cpSync(path.join(ragDir, 'report.html'), path.join(alone, 'report.html'));
       const openAlone = async (hash: string) => {
         await page.goto('about:blank');
         await page.goto(`file://${path.join(alone, 'report.html')}${hash}`);
@@ -300,7 +300,7 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
     needBrowser(this);
     const withCtx = mkdtempSync(path.join(os.tmpdir(), 'line-explorer-context-'));
     try {
-      cpSync(phase5Dir, withCtx, { recursive: true });
+      cpSync(ragDir, withCtx, { recursive: true });
       // The first two rag lines held their gold passage, the others did not; other arms carry no flag.
       const doc = JSON.parse(readFileSync(path.join(withCtx, 'lines.json'), 'utf8')) as Json;
       let k = 0;

@@ -178,7 +178,7 @@ describe('analysis/leakage: what the corpus excluded, per dataset (Arms section,
         {
           paths: { results_dir: dir },
           data: { openiti_root: path.join(dir, 'no-openiti') },
-          phase5: { corpus },
+          corpus,
           datasets: Object.fromEntries(
             [TARIKH, ADAB, NONE].map((d) => [
               d.dataset,

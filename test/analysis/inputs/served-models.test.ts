@@ -75,8 +75,8 @@ describe('analysis: served models per arm', () => {
       const served = lines.map((l, i) => JSON.stringify({ ...JSON.parse(l), served_model: i === 0 ? 'box/b' : 'box/a' }));
       writeFileSync(file, served.join('\n') + '\n');
       const s = await analyzeStudy({
-        phase5Dir: path.join(root, 'phase5'),
-        phase2Dir: path.join(root, 'phase2'),
+        ragDir: path.join(root, 'phase5'),
+        baselineDir: path.join(root, 'phase2'),
         bootstrap: { iterations: 20, seed: 1 },
         report: false,
         lines: false,

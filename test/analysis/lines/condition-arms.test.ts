@@ -8,11 +8,11 @@ import { FIXTURES } from '../../helpers/shared-data';
 describe('analysis/arms: extra arms of the Lines view and turning it off', function () {
   this.timeout(60000);
   let root: string;
-  let phase5Dir: string;
+  let ragDir: string;
   const run = (extra: Parameters<typeof analyzeStudy>[0] | object) =>
     analyzeStudy({
-      phase5Dir,
-      phase2Dir: path.join(root, 'phase2'),
+      ragDir,
+      baselineDir: path.join(root, 'phase2'),
       bootstrap: { iterations: 10 },
       progress: 'silent',
       maxFailedShare: 1,
@@ -24,7 +24,7 @@ describe('analysis/arms: extra arms of the Lines view and turning it off', funct
   beforeEach(() => {
     root = mkdtempSync(path.join(os.tmpdir(), 'arms-'));
     cpSync(path.join(FIXTURES, 'analysis', 'study'), root, { recursive: true });
-    phase5Dir = path.join(root, 'phase5');
+    ragDir = path.join(root, 'phase5');
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
@@ -34,7 +34,7 @@ describe('analysis/arms: extra arms of the Lines view and turning it off', funct
       () => expect.fail('no error'),
       (e: Error) => expect(e.message).to.equal(`${missing} not found (corrections of arm "x")`),
     );
-    const again = { name: 'rag', correctionsPath: path.join(phase5Dir, 'corrections.jsonl') };
+    const again = { name: 'rag', correctionsPath: path.join(ragDir, 'corrections.jsonl') };
     await run({ lineArms: [again] }).then(
       () => expect.fail('no error'),
       (e: Error) => expect(e.message).to.match(/arm "rag" is given twice/),
@@ -47,10 +47,10 @@ describe('analysis/arms: extra arms of the Lines view and turning it off', funct
 
   it("lines: false writes no lines.json / error_classes.json and removes an earlier run's", async () => {
     await run({});
-    expect(existsSync(path.join(phase5Dir, 'lines.json'))).to.equal(true);
+    expect(existsSync(path.join(ragDir, 'lines.json'))).to.equal(true);
     const s = await run({ lines: false });
-    expect(existsSync(path.join(phase5Dir, 'lines.json'))).to.equal(false);
-    expect(existsSync(path.join(phase5Dir, 'error_classes.json'))).to.equal(false);
+    expect(existsSync(path.join(ragDir, 'lines.json'))).to.equal(false);
+    expect(existsSync(path.join(ragDir, 'error_classes.json'))).to.equal(false);
     expect(s.files).to.not.include('lines.json');
   });
 });

@@ -95,14 +95,14 @@ describe('analysis/diff: the Lines view diff is the counted alignment', () => {
     try {
       const s = writeOcrGsStudy(tmp, ocrGs);
       await analyzeStudy({
-        phase5Dir: s.phase5Dir,
-        phase2Dir: s.phase2Dir,
+        ragDir: s.ragDir,
+        baselineDir: s.baselineDir,
         bootstrap: { iterations: 10 },
         progress: 'silent',
         report: false,
         logFile: false,
       });
-      const read = (f: string) => JSON.parse(readFileSync(path.join(s.phase5Dir, f), 'utf8'));
+      const read = (f: string) => JSON.parse(readFileSync(path.join(s.ragDir, f), 'utf8'));
       const doc = read('lines.json');
       expect(doc.lines).to.have.length(s.lines);
       for (const ds of read('metrics.json').meta.datasets as string[]) {

@@ -32,7 +32,7 @@ describe("analysis/arms-lines: the arms-only study report's Lines view in headle
     writeArmsLinesTree(root);
     await run(
       {
-        phase5Dir: path.join(root, 'phase5'),
+        ragDir: path.join(root, 'phase5'),
         bootstrap: { iterations: 50, seed: 1 },
         report: { png: false },
         logFile: false,

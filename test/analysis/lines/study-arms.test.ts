@@ -31,7 +31,7 @@ describe('analysis/arms-lines: the Lines view over every study arm', function ()
     writeArmsLinesTree(root);
     await run(
       {
-        phase5Dir: path.join(root, 'phase5'),
+        ragDir: path.join(root, 'phase5'),
         bootstrap: { iterations: 50, seed: 1 },
         report: { png: false },
         logFile: false,
@@ -121,7 +121,7 @@ describe('analysis/arms-lines: the Lines view over every study arm', function ()
   it('lines: false removes the documents and the view', async () => {
     const r = await run(
       {
-        phase5Dir: path.join(root, 'phase5'),
+        ragDir: path.join(root, 'phase5'),
         bootstrap: { iterations: 20, seed: 1 },
         report: { png: false },
         logFile: false,
@@ -138,15 +138,15 @@ describe('analysis/arms-lines: the Lines view over every study arm', function ()
   });
 
   it('with Phase 5 corrections, the arms join rag / zero_shot (a study arm named rag is not shown twice), ΔCER vs the study baseline', async () => {
-    const { phase5Dir, phase2Dir } = writeStudy(root, {
+    const { ragDir, baselineDir } = writeStudy(root, {
       datasets: { D1: ARM_LINES.D1.map((l) => ({ ...l })) },
       phase5: (p) => ({ corrected: p.gt }),
       phase2: (p) => ({ corrected: p.ocr }),
     });
     const r = await run(
       {
-        phase5Dir,
-        phase2Dir,
+        ragDir,
+        baselineDir,
         bootstrap: { iterations: 20, seed: 1 },
         report: { png: false },
         logFile: false,
@@ -155,7 +155,7 @@ describe('analysis/arms-lines: the Lines view over every study arm', function ()
       {},
       'silent',
     );
-    const doc = read(path.join(phase5Dir, 'lines.json'));
+    const doc = read(path.join(ragDir, 'lines.json'));
     expect(doc.meta.arms.map((a: Json) => a.name)).to.deep.equal(['rag', 'zero_shot', 'oracle', 'rag_k1']);
     expect(doc.meta.baseline).to.equal('rag_k1');
     expect(doc.meta.bands).to.deep.equal(['<5%', '5–15%', '15–30%', '>30%']);
@@ -164,7 +164,7 @@ describe('analysis/arms-lines: the Lines view over every study arm', function ()
       'study arm "rag" h',
       'study arm "zero_s',
     ]);
-    const md = readFileSync(path.join(phase5Dir, 'report.md'), 'utf8');
+    const md = readFileSync(path.join(ragDir, 'report.md'), 'utf8');
     expect(md).to.include('### oracle † (upper bound): 3 largest improvements (vs rag_k1)').and.include('## Arms');
   });
 });

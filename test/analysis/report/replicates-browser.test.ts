@@ -26,7 +26,7 @@ describe('analysis: the Lines view shows the lines whose replicates disagree (he
     root = writeReplicatesTree([0, 1, 2]);
     await run(
       {
-        phase5Dir: path.join(root, 'phase5'),
+        ragDir: path.join(root, 'phase5'),
         bootstrap: { iterations: 50, seed: 1 },
         report: { png: false },
         logFile: false,

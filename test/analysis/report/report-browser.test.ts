@@ -22,16 +22,16 @@ const ARGS = [
 describe('analysis/report (report.md, self-contained report.html in headless Chromium)', function () {
   this.timeout(120000);
   let root: string;
-  let phase5Dir: string;
+  let ragDir: string;
   let browser: Browser | null = null;
 
   before(async () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'report-test-'));
     cpSync(path.join(FIXTURES, 'analysis', 'study'), root, { recursive: true });
-    phase5Dir = path.join(root, 'phase5');
+    ragDir = path.join(root, 'phase5');
     await analyzeStudy({
-      phase5Dir,
-      phase2Dir: path.join(root, 'phase2'),
+      ragDir,
+      baselineDir: path.join(root, 'phase2'),
       meta: { model: 'toy/llm', embedding_model: 'intfloat/multilingual-e5-small', top_k: 3, corpus_size: 1234 },
       datasetInfo: { 'TOY-A': { excluded: false, sourcePattern: '0276IbnQutayba.Adab*' } },
       bootstrap: { iterations: 200, seed: 3 },
@@ -46,7 +46,7 @@ describe('analysis/report (report.md, self-contained report.html in headless Chr
   });
 
   it('writes report.md with the main table, leakage lines and chart images', () => {
-    const md = readFileSync(path.join(phase5Dir, 'report.md'), 'utf8');
+    const md = readFileSync(path.join(ragDir, 'report.md'), 'utf8');
     expect(md).to.match(/^# Phase 5 report/);
     expect(md).to.include('| TOY-A | 6 | 12.50% | 9.38% | 6.25% | −3.13 pp |');
     expect(md).to.include('LEAKAGE: source book NOT excluded');
@@ -58,23 +58,23 @@ describe('analysis/report (report.md, self-contained report.html in headless Chr
     expect(md).to.include('graphemes: NFC; CER over extended grapheme clusters');
     for (const n of CHART_NAMES) {
       expect(md).to.include(`(charts/${n}.png)`);
-      expect(statSync(path.join(phase5Dir, 'charts', `${n}.png`)).size).to.be.greaterThan(1000);
-      expect(readFileSync(path.join(phase5Dir, 'charts', `${n}.svg`), 'utf8')).to.match(/^<svg/);
+      expect(statSync(path.join(ragDir, 'charts', `${n}.png`)).size).to.be.greaterThan(1000);
+      expect(readFileSync(path.join(ragDir, 'charts', `${n}.svg`), 'utf8')).to.match(/^<svg/);
     }
   });
 
   it('report.html needs nothing from the network', () => {
-    const html = readFileSync(path.join(phase5Dir, 'report.html'), 'utf8');
+    const html = readFileSync(path.join(ragDir, 'report.html'), 'utf8');
     expect(html).to.not.match(/<script[^>]+src=/i);
     expect(html).to.not.match(/<link[^>]+href=/i);
     expect(html).to.not.match(/https?:\/\/(?!www\.w3\.org|vega\.github\.io)/);
   });
 
   it('renderReport alone regenerates the same report from the documents on disk', async () => {
-    const before = readFileSync(path.join(phase5Dir, 'report.html'));
-    const r = await renderReport(phase5Dir);
+    const before = readFileSync(path.join(ragDir, 'report.html'));
+    const r = await renderReport(ragDir);
     expect(r.files).to.include.members(['report.md', 'report.html', 'charts/confusions.svg']);
-    expect(readFileSync(path.join(phase5Dir, 'report.html')).equals(before)).to.equal(true);
+    expect(readFileSync(path.join(ragDir, 'report.html')).equals(before)).to.equal(true);
   });
 
   it('renders every chart from file:// with no console errors', async function () {
@@ -96,7 +96,7 @@ describe('analysis/report (report.md, self-contained report.html in headless Chr
       external.push(url);
       return route.abort();
     });
-    await page.goto(`file://${path.join(phase5Dir, 'report.html')}`);
+    await page.goto(`file://${path.join(ragDir, 'report.html')}`);
     await page.waitForSelector('body[data-charts-rendered="true"]', { timeout: 60000 });
 
     const charts = await page.$$eval('.vega[data-chart]', (els) =>

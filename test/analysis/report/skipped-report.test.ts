@@ -27,16 +27,16 @@ describe('report: skipped inputs', function () {
   });
   const analyze = () =>
     analyzeStudy({
-      phase5Dir: s.phase5Dir,
-      phase2Dir: s.phase2Dir,
+      ragDir: s.ragDir,
+      baselineDir: s.baselineDir,
       bootstrap: { iterations: 20, seed: 1 },
       progress: 'silent',
       logFile: false,
       report: { png: false },
     });
   const read = () => ({
-    md: readFileSync(path.join(s.phase5Dir, 'report.md'), 'utf8'),
-    html: readFileSync(path.join(s.phase5Dir, 'report.html'), 'utf8'),
+    md: readFileSync(path.join(s.ragDir, 'report.md'), 'utf8'),
+    html: readFileSync(path.join(s.ragDir, 'report.html'), 'utf8'),
   });
   const skippedFile = path.join(s.phase5Dir, 'skipped.json'); // beside the inference_input.jsonl the arm read
   const skipped: Record<string, Skips> = {

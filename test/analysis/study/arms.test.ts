@@ -463,28 +463,28 @@ describe('analysis/arms (all arms together)', function () {
   });
 
   it('the analyze stage adds the Arms section to the report when arms exist, and leaves it out otherwise', async () => {
-    const { phase5Dir, phase2Dir } = writeStudy(root, {
+    const { ragDir, baselineDir } = writeStudy(root, {
       datasets: { D1: LINES.D1.map((l) => ({ ...l })) },
       phase5: (p) => ({ corrected: p.gt }),
       phase2: (p) => ({ corrected: p.ocr }),
     });
-    const base = { phase5Dir, phase2Dir, bootstrap: { iterations: 50, seed: 1 }, logFile: false as const, report: { png: false } };
+    const base = { ragDir, baselineDir, bootstrap: { iterations: 50, seed: 1 }, logFile: false as const, report: { png: false } };
     const withArms = await run({ ...base, arms: { resultsDir: root, baseline: 'zero_shot', exclusions: EXCLUSIONS } }, {}, 'silent');
-    const md = readFileSync(path.join(phase5Dir, 'report.md'), 'utf8');
+    const md = readFileSync(path.join(ragDir, 'report.md'), 'utf8');
     expect(md).to.include('## Arms');
     expect(md).to.include(EXCLUSION_LINES);
     expect(md).to.match(/\| rag \|.*\| 50\.0% \|$/m); // the verbatim-gold column, last
     expect(md).to.include('| Verbatim gold retrieved |');
-    expect(readFileSync(path.join(phase5Dir, 'report.html'), 'utf8')).to.include('D2 → no source declared');
+    expect(readFileSync(path.join(ragDir, 'report.html'), 'utf8')).to.include('D2 → no source declared');
     expect(JSON.parse(readFileSync(path.join(root, 'study', 'arms.json'), 'utf8')).exclusions).to.deep.equal(EXCLUSIONS);
     expect(md).to.include('oracle † (upper bound)');
     expect(md).to.include('![ΔCER vs the baseline arm (forest plot)](charts/arms_forest.png)');
-    expect(readFileSync(path.join(phase5Dir, 'report.html'), 'utf8')).to.include('id="chart-arms_forest"');
+    expect(readFileSync(path.join(ragDir, 'report.html'), 'utf8')).to.include('id="chart-arms_forest"');
     expect(withArms.arms!.baseline).to.equal('zero_shot');
     expect(withArms.arms!.arms.find((x) => x.name === 'rag')!.delta_cer).to.equal(-0.02);
     await run(base, {}, 'silent');
-    expect(readFileSync(path.join(phase5Dir, 'report.md'), 'utf8')).to.not.include('## Arms');
-    expect(existsSync(path.join(phase5Dir, 'charts', 'arms_forest.vl.json'))).to.equal(false);
+    expect(readFileSync(path.join(ragDir, 'report.md'), 'utf8')).to.not.include('## Arms');
+    expect(existsSync(path.join(ragDir, 'charts', 'arms_forest.vl.json'))).to.equal(false);
   });
 
   it('one report per results dir: under study/, the planned contrasts before the Phase 5 vs Phase 2 table, an earlier copy in the Phase 5 folder removed', async () => {
@@ -527,7 +527,7 @@ describe('analysis/arms (all arms together)', function () {
   it('with arms and no Phase 5 corrections, the stage writes the arms report under study/', async () => {
     const r = await run(
       {
-        phase5Dir: path.join(root, 'nothing-here'),
+        ragDir: path.join(root, 'nothing-here'),
         bootstrap: { iterations: 50, seed: 1 },
         report: { png: false },
         arms: { resultsDir: root, baseline: 'zero_shot', exclusions: EXCLUSIONS },

@@ -1,10 +1,8 @@
-/** `phase5`: the build and export stages' settings (corpus, index, retrieval, export sharding). */
+/** `export`: how the export stage shards, batches and checkpoints its retrieval of every OCR line. */
 import { z } from 'zod';
-import { CorpusSchema } from './corpus';
-import { nonNegInt, positiveInt } from './primitives';
-import { IndexSchema, RetrievalSchema } from './retrieval';
+import { positiveInt } from './primitives';
 
-const ExportSchema = z.strictObject({
+export const ExportSchema = z.strictObject({
   /** Records per shard: large datasets fan out into shards that several workers process in parallel. */
   shard_size: positiveInt.default(2000),
   /**
@@ -16,13 +14,4 @@ const ExportSchema = z.strictObject({
   checkpoint_every: positiveInt.default(64),
   /** An OCR or gold line longer than this (characters) is skipped and counted in the dataset's problems. */
   max_line_chars: positiveInt.default(20_000),
-});
-
-export const Phase5Schema = z.strictObject({
-  corpus: CorpusSchema.prefault({}),
-  index: IndexSchema.prefault({}),
-  retrieval: RetrievalSchema.prefault({}),
-  export: ExportSchema.prefault({}),
-  analyze_errors: z.boolean().default(true),
-  max_retries: nonNegInt.default(2),
 });
