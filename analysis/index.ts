@@ -2,7 +2,7 @@
  * Public API of the analyze stage (pure core; no Temporal imports).
  *   run / optionsFrom (./stage.ts)  → the stage: the arms study, the design document's files, one report in <results>/study/
  *   analyzeStudy(opts)              → score, write per-dataset + aggregated documents, render the report (opts.reportDir)
- *   renderReport(phase5Dir, opts, outDir) → report.md / report.html / charts from existing documents
+ *   renderReport(ragDir, opts, outDir) → report.md / report.html / charts from existing documents
  *   metrics: scorePair, cer, wer, alignSequences, normalizeArabic, …
  *   analyzeArms(opts)              → all study arms together: <results>/study/arms.json, per-arm metrics.json
  *   paired tests: pairedBootstrapDelta, signTest, wilcoxonSignedRank, holm

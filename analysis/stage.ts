@@ -36,8 +36,8 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
   const { dirs, paths } = studyLayout(config, cli);
   return {
     // The default arms' folders; a study's arms are read from <results>/arms/ (study/ holds no corrections of its own).
-    phase5Dir: config.study ? path.join(dirs.root, 'study') : defaultArmDir(dirs, 'rag'),
-    phase2Dir: cli.phase2Dir ? resolvePath(cli.phase2Dir) : defaultArmDir(dirs, 'zero_shot'),
+    ragDir: config.study ? path.join(dirs.root, 'study') : defaultArmDir(dirs, 'rag'),
+    baselineDir: cli.baselineDir ? resolvePath(cli.baselineDir) : defaultArmDir(dirs, 'zero_shot'),
     reportDir: studyReportDir(dirs.root),
     datasets: cli.datasets,
     errorAnalysis: config.analysis.analyze_errors && !cli.noErrorAnalysis,
@@ -256,9 +256,9 @@ export async function run(
   });
   const armFiles = arms ? arms.files.map((f) => path.join(options.arms!.resultsDir, f)) : [];
   return {
-    phase5Dir: summary.phase5_dir,
-    report: path.join(options.reportDir ?? summary.phase5_dir, 'report.html'),
-    written: await writtenFiles([...summary.files.map((f) => path.join(summary.phase5_dir, f)), ...armFiles]),
+    ragDir: summary.rag_dir,
+    report: path.join(options.reportDir ?? summary.rag_dir, 'report.html'),
+    written: await writtenFiles([...summary.files.map((f) => path.join(summary.rag_dir, f)), ...armFiles]),
     overall: summary.overall,
     datasets: summary.datasets.map((d) => ({
       dataset: d.dataset,

@@ -64,8 +64,8 @@ export interface AnalyzeOptions {
   /** Render report.md / report.html / charts after the JSON files (default true). */
   report?: boolean | RenderReportOptions;
   /**
-   * Where report.md / report.html, charts/ and report-lines/ go (default phase5Dir). The analyze stage writes the
-   * study's one report to `<results>/study/` (docs/report.md) and removes an earlier run's copy from phase5Dir.
+   * Where report.md / report.html, charts/ and report-lines/ go (default ragDir). The analyze stage writes the
+   * study's one report to `<results>/study/` (docs/report.md) and removes an earlier run's copy from ragDir.
    */
   reportDir?: string;
   /** Override the `generated_at` stamp (default: mtime of the newest input file, ISO). */

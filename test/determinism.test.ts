@@ -213,7 +213,7 @@ describe('determinism: two runs with the same config and seed', function () {
       .trim()
       .split('\n');
     expect(lines).to.have.length(a.corpusSentences);
-    expect(a.corpusSentences).to.equal(configFor(tmp).phase5.corpus.max_sentences);
+    expect(a.corpusSentences).to.equal(configFor(tmp).corpus.max_sentences);
     same(corpusFiles(a.dir).corpus);
   });
 

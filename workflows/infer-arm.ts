@@ -70,5 +70,5 @@ export async function inferArmWorkflow(a: InferArmInput): Promise<ArmResult> {
   const tags = { ...(replicate === undefined ? {} : { replicate, seed }), ...(price ? { price } : {}) };
   // The corrections' sha256 (an attach to this run checks it); merges recorded before it carry none.
   const outputFile = merged.outputFile ? { outputFile: merged.outputFile } : {};
-  return { condition: a.arm.arm, output: merged.output, ...outputFile, ...a.acc.counts, elapsedMs, skipped: merged.skipped, ...tags };
+  return { arm: a.arm.arm, output: merged.output, ...outputFile, ...a.acc.counts, elapsedMs, skipped: merged.skipped, ...tags };
 }

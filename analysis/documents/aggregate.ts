@@ -10,7 +10,7 @@ import type { SectionContext } from './context';
 import type { DatasetDigest, DatasetDocuments } from './dataset';
 import { errorChangesDocument } from './error-changes';
 import { failuresBlock, metricsMeta, scoringNote } from './metrics-json';
-import { byOcrCerBand, cerWer, conditionBlock, normalizationLabel, normCerWer } from './rates';
+import { byOcrCerBand, cerWer, rateBlock, normalizationLabel, normCerWer } from './rates';
 import { rollup, type Rollup, type Sums } from './sums';
 import { comparisonValidity, type Validity } from './validity';
 

@@ -16,7 +16,7 @@ import { resolveNormalization } from '../../src/text/profiles';
 import { childLogger } from '../../src/util/log';
 import { createProgress } from '../../src/util/progress';
 import { DEFAULT_BOOTSTRAP } from '../stats/bootstrap';
-import { baselineArm, conditionArms, joiningStudyArms, loadExtraArms } from '../lines/condition-arms';
+import { baselineArm, defaultArms, joiningStudyArms, loadExtraArms } from '../lines/condition-arms';
 import { DEFAULT_ERAS } from '../score/eras';
 import { cmpStr, round } from '../format';
 import { sourceHitMatcher } from '../inputs/leakage';
@@ -101,8 +101,8 @@ export async function analyzeStudy(opts: AnalyzeOptions): Promise<AnalysisSummar
 const REPORT_FILES = ['report.md', 'report.html', 'charts', 'report-lines'];
 
 /**
- * The report, in `opts.reportDir` (default phase5Dir); its files listed relative to phase5Dir. A report written
- * elsewhere replaces an earlier run's copy in phase5Dir, so a results dir holds one report.
+ * The report, in `opts.reportDir` (default ragDir); its files listed relative to ragDir. A report written
+ * elsewhere replaces an earlier run's copy in ragDir, so a results dir holds one report.
  */
 async function writeReport(out: OutputWriter, opts: AnalyzeOptions): Promise<void> {
   const reportDir = path.resolve(opts.reportDir ?? out.dir);

@@ -56,7 +56,7 @@ function recordsOnly<T extends { dataset: string; sample_id: string }>(byDataset
 }
 
 /** The two conditions as arms: rag (with retrieval) and, when there is a baseline, zero_shot. */
-export function conditionArms(inputs: StudyInputs): LineArm[] {
+export function defaultArms(inputs: StudyInputs): LineArm[] {
   const arms: LineArm[] = [
     {
       name: 'rag',

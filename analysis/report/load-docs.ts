@@ -16,8 +16,8 @@ function readJsonSync(file: string): Json {
 }
 
 /** The export's skipped.json: beside the inference_input.jsonl the arm read (its link followed). */
-function skippedBesideInput(phase5Dir: string): string {
-  const input = path.join(phase5Dir, 'inference_input.jsonl');
+function skippedBesideInput(ragDir: string): string {
+  const input = path.join(ragDir, 'inference_input.jsonl');
   return path.join(path.dirname(existsSync(input) ? realpathSync(input) : input), 'skipped.json');
 }
 
@@ -35,8 +35,8 @@ export function loadReportDocs(ragDir: string): ReportDocs {
     metrics,
     comparison,
     errorChanges: opt(ecFile),
-    skippedInputs: opt(skippedBesideInput(phase5Dir)) as Record<string, Skips> | null,
-    ...loadLineDocs(phase5Dir),
+    skippedInputs: opt(skippedBesideInput(ragDir)) as Record<string, Skips> | null,
+    ...loadLineDocs(ragDir),
     datasets: names.map((name) => {
       const dir = path.join(ragDir, name);
       return {

@@ -34,11 +34,11 @@ export interface RenderedReport {
 
 /**
  * Write report.md, report.html, charts/* and report-lines/ to `outDir` (default: beside the documents) from the
- * analysis documents in `phase5Dir`; the Arms section, when given, leads (its planned contrasts first), then the
+ * analysis documents in `ragDir`; the Arms section, when given, leads (its planned contrasts first), then the
  * Phase 5 vs Phase 2 figures.
  */
-export async function renderReport(phase5Dir: string, opts: RenderReportOptions = {}, outDir: string = phase5Dir): Promise<RenderedReport> {
-  const docs = loadReportDocs(phase5Dir);
+export async function renderReport(ragDir: string, opts: RenderReportOptions = {}, outDir: string = ragDir): Promise<RenderedReport> {
+  const docs = loadReportDocs(ragDir);
   const title = opts.title ?? 'Phase 5 report: RAG (OpenITI) vs Phase 2 zero-shot';
   const { charts, skipped } = buildCharts(docs);
   const chartDir = path.join(outDir, 'charts');

@@ -9,13 +9,13 @@
 import { sha256Text } from '../util/hash';
 import type { Config } from './schema';
 
-type CorpusConfig = Config['phase5']['corpus'];
+type CorpusConfig = Config['corpus'];
 
 /**
- * What decides corpus.jsonl: the `phase5.corpus` block (its folder name left out), the datasets' sources when
+ * What decides corpus.jsonl: the `corpus` block (its folder name left out), the datasets' sources when
  * they are held out, and — for an OpenITI sample — the checkout and metadata file it samples from.
  */
-export function corpusFingerprint(config: Config, corpus: CorpusConfig = config.phase5.corpus): string {
+export function corpusFingerprint(config: Config, corpus: CorpusConfig = config.corpus): string {
   const { dir: _dir, ...settings } = corpus;
   const openiti = !settings.source || settings.source.type === 'openiti';
   return sha256Text(
@@ -33,7 +33,7 @@ export function corpusFingerprint(config: Config, corpus: CorpusConfig = config.
  * passage's vector (not threads, sessions, device or batch size).
  */
 export function indexFingerprint(config: Config): string {
-  const { type, connectivity, expansion_add, dtype } = config.phase5.index;
+  const { type, connectivity, expansion_add, dtype } = config.index;
   const { model_dir, passage_prefix, pooling, normalize, max_length } = config.rag.embedding;
   return sha256Text(
     JSON.stringify({

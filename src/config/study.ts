@@ -65,15 +65,15 @@ export function armCorpusBlock(config: Config, arm: ArmConfig): CorpusBlock | nu
 }
 
 /** The merged corpus settings of a block, in its own folder `corpora/<fingerprint>` (relative to the results dir; ./corpus-fingerprint.ts). */
-export function blockCorpus(config: Config, block: CorpusBlock): Config['phase5']['corpus'] {
-  const { dir: _dir, ...base } = config.phase5.corpus;
+export function blockCorpus(config: Config, block: CorpusBlock): Config['corpus'] {
+  const { dir: _dir, ...base } = config.corpus;
   const merged = CorpusSchema.parse({
     ...deepMerge(base, block.sample ?? {}),
     exclude: [...base.exclude, ...(block.exclude_works ?? [])],
     exclude_dataset_sources: block.exclude_dataset_sources ?? base.exclude_dataset_sources,
     ...(block.add_works ? { add_works: [...(base.add_works ?? []), ...block.add_works] } : {}),
   });
-  if (JSON.stringify(merged) === JSON.stringify(CorpusSchema.parse(base))) return config.phase5.corpus; // the run's own corpus: shared, built once
+  if (JSON.stringify(merged) === JSON.stringify(CorpusSchema.parse(base))) return config.corpus; // the run's own corpus: shared, built once
   return { ...merged, dir: `corpora/${corpusFingerprint(config, merged)}` };
 }
 

@@ -4,10 +4,10 @@
  * (one per distinct retrieval fingerprint). The study plan (./study-plan.ts) calls these once per stage, on
  * the study's layout (./study-layout.ts); the stages read the plan.
  *
- * Without `study:` in the config the arms are the two default ones, in `infer.conditions` order, each in its
+ * Without `study:` in the config the arms are the two default ones, in `infer.arms` order, each in its
  * folder like a study arm's: `rag` → <results>/arms/rag/corrections.jsonl and `zero_shot` →
  * <results>/arms/zero_shot/corrections.jsonl, each reading its own inference_input.jsonl, a link to the one
- * default export (`--phase2-dir` leaves zero_shot out).
+ * default export (`--baseline-dir` leaves zero_shot out).
  *
  *   for (const arm of studyPlan(config, {}).arms) await runArm(options, arm, hooks, openBackend);
  */
@@ -95,11 +95,11 @@ export function declaredArms(config: Config, layout: StudyLayout): ArmRun[] {
 }
 
 /** The default arms: rag → <results>/arms/rag, zero_shot → <results>/arms/zero_shot, both reading the default export. */
-function conditionArms(config: Config, layout: StudyLayout): ArmRun[] {
-  return config.infer.conditions.map((name) => {
+function defaultArms(config: Config, layout: StudyLayout): ArmRun[] {
+  return config.infer.arms.map((name) => {
     const dir = defaultArmDir(layout.dirs, name);
-    const prompt = name as Condition;
-    const retrieval = armRetrieval(config, layout.paths, config.phase5.retrieval, prompt === 'zero_shot' ? 'none' : undefined);
+    const prompt = name as PromptKind;
+    const retrieval = armRetrieval(config, layout.paths, config.retrieval, prompt === 'zero_shot' ? 'none' : undefined);
     return {
       name,
       role: prompt === 'zero_shot' ? 'baseline' : 'method',

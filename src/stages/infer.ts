@@ -123,7 +123,7 @@ export const RESULT_KEYS = [
  * `arm` is the arm's name (`rag` / `zero_shot` without a study).
  */
 export type ArmResult = {
-  condition: string;
+  arm: string;
   output: string;
   /** The corrections file with the sha256 its merge wrote (absent from runs that predate it): an attach checks it. */
   outputFile?: WrittenFile;
@@ -246,7 +246,7 @@ export async function runArm(
   );
   await assertFailedShare(options, arm.name, arm.output);
   const counts = Object.fromEntries(RESULT_KEYS.map((k) => [k, summary[k]])) as Pick<RunCorrectionsSummary, (typeof RESULT_KEYS)[number]>;
-  return { condition: arm.name, output, outputFile: await writtenFile(arm.output), ...counts, skipped: armSkips(summary), ...runTags(arm) };
+  return { arm: arm.name, output, outputFile: await writtenFile(arm.output), ...counts, skipped: armSkips(summary), ...runTags(arm) };
 }
 
 async function correct(

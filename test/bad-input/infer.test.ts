@@ -210,7 +210,7 @@ describe('bad-input suite', function () {
       const { config } = study('unused');
       const cfg = { ...config, paths: { results_dir: results } };
       await failsWithLogs(
-        () => inferCondition({ input: stageInput(cfg), condition: 'rag' }),
+        () => inferArm({ input: stageInput(cfg), arm: 'rag' }),
         new RegExp(`no ${path.join(results, 'arms', 'rag', 'inference_input.jsonl')} — run \`phase5 export\` first`),
       );
       writeDefaultInput(results, jsonl(['ok-1', 'ok-2'].map(inputRecord)));

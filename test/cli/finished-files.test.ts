@@ -70,7 +70,7 @@ describe('attach checks: the files a finished run names', function () {
 
   it("an arm's corrections.jsonl replaced after its infer finished is noticed; removed, it is gone", async () => {
     const corrections = path.join(results, 'arms', 'zero_shot', 'corrections.jsonl');
-    const inferResult = { zero_shot: { condition: 'zero_shot', output: corrections, outputFile: await writtenFile(corrections) } };
+    const inferResult = { zero_shot: { arm: 'zero_shot', output: corrections, outputFile: await writtenFile(corrections) } };
     expect(await replacedFile(inferResult)).to.equal(null);
     writeFileSync(corrections, '{}\n');
     expect(await replacedFile(inferResult)).to.contain(`${corrections} is not the file it wrote`);

@@ -88,9 +88,10 @@ describe('one results dir, several exports (real server, worker process)', funct
         queues: { cpu: `shared-cpu-${port}`, gpu: `shared-gpu-${port}` },
         retry: { maximum_attempts: 3, initial_interval: '200ms', maximum_interval: '1s' },
       },
-      phase5: { ...base.phase5, corpus: { ...base.phase5.corpus, max_sentences: sentences }, retrieval: { top_k: k, min_score: 0 } },
+      corpus: { ...base.corpus, max_sentences: sentences },
+      retrieval: { top_k: k, min_score: 0 },
     });
-    const base = baseRaw(results) as { phase5: { corpus: object } };
+    const base = baseRaw(results) as { corpus: object };
     files = {
       top3: path.join(dir, 'top3.yaml'),
       top5: path.join(dir, 'top5.yaml'),

@@ -200,9 +200,9 @@ describe('Temporal over mutual TLS (nginx terminator, TEMPORAL_TLS_* variables)'
       expect(existsSync(build!.index.indexPath), build!.index.indexPath).to.equal(true);
       expect(exported?.merged.records, 'exported lines').to.equal(OCR_LINES);
       const arms = Object.values(infer ?? {}) as ArmResult[];
-      expect(arms.map((a) => a.condition).sort()).to.deep.equal(['rag', 'zero_shot']);
+      expect(arms.map((a) => a.arm).sort()).to.deep.equal(['rag', 'zero_shot']);
       for (const arm of arms) {
-        expect(arm.written + arm.skippedExisting, `${arm.condition} lines`).to.equal(OCR_LINES);
+        expect(arm.written + arm.skippedExisting, `${arm.arm} lines`).to.equal(OCR_LINES);
         expect(lineCount(arm.output), arm.output).to.equal(OCR_LINES);
       }
       expect(sim!.served() - served, 'one request per line and arm').to.equal(2 * OCR_LINES);

@@ -46,12 +46,10 @@ export function studyConfig(dir: string, address: string, simUrl: string, keyVar
   return {
     run_name: 'mtls-study',
     paths: { results_dir: path.join(dir, 'study-results') },
-    phase5: {
-      corpus: { source: { type: 'jsonl', path: path.join(dir, 'corpus.jsonl'), id_field: 'id' }, max_sentences: 1000 },
-      index: { type: 'FlatIP', batch_size: 16 },
-      retrieval: { top_k: 2 },
-      export: { shard_size: 4 },
-    },
+    corpus: { source: { type: 'jsonl', path: path.join(dir, 'corpus.jsonl'), id_field: 'id' }, max_sentences: 1000 },
+    index: { type: 'FlatIP', batch_size: 16 },
+    retrieval: { top_k: 2 },
+    export: { shard_size: 4 },
     rag: {
       embedding_model: 'intfloat/multilingual-e5-small',
       embedding: { model_dir: E5.dir, max_length: 64, batch_size: 16, threads: 1 },
@@ -59,7 +57,7 @@ export function studyConfig(dir: string, address: string, simUrl: string, keyVar
     datasets: { ocr: { type: 'jsonl', path: path.join(dir, 'ocr.jsonl') } },
     infer: {
       backend: 'openai',
-      conditions: ['rag', 'zero_shot'],
+      arms: ['rag', 'zero_shot'],
       shard_size: 4,
       openai: { base_url: simUrl, model: 'sim', api_key_env: keyVar },
     },

@@ -27,11 +27,11 @@ export function writeDefaultInput(resultsDir: string, text: string): string {
 }
 
 /** A study written in the analysis tests' two folders (test/analysis/helpers.ts writeStudy) moved to the default arms' folders. */
-export function asDefaultArms(resultsDir: string, study: { phase5Dir: string; phase2Dir: string }): { rag: string; zeroShot: string } {
+export function asDefaultArms(resultsDir: string, study: { ragDir: string; baselineDir: string }): { rag: string; zeroShot: string } {
   const rag = path.join(resultsDir, 'arms', 'rag');
   const zeroShot = path.join(resultsDir, 'arms', 'zero_shot');
   mkdirSync(path.join(resultsDir, 'arms'), { recursive: true });
-  renameSync(study.phase5Dir, rag);
-  renameSync(study.phase2Dir, zeroShot);
+  renameSync(study.ragDir, rag);
+  renameSync(study.baselineDir, zeroShot);
   return { rag, zeroShot };
 }

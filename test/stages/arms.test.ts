@@ -34,8 +34,8 @@ function configError(study: unknown): string {
 }
 
 describe('stages/arms', () => {
-  it('without study: the arms are rag and zero_shot in arms/<arm>/, in infer.conditions order', () => {
-    const c = config({ infer: { conditions: ['zero_shot', 'rag'] } });
+  it('without study: the arms are rag and zero_shot in arms/<arm>/, in infer.arms order', () => {
+    const c = config({ infer: { arms: ['zero_shot', 'rag'] } });
     const root = c.paths.results_dir;
     const arms = studyPlan(c, {}).arms;
     const at = (arm: string, file: string) => path.join(root, 'arms', arm, file);

@@ -89,19 +89,17 @@ describe('stages/study-plan', () => {
     const paths = (extra: Record<string, unknown>) => studyPlan(config({ ...results, ...extra }), {}).paths;
     const plain = studyPlan(base, {}).paths;
     for (const corpus of [{ max_sentences: 5000 }, { seed: 7 }, { exclude: ['0200AuthorB*'] }]) {
-      const other = paths({ phase5: { corpus } });
+      const other = paths({ corpus });
       expect(path.dirname(other.corpus), JSON.stringify(corpus)).to.not.equal(path.dirname(plain.corpus));
       expect(path.dirname(other.index)).to.equal(path.dirname(other.corpus));
     }
     for (const index of [{ dtype: 'i8' }, { type: 'HNSW' }]) {
-      const other = paths({ phase5: { index } });
+      const other = paths({ index });
       expect(other.corpus, JSON.stringify(index)).to.equal(plain.corpus);
       expect(other.index, JSON.stringify(index)).to.not.equal(plain.index);
     }
     expect(paths({ rag: { embedding_model: 'other/model' } }).index).to.not.equal(plain.index);
-    expect(paths({ phase5: { index: { batch_size: 64, embed_shard_size: 1000 } }, rag: { embedding: { threads: 1 } } })).to.deep.equal(
-      plain,
-    );
+    expect(paths({ index: { batch_size: 64, embed_shard_size: 1000 }, rag: { embedding: { threads: 1 } } })).to.deep.equal(plain);
   });
 
   it('a study arm whose corpus block asks for the run corpus shares its folder; --corpus-path keys the index folder by that path', () => {
@@ -149,7 +147,7 @@ describe('stages/study-plan', () => {
         corpus: path.join(corpus.dir, 'corpus.jsonl'),
         index: path.join(corpus.dir, `index-${indexFingerprint(c)}.usearch`),
       });
-      expect(corpus.config.phase5.corpus.exclude).to.include('0200AuthorB*');
+      expect(corpus.config.corpus.exclude).to.include('0200AuthorB*');
       const similar = plan.exports!.find((e) => e.arms.includes('similar'))!;
       expect(similar.paths).to.deep.equal(corpus.paths);
       expect(plan.exports![0].paths).to.deep.equal(plan.paths); // rag reads the run's corpus

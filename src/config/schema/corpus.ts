@@ -65,7 +65,7 @@ export const CorpusSchema = z.strictObject({
   dedup_across_corpus: z.boolean().default(true),
   /** Version-URI globs of works added in full (every line within the length filter) on top of the sample. */
   add_works: z.array(z.string().min(1)).optional(),
-  /** Corpus and index folder under the results dir (default `corpora/<fingerprint>/` of `phase5.corpus`); set by a study arm's `corpus` block. */
+  /** Corpus and index folder under the results dir (default `corpora/<fingerprint>/` of `corpus`); set by a study arm's `corpus` block. */
   dir: z.string().min(1).optional(),
 });
 

@@ -38,7 +38,7 @@ describe('report: skipped inputs', function () {
     md: readFileSync(path.join(s.ragDir, 'report.md'), 'utf8'),
     html: readFileSync(path.join(s.ragDir, 'report.html'), 'utf8'),
   });
-  const skippedFile = path.join(s.phase5Dir, 'skipped.json'); // beside the inference_input.jsonl the arm read
+  const skippedFile = path.join(s.ragDir, 'skipped.json'); // beside the inference_input.jsonl the arm read
   const skipped: Record<string, Skips> = {
     A: {
       badLines: {

@@ -488,21 +488,21 @@ describe('analysis/arms (all arms together)', function () {
   });
 
   it('one report per results dir: under study/, the planned contrasts before the Phase 5 vs Phase 2 table, an earlier copy in the Phase 5 folder removed', async () => {
-    const { phase5Dir, phase2Dir } = writeStudy(root, {
+    const { ragDir, baselineDir } = writeStudy(root, {
       datasets: { D1: LINES.D1.map((l) => ({ ...l })) },
       phase5: (p) => ({ corrected: p.gt }),
       phase2: (p) => ({ corrected: p.ocr }),
     });
     // What an earlier version wrote beside the Phase 5 documents.
     for (const f of ['report.html', 'report.md', 'charts/cer_by_condition.svg', 'report-lines/lines-0.js']) {
-      mkdirSync(path.dirname(path.join(phase5Dir, f)), { recursive: true });
-      writeFileSync(path.join(phase5Dir, f), 'an earlier run');
+      mkdirSync(path.dirname(path.join(ragDir, f)), { recursive: true });
+      writeFileSync(path.join(ragDir, f), 'an earlier run');
     }
     const reportDir = studyReportDir(root);
     const r = await run(
       {
-        phase5Dir,
-        phase2Dir,
+        ragDir,
+        baselineDir,
         reportDir,
         bootstrap: { iterations: 50, seed: 1 },
         logFile: false,
@@ -513,7 +513,7 @@ describe('analysis/arms (all arms together)', function () {
       'silent',
     );
     expect(r.report).to.equal(path.join(root, 'study', 'report.html'));
-    for (const f of ['report.html', 'report.md', 'charts', 'report-lines']) expect(existsSync(path.join(phase5Dir, f)), f).to.equal(false);
+    for (const f of ['report.html', 'report.md', 'charts', 'report-lines']) expect(existsSync(path.join(ragDir, f)), f).to.equal(false);
     const md = readFileSync(path.join(reportDir, 'report.md'), 'utf8');
     const arms = md.indexOf('## Arms');
     expect(arms).to.be.greaterThan(0);
