@@ -11,8 +11,6 @@ export { analyzeStudy, DEFAULT_BOOTSTRAP } from './documents/analyze';
 export { renderReport, renderArmsReport, loadReportDocs, type RenderedReport } from './report/report';
 export {
   analyzeArms,
-  ARM_OCR_BANDS,
-  armOcrBand,
   type AnalyzeArmsOptions,
   type ArmsAnalysis,
   type ArmResult,

@@ -36,7 +36,6 @@ import { resolveNormalization } from '../../src/text/profiles';
 import { writeTidyLines } from '../tidy';
 import { DEFAULT_MAX_FAILED_SHARE, failedLines, failedShareReason } from '../score/failed-share';
 
-export { ARM_OCR_BANDS, armOcrBand, type ArmOcrBand } from '../score/bands';
 export type { BandCounts, GuardRates } from './counts';
 export type { PairedComparison } from './compare';
 export {

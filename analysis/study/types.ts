@@ -1,5 +1,5 @@
 /** What the arms analysis is asked (options) and what it answers (arms.json: per arm, per dataset and pooled figures). */
-import type { ArmOcrBand } from '../score/bands';
+import type { OcrCerBand } from '../score/bands';
 import type { BandCounts, GuardRates } from './counts';
 import type { ArmUsage, TokenPrice } from './usage';
 import type { MissingLines } from './alignment';
@@ -83,7 +83,7 @@ export interface ArmMetrics {
   improved: number;
   unchanged: number;
   worsened: number;
-  by_band: Record<ArmOcrBand, BandCounts>;
+  by_band: Record<OcrCerBand, BandCounts>;
   /**
    * Share of the lines whose retrieved context held their own normalised gold line (similarity ≥ 0.9,
    * src/retrieval/verbatim.ts), from the export; null for zero-shot arms and when the export did not record it.
