@@ -28,7 +28,7 @@ import { armsWhen } from './when';
 import { clusterMethod } from '../stats/clusters';
 import { fewClustersWarning, reasonsIn } from '../stats/min-clusters';
 import { plannedContrasts } from './planned-contrasts';
-import { armProfiles } from '../score/arm-profiles';
+import { armProfiles } from './profiles';
 import { meanRows, replicateName, replicatesAsArms } from './replicates';
 import { lockedContrasts, planCheck } from '../plan/check';
 import { servedModelsWarning } from '../inputs/served-models';

@@ -10,7 +10,7 @@ import type { methodsNote } from './settings';
 import type { ArmWhen } from './when';
 import type { ClusterSpec } from '../stats/clusters';
 import type { DatasetExclusion } from '../inputs/leakage';
-import type { armProfiles } from '../score/arm-profiles';
+import type { armProfiles } from './profiles';
 import type { NormalizationConfig } from '../../src/text/profiles';
 
 export const ARMS_SCHEMA_ID = 'openiti-rag/arms/v1';
@@ -144,7 +144,7 @@ export interface ArmsAnalysis {
   /** Leakage control: per dataset, what the corpus held out of its source; null when the caller did not say. */
   exclusions: DatasetExclusion[] | null;
   arms: ArmResult[];
-  /** Per normalisation profile, every arm's CER and ΔCER (analysis/score/arm-profiles.ts). */
+  /** Per normalisation profile, every arm's CER and ΔCER (analysis/study/profiles.ts). */
   profiles: ReturnType<typeof armProfiles>;
   /** Files written, relative to resultsDir. */
   files: string[];

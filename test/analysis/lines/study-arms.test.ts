@@ -61,7 +61,7 @@ describe('analysis/arms-lines: the Lines view over every study arm', function ()
     expect(Object.values(l5.arms).every((x) => x === null)).to.equal(true);
   });
 
-  it("has the per-line CER of each arm as worked out by hand, in the OCR-CER bands", () => {
+  it('has the per-line CER of each arm as worked out by hand, in the OCR-CER bands', () => {
     expect(cers(lines, 'l1')).to.deep.equal({ oracle: 0, rag: 0, rag_k1: 0.2, zero_shot: 0 });
     expect(cers(lines, 'l3')).to.deep.equal({ oracle: 0, rag: 0.2, rag_k1: 0.3, zero_shot: 0.3 });
     expect(cers(lines, 'm1')).to.deep.equal({ oracle: 0, rag: 0.02, rag_k1: 0.02, zero_shot: 0.02 });

@@ -3,13 +3,14 @@
  * per profile and arm, the corpus CER of the arm and of the raw OCR on its lines, and the ΔCER against the
  * baseline arm on the lines both hold (Σ arm edits − Σ baseline edits) / Σ gold characters — the primary
  * profile's row repeats the headline figures. Point estimates; CIs and tests are the primary profile's
- * (analysis/study/arms.ts). A failed correction scores as the OCR text, as everywhere in the analysis.
+ * (analysis/study/arms.ts). A failed correction scores as the OCR text, as everywhere in the analysis; each line's
+ * distances are analysis/score/profiles.ts's, as metrics.json's are.
  */
-import { scoreDistances } from '../../src/text/distance';
 import { resolveNormalization, type NormalizationConfig, type NormalizationProfile } from '../../src/text/profiles';
 import type { ArmLine, LoadedArm } from '../inputs/arm-inputs';
 import { cmpStr, ratio, round } from '../format';
-import { scoredText } from './failed-line';
+import { scoredText } from '../score/failed-line';
+import { lineDistances } from '../score/profiles';
 
 interface Sums {
   ref: number;
@@ -25,14 +26,11 @@ function lineEdits(
   profile: NormalizationProfile,
   collapseWhitespace: boolean,
 ): Map<string, { ref: number; ce: number; ocr: number; dataset: string }> {
-  const opts = { collapseWhitespace, profile };
   const out = new Map<string, { ref: number; ce: number; ocr: number; dataset: string }>();
   for (const [dataset, lines] of arm.byDataset) {
     for (const { record: r } of lines as ArmLine[]) {
-      const ocr = scoreDistances(r.gt_text, r.ocr_text, opts);
-      const hyp = scoredText(r);
-      const ce = hyp === r.ocr_text ? ocr.charEdits : scoreDistances(r.gt_text, hyp, opts).charEdits;
-      out.set(`${dataset}\u0000${r.sample_id}`, { ref: ocr.refChars, ce, ocr: ocr.charEdits, dataset });
+      const d = lineDistances(r.gt_text, r.ocr_text, scoredText(r), null, profile, collapseWhitespace);
+      out.set(`${dataset}\u0000${r.sample_id}`, { ref: d.ocr.refChars, ce: d.p5.charEdits, ocr: d.ocr.charEdits, dataset });
     }
   }
   return out;
