@@ -14,7 +14,7 @@ import { diffSegments, type DiffSegment } from './diff';
 import { anchorOps, compareErrors, type AnchoredError } from '../score/error-changes';
 import { OCR_CER_BANDS, ocrCerBand } from '../score/bands';
 import { round } from '../format';
-import type { AnalysisInputRecord } from '../inputs/condition-inputs';
+import type { AnalysisInputRecord } from '../inputs/records';
 import { failureKind, scoredText, type FailureKind } from '../score/failed-line';
 import { passageSimilarity, SAME_PASSAGE_MIN_SIMILARITY, type HitClass } from '../../src/witness/provenance';
 

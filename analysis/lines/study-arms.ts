@@ -12,7 +12,7 @@ import { writeJsonAtomic } from '../../src/io/jsonl';
 import type { ArmResult, ArmsAnalysis } from '../study/arms';
 import { armsRoot } from '../inputs/arm-inputs';
 import { sourceHitMatcher } from '../inputs/leakage';
-import { loadFile, parseInferenceInput } from '../inputs/condition-inputs';
+import { loadFile, parseInferenceInput } from '../inputs/records';
 import { lineKey, loadExtraArms, type ArmSource, type LineArm } from './condition-arms';
 import { errorClassesDocument, explorerLines, linesDocument, type LineSource, type LineText, type LinesOptions } from './explorer-lines';
 import { writeLinesJson } from './lines-json';

@@ -10,7 +10,7 @@ import type { CorrectionRecord } from '../../src/llm/records';
 import { anchorOps, compareErrors, ERROR_CATEGORIES, ErrorChangeAccumulator } from './error-changes';
 import { eraOf, parseDate, type Era } from './eras';
 import { ocrCerBand, scoreBucket } from './bands';
-import type { AnalysisInputRecord, Loaded } from '../inputs/condition-inputs';
+import type { AnalysisInputRecord, Loaded } from '../inputs/records';
 import { prepareText, scorePair, scorePrepared } from '../../src/text/distance';
 import type { NormalizationProfile, NormalizationSettings } from '../../src/text/profiles';
 import { addLine, lineDistances, profileTallies, type LineDistances, type ProfileTally } from './profiles';
