@@ -50,7 +50,7 @@ export {
 /** Score, compare and (by default) write every arm under `<resultsDir>/arms/`. */
 export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnalysis> {
   const resultsDir = path.resolve(options.resultsDir);
-  const { arms, skipped } = await discoverArms(resultsDir, options.datasets);
+  const { arms, skipped } = await discoverArms(resultsDir, options.datasets, options.defaultArms);
   const base = arms.find((a) => a.info.name === options.baseline);
   if (!base) throw missingBaseline(options.baseline, resultsDir, arms, skipped);
   const settings = settingsOf(options);
@@ -117,7 +117,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     files: [],
   };
   if (options.write !== false) {
-    analysis.files = writeArms(resultsDir, analysis);
+    analysis.files = writeArms(resultsDir, analysis, options.defaultArms === undefined);
     const norm = resolveNormalization(options.normalization === null ? { secondary: [] } : options.normalization);
     const profiles = [norm.primary, ...norm.secondary];
     const tidy = { arms, aligned, rows, replicateRows, scopes, collapseWhitespace: settings.collapseWhitespace, profiles };
@@ -269,11 +269,12 @@ function missingBaseline(baseline: string, resultsDir: string, arms: LoadedArm[]
 }
 
 /** arms.json and each arm's metrics.json; returns the paths written, relative to resultsDir. */
-function writeArms(resultsDir: string, a: ArmsAnalysis): string[] {
-  const files = ['study/arms.json', ...a.arms.map((r) => `arms/${r.name}/metrics.json`)];
+/** study/arms.json, and each arm's metrics.json when `armMetrics` (the default arms' folders hold the design document's). */
+function writeArms(resultsDir: string, a: ArmsAnalysis, armMetrics: boolean): string[] {
+  const files = ['study/arms.json', ...(armMetrics ? a.arms.map((r) => `arms/${r.name}/metrics.json`) : [])];
   mkdirSync(path.join(resultsDir, 'study'), { recursive: true });
   writeJsonAtomic(path.join(resultsDir, 'study', 'arms.json'), { ...a, files: undefined });
-  for (const r of a.arms) {
+  for (const r of armMetrics ? a.arms : []) {
     writeJsonAtomic(path.join(resultsDir, 'arms', r.name, 'metrics.json'), {
       meta: {
         schema: `${ARMS_SCHEMA_ID}/arm`,

@@ -6,6 +6,7 @@ import type { MissingLines } from './alignment';
 import type { MacroComparison, PairedComparison } from './compare';
 import type { ContrastResult } from './measure-contrasts';
 import type { ArmInfo, ArmSkip } from '../inputs/arm-inputs';
+import type { DefaultArms } from '../inputs/default-arms';
 import type { methodsNote } from './settings';
 import type { ArmWhen } from './when';
 import type { ClusterSpec } from '../stats/clusters';
@@ -57,6 +58,8 @@ export interface AnalyzeArmsOptions {
   maxFailedShare?: number;
   /** Called after each arm is scored (activities heartbeat with it). */
   onProgress?: (done: number, total: number) => void;
+  /** A config without `study:`: read the default arms' folders (analysis/inputs/default-arms.ts), write no per-arm metrics.json (theirs are the design document's). */
+  defaultArms?: DefaultArms;
 }
 
 export interface ArmMetrics {

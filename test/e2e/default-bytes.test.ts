@@ -168,13 +168,37 @@ describe('default config (no study:): outputs byte-identical to before study arm
     });
   }
 
-  it('lays the files out by arm and by settings: no phase5/ or phase2/ folder, study/ holds only the one report, no arm.json', () => {
+  it('lays the files out by arm and by settings: no phase5/ or phase2/ folder, study/ holds the arms analysis and the one report, no arm.json', () => {
     expect(readdirSync(dir).sort()).to.deep.equal(['arms', 'corpora', 'exports', 'study', 'study_manifest.json']);
     expect(readdirSync(path.join(dir, 'arms')).sort()).to.deep.equal(['rag', 'zero_shot']);
     for (const arm of ['rag', 'zero_shot']) expect(existsSync(path.join(dir, 'arms', arm, 'arm.json')), arm).to.equal(false);
-    expect(readdirSync(path.join(dir, 'study')).sort()).to.deep.equal(['charts', 'report-lines', 'report.html', 'report.md']);
+    expect(readdirSync(path.join(dir, 'study')).sort()).to.deep.equal([
+      'arms.json',
+      'charts',
+      'lines.csv.gz',
+      'lines.parquet',
+      'provenance.json',
+      'report-lines',
+      'report.html',
+      'report.md',
+    ]);
+    expect(existsSync(path.join(dir, 'arms', 'zero_shot', 'metrics.json')), 'no per-arm metrics.json beside the design document').to.equal(
+      false,
+    );
     expect(existsSync(path.join(dir, 'arms', 'rag', 'report.html')), 'no second report').to.equal(false);
     const [exported] = readdirSync(path.join(dir, 'exports'));
+    const arms = JSON.parse(readFileSync(path.join(dir, 'study', 'arms.json'), 'utf8')) as {
+      baseline: string;
+      arms: Array<{ name: string; cer: number; retrieval: { fingerprint: string | null } | null }>;
+    };
+    expect(arms.baseline).to.equal('zero_shot');
+    expect(arms.arms.map((a) => a.name)).to.deep.equal(['rag', 'zero_shot']);
+    expect(arms.arms[0].retrieval?.fingerprint).to.equal(exported);
+    // One scorer: the arms analysis and the design document's comparison agree on both arms' CER (every line is paired).
+    const overall = (
+      JSON.parse(readFileSync(path.join(dir, 'arms', 'rag', 'comparison.json'), 'utf8')) as { overall: Record<string, { cer: number }> }
+    ).overall;
+    expect(arms.arms.map((a) => a.cer)).to.deep.equal([overall.phase5_corrected.cer, overall.phase2_baseline.cer]);
     const target = path.join(dir, 'exports', exported, 'inference_input.jsonl');
     for (const arm of ['rag', 'zero_shot'])
       expect(realpathSync(path.join(dir, 'arms', arm, 'inference_input.jsonl')), arm).to.equal(realpathSync(target));
