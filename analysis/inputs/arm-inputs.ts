@@ -11,7 +11,7 @@ import { UserInputError } from '../../src/stages/types';
 import { cmpStr } from '../format';
 import { loadCorrections } from './arm-corrections';
 import { loadReplicates, replicateSeed } from '../study/replicates';
-import { defaultArmInfo, type DefaultArms } from './default-arms';
+import { defaultArmInfo, exportFingerprint, type DefaultArms } from './default-arms';
 
 export const RETRIEVAL_MODES = ['dense', 'hybrid', 'random', 'gold_query', 'none', 'witness'] as const;
 
@@ -195,9 +195,9 @@ function readVerbatimStats(resultsDir: string, fingerprint: string | null): Reco
   return Object.fromEntries(Object.entries(r.data.verbatim_gold.by_dataset).map(([ds, c]) => [ds, { lines: c.lines, hits: c.hits }]));
 }
 
-function armVerbatim(resultsDir: string, info: ArmInfo, rate: number | null): ArmVerbatim {
+function armVerbatim(resultsDir: string, info: ArmInfo, rate: number | null, fingerprint: string | null): ArmVerbatim {
   if (info.prompt === 'zero_shot' || info.retrieval?.mode === 'none') return { rate: null, byDataset: null };
-  return { rate, byDataset: readVerbatimStats(resultsDir, info.retrieval?.fingerprint ?? null) };
+  return { rate, byDataset: readVerbatimStats(resultsDir, fingerprint) };
 }
 
 async function loadArm(resultsDir: string, dir: string, datasets?: readonly string[]): Promise<LoadedArm> {
@@ -206,7 +206,7 @@ async function loadArm(resultsDir: string, dir: string, datasets?: readonly stri
 }
 
 async function loadDefaultArm(resultsDir: string, dir: string, info: ArmInfo, datasets?: readonly string[]): Promise<LoadedArm> {
-  return loadArmWith(resultsDir, dir, info, null, datasets);
+  return loadArmWith(resultsDir, dir, info, null, datasets, exportFingerprint(dir));
 }
 
 async function loadArmWith(
@@ -215,8 +215,9 @@ async function loadArmWith(
   info: ArmInfo,
   verbatimRate: number | null,
   datasets?: readonly string[],
+  fingerprint = info.retrieval?.fingerprint ?? null,
 ): Promise<LoadedArm> {
   const own = await loadCorrections(path.join(dir, 'corrections.jsonl'), datasets);
   const replicates = await loadReplicates(dir, info.replicates, datasets);
-  return { info, dir, ...own, verbatim: armVerbatim(resultsDir, info, verbatimRate), ...replicates, seed: replicateSeed(dir) };
+  return { info, dir, ...own, verbatim: armVerbatim(resultsDir, info, verbatimRate, fingerprint), ...replicates, seed: replicateSeed(dir) };
 }

@@ -189,11 +189,13 @@ describe('default config (no study:): outputs byte-identical to before study arm
     const [exported] = readdirSync(path.join(dir, 'exports'));
     const arms = JSON.parse(readFileSync(path.join(dir, 'study', 'arms.json'), 'utf8')) as {
       baseline: string;
-      arms: Array<{ name: string; cer: number; retrieval: { fingerprint: string | null } | null }>;
+      arms: Array<{ name: string; cer: number; retrieval: Record<string, unknown> | null }>;
     };
     expect(arms.baseline).to.equal('zero_shot');
     expect(arms.arms.map((a) => a.name)).to.deep.equal(['rag', 'zero_shot']);
-    expect(arms.arms[0].retrieval?.fingerprint).to.equal(exported);
+    // The fingerprint hashes the index manifest (build time included): left out so two runs' arms.json agree.
+    expect(arms.arms[0].retrieval).to.include({ mode: 'dense', fingerprint: null });
+    expect(arms.arms[1].retrieval).to.equal(null);
     // One scorer: the arms analysis and the design document's comparison agree on both arms' CER (every line is paired).
     const overall = (
       JSON.parse(readFileSync(path.join(dir, 'arms', 'rag', 'comparison.json'), 'utf8')) as { overall: Record<string, { cer: number }> }
