@@ -9,15 +9,7 @@
  */
 export { analyzeStudy, DEFAULT_BOOTSTRAP } from './documents/analyze';
 export { renderReport, renderArmsReport, loadReportDocs, type RenderedReport } from './report/report';
-export {
-  analyzeArms,
-  ARM_OCR_BANDS,
-  armOcrBand,
-  type AnalyzeArmsOptions,
-  type ArmsAnalysis,
-  type ArmResult,
-  type ArmMetrics,
-} from './study/arms';
+export { analyzeArms, type AnalyzeArmsOptions, type ArmsAnalysis, type ArmResult, type ArmMetrics } from './study/arms';
 export { armsSection, buildArmsCharts, ARMS_CHART_NAMES } from './report/sections/arms';
 export { pairedBootstrapDelta, lineDifferences, signTest, wilcoxonSignedRank, holm } from './stats/paired';
 export { buildCharts, CHART_NAMES, CHART_TEMPLATE_DIR, loadTemplate, type ChartName } from './charts/specs';

@@ -42,7 +42,7 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
     datasets: cli.datasets,
     errorAnalysis: config.analysis.analyze_errors && !cli.noErrorAnalysis,
     meta: {
-      model: config.infer.backend === 'openai' ? config.infer.openai.model : path.basename(config.infer.local.model_path, '.gguf'),
+      model: configuredModel(config),
       embedding_model: config.rag.embedding_model,
       top_k: config.retrieval.top_k,
       corpus_size: await corpusSize(paths),
@@ -64,22 +64,35 @@ export async function optionsFrom(config: Config, cli: RunOptions): Promise<Anal
 }
 
 /**
- * The arms analysis runs when the config has a `study:` block or `<results>/arms/` holds a study arm (an
- * arm.json; the default arms' folders have none); the baseline is
- * `study.baseline` (default `zero_shot`). Absent otherwise, so a study without arms writes no arms outputs.
+ * The arms analysis runs when the config has a `study:` block, when `<results>/arms/` holds a study arm (an
+ * arm.json), and for the default arms `rag` and `zero_shot` once both are corrected (their folders hold no
+ * arm.json: analysis/inputs/default-arms.ts); the baseline is `study.baseline` (default `zero_shot`). Absent
+ * otherwise (no arms to compare).
  */
 async function armsOptions(config: Config, cli: RunOptions, root: string): Promise<Pick<AnalyzeOptions, 'arms'>> {
   const study = config.study;
-  if (!study && !hasStudyArm(root)) return {};
+  const defaults = !study && !hasStudyArm(root);
+  if (defaults && !hasDefaultArms(root)) return {};
   return {
     arms: {
       resultsDir: root,
       baseline: study?.baseline ?? 'zero_shot',
+      ...(defaults ? { defaultArms: { topK: config.retrieval.top_k, model: configuredModel(config) } } : {}),
       exclusions: await corpusExclusions(config, cli),
       ...armsStats(config),
       ...planLockOption(config),
     },
   };
+}
+
+/** Both default arms corrected: `<results>/arms/{rag,zero_shot}/corrections.jsonl`. */
+function hasDefaultArms(root: string): boolean {
+  return ['rag', 'zero_shot'].every((arm) => existsSync(path.join(armsRoot(root), arm, 'corrections.jsonl')));
+}
+
+/** The configured model's name, as the design document's files record it. */
+function configuredModel(config: Config): string {
+  return config.infer.backend === 'openai' ? config.infer.openai.model : path.basename(config.infer.local.model_path, '.gguf');
 }
 
 function hasStudyArm(root: string): boolean {
@@ -249,7 +262,8 @@ export async function run(
     options.report === false ? false : { ...(typeof options.report === 'object' ? options.report : {}), ...(arms ? { arms } : {}) };
   const summary = await analyzeStudy({
     ...options,
-    ...(arms ? studyLineArms(options, arms) : {}),
+    // The default arms are the Lines view's rag and zero_shot already; study arms join them.
+    ...(arms && !options.arms?.defaultArms ? studyLineArms(options, arms) : {}),
     report,
     progress,
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
@@ -284,6 +298,7 @@ async function runArms(options: AnalyzeOptions, arms: NonNullable<AnalyzeOptions
     sources,
     bootstrap: options.bootstrap,
     datasets: options.datasets,
+    ...(arms.defaultArms ? { defaultArms: arms.defaultArms } : {}),
   });
   const few = fewClustersWarning('study/provenance.json', reasonsIn(analysis.provenance));
   if (few) analysis.warnings.push(few);
@@ -309,6 +324,7 @@ async function analyzeArmsOnly(
     permutations: arms.permutations,
     prices: arms.prices,
     minClusters: arms.minClusters,
+    ...(arms.defaultArms ? { defaultArms: arms.defaultArms } : {}),
     ...(options.maxFailedShare !== undefined ? { maxFailedShare: options.maxFailedShare } : {}),
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
   });

@@ -1,6 +1,7 @@
 /**
  * Public option and result types of the analyze stage (plain objects: they cross the Temporal boundary).
  */
+import type { DefaultArms } from './inputs/default-arms';
 import type { ArmsAnalysis, ArmsStatsOptions } from './study/arms';
 import type { Resampling } from './stats/comparison-stats';
 import type { DatasetExclusion } from './inputs/leakage';
@@ -83,7 +84,7 @@ export interface AnalyzeOptions {
    * arm's metrics.json and the report's "Arms" section. Set by the stage when `study:` is configured or the
    * arms folder exists; absent = the two default arms' analysis only.
    */
-  arms?: { resultsDir: string; baseline: string; exclusions?: DatasetExclusion[] } & ArmsStatsOptions;
+  arms?: { resultsDir: string; baseline: string; exclusions?: DatasetExclusion[]; defaultArms?: DefaultArms } & ArmsStatsOptions;
   /** Write lines.json + error_classes.json and the report's Lines view (default true). */
   lines?: boolean;
   /** Arms shown beside rag and zero_shot in the Lines view and the error-class table. */

@@ -12,7 +12,7 @@
  */
 import type { LineArm } from '../analysis/lines/condition-arms';
 import { lineKey } from '../analysis/lines/condition-arms';
-import type { AnalysisInputRecord, Loaded } from '../analysis/inputs/condition-inputs';
+import type { AnalysisInputRecord, Loaded } from '../analysis/inputs/records';
 import { errorClassesDocument, explorerLines, linesDocument, type ExplorerLine, type LinesOptions } from '../analysis/lines/explorer-lines';
 import type { CorrectionRecord } from '../src/llm/records';
 import { ocrGsDatasets } from '../test/helpers/ocr-gs-study';

@@ -2,7 +2,7 @@
 import { seedFor } from '../stats/bootstrap';
 import { ErrorChangeAccumulator } from '../score/error-changes';
 import { ratio, round } from '../format';
-import { pooledProfiles } from '../score/condition-profiles';
+import { pooledProfiles } from './profiles-block';
 import type { ScoredDataset } from '../score/condition-lines';
 import { bootstrapBlock, type BootstrapBlock } from './bootstrap-block';
 import { comparisonHeadline, pairedLineEffects } from './comparison';

@@ -20,7 +20,8 @@ import { baselineArm, defaultArms, joiningStudyArms, loadExtraArms } from '../li
 import { DEFAULT_ERAS } from '../score/eras';
 import { cmpStr, round } from '../format';
 import { sourceHitMatcher } from '../inputs/leakage';
-import { loadStudyInputs, type AnalysisInputRecord, type Loaded, type StudyInputs } from '../inputs/condition-inputs';
+import { loadStudyInputs, type StudyInputs } from '../inputs/condition-inputs';
+import type { AnalysisInputRecord, Loaded } from '../inputs/records';
 import { errorClassesDocument, explorerLines, linesDocument, type LinesOptions } from '../lines/explorer-lines';
 import { writeLinesJson } from '../lines/lines-json';
 import { fewClustersWarning, reasonsIn } from '../stats/min-clusters';

@@ -1,7 +1,7 @@
 /** metrics.json: every corrected line of a dataset — rates of the corrected text and of the OCR, counts, failures. */
 import { canonicalDescription } from '../../src/text/canonical';
 import { ratio, round } from '../format';
-import { profilesBlock } from '../score/condition-profiles';
+import { profilesBlock } from './profiles-block';
 import type { ScoredDataset } from '../score/condition-lines';
 import type { SectionContext } from './context';
 import { rateBlock, normalizationLabel, normCerWer } from './rates';

@@ -2,44 +2,32 @@
  * Reading one corrections.jsonl of an arm (or of one of its replicates) by dataset, with the guard's fields
  * checked: a malformed line is an error naming the file, line and field.
  */
-import { statSync } from 'node:fs';
-import { readJsonl } from '../../src/io/jsonl';
 import { UserInputError } from '../../src/stages/types';
 import type { ArmLine } from './arm-inputs';
-import { parseCorrection } from './condition-inputs';
+import { loadFile, parseCorrection } from './records';
 
 /** `guard` of a corrections record: kept | trimmed | fell_back:<reason>. */
 const GUARD_VALUE = /^(kept|trimmed|fell_back:[^\s].*)$/;
 
-/** The lines of one corrections.jsonl by dataset (a repeated sample_id keeps its first line, counted). */
+/** The lines of one corrections.jsonl by dataset (./records.ts: a repeated sample_id keeps its first line, counted). */
 export async function loadCorrections(
   file: string,
   datasets?: readonly string[],
 ): Promise<{ byDataset: Map<string, ArmLine[]>; duplicates: number; mtimeMs: number }> {
   const keep = datasets && datasets.length > 0 ? new Set(datasets) : null;
+  const loaded = await loadFile(file, parseCorrection, (d) => !keep || keep.has(d));
   const byDataset = new Map<string, ArmLine[]>();
-  const seen = new Set<string>();
-  let duplicates = 0;
-  for await (const { value, line } of readJsonl(file)) {
-    const p = parseCorrection(value);
-    if (!p.ok) throw new UserInputError(`${file}:${line}: ${p.error}`);
-    const rec = p.value;
-    if (keep && !keep.has(rec.dataset)) continue;
-    const key = `${rec.dataset}\u0000${rec.sample_id}`;
-    if (seen.has(key)) {
-      duplicates++;
-      continue;
-    }
-    seen.add(key);
-    let list = byDataset.get(rec.dataset);
-    if (!list) byDataset.set(rec.dataset, (list = []));
-    list.push({
-      record: rec,
-      ...guardFields(value as Record<string, unknown>, `${file}:${line}`),
-      ...servedModel(value as Record<string, unknown>),
-    });
+  for (const [dataset, lines] of loaded.byDataset) {
+    byDataset.set(
+      dataset,
+      lines.map(({ record, raw, line }) => ({
+        record,
+        ...guardFields(raw as Record<string, unknown>, `${file}:${line}`),
+        ...servedModel(raw as Record<string, unknown>),
+      })),
+    );
   }
-  return { byDataset, duplicates, mtimeMs: statSync(file).mtimeMs };
+  return { byDataset, duplicates: loaded.duplicates.length, mtimeMs: loaded.mtimeMs };
 }
 
 /** The model the server said answered (`served_model`), kept for the tidy table (analysis/tidy/). */

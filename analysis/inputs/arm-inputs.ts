@@ -11,6 +11,7 @@ import { UserInputError } from '../../src/stages/types';
 import { cmpStr } from '../format';
 import { loadCorrections } from './arm-corrections';
 import { loadReplicates, replicateSeed } from '../study/replicates';
+import { defaultArmInfo, exportFingerprint, type DefaultArms } from './default-arms';
 
 export const RETRIEVAL_MODES = ['dense', 'hybrid', 'random', 'gold_query', 'none', 'witness'] as const;
 
@@ -113,8 +114,12 @@ export function armsRoot(resultsDir: string): string {
   return path.join(resultsDir, 'arms');
 }
 
-/** Every arm folder under `<results>/arms/`, in code-unit order; folders without arm.json or corrections are skipped. */
-export async function discoverArms(resultsDir: string, datasets?: readonly string[]): Promise<DiscoveredArms> {
+/**
+ * Every arm folder under `<results>/arms/`, in code-unit order; folders without arm.json or corrections are skipped.
+ * With `defaultArms` (a config without `study:`), the default arms' folders `rag/` and `zero_shot/`, which hold no
+ * arm.json, are read with the settings ./default-arms.ts gives them.
+ */
+export async function discoverArms(resultsDir: string, datasets?: readonly string[], defaultArms?: DefaultArms): Promise<DiscoveredArms> {
   const root = armsRoot(resultsDir);
   if (!existsSync(root)) return { arms: [], skipped: [] };
   const arms: LoadedArm[] = [];
@@ -126,7 +131,9 @@ export async function discoverArms(resultsDir: string, datasets?: readonly strin
   for (const name of dirs) {
     const dir = path.join(root, name);
     if (!statSync(dir).isDirectory()) continue;
-    if (!existsSync(path.join(dir, 'arm.json'))) skipped.push({ arm: name, reason: `no arm.json in ${dir}` });
+    const info = defaultArms && !existsSync(path.join(dir, 'arm.json')) ? defaultArmInfo(name, dir, defaultArms) : null;
+    if (info && existsSync(path.join(dir, 'corrections.jsonl'))) arms.push(await loadDefaultArm(resultsDir, dir, info, datasets));
+    else if (!existsSync(path.join(dir, 'arm.json'))) skipped.push({ arm: name, reason: `no arm.json in ${dir}` });
     else if (!existsSync(path.join(dir, 'corrections.jsonl')))
       skipped.push({ arm: name, reason: `no corrections.jsonl in ${dir} (not inferred yet)` });
     else arms.push(await loadArm(resultsDir, dir, datasets));
@@ -188,14 +195,29 @@ function readVerbatimStats(resultsDir: string, fingerprint: string | null): Reco
   return Object.fromEntries(Object.entries(r.data.verbatim_gold.by_dataset).map(([ds, c]) => [ds, { lines: c.lines, hits: c.hits }]));
 }
 
-function armVerbatim(resultsDir: string, info: ArmInfo, rate: number | null): ArmVerbatim {
+function armVerbatim(resultsDir: string, info: ArmInfo, rate: number | null, fingerprint: string | null): ArmVerbatim {
   if (info.prompt === 'zero_shot' || info.retrieval?.mode === 'none') return { rate: null, byDataset: null };
-  return { rate, byDataset: readVerbatimStats(resultsDir, info.retrieval?.fingerprint ?? null) };
+  return { rate, byDataset: readVerbatimStats(resultsDir, fingerprint) };
 }
 
 async function loadArm(resultsDir: string, dir: string, datasets?: readonly string[]): Promise<LoadedArm> {
   const { info, verbatimRate } = readArmInfo(dir);
+  return loadArmWith(resultsDir, dir, info, verbatimRate, datasets);
+}
+
+async function loadDefaultArm(resultsDir: string, dir: string, info: ArmInfo, datasets?: readonly string[]): Promise<LoadedArm> {
+  return loadArmWith(resultsDir, dir, info, null, datasets, exportFingerprint(dir));
+}
+
+async function loadArmWith(
+  resultsDir: string,
+  dir: string,
+  info: ArmInfo,
+  verbatimRate: number | null,
+  datasets?: readonly string[],
+  fingerprint = info.retrieval?.fingerprint ?? null,
+): Promise<LoadedArm> {
   const own = await loadCorrections(path.join(dir, 'corrections.jsonl'), datasets);
   const replicates = await loadReplicates(dir, info.replicates, datasets);
-  return { info, dir, ...own, verbatim: armVerbatim(resultsDir, info, verbatimRate), ...replicates, seed: replicateSeed(dir) };
+  return { info, dir, ...own, verbatim: armVerbatim(resultsDir, info, verbatimRate, fingerprint), ...replicates, seed: replicateSeed(dir) };
 }

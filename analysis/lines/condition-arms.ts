@@ -7,14 +7,8 @@
 import { existsSync } from 'node:fs';
 import type { CorrectionRecord } from '../../src/llm/records';
 import { scoredText } from '../score/failed-line';
-import {
-  loadFile,
-  parseCorrection,
-  parseInferenceInput,
-  type AnalysisInputRecord,
-  type Loaded,
-  type StudyInputs,
-} from '../inputs/condition-inputs';
+import type { StudyInputs } from '../inputs/condition-inputs';
+import { loadFile, parseCorrection, parseInferenceInput, type AnalysisInputRecord, type Loaded } from '../inputs/records';
 
 /** An extra arm for the Lines view (study arms: `<results>/arms/<arm>/`). */
 export interface ArmSource {

@@ -14,7 +14,7 @@ import { diffSegments, type DiffSegment } from './diff';
 import { anchorOps, compareErrors, type AnchoredError } from '../score/error-changes';
 import { OCR_CER_BANDS, ocrCerBand } from '../score/bands';
 import { round } from '../format';
-import type { AnalysisInputRecord } from '../inputs/condition-inputs';
+import type { AnalysisInputRecord } from '../inputs/records';
 import { failureKind, scoredText, type FailureKind } from '../score/failed-line';
 import { passageSimilarity, SAME_PASSAGE_MIN_SIMILARITY, type HitClass } from '../../src/witness/provenance';
 
@@ -66,8 +66,6 @@ export interface ExplorerLine {
 export interface LinesOptions {
   collapseWhitespace: boolean;
   baseline: string;
-  /** OCR-CER bands of the view (default OCR_CER_BANDS / ocrCerBand; a study with arms uses the Arms section's bands). */
-  bands?: { names: readonly string[]; of: (edits: number, refChars: number) => string };
   /** Per dataset: does a retrieved source URI come from its source book (null: unknown). */
   sourceMatcher: (dataset: string) => ((uri: string) => boolean) | null;
   sourceExcluded: (dataset: string) => boolean | null;
@@ -155,7 +153,6 @@ function explorerLine(
   classes: ErrorClassAccumulator,
 ): ExplorerLine {
   const base = { collapseWhitespace: opts.collapseWhitespace };
-  const band = opts.bands?.of ?? ocrCerBand;
   const g = prepareText(r.gt_text, base);
   const refChars = [...g].length;
   const { errors: ocrErrors, ...ocr } = alignText(g, prepareText(r.ocr_text, base), refChars);
@@ -184,7 +181,7 @@ function explorerLine(
       ...replicateAgreement(arm, key, text),
     };
   }
-  return { dataset: r.dataset, sample_id: r.sample_id, band: band(ocr.edits, refChars), ref_chars: refChars, ocr, arms: armLines };
+  return { dataset: r.dataset, sample_id: r.sample_id, band: ocrCerBand(ocr.edits, refChars), ref_chars: refChars, ocr, arms: armLines };
 }
 
 /** An arm with replicates: do its replicates' texts of the line differ (and then what they are)? */
@@ -274,7 +271,7 @@ export function linesDocument(
       baseline: opts.baseline,
       arms: arms.map((a) => ({ name: a.name, retrieval: a.retrievalMode, upper_bound: a.upperBound })),
       datasets: datasets.map((d) => ({ name: d, source_excluded: opts.sourceExcluded(d) })),
-      bands: [...(opts.bands?.names ?? OCR_CER_BANDS)],
+      bands: [...OCR_CER_BANDS],
       diff: 'segments of the counted character alignment (scoring form): a string = same in gold and output; [gold, output, edits] = changed, edits = code-point edits inside; summed edits = the CER numerator',
       delta_cer: `line CER of an arm − line CER of the baseline arm (${opts.baseline}) on the same line`,
     },

@@ -9,10 +9,10 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { replicateFolders } from '../study/replicates';
 import path from 'node:path';
 import { writeJsonAtomic } from '../../src/io/jsonl';
-import { ARM_OCR_BANDS, armOcrBand, type ArmResult, type ArmsAnalysis } from '../study/arms';
+import type { ArmResult, ArmsAnalysis } from '../study/arms';
 import { armsRoot } from '../inputs/arm-inputs';
 import { sourceHitMatcher } from '../inputs/leakage';
-import { loadFile, parseInferenceInput } from '../inputs/condition-inputs';
+import { loadFile, parseInferenceInput } from '../inputs/records';
 import { lineKey, loadExtraArms, type ArmSource, type LineArm } from './condition-arms';
 import { errorClassesDocument, explorerLines, linesDocument, type LineSource, type LineText, type LinesOptions } from './explorer-lines';
 import { writeLinesJson } from './lines-json';
@@ -71,7 +71,6 @@ export async function writeArmsLineDocuments(o: ArmsLinesOptions): Promise<strin
   const lineOpts: LinesOptions = {
     collapseWhitespace: o.collapseWhitespace ?? true,
     baseline: base.name,
-    bands: { names: ARM_OCR_BANDS, of: armOcrBand },
     sourceMatcher: (ds) => sourceHitMatcher(info[ds]),
     sourceExcluded: (ds) => info[ds]?.excluded ?? null,
     provenance: true,

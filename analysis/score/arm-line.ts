@@ -1,7 +1,7 @@
 /** One line of one arm scored against its gold text: output, raw (unguarded) output and OCR edits, and its OCR-CER band. */
 import { prepareText, scoreDistances, type DistanceScore, type ScoringOptions } from '../../src/text/distance';
 import { unguardedOutput } from '../../src/llm/guard';
-import { armOcrBand, type ArmOcrBand } from './bands';
+import { ocrCerBand, type OcrCerBand } from './bands';
 import type { ArmLine } from '../inputs/arm-inputs';
 import { failureKind, scoredText } from './failed-line';
 
@@ -20,7 +20,7 @@ export interface ArmRow {
   guard: string | null;
   failed: boolean;
   filled: boolean;
-  band: ArmOcrBand;
+  band: OcrCerBand;
 }
 
 /**
@@ -56,6 +56,6 @@ export function scoreArmLine(
     raw_ce: rawCe,
     guard,
     failed,
-    band: armOcrBand(ocr.charEdits, ocr.refChars),
+    band: ocrCerBand(ocr.charEdits, ocr.refChars),
   };
 }

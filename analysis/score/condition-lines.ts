@@ -10,10 +10,10 @@ import type { CorrectionRecord } from '../../src/llm/records';
 import { anchorOps, compareErrors, ERROR_CATEGORIES, ErrorChangeAccumulator } from './error-changes';
 import { eraOf, parseDate, type Era } from './eras';
 import { ocrCerBand, scoreBucket } from './bands';
-import type { AnalysisInputRecord, Loaded } from '../inputs/condition-inputs';
+import type { AnalysisInputRecord, Loaded } from '../inputs/records';
 import { prepareText, scorePair, scorePrepared } from '../../src/text/distance';
 import type { NormalizationProfile, NormalizationSettings } from '../../src/text/profiles';
-import { addLine, lineDistances, profileTallies, type LineDistances, type ProfileTally } from './condition-profiles';
+import { addLine, lineDistances, profileTallies, type LineDistances, type ProfileTally } from './profiles';
 
 import { failureKind, scoredText, type FailureKind } from './failed-line';
 
@@ -73,7 +73,7 @@ export interface ScoredLine {
 
 export interface ScoreOptions {
   collapseWhitespace: boolean;
-  /** Every figure is scored under `primary`; the secondary profiles are tallied beside (analysis/score/condition-profiles.ts). */
+  /** Every figure is scored under `primary`; the secondary profiles are tallied beside (analysis/score/profiles.ts). */
   profiles: NormalizationSettings;
   errorAnalysis: boolean;
   /** top_k for the "top-k" mean score; defaults to all scores of the line. */

@@ -28,7 +28,7 @@ import { armsWhen } from './when';
 import { clusterMethod } from '../stats/clusters';
 import { fewClustersWarning, reasonsIn } from '../stats/min-clusters';
 import { plannedContrasts } from './planned-contrasts';
-import { armProfiles } from '../score/arm-profiles';
+import { armProfiles } from './profiles';
 import { scoreProfiles, type ScoredLines } from '../score/profile-scores';
 import { meanRows, replicateName, replicatesAsArms } from './replicates';
 import { lockedContrasts, planCheck } from '../plan/check';
@@ -37,7 +37,6 @@ import { resolveNormalization } from '../../src/text/profiles';
 import { writeTidyLines } from '../tidy';
 import { DEFAULT_MAX_FAILED_SHARE, failedLines, failedShareReason } from '../score/failed-share';
 
-export { ARM_OCR_BANDS, armOcrBand, type ArmOcrBand } from '../score/bands';
 export type { BandCounts, GuardRates } from './counts';
 export type { PairedComparison } from './compare';
 export {
@@ -52,7 +51,7 @@ export {
 /** Score, compare and (by default) write every arm under `<resultsDir>/arms/`. */
 export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnalysis> {
   const resultsDir = path.resolve(options.resultsDir);
-  const { arms, skipped } = await discoverArms(resultsDir, options.datasets);
+  const { arms, skipped } = await discoverArms(resultsDir, options.datasets, options.defaultArms);
   const base = arms.find((a) => a.info.name === options.baseline);
   if (!base) throw missingBaseline(options.baseline, resultsDir, arms, skipped);
   const settings = settingsOf(options);
@@ -123,7 +122,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     files: [],
   };
   if (options.write !== false) {
-    analysis.files = writeArms(resultsDir, analysis);
+    analysis.files = writeArms(resultsDir, analysis, options.defaultArms === undefined);
     const tidy = { arms, aligned, rows, replicateRows, scopes, profiles: profileList, scores };
     analysis.files.push(...(await writeTidyLines(resultsDir, tidy, analysis.generated_at)));
   }
@@ -279,11 +278,12 @@ function missingBaseline(baseline: string, resultsDir: string, arms: LoadedArm[]
 }
 
 /** arms.json and each arm's metrics.json; returns the paths written, relative to resultsDir. */
-function writeArms(resultsDir: string, a: ArmsAnalysis): string[] {
-  const files = ['study/arms.json', ...a.arms.map((r) => `arms/${r.name}/metrics.json`)];
+/** study/arms.json, and each arm's metrics.json when `armMetrics` (the default arms' folders hold the design document's). */
+function writeArms(resultsDir: string, a: ArmsAnalysis, armMetrics: boolean): string[] {
+  const files = ['study/arms.json', ...(armMetrics ? a.arms.map((r) => `arms/${r.name}/metrics.json`) : [])];
   mkdirSync(path.join(resultsDir, 'study'), { recursive: true });
   writeJsonAtomic(path.join(resultsDir, 'study', 'arms.json'), { ...a, files: undefined });
-  for (const r of a.arms) {
+  for (const r of armMetrics ? a.arms : []) {
     writeJsonAtomic(path.join(resultsDir, 'arms', r.name, 'metrics.json'), {
       meta: {
         schema: `${ARMS_SCHEMA_ID}/arm`,

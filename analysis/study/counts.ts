@@ -4,7 +4,7 @@
  */
 import * as aq from 'arquero';
 import { ratio, round } from '../format';
-import { ARM_OCR_BANDS, type ArmOcrBand } from '../score/bands';
+import { OCR_CER_BANDS, type OcrCerBand } from '../score/bands';
 
 const { op } = aq;
 type Table = ReturnType<typeof aq.from>;
@@ -47,7 +47,7 @@ export function totals(t: Table): Totals {
 }
 
 /** Improved / unchanged / worsened lines (vs the raw OCR line) per OCR-CER band, every band present. */
-export function bandCounts(t: Table): Record<ArmOcrBand, BandCounts> {
+export function bandCounts(t: Table): Record<OcrCerBand, BandCounts> {
   const got = new Map<string, Totals>();
   for (const o of t
     .groupby('band')
@@ -55,8 +55,8 @@ export function bandCounts(t: Table): Record<ArmOcrBand, BandCounts> {
     .objects() as Array<Record<string, number | string>>) {
     got.set(String(o.band), Object.fromEntries(Object.keys(TOTALS).map((k) => [k, Number(o[k] ?? 0)])) as Totals);
   }
-  const out = {} as Record<ArmOcrBand, BandCounts>;
-  for (const band of ARM_OCR_BANDS) {
+  const out = {} as Record<OcrCerBand, BandCounts>;
+  for (const band of OCR_CER_BANDS) {
     const g = got.get(band);
     out[band] = g
       ? {

@@ -15,6 +15,7 @@ import { readJsonl, writeJsonAtomic } from '../../src/io/jsonl';
 import { scoreDistances } from '../../src/text/distance';
 import { lineProvenance, SAME_PASSAGE_MIN_SIMILARITY, type LineClass, type LineProvenance } from '../../src/witness/provenance';
 import { discoverArms, type LoadedArm } from '../inputs/arm-inputs';
+import type { DefaultArms } from '../inputs/default-arms';
 import { DEFAULT_BOOTSTRAP } from '../stats/bootstrap';
 import { clusterIds, DEFAULT_BLOCK_LINES, type ClusterSpec } from '../stats/clusters';
 import { DEFAULT_MIN_CLUSTERS, tooFewClusters } from '../stats/min-clusters';
@@ -61,6 +62,8 @@ export interface ProvenanceOptions {
   bootstrap?: { iterations?: number; seed?: number; clusters?: ClusterSpec; minClusters?: number };
   datasets?: readonly string[];
   write?: boolean;
+  /** A config without `study:`: the default arms' folders (analysis/inputs/default-arms.ts). */
+  defaultArms?: DefaultArms;
 }
 
 interface Scored {
@@ -180,7 +183,7 @@ function split(rows: readonly Joined[], pooled: Scope, idx: readonly number[], s
 
 /** The splits of every arm (the baseline included: its "vs baseline" deltas are 0). */
 export async function analyzeProvenance(o: ProvenanceOptions): Promise<ProvenanceAnalysis> {
-  const { arms } = await discoverArms(path.resolve(o.resultsDir), o.datasets);
+  const { arms } = await discoverArms(path.resolve(o.resultsDir), o.datasets, o.defaultArms);
   const base = arms.find((a) => a.info.name === o.baseline);
   if (!base) throw new Error(`provenance: baseline arm "${o.baseline}" not found under ${o.resultsDir}/arms`);
   const clusters = clusterOf(base, o.bootstrap?.clusters ?? { blockLines: DEFAULT_BLOCK_LINES });

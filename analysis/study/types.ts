@@ -1,16 +1,17 @@
 /** What the arms analysis is asked (options) and what it answers (arms.json: per arm, per dataset and pooled figures). */
-import type { ArmOcrBand } from '../score/bands';
+import type { OcrCerBand } from '../score/bands';
 import type { BandCounts, GuardRates } from './counts';
 import type { ArmUsage, TokenPrice } from './usage';
 import type { MissingLines } from './alignment';
 import type { MacroComparison, PairedComparison } from './compare';
 import type { ContrastResult } from './measure-contrasts';
 import type { ArmInfo, ArmSkip } from '../inputs/arm-inputs';
+import type { DefaultArms } from '../inputs/default-arms';
 import type { methodsNote } from './settings';
 import type { ArmWhen } from './when';
 import type { ClusterSpec } from '../stats/clusters';
 import type { DatasetExclusion } from '../inputs/leakage';
-import type { armProfiles } from '../score/arm-profiles';
+import type { armProfiles } from './profiles';
 import type { NormalizationConfig } from '../../src/text/profiles';
 
 export const ARMS_SCHEMA_ID = 'openiti-rag/arms/v1';
@@ -57,6 +58,8 @@ export interface AnalyzeArmsOptions {
   maxFailedShare?: number;
   /** Called after each arm is scored (activities heartbeat with it). */
   onProgress?: (done: number, total: number) => void;
+  /** A config without `study:`: read the default arms' folders (analysis/inputs/default-arms.ts), write no per-arm metrics.json (theirs are the design document's). */
+  defaultArms?: DefaultArms;
 }
 
 export interface ArmMetrics {
@@ -83,7 +86,7 @@ export interface ArmMetrics {
   improved: number;
   unchanged: number;
   worsened: number;
-  by_band: Record<ArmOcrBand, BandCounts>;
+  by_band: Record<OcrCerBand, BandCounts>;
   /**
    * Share of the lines whose retrieved context held their own normalised gold line (similarity ≥ 0.9,
    * src/retrieval/verbatim.ts), from the export; null for zero-shot arms and when the export did not record it.
@@ -144,7 +147,7 @@ export interface ArmsAnalysis {
   /** Leakage control: per dataset, what the corpus held out of its source; null when the caller did not say. */
   exclusions: DatasetExclusion[] | null;
   arms: ArmResult[];
-  /** Per normalisation profile, every arm's CER and ΔCER (analysis/score/arm-profiles.ts). */
+  /** Per normalisation profile, every arm's CER and ΔCER (analysis/study/profiles.ts). */
   profiles: ReturnType<typeof armProfiles>;
   /** Files written, relative to resultsDir. */
   files: string[];

@@ -86,7 +86,9 @@ describe('phase5 demo output without a terminal', function () {
 
   it('its report.html: the Lines view lists every line of lines.json, #line= opens the first expanded with rtl diffs; offline, no errors', async function () {
     if (!report) this.skip();
-    const lines = (JSON.parse(readFileSync(path.join(path.dirname(report!), 'lines.json'), 'utf8')) as Json).lines as Json[];
+    // The demo is the default study: its Lines view's data is the rag arm's lines.json (docs/report.md), its report in study/.
+    const linesFile = path.join(path.dirname(report!), '..', 'arms', 'rag', 'lines.json');
+    const lines = (JSON.parse(readFileSync(linesFile, 'utf8')) as Json).lines as Json[];
     const problems: string[] = [];
     const external: string[] = [];
     const opened = await openOfflinePage(problems, external);

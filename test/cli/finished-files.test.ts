@@ -47,19 +47,20 @@ describe('attach checks: the files a finished run names', function () {
   });
   after(() => rmSync(tmp, { recursive: true, force: true }));
 
-  it('the analysis result names the documents and the report it wrote, in the rag arm folder, with their sha256', async () => {
+  it('the analysis result names the documents (rag arm folder), the arms analysis and the one report (study/) it wrote, with their sha256', async () => {
     const named = writtenFiles(result).map((f) => path.relative(results, f.path));
     expect(named).to.include.members([
       'arms/rag/metrics.json',
       'arms/rag/comparison.json',
-      'arms/rag/report.html',
       'arms/rag/book/metrics.json',
+      'study/arms.json',
+      'study/report.html',
     ]);
     expect(await replacedFile(result)).to.equal(null);
   });
 
   it('a replaced report.html is noticed, naming the file', async () => {
-    const report = path.join(results, 'arms', 'rag', 'report.html');
+    const report = path.join(results, 'study', 'report.html');
     writeFileSync(report, '<html>another run</html>');
     expect(await replacedFile(result)).to.match(
       new RegExp(

@@ -26,7 +26,10 @@
  * `clusters`), and the interpretation sentence that quotes its CI, differ from 24a8c47's per-line bootstrap.
  * With 12 lines per book (one cluster each, 2 pooled) they are below `analysis.min_clusters` (docs/statistics.md
  * "Too few clusters"): the estimates stand alone, their CI, p, SE and detectable effect null with `reason`, and the
- * sentence gives the reason instead of a CI.
+ * sentence gives the reason instead of a CI. Their `by_ocr_cer_band` uses the analysis's one band scheme
+ * (0–2 / 2–5 / 5–10 / 10–20 / > 20 %, analysis/score/bands.ts) where 24a8c47 had four bands (< 5 / 5–15 / 15–30 /
+ * > 30 %): the keys, the lines in each band and the bands' mean top-1 scores (fewer non-empty bands: the score
+ * count and sum) differ; every other figure in them is 24a8c47's.
  *
  * Not pinned, on purpose: report.md/html (the one report, in study/), lines.json and error_classes.json (the report gained sections and the
  * line explorer after 24a8c47), charts, and the build/export records (wall-clock times, absolute paths).
@@ -63,11 +66,11 @@ const PINNED_WITH_SCORES: Record<string, { sha256: string; scores: number; sum: 
     sum: 64.405531,
   },
   'arms/rag/metrics.json': { sha256: '0d36dc252cf0fd0be300aa8e2d415e9b277ad4798c28c0d9299b5879e21dd93e', scores: 2, sum: 1.797159 },
-  'arms/rag/comparison.json': { sha256: '914fe3d9045851e4e1f67e75c00acbe2d3aed211b504eb303c76a89226355be4', scores: 3, sum: 2.682101 },
+  'arms/rag/comparison.json': { sha256: '6383be35d7653635eeb0612ba30a29673f08160157e4219e3c723c818cdb363f', scores: 2, sum: 1.783919 },
   'arms/rag/OCR_GS-IbnQutayba.Adab/comparison_vs_phase2.json': {
-    sha256: '1452efa66ea0cba1bd678c3a4913d744f8af4cfce3ed367005f30dd9cab3fd29',
-    scores: 3,
-    sum: 2.669878,
+    sha256: '4effd4c450a420ca9b84b5dff12fc8d0855f7208f65c02a19dc5e0efe7e15a54',
+    scores: 2,
+    sum: 1.777936,
   },
   'arms/rag/OCR_GS-IbnQutayba.Adab/retrieval_analysis.json': {
     sha256: '200b51304fd4e315d2b12cc4ff1ea78acf459365588a34959c618e77be17e4fa',
@@ -75,9 +78,9 @@ const PINNED_WITH_SCORES: Record<string, { sha256: string; scores: number; sum: 
     sum: 8.917389,
   },
   'arms/rag/OCR_GS-Jahiz.Hayawan/comparison_vs_phase2.json': {
-    sha256: '191a6d03075b945e6c1dca5cf954727c785357f03029fd649c5cca06c8c86efa',
-    scores: 2,
-    sum: 1.808255,
+    sha256: 'b05e1e75dd951780ceb2201624e10df195bad2ed6f685c216f4bd72f5fc7ca17',
+    scores: 1,
+    sum: 0.904889,
   },
   'arms/rag/OCR_GS-Jahiz.Hayawan/retrieval_analysis.json': {
     sha256: 'e4ceba8c5077ca3cba8f7d492b3c8aff8616ec78f1f5f2a74a0efad5f9f490d6',
@@ -165,13 +168,39 @@ describe('default config (no study:): outputs byte-identical to before study arm
     });
   }
 
-  it('lays the files out by arm and by settings: no phase5/ or phase2/ folder, study/ holds only the one report, no arm.json', () => {
+  it('lays the files out by arm and by settings: no phase5/ or phase2/ folder, study/ holds the arms analysis and the one report, no arm.json', () => {
     expect(readdirSync(dir).sort()).to.deep.equal(['arms', 'corpora', 'exports', 'study', 'study_manifest.json']);
     expect(readdirSync(path.join(dir, 'arms')).sort()).to.deep.equal(['rag', 'zero_shot']);
     for (const arm of ['rag', 'zero_shot']) expect(existsSync(path.join(dir, 'arms', arm, 'arm.json')), arm).to.equal(false);
-    expect(readdirSync(path.join(dir, 'study')).sort()).to.deep.equal(['charts', 'report-lines', 'report.html', 'report.md']);
+    expect(readdirSync(path.join(dir, 'study')).sort()).to.deep.equal([
+      'arms.json',
+      'charts',
+      'lines.csv.gz',
+      'lines.parquet',
+      'provenance.json',
+      'report-lines',
+      'report.html',
+      'report.md',
+    ]);
+    expect(existsSync(path.join(dir, 'arms', 'zero_shot', 'metrics.json')), 'no per-arm metrics.json beside the design document').to.equal(
+      false,
+    );
     expect(existsSync(path.join(dir, 'arms', 'rag', 'report.html')), 'no second report').to.equal(false);
     const [exported] = readdirSync(path.join(dir, 'exports'));
+    const arms = JSON.parse(readFileSync(path.join(dir, 'study', 'arms.json'), 'utf8')) as {
+      baseline: string;
+      arms: Array<{ name: string; cer: number; retrieval: Record<string, unknown> | null }>;
+    };
+    expect(arms.baseline).to.equal('zero_shot');
+    expect(arms.arms.map((a) => a.name)).to.deep.equal(['rag', 'zero_shot']);
+    // The fingerprint hashes the index manifest (build time included): left out so two runs' arms.json agree.
+    expect(arms.arms[0].retrieval).to.include({ mode: 'dense', fingerprint: null });
+    expect(arms.arms[1].retrieval).to.equal(null);
+    // One scorer: the arms analysis and the design document's comparison agree on both arms' CER (every line is paired).
+    const overall = (
+      JSON.parse(readFileSync(path.join(dir, 'arms', 'rag', 'comparison.json'), 'utf8')) as { overall: Record<string, { cer: number }> }
+    ).overall;
+    expect(arms.arms.map((a) => a.cer)).to.deep.equal([overall.phase5_corrected.cer, overall.phase2_baseline.cer]);
     const target = path.join(dir, 'exports', exported, 'inference_input.jsonl');
     for (const arm of ['rag', 'zero_shot'])
       expect(realpathSync(path.join(dir, 'arms', arm, 'inference_input.jsonl')), arm).to.equal(realpathSync(target));

@@ -9,7 +9,8 @@ import { planBlocks } from './plan';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { provenanceSection } from './provenance';
-import { ARM_OCR_BANDS, type ArmMetrics, type ArmResult, type ArmsAnalysis } from '../../study/arms';
+import { OCR_CER_BANDS } from '../../score/bands';
+import type { ArmMetrics, ArmResult, ArmsAnalysis } from '../../study/arms';
 import { ciOr, dash, fewClustersBlocks, pctF, ppF, type Block, type RenderedChart } from '../blocks';
 import { fewClustersWarning, reasonsIn } from '../../stats/min-clusters';
 import { CHART_CONFIG, CHART_TEMPLATE_DIR, type VegaLiteSpec } from '../../charts/specs';
@@ -176,7 +177,7 @@ function armTables(a: ArmsAnalysis): Block[] {
 function bandTable(a: ArmsAnalysis): Block[] {
   const rows = a.arms.map((arm) => [
     armLabel(arm),
-    ...ARM_OCR_BANDS.map((b) => {
+    ...OCR_CER_BANDS.map((b) => {
       const c = arm.by_band[b];
       return c.lines === 0 ? dash : `${c.improved} / ${c.unchanged} / ${c.worsened}`;
     }),
@@ -185,9 +186,9 @@ function bandTable(a: ArmsAnalysis): Block[] {
     { kind: 'h3', text: 'Lines improved / unchanged / worsened by OCR-CER band (all datasets)' },
     {
       kind: 'table',
-      head: ['Arm', ...ARM_OCR_BANDS.map((b) => `OCR CER ${b}`)],
+      head: ['Arm', ...OCR_CER_BANDS.map((b) => `OCR CER ${b}`)],
       rows,
-      align: ['l', ...ARM_OCR_BANDS.map(() => 'r' as const)],
+      align: ['l', ...OCR_CER_BANDS.map(() => 'r' as const)],
     },
   ];
 }

@@ -1,6 +1,6 @@
 /**
- * The report's "Normalisation profiles" tables: the figures of analysis/score/condition-profiles.ts (metrics.json `profiles`)
- * and analysis/score/arm-profiles.ts (arms.json `profiles`) side by side, one column group per profile, each profile
+ * The report's "Normalisation profiles" tables: the figures of analysis/documents/profiles-block.ts (metrics.json `profiles`)
+ * and analysis/study/profiles.ts (arms.json `profiles`) side by side, one column group per profile, each profile
  * named with its rules under the table. The primary profile is marked; its figures are the headline ones.
  */
 import { dash, pctF, ppF, type Block } from '../blocks';

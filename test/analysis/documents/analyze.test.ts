@@ -147,10 +147,12 @@ describe('analysis/analyze (toy study)', function () {
     expect(c.bootstrap.delta_cer.ci95[0]).to.be.at.most(c.bootstrap.delta_cer.ci95[1]);
     expect(c.bootstrap.cer_ci95).to.have.all.keys('ocr', 'phase2', 'phase5');
     expect(c.line_effects).to.include({ phase5_better_than_phase2: 3, phase5_worse_than_phase2: 2, tied: 1 });
-    expect(Object.keys(c.by_ocr_cer_band)).to.deep.equal(['<5%', '5–15%', '15–30%', '>30%']);
-    // Bands of the raw OCR line CER: a1, a6 at 0; a2 1/5 and a4 1/8 and a3 1/9 → 5–15% or 15–30%; a5 1/3 → >30%.
-    expect(c.by_ocr_cer_band['<5%'].n_samples).to.equal(2);
-    expect(c.by_ocr_cer_band['>30%']).to.include({ n_samples: 1, ocr_cer: 0.333333, phase2_cer: 0, phase5_cer: 0.333333 });
+    expect(Object.keys(c.by_ocr_cer_band)).to.deep.equal(['0–2%', '2–5%', '5–10%', '10–20%', '>20%']);
+    // Bands of the raw OCR line CER: a1, a6 at 0 → 0–2%; a3 1/9 and a4 1/8 → 10–20%; a2 1/5 and a5 1/3 → >20%.
+    expect(c.by_ocr_cer_band['0–2%'].n_samples).to.equal(2);
+    expect(c.by_ocr_cer_band['2–5%'].n_samples).to.equal(0);
+    expect(c.by_ocr_cer_band['10–20%'].n_samples).to.equal(2);
+    expect(c.by_ocr_cer_band['>20%']).to.include({ n_samples: 2, ocr_cer: 0.25 });
   });
 
   it('comparisons use only samples present in both conditions', () => {

@@ -120,8 +120,8 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
   it('filters by band (the count matches lines.json) and sorts by ΔCER both ways, nulls last', async function () {
     needBrowser(this);
     await open();
-    await page.selectOption('#lines-band', '5–15%');
-    const inBand = linesWhere((l) => l.band === '5–15%');
+    await page.selectOption('#lines-band', '10–20%');
+    const inBand = linesWhere((l) => l.band === '10–20%');
     expect(inBand.length).to.be.greaterThan(1);
     expect(await count()).to.equal(inBand.length);
     expect(new Set(await rowIds())).to.deep.equal(new Set(inBand.map((l) => l.sample_id)));
@@ -140,10 +140,10 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
 
   it('#arm=<name>&band=<band> applies the filters', async function () {
     needBrowser(this);
-    await open(`#arm=zero_shot&band=${encodeURIComponent('>30%')}`);
+    await open(`#arm=zero_shot&band=${encodeURIComponent('>20%')}`);
     expect(await page.inputValue('#lines-arm')).to.equal('zero_shot');
-    expect(await page.inputValue('#lines-band')).to.equal('>30%');
-    expect(await count()).to.equal(linesWhere((l) => l.band === '>30%' && l.arms.zero_shot !== null).length);
+    expect(await page.inputValue('#lines-band')).to.equal('>20%');
+    expect(await count()).to.equal(linesWhere((l) => l.band === '>20%' && l.arms.zero_shot !== null).length);
   });
 
   it('#line=<sample_id> opens the line expanded: rtl diffs with <del>/<ins> of the counted edits, retrieved sources', async function () {
@@ -194,7 +194,7 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
 
   it('#line=<id> of a line the chosen arm lacks switches to an arm that has it and says so (b2 has no zero_shot line)', async function () {
     needBrowser(this);
-    await open(`#line=b2&arm=zero_shot&band=${encodeURIComponent('>30%')}`);
+    await open(`#line=b2&arm=zero_shot&band=${encodeURIComponent('>20%')}`);
     expect(await expanded()).to.deep.equal(['b2']);
     expect(await page.inputValue('#lines-arm')).to.equal('rag');
     expect(await notice()).to.include('b2 has no zero_shot output: showing arm rag');
@@ -215,7 +215,7 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
     for (const v of ['arm "nope"', 'dataset "NOPE"', 'outcome "maybe"', 'guard "zzz"', 'band "nonsense"'])
       expect(text).to.include(`unknown ${v}`);
     expect(text).to.not.include('\n');
-    await page.selectOption('#lines-band', '5–15%');
+    await page.selectOption('#lines-band', '10–20%');
     expect(await notice()).to.equal(null); // a control changed: the link's notice is gone
   });
 
@@ -223,10 +223,10 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
     needBrowser(this);
     await open('#line=a3');
     expect(await expanded()).to.deep.equal(['a3']);
-    await page.evaluate(`location.hash = '#arm=rag&band=${encodeURIComponent('5–15%')}'`);
+    await page.evaluate(`location.hash = '#arm=rag&band=${encodeURIComponent('10–20%')}'`);
     await page.waitForSelector('tr.lx-detail', { state: 'detached' });
-    expect(await page.inputValue('#lines-band')).to.equal('5–15%');
-    expect(await count()).to.equal(linesWhere((l) => l.band === '5–15%' && l.arms.rag !== null).length);
+    expect(await page.inputValue('#lines-band')).to.equal('10–20%');
+    expect(await count()).to.equal(linesWhere((l) => l.band === '10–20%' && l.arms.rag !== null).length);
     await page.evaluate(`location.hash = '#line=nosuch'`);
     await page.waitForFunction('document.getElementById("lines-notice").hidden === false');
     expect(await notice()).to.equal('line "nosuch" is not in this report');

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { contextSentences, retrieved } from '../../../analysis/lines/explorer-lines';
-import type { AnalysisInputRecord } from '../../../analysis/inputs/condition-inputs';
+import type { AnalysisInputRecord } from '../../../analysis/inputs/records';
 import { CONTEXT_HEADER, formatForPrompt } from '../../../src/index/retriever';
 
 const S1 = 'قال الشيخ أبو بكر';

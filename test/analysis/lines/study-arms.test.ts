@@ -61,7 +61,7 @@ describe('analysis/arms-lines: the Lines view over every study arm', function ()
     expect(Object.values(l5.arms).every((x) => x === null)).to.equal(true);
   });
 
-  it("has the per-line CER of each arm as worked out by hand, in the Arms section's bands", () => {
+  it('has the per-line CER of each arm as worked out by hand, in the OCR-CER bands', () => {
     expect(cers(lines, 'l1')).to.deep.equal({ oracle: 0, rag: 0, rag_k1: 0.2, zero_shot: 0 });
     expect(cers(lines, 'l3')).to.deep.equal({ oracle: 0, rag: 0.2, rag_k1: 0.3, zero_shot: 0.3 });
     expect(cers(lines, 'm1')).to.deep.equal({ oracle: 0, rag: 0.02, rag_k1: 0.02, zero_shot: 0.02 });
@@ -158,7 +158,7 @@ describe('analysis/arms-lines: the Lines view over every study arm', function ()
     const doc = read(path.join(ragDir, 'lines.json'));
     expect(doc.meta.arms.map((a: Json) => a.name)).to.deep.equal(['rag', 'zero_shot', 'oracle', 'rag_k1']);
     expect(doc.meta.baseline).to.equal('rag_k1');
-    expect(doc.meta.bands).to.deep.equal(['<5%', '5–15%', '15–30%', '>30%']);
+    expect(doc.meta.bands).to.deep.equal(['0–2%', '2–5%', '5–10%', '10–20%', '>20%']);
     expect(cers(doc, 'l1')).to.deep.equal({ rag: 0, zero_shot: 0.1, oracle: 0, rag_k1: 0.2 });
     expect(r.warnings.filter((w) => w.startsWith('study arm')).map((w) => w.slice(0, 17))).to.deep.equal([
       'study arm "rag" h',

@@ -15,12 +15,20 @@ describe('analysis/score/bands', () => {
     ]);
   });
 
-  it('bands the raw OCR line CER', () => {
-    expect(ocrCerBand(0, 100)).to.equal('<5%');
-    expect(ocrCerBand(5, 100)).to.equal('5–15%');
-    expect(ocrCerBand(15, 100)).to.equal('15–30%');
-    expect(ocrCerBand(30, 100)).to.equal('>30%');
-    expect(ocrCerBand(3, 0)).to.equal('>30%');
-    expect(ocrCerBand(0, 0)).to.equal('<5%');
+  it('bands the raw OCR line CER at 2 / 5 / 10 / 20 %, an empty gold line by whether the OCR is empty', () => {
+    expect([0, 1, 2, 4, 5, 9, 10, 19, 20, 50].map((e) => ocrCerBand(e, 100))).to.deep.equal([
+      '0–2%',
+      '0–2%',
+      '2–5%',
+      '2–5%',
+      '5–10%',
+      '5–10%',
+      '10–20%',
+      '10–20%',
+      '>20%',
+      '>20%',
+    ]);
+    expect(ocrCerBand(0, 0)).to.equal('0–2%');
+    expect(ocrCerBand(2, 0)).to.equal('>20%');
   });
 });

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import * as vl from 'vega-lite';
-import { analyzeArms, armOcrBand, type ArmsAnalysis } from '../../../analysis/study/arms';
+import { analyzeArms, type ArmsAnalysis } from '../../../analysis/study/arms';
 import { buildArmsCharts, topKGroups } from '../../../analysis/report/sections/arms';
 import { datasetExclusions } from '../../../analysis/inputs/leakage';
 import { run, studyReportDir } from '../../../analysis/stage';
@@ -180,23 +180,6 @@ describe('analysis/arms (all arms together)', function () {
     a = await analyzeArms({ ...TOY, resultsDir: root });
   });
   after(() => rmSync(root, { recursive: true, force: true }));
-
-  it('bands OCR lines at 2 / 5 / 10 / 20 %', () => {
-    expect([0, 1, 2, 4, 5, 9, 10, 19, 20, 50].map((e) => armOcrBand(e, 100))).to.deep.equal([
-      '0–2%',
-      '0–2%',
-      '2–5%',
-      '2–5%',
-      '5–10%',
-      '5–10%',
-      '10–20%',
-      '10–20%',
-      '>20%',
-      '>20%',
-    ]);
-    expect(armOcrBand(0, 0)).to.equal('0–2%');
-    expect(armOcrBand(2, 0)).to.equal('>20%');
-  });
 
   it('finds the arms, counts the folder without corrections as a skip, marks baseline and upper bound', () => {
     expect(a.arms.map((x) => x.name)).to.deep.equal(['oracle', 'rag', 'rag_k1', 'zero_shot']);

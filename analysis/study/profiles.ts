@@ -3,13 +3,14 @@
  * per profile and arm, the corpus CER of the arm and of the raw OCR on its lines, and the ΔCER against the
  * baseline arm on the lines both hold (Σ arm edits − Σ baseline edits) / Σ gold characters — the primary
  * profile's row repeats the headline figures. Point estimates; CIs and tests are the primary profile's
- * (analysis/study/arms.ts). A failed correction scores as the OCR text, as everywhere in the analysis.
+ * (analysis/study/arms.ts). A failed correction scores as the OCR text, as everywhere in the analysis; each line's
+ * counts are analysis/score/profile-scores.ts's.
  */
 import type { NormalizationProfile } from '../../src/text/profiles';
-import type { AlignedArms } from '../study/alignment';
+import type { AlignedArms } from './alignment';
 import type { LoadedArm } from '../inputs/arm-inputs';
 import { cmpStr, ratio, round } from '../format';
-import type { ProfileScores } from './profile-scores';
+import type { ProfileScores } from '../score/profile-scores';
 
 interface Sums {
   ref: number;
@@ -24,7 +25,7 @@ const cer = (s: Sums) => round(ratio(s.ce, s.ref));
 /**
  * arms.json `profiles`: one entry per profile (the primary first), each with its rules and a row per arm — over
  * each arm's own lines (a line it lacks and that is scored as its OCR text is left out), from the counts of
- * analysis/profile-scores.ts.
+ * analysis/score/profile-scores.ts.
  */
 export function armProfiles(
   arms: readonly LoadedArm[],
