@@ -9,7 +9,8 @@
  * VERSIONING RULE — read before changing a workflow. A running workflow is resumed by replaying its history
  * against the code of the worker that picks it up, so new code must issue the same commands as the old code
  * did, in the same order, for every history that may still be running. Versioning starts at 1.0: the
- * histories in test/replay/histories/v1-* are the first release's, and no older branch is kept.
+ * histories in test/replay/histories/v1-* are the first release's (v2-*: the same study with the config's one
+ * vocabulary), and no older branch is kept.
  *  - From here, a change that alters the commands a workflow issues (an activity, child workflow or timer
  *    added, removed or reordered; different arguments that change which activities run) goes under a patch —
  *    the SDK's `patched` call with a new id, the old code kept in its `else` branch — or becomes a new workflow

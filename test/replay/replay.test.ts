@@ -50,22 +50,24 @@ describe('replay: recorded histories against the current workflow code', functio
     current = await workflowBundle();
   });
 
-  it('has a recording of every workflow type (v1: three study arms through two lanes; v1b: the build with two arm corpora and a witness index)', () => {
-    for (const name of [
-      'phase5',
-      'build',
-      'export',
-      'infer',
-      'infer-arm-zero_shot',
-      'infer-arm-rag',
-      'infer-arm-rag_b',
-      'analyze',
-      'doctor',
-    ])
-      expect(FILES).to.include(`v1-${name}.json`);
-    for (const name of ['phase5', 'build']) expect(FILES).to.include(`v1b-${name}.json`);
-    for (const name of ['phase5', 'export', 'infer', 'infer-arm-rag', 'infer-arm-rag.r1', 'infer-arm-collate'])
-      expect(FILES).to.include(`v1c-${name}.json`);
+  it('has a recording of every workflow type in each generation (v1: the first release; v2: after the config took one vocabulary)', () => {
+    for (const gen of ['v1', 'v2']) {
+      for (const name of [
+        'phase5',
+        'build',
+        'export',
+        'infer',
+        'infer-arm-zero_shot',
+        'infer-arm-rag',
+        'infer-arm-rag_b',
+        'analyze',
+        'doctor',
+      ])
+        expect(FILES).to.include(`${gen}-${name}.json`);
+      for (const name of ['phase5', 'build']) expect(FILES).to.include(`${gen}b-${name}.json`);
+      for (const name of ['phase5', 'export', 'infer', 'infer-arm-rag', 'infer-arm-rag.r1', 'infer-arm-collate'])
+        expect(FILES).to.include(`${gen}c-${name}.json`);
+    }
     const types = FILES.map((f) => loadHistory(f).events?.[0]?.workflowExecutionStartedEventAttributes?.workflowType?.name);
     expect(new Set(types)).to.deep.equal(
       new Set([
