@@ -1,8 +1,9 @@
 /**
- * A line under every normalisation profile (src/text/profiles.ts): its distances per profile and their sums — the
- * one computation behind every per-profile figure, metrics.json's `profiles` block (analysis/documents/profiles-block.ts)
- * and arms.json's `profiles` list (analysis/study/profiles.ts). Point estimates only: the CIs and tests are
- * computed under the primary profile.
+ * A line of the design document's pair (rag, zero_shot) under every normalisation profile (src/text/profiles.ts):
+ * its distances per profile and their sums, behind metrics.json's `profiles` block
+ * (analysis/documents/profiles-block.ts). The study's arms are counted per profile by ./profile-scores.ts
+ * (arms.json's `profiles` list and the tidy table). Point estimates only: the CIs and tests are computed under the
+ * primary profile.
  */
 import type { NormalizationProfile, NormalizationSettings } from '../../src/text/profiles';
 import { scoreDistances, type DistanceScore } from '../../src/text/distance';
