@@ -150,7 +150,9 @@ describe('activities/export (adapters over src/stages/export)', () => {
     );
     expect(err).to.be.instanceOf(ApplicationFailure);
     expect((err as ApplicationFailure).nonRetryable).to.equal(true);
-    expect((err as ApplicationFailure).message).to.match(/no index at .*\/corpora\/[0-9a-f]+\/index-[0-9a-f]+\.usearch — run `phase5 build` first/);
+    expect((err as ApplicationFailure).message).to.match(
+      /no index at .*\/corpora\/[0-9a-f]+\/index-[0-9a-f]+\.usearch — run `phase5 build` first/,
+    );
     expect(path.basename(config.paths.results_dir)).to.match(/^activities-export-noindex-/);
   });
 });
