@@ -11,6 +11,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { armCorrectionRecord } from '../helpers/records';
 
 export const G10 = 'abcdefghij';
 export const G20 = 'abcdefghijklmnopqrst';
@@ -65,22 +66,7 @@ function writeArm(root: string, info: Record<string, unknown>, correct: (l: Line
     for (const l of lines) {
       const o = correct(l);
       inputs.push(inputRecord(name, ds, l));
-      recs.push({
-        sample_id: l.id,
-        dataset: ds,
-        prompt_type: info.prompt === 'zero_shot' ? 'zero_shot' : 'rag',
-        prompt_version: 'v1',
-        model: 'm',
-        ocr_text: l.ocr,
-        gt_text: l.gt,
-        corrected_text: o.corrected,
-        raw_output: o.raw ?? o.corrected,
-        latency_ms: 1,
-        prompt_tokens: 1,
-        completion_tokens: 1,
-        error: null,
-        ...(o.guard ? { raw_text: o.raw ?? o.corrected, guard: o.guard } : {}),
-      });
+      recs.push(armCorrectionRecord(l, ds, info.prompt === 'zero_shot' ? 'zero_shot' : 'rag', o));
     }
   }
   for (const [ds, l] of extraInput) inputs.splice(3, 0, inputRecord(name, ds, l)); // l5 after D1's three lines

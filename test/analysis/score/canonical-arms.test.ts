@@ -10,6 +10,7 @@ import path from 'node:path';
 import { analyzeArms, type ArmsAnalysis } from '../../../analysis/study/arms';
 import { OCR_GS_ROOT, requireSharedData } from '../../helpers/shared-data';
 import { loadOcrGsLines, type OcrGsLine } from '../../helpers/ocr-gs-lines';
+import { armCorrectionRecord } from '../../helpers/records';
 
 const BOOK = 'IbnQutayba.Adab';
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
@@ -26,30 +27,7 @@ function writeArm(
     path.join(dir, 'arm.json'),
     JSON.stringify({ name, prompt: 'zero_shot', retrieval: null, upper_bound: false, model: 'm', guard: null }),
   );
-  writeFileSync(
-    path.join(dir, 'corrections.jsonl'),
-    jsonl(
-      lines.map((l) => {
-        const o = out(l);
-        return {
-          sample_id: l.id,
-          dataset: BOOK,
-          prompt_type: 'zero_shot',
-          prompt_version: 'v1',
-          model: 'm',
-          ocr_text: l.ocr,
-          gt_text: l.gt,
-          corrected_text: o.corrected,
-          raw_output: o.raw ?? o.corrected,
-          latency_ms: 1,
-          prompt_tokens: 1,
-          completion_tokens: 1,
-          error: null,
-          ...(o.guard ? { raw_text: o.raw ?? o.corrected, guard: o.guard } : {}),
-        };
-      }),
-    ),
-  );
+  writeFileSync(path.join(dir, 'corrections.jsonl'), jsonl(lines.map((l) => armCorrectionRecord(l, BOOK, 'zero_shot', out(l)))));
 }
 
 describe('analysis/arms in canonical form, on real OCR_GS lines', function () {

@@ -18,6 +18,7 @@ import { UserInputError } from '../../../src/stages/types';
 import { REPO_ROOT } from '../../helpers/shared-data';
 import { writeArmsLinesTree } from '../arms-fixture';
 import { writeStudy } from '../helpers';
+import { armCorrectionRecord } from '../../helpers/records';
 
 const require = createRequire(import.meta.url);
 
@@ -55,24 +56,7 @@ function writeArm(root: string, info: Record<string, unknown>, correct: ((l: Lin
   for (const [ds, lines] of Object.entries(LINES)) {
     for (const l of lines) {
       const o = correct(l, ds);
-      recs.push(
-        JSON.stringify({
-          sample_id: l.id,
-          dataset: ds,
-          prompt_type: info.prompt === 'zero_shot' ? 'zero_shot' : 'rag',
-          prompt_version: 'v1',
-          model: 'm',
-          ocr_text: l.ocr,
-          gt_text: l.gt,
-          corrected_text: o.corrected,
-          raw_output: o.raw ?? o.corrected,
-          latency_ms: 1,
-          prompt_tokens: 1,
-          completion_tokens: 1,
-          error: null,
-          ...(o.guard ? { raw_text: o.raw ?? o.corrected, guard: o.guard } : {}),
-        }),
-      );
+      recs.push(JSON.stringify(armCorrectionRecord(l, ds, info.prompt === 'zero_shot' ? 'zero_shot' : 'rag', o)));
     }
   }
   writeFileSync(path.join(dir, 'corrections.jsonl'), recs.join('\n') + '\n');
