@@ -5,16 +5,21 @@
  * profiles, provenance, the "when" splits, the Lines view, the tidy table and the plan's pilot.
  */
 import { isFailed, type CorrectionRecord } from '../../src/llm/records';
-import { canonical } from '../../src/text/canonical';
 
 export type FailureKind = 'error' | 'empty_output';
 
 type Scorable = Pick<CorrectionRecord, 'error' | 'corrected_text' | 'ocr_text'>;
 
+/**
+ * Whether a text's canonical form (src/text/canonical.ts) is empty. NFC maps no character that is not white space
+ * to white space or to nothing, so that is exactly a text of white space alone: `trim` tells without normalising.
+ */
+export const isBlank = (text: string): boolean => text.trim() === '';
+
 /** Why a correction counts as failed (null = usable). */
 export function failureKind(r: Scorable): FailureKind | null {
   if (isFailed(r)) return 'error';
-  if (canonical(r.corrected_text) === '' && canonical(r.ocr_text) !== '') return 'empty_output';
+  if (isBlank(r.corrected_text) && !isBlank(r.ocr_text)) return 'empty_output';
   return null;
 }
 

@@ -1,7 +1,7 @@
 /** Every figure of one arm per scope (each dataset, pooled, macro): CER/WER with block-bootstrap CIs, paired tests, bands. */
 import * as aq from 'arquero';
 import type { ArmRow } from '../score/arm-line';
-import { comparePaired, POOLED, type PairedComparison, type Scope } from './compare';
+import { baselineKey, comparePaired, POOLED, type PairedComparison, type PairedMemo, type Scope } from './compare';
 import type { ArmVerbatim, LoadedArm } from '../inputs/arm-inputs';
 import type { Settings } from './settings';
 import type { ArmMetrics, ArmResult, ReplicateFigures } from './types';
@@ -21,8 +21,9 @@ export function armResult(
   scopes: Scope[],
   s: Settings,
   when: ArmWhen,
-  replicates?: ArmRow[][],
-  price: TokenPrice | null = null,
+  replicates: ArmRow[][] | undefined,
+  price: TokenPrice | null,
+  memo: PairedMemo,
 ): ArmResult {
   const name = arm.info.name;
   const perDataset: Record<string, ArmMetrics> = {};
@@ -31,7 +32,8 @@ export function armResult(
   for (const scope of scopes) {
     const pooled = scope.key === POOLED;
     const key = pooled ? `${name}:*overall*` : `${name}:${scope.key}`;
-    const { metrics, macro: m } = armMetrics(rows, baseRows, scope, s, key, replicates && { rows: replicates, seeds: replicateSeeds(arm) });
+    const reps = replicates && { rows: replicates, seeds: replicateSeeds(arm) };
+    const { metrics, macro: m } = armMetrics(rows, baseRows, scope, s, { key, baseline: baselineKey(name, scope.key), memo }, reps);
     const verbatim = verbatimRate(arm.verbatim, pooled ? Object.keys(perDataset) : [scope.key], pooled);
     if (pooled) {
       overall = { ...metrics, verbatim_gold_rate: verbatim };
@@ -75,7 +77,7 @@ function armMetrics(
   allBase: ArmRow[] | null,
   scope: Scope,
   s: Settings,
-  key: string,
+  { key, baseline, memo }: { key: string; baseline: string; memo: PairedMemo },
   replicates?: Replicates,
 ): { metrics: Omit<ArmMetrics, 'verbatim_gold_rate'>; macro: ArmResult['macro'] } {
   const rows = all.slice(scope.from, scope.to);
@@ -108,7 +110,8 @@ function armMetrics(
         ce,
         scope,
         s,
-        `${key}:vs:baseline`,
+        baseline,
+        memo,
       )
     : { macro: null };
   const { macro: ocrMacro, ...vsOcr } = comparePaired(ref, ocr, ce, scope, s, `${key}:vs:ocr`);

@@ -19,7 +19,7 @@ import { UserInputError } from '../../src/stages/types';
 import { alignArms, type AlignedArms } from './alignment';
 import { scoreArmLine, type ArmRow } from '../score/arm-line';
 import { armResult } from './arm-result';
-import { studyScopes } from './compare';
+import { studyScopes, type PairedMemo } from './compare';
 import { findContrast, measureContrasts, type ArmEdits, type ContrastResult } from './measure-contrasts';
 import { discoverArms, type ArmSkip, type LoadedArm } from '../inputs/arm-inputs';
 import { methodsNote, settingsOf } from './settings';
@@ -78,6 +78,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     datasets: aligned.datasets,
     sampleIds: aligned.sampleIds,
   });
+  const compared: PairedMemo = new Map();
   const results = arms.map((a) =>
     armResult(
       a,
@@ -88,6 +89,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
       when.get(a.info.name)!,
       replicateRows.get(a.info.name),
       options.prices?.[a.info.name] ?? null,
+      compared,
     ),
   );
   const contrasts = measureContrasts(
@@ -99,7 +101,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     new Map(arms.map((a): [string, ArmEdits] => [a.info.name, armEdits(rows.get(a.info.name)!, a.info.upper_bound)])),
     scopes,
     settings,
-    options.planLock ? lockedContrasts(options.planLock.lock) : undefined,
+    { baseline: base.info.name, memo: compared, ...(options.planLock ? { confirmatory: lockedContrasts(options.planLock.lock) } : {}) },
   );
   holmFromContrasts(results, contrasts, base.info.name);
   warnings.push(...markFailedShare(results, aligned, options.maxFailedShare ?? DEFAULT_MAX_FAILED_SHARE));

@@ -116,9 +116,24 @@ function macroOf(m: BlockDelta): MacroComparison {
   return { delta_cer: round(m.delta), ci: roundPair(m.ci95), se: round(m.se), mde: round(m.mde), p: pValue(m.p), reason: m.reason };
 }
 
+/** A paired comparison with its macro figure, as comparePaired gives it. */
+export type PairedResult = PairedComparison & { macro: MacroComparison | null };
+
+/**
+ * The paired comparisons of one analysis by seed key: an arm's `vs_baseline` and the planned contrast of that arm
+ * vs the baseline are one comparison, measured once, so arms.json states one interval and one p for it.
+ */
+export type PairedMemo = Map<string, PairedResult>;
+
+/** The seed key of `arm` vs the baseline on a scope: the one key its `vs_baseline` and its planned contrast share. */
+export function baselineKey(arm: string, scopeKey: string): string {
+  return `${arm}:${scopeKey === POOLED ? '*overall*' : scopeKey}:vs:baseline`;
+}
+
 /**
  * `arm` vs `reference` edits per line on the scope's lines, against the arm's gold lengths `ref`.
- * `key` names the comparison for its seed (so adding an arm or a dataset leaves the others' figures unchanged).
+ * `key` names the comparison for its seed (so adding an arm or a dataset leaves the others' figures unchanged);
+ * with `memo`, a comparison already measured under `key` is returned as it was.
  */
 export function comparePaired(
   ref: ArrayLike<number>,
@@ -127,7 +142,23 @@ export function comparePaired(
   scope: Scope,
   s: ResampleSettings,
   key: string,
-): PairedComparison & { macro: MacroComparison | null } {
+  memo?: PairedMemo,
+): PairedResult {
+  const known = memo?.get(key);
+  if (known) return known;
+  const result = measurePaired(ref, reference, arm, scope, s, key);
+  memo?.set(key, result);
+  return result;
+}
+
+function measurePaired(
+  ref: ArrayLike<number>,
+  reference: ArrayLike<number>,
+  arm: ArrayLike<number>,
+  scope: Scope,
+  s: ResampleSettings,
+  key: string,
+): PairedResult {
   const sl = (x: ArrayLike<number>) => Float64Array.from({ length: scope.to - scope.from }, (_, i) => x[scope.from + i]);
   const [g, a, b] = [sl(ref), sl(reference), sl(arm)];
   const r = pairedBlockDelta(g, a, b, scope.design, { ...s, seed: seedFor(s.seed, `arms:${key}`) }, scope.macro);

@@ -6,11 +6,13 @@
  */
 import {
   applyHolmFamily,
+  baselineKey,
   comparePaired,
   POOLED,
   type HolmMember,
   type MacroComparison,
   type PairedComparison,
+  type PairedMemo,
   type ResampleSettings,
   type Scope,
 } from './compare';
@@ -39,13 +41,16 @@ export interface ArmEdits {
   upperBound: boolean;
 }
 
-/** Measure every contrast on every scope and run Holm over the in-family ones. */
+/**
+ * Measure every contrast on every scope and run Holm over the in-family ones. A contrast of an arm vs `baseline`
+ * is that arm's `vs_baseline` comparison (the same seed key; taken from `memo` when already measured).
+ */
 export function measureContrasts(
   specs: ContrastSpec[],
   arms: Map<string, ArmEdits>,
   scopes: Scope[],
   s: ResampleSettings,
-  confirmatory?: (c: ContrastSpec) => boolean,
+  { baseline, memo, confirmatory }: { baseline: string; memo?: PairedMemo; confirmatory?: (c: ContrastSpec) => boolean },
 ): ContrastResult[] {
   const results = specs.map((c): ContrastResult => {
     const a = arms.get(c.arm)!;
@@ -54,7 +59,8 @@ export function measureContrasts(
     let pooled: HeldComparison | null = null;
     let macro: HeldMacro | null = null;
     for (const scope of scopes) {
-      const { macro: m, ...cmp } = comparePaired(a.ref, v.ce, a.ce, scope, s, `contrast:${c.arm}:vs:${c.vs}:${scope.key}`);
+      const key = c.vs === baseline ? baselineKey(c.arm, scope.key) : `contrast:${c.arm}:vs:${c.vs}:${scope.key}`;
+      const { macro: m, ...cmp } = comparePaired(a.ref, v.ce, a.ce, scope, s, key, memo);
       if (scope.key === POOLED) {
         pooled = { ...cmp, p_holm: null };
         macro = m ? { ...m, p_holm: null } : null;

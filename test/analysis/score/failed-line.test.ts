@@ -1,6 +1,7 @@
 /** The failed-line rule (analysis/score/failed-line.ts): the one definition every scorer uses. */
 import { expect } from 'chai';
-import { failureKind, scoredText } from '../../../analysis/score/failed-line';
+import { failureKind, isBlank, scoredText } from '../../../analysis/score/failed-line';
+import { canonical } from '../../../src/text/canonical';
 
 const line = (corrected_text: string, error: string | null = null, ocr_text = 'كتب الرجل') => ({ ocr_text, corrected_text, error });
 
@@ -26,5 +27,15 @@ describe('analysis/score/failed-line', () => {
 
   it('an empty error string is no error', () => {
     expect(failureKind(line('كتاب', ''))).to.equal(null);
+  });
+
+  it('isBlank is the canonical form being empty, for every code point alone and beside a space', () => {
+    const differ: string[] = [];
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const c = String.fromCodePoint(cp);
+      for (const text of [c, ` ${c}\u00a0`]) if (isBlank(text) !== (canonical(text) === '')) differ.push(cp.toString(16));
+    }
+    expect(differ).to.deep.equal([]);
   });
 });

@@ -94,6 +94,27 @@ describe('analysis/arms statistics on real OCR_GS lines', function () {
     expect(g.p!).to.be.below(0.001);
   });
 
+  it('an arm vs the baseline is one comparison: its planned contrast states its vs_baseline figures in every scope', () => {
+    const fields = (c: { delta_cer: number | null; ci: [number, number] | null; se: number | null; p: number | null }) => ({
+      delta_cer: c.delta_cer,
+      ci: c.ci,
+      se: c.se,
+      p: c.p,
+    });
+    const vsBaseline = a.contrasts.filter((c) => c.vs === 'baseline');
+    expect(vsBaseline.map((c) => c.arm).sort()).to.deep.equal(['identity', 'mixed', 'rag']);
+    for (const c of vsBaseline) {
+      const r = arm(a, c.arm);
+      expect(fields(c), c.arm).to.deep.equal(fields(r.vs_baseline!));
+      expect(c.p_holm, c.arm).to.equal(r.vs_baseline!.p_holm);
+      for (const ds of a.datasets) expect(fields(c.datasets[ds]), `${c.arm} ${ds}`).to.deep.equal(fields(r.datasets[ds].vs_baseline!));
+      expect(fields(c.macro!), `${c.arm} macro`).to.deep.equal(fields(r.macro!.vs_baseline!));
+    }
+    // A contrast of two arms that are not the baseline is measured on its own.
+    const mixedVsRag = a.contrasts.find((c) => c.arm === 'mixed' && c.vs === 'rag')!;
+    expect(mixedVsRag.ci).to.not.equal(null);
+  });
+
   it('rag vs placebo is a planned contrast in arms.json and leads the report', async () => {
     const c = a.contrasts.find((x) => x.arm === 'rag' && x.vs === 'identity')!;
     expect(c.kind).to.equal('rag_vs_placebo');
