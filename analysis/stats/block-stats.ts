@@ -19,7 +19,7 @@
  */
 import { quantileSorted, seedFor } from './bootstrap';
 import { ARMS_AGREE, DEFAULT_MIN_CLUSTERS, tooFewClusters, ZERO_SE } from './min-clusters';
-import { Mulberry32, MULBERRY_STEP, mulberryBits } from './resample-rng';
+import { Mulberry32, MULBERRY_STEP } from './resample-rng';
 
 /** z₀.₉₇₅ + z₀.₈₀: the minimum detectable effect at 80 % power (two-sided α = 0.05) is this times the SE. */
 export const MDE_FACTOR = 1.959963984540054 + 0.8416212335729143;
@@ -62,6 +62,20 @@ export interface PairedBlockResult {
   /** Mean of the strata's ΔCER with its interval (null with one stratum or when not asked for). */
   macro: BlockDelta | null;
 }
+
+/**
+ * Per stratum, the per-cluster values in the stratum's cluster order: a resample reads `values[g[⌊u·n⌋]]` as
+ * `gathered[j][⌊u·n⌋]`, one load instead of two. The resampling loops below write mulberry32 out with its step a
+ * local constant (analysis/stats/resample-rng.ts has it as a function): the same draws in the same order, about
+ * twice as fast as calling it through the module (bench/resample-draws.ts). ⌊u·n⌋ is computed as
+ * `(bits · (n / 2³²)) | 0`: n / 2³² and the product are exact in doubles, so it is the same index.
+ */
+function gathered(values: ArrayLike<number>, groups: Int32Array[]): Float64Array[] {
+  return groups.map((g) => Float64Array.from(g, (b) => values[b]));
+}
+
+/** mulberry32's step (analysis/stats/resample-rng.ts MULBERRY_STEP), local to this module's loops. */
+const STEP = MULBERRY_STEP;
 
 export function blockSums(values: ArrayLike<number>, d: BlockDesign): Float64Array {
   const out = new Float64Array(d.stratumOfBlock.length);
@@ -125,6 +139,8 @@ export function resampledRate(
   let valid = 0,
     validMacro = 0;
   let a = rng.state;
+  const Rg = gathered(R, groups);
+  const Eg = gathered(E, groups);
   for (let it = 0; it < resamples; it++) {
     let edits = E;
     if (drawEdits) {
@@ -136,15 +152,21 @@ export function resampledRate(
       e = 0,
       m = 0,
       ok = true;
-    for (const g of groups) {
+    const eg = edits === E ? Eg : gathered(edits, groups);
+    for (let j = 0; j < groups.length; j++) {
+      const [rg, ej] = [Rg[j], eg[j]];
       let rs = 0,
         es = 0;
-      const n = g.length;
+      const n = rg.length;
+      const scale = n / 4294967296;
       for (let k = 0; k < n; k++) {
-        a = (a + MULBERRY_STEP) | 0;
-        const b = g[Math.floor(((mulberryBits(a) >>> 0) / 4294967296) * n)];
-        rs += R[b];
-        es += edits[b];
+        // mulberry32's next draw (analysis/stats/resample-rng.ts, written out here: see `gathered`).
+        a = (a + STEP) | 0;
+        let t = Math.imul(a ^ (a >>> 15), a | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        const x = (((t ^ (t >>> 14)) >>> 0) * scale) | 0;
+        rs += rg[x];
+        es += ej[x];
       }
       r += rs;
       e += es;
@@ -274,7 +296,8 @@ export function pairedBlockDelta(
 function bootstrapDraws(s: PairSums, iterations: number, seed: number, withMacro: boolean): { pooled: Float64Array; macro: Float64Array } {
   const pooled = new Float64Array(iterations);
   const macroDraws = new Float64Array(withMacro ? iterations : 0);
-  const { R, D, groups } = s;
+  const { groups } = s;
+  const [Rg, Dg] = [gathered(s.R, groups), gathered(s.D, groups)];
   let nP = 0,
     nM = 0,
     a = seed | 0;
@@ -283,15 +306,20 @@ function bootstrapDraws(s: PairSums, iterations: number, seed: number, withMacro
       dd = 0,
       macro = 0,
       macroOk = true;
-    for (const g of groups) {
+    for (let j = 0; j < groups.length; j++) {
+      const [rg, dg] = [Rg[j], Dg[j]];
       let rs = 0,
         ds = 0;
-      const n = g.length;
+      const n = rg.length;
+      const scale = n / 4294967296;
       for (let k = 0; k < n; k++) {
-        a = (a + MULBERRY_STEP) | 0;
-        const b = g[Math.floor(((mulberryBits(a) >>> 0) / 4294967296) * n)];
-        rs += R[b];
-        ds += D[b];
+        // mulberry32's next draw, written out (see `gathered`); the cluster is ⌊draw · n⌋ of the stratum.
+        a = (a + STEP) | 0;
+        let t = Math.imul(a ^ (a >>> 15), a | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        const x = (((t ^ (t >>> 14)) >>> 0) * scale) | 0;
+        rs += rg[x];
+        ds += dg[x];
       }
       r += rs;
       dd += ds;
@@ -324,19 +352,22 @@ function permutationP(
   const tol = (x: number) => Math.abs(x) * (1 - 1e-12);
   const tP = observed.pooled === null ? 0 : tol(observed.pooled * totalRef);
   const tM = observed.macro === null ? 0 : tol(observed.macro);
+  const Dg = gathered(s.D, s.groups);
   let geP = 0,
     geM = 0;
   for (let it = 0; it < permutations; it++) {
     let pooled = 0,
       mac = 0;
     for (let g = 0; g < nStrata; g++) {
-      const blocks = s.groups[g];
+      const dg = Dg[g];
       let ds = 0;
       // A draw ≥ ½ (sign bit of its bits set) keeps the cluster's difference, one below ½ flips it: −2·(x >> 31) − 1
-      // is +1 or −1 without a branch (analysis/resample-rng.ts).
-      for (let k = 0; k < blocks.length; k++) {
-        a = (a + MULBERRY_STEP) | 0;
-        ds += s.D[blocks[k]] * (-2 * (mulberryBits(a) >> 31) - 1);
+      // is +1 or −1 without a branch (analysis/stats/resample-rng.ts; mulberry32 written out, see `gathered`).
+      for (let k = 0; k < dg.length; k++) {
+        a = (a + STEP) | 0;
+        let t = Math.imul(a ^ (a >>> 15), a | 1);
+        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+        ds += dg[k] * (-2 * ((t ^ (t >>> 14)) >> 31) - 1);
       }
       pooled += ds;
       if (macro && s.stratumRef[g] > 0) mac += ds / s.stratumRef[g];

@@ -8,6 +8,8 @@ import { bootstrapRates } from '../../../analysis/stats/bootstrap';
 import { clusterIds } from '../../../analysis/stats/clusters';
 import { defaultContrasts } from '../../../analysis/study/planned-contrasts';
 import { pairedBootstrapDelta } from '../../../analysis/stats/paired';
+import { Mulberry32 } from '../../../analysis/stats/resample-rng';
+import { referenceDelta } from '../../helpers/reference-resampling';
 
 const lineDesign = (strata: number[]): BlockDesign => ({
   block: Int32Array.from(strata, (_, i) => i),
@@ -62,6 +64,40 @@ describe('analysis/block-stats', () => {
     expect(r.macro!.delta).to.be.closeTo(-(d0 + d1) / 2, 1e-12);
     expect(r.pooled.clusters).to.equal(4);
     expect(r.pooled.ci95![0]).to.be.at.most(r.pooled.ci95![1]);
+  });
+});
+
+describe('analysis/block-stats resampling loops', () => {
+  it('draw what mulberry32 draws: the same interval and p as the plain reference on random clustered designs', () => {
+    const gen = new Mulberry32(20261128);
+    for (let trial = 0; trial < 20; trial++) {
+      const n = 50 + Math.floor(gen.next() * 400);
+      const strata = 1 + Math.floor(gen.next() * 4);
+      const perCluster = 1 + Math.floor(gen.next() * 8);
+      const block = Int32Array.from({ length: n }, (_, i) => Math.floor(i / perCluster));
+      const clusters = block[n - 1] + 1;
+      const stratumOfBlock = Int32Array.from({ length: clusters }, (_, k) => Math.floor((k * strata) / clusters));
+      const ref = Array.from({ length: n }, () => 5 + Math.floor(gen.next() * 60));
+      const a = ref.map((r) => Math.floor(gen.next() * r * 0.3));
+      const b = ref.map((r) => Math.floor(gen.next() * r * 0.3));
+      const design = { block, stratumOfBlock };
+      const seed = Math.floor(gen.next() * 2 ** 31);
+      const got = pairedBlockDelta(ref, a, b, design, { iterations: 300, permutations: 300, seed, minClusters: 1 });
+      const want = referenceDelta(ref, a, b, design, 300, 300, seed);
+      expect(got.pooled.ci95, `trial ${trial}`).to.deep.equal(want.ci95);
+      expect(got.pooled.p, `trial ${trial}`).to.equal(want.p);
+      const rate = blockRateInterval(ref, a, design, 300, seed, 1);
+      const rateWant = referenceDelta(
+        ref,
+        a.map(() => 0),
+        a,
+        design,
+        300,
+        0,
+        seed,
+      );
+      expect(rate.ci95, `trial ${trial} rate`).to.deep.equal(rateWant.ci95);
+    }
   });
 });
 
