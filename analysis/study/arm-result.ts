@@ -29,11 +29,12 @@ export function armResult(
   const perDataset: Record<string, ArmMetrics> = {};
   let overall: ArmMetrics | null = null;
   let macro: ArmResult['macro'] = null;
+  const cols = armColumns(rows, baseRows);
   for (const scope of scopes) {
     const pooled = scope.key === POOLED;
     const key = pooled ? `${name}:*overall*` : `${name}:${scope.key}`;
     const reps = replicates && { rows: replicates, seeds: replicateSeeds(arm) };
-    const { metrics, macro: m } = armMetrics(rows, baseRows, scope, s, { key, baseline: baselineKey(name, scope.key), memo }, reps);
+    const { metrics, macro: m } = armMetrics(cols, scope, s, { key, baseline: baselineKey(name, scope.key), memo }, reps);
     const verbatim = verbatimRate(arm.verbatim, pooled ? Object.keys(perDataset) : [scope.key], pooled);
     if (pooled) {
       overall = { ...metrics, verbatim_gold_rate: verbatim };
@@ -71,50 +72,64 @@ function verbatimRate(v: ArmVerbatim, datasets: string[], pooled: boolean): numb
   return round(ratio(hits, lines));
 }
 
+/** The columns of an arm's scored lines every scope reads (made once per arm; a scope takes subarrays). */
+interface ArmColumns {
+  numbers: Record<'ref_chars' | 'ref_words' | 'ce' | 'we' | 'raw_ce' | 'ocr_ce' | 'improved' | 'worsened' | 'failed_n', Float64Array>;
+  band: string[];
+  guard: (string | null)[];
+  filled: boolean[];
+  /** The baseline's edits per line (null for the baseline itself). */
+  baseCe: Float64Array | null;
+}
+
+function armColumns(rows: ArmRow[], baseRows: ArmRow[] | null): ArmColumns {
+  const of = (f: (r: ArmRow) => number) => Float64Array.from(rows, f);
+  return {
+    numbers: {
+      ref_chars: of((r) => r.ref_chars),
+      ref_words: of((r) => r.ref_words),
+      ce: of((r) => r.ce),
+      we: of((r) => r.we),
+      raw_ce: of((r) => r.raw_ce),
+      ocr_ce: of((r) => r.ocr_ce),
+      improved: of((r) => (r.ce < r.ocr_ce ? 1 : 0)),
+      worsened: of((r) => (r.ce > r.ocr_ce ? 1 : 0)),
+      failed_n: of((r) => (r.failed ? 1 : 0)),
+    },
+    band: rows.map((r) => r.band),
+    guard: rows.map((r) => r.guard),
+    filled: rows.map((r) => r.filled),
+    baseCe: baseRows && Float64Array.from(baseRows, (r) => r.ce),
+  };
+}
+
 /** Every figure of one arm on one scope's lines (a dataset, or all of them: then with the macro average). */
 function armMetrics(
-  all: ArmRow[],
-  allBase: ArmRow[] | null,
+  cols: ArmColumns,
   scope: Scope,
   s: Settings,
   { key, baseline, memo }: { key: string; baseline: string; memo: PairedMemo },
   replicates?: Replicates,
 ): { metrics: Omit<ArmMetrics, 'verbatim_gold_rate'>; macro: ArmResult['macro'] } {
-  const rows = all.slice(scope.from, scope.to);
-  const t = aq.from(rows.map(({ gold: _gold, ...r }) => r)).derive({
-    improved: 'd => d.ce < d.ocr_ce ? 1 : 0',
-    worsened: 'd => d.ce > d.ocr_ce ? 1 : 0',
-    failed_n: 'd => d.failed ? 1 : 0',
+  const sl = (x: Float64Array) => x.subarray(scope.from, scope.to);
+  const { numbers: c } = cols;
+  const t = aq.table({
+    ...Object.fromEntries(Object.entries(c).map(([name, x]) => [name, sl(x)])),
+    band: cols.band.slice(scope.from, scope.to),
+    guard: cols.guard.slice(scope.from, scope.to),
   });
   const sum = totals(t);
-  const col = (c: keyof ArmRow) => Float64Array.from(all, (r) => r[c] as number);
-  const [ref, ce, ocr] = [col('ref_chars'), col('ce'), col('ocr_ce')];
-  const sl = (x: Float64Array) => x.subarray(scope.from, scope.to);
-  const perReplicate = (c: 'ce' | 'we') => replicates?.rows.map((rs) => Float64Array.from(rs.slice(scope.from, scope.to), (r) => r[c]));
+  const perReplicate = (k: 'ce' | 'we') => replicates?.rows.map((rs) => Float64Array.from(rs.slice(scope.from, scope.to), (r) => r[k]));
   const rate = (r: ArrayLike<number>, e: ArrayLike<number>, each: Float64Array[] | undefined, seed: number) =>
     each
       ? replicateRateInterval(r, each, scope.design, s.iterations, seed, s.minClusters)
       : blockRateInterval(r, e, scope.design, s.iterations, seed, s.minClusters);
-  const cer = rate(sl(ref), sl(ce), perReplicate('ce'), seedFor(s.seed, `arms:${key}`));
-  const refWords = rows.map((r) => r.ref_words);
-  const wer = rate(
-    refWords,
-    rows.map((r) => r.we),
-    perReplicate('we'),
-    seedFor(s.seed, `arms:${key}:wer`),
-  );
-  const { macro: vbMacro, ...vsBaseline } = allBase
-    ? comparePaired(
-        ref,
-        Float64Array.from(allBase, (r) => r.ce),
-        ce,
-        scope,
-        s,
-        baseline,
-        memo,
-      )
+  const cer = rate(sl(c.ref_chars), sl(c.ce), perReplicate('ce'), seedFor(s.seed, `arms:${key}`));
+  const wer = rate(sl(c.ref_words), sl(c.we), perReplicate('we'), seedFor(s.seed, `arms:${key}:wer`));
+  const { macro: vbMacro, ...vsBaseline } = cols.baseCe
+    ? comparePaired(c.ref_chars, cols.baseCe, c.ce, scope, s, baseline, memo)
     : { macro: null };
-  const { macro: ocrMacro, ...vsOcr } = comparePaired(ref, ocr, ce, scope, s, `${key}:vs:ocr`);
+  const { macro: ocrMacro, ...vsOcr } = comparePaired(c.ref_chars, c.ocr_ce, c.ce, scope, s, `${key}:vs:ocr`);
   const metrics = {
     lines: sum.n,
     cer: round(ratio(sum.ce, sum.ref_chars)),
@@ -126,14 +141,14 @@ function armMetrics(
     ocr_cer: round(ratio(sum.ocr_ce, sum.ref_chars)),
     failures: sum.failed_n,
     guard: guardRates(t, sum.n),
-    filled_lines: rows.filter((r) => r.filled).length,
-    vs_baseline: allBase ? { ...(vsBaseline as PairedComparison), p_holm: null } : null,
+    filled_lines: cols.filled.slice(scope.from, scope.to).filter(Boolean).length,
+    vs_baseline: cols.baseCe ? { ...(vsBaseline as PairedComparison), p_holm: null } : null,
     vs_ocr: vsOcr,
     improved: sum.improved,
     unchanged: sum.n - sum.improved - sum.worsened,
     worsened: sum.worsened,
     by_band: bandCounts(t),
-    ...(replicates ? { replicates: replicateFigures(sl(ref), perReplicate('ce')!, replicates.seeds) } : {}),
+    ...(replicates ? { replicates: replicateFigures(sl(c.ref_chars), perReplicate('ce')!, replicates.seeds) } : {}),
   };
   const macro = cer.macro
     ? {
