@@ -16,7 +16,8 @@ import { tidyColumns, type TidyRow } from './columns';
 export const TIDY_FILES = ['lines.parquet', 'lines.csv.gz'] as const;
 export const TIDY_SCHEMA_ID = 'openiti-rag/tidy-lines/1';
 
-const CSV_ROWS = 5000;
+/** gzip's output buffer: larger than one row group's compressed CSV, so a group is compressed in one job. */
+const GZIP_CHUNK = 64 * 1024 * 1024;
 /** Rows per row group: the first, then every other (hyparquet-writer's default `rowGroupSize`). */
 const GROUP_ROWS = [1000, 100000] as const;
 
@@ -49,7 +50,7 @@ export async function writeTidyFiles(
 ): Promise<string[]> {
   const [parquet, csv] = [`${dir}/lines.parquet`, `${dir}/lines.csv.gz`];
   const tmp = (f: string) => `${f}.tmp-${process.pid}`;
-  const gzip = createGzip();
+  const gzip = createGzip({ chunkSize: GZIP_CHUNK });
   const csvDone = finished(gzip.pipe(createWriteStream(tmp(csv))));
   csvDone.catch(() => undefined); // awaited below; a write error surfaces there
   const kvMetadata = Object.entries({ schema: TIDY_SCHEMA_ID, ...meta }).map(([key, value]) => ({ key, value }));
@@ -64,11 +65,12 @@ export async function writeTidyFiles(
       createdBy: 'openiti-rag',
     });
     if (group.length > 0) await pq.write({ columnData, rowGroupSize: group.length });
-    const table = aq.table(Object.fromEntries(columnData.map((c) => [c.name, c.data])));
-    for (let offset = 0; offset === 0 || offset < group.length; offset += CSV_ROWS) {
-      if (!gzip.write(table.toCSV({ offset, limit: CSV_ROWS, header }))) await once(gzip, 'drain');
-      header = false;
-    }
+    // One write per group into an output buffer larger than its compressed CSV: gzip compresses it on libuv's
+    // thread pool in one go while the next group's rows and Parquet pages are made here; it is awaited only then,
+    // so at most one group's CSV waits in memory.
+    if (gzip.writableNeedDrain) await once(gzip, 'drain');
+    gzip.write(aq.table(Object.fromEntries(columnData.map((c) => [c.name, c.data]))).toCSV({ header }));
+    header = false;
   }
   await pq!.finish();
   gzip.end();
