@@ -13,7 +13,7 @@ import { replicateName } from '../study/replicates';
 import { scoreBucket } from '../score/bands';
 import type { ProfileCounts, ProfileScores } from '../score/profile-scores';
 import { failureKind } from '../score/failed-line';
-import type { TidyRow } from './columns';
+import { COUNT_NAMES, type TidyRow } from './columns';
 import { lineContexts, type LineContext } from './context';
 
 export interface TidyInput {
@@ -52,6 +52,7 @@ export async function tidyRows(input: TidyInput): Promise<Iterable<TidyRow>> {
 function* rowsOf(input: TidyInput, contexts: Array<Map<string, LineContext> | null>): Generator<TidyRow> {
   const { aligned } = input;
   const cluster = clusterOfLine(input.scopes, aligned);
+  const countKeys = input.profiles.map((p) => COUNT_NAMES.map((c) => `${c}_${p.name}`));
   for (const [a, arm] of input.arms.entries()) {
     const name = arm.info.name;
     const replicates = [0, ...arm.replicates.map((r) => r.replicate)];
@@ -60,14 +61,15 @@ function* rowsOf(input: TidyInput, contexts: Array<Map<string, LineContext> | nu
       const list = replicate === 0 ? name : replicateName(name, replicate);
       const lines = aligned.lines.get(list)!;
       const scores = input.scores.get(list)!;
-      for (let i = 0; i < lines.length; i++) yield tidyRow(input, arm, replicate, lines[i], scored[i], i, cluster[i], scores, contexts[a]);
+      for (let i = 0; i < lines.length; i++)
+        yield tidyRow(countKeys, arm, replicate, lines[i], scored[i], i, cluster[i], scores, contexts[a]);
     }
   }
 }
 
 /** One line of one replicate of an arm, with its counts under every profile. */
 function tidyRow(
-  input: TidyInput,
+  countKeys: readonly string[][],
   arm: LoadedArm,
   replicate: number,
   line: ArmLine & { filled: boolean },
@@ -79,25 +81,15 @@ function tidyRow(
 ): TidyRow {
   const r = line.record;
   const counts: Record<string, number> = { cer_edits: row.ce, gold_chars: row.ref_chars, wer_edits: row.we, gold_words: row.ref_words };
-  input.profiles.forEach((profile, p) => {
-    if (p === 0) {
-      // The primary profile: the scored row's counts (the same scoring), not scored a second time.
-      Object.assign(counts, {
-        [`cer_edits_${profile.name}`]: row.ce,
-        [`gold_chars_${profile.name}`]: row.ref_chars,
-        [`wer_edits_${profile.name}`]: row.we,
-        [`gold_words_${profile.name}`]: row.ref_words,
-      });
-      return;
-    }
+  for (let p = 0; p < countKeys.length; p++) {
+    const [ce, chars, we, words] = countKeys[p];
+    // The primary profile: the scored row's counts (the same scoring), not scored a second time.
     const s = scores[p];
-    Object.assign(counts, {
-      [`cer_edits_${profile.name}`]: s.ce[i],
-      [`gold_chars_${profile.name}`]: s.refChars[i],
-      [`wer_edits_${profile.name}`]: s.we[i],
-      [`gold_words_${profile.name}`]: s.refWords[i],
-    });
-  });
+    counts[ce] = p === 0 ? row.ce : s.ce[i];
+    counts[chars] = p === 0 ? row.ref_chars : s.refChars[i];
+    counts[we] = p === 0 ? row.we : s.we[i];
+    counts[words] = p === 0 ? row.ref_words : s.refWords[i];
+  }
   const ctx = contexts?.get(`${r.dataset}\u0000${r.sample_id}`) ?? NO_CONTEXT;
   return {
     dataset: r.dataset,

@@ -21,9 +21,20 @@ const GZIP_CHUNK = 64 * 1024 * 1024;
 /** Rows per row group: the first, then every other (hyparquet-writer's default `rowGroupSize`). */
 const GROUP_ROWS = [1000, 100000] as const;
 
+/**
+ * The free texts: their Parquet column chunks carry no min / max statistics (a reader filters on the dataset, the arm
+ * or a count, never on the bounds of a text, and they cost a comparison of every value).
+ */
+const TEXT_COLUMNS = new Set(['ocr_text', 'gold_text', 'corrected_text', 'error']);
+
 /** Column name → values, in table order. */
 export function tidyColumnData(rows: readonly TidyRow[], profiles: readonly string[]) {
-  return tidyColumns(profiles).map((c) => ({ name: c.name, type: c.type, data: rows.map(c.of) }));
+  return tidyColumns(profiles).map((c) => ({
+    name: c.name,
+    type: c.type,
+    data: rows.map(c.of),
+    ...(TEXT_COLUMNS.has(c.name) ? { statistics: false } : {}),
+  }));
 }
 
 /** The rows in row groups (one empty group when there are none, so both files get their columns). */
