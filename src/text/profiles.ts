@@ -85,10 +85,18 @@ const compiled = new Map<string, CompiledProfile>();
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/gu, '\\$&');
 const cpEscape = (cp: number) => `\\u{${cp.toString(16)}}`;
 
+/** The same profile object compiles to the same result: looked up by identity before its key is made. */
+const compiledObjects = new WeakMap<NormalizationProfile, CompiledProfile>();
+
 function compile(p: NormalizationProfile): CompiledProfile {
+  const known = compiledObjects.get(p);
+  if (known) return known;
   const key = JSON.stringify([p.remove, p.map]);
   let c = compiled.get(key);
-  if (c) return c;
+  if (c) {
+    compiledObjects.set(p, c);
+    return c;
+  }
   const ranges = p.remove.map(removeRange);
   const cls = ranges.map(([lo, hi]) => (lo === hi ? cpEscape(lo) : `${cpEscape(lo)}-${cpEscape(hi)}`)).join('');
   const map = new Map(Object.entries(p.map).map(([from, to]) => [from.normalize('NFC'), to.normalize('NFC')]));
@@ -99,6 +107,7 @@ function compile(p: NormalizationProfile): CompiledProfile {
     map,
   };
   compiled.set(key, c);
+  compiledObjects.set(p, c);
   return c;
 }
 
