@@ -21,7 +21,7 @@ import { defaultArmDir } from '../src/stages/arms';
 import { writtenFiles, type WrittenFile } from '../src/stages/written-file';
 import type { StagePaths } from '../src/stages/retriever';
 import { analyzeStudy } from './documents/analyze';
-import { analyzeArms, type ArmsAnalysis, type ArmsStatsOptions } from './study/arms';
+import { analyzeArms, type ArmsAnalysis, type ArmsLineCounts, type ArmsStatsOptions } from './study/arms';
 import { fewClustersWarning, reasonsIn } from './stats/min-clusters';
 import { analyzeProvenance } from './study/provenance';
 import type { ArmUsage } from './study/usage';
@@ -253,7 +253,8 @@ export async function run(
   progress: AnalyzeOptions['progress'] = 'log',
 ): Promise<AnalyzeResult> {
   const corrections = path.join(options.ragDir, 'corrections.jsonl');
-  const arms = options.arms ? await runArms(options, options.arms, hooks) : null;
+  let lineCounts: ArmsLineCounts | null = null;
+  const arms = options.arms ? await runArms(options, options.arms, hooks, (c) => (lineCounts = c)) : null;
   if (!existsSync(corrections)) {
     if (arms) return armsOnlyResult(options, arms);
     throw new UserInputError(`no ${corrections} — run \`phase5 infer\` (or \`phase5 infer --import FILE\`) first`);
@@ -264,6 +265,7 @@ export async function run(
     ...options,
     // The default arms are the Lines view's rag and zero_shot already; study arms join them.
     ...(arms && !options.arms?.defaultArms ? studyLineArms(options, arms) : {}),
+    ...fromArms(options, lineCounts),
     report,
     progress,
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
@@ -289,8 +291,13 @@ export async function run(
   };
 }
 
-async function runArms(options: AnalyzeOptions, arms: NonNullable<AnalyzeOptions['arms']>, hooks: StageHooks): Promise<ArmsAnalysis> {
-  const analysis = await analyzeArmsOnly(options, arms, hooks);
+async function runArms(
+  options: AnalyzeOptions,
+  arms: NonNullable<AnalyzeOptions['arms']>,
+  hooks: StageHooks,
+  onLineCounts?: (c: ArmsLineCounts) => void,
+): Promise<ArmsAnalysis> {
+  const analysis = await analyzeArmsOnly(options, arms, hooks, onLineCounts);
   const sources = Object.fromEntries((arms.exclusions ?? []).map((e) => [e.dataset, e.source_pattern ?? undefined]));
   analysis.provenance = await analyzeProvenance({
     resultsDir: arms.resultsDir,
@@ -309,6 +316,7 @@ async function analyzeArmsOnly(
   options: AnalyzeOptions,
   arms: NonNullable<AnalyzeOptions['arms']>,
   hooks: StageHooks,
+  onLineCounts?: (c: ArmsLineCounts) => void,
 ): Promise<ArmsAnalysis> {
   return analyzeArms({
     resultsDir: arms.resultsDir,
@@ -326,8 +334,24 @@ async function analyzeArmsOnly(
     minClusters: arms.minClusters,
     ...(arms.defaultArms ? { defaultArms: arms.defaultArms } : {}),
     ...(options.maxFailedShare !== undefined ? { maxFailedShare: options.maxFailedShare } : {}),
+    ...(onLineCounts ? { onLineCounts } : {}),
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
   });
+}
+
+/**
+ * The arms analysis's line counts for the design document's files, when it ran over the very arms they read: the
+ * default arms (no `study:`), rag in ragDir and zero_shot as the baseline in baselineDir.
+ */
+function fromArms(options: AnalyzeOptions, counts: ArmsLineCounts | null): Pick<AnalyzeOptions, 'fromArms'> {
+  const a = options.arms;
+  if (!counts || !a?.defaultArms || a.baseline !== 'zero_shot' || !options.baselineDir) return {};
+  const armDir = (name: string) => path.resolve(a.resultsDir, 'arms', name);
+  if (path.resolve(options.ragDir) !== armDir('rag') || path.resolve(options.baselineDir) !== armDir('zero_shot')) return {};
+  const rag = counts.of('rag');
+  const zeroShot = counts.of('zero_shot');
+  if (!rag || !zeroShot) return {};
+  return { fromArms: { counts: { profiles: counts.profiles, collapseWhitespace: counts.collapseWhitespace, rag, zeroShot } } };
 }
 
 /** The study arms join rag and zero_shot in the Lines view, with ΔCER against the study's baseline arm. */

@@ -3,7 +3,7 @@ import { seedFor } from '../stats/bootstrap';
 import { ErrorChangeAccumulator } from '../score/error-changes';
 import { ratio, round } from '../format';
 import { pooledProfiles } from './profiles-block';
-import type { ScoredDataset } from '../score/condition-lines';
+import type { ScoredDataset } from './pair-rows';
 import { bootstrapBlock, type BootstrapBlock } from './bootstrap-block';
 import { comparisonHeadline, pairedLineEffects } from './comparison';
 import type { SectionContext } from './context';

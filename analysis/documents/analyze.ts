@@ -26,7 +26,8 @@ import { errorClassesDocument, explorerLines, linesDocument, type LinesOptions }
 import { writeLinesJson } from '../lines/lines-json';
 import { fewClustersWarning, reasonsIn } from '../stats/min-clusters';
 import { renderReport } from '../report/report';
-import { scoreDataset, type ScoredDataset } from '../score/condition-lines';
+import { scoreDataset, type ScoredDataset } from './pair-rows';
+import { pairCounts } from './pair-counts';
 import { aggregateDocuments, datasetDocuments, type DatasetDocuments, type ResolvedMeta, type SectionContext } from '.';
 import type { AnalysisSummary, AnalyzeOptions, DatasetSummary } from '../types';
 import { DEFAULT_MAX_FAILED_SHARE } from '../score/failed-share';
@@ -148,6 +149,7 @@ function scoreDatasets(inputs: StudyInputs, opts: AnalyzeOptions, settings: Sett
     if (opts.onProgress && (done % 256 === 0 || done === total)) opts.onProgress(done, total);
   };
   const scored: ScoredDataset[] = [];
+  let fromArms = 0;
   try {
     for (const ds of inputs.datasets) {
       const info = opts.datasetInfo?.[ds];
@@ -162,13 +164,23 @@ function scoreDatasets(inputs: StudyInputs, opts: AnalyzeOptions, settings: Sett
         eras: settings.eras,
         isSourceBook: sourceHitMatcher(info),
       };
-      scored.push(
-        scoreDataset(ds, inputs.phase5.byDataset.get(ds)!, bySampleId(p2), bySampleId<AnalysisInputRecord>(inp), scoreOptions, tick),
+      const rag = inputs.phase5.byDataset.get(ds)!;
+      const p2ById = bySampleId(p2);
+      const counts = pairCounts(
+        ds,
+        rag.map((x) => x.record),
+        (id) => p2ById?.get(id)?.record ?? null,
+        [settings.profiles.primary, ...settings.profiles.secondary],
+        settings.collapseWhitespace,
+        opts.fromArms?.counts ?? null,
       );
+      fromArms += counts.reused;
+      scored.push(scoreDataset(ds, rag, p2ById, bySampleId<AnalysisInputRecord>(inp), counts.lines, scoreOptions, tick));
     }
   } finally {
     progress.stop();
   }
+  if (opts.fromArms) log.info({ lines: fromArms }, 'line counts taken from the arms analysis');
   return scored;
 }
 
@@ -244,7 +256,7 @@ function writeDatasetDocuments(
     const dg = d.digest;
     if (dg.all.gold_mismatch_n > 0)
       warnings.push(
-        `${ds}: ${dg.all.gold_mismatch_n} sample(s) have a different gold text in Phase 2 or inference_input; Phase 5's gold was used`,
+        `${ds}: ${dg.all.gold_mismatch_n} sample(s) have a different gold text in Phase 2 or inference_input; each correction is scored against its own record's gold (arms.json's rule), the OCR text against Phase 5's`,
       );
     if (dg.all.no_input_n > 0 && inputs.inferenceInput)
       warnings.push(`${ds}: ${dg.all.no_input_n} sample(s) missing from inference_input.jsonl`);

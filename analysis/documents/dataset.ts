@@ -1,6 +1,6 @@
 /** The four documents of one dataset, and the digest the summary and the aggregate read. */
 import { seedFor } from '../stats/bootstrap';
-import type { ScoredDataset } from '../score/condition-lines';
+import type { ScoredDataset } from './pair-rows';
 import type { DatasetInfo } from '../types';
 import { bootstrapBlock, type BootstrapBlock } from './bootstrap-block';
 import { comparisonDocument } from './comparison';

@@ -4,7 +4,7 @@ import { SCORE_BUCKETS } from '../score/bands';
 import { UNKNOWN_ERA } from '../score/eras';
 import { ratio, round } from '../format';
 import { spearman } from '../stats/correlation';
-import type { ScoredDataset } from '../score/condition-lines';
+import type { ScoredDataset } from './pair-rows';
 import type { DatasetInfo } from '../types';
 import type { SectionContext, Table } from './context';
 import { groupStats, pct } from './rates';
