@@ -265,7 +265,7 @@ export async function run(
     ...options,
     // The default arms are the Lines view's rag and zero_shot already; study arms join them.
     ...(arms && !options.arms?.defaultArms ? studyLineArms(options, arms) : {}),
-    ...fromArms(options, lineCounts),
+    ...fromArms(options, lineCounts, arms),
     report,
     progress,
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
@@ -340,18 +340,18 @@ async function analyzeArmsOnly(
 }
 
 /**
- * The arms analysis's line counts for the design document's files, when it ran over the very arms they read: the
+ * The arms analysis's line counts and figures for the design document's files, when it ran over the very arms they read: the
  * default arms (no `study:`), rag in ragDir and zero_shot as the baseline in baselineDir.
  */
-function fromArms(options: AnalyzeOptions, counts: ArmsLineCounts | null): Pick<AnalyzeOptions, 'fromArms'> {
+function fromArms(options: AnalyzeOptions, counts: ArmsLineCounts | null, analysis: ArmsAnalysis | null): Pick<AnalyzeOptions, 'fromArms'> {
   const a = options.arms;
-  if (!counts || !a?.defaultArms || a.baseline !== 'zero_shot' || !options.baselineDir) return {};
+  if (!counts || !analysis || !a?.defaultArms || a.baseline !== 'zero_shot' || !options.baselineDir) return {};
   const armDir = (name: string) => path.resolve(a.resultsDir, 'arms', name);
   if (path.resolve(options.ragDir) !== armDir('rag') || path.resolve(options.baselineDir) !== armDir('zero_shot')) return {};
   const rag = counts.of('rag');
   const zeroShot = counts.of('zero_shot');
   if (!rag || !zeroShot) return {};
-  return { fromArms: { counts: { profiles: counts.profiles, collapseWhitespace: counts.collapseWhitespace, rag, zeroShot } } };
+  return { fromArms: { counts: { profiles: counts.profiles, collapseWhitespace: counts.collapseWhitespace, rag, zeroShot }, analysis } };
 }
 
 /** The study arms join rag and zero_shot in the Lines view, with ΔCER against the study's baseline arm. */

@@ -100,9 +100,10 @@ export interface AnalyzeOptions {
   /**
    * The arms analysis of the same run over the two arms the documents read (`<results>/arms/rag` and
    * `arms/zero_shot`; analysis/stage.ts): the documents take its line counts (analysis/documents/pair-counts.ts)
-   * instead of scoring the lines again. Absent: the documents score the lines themselves, the same way.
+   * instead of scoring the lines again, and the comparison files the figures arms.json states too
+   * (analysis/documents/arms-figures.ts). Absent: the documents score the lines and compute the figures themselves.
    */
-  fromArms?: { counts: ArmPairCounts };
+  fromArms?: { counts: ArmPairCounts; analysis?: ArmsAnalysis };
 }
 
 /** Set only on a comparison that is not valid (too many failed lines); absent when it is valid. */
