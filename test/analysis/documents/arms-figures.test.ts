@@ -5,57 +5,23 @@
  * intervals stay the files' own.
  */
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, renameSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { analyzeStudy } from '../../../analysis/documents/analyze';
 import { round } from '../../../analysis/format';
-import { run } from '../../../analysis/stage';
 import type { ArmsAnalysis } from '../../../analysis/study/types';
-import type { AnalyzeOptions } from '../../../analysis/types';
-import { writeStudy, type Pair } from '../helpers';
-
-const WORDS = ['كتاب', 'الحيوان', 'قال', 'أبو', 'عثمان', 'والعرب', 'تقول', 'في', 'ذلك', 'شعرا'];
-
-/** 40 lines per dataset: OCR drops or swaps letters on most lines. */
-function pairs(ds: string): Pair[] {
-  return Array.from({ length: 40 }, (_, i) => {
-    const gt = [0, 1, 2, 3, 4].map((k) => WORDS[(i + k * 3) % WORDS.length]).join(' ');
-    const ocr = i % 5 === 0 ? gt : i % 2 ? gt.replace('ا', 'أ') : gt.replace(' ', '');
-    return { id: `${ds}-${String(i).padStart(3, '0')}`, gt, ocr };
-  });
-}
-
-const read = (f: string) => JSON.parse(readFileSync(f, 'utf8'));
-const STATS = { clusters: { blockLines: 4 }, permutations: 300, minClusters: 5 };
+import { documentOptions, readJson as read, runDefaultStudy } from '../default-arms-study';
 
 describe('analysis/documents/arms-figures: the comparison files take arms.json figures', function () {
   this.timeout(120_000);
   let root: string;
   let arms: ArmsAnalysis;
   const arm = (name: string) => arms.arms.find((a) => a.name === name)!;
-  const options = (): AnalyzeOptions => ({
-    ragDir: path.join(root, 'arms', 'rag'),
-    baselineDir: path.join(root, 'arms', 'zero_shot'),
-    bootstrap: { iterations: 300, seed: 11, ...STATS },
-    report: false,
-    lines: false,
-    logFile: false,
-    progress: 'silent',
-  });
 
   before(async () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'arms-figures-'));
-    const written = writeStudy(path.join(root, 'written'), {
-      datasets: { D1: pairs('D1'), D2: pairs('D2') },
-      phase5: (p, i) => ({ corrected: i % 3 ? p.gt : p.ocr }),
-      phase2: (p, i) => ({ corrected: i % 4 ? p.ocr : p.gt }),
-    });
-    mkdirSync(path.join(root, 'arms'));
-    renameSync(written.ragDir, path.join(root, 'arms', 'rag'));
-    renameSync(written.baselineDir, path.join(root, 'arms', 'zero_shot'));
-    const defaultArms = { topK: 3, model: 'test/model' };
-    await run({ ...options(), arms: { resultsDir: root, baseline: 'zero_shot', defaultArms, ...STATS } }, {}, 'silent');
+    await runDefaultStudy(root, ['D1', 'D2']);
     arms = read(path.join(root, 'study', 'arms.json'));
   });
   after(() => rmSync(root, { recursive: true, force: true }));
@@ -102,7 +68,7 @@ describe('analysis/documents/arms-figures: the comparison files take arms.json f
   });
 
   it('computes its own figures when the arms analysis did not run (the intervals then come from other resamples)', async () => {
-    await analyzeStudy(options());
+    await analyzeStudy(documentOptions(root));
     const own = read(path.join(root, 'arms', 'rag', 'comparison.json')).overall.bootstrap;
     expect(own.delta_cer.estimate).to.equal(arm('rag').vs_baseline!.delta_cer);
     expect(own.delta_cer.ci95).to.not.deep.equal(arm('rag').vs_baseline!.ci);
