@@ -30,6 +30,7 @@ import { studyArmSources, writeArmsLineDocuments } from './lines/study-arms';
 import { renderArmsReport } from './report/report';
 import { datasetExclusions, sourceStatus, type DatasetExclusion, type ExclusionRule } from './inputs/leakage';
 import type { AnalysisSummary, AnalyzeOptions, DatasetInfo } from './types';
+import type { ArmPairCounts } from './documents/pair-counts';
 
 /** The analysis options a config and the CLI options imply. */
 export async function optionsFrom(config: Config, cli: RunOptions): Promise<AnalyzeOptions> {
@@ -253,8 +254,8 @@ export async function run(
   progress: AnalyzeOptions['progress'] = 'log',
 ): Promise<AnalyzeResult> {
   const corrections = path.join(options.ragDir, 'corrections.jsonl');
-  let lineCounts: ArmsLineCounts | null = null;
-  const arms = options.arms ? await runArms(options, options.arms, hooks, (c) => (lineCounts = c)) : null;
+  let pair: ArmPairCounts | null = null;
+  const arms = options.arms ? await runArms(options, options.arms, hooks, (c) => (pair = armPairCounts(options, c))) : null;
   if (!existsSync(corrections)) {
     if (arms) return armsOnlyResult(options, arms);
     throw new UserInputError(`no ${corrections} — run \`phase5 infer\` (or \`phase5 infer --import FILE\`) first`);
@@ -265,7 +266,7 @@ export async function run(
     ...options,
     // The default arms are the Lines view's rag and zero_shot already; study arms join them.
     ...(arms && !options.arms?.defaultArms ? studyLineArms(options, arms) : {}),
-    ...fromArms(options, lineCounts, arms),
+    ...fromArms(pair, arms),
     report,
     progress,
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
@@ -340,18 +341,22 @@ async function analyzeArmsOnly(
 }
 
 /**
- * The arms analysis's line counts and figures for the design document's files, when it ran over the very arms they read: the
- * default arms (no `study:`), rag in ragDir and zero_shot as the baseline in baselineDir.
+ * The arms analysis's line counts of rag and zero_shot, when it ran over the very arms the design document's files
+ * read: the default arms (no `study:`), rag in ragDir and zero_shot, the baseline, in baselineDir.
  */
-function fromArms(options: AnalyzeOptions, counts: ArmsLineCounts | null, analysis: ArmsAnalysis | null): Pick<AnalyzeOptions, 'fromArms'> {
+function armPairCounts(options: AnalyzeOptions, counts: ArmsLineCounts): ArmPairCounts | null {
   const a = options.arms;
-  if (!counts || !analysis || !a?.defaultArms || a.baseline !== 'zero_shot' || !options.baselineDir) return {};
+  if (!a?.defaultArms || a.baseline !== 'zero_shot' || !options.baselineDir) return null;
   const armDir = (name: string) => path.resolve(a.resultsDir, 'arms', name);
-  if (path.resolve(options.ragDir) !== armDir('rag') || path.resolve(options.baselineDir) !== armDir('zero_shot')) return {};
+  if (path.resolve(options.ragDir) !== armDir('rag') || path.resolve(options.baselineDir) !== armDir('zero_shot')) return null;
   const rag = counts.of('rag');
   const zeroShot = counts.of('zero_shot');
-  if (!rag || !zeroShot) return {};
-  return { fromArms: { counts: { profiles: counts.profiles, collapseWhitespace: counts.collapseWhitespace, rag, zeroShot }, analysis } };
+  return rag && zeroShot ? { profiles: counts.profiles, collapseWhitespace: counts.collapseWhitespace, rag, zeroShot } : null;
+}
+
+/** What the design document's files take from the arms analysis of the same run (analysis/documents/pair-counts.ts, arms-figures.ts). */
+function fromArms(counts: ArmPairCounts | null, analysis: ArmsAnalysis | null): Pick<AnalyzeOptions, 'fromArms'> {
+  return counts && analysis ? { fromArms: { counts, analysis } } : {};
 }
 
 /** The study arms join rag and zero_shot in the Lines view, with ΔCER against the study's baseline arm. */

@@ -7,6 +7,7 @@
  * lines the file compares (`ArmsFigures.scopes`): every rag line with its zero_shot line, none filled in.
  */
 import { round } from '../format';
+import { isSignificant } from '../stats/min-clusters';
 import type { PairedComparison } from '../study/compare';
 import type { ArmMetrics, ArmsAnalysis } from '../study/types';
 import type { BootstrapBlock } from './bootstrap-block';
@@ -26,7 +27,7 @@ function fromPaired(c: PairedComparison): NonNullable<BootstrapBlock['delta_cer'
     estimate: c.delta_cer,
     ci95: c.ci,
     p_value: round(c.p, 4),
-    significant: c.p === null ? null : c.p < 0.05,
+    significant: isSignificant(c.p),
     se: c.se,
     mde: c.mde,
     reason: c.reason,
