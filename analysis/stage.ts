@@ -21,7 +21,7 @@ import { defaultArmDir } from '../src/stages/arms';
 import { writtenFiles, type WrittenFile } from '../src/stages/written-file';
 import type { StagePaths } from '../src/stages/retriever';
 import { analyzeStudy } from './documents/analyze';
-import { analyzeArms, type ArmsAnalysis, type ArmsStatsOptions } from './study/arms';
+import { analyzeArms, type ArmsAnalysis, type ArmsLineCounts, type ArmsStatsOptions } from './study/arms';
 import { fewClustersWarning, reasonsIn } from './stats/min-clusters';
 import { analyzeProvenance } from './study/provenance';
 import type { ArmUsage } from './study/usage';
@@ -30,6 +30,7 @@ import { studyArmSources, writeArmsLineDocuments } from './lines/study-arms';
 import { renderArmsReport } from './report/report';
 import { datasetExclusions, sourceStatus, type DatasetExclusion, type ExclusionRule } from './inputs/leakage';
 import type { AnalysisSummary, AnalyzeOptions, DatasetInfo } from './types';
+import type { ArmPairCounts } from './documents/pair-counts';
 
 /** The analysis options a config and the CLI options imply. */
 export async function optionsFrom(config: Config, cli: RunOptions): Promise<AnalyzeOptions> {
@@ -253,7 +254,8 @@ export async function run(
   progress: AnalyzeOptions['progress'] = 'log',
 ): Promise<AnalyzeResult> {
   const corrections = path.join(options.ragDir, 'corrections.jsonl');
-  const arms = options.arms ? await runArms(options, options.arms, hooks) : null;
+  let pair: ArmPairCounts | null = null;
+  const arms = options.arms ? await runArms(options, options.arms, hooks, (c) => (pair = armPairCounts(options, c))) : null;
   if (!existsSync(corrections)) {
     if (arms) return armsOnlyResult(options, arms);
     throw new UserInputError(`no ${corrections} — run \`phase5 infer\` (or \`phase5 infer --import FILE\`) first`);
@@ -264,6 +266,7 @@ export async function run(
     ...options,
     // The default arms are the Lines view's rag and zero_shot already; study arms join them.
     ...(arms && !options.arms?.defaultArms ? studyLineArms(options, arms) : {}),
+    ...fromArms(pair, arms),
     report,
     progress,
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
@@ -289,8 +292,13 @@ export async function run(
   };
 }
 
-async function runArms(options: AnalyzeOptions, arms: NonNullable<AnalyzeOptions['arms']>, hooks: StageHooks): Promise<ArmsAnalysis> {
-  const analysis = await analyzeArmsOnly(options, arms, hooks);
+async function runArms(
+  options: AnalyzeOptions,
+  arms: NonNullable<AnalyzeOptions['arms']>,
+  hooks: StageHooks,
+  onLineCounts?: (c: ArmsLineCounts) => void,
+): Promise<ArmsAnalysis> {
+  const analysis = await analyzeArmsOnly(options, arms, hooks, onLineCounts);
   const sources = Object.fromEntries((arms.exclusions ?? []).map((e) => [e.dataset, e.source_pattern ?? undefined]));
   analysis.provenance = await analyzeProvenance({
     resultsDir: arms.resultsDir,
@@ -309,6 +317,7 @@ async function analyzeArmsOnly(
   options: AnalyzeOptions,
   arms: NonNullable<AnalyzeOptions['arms']>,
   hooks: StageHooks,
+  onLineCounts?: (c: ArmsLineCounts) => void,
 ): Promise<ArmsAnalysis> {
   return analyzeArms({
     resultsDir: arms.resultsDir,
@@ -326,8 +335,28 @@ async function analyzeArmsOnly(
     minClusters: arms.minClusters,
     ...(arms.defaultArms ? { defaultArms: arms.defaultArms } : {}),
     ...(options.maxFailedShare !== undefined ? { maxFailedShare: options.maxFailedShare } : {}),
+    ...(onLineCounts ? { onLineCounts } : {}),
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
   });
+}
+
+/**
+ * The arms analysis's line counts of rag and zero_shot, when it ran over the very arms the design document's files
+ * read: the default arms (no `study:`), rag in ragDir and zero_shot, the baseline, in baselineDir.
+ */
+function armPairCounts(options: AnalyzeOptions, counts: ArmsLineCounts): ArmPairCounts | null {
+  const a = options.arms;
+  if (!a?.defaultArms || a.baseline !== 'zero_shot' || !options.baselineDir) return null;
+  const armDir = (name: string) => path.resolve(a.resultsDir, 'arms', name);
+  if (path.resolve(options.ragDir) !== armDir('rag') || path.resolve(options.baselineDir) !== armDir('zero_shot')) return null;
+  const rag = counts.of('rag');
+  const zeroShot = counts.of('zero_shot');
+  return rag && zeroShot ? { profiles: counts.profiles, collapseWhitespace: counts.collapseWhitespace, rag, zeroShot } : null;
+}
+
+/** What the design document's files take from the arms analysis of the same run (analysis/documents/pair-counts.ts, arms-figures.ts). */
+function fromArms(counts: ArmPairCounts | null, analysis: ArmsAnalysis | null): Pick<AnalyzeOptions, 'fromArms'> {
+  return counts && analysis ? { fromArms: { counts, analysis } } : {};
 }
 
 /** The study arms join rag and zero_shot in the Lines view, with ΔCER against the study's baseline arm. */

@@ -6,6 +6,7 @@ import type { ArmsAnalysis, ArmsStatsOptions } from './study/arms';
 import type { Resampling } from './stats/comparison-stats';
 import type { DatasetExclusion } from './inputs/leakage';
 import type { ArmSource } from './lines/condition-arms';
+import type { ArmPairCounts } from './documents/pair-counts';
 import type { Era } from './score/eras';
 import type { NormalizationConfig } from '../src/text/profiles';
 
@@ -96,6 +97,13 @@ export interface AnalyzeOptions {
   studyArms?: ArmSource[];
   /** The arm ΔCER is measured against in the Lines view (default zero_shot, else the first arm). */
   baselineArm?: string;
+  /**
+   * The arms analysis of the same run over the two arms the documents read (`<results>/arms/rag` and
+   * `arms/zero_shot`; analysis/stage.ts): the documents take its line counts (analysis/documents/pair-counts.ts)
+   * instead of scoring the lines again, and the comparison files the figures arms.json states too
+   * (analysis/documents/arms-figures.ts). Absent: the documents score the lines and compute the figures themselves.
+   */
+  fromArms?: { counts: ArmPairCounts; analysis?: ArmsAnalysis };
 }
 
 /** Set only on a comparison that is not valid (too many failed lines); absent when it is valid. */

@@ -3,8 +3,9 @@ import { seedFor } from '../stats/bootstrap';
 import { ErrorChangeAccumulator } from '../score/error-changes';
 import { ratio, round } from '../format';
 import { pooledProfiles } from './profiles-block';
-import type { ScoredDataset } from '../score/condition-lines';
+import type { ScoredDataset } from './pair-rows';
 import { bootstrapBlock, type BootstrapBlock } from './bootstrap-block';
+import { POOLED_SCOPE, withArmsFigures } from './arms-figures';
 import { comparisonHeadline, pairedLineEffects } from './comparison';
 import type { SectionContext } from './context';
 import type { DatasetDigest, DatasetDocuments } from './dataset';
@@ -29,16 +30,20 @@ export function aggregateDocuments(scoredAll: ScoredDataset[], docs: DatasetDocu
   // Lines of all datasets; each dataset is a bootstrap stratum.
   const r = rollup(scoredAll.flatMap((s, k) => s.rows.map((row) => ({ ...row, dataset: s.dataset, stratum: k }))));
   const { all, cmp, cmpT, hasBaseline } = r;
-  const boot = bootstrapBlock(
-    cmpT,
-    hasBaseline,
-    ctx.bootstrap.iterations,
-    seedFor(ctx.bootstrap.seed, '*overall*'),
-    cmpT.array('stratum') as ArrayLike<number>,
-    {
-      ...ctx.bootstrap,
-      datasets: scoredAll.map((s) => s.dataset),
-    },
+  const boot = withArmsFigures(
+    bootstrapBlock(
+      cmpT,
+      hasBaseline,
+      ctx.bootstrap.iterations,
+      seedFor(ctx.bootstrap.seed, '*overall*'),
+      cmpT.array('stratum') as ArrayLike<number>,
+      {
+        ...ctx.bootstrap,
+        datasets: scoredAll.map((s) => s.dataset),
+      },
+    ),
+    ctx.arms,
+    POOLED_SCOPE,
   );
   const names = docs.map((d) => d.digest.dataset);
   const validity = aggregateValidity(comparisonValidity(cmp, hasBaseline, ctx.maxFailedShare), docs);

@@ -26,7 +26,10 @@ import { errorClassesDocument, explorerLines, linesDocument, type LinesOptions }
 import { writeLinesJson } from '../lines/lines-json';
 import { fewClustersWarning, reasonsIn } from '../stats/min-clusters';
 import { renderReport } from '../report/report';
-import { scoreDataset, type ScoredDataset } from '../score/condition-lines';
+import { scoreDataset, type ScoredDataset } from './pair-rows';
+import { pairCounts } from './pair-counts';
+import { POOLED_SCOPE } from './arms-figures';
+import type { ArmsAnalysis } from '../study/types';
 import { aggregateDocuments, datasetDocuments, type DatasetDocuments, type ResolvedMeta, type SectionContext } from '.';
 import type { AnalysisSummary, AnalyzeOptions, DatasetSummary } from '../types';
 import { DEFAULT_MAX_FAILED_SHARE } from '../score/failed-share';
@@ -66,8 +69,9 @@ export async function analyzeStudy(opts: AnalyzeOptions): Promise<AnalysisSummar
     if (served) warnings.push(served);
   }
   const settings = resolveSettings(opts);
-  const scored = scoreDatasets(inputs, opts, settings, warnings);
+  const { scored, armsScopes } = scoreDatasets(inputs, opts, settings, warnings);
   const ctx: SectionContext = {
+    arms: opts.fromArms?.analysis ? { analysis: opts.fromArms.analysis, scopes: armsScopes } : null,
     generatedAt: opts.generatedAt ?? inputs.newestInputIso,
     meta: resolveMeta(scored, opts, warnings),
     ...settings,
@@ -138,7 +142,17 @@ function profileSettings(n: AnalyzeOptions['normalization']) {
 }
 
 /** Score every dataset's lines (progress shown per line). */
-function scoreDatasets(inputs: StudyInputs, opts: AnalyzeOptions, settings: Settings, warnings: string[]): ScoredDataset[] {
+/**
+ * Score every dataset's lines (progress shown per line). `armsScopes`: the datasets (and the pooled scope) whose
+ * lines the arms analysis compared as the files do — every line counted there, each with its zero_shot line — so
+ * the comparison files take arms.json's figures for them (./arms-figures.ts).
+ */
+function scoreDatasets(
+  inputs: StudyInputs,
+  opts: AnalyzeOptions,
+  settings: Settings,
+  warnings: string[],
+): { scored: ScoredDataset[]; armsScopes: Set<string> } {
   const total = inputs.datasets.reduce((a, d) => a + inputs.phase5.byDataset.get(d)!.length, 0);
   const progress = createProgress({ label: 'analyze', total, mode: opts.progress });
   let done = 0;
@@ -148,6 +162,8 @@ function scoreDatasets(inputs: StudyInputs, opts: AnalyzeOptions, settings: Sett
     if (opts.onProgress && (done % 256 === 0 || done === total)) opts.onProgress(done, total);
   };
   const scored: ScoredDataset[] = [];
+  let fromArms = 0;
+  const armsScopes = new Set<string>();
   try {
     for (const ds of inputs.datasets) {
       const info = opts.datasetInfo?.[ds];
@@ -162,14 +178,33 @@ function scoreDatasets(inputs: StudyInputs, opts: AnalyzeOptions, settings: Sett
         eras: settings.eras,
         isSourceBook: sourceHitMatcher(info),
       };
-      scored.push(
-        scoreDataset(ds, inputs.phase5.byDataset.get(ds)!, bySampleId(p2), bySampleId<AnalysisInputRecord>(inp), scoreOptions, tick),
+      const rag = inputs.phase5.byDataset.get(ds)!;
+      const p2ById = bySampleId(p2);
+      const counts = pairCounts(
+        ds,
+        rag.map((x) => x.record),
+        (id) => p2ById?.get(id)?.record ?? null,
+        [settings.profiles.primary, ...settings.profiles.secondary],
+        settings.collapseWhitespace,
+        opts.fromArms?.counts ?? null,
       );
+      fromArms += counts.reused;
+      if (p2 && counts.reused === 2 * rag.length && sameLines(opts.fromArms?.analysis, ds, rag.length)) armsScopes.add(ds);
+      scored.push(scoreDataset(ds, rag, p2ById, bySampleId<AnalysisInputRecord>(inp), counts.lines, scoreOptions, tick));
     }
   } finally {
     progress.stop();
   }
-  return scored;
+  if (opts.fromArms) log.info({ lines: fromArms }, 'line counts taken from the arms analysis');
+  if (armsScopes.size === inputs.datasets.length && opts.fromArms?.analysis?.datasets.length === armsScopes.size)
+    armsScopes.add(POOLED_SCOPE);
+  return { scored, armsScopes };
+}
+
+/** The arms analysis compared `n` lines of `ds` in both arms, none filled in. */
+function sameLines(a: ArmsAnalysis | undefined, ds: string, n: number): boolean {
+  const m = (name: string) => a?.arms.find((x) => x.name === name)?.datasets[ds];
+  return [m('rag'), m('zero_shot')].every((x) => x !== undefined && x.lines === n && x.filled_lines === 0);
 }
 
 function bySampleId<T extends { sample_id: string }>(l: Array<Loaded<T>> | undefined): Map<string, Loaded<T>> | null {
@@ -244,7 +279,7 @@ function writeDatasetDocuments(
     const dg = d.digest;
     if (dg.all.gold_mismatch_n > 0)
       warnings.push(
-        `${ds}: ${dg.all.gold_mismatch_n} sample(s) have a different gold text in Phase 2 or inference_input; Phase 5's gold was used`,
+        `${ds}: ${dg.all.gold_mismatch_n} sample(s) have a different gold text in Phase 2 or inference_input; each correction is scored against its own record's gold (arms.json's rule), the OCR text against Phase 5's`,
       );
     if (dg.all.no_input_n > 0 && inputs.inferenceInput)
       warnings.push(`${ds}: ${dg.all.no_input_n} sample(s) missing from inference_input.jsonl`);

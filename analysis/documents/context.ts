@@ -3,6 +3,7 @@ import type * as aq from 'arquero';
 import type { Resampling } from '../stats/comparison-stats';
 import type { NormalizationProfile, NormalizationSettings } from '../../src/text/profiles';
 import type { Era } from '../score/eras';
+import type { ArmsFigures } from './arms-figures';
 
 /** An Arquero table of scored lines. */
 export type Table = ReturnType<typeof aq.from>;
@@ -17,6 +18,8 @@ export interface ResolvedMeta {
 }
 
 export interface SectionContext {
+  /** The arms analysis of the same run, where it compared the files' lines: their shared figures come from it. */
+  arms: ArmsFigures | null;
   generatedAt: string;
   meta: ResolvedMeta;
   bootstrap: { iterations: number; seed: number } & Resampling;

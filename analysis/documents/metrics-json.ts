@@ -2,7 +2,7 @@
 import { canonicalDescription } from '../../src/text/canonical';
 import { ratio, round } from '../format';
 import { profilesBlock } from './profiles-block';
-import type { ScoredDataset } from '../score/condition-lines';
+import type { ScoredDataset } from './pair-rows';
 import type { SectionContext } from './context';
 import { rateBlock, normalizationLabel, normCerWer } from './rates';
 import type { Rollup, Sums } from './sums';

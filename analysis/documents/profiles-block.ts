@@ -1,9 +1,72 @@
 /**
- * metrics.json's `profiles` block: per normalisation profile, its rules, the OCR / corrected / Phase 2 figures and
- * the sums behind them (analysis/score/profiles.ts). The primary profile's row repeats the headline figures.
+ * metrics.json's `profiles` block: per normalisation profile (src/text/profiles.ts), its rules, the OCR / corrected /
+ * Phase 2 figures and the sums behind them — the line counts of ./pair-counts.ts added up per profile
+ * (./pair-rows.ts). The primary profile's row repeats the headline figures. Point estimates only: the CIs and tests
+ * are computed under the primary profile.
  */
-import { zeroCounts, type ProfileCounts, type ProfileTally } from '../score/profiles';
+import type { DistanceScore } from '../../src/text/distance';
+import type { NormalizationProfile, NormalizationSettings } from '../../src/text/profiles';
 import { ratio, round } from '../format';
+
+/** Summed edits and reference lengths of one profile over a set of lines. */
+export interface ProfileCounts {
+  ref_chars: number;
+  ref_words: number;
+  ocr_ce: number;
+  ocr_we: number;
+  p5_ce: number;
+  p5_we: number;
+  /** Over the lines that also have a Phase 2 line. */
+  paired_ref_chars: number;
+  paired_ref_words: number;
+  paired_p5_ce: number;
+  paired_p5_we: number;
+  p2_ce: number;
+  p2_we: number;
+}
+
+export interface ProfileTally {
+  profile: NormalizationProfile;
+  primary: boolean;
+  counts: ProfileCounts;
+}
+
+export const zeroCounts = (): ProfileCounts => ({
+  ref_chars: 0,
+  ref_words: 0,
+  ocr_ce: 0,
+  ocr_we: 0,
+  p5_ce: 0,
+  p5_we: 0,
+  paired_ref_chars: 0,
+  paired_ref_words: 0,
+  paired_p5_ce: 0,
+  paired_p5_we: 0,
+  p2_ce: 0,
+  p2_we: 0,
+});
+
+/** One tally per profile, the primary first. */
+export function profileTallies(s: NormalizationSettings): ProfileTally[] {
+  return [s.primary, ...s.secondary].map((profile, i) => ({ profile, primary: i === 0, counts: zeroCounts() }));
+}
+
+/** Add one line's distances under one profile (the OCR text's, the correction's, Phase 2's or null). */
+export function addLine(c: ProfileCounts, d: { ocr: DistanceScore; p5: DistanceScore; p2: DistanceScore | null }): void {
+  c.ref_chars += d.ocr.refChars;
+  c.ref_words += d.ocr.refWords;
+  c.ocr_ce += d.ocr.charEdits;
+  c.ocr_we += d.ocr.wordEdits;
+  c.p5_ce += d.p5.charEdits;
+  c.p5_we += d.p5.wordEdits;
+  if (!d.p2) return;
+  c.paired_ref_chars += d.ocr.refChars;
+  c.paired_ref_words += d.ocr.refWords;
+  c.paired_p5_ce += d.p5.charEdits;
+  c.paired_p5_we += d.p5.wordEdits;
+  c.p2_ce += d.p2.charEdits;
+  c.p2_we += d.p2.wordEdits;
+}
 
 const rates = (ce: number, rc: number, we: number, rw: number) => ({ cer: round(ratio(ce, rc)), wer: round(ratio(we, rw)) });
 

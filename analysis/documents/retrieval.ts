@@ -1,10 +1,14 @@
 /** retrieval_analysis.json: retrieval scores, CER improvement by score, corpus eras, source-book leakage. */
 import { ERROR_CATEGORIES } from '../score/error-changes';
-import { SCORE_BUCKETS } from '../score/bands';
+import { SCORE_BUCKETS, type ScoreBucket } from '../score/bands';
+import { scoreBands, type ScoreBand } from '../stats/score-bands';
+import { studyScopes } from '../study/compare';
+import { DEFAULT_BLOCK_LINES } from '../stats/clusters';
+import { DEFAULT_PERMUTATIONS } from '../stats/bootstrap';
 import { UNKNOWN_ERA } from '../score/eras';
 import { ratio, round } from '../format';
 import { spearman } from '../stats/correlation';
-import type { ScoredDataset } from '../score/condition-lines';
+import type { ScoredDataset } from './pair-rows';
 import type { DatasetInfo } from '../types';
 import type { SectionContext, Table } from './context';
 import { groupStats, pct } from './rates';
@@ -83,7 +87,7 @@ export function retrievalDocument(
       samples_without_inference_input: all.no_input_n,
     },
     retrieval_stats: retrievalStats(rAll, all),
-    retrieval_by_error_type: retrievalByScore(scored, rCmp, hasBaseline),
+    retrieval_by_error_type: retrievalByScore(scored, rCmp, hasBaseline, bucketDeltas(cmpT, hasBaseline, ctx, scored.dataset)),
     corpus_date_distribution: Object.fromEntries(ctx.eras.map((e) => [e.name, round(ratio(eraCounts[e.name], nRetr), 4) ?? 0])),
     corpus_date_counts: eraCounts,
     score_histogram: scoreHistogram(Array.from(rAll.array('top1') as ArrayLike<number>)),
@@ -106,7 +110,7 @@ function retrievalStats(rAll: Table, all: Sums) {
 }
 
 /** CER improvement by top-1 score: halves, quartiles, buckets and the rank correlation (rCmp sorted by score). */
-function retrievalByScore(scored: ScoredDataset, rCmp: Table, hasBaseline: boolean) {
+function retrievalByScore(scored: ScoredDataset, rCmp: Table, hasBaseline: boolean, bands: Record<ScoreBucket, ScoreBand> | null) {
   const nR = rCmp.numRows();
   const half = Math.floor(nR / 2);
   const quarter = Math.floor(nR / 4);
@@ -127,9 +131,53 @@ function retrievalByScore(scored: ScoredDataset, rCmp: Table, hasBaseline: boole
     low_score_samples: part(0, half),
     top_quartile: part(nR - quarter, nR),
     bottom_quartile: part(0, quarter),
-    by_score_bucket: Object.fromEntries(sumsBy(rCmp, 'bucket', SCORE_BUCKETS).map(([b, s]) => [b, groupStats(s, hasBaseline)])),
+    by_score_bucket: Object.fromEntries(
+      sumsBy(rCmp, 'bucket', SCORE_BUCKETS).map(([b, s]) => [
+        b,
+        {
+          ...groupStats(s, hasBaseline),
+          delta_cer_ci95: bands?.[b as ScoreBucket].ci ?? null,
+          delta_cer_p_value: bands?.[b as ScoreBucket].p ?? null,
+          delta_cer_reason: bands?.[b as ScoreBucket].reason ?? null,
+        },
+      ]),
+    ),
     correlation: scoreCorrelation(rCmp, hasBaseline),
   };
+}
+
+/**
+ * ΔCER rag − zero_shot per top-1 score bucket on the comparison lines, with interval and p: the one band
+ * computation of arms.json's `when.by_score_band` (analysis/stats/score-bands.ts), on this dataset's clusters (as
+ * comparison_vs_phase2.json's) — or arms.json's own bands when its one dataset is this one. Null without a Phase 2
+ * baseline.
+ */
+function bucketDeltas(cmpT: Table, hasBaseline: boolean, ctx: SectionContext, ds: string): Record<ScoreBucket, ScoreBand> | null {
+  if (!hasBaseline) return null;
+  const fromArms = armsScoreBands(ctx.arms, ds);
+  if (fromArms) return fromArms;
+  const ids = Array.from(cmpT.array('sample_id') as ArrayLike<string>);
+  const b = ctx.bootstrap;
+  const { scopes } = studyScopes([ds], new Map([[ds, [0, ids.length]]]), ids, b.clusters ?? { blockLines: DEFAULT_BLOCK_LINES });
+  const col = (c: string) => cmpT.array(c) as ArrayLike<number>;
+  const settings = {
+    iterations: b.iterations,
+    permutations: b.permutations ?? DEFAULT_PERMUTATIONS,
+    seed: b.seed,
+    minClusters: b.minClusters,
+  };
+  return scoreBands(
+    { ref: col('ref_chars'), reference: col('p2_ce'), arm: col('p5_ce'), top1: cmpT.array('top1') as ArrayLike<number | null> },
+    scopes[0],
+    settings,
+    `rag:${ds}`,
+  );
+}
+
+/** arms.json's rag bands when its one dataset is this one, on the same lines (./arms-figures.ts): the same comparison. */
+function armsScoreBands(arms: SectionContext['arms'], ds: string): Record<ScoreBucket, ScoreBand> | null {
+  if (!arms?.scopes.has(ds) || arms.analysis.datasets.length !== 1) return null;
+  return arms.analysis.arms.find((a) => a.name === 'rag')?.when.by_score_band ?? null;
 }
 
 /** Phase 5 fixed / introduced errors per category over a subset of lines (null without error analysis). */

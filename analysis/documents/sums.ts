@@ -1,6 +1,6 @@
 /** The per-line table and its rollups (sums and means per table or per group), the input of every document. */
 import * as aq from 'arquero';
-import type { ScoredLine } from '../score/condition-lines';
+import type { ScoredLine } from './pair-rows';
 import type { Table } from './context';
 
 const { op } = aq;

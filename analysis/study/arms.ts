@@ -3,8 +3,8 @@
  * the gold text, compared with the baseline arm and with the raw OCR by paired tests, and written to
  * `<results>/study/arms.json` (schema: analysis/arms.schema.json) and `<results>/arms/<arm>/metrics.json`.
  *
- * Scoring is the analysis's own (src/text/distance.ts via `scoreDistances`, the same text preparation and the
- * same failed-line rule as analysis/score/condition-lines.ts): corpus CER = Σ edits / Σ gold characters. Every arm is scored
+ * Scoring is the analysis's own (analysis/score/profile-scores.ts; the design document's rows take these counts or
+ * count their lines the same way: analysis/documents/pair-counts.ts): corpus CER = Σ edits / Σ gold characters. Every arm is scored
  * on the same lines (analysis/study/alignment.ts: a missing line is an error, or with `missingLines: 'ocr'` the
  * OCR text, counted). Uncertainty is clustered (analysis/stats/clusters.ts, analysis/stats/block-stats.ts): intervals from a
  * block bootstrap, the primary p from a block permutation test of the printed ΔCER; Wilcoxon and the sign test
@@ -23,13 +23,14 @@ import { studyScopes, type PairedMemo } from './compare';
 import { findContrast, measureContrasts, type ArmEdits, type ContrastResult } from './measure-contrasts';
 import { discoverArms, type ArmSkip, type LoadedArm } from '../inputs/arm-inputs';
 import { methodsNote, settingsOf } from './settings';
-import { ARMS_SCHEMA_ID, type AnalyzeArmsOptions, type ArmResult, type ArmsAnalysis } from './types';
+import { ARMS_SCHEMA_ID, type AnalyzeArmsOptions, type ArmResult, type ArmsAnalysis, type ArmsLineCounts } from './types';
 import { armsWhen } from './when';
 import { clusterMethod } from '../stats/clusters';
 import { fewClustersWarning, reasonsIn } from '../stats/min-clusters';
 import { plannedContrasts } from './planned-contrasts';
 import { armProfiles } from './profiles';
 import { scoreProfiles, type ScoredLines } from '../score/profile-scores';
+import { armLineCounts } from '../score/line-counts';
 import { meanRows, replicateName, replicatesAsArms } from './replicates';
 import { lockedContrasts, planCheck } from '../plan/check';
 import { servedModelsWarning } from '../inputs/served-models';
@@ -45,6 +46,7 @@ export {
   type ArmMetrics,
   type ArmResult,
   type ArmsAnalysis,
+  type ArmsLineCounts,
   type ArmsStatsOptions,
 } from './types';
 
@@ -61,6 +63,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   const profileList = [settings.profile, ...norm.secondary];
   const scored = scoreProfiles(aligned.lines, profileList, settings.collapseWhitespace);
   const { scores } = scored;
+  options.onLineCounts?.(lineCountsOf(aligned, scores, profileList, settings.collapseWhitespace));
   const { rows, replicateRows } = scoreArms(arms, aligned, settings, scored, options.onProgress);
   const datasets = [...aligned.ranges.keys()];
   const { scopes, clusterNote } = studyScopes(datasets, aligned.ranges, aligned.sampleIds, settings.clusters);
@@ -129,6 +132,23 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     analysis.files.push(...(await writeTidyLines(resultsDir, tidy, analysis.generated_at)));
   }
   return analysis;
+}
+
+/** Every arm's line counts, built when asked for (the design document's files take rag's and zero_shot's). */
+function lineCountsOf(
+  aligned: AlignedArms,
+  scores: ScoredLines['scores'],
+  profiles: ReadonlyArray<{ name: string }>,
+  collapseWhitespace: boolean,
+): ArmsLineCounts {
+  return {
+    profiles: profiles.map((p) => p.name),
+    collapseWhitespace,
+    of: (arm) => {
+      const lines = aligned.lines.get(arm);
+      return lines ? armLineCounts(lines, aligned.datasets, aligned.sampleIds, scores.get(arm)!) : null;
+    },
+  };
 }
 
 /** What the inputs make worth a warning: duplicate lines, missing replicates, lines answered by several served models. */

@@ -13,6 +13,7 @@ import type { ClusterSpec } from '../stats/clusters';
 import type { DatasetExclusion } from '../inputs/leakage';
 import type { armProfiles } from './profiles';
 import type { NormalizationConfig } from '../../src/text/profiles';
+import type { ArmLineCounts } from '../score/line-counts';
 
 export const ARMS_SCHEMA_ID = 'openiti-rag/arms/v1';
 
@@ -56,10 +57,23 @@ export interface AnalyzeArmsOptions {
   planLock?: import('../../src/plan/plan-lock').ReadLock | null;
   /** An arm whose lines failed on a larger share than this is marked not valid (default 0.01; analysis/score/failed-share.ts). */
   maxFailedShare?: number;
+  /**
+   * Called once the lines are scored: each arm's line counts, built on demand (analysis/score/line-counts.ts), for
+   * the design document's files to take rather than score the lines again (analysis/stage.ts).
+   */
+  onLineCounts?: (counts: ArmsLineCounts) => void;
   /** Called after each arm is scored (activities heartbeat with it). */
   onProgress?: (done: number, total: number) => void;
   /** A config without `study:`: read the default arms' folders (analysis/inputs/default-arms.ts), write no per-arm metrics.json (theirs are the design document's). */
   defaultArms?: DefaultArms;
+}
+
+/** What `onLineCounts` is given: how the lines were counted, and one arm's counts (null: no such arm). */
+export interface ArmsLineCounts {
+  /** The normalisation profiles, by name, in count order. */
+  profiles: string[];
+  collapseWhitespace: boolean;
+  of: (arm: string) => ArmLineCounts | null;
 }
 
 export interface ArmMetrics {

@@ -13,20 +13,13 @@ import { cleanOutput } from '../../src/llm/clean';
 import { failureKind } from '../score/failed-line';
 import { prepareText, scoreDistances } from '../../src/text/distance';
 import type { AlignedLine } from './alignment';
-import { comparePaired, POOLED, subScope, type MacroComparison, type PairedComparison, type ResampleSettings, type Scope } from './compare';
+import { comparePaired, POOLED, type MacroComparison, type PairedComparison, type ResampleSettings, type Scope } from './compare';
 import { armsRoot, type LoadedArm } from '../inputs/arm-inputs';
 import { anchoredErrors, compareErrors, ERROR_CATEGORIES, type AnchoredError, type ErrorCategory } from '../score/error-changes';
-import { SCORE_BUCKETS, scoreBucket, type ScoreBucket } from '../score/bands';
+import type { ScoreBucket } from '../score/bands';
+import { scoreBands, type ScoreBand } from '../stats/score-bands';
 
-export interface ScoreBand {
-  lines: number;
-  /** CER(arm) − CER(baseline) on the band's lines, block-bootstrap CI, permutation p. */
-  delta_cer: number | null;
-  ci: [number, number] | null;
-  p: number | null;
-  /** Why ci and p are null (too few clusters in the band; analysis/stats/min-clusters.ts); else null. */
-  reason: string | null;
-}
+export type { ScoreBand };
 
 export interface ArmWhen {
   /** Guarded vs unguarded (cleaned raw output); null for an arm without guard decisions. */
@@ -75,7 +68,7 @@ export async function armsWhen(input: WhenInput): Promise<Map<string, ArmWhen>> 
     const top1 = scores ? input.sampleIds.map((id, i) => scores.get(`${input.datasets[i]}\u0000${id}`) ?? null) : null;
     out.set(name, {
       guard_effect: guardEffect(name, lines, rows, pooled, input.settings),
-      by_score_band: top1 && name !== input.baseline ? scoreBands(name, rows, baseRows, top1, pooled, input.settings) : null,
+      by_score_band: top1 && name !== input.baseline ? armScoreBands(name, rows, baseRows, top1, pooled, input.settings) : null,
       no_score_lines: top1 ? top1.filter((x) => x === null).length : rows.length,
       error_classes: classes.get(name)!,
     });
@@ -110,8 +103,8 @@ function guardEffect(
   );
 }
 
-/** ΔCER vs the baseline per top-1 score band, clusters kept (a band's lines keep their cluster ids). */
-function scoreBands(
+/** ΔCER vs the baseline per top-1 score band (analysis/stats/score-bands.ts). */
+function armScoreBands(
   name: string,
   rows: RowView[],
   baseRows: RowView[],
@@ -119,26 +112,8 @@ function scoreBands(
   pooled: Scope,
   s: ResampleSettings,
 ): Record<ScoreBucket, ScoreBand> {
-  const out = {} as Record<ScoreBucket, ScoreBand>;
-  for (const band of SCORE_BUCKETS) {
-    const idx = top1.flatMap((x, i) => (x !== null && scoreBucket(x) === band ? [i] : []));
-    if (idx.length === 0) {
-      out[band] = { lines: 0, delta_cer: null, ci: null, p: null, reason: null };
-      continue;
-    }
-    const scope = subScope(pooled, idx, band);
-    const pick = (r: RowView[], f: (x: RowView) => number) => Float64Array.from(idx, (i) => f(r[i]));
-    const c = comparePaired(
-      pick(rows, (r) => r.ref_chars),
-      pick(baseRows, (r) => r.ce),
-      pick(rows, (r) => r.ce),
-      scope,
-      s,
-      `${name}:score_band:${band}`,
-    );
-    out[band] = { lines: idx.length, delta_cer: c.delta_cer, ci: c.ci, p: c.p, reason: c.reason };
-  }
-  return out;
+  const ce = (r: RowView[]) => Float64Array.from(r, (x) => x.ce);
+  return scoreBands({ ref: Float64Array.from(rows, (r) => r.ref_chars), reference: ce(baseRows), arm: ce(rows), top1 }, pooled, s, name);
 }
 
 /** key → top-1 retrieval score from the arm's inference_input.jsonl (shared exports read once). */

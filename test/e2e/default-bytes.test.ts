@@ -31,6 +31,9 @@
  * > 30 %): the keys, the lines in each band and the bands' mean top-1 scores (fewer non-empty bands: the score
  * count and sum) differ; every other figure in them is 24a8c47's.
  *
+ * retrieval_analysis.json's `by_score_bucket` entries carry `delta_cer_ci95`, `delta_cer_p_value` and
+ * `delta_cer_reason` beside 24a8c47's figures (the one score-band computation of arms.json, analysis/stats/score-bands.ts);
+ * here all null but the `0.8+` buckets' reason ("too few clusters: 1 (at least 10)"); every other figure is unchanged.
  * Not pinned, on purpose: report.md/html (the one report, in study/), lines.json and error_classes.json (the report gained sections and the
  * line explorer after 24a8c47), charts, and the build/export records (wall-clock times, absolute paths).
  */
@@ -73,7 +76,7 @@ const PINNED_WITH_SCORES: Record<string, { sha256: string; scores: number; sum: 
     sum: 1.777936,
   },
   'arms/rag/OCR_GS-IbnQutayba.Adab/retrieval_analysis.json': {
-    sha256: '200b51304fd4e315d2b12cc4ff1ea78acf459365588a34959c618e77be17e4fa',
+    sha256: 'fa96934c48d2901987459a09ea57e0c88f9fad6ea2d6d28cf19e47dbf50761f4',
     scores: 10,
     sum: 8.917389,
   },
@@ -83,7 +86,7 @@ const PINNED_WITH_SCORES: Record<string, { sha256: string; scores: number; sum: 
     sum: 0.904889,
   },
   'arms/rag/OCR_GS-Jahiz.Hayawan/retrieval_analysis.json': {
-    sha256: 'e4ceba8c5077ca3cba8f7d492b3c8aff8616ec78f1f5f2a74a0efad5f9f490d6',
+    sha256: 'e17481a128404d5cdfc166e30c8d7c705a817b13c4b78a9dbbede5cce5128660',
     scores: 10,
     sum: 9.036026,
   },

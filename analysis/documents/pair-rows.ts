@@ -1,21 +1,26 @@
 /**
- * Per-line scoring of one dataset: raw OCR, the Phase 2 zero-shot correction and the Phase 5 RAG correction,
- * each against the gold line, plus what the line's retrieval looked like. Produces plain rows that
- * become an Arquero table (analysis/documents/sums.ts) and, optionally, the character-level error changes.
+ * The rows of the design document's files: per line of one dataset, the rag correction (Phase 5), the zero_shot
+ * correction (Phase 2) and the raw OCR against the gold line, plus what the line's retrieval looked like. Plain
+ * rows that become an Arquero table (./sums.ts).
+ *
+ * Every CER/WER count, under every profile, is the arms analysis's scorer's (./pair-counts.ts, given per line).
+ * What is aligned here is only what needs the alignment itself: each text's character substitutions / deletions /
+ * insertions (metrics.json), and with error analysis the fixed and introduced errors (error_changes.json).
+ * The alignment scores the same prepared texts as the counts, so its S + D + I is the line's character edits.
  *
  * Failed corrections (an `error`, or an empty output for a non-empty OCR line) are scored as identity:
  * corrected = OCR text. They are counted, never dropped.
  */
 import type { CorrectionRecord } from '../../src/llm/records';
-import { anchorOps, compareErrors, ERROR_CATEGORIES, ErrorChangeAccumulator } from './error-changes';
-import { eraOf, parseDate, type Era } from './eras';
-import { ocrCerBand, scoreBucket } from './bands';
+import { anchorOps, compareErrors, ERROR_CATEGORIES, ErrorChangeAccumulator } from '../score/error-changes';
+import { eraOf, parseDate, type Era } from '../score/eras';
+import { ocrCerBand, scoreBucket } from '../score/bands';
 import type { AnalysisInputRecord, Loaded } from '../inputs/records';
-import { prepareText, scorePair, scorePrepared } from '../../src/text/distance';
+import { prepareText, scorePair, scorePrepared, type DistanceScore } from '../../src/text/distance';
 import type { NormalizationProfile, NormalizationSettings } from '../../src/text/profiles';
-import { addLine, lineDistances, profileTallies, type LineDistances, type ProfileTally } from './profiles';
-
-import { failureKind, scoredText, type FailureKind } from './failed-line';
+import { addLine, profileTallies, type ProfileTally } from './profiles-block';
+import type { PairCounts } from './pair-counts';
+import { failureKind, scoredText, type FailureKind } from '../score/failed-line';
 
 export interface ScoredLine {
   /** Position in the Phase 5 file (stable order). */
@@ -73,7 +78,7 @@ export interface ScoredLine {
 
 export interface ScoreOptions {
   collapseWhitespace: boolean;
-  /** Every figure is scored under `primary`; the secondary profiles are tallied beside (analysis/score/profiles.ts). */
+  /** Every figure is scored under `primary`; the secondary profiles are tallied beside (./profiles-block.ts). */
   profiles: NormalizationSettings;
   errorAnalysis: boolean;
   /** top_k for the "top-k" mean score; defaults to all scores of the line. */
@@ -88,8 +93,6 @@ export interface ScoredDataset extends DatasetTallies {
 }
 
 const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-
-type Scored = ReturnType<typeof scorePrepared>;
 
 /** What scoring a dataset accumulates besides the rows. */
 interface DatasetTallies {
@@ -111,6 +114,7 @@ export function scoreDataset(
   phase5: Array<Loaded<CorrectionRecord>>,
   phase2: Map<string, Loaded<CorrectionRecord>> | null,
   inputs: Map<string, Loaded<AnalysisInputRecord>> | null,
+  counts: readonly PairCounts[],
   opts: ScoreOptions,
   onLine?: () => void,
 ): ScoredDataset {
@@ -128,7 +132,7 @@ export function scoreDataset(
     tallies.models.set(r.model, (tallies.models.get(r.model) ?? 0) + 1);
     tallies.promptVersions.set(r.prompt_version, (tallies.promptVersions.get(r.prompt_version) ?? 0) + 1);
     const line = lineInputs(r, phase2?.get(r.sample_id)?.record ?? null, inputs?.get(r.sample_id)?.record ?? null);
-    rows.push(scoreLine(idx, line, opts, tallies));
+    rows.push(scoreLine(idx, line, counts[idx], opts, tallies));
     onLine?.();
   });
   return { dataset, rows, ...tallies };
@@ -160,42 +164,53 @@ function lineInputs(r: CorrectionRecord, p2rec: CorrectionRecord | null, input: 
   };
 }
 
-/** The three character alignments of a line (gold → OCR / Phase 5 / Phase 2) and whether they carry ops. */
+type Aligned = ReturnType<typeof scorePrepared>;
+
+/**
+ * The character alignments of a line: gold → OCR / Phase 5 against rag's gold, gold → Phase 2 against zero_shot's
+ * own gold (`p2Gold`, as its counts). `withOps`: they carry the edit operations and so serve the error analysis.
+ */
 interface LineAlignments {
   g: string;
   o: string;
-  ocrA: Scored;
-  p5A: Scored;
-  p2A: Scored | null;
+  ocrA: Aligned;
+  p5A: Aligned;
+  p2A: Aligned | null;
+  /** Zero_shot's gold text in scoring form (= g unless its record's gold differs). */
+  p2Gold: string;
   aligned: boolean;
 }
 
-/**
- * One character alignment per condition serves CER and the error analysis. A failed correction is
- * scored as the OCR text, so it reuses the OCR alignment.
- */
+/** A failed correction is scored as the OCR text, so it reuses the OCR alignment where the gold is the same. */
 function alignLine(l: LineInputs, base: Base, withOps: boolean, tallies: DatasetTallies): LineAlignments {
   const { r, p5Failure, p5Hyp, p2rec, p2Failure, p2Hyp } = l;
   const g = prepareText(r.gt_text, base);
   const o = prepareText(r.ocr_text, base);
+  const p2Gold = p2rec ? prepareText(p2rec.gt_text, base) : g;
   try {
     const ocrA = scorePrepared(g, o, withOps);
     const p5A = p5Failure ? ocrA : scorePrepared(g, prepareText(p5Hyp, base), withOps);
-    let p2A: Scored | null = null;
-    if (p2Hyp !== null) p2A = p2Failure && p2rec!.ocr_text === r.ocr_text ? ocrA : scorePrepared(g, prepareText(p2Hyp, base), withOps);
-    return { g, o, ocrA, p5A, p2A, aligned: withOps };
+    let p2A: Aligned | null = null;
+    if (p2Hyp !== null) {
+      const asOcr = p2Failure !== null && p2rec!.ocr_text === r.ocr_text && p2Gold === g;
+      p2A = asOcr ? ocrA : scorePrepared(p2Gold, prepareText(p2Hyp, base), withOps);
+    }
+    return { g, o, ocrA, p5A, p2A, p2Gold, aligned: withOps };
   } catch (err) {
-    // A runaway output too long to align with back-pointers: score it by distance only.
+    // A runaway output too long to align with back-pointers: its edit breakdown without the operations.
     if (!(err instanceof RangeError)) throw err;
     tallies.alignmentSkipped++;
     const ocrA = { score: scorePair(r.gt_text, r.ocr_text, base) };
     const p5A = { score: scorePair(r.gt_text, p5Hyp, base) };
-    const p2A = p2Hyp !== null ? { score: scorePair(r.gt_text, p2Hyp, base) } : null;
-    return { g, o, ocrA, p5A, p2A, aligned: false };
+    const p2A = p2Hyp !== null ? { score: scorePair(p2rec!.gt_text, p2Hyp, base) } : null;
+    return { g, o, ocrA, p5A, p2A, p2Gold, aligned: false };
   }
 }
 
-/** Add the line's error changes to the accumulators and its per-category counts to p5LineCategories. */
+/**
+ * Add the line's error changes to the accumulators and its per-category counts to p5LineCategories. A zero_shot
+ * line whose gold differs from rag's has no error changes (they are anchored on rag's gold alignment).
+ */
 function recordErrorChanges(l: LineInputs, a: LineAlignments, base: Base, tallies: DatasetTallies): void {
   const { p5Changes, p2Changes, p5LineCategories } = tallies;
   if (!p5Changes || !p5LineCategories) return;
@@ -207,7 +222,7 @@ function recordErrorChanges(l: LineInputs, a: LineAlignments, base: Base, tallie
     p5Changes.add(c5);
     for (const e of c5.fixed) cats[CATEGORY_INDEX.get(e.category)! * 2]++;
     for (const e of c5.introduced) cats[CATEGORY_INDEX.get(e.category)! * 2 + 1]++;
-    if (p2Changes && p2A && l.p2Hyp !== null) {
+    if (p2Changes && p2A && l.p2Hyp !== null && a.p2Gold === g) {
       p2Changes.add(
         p2A === ocrA ? compareErrors(before, before) : compareErrors(before, anchorOps(g, prepareText(l.p2Hyp, base), p2A.ops!)),
       );
@@ -224,18 +239,17 @@ interface Base {
 
 const CATEGORY_INDEX = new Map<string, number>(ERROR_CATEGORIES.map((c, i) => [c, i]));
 
-/** Score one line: alignments, normalised distances, error changes, and its row. */
-function scoreLine(idx: number, l: LineInputs, opts: ScoreOptions, tallies: DatasetTallies): ScoredLine {
+/** Score one line: its counts (`c`), alignments, error changes, and its row. */
+function scoreLine(idx: number, l: LineInputs, c: PairCounts, opts: ScoreOptions, tallies: DatasetTallies): ScoredLine {
   const { r, p5Failure, p2rec, p2Failure, input } = l;
   const base: Base = { collapseWhitespace: opts.collapseWhitespace, profile: opts.profiles.primary };
   const a = alignLine(l, base, tallies.p5Changes !== null, tallies);
-  const n = secondaryDistances(l, opts, a, tallies);
-  const goldMismatch =
-    (p2rec !== null && prepareText(p2rec.gt_text, base) !== a.g) || (input !== null && prepareText(input.gt_text, base) !== a.g);
+  const goldMismatch = (p2rec !== null && a.p2Gold !== a.g) || (input !== null && prepareText(input.gt_text, base) !== a.g);
   recordErrorChanges(l, a, base, tallies);
-  const ocr = a.ocrA.score;
-  const p5 = a.p5A.score;
-  const p2 = a.p2A?.score ?? null;
+  const ocr = c.p5.ocr[0];
+  const p5 = c.p5.out[0];
+  const p2 = c.p2?.out[0] ?? null;
+  const [oc, pc, qc] = [a.ocrA.score.char, a.p5A.score.char, a.p2A?.score.char];
   return {
     idx,
     sample_id: r.sample_id,
@@ -246,15 +260,15 @@ function scoreLine(idx: number, l: LineInputs, opts: ScoreOptions, tallies: Data
     ocr_we: ocr.wordEdits,
     p5_ce: p5.charEdits,
     p5_we: p5.wordEdits,
-    ocr_cs: ocr.char.substitutions,
-    ocr_cd: ocr.char.deletions,
-    ocr_ci: ocr.char.insertions,
-    p5_cs: p5.char.substitutions,
-    p5_cd: p5.char.deletions,
-    p5_ci: p5.char.insertions,
-    p2_cs: p2?.char.substitutions ?? 0,
-    p2_cd: p2?.char.deletions ?? 0,
-    p2_ci: p2?.char.insertions ?? 0,
+    ocr_cs: oc.substitutions,
+    ocr_cd: oc.deletions,
+    ocr_ci: oc.insertions,
+    p5_cs: pc.substitutions,
+    p5_cd: pc.deletions,
+    p5_ci: pc.insertions,
+    p2_cs: qc?.substitutions ?? 0,
+    p2_cd: qc?.deletions ?? 0,
+    p2_ci: qc?.insertions ?? 0,
     p5_failed: p5Failure !== null,
     p5_failure: p5Failure,
     has_p2: p2 !== null,
@@ -262,7 +276,7 @@ function scoreLine(idx: number, l: LineInputs, opts: ScoreOptions, tallies: Data
     p2_we: p2?.wordEdits ?? 0,
     p2_failed: p2Failure !== null,
     p2_failure: p2Failure,
-    ...n,
+    ...profileColumns(c, tallies),
     ocr_band: ocrCerBand(ocr.charEdits, ocr.refChars),
     has_input: input !== null,
     ...retrievalColumns(input, opts),
@@ -270,26 +284,11 @@ function scoreLine(idx: number, l: LineInputs, opts: ScoreOptions, tallies: Data
   };
 }
 
-/**
- * The line under every profile, added to the profile tallies (the primary one from its alignments); the
- * counts of the first secondary profile become the row's n_* columns.
- */
-function secondaryDistances(l: LineInputs, opts: ScoreOptions, a: LineAlignments, tallies: DatasetTallies) {
-  const { r, p5Hyp, p2Hyp } = l;
-  const asDistances = (x: Scored) => ({
-    charEdits: x.score.charEdits,
-    refChars: x.score.refChars,
-    wordEdits: x.score.wordEdits,
-    refWords: x.score.refWords,
-  });
-  let first: LineDistances | null = null;
-  for (const t of tallies.profiles) {
-    const d = t.primary
-      ? { ocr: asDistances(a.ocrA), p5: asDistances(a.p5A), p2: a.p2A ? asDistances(a.p2A) : null }
-      : lineDistances(r.gt_text, r.ocr_text, p5Hyp, p2Hyp, t.profile, opts.collapseWhitespace);
-    addLine(t.counts, d);
-    if (!t.primary && !first) first = d;
-  }
+/** The line's counts added to every profile's tally; those of the first secondary profile become the n_* columns. */
+function profileColumns(c: PairCounts, tallies: DatasetTallies) {
+  const at = (k: number) => ({ ocr: c.p5.ocr[k], p5: c.p5.out[k], p2: c.p2?.out[k] ?? null });
+  tallies.profiles.forEach((t, k) => addLine(t.counts, at(k)));
+  const first: { ocr: DistanceScore; p5: DistanceScore; p2: DistanceScore | null } | null = tallies.profiles.length > 1 ? at(1) : null;
   return {
     n_ref_chars: first?.ocr.refChars ?? 0,
     n_ref_words: first?.ocr.refWords ?? 0,

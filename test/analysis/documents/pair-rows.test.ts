@@ -1,0 +1,121 @@
+/**
+ * The design document's rows count every line with the arms analysis's scorer (analysis/documents/pair-counts.ts):
+ * the alignment that remains (S/D/I, error changes) agrees with those counts, a zero_shot line with a gold text of
+ * its own is counted against it as arms.json counts it, and the arms analysis's counts are taken when its line
+ * holds the same texts — never for a line whose texts differ.
+ */
+import { expect } from 'chai';
+import path from 'node:path';
+import { pairCounts, type ArmPairCounts } from '../../../analysis/documents/pair-counts';
+import { scoreDataset, type ScoredLine } from '../../../analysis/documents/pair-rows';
+import { loadStudyInputs } from '../../../analysis/inputs/condition-inputs';
+import type { Loaded } from '../../../analysis/inputs/records';
+import { DEFAULT_ERAS } from '../../../analysis/score/eras';
+import { lineKey, scoreRecords } from '../../../analysis/score/line-counts';
+import type { CorrectionRecord } from '../../../src/llm/records';
+import { scoreDistances } from '../../../src/text/distance';
+import { resolveNormalization } from '../../../src/text/profiles';
+import { childLogger } from '../../../src/util/log';
+import { FIXTURES } from '../../helpers/shared-data';
+
+const TOY = path.join(FIXTURES, 'analysis', 'study');
+const profiles = resolveNormalization({});
+const profileList = [profiles.primary, ...profiles.secondary];
+const options = { collapseWhitespace: true, profiles, errorAnalysis: true, eras: DEFAULT_ERAS, isSourceBook: null };
+
+async function toy() {
+  const inputs = await loadStudyInputs({
+    ragDir: path.join(TOY, 'phase5'),
+    baselineDir: path.join(TOY, 'phase2'),
+    log: childLogger('test'),
+  });
+  const ds = 'TOY-A';
+  return { ds, rag: inputs.phase5.byDataset.get(ds)!, p2: inputs.phase2!.byDataset.get(ds)! };
+}
+
+function rows(ds: string, rag: Array<Loaded<CorrectionRecord>>, p2: Array<Loaded<CorrectionRecord>>, arms: ArmPairCounts | null = null) {
+  const byId = new Map(p2.map((x) => [x.record.sample_id, x]));
+  const counts = pairCounts(
+    ds,
+    rag.map((x) => x.record),
+    (id) => byId.get(id)?.record ?? null,
+    profileList,
+    true,
+    arms,
+  );
+  return { ...scoreDataset(ds, rag, byId, null, counts.lines, options), reused: counts.reused };
+}
+
+const sdi = (r: ScoredLine, k: 'ocr' | 'p5' | 'p2') => r[`${k}_cs`] + r[`${k}_cd`] + r[`${k}_ci`];
+
+describe('analysis/documents/pair-rows: one scorer for the design document', () => {
+  it("gives each line's S + D + I of the alignment equal to the scorer's character edits (OCR, rag, zero_shot)", async () => {
+    const { ds, rag, p2 } = await toy();
+    const s = rows(ds, rag, p2);
+    expect(s.rows.filter((r) => r.has_p2)).to.have.length.greaterThan(3);
+    for (const r of s.rows) {
+      expect(sdi(r, 'ocr'), `${r.sample_id} ocr`).to.equal(r.ocr_ce);
+      expect(sdi(r, 'p5'), `${r.sample_id} p5`).to.equal(r.p5_ce);
+      expect(sdi(r, 'p2'), `${r.sample_id} p2`).to.equal(r.has_p2 ? r.p2_ce : 0);
+    }
+  });
+
+  it("counts a zero_shot line whose gold differs from rag's against its own gold (arms.json's rule), S + D + I alike", async () => {
+    const { ds, rag, p2 } = await toy();
+    const a2 = p2.find((x) => x.record.sample_id === 'a2')!;
+    const ownGold = `${a2.record.gt_text} زيادة`;
+    const changed = p2.map((x) => (x === a2 ? { ...x, record: { ...x.record, gt_text: ownGold } } : x));
+    const row = rows(ds, rag, changed).rows.find((r) => r.sample_id === 'a2')!;
+    const expected = scoreDistances(ownGold, a2.record.corrected_text, { collapseWhitespace: true, profile: profiles.primary });
+    expect(row.gold_mismatch).to.equal(true);
+    expect(row.p2_ce).to.equal(expected.charEdits);
+    expect(row.p2_we).to.equal(expected.wordEdits);
+    expect(sdi(row, 'p2')).to.equal(row.p2_ce);
+    // Against rag's gold it would be the one edit of ة→ه.
+    expect(row.p2_ce).to.be.greaterThan(1);
+  });
+
+  it("takes the arms analysis's counts of a line with the same texts, and scores a line whose texts differ", async () => {
+    const { ds, rag, p2 } = await toy();
+    const own = rows(ds, rag, p2);
+    expect(own.reused).to.equal(0);
+    const counted = (records: CorrectionRecord[]) =>
+      new Map(scoreRecords(records, profileList, true).map((c) => [lineKey(ds, c.record.sample_id), c]));
+    const arms: ArmPairCounts = {
+      profiles: profileList.map((p) => p.name),
+      collapseWhitespace: true,
+      rag: counted(rag.map((x) => x.record)),
+      zeroShot: counted(p2.map((x) => x.record)),
+    };
+    const taken = rows(ds, rag, p2, arms);
+    expect(taken.reused).to.equal(rag.length + p2.length);
+    expect(taken.rows).to.deep.equal(own.rows);
+    expect(taken.profiles).to.deep.equal(own.profiles);
+
+    // The arms' a3 was another correction: its counts are not this line's, so the line is scored here.
+    const a3 = arms.rag.get(lineKey(ds, 'a3'))!;
+    arms.rag.set(lineKey(ds, 'a3'), { ...a3, record: { ...a3.record, corrected_text: 'غير' } });
+    const again = rows(ds, rag, p2, arms);
+    expect(again.reused).to.equal(rag.length + p2.length - 1);
+    expect(again.rows).to.deep.equal(own.rows);
+    // And counts taken are used as they are (here: marked, to see them in the row).
+    arms.rag.set(lineKey(ds, 'a3'), { ...a3, out: a3.out.map((d) => ({ ...d, charEdits: d.charEdits + 100 })) });
+    const marked = rows(ds, rag, p2, arms).rows.find((r) => r.sample_id === 'a3')!;
+    expect(marked.p5_ce).to.equal(own.rows.find((r) => r.sample_id === 'a3')!.p5_ce + 100);
+  });
+
+  it('takes nothing from arms counted under other profiles or whitespace rules', async () => {
+    const { ds, rag, p2 } = await toy();
+    const all = new Map(
+      scoreRecords(
+        rag.map((x) => x.record),
+        profileList,
+        true,
+      ).map((c) => [lineKey(ds, c.record.sample_id), c]),
+    );
+    const base = { rag: all, zeroShot: new Map() };
+    expect(rows(ds, rag, p2, { ...base, profiles: ['nfc'], collapseWhitespace: true }).reused).to.equal(0);
+    expect(rows(ds, rag, p2, { ...base, profiles: profileList.map((p) => p.name), collapseWhitespace: false }).reused).to.equal(0);
+    expect(rows(ds, rag, p2, { ...base, profiles: profileList.map((p) => p.name), collapseWhitespace: true }).reused).to.equal(rag.length);
+  });
+});
