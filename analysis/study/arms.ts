@@ -19,7 +19,7 @@ import { UserInputError } from '../../src/stages/types';
 import { alignArms, type AlignedArms } from './alignment';
 import { scoreArmLine, type ArmRow } from '../score/arm-line';
 import { armResult } from './arm-result';
-import { studyScopes, type PairedMemo } from './compare';
+import { studyScopes, type PairedMemo, type Scope } from './compare';
 import { findContrast, measureContrasts, type ArmEdits, type ContrastResult } from './measure-contrasts';
 import { discoverArms, type ArmSkip, type LoadedArm } from '../inputs/arm-inputs';
 import { methodsNote, settingsOf } from './settings';
@@ -95,17 +95,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
       compared,
     ),
   );
-  const contrasts = measureContrasts(
-    plannedContrasts(
-      arms.map((a) => a.info),
-      base.info.name,
-      options.contrasts,
-    ),
-    new Map(arms.map((a): [string, ArmEdits] => [a.info.name, armEdits(rows.get(a.info.name)!, a.info.upper_bound)])),
-    scopes,
-    settings,
-    { baseline: base.info.name, memo: compared, ...(options.planLock ? { confirmatory: lockedContrasts(options.planLock.lock) } : {}) },
-  );
+  const contrasts = armContrasts(options, arms, base, rows, scopes, settings, compared);
   holmFromContrasts(results, contrasts, base.info.name);
   warnings.push(...markFailedShare(results, aligned, options.maxFailedShare ?? DEFAULT_MAX_FAILED_SHARE));
   warnings.push(...[fewClustersWarning('study/arms.json', reasonsIn([results, contrasts]))].filter((w) => w !== null));
@@ -132,6 +122,26 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     analysis.files.push(...(await writeTidyLines(resultsDir, tidy, analysis.generated_at)));
   }
   return analysis;
+}
+
+/** The planned contrasts measured; an arm vs the baseline is its `vs_baseline` comparison, taken from `compared`. */
+function armContrasts(
+  options: AnalyzeArmsOptions,
+  arms: LoadedArm[],
+  base: LoadedArm,
+  rows: Map<string, ArmRow[]>,
+  scopes: Scope[],
+  settings: ReturnType<typeof settingsOf>,
+  compared: PairedMemo,
+): ContrastResult[] {
+  const specs = plannedContrasts(
+    arms.map((a) => a.info),
+    base.info.name,
+    options.contrasts,
+  );
+  const edits = new Map(arms.map((a): [string, ArmEdits] => [a.info.name, armEdits(rows.get(a.info.name)!, a.info.upper_bound)]));
+  const confirmatory = options.planLock ? { confirmatory: lockedContrasts(options.planLock.lock) } : {};
+  return measureContrasts(specs, edits, scopes, settings, { baseline: base.info.name, memo: compared, ...confirmatory });
 }
 
 /** Every arm's line counts, built when asked for (the design document's files take rag's and zero_shot's). */
