@@ -146,19 +146,6 @@ export function comparePaired(
 ): PairedResult {
   const known = memo?.get(key);
   if (known) return known;
-  const result = measurePaired(ref, reference, arm, scope, s, key);
-  memo?.set(key, result);
-  return result;
-}
-
-function measurePaired(
-  ref: ArrayLike<number>,
-  reference: ArrayLike<number>,
-  arm: ArrayLike<number>,
-  scope: Scope,
-  s: ResampleSettings,
-  key: string,
-): PairedResult {
   const sl = (x: ArrayLike<number>) => Float64Array.from({ length: scope.to - scope.from }, (_, i) => x[scope.from + i]);
   const [g, a, b] = [sl(ref), sl(reference), sl(arm)];
   const r = pairedBlockDelta(g, a, b, scope.design, { ...s, seed: seedFor(s.seed, `arms:${key}`) }, scope.macro);
@@ -177,7 +164,7 @@ function measurePaired(
   const ra = ratio(A, R),
     rb = ratio(B, R);
   const d = lineDifferences(g, a, b);
-  return {
+  const result: PairedResult = {
     n_paired: g.length,
     delta_cer: ra === null || rb === null ? null : round(rb - ra),
     ci: roundPair(r.pooled.ci95),
@@ -192,6 +179,8 @@ function measurePaired(
     reason: r.pooled.reason,
     macro: r.macro ? macroOf(r.macro) : null,
   };
+  memo?.set(key, result);
+  return result;
 }
 
 /** Something that carries a primary p and gets a Holm-adjusted one. */
