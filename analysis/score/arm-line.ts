@@ -26,7 +26,7 @@ export interface ArmRow {
 /**
  * A failed correction scores as the OCR text (./failed-line.ts); so does a failed raw output. `scored`: the OCR
  * text's and the output's scores and the gold text in scoring form under `prep` when they are already known
- * (analysis/profile-scores.ts).
+ * (./profile-scores.ts).
  */
 export function scoreArmLine(
   { record: r, rawText, guard }: ArmLine,

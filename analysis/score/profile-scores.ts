@@ -1,6 +1,6 @@
 /**
- * Every aligned line of every arm and replicate (analysis/arm-alignment.ts) scored under every normalisation
- * profile, once: arms.json's figures (analysis/arm-line-score.ts), its `profiles` list (analysis/profile-arms.ts)
+ * Every aligned line of every arm and replicate (analysis/study/alignment.ts) scored under every normalisation
+ * profile, once: arms.json's figures (./arm-line.ts), its `profiles` list (analysis/study/profiles.ts)
  * and the tidy table (analysis/tidy/rows.ts) all read these counts, so no text is scored twice. The same scoring
  * as everywhere in the analysis (src/text/distance.ts `scoreDistances`): a failed line scores as its OCR text.
  *
@@ -25,7 +25,7 @@ export interface ProfileCounts {
   ocrWe: Int32Array;
 }
 
-/** Line list name (analysis/arm-replicates.ts replicateName for a replicate) → counts per profile, in `profiles` order. */
+/** Line list name (analysis/study/replicates.ts replicateName for a replicate) → counts per profile, in `profiles` order. */
 export type ProfileScores = Map<string, ProfileCounts[]>;
 
 /** What scoreProfiles gives: the counts, and each list's gold texts in the first profile's scoring form. */

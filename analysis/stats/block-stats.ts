@@ -290,7 +290,7 @@ export function pairedBlockDelta(
 
 /**
  * The resampled pooled (and macro) ΔCER of `iterations` block-bootstrap resamples: `statistics` with each
- * cluster drawn uniformly within its stratum (mulberry32 inlined: analysis/resample-rng.ts). A resample whose
+ * cluster drawn uniformly within its stratum (mulberry32 written out: analysis/stats/resample-rng.ts). A resample whose
  * gold sum is 0 is left out.
  */
 function bootstrapDraws(s: PairSums, iterations: number, seed: number, withMacro: boolean): { pooled: Float64Array; macro: Float64Array } {

@@ -1,6 +1,6 @@
 /**
  * mulberry32 (src/util/random.ts, the analysis's seeded PRNG) opened up for the resampling loops of
- * analysis/block-stats.ts: its state is a plain 32-bit integer that a loop keeps in a local variable,
+ * analysis/stats/block-stats.ts: its state is a plain 32-bit integer that a loop keeps in a local variable,
  * `MULBERRY_STEP` advances it and `mulberryBits` gives the draw's 32 bits as a signed integer x. The draw
  * mulberry32 returns is `(x >>> 0) / 2³²`, so `x < 0` exactly when the draw is ≥ ½. The numbers and their
  * order are mulberry32's, so every interval and p-value stays the same; what goes is a closure call per

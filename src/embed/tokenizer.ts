@@ -3,7 +3,7 @@
  *
  * Checked against the Rust `tokenizers` (Python) on 5,000 OpenITI sentences: identical ids for the
  * WordPiece tokenizer of all-MiniLM-L6-v2 and the XLM-R Unigram tokenizer of multilingual-e5-small
- * (see test/embed/tokenizer.test.ts, fixture from bench/python/tokenize_reference.py). Speed is
+ * (see test/embed/tokenizer.test.ts, fixture from bench/python/make_fixtures.py). Speed is
  * ~6,500 sentences/s on one core, a few percent of model time.
  *
  * Only tokenizer.json is read (tokenizer_config.json is ignored, as the Rust library does), so the

@@ -179,7 +179,7 @@ export function linePriority(fileKey: number, index: number): number {
   return fmix32((fileKey ^ Math.imul(index + 1, 0x9e3779b1)) | 0);
 }
 
-/** cyrb53: a fast 53-bit string hash. Within-file dedup uses it on the dedup key; the parser computes it inline while scanning a line (src/openiti/parse.ts), and the tests hold the two equal. */
+/** cyrb53: a fast 53-bit string hash. Within-file dedup uses it on the dedup key; the parser computes it inline while scanning a line (src/openiti/line-parser.ts), and the tests hold the two equal. */
 export function hash53(s: string): number {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;

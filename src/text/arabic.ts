@@ -69,7 +69,7 @@ export const ARABIC_DIACRITICS: CodePointRanges = Object.freeze([
  * The narrower set of the OpenITI duplicate key: harakat, tanwin, shadda, sukun and the combining marks
  * U+064B–065F, the superscript alef U+0670 — and the tatweel. It differs from ARABIC_DIACRITICS (no
  * U+0610–061A, no Quranic annotation marks, plus tatweel) because the corpus build hashes this key in its
- * parser's hot loop (src/openiti/parse.ts) and records which lines were duplicates: widening the set would
+ * parser's hot loop (src/openiti/line-parser.ts) and records which lines were duplicates: widening the set would
  * change which sentences a rebuilt corpus keeps.
  */
 export const HARAKAT_AND_TATWEEL: CodePointRanges = Object.freeze([

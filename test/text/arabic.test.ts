@@ -64,7 +64,7 @@ describe('text/arabic', () => {
     });
 
     it('keeps the narrower duplicate-key set of the corpus build (harakat, superscript alef, tatweel)', () => {
-      // The regex src/openiti/corpus.ts's dedupKey used before it moved here.
+      // The regex the corpus builder's dedupKey used before it moved here.
       const old = /[\u064b-\u065f\u0670\u0640]/g;
       const all = String.fromCharCode(...BMP) + '\u{1F600}a\u0640';
       expect(stripHarakatAndTatweel(all)).to.equal(all.replace(old, ''));

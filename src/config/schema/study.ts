@@ -66,7 +66,7 @@ export const StudySchema = z
     /** Prompt templates the arms name in `prompt:` (docs/prompts.md#templates). */
     prompts: z.record(z.string().regex(PROMPT_NAME, 'letters, digits, ".", "_" and "-"'), PromptTemplateSchema).optional(),
     arms: z.array(ArmSchema).min(1),
-    /** Planned contrasts, one Holm family: ΔCER = CER(arm) − CER(vs); absent = the defaults of analysis/contrasts.ts. */
+    /** Planned contrasts, one Holm family: ΔCER = CER(arm) − CER(vs); absent = the defaults of analysis/study/planned-contrasts.ts. */
     contrasts: z
       .array(z.strictObject({ arm: z.string().min(1), vs: z.string().min(1) }))
       .min(1)

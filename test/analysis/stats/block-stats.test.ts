@@ -16,7 +16,7 @@ const lineDesign = (strata: number[]): BlockDesign => ({
   stratumOfBlock: Int32Array.from(strata),
 });
 
-describe('analysis/block-stats', () => {
+describe('analysis/stats/block-stats', () => {
   const ref = [10, 20, 15, 30, 12, 8, 25, 40, 5, 18];
   const a = [2, 5, 1, 6, 3, 0, 4, 9, 1, 2];
   const b = [1, 5, 0, 8, 1, 0, 2, 7, 1, 1];
@@ -67,7 +67,7 @@ describe('analysis/block-stats', () => {
   });
 });
 
-describe('analysis/block-stats resampling loops', () => {
+describe('analysis/stats/block-stats resampling loops', () => {
   it('draw what mulberry32 draws: the same interval and p as the plain reference on random clustered designs', () => {
     const gen = new Mulberry32(20261128);
     for (let trial = 0; trial < 20; trial++) {
