@@ -77,6 +77,43 @@ function gathered(values: ArrayLike<number>, groups: Int32Array[]): Float64Array
 /** mulberry32's step (analysis/stats/resample-rng.ts MULBERRY_STEP), local to this module's loops. */
 const STEP = MULBERRY_STEP;
 
+/**
+ * One block-bootstrap resample: in every stratum j, as many clusters as it has drawn uniformly with replacement,
+ * `ref[j]` and `x[j]` (gathered per-cluster values) summed over them. mulberry32's draws are written out from state
+ * `a` (see `gathered`); the cluster is ⌊draw · n⌋ of the stratum. Writes into `out`: [Σ ref, Σ x, Σ over strata of
+ * Σx / Σref, 1 when every stratum's Σ ref > 0 (else 0)]; returns the state after the last draw.
+ */
+function resampleStrata(a: number, ref: Float64Array[], x: Float64Array[], out: Float64Array): number {
+  let r = 0,
+    e = 0,
+    m = 0,
+    ok = 1;
+  for (let j = 0; j < ref.length; j++) {
+    const [rg, xg] = [ref[j], x[j]];
+    let rs = 0,
+      xs = 0;
+    const n = rg.length;
+    const scale = n / 4294967296;
+    for (let k = 0; k < n; k++) {
+      a = (a + STEP) | 0;
+      let t = Math.imul(a ^ (a >>> 15), a | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      const c = (((t ^ (t >>> 14)) >>> 0) * scale) | 0;
+      rs += rg[c];
+      xs += xg[c];
+    }
+    r += rs;
+    e += xs;
+    if (rs > 0) m += xs / rs;
+    else ok = 0;
+  }
+  out[0] = r;
+  out[1] = e;
+  out[2] = m;
+  out[3] = ok;
+  return a;
+}
+
 export function blockSums(values: ArrayLike<number>, d: BlockDesign): Float64Array {
   const out = new Float64Array(d.stratumOfBlock.length);
   for (let i = 0; i < values.length; i++) out[d.block[i]] += values[i];
@@ -141,6 +178,7 @@ export function resampledRate(
   let a = rng.state;
   const Rg = gathered(R, groups);
   const Eg = gathered(E, groups);
+  const sums = new Float64Array(4);
   for (let it = 0; it < resamples; it++) {
     let edits = E;
     if (drawEdits) {
@@ -148,33 +186,9 @@ export function resampledRate(
       edits = drawEdits();
       a = rng.state;
     }
-    let r = 0,
-      e = 0,
-      m = 0,
-      ok = true;
-    const eg = edits === E ? Eg : gathered(edits, groups);
-    for (let j = 0; j < groups.length; j++) {
-      const [rg, ej] = [Rg[j], eg[j]];
-      let rs = 0,
-        es = 0;
-      const n = rg.length;
-      const scale = n / 4294967296;
-      for (let k = 0; k < n; k++) {
-        // mulberry32's next draw (analysis/stats/resample-rng.ts, written out here: see `gathered`).
-        a = (a + STEP) | 0;
-        let t = Math.imul(a ^ (a >>> 15), a | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        const x = (((t ^ (t >>> 14)) >>> 0) * scale) | 0;
-        rs += rg[x];
-        es += ej[x];
-      }
-      r += rs;
-      e += es;
-      if (rs > 0) m += es / rs;
-      else ok = false;
-    }
-    if (r > 0) draws[valid++] = e / r;
-    if (withMacro && ok) macroDraws[validMacro++] = m / groups.length;
+    a = resampleStrata(a, Rg, edits === E ? Eg : gathered(edits, groups), sums);
+    if (sums[0] > 0) draws[valid++] = sums[1] / sums[0];
+    if (withMacro && sums[3]) macroDraws[validMacro++] = sums[2] / groups.length;
   }
   const ci95 = valid > 0 ? percentiles(draws.subarray(0, valid)) : null;
   if (!withMacro) return { ci95, reason, macro: null };
@@ -301,33 +315,11 @@ function bootstrapDraws(s: PairSums, iterations: number, seed: number, withMacro
   let nP = 0,
     nM = 0,
     a = seed | 0;
+  const sums = new Float64Array(4);
   for (let it = 0; it < iterations; it++) {
-    let r = 0,
-      dd = 0,
-      macro = 0,
-      macroOk = true;
-    for (let j = 0; j < groups.length; j++) {
-      const [rg, dg] = [Rg[j], Dg[j]];
-      let rs = 0,
-        ds = 0;
-      const n = rg.length;
-      const scale = n / 4294967296;
-      for (let k = 0; k < n; k++) {
-        // mulberry32's next draw, written out (see `gathered`); the cluster is ⌊draw · n⌋ of the stratum.
-        a = (a + STEP) | 0;
-        let t = Math.imul(a ^ (a >>> 15), a | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        const x = (((t ^ (t >>> 14)) >>> 0) * scale) | 0;
-        rs += rg[x];
-        ds += dg[x];
-      }
-      r += rs;
-      dd += ds;
-      if (rs > 0) macro += ds / rs;
-      else macroOk = false;
-    }
-    if (r > 0) pooled[nP++] = dd / r;
-    if (withMacro && macroOk) macroDraws[nM++] = macro / groups.length;
+    a = resampleStrata(a, Rg, Dg, sums);
+    if (sums[0] > 0) pooled[nP++] = sums[1] / sums[0];
+    if (withMacro && sums[3]) macroDraws[nM++] = sums[2] / groups.length;
   }
   return { pooled: pooled.subarray(0, nP), macro: macroDraws.subarray(0, nM) };
 }
