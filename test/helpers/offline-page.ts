@@ -6,7 +6,8 @@ import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = [
+/** Chromium's flags for a headless run that reaches no network service of its own. */
+export const CHROMIUM_ARGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
@@ -27,7 +28,7 @@ export async function openOfflinePage(problems: string[], external: string[]): P
     console.log(`    (browser checks skipped: ${CHROMIUM} not found; install Debian "chromium" or set CHROMIUM_PATH)`);
     return null;
   }
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 90000 });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 90000 });
   const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   page.on('console', (m) => {
     if (m.type() === 'error') problems.push(`console: ${m.text()}`);

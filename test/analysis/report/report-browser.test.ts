@@ -7,17 +7,7 @@ import { analyzeStudy } from '../../../analysis/documents/analyze';
 import { CHART_NAMES } from '../../../analysis/charts/specs';
 import { renderReport } from '../../../analysis/report/report';
 import { FIXTURES } from '../../helpers/shared-data';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+import { CHROMIUM, CHROMIUM_ARGS } from '../../helpers/offline-page';
 
 describe('analysis/report (report.md, self-contained report.html in headless Chromium)', function () {
   this.timeout(120000);
@@ -82,7 +72,7 @@ describe('analysis/report (report.md, self-contained report.html in headless Chr
       console.log(`    (skipped: ${CHROMIUM} not found; install Debian "chromium" or set CHROMIUM_PATH)`);
       this.skip();
     }
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 90000 });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 90000 });
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     const problems: string[] = [];
     const external: string[] = [];
