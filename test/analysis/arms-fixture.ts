@@ -12,6 +12,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { armCorrectionRecord } from '../helpers/records';
+import { run } from '../../analysis/stage';
+import type { AnalyzeOptions } from '../../analysis/types';
 
 export const G10 = 'abcdefghij';
 export const G20 = 'abcdefghijklmnopqrst';
@@ -102,4 +104,24 @@ export function writeArmsLinesTree(root: string): void {
   writeArm(root, { name: 'oracle', prompt: 'rag', retrieval: ret('gold_query', 2), upper_bound: true, model: 'm', guard: null }, (l) => ({
     corrected: l.gt,
   }));
+}
+
+/**
+ * The tree of writeArmsLinesTree in `root`, analysed as the analyze stage runs it (50 resamples, no PNG charts):
+ * the arms report, arms.json and the Lines view's documents in `<root>/study/`.
+ */
+export async function analyzeArmsLinesTree(root: string, datasetInfo?: AnalyzeOptions['datasetInfo']): Promise<void> {
+  writeArmsLinesTree(root);
+  await run(
+    {
+      ragDir: path.join(root, 'phase5'),
+      bootstrap: { iterations: 50, seed: 1 },
+      report: { png: false },
+      logFile: false,
+      arms: { resultsDir: root, baseline: 'zero_shot' },
+      ...(datasetInfo ? { datasetInfo } : {}),
+    },
+    {},
+    'silent',
+  );
 }

@@ -9,8 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { openOfflinePage } from '../../helpers/offline-page';
-import { run } from '../../../analysis/stage';
-import { ARM_LINES, writeArmsLinesTree } from '../arms-fixture';
+import { ARM_LINES, analyzeArmsLinesTree } from '../arms-fixture';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 interface Node {
@@ -29,18 +28,7 @@ describe("analysis/arms-lines: the arms-only study report's Lines view in headle
 
   before(async function () {
     root = mkdtempSync(path.join(os.tmpdir(), 'arms-lines-browser-'));
-    writeArmsLinesTree(root);
-    await run(
-      {
-        ragDir: path.join(root, 'phase5'),
-        bootstrap: { iterations: 50, seed: 1 },
-        report: { png: false },
-        logFile: false,
-        arms: { resultsDir: root, baseline: 'zero_shot' },
-      },
-      {},
-      'silent',
-    );
+    await analyzeArmsLinesTree(root);
     lines = JSON.parse(readFileSync(path.join(root, 'study', 'lines.json'), 'utf8'));
     const opened = await openOfflinePage(problems, external);
     if (!opened) return;

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ArmsAnalysis } from '../../../analysis/study/arms';
 import { run } from '../../../analysis/stage';
-import { ARM_LINES, INPUT_ONLY, writeArmsLinesTree } from '../arms-fixture';
+import { ARM_LINES, INPUT_ONLY, analyzeArmsLinesTree } from '../arms-fixture';
 import { writeStudy } from '../helpers';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -28,19 +28,7 @@ describe('analysis/arms-lines: the Lines view over every study arm', function ()
 
   before(async () => {
     root = mkdtempSync(path.join(os.tmpdir(), 'arms-lines-'));
-    writeArmsLinesTree(root);
-    await run(
-      {
-        ragDir: path.join(root, 'phase5'),
-        bootstrap: { iterations: 50, seed: 1 },
-        report: { png: false },
-        logFile: false,
-        arms: { resultsDir: root, baseline: 'zero_shot' },
-        datasetInfo: { D1: { excluded: true, sourcePattern: '0276IbnQutayba.Adab*' } },
-      },
-      {},
-      'silent',
-    );
+    await analyzeArmsLinesTree(root, { D1: { excluded: true, sourcePattern: '0276IbnQutayba.Adab*' } });
     study = path.join(root, 'study');
     lines = read(path.join(study, 'lines.json'));
   });
