@@ -10,36 +10,25 @@ const numF = (x: number | null | undefined, d = 3) => (x === null || x === undef
 const relF = (x: number | null | undefined) =>
   x === null || x === undefined ? dash : `${x > 0 ? '+' : x < 0 ? '−' : '±'}${Math.abs(x).toFixed(1)}%`;
 
-/** One row of the main table from a comparison document (a dataset's or the overall one). */
+/**
+ * One row of the main table from a comparison document (a dataset's or the overall one); a comparison that is not
+ * valid (too many failed lines) shows its rates but "not valid" for every delta and its interval.
+ */
 function mainRow(name: string, x: Json, n: number | null): string[] {
-  if (x.valid === false) {
-    const na = 'not valid';
-    return [
-      name,
-      String(n ?? dash),
-      pctF(x.ocr_baseline?.cer),
-      pctF(x.phase2_baseline?.cer),
-      pctF(x.phase5_corrected?.cer),
-      na,
-      na,
-      na,
-      pctF(x.phase2_baseline?.wer),
-      pctF(x.phase5_corrected?.wer),
-      na,
-    ];
-  }
+  const valid = x.valid !== false;
+  const delta = (cell: string) => (valid ? cell : 'not valid');
   return [
     name,
     String(n ?? dash),
     pctF(x.ocr_baseline?.cer),
     pctF(x.phase2_baseline?.cer),
     pctF(x.phase5_corrected?.cer),
-    ppF(x.delta?.cer_absolute),
-    ciOr(x.bootstrap?.delta_cer?.ci95, x.bootstrap?.delta_cer?.reason),
-    relF(x.delta?.cer_relative_pct),
+    delta(ppF(x.delta?.cer_absolute)),
+    delta(ciOr(x.bootstrap?.delta_cer?.ci95, x.bootstrap?.delta_cer?.reason)),
+    delta(relF(x.delta?.cer_relative_pct)),
     pctF(x.phase2_baseline?.wer),
     pctF(x.phase5_corrected?.wer),
-    ppF(x.delta?.wer_absolute),
+    delta(ppF(x.delta?.wer_absolute)),
   ];
 }
 
