@@ -11,7 +11,7 @@
  * `trimmed`, its raw output the text plus the next line's gold).
  */
 import type { LineArm } from '../analysis/lines/condition-arms';
-import { lineKey } from '../analysis/lines/condition-arms';
+import { lineKey } from '../analysis/inputs/records';
 import type { AnalysisInputRecord, Loaded } from '../analysis/inputs/records';
 import { errorClassesDocument, explorerLines, linesDocument, type ExplorerLine, type LinesOptions } from '../analysis/lines/explorer-lines';
 import type { CorrectionRecord } from '../src/llm/records';

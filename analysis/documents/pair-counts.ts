@@ -10,7 +10,8 @@
  */
 import type { CorrectionRecord } from '../../src/llm/records';
 import type { NormalizationProfile } from '../../src/text/profiles';
-import { lineKey, sameTexts, scoreRecords, type ArmLineCounts, type LineCounts } from '../score/line-counts';
+import { sameTexts, scoreRecords, type ArmLineCounts, type LineCounts } from '../score/line-counts';
+import { lineKey } from '../inputs/records';
 
 /** The arms analysis's counts of the two arms, and how they were counted (the profiles by name, in order). */
 export interface ArmPairCounts {

@@ -52,6 +52,9 @@ export interface LoadedFile<T> {
   mtimeMs: number;
 }
 
+/** The key of one line of a study: its dataset and its sample_id. */
+export const lineKey = (dataset: string, sampleId: string): string => `${dataset}\u0000${sampleId}`;
+
 export async function loadFile<T extends { dataset: string; sample_id: string }>(
   file: string,
   parse: (v: unknown) => { ok: true; value: T } | { ok: false; error: string },
@@ -65,7 +68,7 @@ export async function loadFile<T extends { dataset: string; sample_id: string }>
     if (!p.ok) throw new UserInputError(`${file}:${line}: ${p.error}`);
     const rec = p.value;
     if (!keep(rec.dataset)) continue;
-    const key = `${rec.dataset}\u0000${rec.sample_id}`;
+    const key = lineKey(rec.dataset, rec.sample_id);
     const first = seen.get(key);
     if (first !== undefined) {
       duplicates.push({ file, line, dataset: rec.dataset, sample_id: rec.sample_id, firstLine: first });

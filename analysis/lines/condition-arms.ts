@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import type { CorrectionRecord } from '../../src/llm/records';
 import { scoredText } from '../score/failed-line';
 import type { StudyInputs } from '../inputs/condition-inputs';
-import { loadFile, parseCorrection, parseInferenceInput, type AnalysisInputRecord, type Loaded } from '../inputs/records';
+import { lineKey, loadFile, parseCorrection, parseInferenceInput, type AnalysisInputRecord, type Loaded } from '../inputs/records';
 
 /** An extra arm for the Lines view (study arms: `<results>/arms/<arm>/`). */
 export interface ArmSource {
@@ -35,8 +35,6 @@ export interface LineArm {
   /** Per replicate 1 …, the text each line is scored on (the corrected text, the OCR text when failed), by line key. */
   replicates?: Map<string, string>[];
 }
-
-export const lineKey = (dataset: string, sampleId: string) => `${dataset}\u0000${sampleId}`;
 
 /** Flatten per-dataset records into one map by line key. */
 function byLine<T extends { dataset: string; sample_id: string }>(byDataset: Map<string, Array<Loaded<T>>>): Map<string, Loaded<T>> {

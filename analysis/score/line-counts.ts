@@ -10,6 +10,7 @@ import type { DistanceScore } from '../../src/text/distance';
 import type { NormalizationProfile } from '../../src/text/profiles';
 import type { AlignedLine } from '../study/alignment';
 import { scoreProfiles, type ProfileCounts } from './profile-scores';
+import { lineKey } from '../inputs/records';
 
 /** A line's distances per profile (in profile order): its OCR text's and its scored output's. */
 export interface LineCounts {
@@ -21,8 +22,6 @@ export interface LineCounts {
 
 /** (dataset, sample_id) → the line's counts. */
 export type ArmLineCounts = Map<string, LineCounts>;
-
-export const lineKey = (dataset: string, sampleId: string): string => `${dataset}\u0000${sampleId}`;
 
 /** Line `i`'s counts out of scoreProfiles' per-profile arrays. */
 function countsAt(profiles: readonly ProfileCounts[], i: number): Pick<LineCounts, 'ocr' | 'out'> {

@@ -10,6 +10,7 @@ import type { CorrectionRecord } from '../../src/llm/records';
 import { UserInputError } from '../../src/stages/types';
 import type { ArmLine, LoadedArm } from '../inputs/arm-inputs';
 import { cmpStr } from '../format';
+import { lineKey } from '../inputs/records';
 
 export const MISSING_LINES = ['error', 'ocr'] as const;
 export type MissingLines = (typeof MISSING_LINES)[number];
@@ -30,8 +31,6 @@ export interface AlignedArms {
   /** Arm name → lines scored as the OCR text because the arm lacked them, per dataset (only non-zero). */
   filled: Map<string, Record<string, number>>;
 }
-
-const key = (ds: string, id: string) => `${ds}\u0000${id}`;
 
 /** A line the arm lacks, scored as its OCR text: a record of another arm with the OCR text as the correction. */
 function ocrLine(template: CorrectionRecord): AlignedLine {
@@ -68,10 +67,10 @@ export function alignArms(arms: LoadedArm[], base: LoadedArm, missing: MissingLi
   const filled = new Map<string, Record<string, number>>();
   for (const a of arms) {
     const own = new Map<string, ArmLine>();
-    for (const [ds, list] of a.byDataset) for (const l of list) own.set(key(ds, l.record.sample_id), l);
+    for (const [ds, list] of a.byDataset) for (const l of list) own.set(lineKey(ds, l.record.sample_id), l);
     const counts: Record<string, number> = {};
     const aligned = sampleIds.map((id, i): AlignedLine => {
-      const l = own.get(key(datasets[i], id));
+      const l = own.get(lineKey(datasets[i], id));
       if (l) return { ...l, filled: false };
       counts[datasets[i]] = (counts[datasets[i]] ?? 0) + 1;
       return ocrLine(templates[i]);

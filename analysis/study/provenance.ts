@@ -22,6 +22,7 @@ import { DEFAULT_MIN_CLUSTERS, tooFewClusters } from '../stats/min-clusters';
 import { cmpStr, ratio, round } from '../format';
 import { comparePaired, subScope, type ResampleSettings, type Scope } from './compare';
 import { scoredText } from '../score/failed-line';
+import { lineKey } from '../inputs/records';
 
 export interface ProvenanceSplit {
   lines: number;
@@ -76,15 +77,13 @@ interface Scored {
   ocr: number;
 }
 
-const keyOf = (dataset: string, id: string) => `${dataset}\u0000${id}`;
-
 /** dataset + sample_id → its cluster, from the baseline arm's line order (as the arms analysis clusters). */
 function clusterOf(base: LoadedArm, spec: ClusterSpec): Map<string, string> {
   const out = new Map<string, string>();
   for (const [dataset, lines] of base.byDataset) {
     const ids = lines.map((l) => l.record.sample_id);
     const c = clusterIds(ids, spec, dataset).ids;
-    ids.forEach((id, i) => out.set(keyOf(dataset, id), `${dataset}\u0000${c[i]}`));
+    ids.forEach((id, i) => out.set(lineKey(dataset, id), `${dataset}\u0000${c[i]}`));
   }
   return out;
 }
@@ -96,7 +95,7 @@ function scoreArm(arm: LoadedArm, clusters: Map<string, string>): Map<string, Sc
       const hyp = scoredText(r);
       const ocr = scoreDistances(r.gt_text, r.ocr_text, { collapseWhitespace: true });
       const ce = hyp === r.ocr_text ? ocr.charEdits : scoreDistances(r.gt_text, hyp, { collapseWhitespace: true }).charEdits;
-      const key = keyOf(dataset, r.sample_id);
+      const key = lineKey(dataset, r.sample_id);
       out.set(key, { key, dataset, cluster: clusters.get(key) ?? key, ref: ocr.refChars, ce, ocr: ocr.charEdits });
     }
   }
@@ -116,7 +115,7 @@ async function armContexts(arm: LoadedArm, sources: ProvenanceOptions['sources']
       retrieval_context?: string;
       retrieval_sources?: { source_uri: string }[];
     };
-    out.set(keyOf(r.dataset, r.sample_id), lineProvenance(r, sources[r.dataset] ?? null));
+    out.set(lineKey(r.dataset, r.sample_id), lineProvenance(r, sources[r.dataset] ?? null));
   }
   return out;
 }

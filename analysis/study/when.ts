@@ -15,6 +15,7 @@ import { prepareText, scoreDistances } from '../../src/text/distance';
 import type { AlignedLine } from './alignment';
 import { comparePaired, POOLED, type MacroComparison, type PairedComparison, type ResampleSettings, type Scope } from './compare';
 import { armsRoot, type LoadedArm } from '../inputs/arm-inputs';
+import { lineKey } from '../inputs/records';
 import { anchoredErrors, compareErrors, ERROR_CATEGORIES, type AnchoredError, type ErrorCategory } from '../score/error-changes';
 import type { ScoreBucket } from '../score/bands';
 import { scoreBands, type ScoreBand } from '../stats/score-bands';
@@ -65,7 +66,7 @@ export async function armsWhen(input: WhenInput): Promise<Map<string, ArmWhen>> 
     const rows = input.rows.get(name)!;
     const lines = input.lines.get(name)!;
     const scores = arm.info.prompt === 'rag' && arm.info.retrieval?.mode !== 'none' ? await topScores(input, name, scoresCache) : null;
-    const top1 = scores ? input.sampleIds.map((id, i) => scores.get(`${input.datasets[i]}\u0000${id}`) ?? null) : null;
+    const top1 = scores ? input.sampleIds.map((id, i) => scores.get(lineKey(input.datasets[i], id)) ?? null) : null;
     out.set(name, {
       guard_effect: guardEffect(name, lines, rows, pooled, input.settings),
       by_score_band: top1 && name !== input.baseline ? armScoreBands(name, rows, baseRows, top1, pooled, input.settings) : null,
@@ -127,7 +128,7 @@ async function topScores(input: WhenInput, arm: string, cache: Map<string, Map<s
   for await (const { value } of readJsonl<{ dataset?: string; sample_id?: string; retrieval_scores?: number[] | null }>(real)) {
     const top = value.retrieval_scores?.[0];
     if (typeof top === 'number' && value.dataset !== undefined && value.sample_id !== undefined)
-      m.set(`${value.dataset}\u0000${value.sample_id}`, top);
+      m.set(lineKey(value.dataset, value.sample_id), top);
   }
   cache.set(real, m);
   return m;

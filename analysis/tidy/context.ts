@@ -7,6 +7,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { readJsonl } from '../../src/io/jsonl';
+import { lineKey } from '../inputs/records';
 
 export interface LineContext {
   top_score: number | null;
@@ -43,7 +44,7 @@ export async function lineContexts(armDir: string, cache: Map<string, Map<string
   for await (const { value } of readJsonl<InputRecord>(real)) {
     if (value.dataset === undefined || value.sample_id === undefined) continue;
     const top = value.retrieval_scores?.[0];
-    out.set(`${value.dataset}\u0000${value.sample_id}`, {
+    out.set(lineKey(value.dataset, value.sample_id), {
       top_score: typeof top === 'number' ? top : null,
       gold_in_context: typeof value.gold_in_context === 'boolean' ? value.gold_in_context : null,
       hit_provenance: strongest(value.retrieval_sources),

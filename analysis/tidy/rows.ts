@@ -15,6 +15,7 @@ import type { ProfileCounts, ProfileScores } from '../score/profile-scores';
 import { failureKind } from '../score/failed-line';
 import { COUNT_NAMES, type TidyRow } from './columns';
 import { lineContexts, type LineContext } from './context';
+import { lineKey } from '../inputs/records';
 
 export interface TidyInput {
   arms: LoadedArm[];
@@ -90,7 +91,7 @@ function tidyRow(
     counts[we] = p === 0 ? row.we : s.we[i];
     counts[words] = p === 0 ? row.ref_words : s.refWords[i];
   }
-  const ctx = contexts?.get(`${r.dataset}\u0000${r.sample_id}`) ?? NO_CONTEXT;
+  const ctx = contexts?.get(lineKey(r.dataset, r.sample_id)) ?? NO_CONTEXT;
   return {
     dataset: r.dataset,
     sample_id: r.sample_id,

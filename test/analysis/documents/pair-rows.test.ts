@@ -11,7 +11,8 @@ import { scoreDataset, type ScoredLine } from '../../../analysis/documents/pair-
 import { loadStudyInputs } from '../../../analysis/inputs/condition-inputs';
 import type { Loaded } from '../../../analysis/inputs/records';
 import { DEFAULT_ERAS } from '../../../analysis/score/eras';
-import { lineKey, scoreRecords } from '../../../analysis/score/line-counts';
+import { scoreRecords } from '../../../analysis/score/line-counts';
+import { lineKey } from '../../../analysis/inputs/records';
 import type { CorrectionRecord } from '../../../src/llm/records';
 import { scoreDistances } from '../../../src/text/distance';
 import { resolveNormalization } from '../../../src/text/profiles';
