@@ -124,7 +124,8 @@ function armMetrics(
     each
       ? replicateRateInterval(r, each, scope.design, s.iterations, seed, s.minClusters)
       : blockRateInterval(r, e, scope.design, s.iterations, seed, s.minClusters);
-  const cer = rate(sl(c.ref_chars), sl(c.ce), perReplicate('ce'), seedFor(s.seed, `arms:${key}`));
+  const replicateCe = perReplicate('ce');
+  const cer = rate(sl(c.ref_chars), sl(c.ce), replicateCe, seedFor(s.seed, `arms:${key}`));
   const wer = rate(sl(c.ref_words), sl(c.we), perReplicate('we'), seedFor(s.seed, `arms:${key}:wer`));
   const { macro: vbMacro, ...vsBaseline } = cols.baseCe
     ? comparePaired(c.ref_chars, cols.baseCe, c.ce, scope, s, baseline, memo)
@@ -148,7 +149,7 @@ function armMetrics(
     unchanged: sum.n - sum.improved - sum.worsened,
     worsened: sum.worsened,
     by_band: bandCounts(t),
-    ...(replicates ? { replicates: replicateFigures(sl(c.ref_chars), perReplicate('ce')!, replicates.seeds) } : {}),
+    ...(replicates ? { replicates: replicateFigures(sl(c.ref_chars), replicateCe!, replicates.seeds) } : {}),
   };
   const macro = cer.macro
     ? {
