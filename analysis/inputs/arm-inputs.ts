@@ -141,17 +141,22 @@ export async function discoverArms(resultsDir: string, datasets?: readonly strin
   return { arms, skipped };
 }
 
-function readArmInfo(dir: string): { info: ArmInfo; verbatimRate: number | null } {
-  const file = path.join(dir, 'arm.json');
+/** A JSON file read and checked against `schema`; a one-line error naming the file when it is not valid. */
+function readJsonAs<S extends z.ZodTypeAny>(file: string, schema: S): z.infer<S> {
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (err) {
     throw new UserInputError(`${file}: not valid JSON (${(err as Error).message})`);
   }
-  const r = ArmJsonSchema.safeParse(raw);
+  const r = schema.safeParse(raw);
   if (!r.success) throw new UserInputError(`${file}: ${describeZodError(r.error)}`);
-  const v = r.data;
+  return r.data;
+}
+
+function readArmInfo(dir: string): { info: ArmInfo; verbatimRate: number | null } {
+  const file = path.join(dir, 'arm.json');
+  const v = readJsonAs(file, ArmJsonSchema);
   if (v.name !== path.basename(dir)) throw new UserInputError(`${file}: name "${v.name}" differs from its folder "${path.basename(dir)}"`);
   const info: ArmInfo = {
     name: v.name,
@@ -184,15 +189,8 @@ function readVerbatimStats(resultsDir: string, fingerprint: string | null): Reco
   if (!fingerprint) return null;
   const file = path.join(resultsDir, 'exports', fingerprint, 'retrieval_stats.json');
   if (!existsSync(file)) return null;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new UserInputError(`${file}: not valid JSON (${(err as Error).message})`);
-  }
-  const r = VerbatimStatsSchema.safeParse(raw);
-  if (!r.success) throw new UserInputError(`${file}: ${describeZodError(r.error)}`);
-  return Object.fromEntries(Object.entries(r.data.verbatim_gold.by_dataset).map(([ds, c]) => [ds, { lines: c.lines, hits: c.hits }]));
+  const stats = readJsonAs(file, VerbatimStatsSchema);
+  return Object.fromEntries(Object.entries(stats.verbatim_gold.by_dataset).map(([ds, c]) => [ds, { lines: c.lines, hits: c.hits }]));
 }
 
 function armVerbatim(resultsDir: string, info: ArmInfo, rate: number | null, fingerprint: string | null): ArmVerbatim {
