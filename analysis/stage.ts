@@ -29,7 +29,7 @@ import { armsRoot } from './inputs/arm-inputs';
 import { studyArmSources, writeArmsLineDocuments } from './lines/study-arms';
 import { renderArmsReport } from './report/report';
 import { datasetExclusions, sourceStatus, type DatasetExclusion, type ExclusionRule } from './inputs/leakage';
-import type { AnalysisSummary, AnalyzeOptions, DatasetInfo } from './types';
+import type { AnalysisSummary, AnalyzeOptions, ArmsRunOptions, DatasetInfo } from './types';
 import type { ArmPairCounts } from './documents/pair-counts';
 
 /** The analysis options a config and the CLI options imply. */
@@ -102,7 +102,7 @@ function hasStudyArm(root: string): boolean {
 }
 
 /** The frozen plan of the results dir (`phase5 plan --freeze`), when there is one. */
-function planLockOption(config: Config): Pick<ArmsStatsOptions & { planLock?: ReturnType<typeof readPlanLock> }, 'planLock'> {
+function planLockOption(config: Config): Pick<ArmsRunOptions, 'planLock'> {
   const lock = readPlanLock(config);
   return lock ? { planLock: lock } : {};
 }
@@ -319,21 +319,13 @@ async function analyzeArmsOnly(
   hooks: StageHooks,
   onLineCounts?: (c: ArmsLineCounts) => void,
 ): Promise<ArmsAnalysis> {
+  // `arms` is the arms analysis's own options object, passed whole: a field added to it (the frozen plan) arrives.
   return analyzeArms({
-    resultsDir: arms.resultsDir,
-    baseline: arms.baseline,
+    ...arms,
     bootstrap: options.bootstrap,
     collapseWhitespace: options.collapseWhitespace,
     normalization: options.normalization,
     datasets: options.datasets,
-    exclusions: arms.exclusions,
-    clusters: arms.clusters,
-    missingLines: arms.missingLines,
-    contrasts: arms.contrasts,
-    permutations: arms.permutations,
-    prices: arms.prices,
-    minClusters: arms.minClusters,
-    ...(arms.defaultArms ? { defaultArms: arms.defaultArms } : {}),
     ...(options.maxFailedShare !== undefined ? { maxFailedShare: options.maxFailedShare } : {}),
     ...(onLineCounts ? { onLineCounts } : {}),
     onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),

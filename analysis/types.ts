@@ -1,10 +1,8 @@
 /**
  * Public option and result types of the analyze stage (plain objects: they cross the Temporal boundary).
  */
-import type { DefaultArms } from './inputs/default-arms';
-import type { ArmsAnalysis, ArmsStatsOptions } from './study/arms';
+import type { AnalyzeArmsOptions, ArmsAnalysis, ArmsStatsOptions } from './study/arms';
 import type { Resampling } from './stats/comparison-stats';
-import type { DatasetExclusion } from './inputs/leakage';
 import type { ArmSource } from './lines/condition-arms';
 import type { ArmPairCounts } from './documents/pair-counts';
 import type { Era } from './score/eras';
@@ -42,6 +40,13 @@ export interface RenderReportOptions {
   /** The analysis of the study arms: adds the "Arms" section and its charts (analysis/report/sections/arms.ts). */
   arms?: ArmsAnalysis;
 }
+
+/**
+ * The arms analysis's options as the stage sets them from the config (analysis/stage.ts `armsOptions`), handed to
+ * `analyzeArms` whole; the stage adds only what the run shares with the design files (bootstrap, profiles, datasets).
+ */
+export type ArmsRunOptions = Pick<AnalyzeArmsOptions, 'resultsDir' | 'baseline' | 'exclusions' | 'defaultArms' | 'planLock'> &
+  ArmsStatsOptions;
 
 export interface AnalyzeOptions {
   ragDir: string;
@@ -85,7 +90,7 @@ export interface AnalyzeOptions {
    * arm's metrics.json and the report's "Arms" section. Set by the stage when `study:` is configured or the
    * arms folder exists; absent = the two default arms' analysis only.
    */
-  arms?: { resultsDir: string; baseline: string; exclusions?: DatasetExclusion[]; defaultArms?: DefaultArms } & ArmsStatsOptions;
+  arms?: ArmsRunOptions;
   /** Write lines.json + error_classes.json and the report's Lines view (default true). */
   lines?: boolean;
   /** Arms shown beside rag and zero_shot in the Lines view and the error-class table. */
