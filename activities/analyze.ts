@@ -1,6 +1,6 @@
 /** Analyze activity (CPU queue): a thin adapter over analysis/stage (which `phase5 report` also uses). */
 import * as analyze from '../analysis/stage';
-import type { StageInput } from '../src/stages/types';
+import type { StageInput } from '../src/stages/shared/types';
 import { asActivity, optionsOfInput, withActivityHooks } from './context';
 
 const optionsOf = optionsOfInput(analyze.optionsFrom);

@@ -2,10 +2,10 @@
  * Build activities (CPU queue): thin adapters over src/stages/build, its fanned-out embedding (build-shards) and
  * the study's own corpora and witness indexes, one activity each (study-builds).
  */
-import * as build from '../src/stages/build';
-import * as shards from '../src/stages/build-shards';
-import * as study from '../src/stages/study-builds';
-import type { StageInput } from '../src/stages/types';
+import * as build from '../src/stages/build/build';
+import * as shards from '../src/stages/build/shards';
+import * as study from '../src/stages/study/builds';
+import type { StageInput } from '../src/stages/shared/types';
 import { asActivity, keptAlive, optionsOfInput, runExclusive, withActivityHooks } from './context';
 
 export interface EmbedShardInput {

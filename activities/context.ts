@@ -7,7 +7,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ConfigError } from '../src/config/load';
-import { UserInputError, type RunOptions, type StageHooks, type StageInput } from '../src/stages/types';
+import { UserInputError, type RunOptions, type StageHooks, type StageInput } from '../src/stages/shared/types';
 import type { Config } from '../src/config/schema';
 import { DatasetError, DatasetLineError } from '../src/datasets';
 import { JsonlParseError } from '../src/io/jsonl';
@@ -15,9 +15,9 @@ import { CorpusBuildError } from '../src/openiti/build-options';
 import { IndexCorruptError, IndexMismatchError, IndexMissingError, PartialVectorsError } from '../src/index/errors';
 import { ModelDirError } from '../src/embed/model-dir';
 import type { HeartbeatProgress } from '../src/temporal/types';
-import { checkRunMarker } from '../src/stages/run-marker';
+import { checkRunMarker } from '../src/stages/shared/run-marker';
 import { isWorkerLocalError, workerLocalFailure } from './failure-kind';
-import type { LlmLoad } from '../src/stages/llm-load';
+import type { LlmLoad } from '../src/stages/infer/llm-load';
 
 export { UserInputError };
 

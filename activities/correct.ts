@@ -3,10 +3,10 @@
  * arm's merge is the LLM arms' (`mergeInferArm`), which the workflow sends to the CPU queue too for these arms.
  * No LLM backend is opened here.
  */
-import { runCorrectorShard } from '../src/stages/correct-shard';
-import * as inference from '../src/stages/infer';
-import * as shards from '../src/stages/infer-shards';
-import type { StageInput } from '../src/stages/types';
+import { runCorrectorShard } from '../src/stages/infer/correct-shard';
+import * as inference from '../src/stages/infer/infer';
+import * as shards from '../src/stages/infer/shards';
+import type { StageInput } from '../src/stages/shared/types';
 import { asActivity, keptAlive, optionsOfInput, runExclusive } from './context';
 
 export function createCorrectActivities() {

@@ -8,14 +8,14 @@ import type { Config } from '../src/config/schema';
 import { indexFiles } from '../src/index/manifest';
 import { createBackend } from '../src/llm';
 import { applyEndpointOverride, type EndpointOverride } from '../src/llm/endpoint';
-import type { OpenBackend } from '../src/stages/infer';
+import type { OpenBackend } from '../src/stages/infer/infer';
 import {
   exportRetrieverKey,
   openExportRetriever,
   type ClosableRetriever,
   type ExportRetriever,
   type StagePaths,
-} from '../src/stages/retriever';
+} from '../src/stages/build/retriever';
 
 export interface ActivityDeps {
   /** The retriever for a config's index (export shards). */

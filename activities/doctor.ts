@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PROJECT_ROOT } from '../src/config/load';
 import type { Config } from '../src/config/schema';
-import { checkWorkerNeeds } from '../src/stages/worker-needs';
+import { checkWorkerNeeds } from '../src/stages/infer/worker-needs';
 import type { DoctorCheck, DoctorReport } from '../src/temporal/types';
 
 async function check(name: string, fn: () => Promise<string> | string): Promise<DoctorCheck> {

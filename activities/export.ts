@@ -3,10 +3,10 @@
  * Thin adapters over src/stages/export; the retriever comes from the worker's dependencies (opened once per
  * process and reused across shards).
  */
-import * as exporter from '../src/stages/export';
-import type { StageInput } from '../src/stages/types';
-import { witnessGather, witnessShardRound, type Round, type WitnessScatter } from '../src/stages/witness-scatter';
-import { groupOptions as groupOptionsOf } from '../src/stages/export';
+import * as exporter from '../src/stages/export/export';
+import type { StageInput } from '../src/stages/shared/types';
+import { witnessGather, witnessShardRound, type Round, type WitnessScatter } from '../src/stages/witness/scatter';
+import { groupOptions as groupOptionsOf } from '../src/stages/export/export';
 import { asActivity, keptAlive, optionsOfInput, runExclusive, withActivityHooks } from './context';
 import type { ActivityDeps } from './deps';
 
@@ -31,7 +31,7 @@ export function createExportActivities(deps: ActivityDeps) {
         }),
       );
     },
-    /** A sharded witness export's gather: the next round for the index shards to answer, or 'hits' (src/stages/witness-scatter.ts). */
+    /** A sharded witness export's gather: the next round for the index shards to answer, or 'hits' (src/stages/witness/scatter.ts). */
     async witnessGather(args: { input: StageInput; plan: exporter.ExportPlan; scatter: WitnessScatter }): Promise<Round> {
       return asActivity(() =>
         keptAlive('export:witness-gather', () =>

@@ -2,10 +2,10 @@
  * Infer activities (GPU queue): the sharded infer — plan, one activity per shard (every GPU worker takes
  * shards), merge per arm — and the import of corrections made elsewhere.
  */
-import * as inference from '../src/stages/infer';
-import * as shards from '../src/stages/infer-shards';
+import * as inference from '../src/stages/infer/infer';
+import * as shards from '../src/stages/infer/shards';
 import type { LlmBackend } from '../src/llm';
-import type { StageInput } from '../src/stages/types';
+import type { StageInput } from '../src/stages/shared/types';
 import { asActivity, keptAlive, optionsOfInput, runExclusive, withActivityHooks } from './context';
 import type { ActivityDeps } from './deps';
 import { isWorkerLocalError } from './failure-kind';

@@ -14,12 +14,18 @@ import { armConfig } from '../src/config/study';
 import { readJson } from '../src/io/jsonl';
 import { readMetadata } from '../src/openiti/metadata';
 import type { SourceWorkExclusion } from '../src/openiti/source-works';
-import { corpusSettings, resolveSourceExclusions, stagePaths, type CorpusRecord, type OpenitiCorpusSettings } from '../src/stages/build';
-import { UserInputError, type RunOptions, type StageHooks } from '../src/stages/types';
-import { studyLayout } from '../src/stages/study-layout';
-import { defaultArmDir } from '../src/stages/arms';
-import { writtenFiles, type WrittenFile } from '../src/stages/written-file';
-import type { StagePaths } from '../src/stages/retriever';
+import {
+  corpusSettings,
+  resolveSourceExclusions,
+  stagePaths,
+  type CorpusRecord,
+  type OpenitiCorpusSettings,
+} from '../src/stages/build/build';
+import { UserInputError, type RunOptions, type StageHooks } from '../src/stages/shared/types';
+import { studyLayout } from '../src/stages/study/layout';
+import { defaultArmDir } from '../src/stages/study/arms';
+import { writtenFiles, type WrittenFile } from '../src/stages/shared/written-file';
+import type { StagePaths } from '../src/stages/build/retriever';
 import { analyzeStudy } from './documents/analyze';
 import { analyzeArms, type ArmsAnalysis, type ArmsLineCounts, type ArmsStatsOptions } from './study/arms';
 import { fewClustersWarning, reasonsIn } from './stats/min-clusters';
@@ -200,7 +206,7 @@ export function studyReportDir(resultsDir: string): string {
 export interface AnalyzeResult {
   ragDir: string;
   report: string;
-  /** Every file the analysis wrote, with its sha256: an attach to this run checks them (src/stages/written-file.ts). */
+  /** Every file the analysis wrote, with its sha256: an attach to this run checks them (src/stages/shared/written-file.ts). */
   written: WrittenFile[];
   overall: AnalysisSummary['overall'];
   /** `invalid_reason` only on a dataset whose comparison is not valid (too many failed lines): show no ΔCER for it. */

@@ -56,7 +56,7 @@ const cpuSeconds = () => {
 };
 
 type StageInput = import('../workflows/types').StageInput;
-type ExportRetriever = import('../src/stages/retriever').ExportRetriever;
+type ExportRetriever = import('../src/stages/build/retriever').ExportRetriever;
 type Bench = Awaited<ReturnType<typeof setUp>>;
 
 /** Start and end (ms, performance.now) of every retrieveMany call, to split shard time into retrieval and the rest. */
@@ -82,10 +82,10 @@ async function setUp() {
   const model = MODELS[MODEL];
   if (!model) throw new Error(`--model must be one of ${Object.keys(MODELS).join(', ')}`);
   const { parseConfig } = await import('../src/config/load');
-  const { stagePaths } = await import('../src/stages/build');
-  const { embedderOptions } = await import('../src/stages/retriever');
+  const { stagePaths } = await import('../src/stages/build/build');
+  const { embedderOptions } = await import('../src/stages/build/retriever');
   const { loadDataset } = await import('../src/datasets');
-  const { datasetSpec } = await import('../src/stages/export');
+  const { datasetSpec } = await import('../src/stages/export/export');
   const { Embedder } = await import('../src/embed/embedder');
   const { defaultDeps } = await import('../activities');
   const { createStageCalls } = await import('../test/helpers/stage-calls');

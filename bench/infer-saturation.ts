@@ -4,7 +4,7 @@
  * Simulated boxes with continuous batching (test/helpers/sim-llm-server.ts with `knee`: latency flat at `base`
  * up to `knee` requests in flight, then growing with them; peak = knee / base lines/s) and the infer stage's
  * sharded path driven the way a worker drives it: `temporal.concurrency.gpu` shard slots, each running
- * `runShard` (src/stages/infer-shards.ts) through one shared backend per worker (activities/infer.ts), with
+ * `runShard` (src/stages/infer/shards.ts) through one shared backend per worker (activities/infer.ts), with
  * `--gap-ms` between a shard's end and the next shard's start for the activity round trip through Temporal
  * (no server here: the bench measures the client against the box). Lines are synthetic zero-shot records.
  *
@@ -29,8 +29,8 @@ import { parseConfig } from '../src/config/load';
 import type { Config } from '../src/config/schema';
 import { createBackend } from '../src/llm';
 import { EndpointLimiter } from '../src/llm/endpoint-limiter';
-import { optionsFrom, type OpenBackend } from '../src/stages/infer';
-import { mergeArm, planInfer, runShard, type ArmPlan, type ShardRef } from '../src/stages/infer-shards';
+import { optionsFrom, type OpenBackend } from '../src/stages/infer/infer';
+import { mergeArm, planInfer, runShard, type ArmPlan, type ShardRef } from '../src/stages/infer/shards';
 import { sharedBackends } from '../activities/infer';
 import { startSimLlmServer, type SimLlmServer } from '../test/helpers/sim-llm-server';
 

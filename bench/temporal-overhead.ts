@@ -137,7 +137,7 @@ function checkSetup(): ModelSpec | null {
 /** The project's modules load only now, after PHASE5_LOG_LEVEL is set. */
 async function loadModules() {
   const { parseConfig } = await import('../src/config/load');
-  const { stagePaths } = await import('../src/stages/build');
+  const { stagePaths } = await import('../src/stages/build/build');
   const { createStageCalls } = await import('../test/helpers/stage-calls');
   const activities = createStageCalls();
   const { buildCorpus, buildIndex, planExport, exportShard, mergeExport } = activities;

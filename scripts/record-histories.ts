@@ -12,7 +12,7 @@
  * workflows: an arm of 2 replicates (a child per replicate), a collate arm (no LLM: its shards on the CPU queue)
  * and its witness index in 2 shards (the export's scatter and gather rounds).
  */
-import { armNames } from '../src/stages/arm-names';
+import { armNames } from '../src/stages/study/arm-names';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -26,7 +26,7 @@ import { MINILM, requireModel } from './embed/models';
 import { FIXTURES, OCR_GS_ROOT, OPENITI_ROOT } from './helpers/shared-data';
 import { createStageCalls } from './helpers/stage-calls';
 import { indexFiles } from '../src/index/manifest';
-import { stagePaths } from '../src/stages/study-layout';
+import { stagePaths } from '../src/stages/study/layout';
 
 const { analyzeResults, buildCorpus, buildIndex, exportShard, mergeExport, planExport } = createStageCalls();
 

@@ -1,7 +1,7 @@
 /** What an arm's finished infer shards add up to: the running totals its workflow carries across continue-as-new. */
-import type { ArmPlan, ShardRef, InferShardResult } from '../src/stages/infer-shards';
+import type { ArmPlan, ShardRef, InferShardResult } from '../src/stages/infer/shards';
 import { zeroCorrectionCounts } from '../src/llm/correction-counts';
-import { busier } from '../src/stages/llm-load';
+import { busier } from '../src/stages/infer/llm-load';
 import { nowIso } from './progress';
 import type { ArmResult } from './types';
 

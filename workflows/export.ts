@@ -12,7 +12,7 @@ export async function exportWorkflow(input: StageInput): Promise<ExportResult> {
   const planSummary = { datasets: plan.datasets.map((d) => ({ dataset: d.dataset, samples: d.samples, shards: d.shards.length })) };
   p.results.plan = planSummary;
   // A sharded witness index: every line's hits made in rounds first, each index shard its own activity (scatter),
-  // the lines placed by one gather; the export shards then read the hits (src/stages/witness-scatter.ts).
+  // the lines placed by one gather; the export shards then read the hits (src/stages/witness/scatter.ts).
   for (const scatter of plan.witness ?? []) {
     setStep(p, 'witness', 0, scatter.shards, 'index shards');
     for (;;) {

@@ -1,7 +1,7 @@
 /** One arm of the sharded infer: a child workflow of the infer workflow, one per arm. */
 import { continueAsNew, defineSignal, isCancellation, setHandler } from '@temporalio/workflow';
-import type { ArmPlan } from '../src/stages/infer-shards';
-import { replicateKey } from '../src/stages/replicate-key';
+import type { ArmPlan } from '../src/stages/infer/shards';
+import { replicateKey } from '../src/stages/study/replicate-key';
 import { addShard, shardRefs, type ArmTotals } from './arm-totals';
 import { cpuInferActivities, stageActivities } from './options';
 import { setStep, trackProgress } from './progress';

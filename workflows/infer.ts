@@ -3,8 +3,8 @@
  * all arms sharing one pool of `temporal.max_parallel_activities` lanes.
  */
 import { startChild, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
-import { replicateKey } from '../src/stages/replicate-key';
-import type { ArmPlan } from '../src/stages/infer-shards';
+import { replicateKey } from '../src/stages/study/replicate-key';
+import type { ArmPlan } from '../src/stages/infer/shards';
 import { emptyTotals } from './arm-totals';
 import { inferArmWorkflow, setWindowSignal, type InferArmInput } from './infer-arm';
 import { childLabels, cpuInferActivities, DEFAULT_MAX_PARALLEL, stageActivities, type StageActivities } from './options';

@@ -4,12 +4,12 @@
  * end to end: the CLI starts workflows by function reference and reads typed results.
  */
 import type { Config, StageName } from '../src/config/schema';
-import type { BuildResult, CorpusResult, IndexResult } from '../src/stages/build';
-import type { ExportPlan, ExportMergeResult } from '../src/stages/export';
-import type { ArmResult, InferResult } from '../src/stages/infer';
+import type { BuildResult, CorpusResult, IndexResult } from '../src/stages/build/build';
+import type { ExportPlan, ExportMergeResult } from '../src/stages/export/export';
+import type { ArmResult, InferResult } from '../src/stages/infer/infer';
 import type { Progress } from '../src/temporal/types';
 import type { AnalyzeResult } from '../analysis/stage';
-import type { RunOptions, StageInput } from '../src/stages/types';
+import type { RunOptions, StageInput } from '../src/stages/shared/types';
 
 export type { Config, StageName, RunOptions, StageInput, BuildResult, IndexResult, InferResult, AnalyzeResult, ArmResult };
 export type { Progress, HeartbeatProgress, StageState, DoctorCheck, DoctorReport } from '../src/temporal/types';

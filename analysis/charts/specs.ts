@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { OCR_CER_BANDS, SCORE_BUCKETS } from '../score/bands';
 import { UNKNOWN_ERA } from '../score/eras';
-import type { Skips } from '../../src/stages/skips';
+import type { Skips } from '../../src/stages/shared/skips';
 import { errorClassLabel, type ErrorClass } from '../../src/text/arabic';
 
 export const CHART_TEMPLATE_DIR = path.dirname(fileURLToPath(import.meta.url));

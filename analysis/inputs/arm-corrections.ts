@@ -2,7 +2,7 @@
  * Reading one corrections.jsonl of an arm (or of one of its replicates) by dataset, with the guard's fields
  * checked: a malformed line is an error naming the file, line and field.
  */
-import { UserInputError } from '../../src/stages/types';
+import { UserInputError } from '../../src/stages/shared/types';
 import type { ArmLine } from './arm-inputs';
 import { loadFile, parseCorrection } from './records';
 

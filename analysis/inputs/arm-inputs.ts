@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { describeZodError, type CorrectionRecord } from '../../src/llm/records';
-import { UserInputError } from '../../src/stages/types';
+import { UserInputError } from '../../src/stages/shared/types';
 import { cmpStr } from '../format';
 import { loadCorrections } from './arm-corrections';
 import { loadReplicates, replicateSeed } from '../study/replicates';

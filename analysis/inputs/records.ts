@@ -14,7 +14,7 @@ import {
   toCorrectionRecord,
   type CorrectionRecord,
 } from '../../src/llm/records';
-import { UserInputError } from '../../src/stages/types';
+import { UserInputError } from '../../src/stages/shared/types';
 
 export const RetrievalSourceSchema = z.object({
   source_uri: z.string(),

@@ -7,7 +7,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { CorrectionRecord, InferenceInputRow } from '../../src/llm/records';
-import type { ArmRun } from '../../src/stages/arms';
+import type { ArmRun } from '../../src/stages/study/arms';
 import { scoreDistances, type ScoringOptions } from '../../src/text/distance';
 import type { ClusterSpec } from '../stats/clusters';
 import { plannedContrasts } from '../study/planned-contrasts';

@@ -1,6 +1,6 @@
 /** The Phase 5 report as blocks, in reading order: intro, validity, skipped inputs, results, charts, lines, notes. */
 import path from 'node:path';
-import { describeKinds, totalSkips } from '../../src/stages/skips';
+import { describeKinds, totalSkips } from '../../src/stages/shared/skips';
 import type { ReportDocs } from '../charts/specs';
 import { dash, type Block, type RenderedChart } from './blocks';
 import { errorChangeBlocks } from './sections/error-changes';

@@ -1,7 +1,7 @@
 /** The analysis documents the report reads from a Phase 5 directory (metrics, comparisons, retrieval, lines). */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import type { Skips } from '../../src/stages/skips';
+import type { Skips } from '../../src/stages/shared/skips';
 import type { ReportDocs } from '../charts/specs';
 import { readLinesJson } from '../lines/lines-json';
 

@@ -7,7 +7,7 @@
  * same lines.
  */
 import type { CorrectionRecord } from '../../src/llm/records';
-import { UserInputError } from '../../src/stages/types';
+import { UserInputError } from '../../src/stages/shared/types';
 import type { ArmLine, LoadedArm } from '../inputs/arm-inputs';
 import { cmpStr } from '../format';
 import { lineKey } from '../inputs/records';

@@ -15,7 +15,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { writeJsonAtomic } from '../../src/io/jsonl';
-import { UserInputError } from '../../src/stages/types';
+import { UserInputError } from '../../src/stages/shared/types';
 import { alignArms, type AlignedArms } from './alignment';
 import { scoreArmLine, type ArmRow } from '../score/arm-line';
 import { armResult } from './arm-result';

@@ -9,7 +9,7 @@
  * "rag" is the arm named `rag` when there is one, else the dense arm whose top_k the placebo / variants share,
  * else the first dense arm. A contrast with an upper-bound (oracle) arm is shown but stays out of the family.
  */
-import { UserInputError } from '../../src/stages/types';
+import { UserInputError } from '../../src/stages/shared/types';
 import type { ArmInfo } from '../inputs/arm-inputs';
 
 export const CONTRAST_KINDS = ['vs_baseline', 'rag_vs_placebo', 'variant_vs_rag', 'k_series', 'configured'] as const;

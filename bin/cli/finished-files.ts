@@ -7,7 +7,7 @@
  */
 import { existsSync } from 'node:fs';
 import { sha256File } from '../../src/util/hash';
-import type { WrittenFile } from '../../src/stages/written-file';
+import type { WrittenFile } from '../../src/stages/shared/written-file';
 
 const SHA256 = /^[0-9a-f]{64}$/;
 

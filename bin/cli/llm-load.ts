@@ -1,5 +1,5 @@
 /** The LLM endpoint's load for a person: ` · 212 lines/s · 180 requests in flight (limit 190) · median latency 1.2 s`. */
-import type { LlmLoad } from '../../src/stages/llm-load';
+import type { LlmLoad } from '../../src/stages/infer/llm-load';
 
 const seconds = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);
 

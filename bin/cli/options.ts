@@ -4,8 +4,8 @@
  */
 import { ConfigError, DEFAULT_CONFIG, formatIssues, loadConfig } from '../../src/config/load';
 import { ConfigSchema, type Config, type StageName, STAGES } from '../../src/config/schema';
-import type { RunOptions } from '../../src/stages/types';
-import { allArmNames } from '../../src/stages/arm-names';
+import type { RunOptions } from '../../src/stages/shared/types';
+import { allArmNames } from '../../src/stages/study/arm-names';
 import { foldAliasedFlags } from './renamed-flags';
 
 export interface GlobalFlags {

@@ -10,8 +10,8 @@ import type { Config } from '../../src/config/schema';
 import { correctionPrompt } from '../../src/llm/correction-calls';
 import { maxTokensOf, replicatesOf } from '../../src/plan/arm-requests';
 import { writePlanLock, type ReadLock } from '../../src/plan/plan-lock';
-import { studyPlan } from '../../src/stages/study-plan';
-import type { RunOptions } from '../../src/stages/types';
+import { studyPlan } from '../../src/stages/study/plan';
+import type { RunOptions } from '../../src/stages/shared/types';
 import { resolveNormalization } from '../../src/text/profiles';
 import { ALPHA, type PlanReport } from './plan';
 

@@ -12,12 +12,12 @@ import { armRequests, armRows, maxTokensOf, type ArmRequests } from '../../src/p
 import { endpointCounter, estimateCounter, type TokenCounter } from '../../src/plan/prompt-tokens';
 import { probeThroughput, type Throughput } from '../../src/plan/throughput';
 import { correctionPrompt } from '../../src/llm/correction-calls';
-import type { ArmRun } from '../../src/stages/arms';
-import { optionsFrom as exportOptionsFrom, run as runExport } from '../../src/stages/export';
-import { optionsFrom as inferOptionsFrom } from '../../src/stages/infer';
-import { openExportRetriever } from '../../src/stages/retriever';
-import { studyPlan } from '../../src/stages/study-plan';
-import type { RunOptions } from '../../src/stages/types';
+import type { ArmRun } from '../../src/stages/study/arms';
+import { optionsFrom as exportOptionsFrom, run as runExport } from '../../src/stages/export/export';
+import { optionsFrom as inferOptionsFrom } from '../../src/stages/infer/infer';
+import { openExportRetriever } from '../../src/stages/build/retriever';
+import { studyPlan } from '../../src/stages/study/plan';
+import type { RunOptions } from '../../src/stages/shared/types';
 import { clusterSpecOf } from '../../src/datasets/sample';
 import { resolveNormalization } from '../../src/text/profiles';
 import { planContrasts, type ContrastPlan } from '../../analysis/plan/contrasts';

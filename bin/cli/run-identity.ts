@@ -21,7 +21,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { resolvePath, resultDirs } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
-import type { RunOptions } from '../../src/stages/types';
+import type { RunOptions } from '../../src/stages/shared/types';
 
 /** `path size mtime` of a file, every file of a folder (one level), or `missing`. */
 export function fileIdentity(target: string): string[] {

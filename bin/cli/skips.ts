@@ -4,7 +4,7 @@
  * Results from older code without `skipped` fields describe as nothing.
  */
 import path from 'node:path';
-import { describeKinds as describeWith, totalSkips, type Skips } from '../../src/stages/skips';
+import { describeKinds as describeWith, totalSkips, type Skips } from '../../src/stages/shared/skips';
 import type { StageName } from '../../src/config/schema';
 import type { BuildResult, ExportResult, InferResult, Phase5Result } from '../../workflows/types';
 

@@ -1,7 +1,7 @@
 /**
  * A stage's result for a person: a few lines with counts and output paths (`--json` prints the document).
  */
-import type { ArmResult, ImportResult } from '../../src/stages/infer';
+import type { ArmResult, ImportResult } from '../../src/stages/infer/infer';
 import { loadSuffix } from './llm-load';
 import type { ArmsSummary } from '../../analysis/stage';
 import type { AnalyzeResult, BuildResult, InferResult, Phase5Result } from '../../workflows/types';

@@ -9,7 +9,7 @@
  * 2. `buildIndexFromVectors` turns the finished rows into the index file, the ordered sentence list and
  *    the manifest (written last: a manifest means a complete index).
  *
- * A fanned-out build (src/stages/build-shards.ts) runs step 1 once per row range (`range`), each into its own
+ * A fanned-out build (src/stages/build/shards.ts) runs step 1 once per row range (`range`), each into its own
  * part file, and step 2 over the part files in row order.
  */
 export { embedCorpusToVectors, type BatchReport, type EmbedCorpusOptions, type EmbedCorpusResult, type RowRange } from './embed-corpus';

@@ -6,9 +6,9 @@
 import { existsSync } from 'node:fs';
 import { correctionPrompt } from '../llm/correction-calls';
 import { readInferenceInput, type InferenceInputRow } from '../llm/records';
-import type { ArmRun } from '../stages/arms';
-import { selectRows, type InferOptions } from '../stages/infer';
-import { UserInputError } from '../stages/types';
+import type { ArmRun } from '../stages/study/arms';
+import { selectRows, type InferOptions } from '../stages/infer/infer';
+import { UserInputError } from '../stages/shared/types';
 import { countAll, type TokenCounter, type TokenSource } from './prompt-tokens';
 
 export interface ArmRequests {

@@ -20,7 +20,7 @@ import { retryingActivity, type RetryingActivity } from './retrying';
 import { armLoad } from './arm-load';
 import { isUnknownSearchAttribute } from './search-attributes';
 import { logger } from '../util/log';
-import type { LlmLoad } from '../stages/llm-load';
+import type { LlmLoad } from '../stages/infer/llm-load';
 
 /** A client of the config's namespace over Temporal's own client configuration (docs/cluster.md). */
 export async function connectClient(config: Config): Promise<{ client: Client; connection: Connection }> {

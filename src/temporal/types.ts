@@ -3,7 +3,7 @@
  * details of every long activity. Plain types, shared by workflows, activities and the client.
  */
 import type { StageName } from '../config/schema';
-import type { LlmLoad } from '../stages/llm-load';
+import type { LlmLoad } from '../stages/infer/llm-load';
 
 export type StageState = 'pending' | 'running' | 'done' | 'skipped' | 'failed';
 

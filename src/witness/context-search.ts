@@ -27,7 +27,7 @@ export interface LineInContext {
 
 /** OCR lines on each side of a line that witness retrieval searches with it (the export's neighbours). */
 export const WITNESS_CONTEXT_LINES = 1;
-/** Names this placement rule in the witness export retriever's fingerprint (src/stages/witness-index.ts). */
+/** Names this placement rule in the witness export retriever's fingerprint (src/stages/witness/witness-index.ts). */
 export const WITNESS_CONTEXT_RULE = 'anchor-or-context:tie-in-work';
 /** Keys shorter than this many letters are ambiguous in a large corpus whatever their score. */
 export const SHORT_KEY = 20;

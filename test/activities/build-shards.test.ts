@@ -10,11 +10,11 @@ import { existsSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import path from 'node:path';
 
 import { parseConfig } from '../../src/config/load';
-import { stagePaths } from '../../src/stages/study-layout';
+import { stagePaths } from '../../src/stages/study/layout';
 import type { Config } from '../../src/config/schema';
 import { defaultPartsDir, indexFiles } from '../../src/index/manifest';
-import { buildIndexInShards, partFile, type IndexPlan } from '../../src/stages/build-shards';
-import * as build from '../../src/stages/build';
+import { buildIndexInShards, partFile, type IndexPlan } from '../../src/stages/build/shards';
+import * as build from '../../src/stages/build/build';
 import { FIXTURES } from '../helpers/shared-data';
 import { MINILM, requireModel } from '../embed/models';
 import { echoBackend, recordingEnv, stageInput, tmpResults } from './helpers';

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { ApplicationFailure } from '@temporalio/common';
 import { activityHooks, asActivity, withActivityHooks } from '../../activities/context';
-import { UserInputError } from '../../src/stages/types';
+import { UserInputError } from '../../src/stages/shared/types';
 import { recordingEnv } from './helpers';
 
 describe('activities/context', () => {

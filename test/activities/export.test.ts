@@ -10,8 +10,8 @@ import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { createActivities } from '../../activities';
 import type { Config } from '../../src/config/schema';
 import type { InferenceInputRecord } from '../../src/llm/records';
-import { shardFile } from '../../src/stages/export';
-import type { ExportRetriever } from '../../src/stages/retriever';
+import { shardFile } from '../../src/stages/export/export';
+import type { ExportRetriever } from '../../src/stages/build/retriever';
 import {
   countingRetriever,
   echoBackend,

@@ -13,9 +13,9 @@ import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { indexFiles } from '../../src/index/manifest';
 import type { ChatMessage, CompletionResult, LlmBackend } from '../../src/llm';
-import type { ExportRetriever } from '../../src/stages/retriever';
-import { stagePaths } from '../../src/stages/study-layout';
-import type { StageInput } from '../../src/stages/types';
+import type { ExportRetriever } from '../../src/stages/build/retriever';
+import { stagePaths } from '../../src/stages/study/layout';
+import type { StageInput } from '../../src/stages/shared/types';
 import { FIXTURES } from '../helpers/shared-data';
 
 export function tmpResults(prefix: string): string {

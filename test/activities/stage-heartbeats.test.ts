@@ -16,11 +16,11 @@ import { keptAlive } from '../../activities/context';
 import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { indexFiles } from '../../src/index/manifest';
-import * as exporter from '../../src/stages/export';
-import { stagePaths } from '../../src/stages/study-layout';
-import * as inference from '../../src/stages/infer';
-import { partFile, planInfer } from '../../src/stages/infer-shards';
-import type { StageInput } from '../../src/stages/types';
+import * as exporter from '../../src/stages/export/export';
+import { stagePaths } from '../../src/stages/study/layout';
+import * as inference from '../../src/stages/infer/infer';
+import { partFile, planInfer } from '../../src/stages/infer/shards';
+import type { StageInput } from '../../src/stages/shared/types';
 import { inferenceInputRecord } from '../helpers/records';
 import { recordingEnv, tmpResults } from './helpers';
 

@@ -15,7 +15,7 @@ import { computePlan } from '../../bin/cli/plan';
 import { freezePlan } from '../../bin/cli/plan-lock';
 import { parseConfig } from '../../src/config/load';
 import { createBackend } from '../../src/llm';
-import { optionsFrom, run as runInfer } from '../../src/stages/infer';
+import { optionsFrom, run as runInfer } from '../../src/stages/infer/infer';
 import { recordingEnv, stageInput } from '../activities/helpers';
 import { loadOcrGs } from '../helpers/ocrgs-arms';
 import { ARMS, writeExports, writeStudyDatasets } from '../helpers/plan-study';

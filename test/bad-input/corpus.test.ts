@@ -25,7 +25,7 @@ import path from 'node:path';
 import type { CorpusBuildSummary } from '../../src/openiti';
 import { failsWithLogs, makeConfig, OPENITI_FIXTURE, stageInput, tmpDir, withLogs, type LogRecord } from './helpers';
 import { createStageCalls } from '../helpers/stage-calls';
-import { stagePaths } from '../../src/stages/study-layout';
+import { stagePaths } from '../../src/stages/study/layout';
 
 const { buildCorpus } = createStageCalls();
 

@@ -26,10 +26,10 @@ import { expect } from 'chai';
 import { cpSync, mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createActivities } from '../../activities';
-import type { ExportPlan } from '../../src/stages/export';
+import type { ExportPlan } from '../../src/stages/export/export';
 import type { InferenceInputRecord } from '../../src/llm/records';
 import { FIXTURES } from '../helpers/shared-data';
-import { stagePaths } from '../../src/stages/study-layout';
+import { stagePaths } from '../../src/stages/study/layout';
 import {
   cloneResults,
   failsWithLogs,

@@ -10,8 +10,8 @@ import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
-import type { StagePaths } from '../../src/stages/retriever';
-import { stagePaths } from '../../src/stages/study-layout';
+import type { StagePaths } from '../../src/stages/build/retriever';
+import { stagePaths } from '../../src/stages/study/layout';
 import type { RunOptions, StageInput } from '../../workflows/types';
 
 import { FIXTURES, REPO_ROOT } from '../helpers/shared-data';

@@ -38,7 +38,7 @@ import {
   withLogs,
 } from './helpers';
 import { createStageCalls } from '../helpers/stage-calls';
-import { stagePaths } from '../../src/stages/study-layout';
+import { stagePaths } from '../../src/stages/study/layout';
 
 const { buildIndex } = createStageCalls();
 

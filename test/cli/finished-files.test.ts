@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as analyze from '../../analysis/stage';
 import { parseConfig } from '../../src/config/load';
-import { writtenFile } from '../../src/stages/written-file';
+import { writtenFile } from '../../src/stages/shared/written-file';
 import { replacedFile, writtenFiles } from '../../bin/cli/finished-files';
 import { writeStudy, type Pair } from '../analysis/helpers';
 import { asDefaultArms } from '../helpers/default-arms';

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { describeArms } from '../../bin/cli/watch';
 import { summarizeResult } from '../../bin/cli/summary';
 import { armLoad } from '../../src/temporal/arm-load';
-import { busier, loadOver } from '../../src/stages/llm-load';
+import { busier, loadOver } from '../../src/stages/infer/llm-load';
 import type { ArmStatus, StatusView } from '../../src/temporal/client';
 import type { HeartbeatProgress } from '../../src/temporal/types';
 

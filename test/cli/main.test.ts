@@ -7,7 +7,7 @@ import { REPO_ROOT } from '../helpers/shared-data';
 import { buildProgram } from '../../bin/cli/main';
 import { resolveConfig, runOptions, forcedStages, UsageError } from '../../bin/cli/options';
 import { ConfigError } from '../../src/config/load';
-import { optionsFrom as inferOptionsFrom } from '../../src/stages/infer';
+import { optionsFrom as inferOptionsFrom } from '../../src/stages/infer/infer';
 
 function phase5(args: string[], env: NodeJS.ProcessEnv = {}) {
   const r = spawnSync(process.execPath, [path.join(REPO_ROOT, 'bin', 'phase5.js'), ...args], {

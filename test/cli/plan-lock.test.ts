@@ -11,7 +11,7 @@ import path from 'node:path';
 import { analyzeArms } from '../../analysis/study/arms';
 import { createBackend } from '../../src/llm';
 import { readPlanLock } from '../../src/plan/plan-lock';
-import { optionsFrom, run as runInfer } from '../../src/stages/infer';
+import { optionsFrom, run as runInfer } from '../../src/stages/infer/infer';
 import { computePlan } from '../../bin/cli/plan';
 import { freezePlan } from '../../bin/cli/plan-lock';
 import type { Config } from '../../src/config/schema';

@@ -13,7 +13,7 @@ import YAML from 'yaml';
 import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { RAGRetriever } from '../../src/index/retriever';
-import { retrieverConfig } from '../../src/stages/retriever';
+import { retrieverConfig } from '../../src/stages/build/retriever';
 import { REPO_ROOT } from '../helpers/shared-data';
 import { baseRaw, MINILM_DIR, requireModel, runExport, sharedPaths, stageInput, tmpDir, withLogs } from '../bad-input/helpers';
 

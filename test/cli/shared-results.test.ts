@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
 import { loadConfig } from '../../src/config/load';
-import { stagePaths } from '../../src/stages/study-layout';
+import { stagePaths } from '../../src/stages/study/layout';
 import type { Config } from '../../src/config/schema';
 import { freePort, startServer, stopServer } from '../../src/temporal/server';
 import { REPO_ROOT, FIXTURES } from '../helpers/shared-data';

@@ -20,7 +20,7 @@ import { makeTestCerts, startTerminator, tlsTerminatorMissing, type Terminator, 
 import { killWorker, lineCount, spawnPhase5, waitFor, writeConfig, writeInferenceInput } from '../e2e/harness';
 import { startWorkerProcess, waitServing, type WorkerProcess } from '../helpers/worker-process';
 import { E5, requireModel } from '../embed/models';
-import type { ArmResult } from '../../src/stages/infer';
+import type { ArmResult } from '../../src/stages/infer/infer';
 import type { Phase5Result } from '../../workflows/types';
 import { REPO_ROOT } from '../helpers/shared-data';
 import { CORPUS_RECORDS, OCR_LINES, studyConfig, writeStudyInputs } from './small-study';

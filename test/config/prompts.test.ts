@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig, parseConfig } from '../../src/config/load';
 import { armConfig, armModeAndPrompt } from '../../src/config/study';
-import { armRequestDecoding, backendConfig } from '../../src/stages/backend';
+import { armRequestDecoding, backendConfig } from '../../src/stages/infer/backend';
 
 const arms = (...a: object[]) => ({ arms: a });
 const problems = (raw: object): string[] => {

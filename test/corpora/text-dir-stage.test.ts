@@ -9,7 +9,7 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path';
 
 import { parseConfig } from '../../src/config/load';
-import { stagePaths } from '../../src/stages/study-layout';
+import { stagePaths } from '../../src/stages/study/layout';
 import { baseRaw, DEMO_OCR, MINILM_DIR, requireModel, runExport, stageInput, tmpDir, withLogs } from '../bad-input/helpers';
 import { createStageCalls } from '../helpers/stage-calls';
 

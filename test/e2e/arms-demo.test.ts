@@ -13,7 +13,7 @@ import path from 'node:path';
 import YAML from 'yaml';
 import { rebasePaths } from '../../src/config/relative-paths';
 import { loadConfig } from '../../src/config/load';
-import { studyPlan } from '../../src/stages/study-plan';
+import { studyPlan } from '../../src/stages/study/plan';
 import { freePort, stopServer } from '../../src/temporal/server';
 import { REPO_ROOT, requireSharedData } from '../helpers/shared-data';
 import { E5, requireModel } from '../embed/models';

@@ -42,7 +42,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ArmPlan, ShardRef } from '../../src/stages/infer-shards';
+import type { ArmPlan, ShardRef } from '../../src/stages/infer/shards';
 import { E5, requireModel } from '../embed/models';
 import { type Activities, runDefaultPipeline, sha256 } from '../helpers/default-pipeline';
 import { requireSharedData } from '../helpers/shared-data';

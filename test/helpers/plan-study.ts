@@ -8,9 +8,9 @@ import path from 'node:path';
 import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import type { OcrSample } from '../../src/datasets';
-import { replicateRuns } from '../../src/stages/replicates';
-import { writeArmDirs } from '../../src/stages/study-files';
-import { studyPlan } from '../../src/stages/study-plan';
+import { replicateRuns } from '../../src/stages/study/replicates';
+import { writeArmDirs } from '../../src/stages/study/arm-files';
+import { studyPlan } from '../../src/stages/study/plan';
 import type { SimLlmServer } from './sim-llm-server';
 
 export const ARMS = [

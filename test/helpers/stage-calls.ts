@@ -8,10 +8,10 @@ import { createActivities, defaultDeps } from '../../activities';
 import { asActivity, optionsOfInput, runExclusive, withActivityHooks } from '../../activities/context';
 import type { ActivityDeps } from '../../activities/deps';
 import { reportingOutage } from '../../activities/infer';
-import * as build from '../../src/stages/build';
-import { findArm } from '../../src/stages/arms';
-import * as inference from '../../src/stages/infer';
-import type { StageInput } from '../../src/stages/types';
+import * as build from '../../src/stages/build/build';
+import { findArm } from '../../src/stages/study/arms';
+import * as inference from '../../src/stages/infer/infer';
+import type { StageInput } from '../../src/stages/shared/types';
 
 const buildOptions = optionsOfInput(build.optionsFrom);
 const inferOptions = optionsOfInput(inference.optionsFrom);

@@ -1,5 +1,5 @@
 /**
- * The study both witness-shard tests run (test/stages/witness-shards-export.test.ts, test/workflows/witness-scatter.test.ts):
+ * The study both witness-shard tests run (test/stages/witness/witness-shards-export.test.ts, test/workflows/witness-scatter.test.ts):
  * Ibn Qutayba's OCR_GS lines, a zero-shot arm and two witness arms over the same works, one index against four
  * shards, so the two exports can be compared byte for byte.
  */

@@ -13,8 +13,8 @@ import { CORRECTION_KEYS, validateCorrectionsFile, type InferenceInputRow } from
 import { runCorrections } from '../../src/llm/runner';
 import { LlmError, type ChatMessage, type CompletionResult, type LlmBackend } from '../../src/llm/types';
 import { parseConfig } from '../../src/config/load';
-import type { ArmRun } from '../../src/stages/arms';
-import { importCorrections, optionsFrom, runArm, type InferOptions } from '../../src/stages/infer';
+import type { ArmRun } from '../../src/stages/study/arms';
+import { importCorrections, optionsFrom, runArm, type InferOptions } from '../../src/stages/infer/infer';
 
 // Real OCR_GS lines (Ibn al-Faqih, Buldan) and what a chatty model answers for each.
 const OCR = [

@@ -10,7 +10,7 @@ import { corpusExclusions } from '../../analysis/stage';
 import { parseConfig } from '../../src/config/load';
 import { makeExcluder, readMetadata, type MetadataRow } from '../../src/openiti/metadata';
 import { sourceWorkExclusions } from '../../src/openiti/source-works';
-import { buildCorpus, optionsFrom } from '../../src/stages/build';
+import { buildCorpus, optionsFrom } from '../../src/stages/build/build';
 import { OCR_GS_ROOT, requireSharedData } from '../helpers/shared-data';
 
 const SOURCES = [

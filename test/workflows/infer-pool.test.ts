@@ -9,7 +9,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { workflowBundle } from '../../bin/cli/worker-runtime';
 import { parseConfig } from '../../src/config/load';
-import type { ArmPlan } from '../../src/stages/infer-shards';
+import type { ArmPlan } from '../../src/stages/infer/shards';
 import { inferWorkflow } from '../../workflows';
 import type { StageInput } from '../../workflows/types';
 import { createLocalEnv } from '../helpers/temporal';

@@ -18,7 +18,7 @@ import { workflowBundle } from '../../bin/cli/worker-runtime';
 import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import type { LlmBackend } from '../../src/llm';
-import * as inference from '../../src/stages/infer';
+import * as inference from '../../src/stages/infer/infer';
 import { inferWorkflow, type InferArmInput } from '../../workflows';
 import type { StageInput } from '../../workflows/types';
 import { inferenceInputRecord } from '../helpers/records';

@@ -8,7 +8,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { createLocalEnv } from '../helpers/temporal';
 import { workflowBundle } from '../../bin/cli/worker-runtime';
 import { parseConfig } from '../../src/config/load';
-import { armNames } from '../../src/stages/arm-names';
+import { armNames } from '../../src/stages/study/arm-names';
 import { checkEnvironment } from '../../activities/doctor';
 import { buildWorkflow, doctorWorkflow, exportWorkflow, phase5Workflow } from '../../workflows';
 import type { DoctorQueueResult } from '../../workflows';

@@ -12,7 +12,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { workflowBundle } from '../../bin/cli/worker-runtime';
 import { createStageCalls } from '../helpers/stage-calls';
 import { witnessShardsStudy } from '../helpers/witness-shards-study';
-import type { StageInput } from '../../src/stages/types';
+import type { StageInput } from '../../src/stages/shared/types';
 import { exportWorkflow } from '../../workflows';
 import { MINILM, requireModel } from '../embed/models';
 import { createLocalEnv } from '../helpers/temporal';

@@ -3,7 +3,7 @@ import { resolveConfig, runOptions, type GlobalFlags, type StageFlags } from '..
 import { addRenamedFlags } from '../renamed-flags';
 import type { Config } from '../../../src/config/schema';
 import type { FormatStyle, RetrievedChunk } from '../../../src/index/retriever';
-import type { StagePaths } from '../../../src/stages/retriever';
+import type { StagePaths } from '../../../src/stages/build/retriever';
 import { UserFacingError } from '../../../src/temporal/server';
 
 /** Commands that work on local files without Temporal: report, retrieve, eval-retrieval. */
@@ -73,7 +73,7 @@ export function registerRetrieveCommand(program: Command): void {
     .action(async (text: string, opts: RetrieveOpts, cmd: Command) => {
       const flags = cmd.optsWithGlobals<GlobalFlags & StageFlags>();
       const { config } = resolveConfig(flags, { ...flags, topK: opts.topK ?? opts.k, minScore: opts.minScore });
-      const { stagePaths } = await import('../../../src/stages/build');
+      const { stagePaths } = await import('../../../src/stages/build/build');
       const paths = stagePaths(config, runOptions(flags, config));
       const { top_k: k, min_score: minScore, format_style: style } = config.retrieval;
       const { isMostlyArabic } = await import('../../../src/text/arabic');
@@ -91,7 +91,7 @@ export function registerRetrieveCommand(program: Command): void {
 type HitsOut = { hits: RetrievedChunk[]; context?: string };
 
 async function denseHits(config: Config, paths: StagePaths, text: string, k: number, minScore: number): Promise<HitsOut> {
-  const { retrieverConfig } = await import('../../../src/stages/retriever');
+  const { retrieverConfig } = await import('../../../src/stages/build/retriever');
   const { RAGRetriever } = await import('../../../src/index/retriever');
   const retriever = await RAGRetriever.open(retrieverConfig(config, paths)).catch((err: Error) => {
     throw new UserFacingError(err.message);
@@ -112,7 +112,7 @@ async function pipelineHits(
   minScore: number,
   style: FormatStyle | null,
 ): Promise<HitsOut> {
-  const { openExportRetriever } = await import('../../../src/stages/retriever');
+  const { openExportRetriever } = await import('../../../src/stages/build/retriever');
   const retriever = await openExportRetriever(config, paths).catch((err: Error) => {
     throw new UserFacingError(err.message);
   });

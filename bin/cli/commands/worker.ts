@@ -4,7 +4,7 @@ import { connectClient } from '../../../src/temporal/client';
 import { ensureSearchAttributes, searchAttributesRefused } from '../../../src/temporal/search-attributes';
 import { describeSecurity } from '../../../src/temporal/connection-options';
 import { temporalConnectOptions } from '../../../src/temporal/connect';
-import { checkWorkerNeeds, describeMissing } from '../../../src/stages/worker-needs';
+import { checkWorkerNeeds, describeMissing } from '../../../src/stages/infer/worker-needs';
 import {
   describeEndpointOverride,
   endpointOverrideFrom,

@@ -7,7 +7,7 @@ import { corpusExclusions } from '../../../analysis/stage';
 import { parseConfig } from '../../../src/config/load';
 import { makeExcluder } from '../../../src/openiti/metadata';
 import { effectiveExcludePatterns, workOf } from '../../../src/openiti/work-exclusion';
-import { stagePaths } from '../../../src/stages/build';
+import { stagePaths } from '../../../src/stages/build/build';
 
 /**
  * The report's leakage line must say what the corpus build did: a source book whose versions the build's

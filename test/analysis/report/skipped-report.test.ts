@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { analyzeStudy } from '../../../analysis/documents/analyze';
-import type { Skips } from '../../../src/stages/skips';
+import type { Skips } from '../../../src/stages/shared/skips';
 import { writeStudy, type Pair } from '../helpers';
 
 const pairs = (ds: string, n: number): Pair[] =>

@@ -14,7 +14,7 @@ import { bootstrapRates } from '../../../analysis/stats/bootstrap';
 import { pairedBootstrapDelta } from '../../../analysis/stats/paired';
 import { renderArmsReport } from '../../../analysis/report/report';
 import type { OcrSample } from '../../../src/datasets';
-import { UserInputError } from '../../../src/stages/types';
+import { UserInputError } from '../../../src/stages/shared/types';
 import { scoreDistances } from '../../../src/text/distance';
 import { gold3, identity, loadOcrGs, writeOcrGsArms, type Policy } from '../../helpers/ocrgs-arms';
 import { REPO_ROOT, requireSharedData } from '../../helpers/shared-data';

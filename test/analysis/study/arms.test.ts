@@ -14,7 +14,7 @@ import { buildArmsCharts, topKGroups } from '../../../analysis/report/sections/a
 import { datasetExclusions } from '../../../analysis/inputs/leakage';
 import { run, studyReportDir } from '../../../analysis/stage';
 import { holm } from '../../../analysis/stats/paired';
-import { UserInputError } from '../../../src/stages/types';
+import { UserInputError } from '../../../src/stages/shared/types';
 import { REPO_ROOT } from '../../helpers/shared-data';
 import { writeArmsLinesTree } from '../arms-fixture';
 import { writeStudy } from '../helpers';
