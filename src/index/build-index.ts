@@ -4,11 +4,9 @@
  */
 import { existsSync, mkdirSync, renameSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import path from 'node:path';
-import type { EmbedderIdentity } from '../embed/embedder';
 import { JsonlAppender, writeJsonAtomic } from '../io/jsonl';
 import { sha256File } from '../util/hash';
 import { childLogger } from '../util/log';
-import type { ProgressOptions } from '../util/progress';
 import { countJsonlRecords, readCorpusForIndex } from './corpus-file';
 import { indexFiles, modelSection, resolveIndexParams, TOOL_VERSION, type IndexManifest, type IndexParams } from './manifest';
 import { metaPath } from './partial-vectors';
@@ -16,28 +14,11 @@ import { USEARCH_VERSION } from './usearch';
 import { matrixFileBytes } from './vector-files';
 import { vectorFiles } from './vector-rows';
 import { writeIndexFile } from './write-index-file';
+import type { BuildIndexOptions } from './build-index-options';
+
+export type { BuildIndexOptions } from './build-index-options';
 
 const log = childLogger('index');
-
-export interface BuildIndexOptions {
-  corpusPath: string;
-  /** The finished vectors: one file, or the part files of a fanned-out build in row order. */
-  vectorsPath: string | readonly string[];
-  /** `<dir>/index.usearch`; sidecars are derived from it (see manifest.ts). */
-  indexPath: string;
-  /** Identity of the embedder that produced the vectors (Embedder#identity). */
-  model: EmbedderIdentity;
-  index?: Partial<IndexParams>;
-  /** Corpus hash when already known (saves re-reading the file). */
-  corpusSha256?: string;
-  /** Threads for HNSW construction (default: all cores). */
-  threads?: number;
-  /** Keep the partial vectors after a successful build (default false: they are deleted). */
-  keepVectors?: boolean;
-  onProgress?: (done: number, total: number) => void;
-  progressMode?: ProgressOptions['mode'];
-  signal?: AbortSignal;
-}
 
 export async function buildIndexFromVectors(opts: BuildIndexOptions): Promise<IndexManifest> {
   const params = resolveIndexParams(opts.index);

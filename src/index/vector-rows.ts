@@ -1,6 +1,6 @@
 /** The finished vector files of a build (one file, or the part files of a fanned-out build) read as one matrix. */
 import { closeSync, openSync, statSync } from 'node:fs';
-import type { BuildIndexOptions } from './build-index';
+import type { BuildIndexOptions } from './build-index-options';
 import { readFloatRows } from './vector-files';
 
 export function vectorFiles(opts: Pick<BuildIndexOptions, 'vectorsPath'>): readonly string[] {

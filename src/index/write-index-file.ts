@@ -3,7 +3,7 @@ import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import os from 'node:os';
 import { normalizeRows } from '../embed/embedder';
 import { createProgress, type Progress } from '../util/progress';
-import type { BuildIndexOptions } from './build-index';
+import type { BuildIndexOptions } from './build-index-options';
 import type { IndexParams } from './manifest';
 import { Index } from './usearch';
 import { matrixHeader, writeFloats } from './vector-files';

@@ -158,9 +158,6 @@ export async function readMetadata(file: string): Promise<MetadataResult> {
 /** Exclude patterns are globs (`*` any run, `?` one character) matched against the whole version URI. */
 export { globToRegExp };
 
-/** The build's exclusion rule lives in ./work-exclusion (shared with the analysis). */
-export { makeExcluder } from './work-exclusion';
-
 // --- resolving local_path ----------------------------------------------------------------------
 
 /** Extensions a repository file may carry that the metadata's local_path lacks (or the reverse). */

@@ -3,7 +3,8 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { FIXTURES } from '../helpers/shared-data';
-import { globToRegExp, makeExcluder, MetadataError, readMetadata, resolveTextPath, splitMulti } from '../../src/openiti/metadata';
+import { globToRegExp, MetadataError, readMetadata, resolveTextPath, splitMulti } from '../../src/openiti/metadata';
+import { makeExcluder } from '../../src/openiti/work-exclusion';
 
 const ROOT = path.join(FIXTURES, 'openiti', 'corpus');
 const META = path.join(ROOT, 'metadata', 'OpenITI_metadata_2023-1-8.csv');

@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { requireSharedData } from '../helpers/shared-data';
 import { buildCorpus, dedupKey, scanEligible, type CorpusBuildSummary, type CorpusSentence } from '../../src/openiti';
-import { makeExcluder, readMetadata, resolveTextPath } from '../../src/openiti/metadata';
+import { readMetadata, resolveTextPath } from '../../src/openiti/metadata';
+import { makeExcluder } from '../../src/openiti/work-exclusion';
 import { codePointLength, parseOpenITIFile, parseOpenITIText } from '../../src/openiti';
 import { hash53 } from '../../src/openiti/sampling';
 

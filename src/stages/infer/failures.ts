@@ -7,7 +7,7 @@
 import { createReadStream } from 'node:fs';
 import readline from 'node:readline';
 import type { LlmBackend, LlmUnavailableError } from '../../llm/index';
-import type { InferOptions } from './infer';
+import type { InferOptions } from './types';
 import { UserInputError, type StageHooks } from '../shared/types';
 
 /** What an attempt leaves for the next one: when the current outage began (ISO), if one is going on. */

@@ -11,7 +11,7 @@ import { isFailed, type CorrectionRecord } from '../../llm/records';
 import { childLogger } from '../../util/log';
 import type { ArmRun } from '../study/arms';
 import { importFix, importHooks, readExportLines } from './import-match';
-import type { InferOptions } from './infer';
+import type { InferOptions } from './types';
 import { armJson } from '../study/arm-files';
 import { UserInputError } from '../shared/types';
 import { writtenFile, type WrittenFile } from '../shared/written-file';

@@ -16,7 +16,8 @@
 import path from 'node:path';
 import type { Config } from '../../config/schema';
 import { allArmNames, armNames } from './arm-names';
-import { declaredArms, groupExports, type ArmRun, type ExportGroup } from './arms';
+import { declaredArms, groupExports } from './arms';
+import type { ArmRun, ExportGroup, WitnessIndexPlan } from './types';
 import type { StagePaths } from '../build/retriever';
 import { corpusPaths, studyLayout, type StudyDirs } from './layout';
 import { UserInputError, type RunOptions } from '../shared/types';
@@ -33,15 +34,6 @@ export interface CorpusPlan {
   arms: string[];
 }
 
-/** One witness index (`retrieval.mode: witness`), `<results>/witness/<fingerprint>/`. */
-export interface WitnessIndexPlan {
-  fingerprint: string;
-  dir: string;
-  /** The effective config of the first arm that uses it (its `retrieval.witness` settings). */
-  config: Config;
-  arms: string[];
-}
-
 export interface StudyPlan {
   dirs: StudyDirs;
   /** The run's corpus and index. */
@@ -54,6 +46,8 @@ export interface StudyPlan {
   corpora: CorpusPlan[];
   witnessIndexes: WitnessIndexPlan[];
 }
+
+export type { WitnessIndexPlan } from './types';
 
 export function studyPlan(config: Config, cli: RunOptions): StudyPlan {
   const layout = studyLayout(config, cli);

@@ -14,7 +14,7 @@ import type { Config } from '../../config/schema';
 import type { BackendConfig } from '../../llm/index';
 import { resolveDecoding } from '../../llm/decoding';
 import { armRequestDecoding } from '../infer/backend';
-import type { ArmRun } from './arms';
+import type { ArmRun } from './types';
 import { UserInputError } from '../shared/types';
 
 export { replicateKey } from './replicate-key';

@@ -27,7 +27,7 @@ import {
 } from '../../witness/index';
 import type { ClosableRetriever } from '../build/retriever';
 import { studyLayout } from '../study/layout';
-import type { WitnessIndexPlan } from '../study/plan';
+import type { WitnessIndexPlan } from '../study/types';
 import { UserInputError } from '../shared/types';
 
 const log = childLogger('witness');

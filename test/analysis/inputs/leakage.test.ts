@@ -5,7 +5,7 @@ import path from 'node:path';
 import { datasetExclusions, exclusionText, sourceExcluded, sourceHitMatcher, sourceStatus } from '../../../analysis/inputs/leakage';
 import { corpusExclusions } from '../../../analysis/stage';
 import { parseConfig } from '../../../src/config/load';
-import { makeExcluder } from '../../../src/openiti/metadata';
+import { makeExcluder } from '../../../src/openiti/work-exclusion';
 import { effectiveExcludePatterns, workOf } from '../../../src/openiti/work-exclusion';
 import { stagePaths } from '../../../src/stages/build/build';
 
