@@ -35,6 +35,7 @@ import { WITNESS_CONTEXT_LINES, WITNESS_CONTEXT_RULE } from '../witness';
 import { contextSource, writeShardRecords, type ContextSource } from './export-records';
 export { fallbackRecord, writeShardRecords, type ContextSource } from './export-records';
 import { UserInputError, type RunOptions, type StageHooks } from './types';
+import { describeOtherIndexes } from './other-indexes';
 
 const log = childLogger('export');
 
@@ -222,13 +223,15 @@ export async function planExport(options: ExportOptions): Promise<ExportPlan> {
   const { config, paths } = options;
   const manifestPath = indexFiles(paths.index).manifest;
   if (!existsSync(paths.index) || !existsSync(manifestPath))
-    throw new UserInputError(`no index at ${paths.index} — run \`phase5 build\` first`);
+    throw new UserInputError(`no index at ${paths.index} — run \`phase5 build\` first${describeOtherIndexes(paths.index, config)}`);
   const groups: (string | undefined)[] = options.groups ? options.groups.map((g) => g.fingerprint) : [undefined];
   const fingerprints = groups.map((g) => {
     const go = groupOptions(options, g);
     const manifest = indexFiles(go.paths.index).manifest;
     if (!existsSync(manifest))
-      throw new UserInputError(`no index at ${go.paths.index} (the corpus of a study arm) — run \`phase5 build\` first`);
+      throw new UserInputError(
+        `no index at ${go.paths.index} (the corpus of a study arm) — run \`phase5 build\` first${describeOtherIndexes(go.paths.index, go.config)}`,
+      );
     return exportFingerprint(go, manifest);
   });
   const plan: ExportPlan = {
