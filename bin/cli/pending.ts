@@ -3,7 +3,7 @@
  * 26896@vm: environment variable HO_KEY is not set — set it in the worker's environment`, from the pending
  * activities of the workflow and, for a sharded infer, of each arm's child workflow.
  */
-import type { Client } from '@temporalio/client';
+import { WorkflowFailedError, type Client } from '@temporalio/client';
 import type { StatusView } from '../../src/temporal/client';
 import { retryingActivity, worstRetrying, type RetryingActivity } from '../../src/temporal/retrying';
 import { formatWorkflowFailure } from './errors';
@@ -38,13 +38,16 @@ export const CLOSED_FAILED: ReadonlySet<string> = new Set(['FAILED', 'TIMED_OUT'
 
 /**
  * A closed workflow's failure in one line (`infer (arm rag) failed: …`, as the stage command prints it), null when
- * it did not fail; `fallback` names the stage of a workflow that is not a study's child.
+ * it did not fail; `fallback` names the stage of a workflow that is not a study's child. Call it on a closed
+ * workflow only (it reads the result); a call that fails throws.
  */
 export async function closedFailure(client: Client, workflowId: string, fallback = 'workflow'): Promise<string | null> {
   try {
     await client.workflow.getHandle(workflowId).result();
     return null;
   } catch (err) {
+    // Only the workflow's own failure; a call that failed (deadline, server gone) is not one.
+    if (!(err instanceof WorkflowFailedError)) throw err;
     return formatWorkflowFailure(err, false, fallback)[0].replace(/^phase5: /, '');
   }
 }

@@ -131,7 +131,7 @@ describe('workflows/infer-arm: an arm that failed for good is shown while its me
       expect(rows.find((r) => r.workflowId === workflowId)?.failure).to.equal(`arm bad: ${REASON}`);
       expect(rows.find((r) => r.workflowId === `${workflowId}-bad`)?.failure).to.equal(REASON);
       const out = formatRuns(rows);
-      expect(out.find((l) => l.startsWith(workflowId))).to.match(/ RUNNING \(failing\) /);
+      expect(out.find((l) => l.startsWith(`${workflowId} `))).to.match(/ RUNNING \(failing\) /);
       expect(out).to.include(`failed: arm bad: ${REASON}`);
     }
     // Closed: the root cause, as the stage command prints it, for status and runs.

@@ -28,7 +28,7 @@ export function registerStatusCommand(program: Command): void {
       try {
         const view = await workflowStatus(client, workflowId);
         // A closed workflow that failed: its root cause, as the stage command printed it.
-        if (CLOSED_FAILED.has(view.status)) view.failure ??= (await closedFailure(client, workflowId)) ?? undefined;
+        if (CLOSED_FAILED.has(view.status)) view.failure ??= (await closedFailure(client, workflowId).catch(() => null)) ?? undefined;
         const stage = view.progress?.workflow === 'phase5Workflow' ? view.progress.stage : null;
         // The study's children are named after its id (phase5-<run key> → phase5-<run key>-<stage>).
         const child =
