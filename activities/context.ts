@@ -172,18 +172,31 @@ export function isDeterministicError(err: unknown): err is Error {
   return DETERMINISTIC_ERRORS.some((type) => err instanceof type);
 }
 
+export interface ActivityLimits {
+  maxWorkerLocalAttempts?: number;
+  /**
+   * Called when a worker-local failure is to be retried on another worker (not when it ends the run): the infer
+   * queue's pause (bin/cli/worker-runtime.ts), which must not delay the next task when no other worker can take it.
+   */
+  onRetryElsewhere?(reason: string): void;
+}
+
 /**
  * Run an activity body; configuration, input and data errors become non-retryable failures with a clear message;
  * what only this worker lacks is retried on the other workers, then fails (activities/failure-kind.ts).
  */
-export async function asActivity<T>(fn: () => Promise<T>, limits: { maxWorkerLocalAttempts?: number } = {}): Promise<T> {
+export async function asActivity<T>(fn: () => Promise<T>, limits: ActivityLimits = {}): Promise<T> {
   try {
     return await fn();
   } catch (err) {
     if (isDeterministicError(err)) {
       throw ApplicationFailure.create({ type: err.name, message: err.message, nonRetryable: true });
     }
-    if (isWorkerLocalError(err)) throw await workerLocalFailure(err, limits.maxWorkerLocalAttempts);
+    if (isWorkerLocalError(err)) {
+      const failure = await workerLocalFailure(err, limits.maxWorkerLocalAttempts);
+      if (!failure.nonRetryable) limits.onRetryElsewhere?.(err.message);
+      throw failure;
+    }
     throw err;
   }
 }

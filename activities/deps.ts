@@ -28,8 +28,10 @@ export interface ActivityDeps {
    */
   endpointDown?(reason: string): void;
   /**
-   * Called when an infer attempt failed on something only this worker lacks (activities/failure-kind.ts): the
-   * worker pauses its infer queue a while, so the retry goes to a worker that has it. Unset: nothing.
+   * Called when an infer attempt failed on something only this worker lacks and is retried on another worker
+   * (activities/failure-kind.ts): the worker pauses its infer queue a while, so the retry goes to a worker that has
+   * it. Not called when the failure ends the run (every live worker failed so): no other worker would take the
+   * next task, and a pause would only hold back the failures of the tasks still queued. Unset: nothing.
    */
   workerLocalFailure?(reason: string): void;
 }

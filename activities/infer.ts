@@ -6,9 +6,8 @@ import * as inference from '../src/stages/infer/infer';
 import * as shards from '../src/stages/infer/shards';
 import type { LlmBackend } from '../src/llm';
 import type { StageInput } from '../src/stages/shared/types';
-import { asActivity, keptAlive, optionsOfInput, runExclusive, withActivityHooks } from './context';
+import { asActivity, keptAlive, optionsOfInput, runExclusive, withActivityHooks, type ActivityLimits } from './context';
 import type { ActivityDeps } from './deps';
-import { isWorkerLocalError } from './failure-kind';
 
 /**
  * One open backend per backend config in this worker, shared by the shards it runs (a local GGUF loads once,
@@ -52,13 +51,15 @@ export function sharedBackends(open: inference.OpenBackend, idleMs = 30_000): in
   };
 }
 
-/** `work`, telling `deps` when it failed because the LLM endpoint did not serve, or on what only this worker lacks. */
+/**
+ * `work`, telling `deps` when it failed because the LLM endpoint did not serve. What only this worker lacks is told
+ * by asActivity (`onRetryElsewhere`), once the failure is known to be retried on another worker.
+ */
 export async function reportingOutage<T>(deps: ActivityDeps, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
     if (inference.isOutageFailure(err)) deps.endpointDown?.((err as Error).message);
-    if (isWorkerLocalError(err)) deps.workerLocalFailure?.(err.message);
     throw err;
   }
 }
@@ -66,7 +67,10 @@ export async function reportingOutage<T>(deps: ActivityDeps, work: () => Promise
 export function createInferActivities(deps: ActivityDeps) {
   const openShared = sharedBackends(deps.openBackend);
   const options = optionsOfInput(inference.optionsFrom);
-  const limits = (input: StageInput) => ({ maxWorkerLocalAttempts: input.config.temporal.max_worker_local_attempts });
+  const limits = (input: StageInput): ActivityLimits => ({
+    maxWorkerLocalAttempts: input.config.temporal.max_worker_local_attempts,
+    ...(deps.workerLocalFailure ? { onRetryElsewhere: deps.workerLocalFailure } : {}),
+  });
   return {
     /**
      * Plan every arm's shards (plan files, parts dirs); returns the small per-arm plan the workflows fan out. Plan

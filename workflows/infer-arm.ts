@@ -4,7 +4,7 @@ import type { ArmPlan } from '../src/stages/infer/shards';
 import { replicateKey } from '../src/stages/study/replicate-key';
 import { addShard, shardRefs, type ArmTotals } from './arm-totals';
 import { cpuInferActivities, stageActivities } from './options';
-import { setStep, trackProgress } from './progress';
+import { recordFailure, setStep, trackProgress } from './progress';
 import type { ArmResult, StageInput } from './types';
 import { growingWindow } from './windows';
 
@@ -57,7 +57,11 @@ export async function inferArmWorkflow(a: InferArmInput): Promise<ArmResult> {
     await pool.done();
   } catch (err) {
     // Failed for good (a shard's outage outlasted its budget, bad input): keep what succeeded where analyze reads it.
-    if (!isCancellation(err)) await acts.mergeInferArm({ input: a.input, arm: a.arm, partial: true }).catch(() => undefined);
+    // The merge may wait behind the shards still queued, so the reason is in the progress query before it.
+    if (!isCancellation(err)) {
+      recordFailure(p, err);
+      await acts.mergeInferArm({ input: a.input, arm: a.arm, partial: true }).catch(() => undefined);
+    }
     throw err;
   }
   if (a.from + batch.length < all.length) return continueAsNew<typeof inferArmWorkflow>({ ...a, window, from: a.from + batch.length });

@@ -10,13 +10,18 @@ import { createProgress, progressLine, type Progress as Bar } from '../../src/ut
 import { flushLogs } from '../../src/util/log';
 import { workflowStatus, type StatusView } from '../../src/temporal/client';
 import { stageWorkflowId } from '../../src/temporal/types';
-import { retryingOf, retryNote, ServerNotes } from './pending';
+import { failureNote, failureOf, retryingOf, retryNote, ServerNotes } from './pending';
 import { loadSuffix } from './llm-load';
+
+/** What the stage is retrying and what already failed in it: ` · retrying (attempt 3): … · failed: arm rag: …`. */
+export function problemNote(v: StatusView): string {
+  return retryNote(retryingOf(v)) + failureNote(failureOf(v));
+}
 
 /** The stage's position in one line: `export 1,200/5,092 lines · 82 lines/s · ETA 47 s`. */
 export function progressOf(v: StatusView): string | null {
   const label = v.progress?.stage ?? v.activity?.type ?? 'progress';
-  const note = retryNote(retryingOf(v));
+  const note = problemNote(v);
   if (v.work && v.work.total > 0) return progressLine(label, v.work.done, v.work.total, v.work.unit, v.rate, v.etaSeconds) + note;
   if (v.progress && v.progress.total > 0)
     return progressLine(`${label} ${v.progress.step}`, v.progress.done, v.progress.total, v.progress.unit, null, null) + note;
@@ -36,6 +41,8 @@ export function describeStatus(v: StatusView): string {
   const failure = v.activities.find((a) => a.lastFailure)?.lastFailure;
   if (retrying) parts.push(retryNote(retrying).replace(/^ · /, ''));
   else if (failure) parts.push(`last failure: ${failure}`);
+  const failed = failureOf(v);
+  if (failed) parts.push(`failed: ${failed}`);
   return parts.join(' | ');
 }
 
@@ -43,7 +50,7 @@ export function describeStatus(v: StatusView): string {
 export function describeArms(v: StatusView): string[] {
   return (v.arms ?? []).map((a) => {
     const line = progressLine(`arm ${a.arm}`, a.done, a.total, 'lines', a.rate, a.etaSeconds);
-    return `${line} · ${a.status === 'RUNNING' ? `workers ${a.workers.join(', ') || '-'}` : a.status.toLowerCase()}${loadSuffix(a.load)}${retryNote(a.retrying)}`;
+    return `${line} · ${a.status === 'RUNNING' ? `workers ${a.workers.join(', ') || '-'}` : a.status.toLowerCase()}${loadSuffix(a.load)}${retryNote(a.retrying)}${failureNote(a.failure)}`;
   });
 }
 
@@ -67,7 +74,7 @@ export class ProgressLines {
     }
     const line = progressOf(v);
     // A new failure is shown at once, not at the next tick: it is why the count does not move.
-    const retrying = retryNote(retryingOf(v));
+    const retrying = problemNote(v);
     const news = retrying !== '' && retrying !== this.retrying;
     this.retrying = retrying;
     if (!line || (!news && this.now() - this.last < this.everyMs)) return;
@@ -129,7 +136,7 @@ export async function watchWorkflow<W extends Workflow>(
           barKey = key;
         }
         bar?.update(view.work.done);
-        const note = retryNote(retryingOf(view));
+        const note = problemNote(view);
         if (note && note !== shownNote) console.error(`\n${view.progress?.stage ?? 'stage'}${note}`);
         shownNote = note;
       } else if (!tty) lines.show(view);

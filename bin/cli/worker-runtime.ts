@@ -130,8 +130,10 @@ export const WORKER_LOCAL_PAUSE_MS = 20_000;
 
 /**
  * The infer queue pauses for WORKER_LOCAL_PAUSE_MS after a task failed on something this worker lacks (a key
- * variable, a model file): the task is retried on the other workers (activities/failure-kind.ts), and this idle
- * worker, always first to poll, must not take the retry back only to fail it again. One log line per pause.
+ * variable, a model file) and is retried on the other workers (activities/failure-kind.ts): this idle worker,
+ * always first to poll, must not take the retry back only to fail it again. A failure that ends the run (no other
+ * live worker) does not pause: the tasks still queued must fail at once too, not one per pause (an arm's partial
+ * merge queued behind them would wait 20 s per task). One log line per pause.
  */
 export function workerLocalPause(
   config: Config,

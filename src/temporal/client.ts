@@ -16,7 +16,7 @@ import type { Config } from '../config/schema';
 import type { HeartbeatProgress, Progress } from './types';
 import { UserFacingError } from './server';
 import { openConnection, temporalConnectOptions } from './connect';
-import { retryingActivity, type RetryingActivity } from './retrying';
+import { oneLine, retryingActivity, type RetryingActivity } from './retrying';
 import { armLoad } from './arm-load';
 import { isUnknownSearchAttribute } from './search-attributes';
 import { logger } from '../util/log';
@@ -127,6 +127,11 @@ export interface StatusView {
   etaSeconds: number | null;
   /** Sharded infer: every arm's lines, rate, ETA and the workers running its shards. */
   arms?: ArmStatus[];
+  /**
+   * Why the workflow failed, on one line: while it still runs, the failure its progress query records
+   * (workflows/progress.ts `recordFailure`: an arm merging what it kept); once closed, the CLI adds its root cause.
+   */
+  failure?: string;
 }
 
 export interface ArmStatus {
@@ -141,6 +146,8 @@ export interface ArmStatus {
   workers: string[];
   /** A shard of this arm that failed and is being retried (its attempt and last failure). */
   retrying?: RetryingActivity | null;
+  /** The arm failed for good (its child workflow records it before merging the lines it kept). */
+  failure?: string;
   /** The LLM endpoint's load from the running shards' heartbeats (summed over workers). */
   load?: LlmLoad;
 }
@@ -226,6 +233,7 @@ async function armStatus(client: Client, arm: string, a: ArmsProgress[string], n
     etaSeconds: rate ? Math.max(0, a.lines - finished) / rate : null,
     workers,
     retrying,
+    ...(view.failure ? { failure: view.failure } : {}),
     ...(load ? { load } : {}),
   };
 }
@@ -264,6 +272,8 @@ export async function workflowStatus(client: Client, workflowId: string): Promis
     activities,
     ...combineProgress(activities, lines),
   };
+  const failure = (progress?.results as { failure?: unknown } | undefined)?.failure;
+  if (typeof failure === 'string' && failure) view.failure = oneLine(failure);
   const arms = (progress?.results as { arms?: ArmsProgress } | undefined)?.arms;
   if (arms) {
     view.arms = await Promise.all(Object.entries(arms).map(([arm, a]) => armStatus(client, arm, a)));

@@ -5,7 +5,15 @@
  */
 import { Connection } from '@temporalio/client';
 import type { Config } from '../config/schema';
-import { connectOptions, describeSecurity, TemporalProfileError, type TemporalConnectOptions } from './connection-options';
+import { clientCertVersionProblem } from './cert-version';
+import {
+  clientCertSource,
+  connectOptions,
+  describeSecurity,
+  TemporalProfileError,
+  type Env,
+  type TemporalConnectOptions,
+} from './connection-options';
 import { portOpen, splitAddress, UserFacingError } from './server';
 import { diagnoseTls } from './tls-diagnosis';
 
@@ -22,14 +30,22 @@ export async function connectionFailure(opts: TemporalConnectOptions, err: unkno
   return new UserFacingError(why ?? `cannot connect to Temporal at ${opts.address} (${describeSecurity(opts)}): ${first}`);
 }
 
-/** The connection options of src/temporal/connection-options.ts; a bad Temporal profile is a one-line error. */
-export function temporalConnectOptions(config: Config): TemporalConnectOptions {
+/**
+ * The connection options of src/temporal/connection-options.ts; a bad Temporal profile, or a client certificate the
+ * worker's TLS stack refuses (./cert-version.ts), is a one-line error before anything connects.
+ */
+export function temporalConnectOptions(config: Config, env: Env = process.env): TemporalConnectOptions {
+  let opts: TemporalConnectOptions;
   try {
-    return connectOptions(config);
+    opts = connectOptions(config, env);
   } catch (err) {
     if (err instanceof TemporalProfileError) throw new UserFacingError(err.message);
     throw err;
   }
+  const crt = typeof opts.tls === 'object' ? opts.tls?.clientCertPair?.crt : undefined;
+  const problem = crt ? clientCertVersionProblem(crt, clientCertSource(env)) : null;
+  if (problem) throw new UserFacingError(problem);
+  return opts;
 }
 
 export async function openConnection(opts: TemporalConnectOptions): Promise<Connection> {

@@ -66,6 +66,13 @@ export function connectOptions(config: Config, env: Env = process.env): Temporal
   };
 }
 
+/** Where the profile's client certificate comes from, for a message: its path, or the profile's inline data. */
+export function clientCertSource(env: Env = process.env): string {
+  const cert = temporalProfile(env).tls?.clientCert;
+  if (!cert) return '(none)';
+  return 'path' in cert ? cert.path : '(inline data of the Temporal profile)';
+}
+
 /** `TLS (mutual)`, `TLS`, `TLS + API key`… for the one line that says how a process connected. */
 export function describeSecurity(opts: TemporalConnectOptions): string {
   const tls = opts.tls ? (typeof opts.tls === 'object' && opts.tls.clientCertPair ? 'mutual TLS' : 'TLS') : 'plain TCP';

@@ -72,6 +72,21 @@ describe('bad-input suite', function () {
       expect(readRecords(result.merged.path)).to.have.length(13);
     });
 
+    it('export with the index of other corpus settings: names it, what differs and the flag that selects it', async () => {
+      const results = await cloneResults('export-other-settings');
+      const built = stagePaths(makeConfig(results), {}).index; // the copied index: corpus.max_sentences 40
+      const input = stageInput(makeConfig(results, { corpus: { max_sentences: 4000 } }));
+      const { message } = await failsWithLogs(
+        () => runExport(input),
+        new RegExp(`no index at ${stagePaths(input.config, {}).index} — run \`phase5 build\` first`),
+      );
+      expect(message).to.contain(`; ${built} exists, built with corpus.max_sentences 40 vs 4,000 here — select it with --max-sentences 40`);
+      expect(message.split('\n'), 'one line').to.have.length(1);
+      // That flag (merged into corpus.max_sentences) selects it: the same export goes through.
+      const { result } = await withLogs(() => runExport(stageInput(makeConfig(results, { corpus: { max_sentences: 40 } }))));
+      expect(result.merged.records).to.equal(13);
+    });
+
     it('unknown dataset in --datasets', async () => {
       const results = await cloneResults('export-unknown');
       await failsWithLogs(

@@ -32,8 +32,11 @@ function makeCa(dir: string, name: string): void {
   openssl(dir, ['req', '-x509', ...EC, '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`]);
 }
 
-/** A certificate `name` signed by CA `ca`; `days` -1 makes one that has expired. */
-function makeLeaf(dir: string, ca: string, name: string, usage: 'serverAuth' | 'clientAuth', days = 2): void {
+/**
+ * A certificate `name` signed by CA `ca`; `days` -1 makes one that has expired. `v1`: no extensions file, so
+ * `openssl x509 -req` writes an X.509 v1 certificate (extensions need v3).
+ */
+function makeLeaf(dir: string, ca: string, name: string, usage: 'serverAuth' | 'clientAuth', days = 2, v1 = false): void {
   openssl(dir, ['req', '-new', ...EC, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`]);
   const ext = `${name}.ext`;
   const san = usage === 'serverAuth' ? 'subjectAltName=DNS:localhost,IP:127.0.0.1\n' : '';
@@ -52,8 +55,7 @@ function makeLeaf(dir: string, ca: string, name: string, usage: 'serverAuth' | '
     `${name}.crt`,
     '-days',
     String(days),
-    '-extfile',
-    ext,
+    ...(v1 ? [] : ['-extfile', ext]),
   ]);
 }
 
@@ -65,6 +67,8 @@ export interface TestCerts {
   otherCa: string;
   client: { cert: string; key: string };
   expiredClient: { cert: string; key: string };
+  /** A client certificate without extensions: X.509 v1, which Temporal's Rust client (rustls) refuses. */
+  v1Client: { cert: string; key: string };
   server: { cert: string; key: string };
 }
 
@@ -75,6 +79,7 @@ export function makeTestCerts(dir: string): TestCerts {
   makeLeaf(dir, 'ca', 'server', 'serverAuth');
   makeLeaf(dir, 'ca', 'client', 'clientAuth');
   makeLeaf(dir, 'ca', 'expired-client', 'clientAuth', -1);
+  makeLeaf(dir, 'ca', 'v1-client', 'clientAuth', 2, true);
   const p = (f: string) => path.join(dir, f);
   const pair = (n: string) => ({ cert: p(`${n}.crt`), key: p(`${n}.key`) });
   return {
@@ -83,6 +88,7 @@ export function makeTestCerts(dir: string): TestCerts {
     otherCa: p('other-ca.crt'),
     client: pair('client'),
     expiredClient: pair('expired-client'),
+    v1Client: pair('v1-client'),
     server: pair('server'),
   };
 }

@@ -6,6 +6,7 @@ import { doctorWorkflow } from '../../../workflows';
 import type { Connection } from '@temporalio/client';
 import { ensureSearchAttributes, searchAttributesRefused } from '../../../src/temporal/search-attributes';
 import { livePollers, pollTimes } from '../../../activities/failure-kind';
+import { UserFacingError } from '../../../src/temporal/server';
 
 /** Live workers polling `queue` (their latest poll within LIVE_POLLER_WINDOW_MS; the server lists gone ones for minutes). */
 async function pollerCounts(
@@ -16,6 +17,22 @@ async function pollerCounts(
   const res = await client.workflowService.describeTaskQueue({ namespace, taskQueue: { name: queue }, taskQueueType: 2 /* ACTIVITY */ });
   const now = Date.now();
   return livePollers(pollTimes(res.pollers ?? [], now), now).length;
+}
+
+/** How long doctor waits for one call to Temporal before it says so. */
+export const CALL_DEADLINE_MS = 8000;
+
+/** gRPC's status code for a call past its deadline (https://grpc.github.io/grpc/core/md_doc_statuscodes.html). */
+const DEADLINE_EXCEEDED = 4;
+
+/** `call` within CALL_DEADLINE_MS, else a one-line error naming what did not answer. */
+async function withinDeadline<T>(connection: Connection, address: string, what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await connection.withDeadline(Date.now() + CALL_DEADLINE_MS, call);
+  } catch (err) {
+    if ((err as { code?: number }).code !== DEADLINE_EXCEEDED) throw err;
+    throw new UserFacingError(`Temporal at ${address} did not answer ${what} within ${CALL_DEADLINE_MS / 1000} s`);
+  }
 }
 
 /** Register the Phase5* search attributes (idempotent) and report it. */
@@ -39,11 +56,13 @@ export function registerDoctorCommand(program: Command): void {
       const { client, connection } = await connectClient(config);
       try {
         rows.push(['temporal reachable', true, `${config.temporal.address} namespace ${config.temporal.namespace}`]);
-        rows.push(await searchAttributesRow(connection, config.temporal.namespace));
+        // Each call answers within CALL_DEADLINE_MS or fails in one line: doctor never waits silently.
+        const timely = <T>(what: string, call: () => Promise<T>) => withinDeadline(connection, config.temporal.address, what, call);
+        rows.push(await timely('registering the search attributes', () => searchAttributesRow(connection, config.temporal.namespace)));
         const queues = [config.temporal.queues.cpu, config.temporal.queues.gpu];
         const withPollers: string[] = [];
         for (const q of queues) {
-          const n = await pollerCounts(client, config.temporal.namespace, q);
+          const n = await timely(`listing the workers of ${q}`, () => pollerCounts(client, config.temporal.namespace, q));
           rows.push([
             `worker on ${q}`,
             n > 0,
@@ -52,6 +71,9 @@ export function registerDoctorCommand(program: Command): void {
           if (n > 0) withPollers.push(q);
         }
         if (withPollers.length) {
+          console.error(
+            `doctor: waiting up to ${Number(opts.timeout)} s for the workers on ${withPollers.join(', ')} to run their checks…`,
+          );
           const handle = await client.workflow.start(doctorWorkflow, {
             workflowId: `phase5-doctor-${Date.now()}`,
             taskQueue: withPollers[0],

@@ -6,9 +6,9 @@
 import type { Command } from 'commander';
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { resolveConfig, UsageError, type GlobalFlags } from '../options';
-import { connectClient, workflowStatus } from '../../../src/temporal/client';
+import { connectClient, workflowStatus, type StatusView } from '../../../src/temporal/client';
 import { worstRetrying, type RetryingActivity } from '../../../src/temporal/retrying';
-import { retryingOf } from '../pending';
+import { closedFailure, failureOf, retryingOf } from '../pending';
 import { CONFIG_HASH_ATTR, RUN_ATTR, STAGE_ATTR } from '../../../src/temporal/search-attributes';
 import type { Progress } from '../../../src/temporal/types';
 
@@ -21,6 +21,8 @@ export interface RunRow {
   progress: { done: number; total: number; unit: string } | null;
   /** A running run's most-retried activity (its own or an arm's): attempt and last failure. */
   retrying?: RetryingActivity | null;
+  /** Why it failed: a closed run's root cause, or a failure inside a running one (an arm that failed for good). */
+  failure?: string | null;
   startTime: string;
 }
 
@@ -48,22 +50,35 @@ async function progressOf(client: Client, workflowId: string, timeoutMs: number)
   }
 }
 
+type Problems = Pick<RunRow, 'retrying' | 'failure'>;
+
+const problemsOf = (v: StatusView): Problems => ({ retrying: retryingOf(v), failure: failureOf(v) });
+
 /**
- * What a running workflow retries (null when nothing, or when it cannot be told within the deadline). A study
- * (`phase5-<run>`, stage `run`) retries what any of its running stage workflows retries (their arms included).
+ * What a running workflow retries and what already failed in it (null when nothing, or when it cannot be told
+ * within the deadline). A study (`phase5-<run>`, stage `run`) has the problems of its running stage workflows
+ * (their arms included).
  */
-async function retryingIn(client: Client, row: RunRow, timeoutMs: number): Promise<RetryingActivity | null> {
+async function problemsIn(client: Client, row: RunRow, timeoutMs: number): Promise<Problems> {
   try {
     return await client.withDeadline(Date.now() + timeoutMs, async () => {
-      const own = retryingOf(await workflowStatus(client, row.workflowId));
+      const own = problemsOf(await workflowStatus(client, row.workflowId));
       if (row.stage !== 'run') return own;
       const children = await runningChildren(client, row.workflowId);
-      const theirs = await Promise.all(children.map((id) => workflowStatus(client, id).then(retryingOf, () => null)));
-      return worstRetrying([own, ...theirs]);
+      const theirs = await Promise.all(children.map((id) => workflowStatus(client, id).then(problemsOf, () => null)));
+      const all = [own, ...theirs.filter((t): t is Problems => t !== null)];
+      return { retrying: worstRetrying(all.map((p) => p.retrying)), failure: all.find((p) => p.failure)?.failure ?? null };
     });
   } catch {
-    return null;
+    return { retrying: null, failure: null };
   }
+}
+
+/** A closed run's failure within the deadline (null when it did not fail or cannot be told). */
+async function failureIn(client: Client, row: RunRow, timeoutMs: number): Promise<string | null> {
+  return client
+    .withDeadline(Date.now() + timeoutMs, () => closedFailure(client, row.workflowId, row.stage ?? 'workflow'))
+    .catch(() => null);
 }
 
 /** The ids of a workflow's running child workflows (a study's stages), from its description. */
@@ -92,16 +107,25 @@ export async function listRuns(client: Client, query: string, limit: number, que
   rows.sort((a, b) => (a.startTime < b.startTime ? 1 : a.startTime > b.startTime ? -1 : 0));
   const newest = rows.slice(0, limit);
   await Promise.all(
-    newest
-      .filter((r) => r.state === 'RUNNING')
-      .map(async (r) => {
-        [r.progress, r.retrying] = await Promise.all([
-          progressOf(client, r.workflowId, queryTimeoutMs),
-          retryingIn(client, r, queryTimeoutMs),
-        ]);
-      }),
+    newest.map(async (r) => {
+      // Failed or timed out (a terminated or cancelled run was stopped by someone, or with its parent: no reason).
+      if (r.state === 'FAILED' || r.state === 'TIMED_OUT') r.failure = await failureIn(client, r, queryTimeoutMs);
+      if (r.state !== 'RUNNING') return;
+      let problems: Problems;
+      [r.progress, problems] = await Promise.all([progressOf(client, r.workflowId, queryTimeoutMs), problemsIn(client, r, queryTimeoutMs)]);
+      Object.assign(r, problems);
+    }),
   );
   return newest;
+}
+
+/** `RUNNING (retrying, attempt 3)`, `RUNNING (failing)` — an arm failed for good, the rest still ends — or the state. */
+function stateOf(r: RunRow): string {
+  const notes = [
+    ...(r.retrying ? [`retrying, attempt ${r.retrying.attempt}`] : []),
+    ...(r.failure && r.state === 'RUNNING' ? ['failing'] : []),
+  ];
+  return notes.length ? `${r.state} (${notes.join('; ')})` : r.state;
 }
 
 export function formatRuns(rows: RunRow[]): string[] {
@@ -109,16 +133,17 @@ export function formatRuns(rows: RunRow[]): string[] {
   const table = rows.map((r) => [
     r.workflowId,
     r.stage ?? '-',
-    r.retrying ? `${r.state} (retrying, attempt ${r.retrying.attempt})` : r.state,
+    stateOf(r),
     r.progress ? `${r.progress.done}/${r.progress.total}${r.progress.unit ? ` ${r.progress.unit}` : ''}` : '-',
     r.startTime.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
   ]);
   const header = ['WORKFLOW ID', 'STAGE', 'STATE', 'PROGRESS', 'STARTED'];
   const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i].length)));
   const lines = [header, ...table].map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]))).join('  '));
-  // The reason under the run that retries it, once per distinct failure.
-  const reasons = [...new Set(rows.filter((r) => r.retrying).map((r) => r.retrying!.failure))];
-  return [...lines, ...reasons.map((f) => `retrying: ${f}`)];
+  // The reasons under the table, once per distinct failure: what is retried, then what failed.
+  const retrying = [...new Set(rows.filter((r) => r.retrying).map((r) => r.retrying!.failure))];
+  const failed = [...new Set(rows.filter((r) => r.failure).map((r) => r.failure!))];
+  return [...lines, ...retrying.map((f) => `retrying: ${f}`), ...failed.map((f) => `failed: ${f}`)];
 }
 
 export function registerRunsCommand(program: Command): void {

@@ -126,7 +126,11 @@ function startStage(
  * every flag of the stages it runs, except those marked `notInRun` (with the reason).
  */
 export const STAGE_FLAGS: readonly { flags: string; description: string; stages: readonly StageName[]; notInRun?: string }[] = [
-  { flags: '--max-sentences <n>', description: 'corpus size cap (corpus.max_sentences)', stages: ['build'] },
+  {
+    flags: '--max-sentences <n>',
+    description: 'corpus size cap (corpus.max_sentences; export: selects the corpus and index built with it)',
+    stages: ['build', 'export'],
+  },
   { flags: '--openiti-root <dir>', description: 'OpenITI root (env OPENITI_ROOT)', stages: ['build'] },
   {
     flags: '--corpus-path <file>',

@@ -5,6 +5,7 @@ import { describeArms, describeStatus } from '../watch';
 import { stageWorkflowId } from '../../../src/temporal/types';
 import type { Client } from '@temporalio/client';
 import { describeSkips, stageOfWorkflowType } from '../skips';
+import { CLOSED_FAILED, closedFailure } from '../pending';
 
 /** For a finished stage or study: what it skipped, from its result. */
 async function finishedSkips(client: Client, workflowId: string): Promise<string[]> {
@@ -26,6 +27,8 @@ export function registerStatusCommand(program: Command): void {
       const { client, connection } = await connectClient(config);
       try {
         const view = await workflowStatus(client, workflowId);
+        // A closed workflow that failed: its root cause, as the stage command printed it.
+        if (CLOSED_FAILED.has(view.status)) view.failure ??= (await closedFailure(client, workflowId).catch(() => null)) ?? undefined;
         const stage = view.progress?.workflow === 'phase5Workflow' ? view.progress.stage : null;
         // The study's children are named after its id (phase5-<run key> → phase5-<run key>-<stage>).
         const child =

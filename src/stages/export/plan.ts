@@ -1,5 +1,6 @@
 /** The export plan: each dataset cut into shards under one fingerprint of everything that changes the records. */
 import { groupOptions } from './options';
+import { describeOtherIndexes } from './other-indexes';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { clusterSpecOf } from '../../datasets/sample';
@@ -52,13 +53,15 @@ export async function planExport(options: ExportOptions): Promise<ExportPlan> {
   const { config, paths } = options;
   const manifestPath = indexFiles(paths.index).manifest;
   if (!existsSync(paths.index) || !existsSync(manifestPath))
-    throw new UserInputError(`no index at ${paths.index} — run \`phase5 build\` first`);
+    throw new UserInputError(`no index at ${paths.index} — run \`phase5 build\` first${describeOtherIndexes(paths.index, config)}`);
   const groups: (string | undefined)[] = options.groups ? options.groups.map((g) => g.fingerprint) : [undefined];
   const fingerprints = groups.map((g) => {
     const go = groupOptions(options, g);
     const manifest = indexFiles(go.paths.index).manifest;
     if (!existsSync(manifest))
-      throw new UserInputError(`no index at ${go.paths.index} (the corpus of a study arm) — run \`phase5 build\` first`);
+      throw new UserInputError(
+        `no index at ${go.paths.index} (the corpus of a study arm) — run \`phase5 build\` first${describeOtherIndexes(go.paths.index, go.config)}`,
+      );
     return exportFingerprint(go, manifest);
   });
   const plan: ExportPlan = {
