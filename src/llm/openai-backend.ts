@@ -11,6 +11,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import { childLogger } from '../util/log';
 import { missingKeyError } from '../util/worker-setup-error';
 import { requestFields, resolveDecoding, type ResolvedDecoding } from './decoding';
+import { EndpointChecks } from './endpoint-checks';
 import { endpointLimiter, type EndpointLimiter } from './endpoint-limiter';
 import { Semaphore } from './pool';
 import { AbortedError, DEFAULT_RETRY_POLICY, backoffDelay, classifyStatus, parseRetryAfter, sleep, type RetryPolicy } from './retry';
@@ -90,6 +91,7 @@ export class OpenAiCompatibleBackend implements LlmBackend {
   private readonly timeoutMs: number;
   private readonly slots: Semaphore | null;
   private readonly limiter: EndpointLimiter | null;
+  private readonly checks: EndpointChecks;
 
   constructor(private readonly opts: OpenAiBackendOptions) {
     if (!opts.baseUrl) throw new Error('openai backend: "baseUrl" is required');
@@ -104,6 +106,7 @@ export class OpenAiCompatibleBackend implements LlmBackend {
     }
     this.model = opts.model;
     this.id = `openai:${redactedUrl(opts.baseUrl)}`; // the id reaches logs and failure messages (workflow history)
+    this.checks = new EndpointChecks({ baseUrl: opts.baseUrl, where: redactedUrl(opts.baseUrl), model: opts.model, apiKey: this.apiKey });
     this.concurrency = opts.concurrency ?? 4;
     if (!(Number.isInteger(this.concurrency) && this.concurrency >= 1))
       throw new Error(`openai backend: concurrency must be an integer >= 1, got ${opts.concurrency}`);
@@ -141,6 +144,11 @@ export class OpenAiCompatibleBackend implements LlmBackend {
     }
   }
 
+  /** Before the first correction: the endpoint serves this model (./endpoint-checks.ts); learns its context length. */
+  preflight(signal?: AbortSignal): Promise<void> {
+    return this.checks.preflight(signal);
+  }
+
   /** The endpoint's load (adaptive limit only): requests in flight, limit, median latency. */
   load(): EndpointLoad | null {
     return this.limiter?.load() ?? null;
@@ -160,6 +168,8 @@ export class OpenAiCompatibleBackend implements LlmBackend {
   private async completeWithRetries(messages: ChatMessage[], opts: CompletionOptions): Promise<CompletionResult> {
     const fields = requestFields(this.decoding);
     const body = { model: this.model, messages, ...fields, max_tokens: opts.maxTokens ?? fields.max_tokens };
+    const tooLong = await this.checks.tooLong(messages, typeof body.max_tokens === 'number' ? body.max_tokens : 0);
+    if (tooLong) throw tooLong;
     let attempts = 0;
     let transientRetries = 0;
     let invalidRetries = 0;

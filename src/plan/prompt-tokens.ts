@@ -42,7 +42,7 @@ async function postJson(url: string, body: unknown, headers: Record<string, stri
   return res.json();
 }
 
-function vllmCounter(root: string, model: string, headers: Record<string, string>, timeoutMs: number): TokenCounter {
+export function vllmCounter(root: string, model: string, headers: Record<string, string>, timeoutMs: number): TokenCounter {
   return {
     source: 'server',
     method: 'vllm',

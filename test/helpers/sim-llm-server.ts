@@ -223,7 +223,7 @@ function promptTokenCounter(tok: SimLlmOptions['tokenizer']): (messages: { role:
 /** The GET routes beside the completions: `/health`, `/version`, `/v1/models`. False: not one of them. */
 function getRoute(req: http.IncomingMessage, res: http.ServerResponse, opts: SimLlmOptions, models: readonly string[]): boolean {
   if (req.method !== 'GET') return false;
-  if (req.url === '/v1/models') send(res, 200, modelList(models, opts.kind === 'llama.cpp' ? 'llamacpp' : (opts.kind ?? 'vllm')));
+  if (req.url === '/v1/models') send(res, 200, modelList(opts.kind ?? 'vllm', models, opts.maxModelLen ?? 32768));
   else if (req.url === '/health') {
     res.writeHead(200, { 'content-length': 0 });
     res.end();

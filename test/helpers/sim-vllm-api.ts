@@ -51,7 +51,11 @@ export function reasoningField(kind: SimServerKind): 'reasoning' | 'reasoning_co
   return kind === 'vllm' ? 'reasoning' : 'reasoning_content';
 }
 
-/** `GET /v1/models` as an OpenAI-compatible server lists its served names. */
-export function modelList(served: readonly string[], ownedBy: string): unknown {
-  return { object: 'list', data: served.map((id) => ({ id, object: 'model', created: 0, owned_by: ownedBy, max_model_len: null })) };
+/** `GET /v1/models` as the kind lists its served names (vLLM's entries carry `max_model_len`; llama.cpp owns as `llamacpp`). */
+export function modelList(kind: SimServerKind, served: readonly string[], maxModelLen: number): unknown {
+  const entry = (id: string) =>
+    kind === 'vllm'
+      ? { id, object: 'model', created: 0, owned_by: 'vllm', root: id, parent: null, max_model_len: maxModelLen }
+      : { id, object: 'model', created: 0, owned_by: kind === 'llama.cpp' ? 'llamacpp' : 'sglang' };
+  return { object: 'list', data: served.map(entry) };
 }
