@@ -12,8 +12,10 @@ import { childLogger } from '../util/log';
 import { missingKeyError } from '../util/worker-setup-error';
 import { requestFields, resolveDecoding, type ResolvedDecoding } from './decoding';
 import { EndpointChecks } from './endpoint-checks';
+import { errorBodyFetch } from './error-body';
 import { endpointLimiter, type EndpointLimiter } from './endpoint-limiter';
 import { Semaphore } from './pool';
+import { FailureTrail, noteServed } from './repeated-failure';
 import { AbortedError, DEFAULT_RETRY_POLICY, backoffDelay, classifyStatus, parseRetryAfter, sleep, type RetryPolicy } from './retry';
 import {
   isOutage,
@@ -124,6 +126,7 @@ export class OpenAiCompatibleBackend implements LlmBackend {
       maxRetries: 0,
       timeout: this.timeoutMs,
       defaultHeaders: opts.headers,
+      fetch: errorBodyFetch(), // SGLang's flat error bodies read as their message (./error-body.ts)
     });
   }
 
@@ -171,6 +174,7 @@ export class OpenAiCompatibleBackend implements LlmBackend {
     const tooLong = await this.checks.tooLong(messages, typeof body.max_tokens === 'number' ? body.max_tokens : 0);
     if (tooLong) throw tooLong;
     let attempts = 0;
+    const trail = new FailureTrail(this.opts.baseUrl);
     let transientRetries = 0;
     let invalidRetries = 0;
     for (;;) {
@@ -194,6 +198,7 @@ export class OpenAiCompatibleBackend implements LlmBackend {
           failure = { err: parsed, retryable: true, retryAfterMs: null, invalid: true };
         } else {
           slot.done('ok');
+          noteServed(this.opts.baseUrl);
           return { ...parsed, latencyMs: Math.round(latencyMs), attempts };
         }
       } catch (err) {
@@ -204,8 +209,9 @@ export class OpenAiCompatibleBackend implements LlmBackend {
       // The endpoint not serving (429, 5xx, timeout, refused) says the load is too high; a bad answer says nothing.
       slot.done(!failure.invalid && isOutage(failure.err.reason) ? 'overload' : 'ignore');
       const { err } = failure;
+      trail.failed(err);
       const budgetLeft = failure.invalid ? invalidRetries < this.policy.invalidRetries : transientRetries < this.policy.maxRetries;
-      if (!failure.retryable || !budgetLeft) throw err;
+      if (!failure.retryable || !budgetLeft) throw trail.final(err);
       if (failure.invalid) invalidRetries++;
       else transientRetries++;
       const retryNo = transientRetries + invalidRetries;
