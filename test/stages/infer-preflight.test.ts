@@ -58,6 +58,6 @@ describe('stages/infer: the model is checked before the first correction', () =>
     expect(existsSync(arm.output) ? readFileSync(arm.output, 'utf8') : '', 'no record written').to.equal('');
 
     const served = await inference.run(inference.optionsFrom(configFor('smollm2'), {}), {}, open);
-    expect(served.zero_shot).to.include({ written: 2, failed: 0 });
+    expect((served as Record<string, { written: number; failed: number }>).zero_shot).to.include({ written: 2, failed: 0 });
   });
 });
