@@ -47,6 +47,7 @@ export function sharedBackends(open: inference.OpenBackend, idleMs = 30_000): in
       complete: (m, o) => backend.complete(m, o),
       close: release,
       load: () => backend.load?.() ?? null,
+      preflight: (signal) => backend.preflight?.(signal) ?? Promise.resolve(),
     };
   };
 }

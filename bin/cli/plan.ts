@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import type { Config } from '../../src/config/schema';
 import type { InferenceInputRow } from '../../src/llm/records';
-import { armRequests, armRows, maxTokensOf, type ArmRequests } from '../../src/plan/arm-requests';
+import { armRequests, armRows, maxTokensOf, overContextNote, type ArmRequests } from '../../src/plan/arm-requests';
 import { endpointCounter, estimateCounter, type TokenCounter } from '../../src/plan/prompt-tokens';
 import { probeThroughput, type Throughput } from '../../src/plan/throughput';
 import { correctionPrompt } from '../../src/llm/correction-calls';
@@ -117,6 +117,8 @@ export async function computePlan(config: Config, cli: RunOptions, flags: PlanFl
     arms.push(a.requests);
     byDataset[arm.name] = a.byDataset;
     rowsOf.set(arm.name, a.rows);
+    const over = overContextNote(arm, a);
+    if (over) notes.push(over);
     if (prompts.length < 64)
       prompts.push(...a.rows.slice(0, 64 - prompts.length).map((r) => correctionPrompt(arm.prompt, r, arm.template).messages));
   }

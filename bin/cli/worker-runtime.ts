@@ -92,7 +92,8 @@ export function gatedActivitySlots(slots: GatedSlots): CustomSlotSupplier<Activi
 
 /**
  * The queue the infer stage runs on (phase5-gpu) pauses while this worker's own endpoint is down: its outage
- * failures mark the gate down, and until GET <base_url>/models answers again it takes no new activity tasks —
+ * failures mark the gate down, and until the endpoint answers again (GET /health, or GET <base_url>/models where the
+ * server has no /health: src/llm/endpoint-health.ts) it takes no new activity tasks —
  * else the idle worker would take (and fail within milliseconds) most shards, healthy workers would sit idle
  * and shards would use up infer.outage_budget. Only with a base-URL override: without one every worker talks
  * to the config's endpoints — shared, and per arm possibly several — so one arm's outage must not stop a
@@ -111,7 +112,7 @@ export function endpointGate(
     onPause: (reason) =>
       logger.warn(
         { endpoint: url, queue, reason },
-        `LLM endpoint ${url} is not serving — pausing ${queue}: no new tasks until it answers (GET …/models, every 1–15 s)`,
+        `LLM endpoint ${url} is not serving — pausing ${queue}: no new tasks until it answers (GET /health, else …/models, every 1–15 s)`,
       ),
     onResume: (downMs, probes) =>
       logger.warn(

@@ -6,14 +6,17 @@
  *
  *   const gate = new EndpointHealthGate({ baseUrl });      // starts up: nothing is known to be wrong
  *   gate.markDown('connection refused');                   // the infer activity saw an outage
- *   await gate.waitUntilUp(signal);                        // probes GET <baseUrl>/models, 1 s → 15 s apart
+ *   await gate.waitUntilUp(signal);                        // probes GET /health (else …/models), 1 s → 15 s apart
  *   const slots = new GatedSlots(2, gate);                 // the worker's activity slots, held shut while down
  *
  * Probing runs only while someone waits (a worker's pending slot reservations): when every waiter has aborted
- * (the worker shuts down) the probe stops too. Any HTTP answer below 500 counts as up (a 401 of a server with
- * `--api-key` included: the probe sends no key); 5xx (llama.cpp's 503 while loading a model), a refused
- * connection or no answer within the probe timeout count as down. No Temporal here: bin/cli/worker-runtime.ts
- * adapts `GatedSlots` to the SDK's custom slot supplier.
+ * (the worker shuts down) the probe stops too. The probe asks the server's `GET /health` first (vLLM, SGLang and
+ * llama.cpp have one, at the server root): 2xx is up, 5xx down — llama.cpp answers 503 there while it loads a model,
+ * though its `/v1/models` already answers 200. A server without the route (Ollama, hosted APIs: any other status)
+ * is asked `GET <baseUrl>/models`, where any answer below 500 counts as up (a 401 of a server with `--api-key`
+ * included: the probe sends no key). A refused connection or no answer within the probe timeout is down
+ * (docs/endpoint-health.md). No Temporal here: bin/cli/worker-runtime.ts adapts `GatedSlots` to the SDK's custom
+ * slot supplier.
  */
 
 export type Probe = (signal: AbortSignal) => Promise<boolean>;
@@ -60,8 +63,17 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 
 /** `<baseUrl>/models` (query kept, credentials moved to a Basic header: fetch refuses URLs that carry them). */
 export function modelsUrl(baseUrl: string): { url: string; headers: Record<string, string> } {
+  return routeUrl(baseUrl, (p) => `${p}/models`);
+}
+
+/** The server root's `/health` (`http://box:8000/v1` → `http://box:8000/health`), credentials as in modelsUrl. */
+export function healthUrl(baseUrl: string): { url: string; headers: Record<string, string> } {
+  return routeUrl(baseUrl, (p) => `${p.replace(/\/v1$/, '')}/health`);
+}
+
+function routeUrl(baseUrl: string, route: (basePath: string) => string): { url: string; headers: Record<string, string> } {
   const u = new URL(baseUrl);
-  u.pathname = `${u.pathname.replace(/\/+$/, '')}/models`;
+  u.pathname = route(u.pathname.replace(/\/+$/, ''));
   const headers: Record<string, string> = {};
   if (u.username || u.password) {
     headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString('base64')}`;
@@ -71,18 +83,37 @@ export function modelsUrl(baseUrl: string): { url: string; headers: Record<strin
   return { url: u.toString(), headers };
 }
 
-/** GET `<baseUrl>/models`: up when the server answers with a status below 500. */
+/** The status a GET answers with, or null (refused, reset, no answer within `timeoutMs`). */
+async function statusOf(
+  target: { url: string; headers: Record<string, string> },
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<number | null> {
+  try {
+    const res = await fetch(target.url, { headers: target.headers, signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });
+    await res.body?.cancel().catch(() => undefined);
+    return res.status;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * What the probe found: `up`, and from which route and status (`GET /health 503`), for a message. `GET /health`
+ * 2xx is up and 5xx down; any other status there (no such route) hands over to `GET <baseUrl>/models`, up below 500.
+ */
+export async function probeEndpoint(baseUrl: string, signal: AbortSignal, timeoutMs = 5000): Promise<{ up: boolean; answer: string }> {
+  const health = await statusOf(healthUrl(baseUrl), signal, timeoutMs);
+  if (health === null) return { up: false, answer: 'GET /health: no answer (refused or timed out)' };
+  if (health < 300 || health >= 500) return { up: health < 300, answer: `GET /health ${health}` };
+  const models = await statusOf(modelsUrl(baseUrl), signal, timeoutMs);
+  if (models === null) return { up: false, answer: `GET /health ${health}, GET …/models: no answer` };
+  return { up: models < 500, answer: `GET /health ${health}, GET …/models ${models}` };
+}
+
+/** The gate's probe: probeEndpoint's verdict. */
 export function httpProbe(baseUrl: string, timeoutMs = 5000): Probe {
-  const { url, headers } = modelsUrl(baseUrl);
-  return async (signal) => {
-    try {
-      const res = await fetch(url, { headers, signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });
-      await res.body?.cancel().catch(() => undefined);
-      return res.status < 500;
-    } catch {
-      return false;
-    }
-  };
+  return async (signal) => (await probeEndpoint(baseUrl, signal, timeoutMs)).up;
 }
 
 export class EndpointHealthGate {

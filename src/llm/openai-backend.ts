@@ -11,8 +11,11 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import { childLogger } from '../util/log';
 import { missingKeyError } from '../util/worker-setup-error';
 import { requestFields, resolveDecoding, type ResolvedDecoding } from './decoding';
+import { EndpointChecks } from './endpoint-checks';
+import { errorBodyFetch } from './error-body';
 import { endpointLimiter, type EndpointLimiter } from './endpoint-limiter';
 import { Semaphore } from './pool';
+import { FailureTrail, noteServed } from './repeated-failure';
 import { AbortedError, DEFAULT_RETRY_POLICY, backoffDelay, classifyStatus, parseRetryAfter, sleep, type RetryPolicy } from './retry';
 import {
   isOutage,
@@ -90,6 +93,7 @@ export class OpenAiCompatibleBackend implements LlmBackend {
   private readonly timeoutMs: number;
   private readonly slots: Semaphore | null;
   private readonly limiter: EndpointLimiter | null;
+  private readonly checks: EndpointChecks;
 
   constructor(private readonly opts: OpenAiBackendOptions) {
     if (!opts.baseUrl) throw new Error('openai backend: "baseUrl" is required');
@@ -104,6 +108,7 @@ export class OpenAiCompatibleBackend implements LlmBackend {
     }
     this.model = opts.model;
     this.id = `openai:${redactedUrl(opts.baseUrl)}`; // the id reaches logs and failure messages (workflow history)
+    this.checks = new EndpointChecks({ baseUrl: opts.baseUrl, where: redactedUrl(opts.baseUrl), model: opts.model, apiKey: this.apiKey });
     this.concurrency = opts.concurrency ?? 4;
     if (!(Number.isInteger(this.concurrency) && this.concurrency >= 1))
       throw new Error(`openai backend: concurrency must be an integer >= 1, got ${opts.concurrency}`);
@@ -121,6 +126,7 @@ export class OpenAiCompatibleBackend implements LlmBackend {
       maxRetries: 0,
       timeout: this.timeoutMs,
       defaultHeaders: opts.headers,
+      fetch: errorBodyFetch(), // SGLang's flat error bodies read as their message (./error-body.ts)
     });
   }
 
@@ -139,6 +145,11 @@ export class OpenAiCompatibleBackend implements LlmBackend {
     } finally {
       release();
     }
+  }
+
+  /** Before the first correction: the endpoint serves this model (./endpoint-checks.ts); learns its context length. */
+  preflight(signal?: AbortSignal): Promise<void> {
+    return this.checks.preflight(signal);
   }
 
   /** The endpoint's load (adaptive limit only): requests in flight, limit, median latency. */
@@ -160,7 +171,10 @@ export class OpenAiCompatibleBackend implements LlmBackend {
   private async completeWithRetries(messages: ChatMessage[], opts: CompletionOptions): Promise<CompletionResult> {
     const fields = requestFields(this.decoding);
     const body = { model: this.model, messages, ...fields, max_tokens: opts.maxTokens ?? fields.max_tokens };
+    const tooLong = await this.checks.tooLong(messages, typeof body.max_tokens === 'number' ? body.max_tokens : 0);
+    if (tooLong) throw tooLong;
     let attempts = 0;
+    const trail = new FailureTrail(this.opts.baseUrl);
     let transientRetries = 0;
     let invalidRetries = 0;
     for (;;) {
@@ -184,6 +198,7 @@ export class OpenAiCompatibleBackend implements LlmBackend {
           failure = { err: parsed, retryable: true, retryAfterMs: null, invalid: true };
         } else {
           slot.done('ok');
+          noteServed(this.opts.baseUrl);
           return { ...parsed, latencyMs: Math.round(latencyMs), attempts };
         }
       } catch (err) {
@@ -194,8 +209,9 @@ export class OpenAiCompatibleBackend implements LlmBackend {
       // The endpoint not serving (429, 5xx, timeout, refused) says the load is too high; a bad answer says nothing.
       slot.done(!failure.invalid && isOutage(failure.err.reason) ? 'overload' : 'ignore');
       const { err } = failure;
+      trail.failed(err);
       const budgetLeft = failure.invalid ? invalidRetries < this.policy.invalidRetries : transientRetries < this.policy.maxRetries;
-      if (!failure.retryable || !budgetLeft) throw err;
+      if (!failure.retryable || !budgetLeft) throw trail.final(err);
       if (failure.invalid) invalidRetries++;
       else transientRetries++;
       const retryNo = transientRetries + invalidRetries;

@@ -45,6 +45,11 @@ export interface LlmBackend {
   close(): Promise<void>;
   /** The endpoint's load, where the backend adapts its concurrency to it (the HTTP backend); else absent or null. */
   load?(): EndpointLoad | null;
+  /**
+   * Checks before the first correction (the HTTP backend: the endpoint serves the model, src/llm/endpoint-checks.ts);
+   * throws a one-line error when it cannot serve. Absent: nothing to check.
+   */
+  preflight?(signal?: AbortSignal): Promise<void>;
 }
 
 /** An endpoint's load as status lines show it; `inFlightMs` integrates requests in flight over time. */
@@ -68,6 +73,9 @@ export interface EndpointLoad {
  * - `client_error` (other 4xx) — not retried;
  * - `truncated` (`finish_reason: length`: the answer hit max_tokens), `invalid_json` (a JSON `response_format`
  *   answer that does not parse or lacks its field) — not retried: the same prompt gives the same answer;
+ * - `request_error`: a 5xx on every attempt of this request while the endpoint served other requests in between
+ *   (a grammar the server cannot compile: ./repeated-failure.ts) — the line's failure, not an outage;
+ * - `context_length`: prompt tokens + max_tokens over the served model's max_model_len — not sent (./context-limit.ts);
  * - `aborted` (the caller cancelled), `local_error` (node-llama-cpp), `unexpected` (a bug) — not retried.
  *
  * After the backend's own retries, the reasons in `OUTAGE_REASONS` mean "the endpoint is not serving" and are
@@ -83,6 +91,8 @@ export type FailureReason =
   | 'client_error'
   | 'truncated'
   | 'invalid_json'
+  | 'request_error'
+  | 'context_length'
   | 'aborted'
   | 'local_error'
   | 'unexpected';

@@ -26,6 +26,9 @@ export interface ArmLines {
   requests: ArmRequests;
   byDataset: Record<string, number>;
   rows: InferenceInputRow[];
+  /** Lines whose prompt tokens + max_tokens exceed the served model's context length (none where it is unknown). */
+  overContext: { sampleId: string; tokens: number }[];
+  maxModelLen: number | null;
 }
 
 /** Full passes over the arm's lines: the arm's `replicates` (default 1). */
@@ -59,6 +62,11 @@ export async function armRequests(
     rows.map((r) => correctionPrompt(arm.prompt, r, arm.template).messages),
   );
   const replicates = replicatesOf(arm);
+  const maxModelLen = counter.maxModelLen?.() ?? null;
+  const overContext =
+    maxModelLen === null
+      ? []
+      : rows.flatMap((r, i) => (tokens[i] + maxTokensOf(arm) > maxModelLen ? [{ sampleId: r.sample_id, tokens: tokens[i] }] : []));
   const byDataset: Record<string, number> = {};
   for (const r of rows) byDataset[r.dataset] = (byDataset[r.dataset] ?? 0) + 1;
   const requests = rows.length * replicates;
@@ -74,5 +82,24 @@ export async function armRequests(
     },
     byDataset,
     rows,
+    overContext,
+    maxModelLen,
   };
+}
+
+/**
+ * One line per arm with lines that cannot fit (infer refuses them unsent, src/llm/context-limit.ts): the arm, the
+ * first lines with their tokens, the limit.
+ */
+export function overContextNote(arm: ArmRun, a: Pick<ArmLines, 'overContext' | 'maxModelLen'>): string | null {
+  if (a.overContext.length === 0 || a.maxModelLen === null) return null;
+  const shown = a.overContext
+    .slice(0, 3)
+    .map((l) => `${l.sampleId} ${l.tokens}`)
+    .join(', ');
+  const more = a.overContext.length > 3 ? ` and ${a.overContext.length - 3} more` : '';
+  return (
+    `arm ${arm.name}: ${a.overContext.length} line(s) over max_model_len ${a.maxModelLen} with max_tokens ${maxTokensOf(arm)} ` +
+    `(line prompt-tokens: ${shown}${more}) — infer will not send them (failed as context_length); shorten the context, lower max_tokens or serve a longer max_model_len`
+  );
 }

@@ -14,6 +14,8 @@ export interface TokenCounter {
   /** What counts: `vllm` (/tokenize with messages), `llama.cpp` (/apply-template + /tokenize), or the estimate's rule. */
   method: string;
   count(messages: ChatMessage[]): Promise<number>;
+  /** The served model's context length where the counting route states it (vLLM's `max_model_len`), once counted. */
+  maxModelLen?(): number | null;
 }
 
 /**
@@ -42,12 +44,19 @@ async function postJson(url: string, body: unknown, headers: Record<string, stri
   return res.json();
 }
 
-function vllmCounter(root: string, model: string, headers: Record<string, string>, timeoutMs: number): TokenCounter {
+export function vllmCounter(root: string, model: string, headers: Record<string, string>, timeoutMs: number): TokenCounter {
+  let limit: number | null = null;
   return {
     source: 'server',
     method: 'vllm',
+    maxModelLen: () => limit,
     async count(messages) {
-      const r = (await postJson(`${root}/tokenize`, { model, messages }, headers, timeoutMs)) as { count?: unknown; tokens?: unknown };
+      const r = (await postJson(`${root}/tokenize`, { model, messages }, headers, timeoutMs)) as {
+        count?: unknown;
+        tokens?: unknown;
+        max_model_len?: unknown;
+      };
+      if (typeof r.max_model_len === 'number') limit = r.max_model_len;
       if (typeof r.count === 'number') return r.count;
       if (Array.isArray(r.tokens)) return r.tokens.length;
       throw new Error(`${root}/tokenize: no "count" in the answer`);

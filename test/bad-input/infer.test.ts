@@ -173,7 +173,10 @@ describe('bad-input suite', function () {
           expect(again.result).to.include({ written: 0, skippedExisting: 4 }); // without the flag nothing is redone
           const { result } = await withLogs(() => inferArm({ input: stageInput(s.config, { retryFailed: true }), arm: 'rag' }));
           expect(result).to.include({ written: 2, succeeded: 2, failed: 0, skippedExisting: 2 });
-          const sent = server.requests.slice(before).map((r) => r.body.messages?.find((m) => m.role === 'user')?.content);
+          const sent = server.requests
+            .slice(before)
+            .filter((r) => r.method === 'POST') // a GET: the model check before the first correction
+            .map((r) => r.body.messages?.find((m) => m.role === 'user')?.content);
           expect(sent.sort()).to.deep.equal(['case-400', 'case-empty']);
           const recs = readCorrections(s.output);
           expect(recs.map((r) => r.sample_id).sort()).to.deep.equal(['case-400', 'case-empty', 'ok-1', 'ok-2']);

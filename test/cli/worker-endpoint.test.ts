@@ -120,9 +120,10 @@ describe('phase5 worker --openai-base-url: a worker-local endpoint (real server,
     const result = (await handle.result()) as { rag: { written: number; failed: number; model: string } };
 
     expect(result.rag).to.include({ written: LINES.length, failed: 0, model: 'box-model' });
-    // The worker's start-up check asked its box GET /models (no key); every completion went there with model and key.
+    // The worker's start-up check asked its box GET /health and GET /models (the model served?), infer's check before
+    // its first correction GET /models once more; every completion went there with model and key.
     const completions = box.requests.filter((r) => r.method === 'POST');
-    expect(box.requests.filter((r) => r.method === 'GET').map((r) => r.url)).to.deep.equal(['/v1/models']);
+    expect(box.requests.filter((r) => r.method === 'GET').map((r) => r.url)).to.deep.equal(['/health', '/v1/models', '/v1/models']);
     expect(completions.map((r) => r.body.model)).to.deep.equal(LINES.map(() => 'box-model'));
     expect(completions.every((r) => r.headers.authorization === `Bearer ${KEY}`)).to.equal(true);
     const corrections = readFileSync(path.join(config.paths.results_dir, 'arms', 'rag', 'corrections.jsonl'), 'utf8')

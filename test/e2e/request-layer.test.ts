@@ -48,7 +48,12 @@ describe('e2e: prompt template and decoding reach the box; what it served is rec
   let results: string;
   before(async () => {
     env = await createLocalEnv();
-    sim = await startSimLlmServer({ servedModel: 'served/weights-v2', systemFingerprint: 'fp-sim', reasoning: (ocr) => `أفكر في: ${ocr}` });
+    sim = await startSimLlmServer({
+      models: ['asked/model'],
+      servedModel: 'served/weights-v2',
+      systemFingerprint: 'fp-sim',
+      reasoning: (ocr) => `أفكر في: ${ocr}`,
+    });
     results = mkdtempSync(path.join(os.tmpdir(), 'request-layer-'));
     process.env.SIM_BOX_KEY = 'sim-key';
   });

@@ -7,7 +7,7 @@
 export class BatchingBox {
   private virtual = 0;
   private last = performance.now();
-  private readonly jobs: { finishAt: number; resolve: () => void }[] = [];
+  private readonly jobs: { finishAt: number; sharedWith: number; resolve: (sharedWith: number) => void }[] = [];
   private timer: NodeJS.Timeout | null = null;
   peak = 0;
 
@@ -19,11 +19,15 @@ export class BatchingBox {
     return this.jobs.length;
   }
 
-  /** Resolves when `workMs` of full-speed work has been done for this request. */
-  serve(workMs: number): Promise<void> {
+  /**
+   * Resolves when `workMs` of full-speed work has been done for this request, with the most requests that were in
+   * flight while it was served (what the box did to it: it ran at min(1, knee / that) of full speed at the worst).
+   */
+  serve(workMs: number): Promise<number> {
     this.advance();
-    return new Promise<void>((resolve) => {
-      this.jobs.push({ finishAt: this.virtual + workMs, resolve });
+    return new Promise<number>((resolve) => {
+      this.jobs.push({ finishAt: this.virtual + workMs, sharedWith: 0, resolve });
+      for (const j of this.jobs) j.sharedWith = Math.max(j.sharedWith, this.jobs.length);
       this.peak = Math.max(this.peak, this.jobs.length);
       this.schedule();
     });
@@ -53,7 +57,10 @@ export class BatchingBox {
     this.advance();
     const eps = 0.5; // timers fire to the ms: what is due within half a ms is done
     for (let i = this.jobs.length - 1; i >= 0; i--) {
-      if (this.jobs[i].finishAt <= this.virtual + eps) this.jobs.splice(i, 1)[0].resolve();
+      if (this.jobs[i].finishAt <= this.virtual + eps) {
+        const done = this.jobs.splice(i, 1)[0];
+        done.resolve(done.sharedWith);
+      }
     }
     this.schedule();
   }

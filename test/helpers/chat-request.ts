@@ -1,10 +1,11 @@
 /**
  * The request body vLLM's OpenAI-compatible server takes at `POST /v1/chat/completions` (its
- * `ChatCompletionRequest`, vllm/entrypoints/openai/protocol.py): every field it declares, with its type, as a
- * strict zod object — so the simulated box (./sim-llm-server.ts) answers 400 to a field of the wrong type, as
+ * `ChatCompletionRequest` of its vllm/entrypoints/openai/ protocol module, 0.12+): every field it declares,
+ * with its type, as a strict zod object — so the simulated box (./sim-llm-server.ts) answers 400 to a field of the wrong type, as
  * vLLM does, and to a top-level key it does not declare. (vLLM itself logs and ignores unknown keys since it allows
  * extra fields; refusing them here makes a misspelt decoding key fail a test instead of vanishing.) Numbers are
- * not coerced from strings: stricter than pydantic's lax mode, on purpose.
+ * not coerced from strings: stricter than pydantic's lax mode, on purpose. The `guided_*` fields vLLM removed in 0.12
+ * (replaced by `structured_outputs`) are not declared: the box takes and ignores them as vLLM does (./sim-vllm-api.ts).
  */
 import { z } from 'zod';
 
@@ -80,13 +81,7 @@ export const ChatCompletionRequest = z.strictObject({
   chat_template: str,
   chat_template_kwargs: dict,
   mm_processor_kwargs: dict,
-  guided_json: z.union([z.string(), z.record(z.string(), z.unknown())]).nullish(),
-  guided_regex: str,
-  guided_choice: z.array(z.string()).nullish(),
-  guided_grammar: str,
-  structural_tag: str,
-  guided_decoding_backend: str,
-  guided_whitespace_pattern: str,
+  structured_outputs: dict,
   priority: z.number().int().optional(),
   request_id: z.string().optional(),
   logits_processors: z.array(z.unknown()).nullish(),

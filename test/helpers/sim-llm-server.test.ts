@@ -10,7 +10,7 @@ describe('sim LLM server (a simulated GPU box)', function () {
   afterEach(async () => sim?.close());
 
   const backend = (url: string, concurrency = 8) =>
-    new OpenAiCompatibleBackend({ baseUrl: url, model: 'sim-model', concurrency, retry: { maxRetries: 0 }, timeoutMs: 5000 });
+    new OpenAiCompatibleBackend({ baseUrl: url, model: 'sim', concurrency, retry: { maxRetries: 0 }, timeoutMs: 5000 });
 
   it('answers both prompts with the OCR line after the documented edit, and counts per line', async () => {
     sim = await startSimLlmServer();
@@ -38,7 +38,9 @@ describe('sim LLM server (a simulated GPU box)', function () {
     expect(elapsed).to.be.at.least(290); // 3 rounds of 100 ms through 2 slots
   });
 
-  it('with a knee, batches: latency flat up to the knee, then growing with the requests in flight (throughput flat)', async () => {
+  it('with a knee, batches: up to the knee each request has the box to itself, beyond it they share it', async () => {
+    // What the box did, not how long it took (bench/sim-knee.ts times it): each answer says how many requests were in
+    // flight at most while it was served, so its share of the box was min(1, knee / that).
     sim = await startSimLlmServer({ baseMs: 200, knee: 4 });
     const b = backend(sim.url, 64);
     const round = async (n: number) => {
@@ -47,16 +49,18 @@ describe('sim LLM server (a simulated GPU box)', function () {
       return sim
         .answers()
         .slice(before)
-        .map((a) => a.latencyMs);
+        .map((a) => a.sharedWith);
     };
     const atKnee = await round(4);
     expect(sim.peakConcurrency(), 'all four in flight at once').to.equal(4);
-    expect(Math.min(...atKnee)).to.be.at.least(195); // each takes at least the base latency (timers never fire early)
+    expect(
+      atKnee.every((n) => n <= 4),
+      'none shared the box beyond the knee: full speed each',
+    ).to.equal(true);
     const twice = await round(8);
-    expect(Math.min(...twice)).to.be.at.least(380); // eight share the box: each takes about twice as long
     expect(sim.peakConcurrency()).to.equal(8);
-    // Flat up to the knee: the slowest of four, served at full speed, finishes before the fastest of eight sharing it.
-    expect(Math.max(...atKnee)).to.be.below(Math.min(...twice));
+    // All eight were in flight at once, so each was served at knee / 8 = half speed at some point.
+    expect(twice).to.deep.equal(Array(8).fill(8));
   });
 
   it('stop() refuses connections (an outage the backend classifies), start() serves again on the same port', async () => {
@@ -85,7 +89,7 @@ describe('sim LLM server (a simulated GPU box)', function () {
     it('takes every decoding field vLLM declares, with its type, and records the body', async () => {
       sim = await startSimLlmServer();
       const body = {
-        model: 'm',
+        model: 'sim',
         messages,
         temperature: 0.2,
         top_p: 0.9,
@@ -97,7 +101,7 @@ describe('sim LLM server (a simulated GPU box)', function () {
           json_schema: { name: 'c', schema: { type: 'object', properties: { corrected_text: { type: 'string' } } } },
         },
         chat_template_kwargs: { enable_thinking: false },
-        guided_json: { type: 'object' },
+        structured_outputs: { json: { type: 'object' } },
       };
       const res = await post(sim.url, body);
       expect(res.status).to.equal(200);
@@ -108,9 +112,9 @@ describe('sim LLM server (a simulated GPU box)', function () {
 
     it('refuses (400) a field of the wrong type and a top-level key vLLM does not declare, and serves neither', async () => {
       sim = await startSimLlmServer();
-      const wrongType = await post(sim.url, { model: 'm', messages, seed: '7' });
-      const unknown = await post(sim.url, { model: 'm', messages, enable_thinking: false });
-      const notInt = await post(sim.url, { model: 'm', messages, max_tokens: 1.5 });
+      const wrongType = await post(sim.url, { model: 'sim', messages, seed: '7' });
+      const unknown = await post(sim.url, { model: 'sim', messages, enable_thinking: false });
+      const notInt = await post(sim.url, { model: 'sim', messages, max_tokens: 1.5 });
       expect([wrongType.status, unknown.status, notInt.status]).to.deep.equal([400, 400, 400]);
       expect(sim.refused()[0]).to.match(/^seed: /);
       expect(sim.refused()[1]).to.equal('extra inputs are not permitted: enable_thinking');
@@ -118,7 +122,7 @@ describe('sim LLM server (a simulated GPU box)', function () {
       expect(sim.served()).to.equal(0);
     });
 
-    it('answers with reasoning_content, another served model and a fingerprint; cuts a line at max_tokens', async () => {
+    it('answers with a reasoning trace, another served model and a fingerprint; cuts a line at max_tokens', async () => {
       sim = await startSimLlmServer({
         servedModel: 'other/weights',
         systemFingerprint: 'fp-1',
@@ -136,6 +140,70 @@ describe('sim LLM server (a simulated GPU box)', function () {
       });
       const cut = await b.complete([{ role: 'user', content: 'طويل' }]);
       expect(cut).to.include({ text: '', finishReason: 'length', reasoning: 'أفكر في طويل' });
+    });
+
+    it('answers as current vLLM: `reasoning` on the message (SGLang and llama.cpp: `reasoning_content`)', async () => {
+      for (const [kind, field] of [
+        ['vllm', 'reasoning'],
+        ['sglang', 'reasoning_content'],
+        ['llama.cpp', 'reasoning_content'],
+      ] as const) {
+        sim = await startSimLlmServer({ kind, reasoning: () => 'فكر' });
+        const answer = (await (await post(sim.url, { model: 'sim', messages })).json()) as {
+          choices: { message: Record<string, unknown> }[];
+        };
+        const message = answer.choices[0].message;
+        expect(
+          Object.keys(message).filter((k) => k.startsWith('reasoning')),
+          kind,
+        ).to.deep.equal([field]);
+        await sim.close();
+      }
+    });
+
+    it('takes the removed guided_* fields with HTTP 200, ignores them and logs vLLM’s warning', async () => {
+      sim = await startSimLlmServer();
+      const res = await post(sim.url, { model: 'sim', messages, guided_json: { type: 'object' }, guided_regex: 'a+' });
+      expect(res.status).to.equal(200);
+      const answer = (await res.json()) as { choices: { message: { content: string } }[] };
+      expect(answer.choices[0].message.content, 'unconstrained: plain text, not JSON').to.equal('نص');
+      expect(sim.log()).to.deep.equal([
+        "WARNING Request contains the removed guided-decoding field(s) ['guided_json', 'guided_regex'], which are ignored; " +
+          'output will NOT be constrained. Use `structured_outputs` (or `response_format`) instead; see docs/features/structured_outputs.md.',
+      ]);
+    });
+
+    it('answers 404 NotFoundError for a model it does not serve (flat on SGLang), and lists the ones it serves', async () => {
+      sim = await startSimLlmServer({ models: ['smollm2'] });
+      const res = await post(sim.url, { model: 'wrong', messages });
+      expect(res.status).to.equal(404);
+      expect(await res.json()).to.deep.equal({
+        error: { message: 'The model `wrong` does not exist. Valid aliases: smollm2.', type: 'NotFoundError', param: null, code: 404 },
+      });
+      const models = (await fetch(`${sim.url}/models`).then((r) => r.json())) as { data: { id: string }[] };
+      expect(models.data.map((m) => m.id)).to.deep.equal(['smollm2']);
+      expect(sim.served()).to.equal(0);
+      await sim.close();
+      sim = await startSimLlmServer({ kind: 'sglang', models: ['smollm2'] });
+      const flat = (await (await post(sim.url, { model: 'wrong', messages })).json()) as Record<string, unknown>;
+      expect(flat).to.include({ object: 'error', type: 'NotFoundError', code: 404 });
+    });
+
+    it('serves /health (200, no body) and /version at the server root', async () => {
+      sim = await startSimLlmServer({ version: '0.32.0' });
+      const root = sim.url.replace(/\/v1$/, '');
+      const health = await fetch(`${root}/health`);
+      expect([health.status, await health.text()]).to.deep.equal([200, '']);
+      expect(await (await fetch(`${root}/version`)).json()).to.deep.equal({ version: '0.32.0' });
+    });
+
+    it('refuses (400) a prompt whose tokens plus max_tokens exceed maxModelLen, serving nothing', async () => {
+      sim = await startSimLlmServer({ maxModelLen: 64 });
+      const ok = await post(sim.url, { model: 'sim', messages, max_tokens: 32 });
+      const over = await post(sim.url, { model: 'sim', messages, max_tokens: 64 });
+      expect([ok.status, over.status]).to.deep.equal([200, 400]);
+      expect(sim.refused()[0]).to.match(/maximum context length is 64 tokens/);
+      expect(sim.served()).to.equal(1);
     });
   });
 });

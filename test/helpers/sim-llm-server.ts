@@ -15,11 +15,16 @@
  * beyond it each gets knee/in-flight of it — so throughput rises with requests in flight up to the knee
  * (latency flat at `baseMs`), then stays at its peak, knee / baseMs, while latency grows with the queue.
  *
- * Every request body is checked as vLLM's server checks it (./chat-request.ts): a field of the wrong type, or a
- * top-level key vLLM does not declare, is answered 400 and not served; `requests()` holds the bodies it took.
- * Like a real box it can answer as a reasoning model (`reasoning`: a `reasoning_content` beside the answer), under
- * another model name than the one asked (`servedModel`), with a `system_fingerprint`, and cut at max_tokens
- * (`truncate`: `finish_reason: "length"`, no content — a thinking model out of tokens). Asked for a JSON
+ * It answers as current vLLM (0.12+) does (./sim-vllm-api.ts), or as SGLang or llama.cpp (`kind`): every request body
+ * is checked as vLLM's server checks it (./chat-request.ts): a field of the wrong type, or a top-level key vLLM does
+ * not declare, is answered 400 and not served; the removed `guided_*` fields are taken with HTTP 200 and ignored,
+ * with vLLM's warning in `log()`; a model it does not serve (`models`, default `sim`) is answered 404
+ * `NotFoundError`; a prompt plus `max_tokens` over `maxModelLen` is answered 400. `requests()` holds the bodies it
+ * took. It serves `GET /health` (200, no body), `GET /version` and `GET /v1/models`. Like a real box it can answer as
+ * a reasoning model (`reasoning`: the trace in the message's `reasoning`, or `reasoning_content` as SGLang and
+ * llama.cpp send it), under another model name than the one asked (`servedModel`), with a `system_fingerprint`,
+ * cut at max_tokens (`truncate`: `finish_reason: "length"`, no content — a thinking model out of tokens), and with
+ * an HTTP error for some lines on every attempt (`failWith`: a grammar the server cannot compile). Asked for a JSON
  * `response_format`, it answers `{"corrected_text": …}` (or the schema's one property).
  */
 import http from 'node:http';
@@ -27,6 +32,15 @@ import type { AddressInfo, Socket } from 'node:net';
 import { BatchingBox } from './batching-box';
 import { chatTemplate, type SimTokenizer } from './sim-tokenizer';
 import { chatRequestProblem, type ChatRequest } from './chat-request';
+import {
+  errorBody,
+  modelList,
+  reasoningField,
+  removedGuidedWarning,
+  unknownModelBody,
+  withoutRemovedGuided,
+  type SimServerKind,
+} from './sim-vllm-api';
 
 export interface SimLlmOptions {
   baseMs?: number;
@@ -47,10 +61,20 @@ export interface SimLlmOptions {
   servedModel?: string;
   /** The answers' `system_fingerprint` (default: none sent). */
   systemFingerprint?: string;
-  /** A reasoning trace for this OCR line, sent as `reasoning_content` (null: none). */
+  /** A reasoning trace for this OCR line, sent as the kind's reasoning field (null: none). */
   reasoning?: (ocr: string) => string | null;
   /** Lines answered as cut at max_tokens: `finish_reason: "length"` and empty content. */
   truncate?: (ocr: string) => boolean;
+  /** The server it answers as (default `vllm`): error bodies and the reasoning field follow it. */
+  kind?: SimServerKind;
+  /** The model names it serves (default `['sim']`): `/v1/models` lists them, any other asked is 404. */
+  models?: string[];
+  /** What `GET /version` answers (default `0.12.0`). */
+  version?: string;
+  /** The context length (default 32768): `/tokenize` reports it; prompt + max_tokens over it is a 400. */
+  maxModelLen?: number;
+  /** An HTTP status this OCR line gets on every attempt (null: served), with vLLM's error body. */
+  failWith?: (ocr: string) => number | null;
 }
 
 export interface SimLlmServer {
@@ -65,12 +89,17 @@ export interface SimLlmServer {
   requests(): ChatRequest[];
   /** Requests refused with 400 (invalid body), with the message sent. */
   refused(): string[];
+  /** The server's log lines (warnings it would print), in order. */
+  log(): string[];
   /** Requests being answered or queued right now. */
   inFlight(): number;
   /** Most requests answered at once so far. */
   peakConcurrency(): number;
-  /** Every answered request in answer order: when (performance.now() ms) and its latency (arrival to answer). */
-  answers(): { atMs: number; latencyMs: number }[];
+  /**
+   * Every answered request in answer order: when (performance.now() ms), its latency (arrival to answer) and, with
+   * `knee`, the most requests in flight while it was served (`sharedWith`: its share of the box was knee / that).
+   */
+  answers(): { atMs: number; latencyMs: number; sharedWith: number }[];
   stop(): Promise<void>;
   start(): Promise<void>;
   close(): Promise<void>;
@@ -128,10 +157,11 @@ interface Answer {
   reasoning: string | null;
   finishReason: 'stop' | 'length';
   fingerprint?: string;
+  kind: SimServerKind;
 }
 
 function completion(a: Answer, promptTokens: number): unknown {
-  const message = { role: 'assistant', content: a.content, ...(a.reasoning !== null ? { reasoning_content: a.reasoning } : {}) };
+  const message = { role: 'assistant', content: a.content, ...(a.reasoning !== null ? { [reasoningField(a.kind)]: a.reasoning } : {}) };
   return {
     id: `sim-${Date.now()}`,
     object: 'chat.completion',
@@ -161,6 +191,7 @@ async function tokenizeRoute(
   req: http.IncomingMessage,
   res: http.ServerResponse,
   tok: NonNullable<SimLlmOptions['tokenizer']>,
+  maxModelLen: number,
 ): Promise<void> {
   let body: { messages?: { role: string; content: string }[]; content?: string };
   try {
@@ -171,7 +202,7 @@ async function tokenizeRoute(
   if (tok.api === 'vllm') {
     if (req.url !== '/tokenize' || !Array.isArray(body.messages)) return send(res, 404, { error: { message: `no route ${req.url}` } });
     const tokens = tok.tokenizer.ids(chatTemplate(body.messages));
-    return send(res, 200, { count: tokens.length, max_model_len: 32768, tokens });
+    return send(res, 200, { count: tokens.length, max_model_len: maxModelLen, tokens });
   }
   if (req.url === '/apply-template') {
     if (!Array.isArray(body.messages)) return send(res, 400, { error: { message: 'no messages' } });
@@ -181,62 +212,113 @@ async function tokenizeRoute(
   return send(res, 200, { tokens: tok.tokenizer.ids(body.content) });
 }
 
+/** The prompt's tokens: the real tokenizer over the chat template, or ⌈chars / 4⌉. */
+function promptTokenCounter(tok: SimLlmOptions['tokenizer']): (messages: { role: string; content?: unknown }[]) => number {
+  return (messages) => {
+    const texts = messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : '' }));
+    return tok ? tok.tokenizer.ids(chatTemplate(texts)).length : simTokens('x'.repeat(texts.reduce((n, m) => n + m.content.length, 0)));
+  };
+}
+
+/** The GET routes beside the completions: `/health`, `/version`, `/v1/models`. False: not one of them. */
+function getRoute(req: http.IncomingMessage, res: http.ServerResponse, opts: SimLlmOptions, models: readonly string[]): boolean {
+  if (req.method !== 'GET') return false;
+  if (req.url === '/v1/models') send(res, 200, modelList(opts.kind ?? 'vllm', models, opts.maxModelLen ?? 32768));
+  else if (req.url === '/health') {
+    res.writeHead(200, { 'content-length': 0 });
+    res.end();
+  } else if (req.url === '/version') send(res, 200, { version: opts.version ?? '0.12.0' });
+  else return false;
+  return true;
+}
+
+/** Why vLLM would refuse this body before serving it (HTTP status and body), or null. */
+function refusal(
+  raw: Record<string, unknown>,
+  kind: SimServerKind,
+  models: readonly string[],
+  promptTokens: number,
+  maxModelLen: number,
+): { status: number; body: unknown; problem: string } | null {
+  const problem = chatRequestProblem(withoutRemovedGuided(raw));
+  if (problem !== null) return { status: 400, body: errorBody(kind, 400, 'BadRequestError', problem), problem };
+  const asked = typeof raw.model === 'string' ? raw.model : null;
+  if (asked !== null && !models.includes(asked))
+    return { status: 404, body: unknownModelBody(kind, asked, models), problem: `model ${asked}` };
+  const maxTokens = typeof raw.max_tokens === 'number' ? raw.max_tokens : 0;
+  if (promptTokens + maxTokens > maxModelLen) {
+    const message =
+      `This model's maximum context length is ${maxModelLen} tokens. However, you requested ${promptTokens + maxTokens} tokens ` +
+      `(${promptTokens} in the messages, ${maxTokens} in the completion). Please reduce the length of the messages or completion.`;
+    return { status: 400, body: errorBody(kind, 400, 'BadRequestError', message), problem: message };
+  }
+  return null;
+}
+
+// long: one request's whole path through the box (routes, refusal, queue, answer), kept in one place to read
 export async function startSimLlmServer(opts: SimLlmOptions = {}): Promise<SimLlmServer> {
   const baseMs = opts.baseMs ?? 0;
   const perTokenMs = opts.perTokenMs ?? 0;
+  const kind = opts.kind ?? 'vllm';
+  const models = opts.models ?? ['sim'];
+  const maxModelLen = opts.maxModelLen ?? 32768;
   const slots = new Slots(opts.concurrency ?? 4);
   const box = opts.knee !== undefined ? new BatchingBox(opts.knee) : null;
-  const answers: { atMs: number; latencyMs: number }[] = [];
+  const answers: { atMs: number; latencyMs: number; sharedWith: number }[] = [];
   const byText = new Map<string, number>();
   let served = 0;
   const sockets = new Set<Socket>();
   const taken: ChatRequest[] = [];
   const refused: string[] = [];
+  const logLines: string[] = [];
 
   const tok = opts.tokenizer;
-  const promptTokens = (messages: { role: string; content?: unknown }[]) => {
-    const texts = messages.map((m) => ({ role: m.role, content: typeof m.content === 'string' ? m.content : '' }));
-    return tok ? tok.tokenizer.ids(chatTemplate(texts)).length : simTokens('x'.repeat(texts.reduce((n, m) => n + m.content.length, 0)));
-  };
+  const promptTokens = promptTokenCounter(tok);
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
-    if (req.method === 'GET' && req.url === '/v1/models') return send(res, 200, { object: 'list', data: [{ id: 'sim', object: 'model' }] });
-    if (tok && req.method === 'POST' && (req.url === '/tokenize' || req.url === '/apply-template')) return tokenizeRoute(req, res, tok);
+    if (getRoute(req, res, opts, models)) return;
+    if (tok && req.method === 'POST' && (req.url === '/tokenize' || req.url === '/apply-template'))
+      return tokenizeRoute(req, res, tok, maxModelLen);
     if (req.method !== 'POST' || req.url !== '/v1/chat/completions')
-      return send(res, 404, { error: { message: `no route ${req.method} ${req.url}` } });
-    let raw: unknown;
+      return send(res, 404, errorBody(kind, 404, 'NotFoundError', `no route ${req.method} ${req.url}`));
+    let raw: Record<string, unknown>;
     try {
-      raw = JSON.parse(await readBody(req));
+      raw = JSON.parse(await readBody(req)) as Record<string, unknown>;
     } catch {
-      return send(res, 400, { error: { message: 'body is not JSON' } });
+      return send(res, 400, errorBody(kind, 400, 'BadRequestError', 'body is not JSON'));
     }
-    const problem = chatRequestProblem(raw);
-    if (problem !== null) {
-      refused.push(problem);
-      return send(res, 400, { object: 'error', message: problem, type: 'BadRequestError', param: null, code: 400 });
+    const messages = Array.isArray(raw.messages) ? (raw.messages as { role: string; content?: unknown }[]) : [];
+    const refuse = refusal(raw, kind, models, promptTokens(messages), maxModelLen);
+    if (refuse !== null) {
+      refused.push(refuse.problem);
+      return send(res, refuse.status, refuse.body);
     }
+    const warning = removedGuidedWarning(raw);
+    if (warning !== null) logLines.push(`WARNING ${warning}`);
     const body = raw as ChatRequest;
     taken.push(body);
-    const messages = body.messages;
-    const ocr = [...messages].reverse().find((m) => m.role === 'user')?.content;
-    if (typeof ocr !== 'string') return send(res, 400, { error: { message: 'no user message' } });
+    const ocr = [...body.messages].reverse().find((m) => m.role === 'user')?.content;
+    if (typeof ocr !== 'string') return send(res, 400, errorBody(kind, 400, 'BadRequestError', 'no user message'));
+    const failure = opts.failWith?.(ocr) ?? null;
+    if (failure !== null) return send(res, failure, errorBody(kind, failure, 'InternalServerError', `simulated failure for this request`));
     const cut = opts.truncate?.(ocr) ?? false;
     const answer = simEdit(ocr);
     const arrived = performance.now();
     const release = box ? () => undefined : await slots.acquire();
     try {
       const work = baseMs + perTokenMs * simTokens(answer);
-      await (box ? box.serve(work) : new Promise((r) => setTimeout(r, work)));
+      const sharedWith = box ? await box.serve(work) : (await new Promise((r) => setTimeout(r, work)), 1);
       if (res.destroyed) return; // the box went down meanwhile: nothing was served
       const at = performance.now();
-      answers.push({ atMs: at, latencyMs: at - arrived });
+      answers.push({ atMs: at, latencyMs: at - arrived, sharedWith });
       served++;
       byText.set(ocr, (byText.get(ocr) ?? 0) + 1);
       const a: Answer = {
-        model: opts.servedModel ?? body.model ?? 'sim',
+        model: opts.servedModel ?? body.model ?? models[0],
         content: cut ? null : shaped(answer, body),
         reasoning: opts.reasoning?.(ocr) ?? null,
         finishReason: cut ? 'length' : 'stop',
         fingerprint: opts.systemFingerprint,
+        kind,
       };
       send(res, 200, completion(a, promptTokens(messages)));
     } finally {
@@ -282,6 +364,7 @@ export async function startSimLlmServer(opts: SimLlmOptions = {}): Promise<SimLl
     servedByText: () => new Map(byText),
     requests: () => [...taken],
     refused: () => [...refused],
+    log: () => [...logLines],
     inFlight: () => (box ? box.inFlight : slots.busy),
     peakConcurrency: () => (box ? box.peak : slots.peak),
     answers: () => [...answers],

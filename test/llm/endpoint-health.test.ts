@@ -1,13 +1,13 @@
 /**
  * The endpoint health gate against a real HTTP server on 127.0.0.1: up/down transitions, the probe's backoff
- * (measured from the server's request times), what counts as up, aborts (and that probing stops with its
- * last waiter), and the gated slots' reserve / tryReserve / release.
+ * (measured from the server's request times), what counts as up (a llama.cpp server still loading its model is
+ * not), aborts (and that probing stops with its last waiter), and the gated slots' reserve / tryReserve / release.
  */
 import { expect } from 'chai';
 import http from 'node:http';
 import { mock } from 'node:test';
 import type { AddressInfo, Socket } from 'node:net';
-import { EndpointHealthGate, GatedSlots, httpProbe, modelsUrl, type Probe } from '../../src/llm/endpoint-health';
+import { EndpointHealthGate, GatedSlots, healthUrl, httpProbe, modelsUrl, probeEndpoint, type Probe } from '../../src/llm/endpoint-health';
 
 const tick = (ms: number) => new Promise((ok) => setTimeout(ok, ms));
 
@@ -101,7 +101,7 @@ describe('llm/endpoint-health', () => {
     expect(events).to.deep.equal([]);
   });
 
-  it('down → probes GET <baseUrl>/models without credentials → up when it answers below 500', async () => {
+  it('down → probes GET /health without credentials → up when it answers 2xx', async () => {
     const b = await box(503); // llama.cpp while it loads a model
     const { gate, events } = gateOn(b, 20, 40);
     gate.markDown('connection refused');
@@ -114,7 +114,66 @@ describe('llm/endpoint-health', () => {
     await up;
     expect(gate.isUp).to.equal(true);
     expect(events).to.deep.equal(['pause: connection refused', `resume after ${b.requests.length} probe(s)`]);
-    expect(b.requests.every((r) => r.url === '/v1/models' && r.authorization === undefined)).to.equal(true);
+    expect(b.requests.every((r) => r.url === '/health' && r.authorization === undefined)).to.equal(true);
+  });
+
+  describe('a llama.cpp server loading its model (GET /health 503 "Loading model", GET /v1/models 200)', () => {
+    // tools/server/server-http.cpp in ggml-org/llama.cpp: while the model loads, every route answers 503 except
+    // /models and /v1/models; /health answers 200 once it is ready.
+    let loading = true;
+    let server: http.Server;
+    let url = '';
+    const seen: string[] = [];
+    before(async () => {
+      server = http.createServer((req, res) => {
+        seen.push(req.url ?? '');
+        const json = (status: number, body: unknown) =>
+          res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+        if (req.url === '/v1/models')
+          return json(200, { object: 'list', data: [{ id: 'smollm2', object: 'model', owned_by: 'llamacpp' }] });
+        if (loading) return json(503, { error: { message: 'Loading model', type: 'unavailable_error', code: 503 } });
+        if (req.url === '/health') return json(200, { status: 'ok' });
+        return json(404, { error: { message: 'File Not Found', type: 'not_found_error', code: 404 } });
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    });
+    after(() => new Promise<void>((r) => server.close(() => r())));
+
+    it('the probe says down while it loads (its /v1/models answering 200 notwithstanding), up once /health is 200', async () => {
+      loading = true;
+      expect(await httpProbe(url)(new AbortController().signal)).to.equal(false);
+      expect(await fetch(`${url}/models`).then((r) => r.status), 'GET …/models alone would say up').to.equal(200);
+      loading = false;
+      expect(await httpProbe(url)(new AbortController().signal)).to.equal(true);
+    });
+
+    it('the gate stays shut while the model loads and opens when it is ready', async () => {
+      loading = true;
+      seen.length = 0;
+      const gate = new EndpointHealthGate({ baseUrl: url, minDelayMs: 10, maxDelayMs: 20 });
+      gate.markDown('connection refused');
+      const up = gate.waitUntilUp(new AbortController().signal);
+      while (seen.filter((u) => u === '/health').length < 3) await tick(5); // three probes answered "Loading model"
+      expect(gate.isUp, 'not open while loading').to.equal(false);
+      loading = false;
+      await up;
+      expect(gate.isUp).to.equal(true);
+    });
+  });
+
+  it('a server without /health (404 there: Ollama, hosted APIs) is asked GET …/models, up below 500', async () => {
+    const server = http.createServer((req, res) => res.writeHead(req.url === '/v1/models' ? 401 : 404).end());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+      expect(await probeEndpoint(url, new AbortController().signal)).to.deep.equal({
+        up: true,
+        answer: 'GET /health 404, GET …/models 401',
+      });
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 
   it('the probe backoff doubles from minDelayMs and stays at maxDelayMs (on a mocked clock: probes counted per tick)', async () => {
@@ -297,5 +356,7 @@ describe('llm/endpoint-health', () => {
     const withUser = modelsUrl('https://user:p%40ss@box/v1');
     expect(withUser.url).to.equal('https://box/v1/models');
     expect(withUser.headers.authorization).to.equal(`Basic ${Buffer.from('user:p@ss').toString('base64')}`);
+    expect(healthUrl('http://127.0.0.1:8000/v1').url).to.equal('http://127.0.0.1:8000/health');
+    expect(healthUrl('https://openrouter.ai/api/v1/').url).to.equal('https://openrouter.ai/api/health');
   });
 });

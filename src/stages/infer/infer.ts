@@ -255,6 +255,7 @@ export async function correctLines(
   target: CorrectTarget,
 ): Promise<RunCorrectionsSummary> {
   const attemptStarted = Date.now();
+  await backend.preflight?.(hooks.signal); // the model is served: one line now, not a failed record per line
   try {
     const summary = await runCorrections({
       inputPath: target.input,

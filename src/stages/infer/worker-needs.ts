@@ -1,7 +1,7 @@
 /**
  * What a worker needs on its own machine for the stages that run on the queues it serves, checked before it
- * takes a task: the infer queue needs, per arm, the API key variable and an endpoint that answers (openai) or
- * the GGUF file (local), with the worker's own endpoint override applied; the build/export queue needs the
+ * takes a task: the infer queue needs, per arm, the API key variable and an endpoint that answers and serves the
+ * arm's model (openai: src/llm/endpoint-health.ts, src/llm/served-models.ts) or the GGUF file (local), with the worker's own endpoint override applied; the build/export queue needs the
  * embedding model. `phase5 worker` prints what is missing at start and `phase5 doctor` lists it per queue.
  */
 import { existsSync } from 'node:fs';
@@ -9,8 +9,9 @@ import { resolvePath } from '../../config/load';
 import type { Config } from '../../config/schema';
 import { resolveModelDir } from '../../embed/model-dir';
 import { applyEndpointOverride, type EndpointOverride } from '../../llm/endpoint';
-import { httpProbe } from '../../llm/endpoint-health';
+import { probeEndpoint } from '../../llm/endpoint-health';
 import { redactedUrl } from '../../llm/openai-backend';
+import { checkServedModel } from '../../llm/served-models';
 import { WorkerSetupError } from '../../util/worker-setup-error';
 import { studyPlan } from '../study/plan';
 
@@ -70,16 +71,17 @@ function inferChecks(config: Config, endpoint: EndpointOverride, env: Record<str
         },
       });
     }
-    const url = backend.baseUrl;
-    add(`url:${url}`, arm.name, {
-      what: `LLM endpoint ${redactedUrl(url)}`,
+    const { baseUrl: url, model } = backend;
+    const apiKey = variable ? (env[variable] ?? null) : null;
+    add(`url:${url}\0${model}`, arm.name, {
+      what: `LLM endpoint ${redactedUrl(url)}, model ${model}`,
       run: async () => {
-        // Any HTTP answer below 500 is up (a 401 too: the probe sends no key), as the endpoint gate counts it.
-        if (!(await httpProbe(url, 3000)(AbortSignal.timeout(5000))))
-          throw new Error(
-            'does not answer GET …/models (refused, timed out or 5xx) — start the server, or check infer.openai.base_url / --openai-base-url',
-          );
-        return 'answers';
+        // Up as the endpoint gate counts it: GET /health 2xx, or GET …/models below 500 where there is no /health.
+        const probe = await probeEndpoint(url, AbortSignal.timeout(8000), 3000);
+        if (!probe.up)
+          throw new Error(`does not answer (${probe.answer}) — start the server, or check infer.openai.base_url / --openai-base-url`);
+        const served = await checkServedModel({ baseUrl: url, where: redactedUrl(url), model, apiKey }, AbortSignal.timeout(8000));
+        return `answers; ${served}`;
       },
     });
   }

@@ -27,7 +27,7 @@ describe('stages/worker-needs: what a worker checks before taking a task', () =>
     const needs = await checkWorkerNeeds(c, ['phase5-gpu'], {}, {});
     expect(describeMissing(needs)).to.deep.equal([
       "phase5-gpu cannot run its tasks: API key (arms rag, zero_shot): environment variable HO_KEY is not set — set it in the worker's environment",
-      'phase5-gpu cannot run its tasks: LLM endpoint http://127.0.0.1:9/v1 (arms rag, zero_shot): does not answer GET …/models (refused, timed out or 5xx) — start the server, or check infer.openai.base_url / --openai-base-url',
+      'phase5-gpu cannot run its tasks: LLM endpoint http://127.0.0.1:9/v1, model m (arms rag, zero_shot): does not answer (GET /health: no answer (refused or timed out)) — start the server, or check infer.openai.base_url / --openai-base-url',
     ]);
     const cpuOnly = await checkWorkerNeeds(c, ['phase5-cpu'], {}, {});
     expect(cpuOnly.map((n) => n.queue)).to.deep.equal(['phase5-cpu']);
@@ -36,11 +36,24 @@ describe('stages/worker-needs: what a worker checks before taking a task', () =>
 
   it('the worker’s own endpoint and key variable replace the config’s, and both are there', async () => {
     const c = config({ backend: 'openai', openai: { base_url: 'http://127.0.0.1:9/v1', model: 'm', api_key_env: 'HO_KEY' } });
-    const needs = await checkWorkerNeeds(c, ['phase5-gpu'], { baseUrl: sim.url, apiKeyEnv: 'BOX_KEY' }, { BOX_KEY: 'k' });
+    const needs = await checkWorkerNeeds(c, ['phase5-gpu'], { baseUrl: sim.url, model: 'sim', apiKeyEnv: 'BOX_KEY' }, { BOX_KEY: 'k' });
     expect(needs.map((n) => [n.what, n.ok, n.detail])).to.deep.equal([
       ['API key (arms rag, zero_shot)', true, 'set'],
-      [`LLM endpoint ${sim.url} (arms rag, zero_shot)`, true, 'answers'],
+      [`LLM endpoint ${sim.url}, model sim (arms rag, zero_shot)`, true, 'answers; serves sim'],
     ]);
+  });
+
+  it('an endpoint that answers but does not serve the arm’s model: one line naming the model and the ones served', async () => {
+    const box = await startSimLlmServer({ models: ['smollm2'] });
+    try {
+      const c = config({ backend: 'openai', openai: { base_url: box.url, model: 'wrong' } });
+      expect(describeMissing(await checkWorkerNeeds(c, ['phase5-gpu'], {}, { OPENAI_API_KEY: 'k' }))).to.deep.equal([
+        `phase5-gpu cannot run its tasks: LLM endpoint ${box.url}, model wrong (arms rag, zero_shot): model "wrong" is not served at ${box.url} (it serves: smollm2) — set infer.openai.model (or the worker’s --openai-model) to one of them, or serve that model there`,
+      ]);
+      expect(box.served(), 'checked without a correction').to.equal(0);
+    } finally {
+      await box.close();
+    }
   });
 
   it('local: a GGUF missing on this worker', async () => {
