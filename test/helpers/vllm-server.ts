@@ -36,8 +36,11 @@ export const VLLM_PYTHON = path.join(VLLM_VENV, 'bin', 'python');
 export const VLLM_MODEL_DIR = path.join(REPO_ROOT, 'models', 'vllm-tiny');
 export const VLLM_MODEL_NAME = 'vllm-tiny';
 export const VLLM_MAX_MODEL_LEN = 2048;
-/** vllm/reasoning/deepseek_r1_reasoning_parser.py: output without `</think>` is all reasoning; `<think>` optional. */
-export const VLLM_REASONING_PARSER = 'deepseek_r1';
+/**
+ * vllm/parser/qwen3.py: with thinking on (the default), output without `</think>` is all reasoning; with
+ * `enable_thinking: false` (or `reasoning_effort: "none"`, which vLLM turns into it) all of it is content.
+ */
+export const VLLM_REASONING_PARSER = 'qwen3';
 const READY_GUARD_MS = 15 * 60_000;
 const SETUP_HINT = 'run node scripts/setup.mjs --with-vllm';
 
