@@ -4,10 +4,13 @@ Run by scripts/vllm/setup-vllm.mjs with .venv-vllm's python (transformers, torch
   1. transformers reads the GGUF (`from_pretrained(gguf_file=...)`, dequantised to bf16); the weights are copied
      into a fresh model of the same config, since a model loaded from a GGUF refuses `save_pretrained`;
   2. `<think>` and `</think>` are added to the vocabulary as single, non-special tokens (vLLM's `qwen3` reasoning
-     parser matches them by token id, and non-special tokens stay in the decoded text); their embedding rows are
-     the mean of the others (tied to the output layer, as in SmolLM2);
-  3. the chat template is SmolLM2's ChatML with Qwen3's `enable_thinking`: on (the default) the answer opens with
-     `<think>\\n`; off, it opens with an empty `<think>\\n\\n</think>\\n\\n` block;
+     parser matches them by token id, and non-special tokens stay in the decoded text). SmolLM2 never saw them:
+     with their embedding rows at the mean of the others it answers an empty turn after them, so their input rows
+     are a copy of the newline token's, and the output layer is untied from the embeddings with zero rows for
+     them, so the model never writes them;
+  3. the chat template is SmolLM2's ChatML with Qwen3's `enable_thinking`: on (the default) the assistant turn
+     opens with `<think>\n`; off, it is SmolLM2's plain assistant turn (an empty `<think></think>` block makes
+     this model stop at once);
   4. manifest.json lists every file's sha256, the GGUF's sha256 and the recipe hash setup passes in.
 """
 
@@ -33,9 +36,7 @@ CHAT_TEMPLATE = (
     "{%- endfor %}"
     "{%- if add_generation_prompt %}"
     "{{- '<|im_start|>assistant\\n' }}"
-    "{%- if enable_thinking is defined and enable_thinking is false %}"
-    "{{- '<think>\\n\\n</think>\\n\\n' }}"
-    "{%- else %}"
+    "{%- if not (enable_thinking is defined and enable_thinking is false) %}"
     "{{- '<think>\\n' }}"
     "{%- endif %}"
     "{%- endif %}"
@@ -51,21 +52,33 @@ def sha256(path: Path) -> str:
 
 
 def dequantised(gguf_path: Path):
-    src = AutoModelForCausalLM.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name, dtype=torch.bfloat16)
-    model = AutoModelForCausalLM.from_config(src.config, dtype=torch.bfloat16)
-    model.load_state_dict(src.state_dict())
+    src = AutoModelForCausalLM.from_pretrained(gguf_path.parent, gguf_file=gguf_path.name, dtype=torch.float32)
+    config = src.config
+    # The saved model is plain bf16: without this, config.json would tell vLLM to load it as a GGUF.
+    if hasattr(config, "quantization_config"):
+        delattr(config, "quantization_config")
+    config.tie_word_embeddings = False
+    model = AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16)
+    weights = {k: v.to(torch.bfloat16) for k, v in src.state_dict().items()}
+    weights.setdefault("lm_head.weight", weights["model.embed_tokens.weight"].clone())
+    model.load_state_dict(weights)
     model.generation_config = src.generation_config
     return model
 
 
 def add_think_tokens(model, tok) -> dict:
-    old = model.get_input_embeddings().weight.shape[0]
+    newline = tok.encode("\n", add_special_tokens=False)
+    if len(newline) != 1:
+        raise SystemExit(f"the newline is not one token: {newline}")
     tok.add_tokens([AddedToken(t, special=False, normalized=False) for t in THINK_TOKENS])
     model.resize_token_embeddings(len(tok), mean_resizing=False)
+    ids = {t: tok.convert_tokens_to_ids(t) for t in THINK_TOKENS}
     with torch.no_grad():
         emb = model.get_input_embeddings().weight
-        emb[old:] = emb[:old].float().mean(0).to(emb.dtype)
-    ids = {t: tok.convert_tokens_to_ids(t) for t in THINK_TOKENS}
+        out = model.get_output_embeddings().weight
+        for i in ids.values():
+            emb[i] = emb[newline[0]]
+            out[i] = 0
     for t, i in ids.items():
         if tok.encode(t, add_special_tokens=False) != [i]:
             raise SystemExit(f"{t} is not one token after adding it")
@@ -76,7 +89,7 @@ def check_template(tok) -> None:
     msgs = [{"role": "user", "content": "x"}]
     on = tok.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True)
     off = tok.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True, enable_thinking=False)
-    if not on.endswith("<think>\n") or not off.endswith("</think>\n\n"):
+    if not on.endswith("<|im_start|>assistant\n<think>\n") or not off.endswith("<|im_start|>assistant\n"):
         raise SystemExit(f"the chat template does not honour enable_thinking: {on!r} / {off!r}")
 
 

@@ -56,7 +56,7 @@ function ensureVenv(ctx, venv) {
     if (r.ok) r = ctx.run(pip[0], [...pip.slice(1), ...strict, '--no-deps', '-r', REQS[1]]);
     if (r.ok) r = ctx.run(path.join(venv, 'bin', 'python'), ['-c', 'import torch, vllm; print(vllm.__version__)']);
     if (!r.ok) {
-      ctx.log(`could not create ${venv} (the real-vLLM tests will be skipped): ${r.out.slice(-800)}`);
+      ctx.log(`could not create ${venv} (the real-vLLM tests will be skipped): ${r.out.slice(-800) || "pip's output is above"}`);
       return false;
     }
     writeFileSync(stampFile, `${want}\n`);
@@ -87,7 +87,7 @@ async function ensureModel(ctx, venv) {
   ctx.log('making models/vllm-tiny (the demo GGUF dequantised to bf16 safetensors)…');
   const gguf = path.join(ctx.root, 'models', 'smollm2-135m-instruct', 'SmolLM2-135M-Instruct.Q4_1.gguf');
   const r = ctx.run(path.join(venv, 'bin', 'python'), [MAKER, '--gguf', gguf, '--out', dir, '--recipe', recipe]);
-  if (!r.ok) throw new ctx.SetupProblem(`making models/vllm-tiny failed: ${r.out.slice(-1500)}`);
+  if (!r.ok) throw new ctx.SetupProblem(`making models/vllm-tiny failed: ${r.out.slice(-1500) || 'its output is above'}`);
   ctx.done.push(`models/vllm-tiny (${((Date.now() - t) / 1000).toFixed(1)} s)`);
 }
 

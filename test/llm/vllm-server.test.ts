@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { resolveDecoding } from '../../src/llm/decoding';
 import { OpenAiCompatibleBackend } from '../../src/llm/openai-backend';
 import type { CorrectionRecord } from '../../src/llm/records';
 import { runCorrections } from '../../src/llm/runner';
@@ -68,12 +69,16 @@ describe('llm: the real vLLM server (CPU build, models/vllm-tiny)', function () 
   });
 
   it('OpenAiCompatibleBackend corrects a line end to end, recording the served model and system_fingerprint', async () => {
-    const backend = new OpenAiCompatibleBackend({ baseUrl: server.baseUrl, model: server.model, maxTokens: 48, extraBody: THINKING_OFF });
+    // One line in, one line out: a bounded regex (vLLM's structured_outputs) ends the answer, as this tiny model
+    // greedily repeats itself past any max_tokens.
+    const extra_body = { ...THINKING_OFF, structured_outputs: { regex: '[^\\n]{1,80}' } };
+    const decoding = resolveDecoding({ extra_body }, { temperature: 0, maxTokens: 200 });
+    const backend = new OpenAiCompatibleBackend({ baseUrl: server.baseUrl, model: server.model, decoding });
     const out = path.join(dir, 'corrections.jsonl');
     const row = { sample_id: 'T/1', dataset: 'T', ocr_text: MESSAGES[1].content, gt_text: 'قال أبو بكر الصديق رضي الله عنه' };
     const s = await runCorrections({ inputPath: [row], outputPath: out, backend, prompt: 'zero_shot', progress: 'silent' });
-    expect(s).to.include({ written: 1, succeeded: 1, failed: 0 });
     const rec = JSON.parse(readFileSync(out, 'utf8').trim()) as CorrectionRecord;
+    expect(s, JSON.stringify(rec)).to.include({ written: 1, succeeded: 1, failed: 0 });
     expect(rec.error).to.equal(null);
     expect(rec.corrected_text).to.be.a('string').and.not.equal('');
     expect(rec.served_model).to.equal(server.model);
