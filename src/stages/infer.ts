@@ -289,7 +289,7 @@ export async function correctLines(
       backend,
       prompt: arm.prompt,
       template: arm.template,
-      jsonField: jsonAnswerField(arm.config.infer.decoding?.response_format),
+      jsonField: jsonAnswerField(arm.config.infer.decoding?.response_format, arm.config.infer.decoding?.structured),
       label: arm.name,
       retryFailed: options.retryFailed,
       datasets: target.datasets,
