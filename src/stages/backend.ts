@@ -5,6 +5,7 @@ import { resolvePath } from '../config/load';
 import type { Config } from '../config/schema';
 import type { BackendConfig } from '../llm';
 import { resolveDecoding, type ResolvedDecoding } from '../llm/decoding';
+import { configuredServer } from '../llm/servers/kinds';
 import { WorkerSetupError } from '../util/worker-setup-error';
 
 export function backendConfig(config: Config): BackendConfig {
@@ -23,6 +24,7 @@ export function backendConfig(config: Config): BackendConfig {
       timeoutMs: inf.openai.timeout_s * 1000,
       retry: { maxRetries: inf.openai.max_retries },
       ...(inf.decoding ? { decoding: armRequestDecoding(config) } : {}),
+      ...(inf.openai.server && inf.openai.server !== 'auto' ? { server: configuredServer(inf.openai.server) } : {}),
     };
   }
   const modelPath = resolvePath(inf.local.model_path);

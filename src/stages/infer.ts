@@ -47,6 +47,7 @@ import type { ClusterSpec } from '../datasets/clusters';
 import { clusterSpecOf, drawSample, type SampleSpec } from '../datasets/sample';
 import type { PlanSelection } from './infer-plan';
 import { writtenFile, type WrittenFile } from './written-file';
+import { withArmServer } from './arm-server';
 
 export { assertFailedShare, countFailedRecords, InferFailedError, isOutageFailure, type InferCheckpoint } from './infer-failures';
 export { guardImported, importCorrections, type ImportResult } from './infer-import';
@@ -233,7 +234,7 @@ export async function runArm(
   claimReplicateOutput(arm, options.force);
   if (options.force && existsSync(output)) writeJsonlAtomic(output, []);
   recordPlanLock(arm.config, output);
-  const backend = await openBackend(arm.backend());
+  const backend = await openBackend(await withArmServer(arm.backend(), arm.name));
   let summary: RunCorrectionsSummary;
   try {
     summary = await correct(options, arm, backend, hooks);

@@ -8,7 +8,7 @@
  *     (`model_path`, …) and `version`;
  *   - vLLM: `GET /version` (vllm/entrypoints/serve) — `{version}`.
  * Each on the URL's origin path without its trailing `/v1`. None answering as its kind: `unknown`. An endpoint
- * that cannot be reached is not remembered (the next call asks again).
+ * that cannot be reached (the first route fails to connect) is not remembered: the next call asks again.
  */
 import type { ServerInfo } from './kinds';
 
@@ -66,22 +66,18 @@ export async function detectServer(baseUrl: string, apiKey: string | null, get: 
   if (/^https:\/\/api\.openai\.com(\/|$)/.test(baseUrl)) return { kind: 'openai', version: null, source: 'base_url' };
   const root = serverRoot(baseUrl);
   const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
-  let reached = false;
-  let lastError: unknown = null;
   for (const probe of PROBES) {
     let body: unknown;
     try {
       body = await get(`${root}${probe.route}`, headers);
-      reached = true;
     } catch (err) {
-      lastError = err;
-      continue;
+      const cause = (err as { cause?: { code?: string } }).cause?.code;
+      throw new Error(`cannot reach ${root} to ask which server it is (GET ${probe.route}: ${cause ?? (err as Error).message})`);
     }
     const b = obj(body);
     const info = b ? probe.read(b) : null;
     if (info) return info;
   }
-  if (!reached) throw new Error(`cannot reach ${root} to ask which server it is: ${(lastError as Error)?.message ?? lastError}`);
   return { kind: 'unknown', version: null, source: 'auto: no route answered as vLLM, SGLang, llama.cpp or Ollama' };
 }
 
