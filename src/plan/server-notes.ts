@@ -30,9 +30,15 @@ const REPRODUCIBLE: Record<string, (d: ResolvedDecoding) => string | null> = {
     `answers repeat only when the server runs with VLLM_BATCH_INVARIANT=1${d.top_p === null ? '; top_p/top_k not set: the model’s generation_config decides — set decoding.top_p and extra_body.top_k' : ''}`,
   sglang: (d) =>
     d.top_p === null ? 'top_p/top_k not set: the model’s generation_config decides — set decoding.top_p and extra_body.top_k' : null,
-  llamacpp: (d) =>
-    `${d.extra_body.cache_prompt === false ? '' : 'cache_prompt is on (the server default): an answer depends on the slot’s history — set extra_body.cache_prompt: false; '}` +
-    `${d.extra_body.top_k === undefined ? 'unset top_k is 40 and min_p 0.05 (the server’s defaults) — set extra_body.top_k / min_p' : 'sampling keys set'}`,
+  llamacpp: (d) => {
+    const parts = [
+      d.extra_body.cache_prompt === false
+        ? null
+        : 'cache_prompt is on (the server default): an answer depends on the slot’s history — set extra_body.cache_prompt: false',
+      d.extra_body.top_k === undefined ? 'unset top_k is 40 and min_p 0.05 (the server’s defaults) — set extra_body.top_k / min_p' : null,
+    ].filter((p): p is string => p !== null);
+    return parts.length ? parts.join('; ') : null;
+  },
   ollama: (d) =>
     d.top_p === null ? 'unset top_p is sent as 1 and top_k is 40 (Ollama’s defaults) — set decoding.top_p and extra_body.top_k' : null,
 };
