@@ -45,12 +45,13 @@ describe('llm/request-body', () => {
   });
 
   it('a constraint a server has no field for is refused in one line naming the key, never dropped', () => {
-    for (const [kind, s] of [
+    const cases: [ServerKind, NonNullable<Decoding['structured']>][] = [
       ['llamacpp', { regex: 'a' }],
       ['ollama', { regex: 'a' }],
       ['ollama', { choice: ['a'] }],
       ['openai', { choice: ['a'] }],
-    ] as const) {
+    ];
+    for (const [kind, s] of cases) {
       expect(() => body({ structured: s }, kind))
         .to.throw(RequestShapeError)
         .with.property('message')
