@@ -57,6 +57,7 @@ describe('stages/arm-server', () => {
     const arm = studyPlan(config(dir, server.url, { decoding: { structured: { json: SCHEMA } } }), {}).arms[0];
     const cfg = await withArmServer(arm.backend(), arm.name);
     expect(cfg).to.deep.include({ server: { kind: 'vllm', version: '0.32.0', source: 'GET /version' } });
+    if (cfg.type !== 'openai') throw new Error('an HTTP arm');
     const backend = await createBackend({ ...cfg, env: { NO_KEY_NEEDED: 'x' } });
     const res = await backend.complete([{ role: 'user', content: 'قاك' }]);
     const sent = server.requests.find((r) => r.url === '/v1/chat/completions')!.body;
