@@ -145,8 +145,9 @@ describe('secrets: an API key from the environment stays out of logs, results, i
     });
 
     // The key was really used (so "not found anywhere" below means something).
-    const requests = server.requests.slice(requestsBefore).filter((r) => r.method === 'POST'); // GETs: the model check
-    expect(requests).to.have.length(6); // 3 samples × 2 conditions
+    // Every request carries it, the plan's GETs asking which server it is (infer.openai.server: auto) too.
+    const requests = server.requests.slice(requestsBefore);
+    expect(requests.filter((r) => r.url.endsWith('/chat/completions'))).to.have.length(6); // 3 samples × 2 conditions
     expect(requests.every((r) => r.headers.authorization === `Bearer ${KEY}`)).to.equal(true);
 
     // Results: workflow result, both corrections files, everything in the results dir.

@@ -8,7 +8,10 @@
 import { existsSync } from 'node:fs';
 import type { Config } from '../../src/config/schema';
 import type { InferenceInputRow } from '../../src/llm/records';
-import { armRequests, armRows, maxTokensOf, overContextNote, type ArmRequests } from '../../src/plan/arm-requests';
+import { armRequests, armRows, maxTokensOf, overContextNote, replicatesOf, type ArmRequests } from '../../src/plan/arm-requests';
+import { serverNotes } from '../../src/plan/server-notes';
+import { armServer } from '../../src/stages/infer/arm-server';
+import { armRequestDecoding } from '../../src/stages/infer/backend';
 import { endpointCounter, estimateCounter, type TokenCounter } from '../../src/plan/prompt-tokens';
 import { probeThroughput, type Throughput } from '../../src/plan/throughput';
 import { correctionPrompt } from '../../src/llm/correction-calls';
@@ -109,6 +112,14 @@ export async function computePlan(config: Config, cli: RunOptions, flags: PlanFl
     return rows.length ? correctionPrompt(arm.prompt, rows[0], arm.template).messages : null;
   };
   const { counterOf, notes } = await counters(inferOptions.arms, firstPrompt);
+  for (const arm of inferOptions.arms)
+    notes.push(
+      ...serverNotes(
+        { name: arm.name, model: arm.model, replicates: replicatesOf(arm) },
+        armRequestDecoding(arm.config),
+        await armServer(arm.config),
+      ),
+    );
   const arms: ArmRequests[] = [];
   const byDataset: Record<string, Record<string, number>> = {};
   const prompts: ReturnType<typeof correctionPrompt>['messages'][] = [];

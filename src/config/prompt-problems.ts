@@ -3,7 +3,9 @@
  * an arm's template and its retrieval agree, and decoding keys the local backend cannot honour. One line per
  * problem, naming the key.
  */
-import { armDecoding } from '../llm/decoding';
+import { armDecoding, resolveDecoding } from '../llm/decoding';
+import { requestProblems } from '../llm/request-problems';
+import { configuredServer } from '../llm/servers/kinds';
 import { resolveTemplate } from '../prompts/templates';
 import { unknownPlaceholders } from '../prompts/template-schema';
 import type { Config } from './schema';
@@ -39,11 +41,18 @@ export function templateProblems(config: Config): string[] {
   return problems;
 }
 
-/** A JSON `response_format` or `extra_body` on the local backend, which only the HTTP backend sends. */
+/**
+ * A JSON `response_format`, `structured`, `reasoning` or `extra_body` on the local backend, which only the HTTP
+ * backend sends; on the HTTP backend with a known server (`infer.openai.server`, or OpenAI's base URL), a
+ * decoding that server cannot honour (src/llm/request-problems.ts).
+ */
 export function decodingProblems(config: Config): string[] {
   const problems: string[] = [];
-  const check = (key: string, backend: unknown, decoding: Config['infer']['decoding']) => {
+  const check = (key: string, backend: unknown, decoding: Config['infer']['decoding'], over?: ArmInfer) => {
+    if (backend === 'openai') return void problems.push(...serverProblems(key, config, decoding, over));
     if (backend !== 'local' || !decoding) return;
+    if (decoding.structured) problems.push(`${key}.structured: the local backend cannot constrain its answer — use infer.backend: openai`);
+    if (decoding.reasoning) problems.push(`${key}.reasoning: the local backend sends no reasoning level — use infer.backend: openai`);
     if (decoding.response_format && decoding.response_format.type !== 'text')
       problems.push(`${key}.response_format: the local backend cannot constrain its answer to JSON — use infer.backend: openai`);
     if (decoding.extra_body && Object.keys(decoding.extra_body).length)
@@ -52,7 +61,29 @@ export function decodingProblems(config: Config): string[] {
   if (!config.study) check('infer.decoding', config.infer.backend, config.infer.decoding);
   config.study?.arms.forEach((arm, i) => {
     const backend = (arm.infer as { backend?: unknown } | undefined)?.backend ?? config.infer.backend;
-    check(arm.decoding ? `study.arms.${i}.decoding` : 'infer.decoding', backend, armDecoding(config.infer.decoding, arm.decoding));
+    check(
+      arm.decoding ? `study.arms.${i}.decoding` : 'infer.decoding',
+      backend,
+      armDecoding(config.infer.decoding, arm.decoding),
+      arm.infer as ArmInfer | undefined,
+    );
   });
   return [...new Set(problems)];
+}
+
+type ArmInfer = { temperature?: number; openai?: Partial<Config['infer']['openai']> };
+
+/** The HTTP backend's decoding against its server, where the config names it (or the base URL is OpenAI's). */
+function serverProblems(key: string, config: Config, decoding: Config['infer']['decoding'], over: ArmInfer | undefined): string[] {
+  const openai = { ...config.infer.openai, ...over?.openai };
+  const setting = openai.server ?? 'auto';
+  const server =
+    setting !== 'auto'
+      ? configuredServer(setting)
+      : /^https:\/\/api\.openai\.com(\/|$)/.test(openai.base_url)
+        ? configuredServer('openai')
+        : null;
+  if (!server) return [];
+  const resolved = resolveDecoding(decoding, { temperature: over?.temperature ?? config.infer.temperature, maxTokens: openai.max_tokens });
+  return requestProblems(resolved, server, openai.model, key);
 }

@@ -1,10 +1,12 @@
 /**
  * Decoding settings of a request (docs/prompts.md#decoding): `infer.decoding` is the study's default, an arm's
  * `decoding` overrides it key by key. `resolveDecoding` fills the defaults (`temperature` from
- * `infer.temperature`, `max_tokens` from the backend's block); `requestFields` is the one place that turns the
- * resolved settings into chat-completion body fields (the `seed` included).
+ * `infer.temperature`, `max_tokens` from the backend's block); `requestFields` turns the resolved settings into
+ * the portable chat-completion body fields (the `seed` included), which ./request-body.ts `chatRequestBody`
+ * shapes for the arm's server.
  */
 import { z } from 'zod';
+import { ReasoningSchema, StructuredSchema, type ReasoningLevel, type Structured } from './servers/portable';
 
 /**
  * A chat-completion `response_format`: plain text, any JSON object, or a JSON schema (OpenAI's shape, which vLLM
@@ -37,28 +39,63 @@ export const DecodingSchema = z
     max_tokens: z.number().int().positive().optional(),
     stop: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(16)]).optional(),
     response_format: ResponseFormatSchema.optional(),
-    /** Merged into the request body verbatim (`chat_template_kwargs`, `guided_json`, vendor keys). */
+    /**
+     * The answer constrained to a JSON schema, a regular expression or one of a list of strings, sent in the form
+     * the arm's server takes (docs/prompts.md#servers).
+     */
+    structured: StructuredSchema.optional(),
+    /** How much a reasoning model thinks; `none` turns thinking off (sent as the arm's server takes it). */
+    reasoning: ReasoningSchema.optional(),
+    /** Merged into the request body verbatim (`chat_template_kwargs`, vendor keys). */
     extra_body: z.record(z.string(), z.unknown()).optional(),
   })
   .superRefine((d, ctx) => {
-    for (const key of Object.keys(d.extra_body ?? {}))
+    for (const key of Object.keys(d.extra_body ?? {})) {
       if ((RESERVED_BODY_KEYS as readonly string[]).includes(key))
         ctx.addIssue({
           code: 'custom',
           path: ['extra_body', key],
           message: `"${key}" is set by the request itself${key === 'model' || key === 'messages' ? '' : ` — use decoding.${key}`}`,
         });
+      const guided = GUIDED_KEYS[key];
+      if (guided) ctx.addIssue({ code: 'custom', path: ['extra_body', key], message: guided });
+    }
     const format = d.response_format;
     const schema = format?.type === 'json_schema' ? format.json_schema.schema : format?.type === 'json_object' ? format.schema : undefined;
     if (schema && fieldOfSchema(schema) === null)
       ctx.addIssue({
         code: 'custom',
         path: format?.type === 'json_schema' ? ['response_format', 'json_schema', 'schema'] : ['response_format', 'schema'],
-        message:
-          'the schema must declare a string property "corrected_text" (or exactly one string property) — the correction is read from it',
+        message: NO_FIELD,
+      });
+    if (d.structured && 'json' in d.structured && fieldOfSchema(d.structured.json) === null)
+      ctx.addIssue({ code: 'custom', path: ['structured', 'json'], message: NO_FIELD });
+    if (d.structured && format && format.type !== 'text')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['structured'],
+        message: 'set decoding.structured or a JSON decoding.response_format, not both — they constrain the same answer',
       });
   });
 export type Decoding = z.infer<typeof DecodingSchema>;
+
+const NO_FIELD =
+  'the schema must declare a string property "corrected_text" (or exactly one string property) — the correction is read from it';
+
+/**
+ * vLLM's `guided_*` fields, removed in vLLM 0.12.0: a current vLLM answers a request carrying them with HTTP 200
+ * and unconstrained output (vllm/entrypoints/serve/engine/protocol.py logs "… which are ignored"). The portable
+ * key is sent in the form each server takes.
+ */
+const GUIDED_KEYS: Record<string, string> = {
+  guided_json: 'vLLM ignores guided_json since 0.12 — use decoding.structured: {json: <schema>} (or decoding.response_format json_schema)',
+  guided_regex: 'vLLM ignores guided_regex since 0.12 — use decoding.structured: {regex: <pattern>}',
+  guided_choice: 'vLLM ignores guided_choice since 0.12 — use decoding.structured: {choice: [<strings>]}',
+  guided_grammar: 'vLLM ignores guided_grammar since 0.12 — use extra_body.structured_outputs: {grammar: <EBNF>}',
+  guided_decoding_backend: 'vLLM ignores guided_decoding_backend since 0.12 — the server chooses (its --structured-outputs-config)',
+  guided_whitespace_pattern:
+    'vLLM ignores guided_whitespace_pattern since 0.12 — use extra_body.structured_outputs: {whitespace_pattern: …}',
+};
 
 /** What a request is sent with: every key set (null = not sent, the server's default). */
 export interface ResolvedDecoding {
@@ -69,6 +106,9 @@ export interface ResolvedDecoding {
   stop: string[] | null;
   response_format: ResponseFormat | null;
   extra_body: Record<string, unknown>;
+  /** Only when set: the portable structured-output constraint and reasoning level (./request-body.ts translates them). */
+  structured?: Structured;
+  reasoning?: ReasoningLevel;
 }
 
 /** The decoding a request uses: `decoding`'s keys, else `temperature` (infer.temperature) and the backend's max_tokens. */
@@ -82,6 +122,8 @@ export function resolveDecoding(decoding: Decoding | undefined, defaults: { temp
     stop: d.stop === undefined ? null : typeof d.stop === 'string' ? [d.stop] : d.stop,
     response_format: d.response_format ?? null,
     extra_body: d.extra_body ?? {},
+    ...(d.structured ? { structured: d.structured } : {}),
+    ...(d.reasoning ? { reasoning: d.reasoning } : {}),
   };
 }
 
@@ -109,8 +151,12 @@ export function requestFields(d: ResolvedDecoding): Record<string, unknown> {
   };
 }
 
-/** The key of a JSON answer that holds the correction, or null when answers are plain text. */
-export function jsonAnswerField(format: ResponseFormat | null | undefined): string | null {
+/**
+ * The key of a JSON answer that holds the correction, or null when answers are plain text (a regex or choice
+ * constraint's answer is the text itself).
+ */
+export function jsonAnswerField(format: ResponseFormat | null | undefined, structured?: Structured | null): string | null {
+  if (structured) return 'json' in structured ? fieldOfSchema(structured.json) : null;
   if (!format || format.type === 'text') return null;
   if (format.type === 'json_object') return format.schema ? fieldOfSchema(format.schema) : 'corrected_text';
   return fieldOfSchema(format.json_schema.schema);

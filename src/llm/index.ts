@@ -59,3 +59,6 @@ export async function createBackend(cfg: BackendConfig): Promise<LlmBackend> {
       throw new Error(`unknown LLM backend type "${(cfg as { type: unknown }).type}" (expected "openai" or "llama")`);
   }
 }
+export { chatRequestBody, RequestShapeError } from './request-body';
+export { readCompletion, type CompletionAnswer } from './completion';
+export type { ServerInfo, ServerKind, ServerSetting } from './servers/kinds';

@@ -10,10 +10,13 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { childLogger } from '../util/log';
 import { missingKeyError } from '../util/worker-setup-error';
-import { requestFields, resolveDecoding, type ResolvedDecoding } from './decoding';
+import { readCompletion } from './completion';
+import { resolveDecoding, type ResolvedDecoding } from './decoding';
 import { EndpointChecks } from './endpoint-checks';
 import { errorBodyFetch } from './error-body';
 import { endpointLimiter, type EndpointLimiter } from './endpoint-limiter';
+import { chatRequestBody } from './request-body';
+import { UNKNOWN_SERVER, type ServerInfo } from './servers/kinds';
 import { Semaphore } from './pool';
 import { FailureTrail, noteServed } from './repeated-failure';
 import { AbortedError, DEFAULT_RETRY_POLICY, backoffDelay, classifyStatus, parseRetryAfter, sleep, type RetryPolicy } from './retry';
@@ -72,6 +75,11 @@ export interface OpenAiBackendOptions {
   extraBody?: Record<string, unknown>;
   /** The request's decoding (./decoding); absent = `temperature` and `maxTokens` above, nothing else sent. */
   decoding?: ResolvedDecoding;
+  /**
+   * The server the requests are shaped for (./request-body.ts; ./servers/detect.ts finds it for
+   * `infer.openai.server: auto`). Absent: an unidentified server, which gets the portable body.
+   */
+  server?: ServerInfo;
   /** Extra headers (e.g. OpenRouter's `HTTP-Referer`). */
   headers?: Record<string, string>;
   /** Environment to read `apiKeyEnv` from (default `process.env`; tests pass their own). */
@@ -169,9 +177,11 @@ export class OpenAiCompatibleBackend implements LlmBackend {
   }
 
   private async completeWithRetries(messages: ChatMessage[], opts: CompletionOptions): Promise<CompletionResult> {
-    const fields = requestFields(this.decoding);
-    const body = { model: this.model, messages, ...fields, max_tokens: opts.maxTokens ?? fields.max_tokens };
-    const tooLong = await this.checks.tooLong(messages, typeof body.max_tokens === 'number' ? body.max_tokens : 0);
+    const body: Record<string, unknown> = chatRequestBody(this.model, messages, this.decoding, this.opts.server ?? UNKNOWN_SERVER, {
+      maxTokens: opts.maxTokens,
+    });
+    const budget = body.max_tokens ?? body.max_completion_tokens;
+    const tooLong = await this.checks.tooLong(messages, typeof budget === 'number' ? budget : 0);
     if (tooLong) throw tooLong;
     let attempts = 0;
     const trail = new FailureTrail(this.opts.baseUrl);
@@ -189,13 +199,18 @@ export class OpenAiCompatibleBackend implements LlmBackend {
       if (opts.signal?.aborted) attemptAbort.abort();
       opts.signal?.addEventListener('abort', forward, { once: true });
       try {
-        const completion = (await this.client.chat.completions.create(body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {
+        const completion = (await this.client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {
           signal: attemptAbort.signal,
         })) as unknown;
         const latencyMs = performance.now() - started;
-        const parsed = this.readCompletion(completion, attempts);
+        const parsed = readCompletion(completion, attempts);
         if (parsed instanceof LlmError) {
-          failure = { err: parsed, retryable: true, retryAfterMs: null, invalid: true };
+          failure = {
+            err: new LlmError(parsed.reason, this.redact(parsed.message), parsed.status, attempts),
+            retryable: true,
+            retryAfterMs: null,
+            invalid: true,
+          };
         } else {
           slot.done('ok');
           noteServed(this.opts.baseUrl);
@@ -227,48 +242,6 @@ export class OpenAiCompatibleBackend implements LlmBackend {
         throw e;
       }
     }
-  }
-
-  /**
-   * Validate the response shape; an LlmError means invalid/empty (retried a couple of times). An empty answer
-   * cut at max_tokens (`finish_reason: length`, e.g. a reasoning model still thinking) is returned as it is:
-   * the caller records it as `truncated`, which no retry mends.
-   */
-  private readCompletion(completion: unknown, attempts: number): Omit<CompletionResult, 'latencyMs' | 'attempts'> | LlmError {
-    if (typeof completion !== 'object' || completion === null) {
-      const preview = typeof completion === 'string' ? `: ${JSON.stringify(completion.slice(0, 120))}` : '';
-      return new LlmError('invalid_response', this.redact(`response is not a JSON object${preview}`), 200, attempts);
-    }
-    const c = completion as {
-      model?: unknown;
-      system_fingerprint?: unknown;
-      choices?: { message?: { content?: unknown; reasoning_content?: unknown; reasoning?: unknown }; finish_reason?: unknown }[];
-      usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
-    };
-    if (!Array.isArray(c.choices) || c.choices.length === 0) {
-      return new LlmError('invalid_response', 'response has no "choices"', 200, attempts);
-    }
-    const choice = c.choices[0];
-    const content = choice?.message?.content;
-    if (content !== null && content !== undefined && typeof content !== 'string') {
-      return new LlmError('invalid_response', `choices[0].message.content is ${typeof content}, expected a string`, 200, attempts);
-    }
-    const str = (v: unknown) => (typeof v === 'string' ? v : null);
-    const finishReason = str(choice?.finish_reason);
-    if ((!content || !content.trim()) && finishReason !== 'length') {
-      return new LlmError('empty_content', 'choices[0].message.content is empty', 200, attempts);
-    }
-    const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-    return {
-      text: content ?? '',
-      promptTokens: num(c.usage?.prompt_tokens),
-      completionTokens: num(c.usage?.completion_tokens),
-      servedModel: str(c.model),
-      systemFingerprint: str(c.system_fingerprint),
-      finishReason,
-      // vLLM's reasoning parsers answer `reasoning_content`; newer servers (and OpenRouter) `reasoning`.
-      reasoning: str(choice?.message?.reasoning_content) ?? str(choice?.message?.reasoning),
-    };
   }
 
   private classify(

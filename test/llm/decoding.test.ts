@@ -75,6 +75,10 @@ describe('llm/decoding', () => {
     expect(jsonAnswerField(null)).to.equal(null);
     // llama.cpp's form of a schema: json_object with `schema` (llama-cpp-python's server refuses json_schema).
     expect(jsonAnswerField({ type: 'json_object', schema: { properties: { fixed: { type: 'string' } } } })).to.equal('fixed');
+    // decoding.structured: a JSON schema's answer is parsed; a regex or choice answer is the text itself.
+    expect(jsonAnswerField(null, { json: { properties: { corrected_text: { type: 'string' } } } })).to.equal('corrected_text');
+    expect(jsonAnswerField(null, { regex: '[ء-ي ]+' })).to.equal(null);
+    expect(jsonAnswerField(null, { choice: ['a', 'b'] })).to.equal(null);
     const bad = DecodingSchema.safeParse({ response_format: { type: 'json_object', schema: { properties: { n: { type: 'number' } } } } });
     expect(bad.success).to.equal(false);
     expect(bad.error!.issues[0]).to.deep.include({ path: ['response_format', 'schema'] });

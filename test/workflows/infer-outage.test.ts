@@ -151,10 +151,11 @@ describe('infer: an LLM outage is retried, not recorded (real workflow, worker a
     // One arm, so which arm's shard meets the dead server first is not a race (arms run at once).
     s.config.infer.arms = ['rag'];
     let served = 0;
-    // Serves four lines, then the server is gone for good (connections refused from then on).
+    // Serves four lines, then the server is gone for good (connections refused from then on). Only chat
+    // completions count: infer's plan asks the server which it is first (infer.openai.server: auto).
     const server = await startFakeServer(
       (req) => {
-        served++;
+        if (req.url.endsWith('/chat/completions')) served++;
         if (served === 4) setImmediate(() => void server.close());
         return echo(req);
       },

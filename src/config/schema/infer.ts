@@ -1,6 +1,7 @@
 /** `infer`: the LLM backend (local or an OpenAI-compatible endpoint) and how the infer stage shards and fails. */
 import { z } from 'zod';
 import { DecodingSchema } from '../../llm/decoding';
+import { SERVER_KINDS } from '../../llm/servers/kinds';
 import { duration, nonNegInt, positiveInt, unitInterval } from './primitives';
 
 const LocalLlmSchema = z.strictObject({
@@ -30,6 +31,11 @@ const OpenAiLlmSchema = z.strictObject({
   timeout_s: z.number().positive().default(120),
   max_tokens: positiveInt.default(512),
   max_retries: nonNegInt.default(4),
+  /**
+   * The server behind `base_url`, which decides how structured output, reasoning and OpenAI's reasoning models'
+   * keys are sent (docs/prompts.md#servers). Absent or `auto`: infer asks the server once and records the answer.
+   */
+  server: z.enum([...SERVER_KINDS, 'auto']).optional(),
 });
 
 /** Price of the endpoint per 1M tokens (any currency, the same for both), for the cost per arm in summaries and reports. */

@@ -6,6 +6,7 @@ import type { Config } from '../../config/schema';
 import type { BackendConfig } from '../../llm/index';
 import { resolveDecoding, type ResolvedDecoding } from '../../llm/decoding';
 import { WorkerSetupError } from '../../util/worker-setup-error';
+import { configuredServer } from '../../llm/servers/kinds';
 
 export function backendConfig(config: Config): BackendConfig {
   const inf = config.infer;
@@ -23,6 +24,7 @@ export function backendConfig(config: Config): BackendConfig {
       timeoutMs: inf.openai.timeout_s * 1000,
       retry: { maxRetries: inf.openai.max_retries },
       ...(inf.decoding ? { decoding: armRequestDecoding(config) } : {}),
+      ...(inf.openai.server && inf.openai.server !== 'auto' ? { server: configuredServer(inf.openai.server) } : {}),
     };
   }
   const modelPath = resolvePath(inf.local.model_path);

@@ -46,6 +46,7 @@ import { clusterSpecOf, drawSample } from '../../datasets/sample';
 import type { PlanSelection } from './plan';
 import type { InferOptions, OpenBackend } from './types';
 import { writtenFile, type WrittenFile } from '../shared/written-file';
+import { withArmServer } from './arm-server';
 
 export { assertFailedShare, countFailedRecords, InferFailedError, isOutageFailure, type InferCheckpoint } from './failures';
 export { guardImported, importCorrections, type ImportResult } from './import';
@@ -206,7 +207,7 @@ export async function runArm(
   claimReplicateOutput(arm, options.force);
   if (options.force && existsSync(output)) writeJsonlAtomic(output, []);
   recordPlanLock(arm.config, output);
-  const backend = await openBackend(arm.backend());
+  const backend = await openBackend(await withArmServer(arm.backend(), arm.name));
   let summary: RunCorrectionsSummary;
   try {
     summary = await correct(options, arm, backend, hooks);
@@ -263,7 +264,7 @@ export async function correctLines(
       backend,
       prompt: arm.prompt,
       template: arm.template,
-      jsonField: jsonAnswerField(arm.config.infer.decoding?.response_format),
+      jsonField: jsonAnswerField(arm.config.infer.decoding?.response_format, arm.config.infer.decoding?.structured),
       label: arm.name,
       retryFailed: options.retryFailed,
       datasets: target.datasets,

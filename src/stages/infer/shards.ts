@@ -22,6 +22,8 @@ import { writeArmRequest } from '../study/arm-files';
 import { writeStudyManifest } from '../study/manifest';
 import type { PromptKind } from '../../llm/index';
 import { findArm } from '../study/arms';
+import { childLogger } from '../../util/log';
+import { armServers, greedyReplicatesWarning, withArmServer } from './arm-server';
 import type { CorrectorKind } from './corrector-arm';
 import { readOrder, readPlannedIds, readPlannedRows, safeName, writePlan, type InferPlanFiles } from './plan';
 import {
@@ -43,6 +45,8 @@ import { claimReplicateOutput, replicateKey, replicateRun, replicateRuns } from 
 import { checkExportSettings } from '../export/finished-export';
 import { UserInputError, type StageHooks } from '../shared/types';
 import { writtenFile, type WrittenFile } from '../shared/written-file';
+
+const log = childLogger('infer');
 
 /** One arm's share of the plan (small: crosses Temporal); `arm` is the arm's name, `prompt` its kind of prompt. */
 export interface ArmPlan extends RunTags {
@@ -92,10 +96,13 @@ export async function planInfer(options: InferOptions): Promise<ArmPlan[]> {
   const plans = new Map<string, InferPlanFiles>();
   const shardSize = options.shardSize ?? 256;
   const arms: ArmPlan[] = [];
-  if (options.config) await writeStudyManifest(options.config);
+  const servers = await armServers(options.arms);
+  if (options.config) await writeStudyManifest(options.config, servers);
   for (const a of options.arms) {
     if (!existsSync(a.input)) throw new UserInputError(`no ${a.input} — run \`phase5 export\` first`);
-    await writeArmRequest(a);
+    await writeArmRequest(a, servers[a.name] ?? null);
+    const greedy = greedyReplicatesWarning(a);
+    if (greedy) log.warn(greedy);
     // The default arms read the link to the latest export: it must be the export of their own settings.
     if (!a.dir) checkExportSettings(a.input, a.config);
     const plan = plans.get(a.input) ?? (await writePlan(a.input, planSelection(options)));
@@ -191,7 +198,7 @@ export async function runShard(
   const rows = readPlannedRows(arm.plan, shard.dataset, start, start + arm.shardSize);
   if (rows.length === 0) throw new UserInputError(`infer shard ${shardLabel(arm, shard)}: the plan in ${arm.plan.dir} has no lines for it`);
   const run = replicateRun(findArm(options.arms, arm.arm), arm.replicate ?? 0);
-  const backend = await openBackend(run.backend());
+  const backend = await openBackend(await withArmServer(run.backend(), run.name));
   try {
     const target = {
       input: rows,

@@ -12,6 +12,7 @@ import { prefixShare, promptText } from '../../prompts/prefix-share';
 import { renderTemplate } from '../../prompts/templates';
 import { VERBATIM_THRESHOLD, verbatimGoldRate, type VerbatimRate } from '../../retrieval/verbatim';
 import type { ArmRun, ExportGroup } from './arms';
+import type { ArmServer } from '../infer/arm-server';
 import { armRequestDecoding } from '../infer/backend';
 
 /** Lines of an arm's export its prompt prefix share is measured on (the first ones, in export order). */
@@ -59,12 +60,18 @@ export async function writeSharedExportStats(
  * text), the resolved decoding, the backend's settings (no secret: the API key's variable name only) and the
  * share of its prompts a prefix cache could reuse.
  */
-export function armJson(arm: ArmRun, shared: SharedExport | undefined, prefix: PromptPrefix | null = null): Record<string, unknown> {
+export function armJson(
+  arm: ArmRun,
+  shared: SharedExport | undefined,
+  prefix: PromptPrefix | null = null,
+  server: ArmServer | null = null,
+): Record<string, unknown> {
   return {
     ...contractFields(arm, shared),
     prompt_template: arm.template ? { name: arm.template.name, version: arm.template.version, sha256: arm.template.sha256 } : null,
     decoding: armRequestDecoding(arm.config),
     backend: backendSettings(arm.config),
+    ...(server ? { server } : {}),
     prompt_prefix: prefix,
   };
 }
@@ -140,11 +147,12 @@ export function linkOrCopy(target: string, link: string): void {
 }
 
 /**
- * Before an arm's lines are corrected: its arm.json's request fields (template, decoding, backend) as this infer
- * sends them — the export wrote them, but decoding may change without a new export. An arm without arm.json
- * (its input made elsewhere) gets a whole one, its prefix share measured on its input.
+ * Before an arm's lines are corrected: its arm.json's request fields (template, decoding, backend, and an HTTP
+ * arm's server: kind, version, request rules) as this infer sends them — the export wrote them, but decoding may
+ * change without a new export. An arm without arm.json (its input made elsewhere) gets a whole one, its prefix
+ * share measured on its input.
  */
-export async function writeArmRequest(arm: ArmRun): Promise<void> {
+export async function writeArmRequest(arm: ArmRun, server: ArmServer | null = null): Promise<void> {
   if (!arm.dir) return;
   const file = path.join(arm.dir, 'arm.json');
   const had = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : null;
@@ -153,7 +161,8 @@ export async function writeArmRequest(arm: ArmRun): Promise<void> {
     : existsSync(arm.input)
       ? await armPromptPrefix(arm, arm.input)
       : null;
-  const now = armJson(arm, undefined, prefix);
+  const now = armJson(arm, undefined, prefix, server);
   const { prompt_template, decoding, backend } = now;
-  writeJsonAtomic(file, had ? { ...had, prompt_template, decoding, backend, prompt_prefix: prefix } : now);
+  const serverKey = server ? { server } : {};
+  writeJsonAtomic(file, had ? { ...had, prompt_template, decoding, backend, ...serverKey, prompt_prefix: prefix } : now);
 }

@@ -64,8 +64,11 @@ async function datasetDigest(d: Config['datasets'][string]): Promise<Record<stri
   return { path: abs, files: files.length, ...(notFiles > 0 ? { not_files: notFiles } : {}), sha256: sha256Text(lines.join('\n')) };
 }
 
-/** Write the manifest for `config`'s results dir (the arms' local models included). */
-export async function writeStudyManifest(config: Config): Promise<string> {
+/**
+ * Write the manifest for `config`'s results dir (the arms' local models included; `servers`: each HTTP arm's
+ * server as infer found it — kind, version, request rules —, a key only when there is one).
+ */
+export async function writeStudyManifest(config: Config, servers: Record<string, unknown> = {}): Promise<string> {
   const configs = [config, ...(config.study?.arms.map((a) => armConfig(config, a)) ?? [])];
   const models = [...new Set(configs.filter((c) => c.infer.backend === 'local').map((c) => resolvePath(c.infer.local.model_path)))];
   const datasets: Record<string, unknown> = {};
@@ -76,6 +79,7 @@ export async function writeStudyManifest(config: Config): Promise<string> {
     packages: packageVersions(),
     gguf: await Promise.all(models.map(ggufDigest)),
     datasets,
+    ...(Object.keys(servers).length ? { servers } : {}),
     config,
   };
   const file = path.join(resolvePath(config.paths.results_dir), MANIFEST_FILE);
