@@ -258,7 +258,8 @@ function introBlock(a: ArmsAnalysis): Block {
   return {
     kind: 'p',
     text:
-      `${n} arm(s) compared with the baseline arm **${a.baseline}** on the same lines (paired by sample). ` +
+      `${n} arm(s) compared with the baseline arm **${a.baseline}** on the same lines (paired by sample), ` +
+      `every figure under the ${a.profiles.find((p) => p.primary)?.profile ?? 'nfc'} profile (the other profiles: their own table). ` +
       'ΔCER = CER(arm) − CER(reference), negative = fewer errors; 95% CIs from a paired block bootstrap over clusters of lines ' +
       `(${a.methods.bootstrap.iterations} resamples, seed ${a.methods.bootstrap.seed}); p = block permutation test of that ΔCER, ` +
       "p (Holm) = its planned contrast's in the one family above (an upper bound stays out). Raw CER scores the model output before trimming and the guard. " +
