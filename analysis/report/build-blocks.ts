@@ -1,19 +1,33 @@
-/** The Phase 5 report as blocks, in reading order: intro, validity, skipped inputs, results, charts, lines, notes. */
+/** The Phase 5 report as blocks, in reading order: the answer, validity, intro, skipped inputs, results, charts, lines, notes. */
 import path from 'node:path';
 import { describeKinds, totalSkips } from '../../src/stages/shared/skips';
 import type { ReportDocs } from '../charts/specs';
 import { dash, type Block, type RenderedChart } from './blocks';
+import { documentAnswerBlocks } from './sections/answer';
 import { errorChangeBlocks } from './sections/error-changes';
 import { errorClassBlocks, exampleSectionBlocks } from './sections/lines';
 import { profileBlocks } from './sections/profiles';
 import { bandBlocks, leakageBlocks, lineEffectBlocks, mainResultBlocks, normalisedBlocks, retrievalBlocks } from './sections/results';
 
-export function buildBlocks(d: ReportDocs, charts: RenderedChart[], skipped: string[], title: string): Block[] {
+/**
+ * `study`: the Arms section's answer (sentences and forest plot) and its other blocks, when the report has a study of
+ * arms; its tables then carry the per-dataset figures and the design document's main table (the same comparison
+ * as Phase 5 vs Phase 2) is left out.
+ */
+export function buildBlocks(
+  d: ReportDocs,
+  charts: RenderedChart[],
+  skipped: string[],
+  title: string,
+  study: { answer: Block[]; section: Block[] } | null = null,
+): Block[] {
   return [
-    ...introBlocks(d, title),
+    { kind: 'h1', text: title },
+    ...(study ? study.answer : documentAnswerBlocks(d)),
     ...validityBlocks(d),
+    ...introBlocks(d),
     ...skippedInputBlocks(d),
-    ...mainResultBlocks(d),
+    ...(study ? study.section : mainResultBlocks(d)),
     ...lineEffectBlocks(d),
     ...leakageBlocks(d),
     ...retrievalBlocks(d),
@@ -29,10 +43,9 @@ export function buildBlocks(d: ReportDocs, charts: RenderedChart[], skipped: str
   ];
 }
 
-function introBlocks(d: ReportDocs, title: string): Block[] {
+function introBlocks(d: ReportDocs): Block[] {
   const meta = d.metrics.meta ?? {};
   return [
-    { kind: 'h1', text: title },
     {
       kind: 'p',
       text:

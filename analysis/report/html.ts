@@ -27,20 +27,22 @@ export function toHtml(blocks: Block[], title: string): string {
   const specs: string[] = [];
   const extra = { style: '', script: '' };
   for (const b of blocks) {
+    if (b.only === 'md') continue;
+    const id = b.id ? ` id="${esc(b.id)}"` : '';
     switch (b.kind) {
       case 'h1':
       case 'h2':
       case 'h3':
       case 'p':
-        body.push(`<${b.kind}>${inline(b.text)}</${b.kind}>`);
+        body.push(`<${b.kind}${id}>${inline(b.text)}</${b.kind}>`);
         break;
       case 'list':
-        body.push(`<ul>${b.items.map((i) => `<li>${inline(i)}</li>`).join('')}</ul>`);
+        body.push(`<ul${id}>${b.items.map((i) => `<li>${inline(i)}</li>`).join('')}</ul>`);
         break;
       case 'table': {
         const cls = (i: number) => (b.align?.[i] === 'r' ? ' class="num"' : '');
         body.push(
-          `<table><thead><tr>${b.head.map((h, i) => `<th${cls(i)}>${inline(h)}</th>`).join('')}</tr></thead><tbody>` +
+          `<table${id}><thead><tr>${b.head.map((h, i) => `<th${cls(i)}>${inline(h)}</th>`).join('')}</tr></thead><tbody>` +
             b.rows.map((r) => `<tr>${r.map((x, i) => `<td${cls(i)}>${inline(x)}</td>`).join('')}</tr>`).join('') +
             '</tbody></table>',
         );

@@ -6,6 +6,7 @@ const mdCell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 export function toMarkdown(blocks: Block[]): string {
   const out: string[] = [];
   for (const b of blocks) {
+    if (b.only === 'html') continue;
     switch (b.kind) {
       case 'h1':
         out.push(`# ${b.text}`, '');

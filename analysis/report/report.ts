@@ -13,7 +13,8 @@ import { writeFileAtomic } from '../../src/io/jsonl';
 import type { ArmsAnalysis } from '../study/arms';
 import { armsSection } from './sections/arms';
 import { buildCharts, CHART_NAMES, errorClassChart } from '../charts/specs';
-import type { Block } from './blocks';
+import type { Block, RenderedChart } from './blocks';
+import { armsAnswerBlocks } from './sections/answer';
 import { writeLinesSideFiles } from '../explorer/side-files';
 import { buildBlocks } from './build-blocks';
 import { removeCharts, renderArmsCharts, renderCharts } from './chart-files';
@@ -21,6 +22,7 @@ import { loadLineDocs, loadReportDocs } from './load-docs';
 import { toHtml, vegaMinJsPath } from './html';
 import { errorClassBlocks, exampleSectionBlocks } from './sections/lines';
 import { toMarkdown } from './markdown';
+import { writePaperOutputs } from './paper/paper';
 import type { RenderReportOptions } from '../types';
 
 export { loadReportDocs, vegaMinJsPath };
@@ -49,19 +51,27 @@ export async function renderReport(ragDir: string, opts: RenderReportOptions = {
     CHART_NAMES.filter((n) => skipped.includes(n)),
   );
   const arms = await renderArmsCharts(chartDir, opts, out.files);
-  const blocks = buildBlocks(docs, out.rendered, skipped, title);
-  // The study's arms lead: after the title, the inputs and the validity note, before the first section.
-  if (opts.arms) blocks.splice(firstSection(blocks), 0, ...armsSection(opts.arms, arms));
+  const study = opts.arms ? studyBlocks(opts.arms, arms) : null;
+  const blocks = buildBlocks(docs, out.rendered, skipped, title, study);
+  out.files.push(
+    ...writePaperOutputs(outDir, { arms: opts.arms ?? null, docs, charts: [...arms, ...out.rendered], png: opts.png !== false }),
+  );
   writeFileAtomic(path.join(outDir, 'report.md'), toMarkdown(blocks));
   writeFileAtomic(path.join(outDir, 'report.html'), toHtml(blocks, title));
   out.files.push('report.md', 'report.html', ...writeLinesSideFiles(outDir, docs.lines ?? null));
   return { files: out.files, charts: [...out.rendered, ...arms].map((c) => c.name), skipped };
 }
 
-/** Index of the report's first section heading (its end when it has none). */
-function firstSection(blocks: readonly Block[]): number {
-  const i = blocks.findIndex((b) => b.kind === 'h2');
-  return i < 0 ? blocks.length : i;
+/** The answer (a sentence per planned contrast, the forest plot) and the rest of the Arms section, its other charts last. */
+function studyBlocks(a: ArmsAnalysis, charts: RenderedChart[]): { answer: Block[]; section: Block[] } {
+  const forest = charts.find((c) => c.name === 'arms_forest') ?? null;
+  return {
+    answer: armsAnswerBlocks(a, forest),
+    section: armsSection(
+      a,
+      charts.filter((c) => c !== forest),
+    ),
+  };
 }
 
 /**
@@ -78,10 +88,13 @@ export async function renderArmsReport(dir: string, arms: ArmsAnalysis, opts: Re
   removeCharts(chartDir, classChart ? [] : ['error_classes']);
   const classes = await renderCharts(chartDir, classChart ? [classChart] : [], opts.png !== false);
   files.push(...classes.files);
+  files.push(...writePaperOutputs(dir, { arms, docs: null, charts: [...rendered, ...classes.rendered], png: opts.png !== false }));
+  const study = studyBlocks(arms, rendered);
   const blocks: Block[] = [
     { kind: 'h1', text: title },
+    ...study.answer,
     { kind: 'p', text: `Inputs as of ${arms.generated_at}; datasets: ${arms.datasets.join(', ')}.` },
-    ...armsSection(arms, rendered),
+    ...study.section,
     ...errorClassBlocks(docs.errorClasses),
     ...classes.rendered.map((chart): Block => ({ kind: 'chart', chart })),
     ...(docs.lines ? [{ kind: 'lines', doc: docs.lines } as Block] : []),

@@ -34,11 +34,15 @@ export const documentOptions = (root: string): AnalyzeOptions => ({
   progress: 'silent',
 });
 
-/** Write the default arms of `datasets` (rag fixes 2 lines in 3, zero_shot 1 in 4) and run the analyze stage. */
+/**
+ * Write the default arms of `datasets` (rag fixes 2 lines in 3, zero_shot 1 in 4) and run the analyze stage;
+ * `options` over documentOptions' (e.g. `report` to write the report, in `<root>/study/`).
+ */
 export async function runDefaultStudy(
   root: string,
   datasets: string[],
   retrieval?: (p: Pair, i: number, ds: string) => Retrieval,
+  options: Partial<AnalyzeOptions> = {},
 ): Promise<void> {
   const written = writeStudy(path.join(root, 'written'), {
     datasets: Object.fromEntries(datasets.map((ds) => [ds, studyPairs(ds)])),
@@ -50,7 +54,11 @@ export async function runDefaultStudy(
   renameSync(written.ragDir, path.join(root, 'arms', 'rag'));
   renameSync(written.baselineDir, path.join(root, 'arms', 'zero_shot'));
   const defaultArms = { topK: 3, model: 'test/model' };
-  await run({ ...documentOptions(root), arms: { resultsDir: root, baseline: 'zero_shot', defaultArms, ...STATS } }, {}, 'silent');
+  await run(
+    { ...documentOptions(root), ...options, arms: { resultsDir: root, baseline: 'zero_shot', defaultArms, ...STATS } },
+    {},
+    'silent',
+  );
 }
 
 export const readJson = (f: string) => JSON.parse(readFileSync(f, 'utf8'));

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { provenanceSection } from './provenance';
 import { OCR_CER_BANDS } from '../../score/bands';
 import type { ArmMetrics, ArmResult, ArmsAnalysis } from '../../study/arms';
-import { ciOr, dash, fewClustersBlocks, pctF, ppF, type Block, type RenderedChart } from '../blocks';
+import { ciOr, dash, emptyCellNote, fewClustersBlocks, labelledTable, pctF, ppF, type Block, type RenderedChart } from '../blocks';
 import { fewClustersWarning, reasonsIn } from '../../stats/min-clusters';
 import { CHART_CONFIG, CHART_TEMPLATE_DIR, type VegaLiteSpec } from '../../charts/specs';
 import { findingsBlocks, whenBlocks } from './findings';
@@ -130,45 +130,71 @@ export function buildArmsCharts(a: ArmsAnalysis): ArmsChart[] {
 const rateCiF = (ci: [number, number] | null) => (ci ? `[${(ci[0] * 100).toFixed(2)}, ${(ci[1] * 100).toFixed(2)}%]` : dash);
 const pF = (p: number | null | undefined) => (p === null || p === undefined ? dash : p < 0.0001 ? '<0.0001' : p.toFixed(4));
 
-function armRow(arm: ArmResult, m: ArmMetrics): string[] {
-  const vb = m.vs_baseline;
-  const guard = m.guard ? pctF(m.guard.fell_back, 1) : dash;
-  return [
-    arm.is_baseline ? `**${armLabel(arm)}** (baseline)` : armLabel(arm),
-    String(m.lines),
-    `${pctF(m.cer)} ${rateCiF(m.cer_ci)}`,
-    `${pctF(m.wer)} ${rateCiF(m.wer_ci)}`,
-    pctF(m.raw_cer),
-    vb ? `${ppF(vb.delta_cer)} ${ciOr(vb.ci, vb.reason)}` : dash,
-    vb ? `${pF(vb.p)} / ${arm.upper_bound ? 'n/a (upper bound)' : pF(vb.p_holm)}` : dash,
-    `${ppF(m.vs_ocr.delta_cer)} ${ciOr(m.vs_ocr.ci, m.vs_ocr.reason)}`,
-    `${m.improved} / ${m.unchanged} / ${m.worsened}`,
-    guard,
-    pctF(m.verbatim_gold_rate, 1),
-  ];
+/** A table column: its head, its cell, and whether the study has the figure at all (a column of "—" is left out). */
+interface ArmColumn {
+  head: string;
+  cell: (arm: ArmResult, m: ArmMetrics) => string;
+  shown?: (ms: ArmMetrics[]) => boolean;
 }
 
-const ARM_HEAD = [
-  'Arm',
-  'Lines',
-  'CER [95% CI]',
-  'WER [95% CI]',
-  'Raw CER',
-  'ΔCER vs baseline [95% CI]',
-  'p / p (Holm)',
-  'ΔCER vs OCR [95% CI]',
-  'Improved / unchanged / worsened',
-  'Guard fell back',
-  'Verbatim gold retrieved',
+type Extra = Record<string, unknown>;
+const extra = (m: ArmMetrics, key: string): unknown => (m as unknown as Extra)[key];
+const has = (key: string) => (ms: ArmMetrics[]) => ms.some((m) => extra(m, key) !== undefined && extra(m, key) !== null);
+const num = (x: unknown): number | null => (typeof x === 'number' ? x : null);
+const prefF = (x: unknown) => {
+  const p = x as { score?: number | null; ci95?: [number, number] | null } | null | undefined;
+  if (!p || typeof p.score !== 'number') return dash;
+  const f = (v: number) => `${v > 0 ? '+' : v < 0 ? '−' : '±'}${Math.abs(v).toFixed(4)}`;
+  return `${f(p.score)} ${p.ci95 ? `[${f(p.ci95[0])}, ${f(p.ci95[1])}]` : dash}`;
+};
+/** arms.json's bounded metrics (cMER / wMER, micro and macro) and preference score, shown when the analysis wrote them. */
+const METRIC_COLUMNS: ArmColumn[] = [
+  ...(
+    [
+      ['cmer', 'cMER'],
+      ['cmer_macro', 'cMER macro'],
+      ['wmer', 'wMER'],
+      ['wmer_macro', 'wMER macro'],
+    ] as const
+  ).map(([key, head]): ArmColumn => ({ head, cell: (_, m) => pctF(num(extra(m, key))), shown: has(key) })),
+  { head: 'Preference vs OCR [95% CI]', cell: (_, m) => prefF(extra(m, 'preference')), shown: has('preference') },
+];
+
+const ARM_COLUMNS: ArmColumn[] = [
+  { head: 'Arm', cell: (arm) => (arm.is_baseline ? `**${armLabel(arm)}** (baseline)` : armLabel(arm)) },
+  { head: 'Lines', cell: (_, m) => String(m.lines) },
+  { head: 'CER [95% CI]', cell: (_, m) => `${pctF(m.cer)} ${rateCiF(m.cer_ci)}` },
+  { head: 'WER [95% CI]', cell: (_, m) => `${pctF(m.wer)} ${rateCiF(m.wer_ci)}` },
+  ...METRIC_COLUMNS,
+  { head: 'Raw CER', cell: (_, m) => pctF(m.raw_cer) },
+  {
+    head: 'ΔCER vs baseline [95% CI]',
+    cell: (_, m) => (m.vs_baseline ? `${ppF(m.vs_baseline.delta_cer)} ${ciOr(m.vs_baseline.ci)}` : dash),
+  },
+  {
+    head: 'p / p (Holm)',
+    cell: (arm, m) =>
+      m.vs_baseline ? `${pF(m.vs_baseline.p)} / ${arm.upper_bound ? 'n/a (upper bound)' : pF(m.vs_baseline.p_holm)}` : dash,
+  },
+  { head: 'ΔCER vs OCR [95% CI]', cell: (_, m) => `${ppF(m.vs_ocr.delta_cer)} ${ciOr(m.vs_ocr.ci)}` },
+  { head: 'Improved / unchanged / worsened', cell: (_, m) => `${m.improved} / ${m.unchanged} / ${m.worsened}` },
+  { head: 'Guard fell back', cell: (_, m) => (m.guard ? pctF(m.guard.fell_back, 1) : dash) },
+  { head: 'Verbatim gold retrieved', cell: (_, m) => pctF(m.verbatim_gold_rate, 1) },
 ];
 
 function armTables(a: ArmsAnalysis): Block[] {
   const blocks: Block[] = [];
   for (const scope of scopes(a)) {
-    const rows = a.arms.filter((r) => scope.of(r)).map((r) => armRow(r, scope.of(r)!));
+    const arms = a.arms.filter((r) => scope.of(r));
+    const ms = arms.map((r) => scope.of(r)!);
+    const cols = ARM_COLUMNS.filter((c) => !c.shown || c.shown(ms));
     blocks.push(
       { kind: 'h3', text: scope.label },
-      { kind: 'table', head: ARM_HEAD, rows, align: ['l', ...ARM_HEAD.slice(1).map(() => 'r' as const)] },
+      labelledTable(
+        cols.map((c) => c.head),
+        arms.map((r, i) => cols.map((c) => c.cell(r, ms[i]))),
+      ),
+      ...emptyCellNote(ms.flatMap((m) => [m.ci_reason, m.vs_baseline?.reason, m.vs_ocr.reason])),
     );
   }
   return blocks;
@@ -232,7 +258,8 @@ function introBlock(a: ArmsAnalysis): Block {
   return {
     kind: 'p',
     text:
-      `${n} arm(s) compared with the baseline arm **${a.baseline}** on the same lines (paired by sample). ` +
+      `${n} arm(s) compared with the baseline arm **${a.baseline}** on the same lines (paired by sample), ` +
+      `every figure under the ${a.profiles.find((p) => p.primary)?.profile ?? 'nfc'} profile (the other profiles: their own table). ` +
       'ΔCER = CER(arm) − CER(reference), negative = fewer errors; 95% CIs from a paired block bootstrap over clusters of lines ' +
       `(${a.methods.bootstrap.iterations} resamples, seed ${a.methods.bootstrap.seed}); p = block permutation test of that ΔCER, ` +
       "p (Holm) = its planned contrast's in the one family above (an upper bound stays out). Raw CER scores the model output before trimming and the guard. " +

@@ -5,7 +5,7 @@
  */
 import type { ArmsAnalysis } from '../../study/arms';
 import type { ContrastResult } from '../../study/measure-contrasts';
-import { ciOr, dash, labelledTable, mdeOr, ppF, type Block } from '../blocks';
+import { ciOr, dash, emptyCellNote, labelledTable, mdeOr, ppF, type Block } from '../blocks';
 import { DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS } from '../../stats/bootstrap';
 import { ERROR_CATEGORIES } from '../../score/error-changes';
 import { SCORE_BUCKETS } from '../../score/bands';
@@ -50,10 +50,10 @@ function contrastTable(a: ArmsAnalysis): Block[] {
     label(c),
     KIND[c.kind],
     String(c.n_paired),
-    `${ppF(c.delta_cer)} ${ciOr(c.ci, c.reason)}`,
+    `${ppF(c.delta_cer)} ${ciOr(c.ci)}`,
     `${pF(c.p)} / ${c.in_family ? pF(c.p_holm) : 'n/a'}`,
-    mdeOr(c.mde, c.reason),
-    c.macro ? `${ppF(c.macro.delta_cer)} ${ciOr(c.macro.ci, c.macro.reason)}` : dash,
+    mdeOr(c.mde),
+    c.macro ? `${ppF(c.macro.delta_cer)} ${ciOr(c.macro.ci)}` : dash,
     c.macro ? `${pF(c.macro.p)} / ${c.in_family ? pF(c.macro.p_holm) : 'n/a'}` : dash,
   ]);
   const head = [
@@ -77,18 +77,28 @@ function contrastTable(a: ArmsAnalysis): Block[] {
       ]
     : [];
   const per = a.datasets.length > 1 ? perDatasetTable(a) : [];
-  return [{ kind: 'h3', text: 'Planned contrasts' }, methodBlock(a), ...detect, labelledTable(head, rows, 2), ...per];
+  const note = emptyCellNote(a.contrasts.flatMap((c) => [c.reason, c.macro?.reason]));
+  return [{ kind: 'h3', text: 'Planned contrasts' }, methodBlock(a), ...detect, labelledTable(head, rows, 2), ...note, ...per];
 }
 
+/** Per dataset, the contrasts that are not an arm vs the baseline (those are in the arm tables, one per dataset). */
 function perDatasetTable(a: ArmsAnalysis): Block[] {
-  const rows = a.contrasts.map((c) => [
+  const contrasts = a.contrasts.filter((c) => c.kind !== 'vs_baseline');
+  if (contrasts.length === 0) return [];
+  const rows = contrasts.map((c) => [
     label(c),
     ...a.datasets.map((ds) => {
       const d = c.datasets[ds];
-      return d ? `${ppF(d.delta_cer)} ${ciOr(d.ci, d.reason)} p(Holm) ${c.in_family ? pF(d.p_holm) : 'n/a'}` : dash;
+      return d ? `${ppF(d.delta_cer)} ${ciOr(d.ci)} p(Holm) ${c.in_family ? pF(d.p_holm) : 'n/a'}` : dash;
     }),
   ]);
-  return [{ kind: 'h3', text: 'Planned contrasts by dataset' }, labelledTable(['Contrast', ...a.datasets], rows)];
+  const note = emptyCellNote(contrasts.flatMap((c) => Object.values(c.datasets).map((d) => d.reason)));
+  return [
+    { kind: 'h3', text: 'Planned contrasts between arms, by dataset' },
+    { kind: 'p', text: 'Each arm vs the baseline per dataset: the arm tables below.' },
+    labelledTable(['Contrast', ...a.datasets], rows),
+    ...note,
+  ];
 }
 
 function macroTable(a: ArmsAnalysis): Block[] {
@@ -101,9 +111,9 @@ function macroTable(a: ArmsAnalysis): Block[] {
     return [
       r.name,
       `${m.cer === null ? dash : `${(m.cer * 100).toFixed(2)}%`} ${rate(m.cer_ci)}`,
-      vb ? `${ppF(vb.delta_cer)} ${ciOr(vb.ci, vb.reason)}` : dash,
+      vb ? `${ppF(vb.delta_cer)} ${ciOr(vb.ci)}` : dash,
       vb ? `${pF(vb.p)} / ${r.upper_bound ? 'n/a' : pF(vb.p_holm)}` : dash,
-      vb ? mdeOr(vb.mde, vb.reason) : dash,
+      vb ? mdeOr(vb.mde) : dash,
     ];
   });
   return [
@@ -113,6 +123,7 @@ function macroTable(a: ArmsAnalysis): Block[] {
       text: "Each dataset (book) weighs the same: the mean of the datasets' CER and ΔCER, so the largest book does not dominate as it does in the pooled figures.",
     },
     labelledTable(['Arm', 'CER macro [95% CI]', 'ΔCER vs baseline macro [95% CI]', 'p / p (Holm)', 'Detectable |ΔCER|'], rows),
+    ...emptyCellNote(arms.flatMap((r) => [r.macro!.ci_reason, r.macro!.vs_baseline?.reason])),
   ];
 }
 
@@ -121,7 +132,7 @@ function guardEffectTable(a: ArmsAnalysis): Block[] {
   if (arms.length === 0) return [];
   const rows = arms.map((r) => {
     const g = r.when.guard_effect!;
-    return [r.name, String(g.n_paired), `${ppF(g.delta_cer)} ${ciOr(g.ci, g.reason)}`, pF(g.p), `${g.better} / ${g.same} / ${g.worse}`];
+    return [r.name, String(g.n_paired), `${ppF(g.delta_cer)} ${ciOr(g.ci)}`, pF(g.p), `${g.better} / ${g.same} / ${g.worse}`];
   });
   return [
     { kind: 'h3', text: 'Guard effect (guarded vs unguarded output, all datasets)' },
@@ -130,6 +141,7 @@ function guardEffectTable(a: ArmsAnalysis): Block[] {
       text: 'ΔCER = CER(guarded output) − CER(the raw model output after cleaning, without the guard), same lines; negative = the guard helped. Lines better / same / worse with the guard.',
     },
     labelledTable(['Arm', 'Lines', 'Guard effect ΔCER [95% CI]', 'p', 'Better / same / worse'], rows),
+    ...emptyCellNote(arms.map((r) => r.when.guard_effect!.reason)),
   ];
 }
 
@@ -140,7 +152,7 @@ function scoreBandTable(a: ArmsAnalysis): Block[] {
     r.name,
     ...SCORE_BUCKETS.map((b) => {
       const x = r.when.by_score_band![b];
-      return x.lines === 0 ? dash : `${ppF(x.delta_cer)} ${ciOr(x.ci, x.reason)} (n=${x.lines})`;
+      return x.lines === 0 ? dash : `${ppF(x.delta_cer)} ${ciOr(x.ci)} (n=${x.lines})`;
     }),
   ]);
   return [
@@ -150,6 +162,7 @@ function scoreBandTable(a: ArmsAnalysis): Block[] {
       text: 'Do higher-similarity retrievals lead to better corrections? Each cell: ΔCER of the arm vs the baseline on the lines whose top-1 retrieved sentence scored in the band, block-bootstrap 95% CI.',
     },
     labelledTable(['Arm', ...SCORE_BUCKETS.map((b) => `top-1 ${b}`)], rows),
+    ...emptyCellNote(arms.flatMap((r) => SCORE_BUCKETS.map((b) => r.when.by_score_band![b].reason))),
   ];
 }
 

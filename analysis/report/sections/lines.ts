@@ -9,11 +9,12 @@ import type { ArmLine, ExplorerLine, RetrievedSentence } from '../../lines/explo
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-/** The blocks report.ts renders (the subset used here). */
-export type LineBlock =
+/** The blocks report.ts renders (the subset used here); `only`: one of the two reports (analysis/report/blocks.ts). */
+export type LineBlock = (
   | { kind: 'h2' | 'h3' | 'p'; text: string }
   | { kind: 'list'; items: string[] }
-  | { kind: 'table'; head: string[]; rows: string[][]; align?: Array<'l' | 'r'> };
+  | { kind: 'table'; head: string[]; rows: string[][]; align?: Array<'l' | 'r'> }
+) & { only?: 'md' | 'html' };
 
 const EXAMPLES = 10;
 const CONTEXT_CHARS = 80;
@@ -92,31 +93,52 @@ function exampleBlocks(e: Example, k: number, armName: string, refName: string):
   ];
 }
 
-/** Per arm: the 10 largest improvements and regressions against the baseline (the baseline: against OCR). */
+/**
+ * Per arm: the 10 largest improvements and regressions against the baseline (the baseline: against OCR) — in
+ * report.html with their texts and retrieved sentences, in report.md as one table of the lines alone (the texts are in
+ * the Lines view and the tidy files).
+ */
 export function exampleSectionBlocks(lines: Json | null | undefined): LineBlock[] {
   if (!lines) return [];
   const baseline: string = lines.meta.baseline;
-  const blocks: LineBlock[] = [
-    { kind: 'h2', text: 'Examples: largest changes per arm' },
-    {
-      kind: 'p',
-      text: `ΔCER of a line = the arm's line CER − the ${baseline} line CER (for ${baseline} itself: − the OCR line CER); negative = better. Texts in scoring form; retrieved sentences cut to ${CONTEXT_CHARS} characters. Every line is in the Lines view of report.html.`,
-    },
-  ];
+  const html: LineBlock[] = [];
+  const rows: string[][] = [];
   for (const { name, upper_bound } of lines.meta.arms as Array<{ name: string; upper_bound?: boolean }>) {
     const ref = name === baseline ? null : baseline;
     const deltas = armDeltas(lines.lines, name, ref);
     for (const kind of ['improvements', 'regressions'] as const) {
       const ex = largestChanges(deltas, kind);
-      blocks.push({
-        kind: 'h3',
-        text: `${name}${upper_bound ? ' † (upper bound)' : ''}: ${ex.length} largest ${kind} (vs ${ref ?? 'OCR'})`,
-      });
-      if (ex.length === 0) blocks.push({ kind: 'p', text: `No line ${kind === 'improvements' ? 'improved' : 'got worse'}.` });
-      ex.forEach((e, i) => blocks.push(...exampleBlocks(e, i + 1, name, ref ?? 'OCR')));
+      const title = `${name}${upper_bound ? ' † (upper bound)' : ''}: ${ex.length} largest ${kind} (vs ${ref ?? 'OCR'})`;
+      html.push({ kind: 'h3', text: title, only: 'html' });
+      if (ex.length === 0) html.push({ kind: 'p', text: `No line ${kind === 'improvements' ? 'improved' : 'got worse'}.`, only: 'html' });
+      ex.forEach((e, i) => html.push(...exampleBlocks(e, i + 1, name, ref ?? 'OCR').map((b): LineBlock => ({ ...b, only: 'html' }))));
+      ex.forEach((e, i) =>
+        rows.push([
+          name,
+          `${kind.slice(0, -1)} ${i + 1}`,
+          `${e.line.dataset} / ${e.line.sample_id}`,
+          pp(e.delta),
+          pct(e.arm.cer),
+          `${ref ?? 'OCR'} ${pct(e.refCer)}`,
+        ]),
+      );
     }
   }
-  return blocks;
+  return [
+    { kind: 'h2', text: 'Examples: largest changes per arm' },
+    {
+      kind: 'p',
+      text: `ΔCER of a line = the arm's line CER − the ${baseline} line CER (for ${baseline} itself: − the OCR line CER); negative = better. Texts in scoring form; retrieved sentences cut to ${CONTEXT_CHARS} characters. Every line is in the Lines view of report.html.`,
+      only: 'html',
+    },
+    {
+      kind: 'p',
+      text: `Per arm the ${EXAMPLES} lines it improved most and the ${EXAMPLES} it made worst; ΔCER of a line = the arm's line CER − the ${baseline} line CER (for ${baseline} itself: − the OCR line CER). Their texts are in report.html (the examples and the Lines view, report.html#line=<sample_id>) and in the tidy table (study/lines.parquet).`,
+      only: 'md',
+    },
+    { kind: 'table', head: ['Arm', 'Change', 'Line', 'ΔCER', 'Line CER', 'vs'], rows, align: ['l', 'l', 'l', 'r', 'r', 'r'], only: 'md' },
+    ...html,
+  ];
 }
 
 /** Errors by class: OCR and each arm against gold, with what each arm fixed and introduced. */

@@ -2,7 +2,7 @@
  * The report's "When does retrieval help?" blocks (analysis/study/provenance.ts): each arm's ΔCER split by whether
  * the gold passage was in its context, and by the line's strongest hit class, with 95 % CIs.
  */
-import { ciOr, pctF, ppF, type Block } from '../blocks';
+import { ciOr, emptyCellNote, pctF, ppF, type Block } from '../blocks';
 import type { ProvenanceAnalysis, ProvenanceSplit } from '../../study/provenance';
 
 const row = (arm: string, label: string, s: ProvenanceSplit): string[] => [
@@ -11,9 +11,9 @@ const row = (arm: string, label: string, s: ProvenanceSplit): string[] => [
   String(s.lines),
   pctF(s.cer),
   ppF(s.delta),
-  ciOr(s.ci95, s.reason),
+  ciOr(s.ci95),
   ppF(s.delta_vs_ocr),
-  ciOr(s.ci95_vs_ocr, s.reason),
+  ciOr(s.ci95_vs_ocr),
 ];
 const HEAD = ['arm', '', 'lines', 'CER', 'ΔCER vs baseline', '95% CI', 'ΔCER vs OCR', '95% CI'];
 const ALIGN: Array<'l' | 'r'> = ['l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'];
@@ -25,6 +25,10 @@ export function provenanceSection(p: ProvenanceAnalysis): Block[] {
       .map((k) => row(a.arm, `gold passage in context: ${k}`, a.by_gold_in_context[k])),
   );
   const byClass = p.arms.flatMap((a) => Object.entries(a.by_class).map(([c, s]) => row(a.arm, c.replace('_', ' '), s!)));
+  const contextNote = emptyCellNote(
+    p.arms.flatMap((a) => [a.by_gold_in_context.yes, a.by_gold_in_context.no].filter((s) => s.lines > 0).map((s) => s.reason)),
+  );
+  const classNote = emptyCellNote(p.arms.flatMap((a) => Object.values(a.by_class).map((s) => s!.reason)));
   return [
     { kind: 'h3', text: 'When does retrieval help? ΔCER by gold passage in context' },
     {
@@ -38,7 +42,9 @@ export function provenanceSection(p: ProvenanceAnalysis): Block[] {
         `ΔCER against ${p.baseline} on the same lines, 95% CIs from a paired bootstrap over lines within datasets.`,
     },
     { kind: 'table', head: HEAD, rows: byContext, align: ALIGN },
+    ...contextNote,
     { kind: 'h3', text: "ΔCER by the line's strongest hit" },
     { kind: 'table', head: HEAD, rows: byClass, align: ALIGN },
+    ...classNote,
   ];
 }

@@ -1,6 +1,6 @@
 /** The Phase 5 report's result sections: main table, line effects, leakage, retrieval, OCR-CER bands, normalised metrics. */
 import { OCR_CER_BANDS, SCORE_BUCKETS } from '../../score/bands';
-import { ciOr, dash, fewClustersBlocks, pctF, ppF, type Block } from '../blocks';
+import { ciOr, dash, emptyCellNote, fewClustersBlocks, pctF, ppF, type Block } from '../blocks';
 import { fewClustersWarning, reasonsIn } from '../../stats/min-clusters';
 import type { ReportDocs } from '../../charts/specs';
 
@@ -24,7 +24,7 @@ function mainRow(name: string, x: Json, n: number | null): string[] {
     pctF(x.phase2_baseline?.cer),
     pctF(x.phase5_corrected?.cer),
     delta(ppF(x.delta?.cer_absolute)),
-    delta(ciOr(x.bootstrap?.delta_cer?.ci95, x.bootstrap?.delta_cer?.reason)),
+    delta(ciOr(x.bootstrap?.delta_cer?.ci95)),
     delta(relF(x.delta?.cer_relative_pct)),
     pctF(x.phase2_baseline?.wer),
     pctF(x.phase5_corrected?.wer),
@@ -47,6 +47,7 @@ export function mainResultBlocks(d: ReportDocs): Block[] {
       rows,
       align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     },
+    ...emptyCellNote(boots.map((b) => b?.delta_cer?.reason)),
     { kind: 'list', items: d.datasets.map((ds) => `${ds.name}: ${ds.comparison.interpretation}`) },
   ];
 }

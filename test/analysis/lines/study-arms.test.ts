@@ -94,14 +94,17 @@ describe('analysis/arms-lines: the Lines view over every study arm', function ()
     expect(total(ec.errors.oracle)).to.equal(0);
   });
 
-  it('the arms-only report has the Lines view, the error classes (table + chart) and per-arm examples', () => {
+  it('the arms-only report has the Lines view, the error classes (table + chart) and per-arm examples (texts in report.html, a table in report.md)', () => {
     const md = readFileSync(path.join(study, 'report.md'), 'utf8');
     for (const h of ['## Arms', '## Errors by class', '## Lines', '## Examples: largest changes per arm']) expect(md).to.include(h);
-    expect(md).to.include('### rag_k1: 1 largest regressions (vs zero_shot)');
-    expect(md).to.include('### oracle † (upper bound): 3 largest improvements (vs zero_shot)');
-    expect(md).to.include('### zero_shot: 1 largest improvements (vs OCR)');
-    expect(md).to.include(`- Guard: trimmed; raw model output: Here: ${ARM_LINES.D1[1].gt}`);
+    // report.md: the lines by name and ΔCER; their texts are in report.html.
+    expect(md).to.include('| rag_k1 | regression 1 | D1 / l1 | +20.00 pp | 20.00% | zero_shot 0.00% |');
+    expect(md).to.not.include('- Guard: trimmed');
     const html = readFileSync(path.join(study, 'report.html'), 'utf8');
+    expect(html).to.include('rag_k1: 1 largest regressions (vs zero_shot)');
+    expect(html).to.include('oracle † (upper bound): 3 largest improvements (vs zero_shot)');
+    expect(html).to.include('zero_shot: 1 largest improvements (vs OCR)');
+    expect(html).to.include(`Guard: trimmed; raw model output: Here: ${ARM_LINES.D1[1].gt}`);
     expect(html).to.include('id="lines-view"').and.include('id="chart-error_classes"').and.include('† marks an upper bound (oracle');
     expect(existsSync(path.join(study, 'charts', 'error_classes.svg'))).to.equal(true);
   });
@@ -152,7 +155,7 @@ describe('analysis/arms-lines: the Lines view over every study arm', function ()
       'study arm "rag" h',
       'study arm "zero_s',
     ]);
-    const md = readFileSync(path.join(ragDir, 'report.md'), 'utf8');
-    expect(md).to.include('### oracle † (upper bound): 3 largest improvements (vs rag_k1)').and.include('## Arms');
+    expect(readFileSync(path.join(ragDir, 'report.md'), 'utf8')).to.include('## Arms');
+    expect(readFileSync(path.join(ragDir, 'report.html'), 'utf8')).to.include('oracle † (upper bound): 3 largest improvements (vs rag_k1)');
   });
 });

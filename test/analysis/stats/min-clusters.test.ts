@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { pairedBlockDelta, type BlockDesign } from '../../../analysis/stats/block-stats';
 import { comparePaired, type Scope } from '../../../analysis/study/compare';
-import { mdeOr } from '../../../analysis/report/blocks';
+import { emptyCellNote, mdeOr } from '../../../analysis/report/blocks';
 import { clusteredRates } from '../../../analysis/stats/comparison-stats';
 import { interpretation } from '../../../analysis/documents/comparison';
 import { ARMS_AGREE, ALPHA, fewClustersWarning, isSignificant, tooFewClusters } from '../../../analysis/stats/min-clusters';
@@ -110,12 +110,16 @@ describe('analysis/min-clusters', () => {
     const scope: Scope = { key: 'D', from: 0, to: 120, design: design(120, 6), macro: false };
     const c = comparePaired(ref, a, a, scope, OPTS, 'same');
     expect([c.mde, c.reason]).to.deep.equal([null, ARMS_AGREE]);
-    expect(mdeOr(c.mde, c.reason)).to.equal(ARMS_AGREE);
+    // The cell says "—" and the table's one note gives the reason.
+    expect(mdeOr(c.mde)).to.equal('—');
+    expect(emptyCellNote([c.reason, c.reason])).to.deep.equal([
+      { kind: 'p', text: `— = no interval, p-value or detectable effect: ${ARMS_AGREE}.` },
+    ]);
     // Arms that differ keep their number.
     const other = lines(120);
     const d = comparePaired(other.ref, other.a, other.b, scope, OPTS, 'differ');
     expect(d.mde).to.be.greaterThan(0);
-    expect(mdeOr(d.mde, d.reason)).to.match(/^≥ \d+\.\d\d pp$/);
+    expect(mdeOr(d.mde)).to.match(/^≥ \d+\.\d\d pp$/);
   });
 
   it('one warning line per output, whatever the number of figures', () => {
@@ -124,5 +128,12 @@ describe('analysis/min-clusters', () => {
     const w = fewClustersWarning('study/arms.json', [tooFewClusters(1), tooFewClusters(5), ARMS_AGREE, null, tooFewClusters(1)]);
     expect(w).to.match(/^study\/arms\.json: 3 figure\(s\) over too few clusters of lines \(1–5; at least 10\)/);
     expect(fewClustersWarning('x', [ARMS_AGREE, null])).to.equal(null);
+    // A table's note: the too-few-clusters reasons as one range, each other reason once; none without a reason.
+    const note = emptyCellNote([tooFewClusters(1), tooFewClusters(5), ARMS_AGREE, null, tooFewClusters(1), ARMS_AGREE]);
+    expect(note).to.have.length(1);
+    expect((note[0] as { text: string }).text).to.equal(
+      `— = no interval, p-value or detectable effect: too few clusters of lines (1–5; at least 10, docs/statistics.md); ${ARMS_AGREE}.`,
+    );
+    expect(emptyCellNote([null, undefined])).to.deep.equal([]);
   });
 });

@@ -454,7 +454,7 @@ describe('analysis/arms (all arms together)', function () {
     expect(existsSync(path.join(ragDir, 'charts', 'arms_forest.vl.json'))).to.equal(false);
   });
 
-  it('one report per results dir: under study/, the planned contrasts before the Phase 5 vs Phase 2 table, an earlier copy in the Phase 5 folder removed', async () => {
+  it('one report per results dir: under study/, the answer first, then the planned contrasts, no second Phase 5 vs Phase 2 main table, an earlier copy in the Phase 5 folder removed', async () => {
     const { ragDir, baselineDir } = writeStudy(root, {
       datasets: { D1: LINES.D1.map((l) => ({ ...l })) },
       phase5: (p) => ({ corrected: p.gt }),
@@ -485,7 +485,10 @@ describe('analysis/arms (all arms together)', function () {
     const arms = md.indexOf('## Arms');
     expect(arms).to.be.greaterThan(0);
     expect(md.indexOf('Planned contrasts')).to.be.greaterThan(arms);
-    expect(md.indexOf('## Main results')).to.be.greaterThan(md.indexOf('Planned contrasts'));
+    expect(md.indexOf('## The answer')).to.be.within(0, arms);
+    // The arm tables carry the per-dataset figures: the design document's main table (the same comparison) is not repeated.
+    expect(md).to.not.include('## Main results');
+    expect(md.indexOf('## Line-level effects and failures')).to.be.greaterThan(md.indexOf('Planned contrasts'));
     expect(existsSync(path.join(reportDir, 'report.html'))).to.equal(true);
     expect(existsSync(path.join(reportDir, 'charts', 'arms_forest.vl.json'))).to.equal(true);
     expect(existsSync(path.join(reportDir, 'charts', 'cer_by_condition.vl.json'))).to.equal(true);

@@ -68,7 +68,7 @@ describe('analysis/report-lines: examples per arm', () => {
     expect(text(3000).length).to.be.below(text(30).length * 1.2);
   });
 
-  it('the markdown section lists at most 10 examples per kind with retrieved sentences and raw output cut', () => {
+  it("report.html's section lists at most 10 examples per kind with retrieved sentences and raw output cut; report.md one table without the texts", () => {
     const long = 'ب'.repeat(300);
     const retrieval = [{ score: 0.9, source_uri: 'X.Y', text: long, from_source: false }];
     const doc = {
@@ -78,7 +78,9 @@ describe('analysis/report-lines: examples per arm', () => {
         arms: { ...l.arms, rag: { ...l.arms.rag, retrieval, guard: 'trimmed', raw: i % 2 ? long : null } },
       })),
     };
-    const md = exampleSectionBlocks(doc)
+    const blocks = exampleSectionBlocks(doc);
+    const md = blocks
+      .filter((b) => b.only !== 'md')
       .map((b) => ('text' in b ? b.text : (b as { items: string[] }).items.join('\n')))
       .join('\n');
     expect(md).to.include('rag: 10 largest improvements (vs zero_shot)').and.include('rag: 10 largest regressions (vs zero_shot)');
@@ -90,5 +92,12 @@ describe('analysis/report-lines: examples per arm', () => {
     const raw = md.split('\n').filter((l) => l.includes('raw model output: '));
     expect(raw.length).to.be.greaterThan(0);
     expect(raw.every((l) => l.endsWith(`${'ب'.repeat(160)}…`))).to.equal(true);
+    // report.md: the texts stay out; one table names the same 30 lines, with their ΔCER.
+    const mdOnly = blocks.filter((b) => b.only !== 'html');
+    expect(mdOnly.map((b) => b.kind)).to.deep.equal(['h2', 'p', 'table']);
+    const table = mdOnly[2] as { rows: string[][] };
+    expect(table.rows).to.have.length(30);
+    expect(table.rows[0]).to.deep.equal(['zero_shot', 'regression 1', 'D / s00', '+10.00 pp', '50.00%', 'OCR 40.00%']);
+    expect(JSON.stringify(mdOnly)).to.not.include('ب');
   });
 });
