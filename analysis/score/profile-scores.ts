@@ -9,7 +9,7 @@
  * is kept after it is scored but its counts.
  */
 import { referenceScorer, type ReferenceScorer } from '../../src/text/distance';
-import type { NormalizationProfile } from '../../src/text/profiles';
+import { textFormKey, type NormalizationProfile } from '../../src/text/profiles';
 import type { AlignedLine } from '../study/alignment';
 import { failureKind } from './failed-line';
 
@@ -58,7 +58,7 @@ export function scoreProfiles(
   const golds = new Map(lists.map(([name]): [string, string[]] => [name, new Array<string>(n)]));
   // A profile that prepares text like an earlier one (the same removals and replacements) takes its prepared
   // texts and word distances: only its characters are counted apart.
-  const textForm = (p: NormalizationProfile) => JSON.stringify([p.remove, p.map]);
+  const textForm = textFormKey;
   const twinOf = profiles.map((p, k) => profiles.findIndex((q, j) => j < k && textForm(q) === textForm(p)));
   for (let i = 0; i < n; i++) {
     const scorers = profiles.map(() => new Map<string, ReferenceScorer>());
