@@ -14,6 +14,7 @@ import type { DatasetExclusion } from '../inputs/leakage';
 import type { armProfiles } from './profiles';
 import type { NormalizationConfig } from '../../src/text/profiles';
 import type { ArmLineCounts } from '../score/line-counts';
+import type { MerFigures } from './mer-figures';
 
 export const ARMS_SCHEMA_ID = 'openiti-rag/arms/v1';
 
@@ -76,7 +77,8 @@ export interface ArmsLineCounts {
   of: (arm: string) => ArmLineCounts | null;
 }
 
-export interface ArmMetrics {
+/** `cmer` … `preference` (analysis/study/mer-figures.ts): the bounded figures, after the CER-based ones. */
+export interface ArmMetrics extends MerFigures {
   lines: number;
   cer: number | null;
   cer_ci: [number, number] | null;
