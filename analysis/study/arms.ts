@@ -53,7 +53,7 @@ export {
 /** Score, compare and (by default) write every arm under `<resultsDir>/arms/`. */
 export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnalysis> {
   const resultsDir = path.resolve(options.resultsDir);
-  const { arms, skipped } = await discoverArms(resultsDir, options.datasets, options.defaultArms);
+  const { arms, skipped } = options.loaded ?? (await discoverArms(resultsDir, options.datasets, options.defaultArms));
   const base = arms.find((a) => a.info.name === options.baseline);
   if (!base) throw missingBaseline(options.baseline, resultsDir, arms, skipped);
   const settings = settingsOf(options);

@@ -65,6 +65,8 @@ export interface AnalyzeArmsOptions {
   onLineCounts?: (counts: ArmsLineCounts) => void;
   /** Called after each arm is scored (activities heartbeat with it). */
   onProgress?: (done: number, total: number) => void;
+  /** Arms already in memory (`phase5 score`: analysis/outside/): analysed instead of the folders under `<resultsDir>/arms/`. */
+  loaded?: import('../inputs/arm-inputs').DiscoveredArms;
   /** A config without `study:`: read the default arms' folders (analysis/inputs/default-arms.ts), write no per-arm metrics.json (theirs are the design document's). */
   defaultArms?: DefaultArms;
 }

@@ -21,7 +21,13 @@ const cpEscape = (cp: number) => `\\u{${cp.toString(16)}}`;
  * JavaScript's `\w`, `\W` and `\d` are ASCII-only even with the `u` flag; here they mean what Python's `re` means
  * on text (a letter, a digit or `_`; a decimal digit), so a benchmark's rule reads the same.
  */
-const STANDALONE: Record<string, string> = { '\\w': '[\\p{L}\\p{N}_]', '\\W': '[^\\p{L}\\p{N}_]', '\\d': '\\p{Nd}', '\\D': '\\P{Nd}', '\\s': '\\s' };
+const STANDALONE: Record<string, string> = {
+  '\\w': '[\\p{L}\\p{N}_]',
+  '\\W': '[^\\p{L}\\p{N}_]',
+  '\\d': '\\p{Nd}',
+  '\\D': '\\P{Nd}',
+  '\\s': '\\s',
+};
 const IN_BRACKETS: Record<string, string> = { '\\w': '\\p{L}\\p{N}_', '\\d': '\\p{Nd}' };
 const PROPERTY_RE = /^\\[pP]\{[A-Za-z_=]+\}$/u;
 
