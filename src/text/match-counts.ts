@@ -30,8 +30,8 @@ export function matchCounts(ref: ArrayLike<number>, hyp: ArrayLike<number>): Mat
   const n = ref.length - p - q;
   const m = hyp.length - p - q;
   if (n === 0 || m === 0) return { hits: p + q, substitutions: 0, deletions: n, insertions: m };
-  const r = Int32Array.from({ length: n }, (_, i) => ref[p + i]);
-  const h = Int32Array.from({ length: m }, (_, j) => hyp[p + j]);
+  const r = middle(ref, p, n);
+  const h = middle(hyp, p, m);
   // Ukkonen's doubling: a band of half-width e holds every minimal path once the distance it finds is ≤ e.
   for (let e = Math.max(Math.abs(n - m), 16); ; e = Math.min(2 * e, Math.max(n, m))) {
     const w = 2 * e + 1;
@@ -47,6 +47,12 @@ export function matchCounts(ref: ArrayLike<number>, hyp: ArrayLike<number>): Mat
 }
 
 const INF = 0x3fffffff;
+
+function middle(x: ArrayLike<number>, from: number, length: number): Int32Array {
+  const out = new Int32Array(length);
+  for (let k = 0; k < length; k++) out[k] = x[from + k];
+  return out;
+}
 
 /** D[i][j] for |i − j| ≤ e, stored at i·w + (j − i + e); a neighbour outside the band counts as INF. */
 function fillBand(r: Int32Array, h: Int32Array, e: number, w: number): void {
