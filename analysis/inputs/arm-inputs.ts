@@ -39,7 +39,8 @@ export const ArmJsonSchema = z.object({
 
 export interface ArmInfo {
   name: string;
-  prompt: 'rag' | 'zero_shot';
+  /** `external`: an outside system's outputs (`phase5 score`, analysis/outside/). */
+  prompt: 'rag' | 'zero_shot' | 'external';
   retrieval: { mode: (typeof RETRIEVAL_MODES)[number]; top_k: number | null; fingerprint: string | null; k_group: string | null } | null;
   upper_bound: boolean;
   model: string | null;

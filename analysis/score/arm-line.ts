@@ -21,6 +21,11 @@ export interface ArmRow {
   failed: boolean;
   filled: boolean;
   band: OcrCerBand;
+  /** MER denominators H + S + D + I (src/text/mer.ts) under the primary profile: output and OCR, characters and words. */
+  ct: number;
+  wt: number;
+  ocr_ct: number;
+  ocr_wt: number;
 }
 
 /**
@@ -32,7 +37,7 @@ export function scoreArmLine(
   { record: r, rawText, guard }: ArmLine,
   prep: ScoringOptions,
   scored?: { ocr: DistanceScore; out: DistanceScore; gold: string },
-): Omit<ArmRow, 'filled'> {
+): Omit<ArmRow, 'filled' | 'ct' | 'wt' | 'ocr_ct' | 'ocr_wt'> {
   const failed = failureKind(r) !== null;
   const hyp = scoredText(r);
   const ocr = scored?.ocr ?? scoreDistances(r.gt_text, r.ocr_text, prep);

@@ -9,9 +9,10 @@
  * is kept after it is scored but its counts.
  */
 import { referenceScorer, type ReferenceScorer } from '../../src/text/distance';
-import type { NormalizationProfile } from '../../src/text/profiles';
+import { textFormKey, type NormalizationProfile } from '../../src/text/profiles';
 import type { AlignedLine } from '../study/alignment';
 import { failureKind } from './failed-line';
+import { merCounts, merTotal } from '../../src/text/mer';
 
 /** The counts of one line list (an arm or one of its replicates) under one profile, per line. */
 export interface ProfileCounts {
@@ -23,6 +24,14 @@ export interface ProfileCounts {
   /** Character and word edits of the OCR text. */
   ocrCe: Int32Array;
   ocrWe: Int32Array;
+  /**
+   * MER denominators H + S + D + I (src/text/mer.ts) of the scored output and of the OCR text, characters and
+   * words: counted under the first profile only (the primary one), zero under the others.
+   */
+  ct: Int32Array;
+  wt: Int32Array;
+  ocrCt: Int32Array;
+  ocrWt: Int32Array;
 }
 
 /** Line list name (analysis/study/replicates.ts replicateName for a replicate) → counts per profile, in `profiles` order. */
@@ -41,7 +50,25 @@ const counts = (n: number): ProfileCounts => ({
   refWords: new Int32Array(n),
   ocrCe: new Int32Array(n),
   ocrWe: new Int32Array(n),
+  ct: new Int32Array(n),
+  wt: new Int32Array(n),
+  ocrCt: new Int32Array(n),
+  ocrWt: new Int32Array(n),
 });
+
+/** MER denominators of a line's outputs against one gold text, each output form counted once. */
+function merTotals(): (gold: string, form: string) => [number, number] {
+  const seen = new Map<string, [number, number]>();
+  return (gold, form) => {
+    const key = `${gold}\u0000${form}`;
+    let t = seen.get(key);
+    if (!t) {
+      const c = merCounts(gold, form);
+      seen.set(key, (t = [merTotal(c.char), merTotal(c.word)]));
+    }
+    return t;
+  };
+}
 
 /** The text a line is scored as: its correction, or its OCR text when the correction failed. */
 export const scoredText = (l: AlignedLine): string => (failureKind(l.record) !== null ? l.record.ocr_text : l.record.corrected_text);
@@ -58,10 +85,11 @@ export function scoreProfiles(
   const golds = new Map(lists.map(([name]): [string, string[]] => [name, new Array<string>(n)]));
   // A profile that prepares text like an earlier one (the same removals and replacements) takes its prepared
   // texts and word distances: only its characters are counted apart.
-  const textForm = (p: NormalizationProfile) => JSON.stringify([p.remove, p.map]);
+  const textForm = textFormKey;
   const twinOf = profiles.map((p, k) => profiles.findIndex((q, j) => j < k && textForm(q) === textForm(p)));
   for (let i = 0; i < n; i++) {
     const scorers = profiles.map(() => new Map<string, ReferenceScorer>());
+    const totals = merTotals();
     profiles.forEach((profile, p) => {
       for (const [name, list] of lists) {
         const l = list[i];
@@ -81,6 +109,10 @@ export function scoreProfiles(
         c.refWords[i] = s.refWords;
         c.ocrCe[i] = ocr.charEdits;
         c.ocrWe[i] = ocr.wordEdits;
+        if (p === 0) {
+          [c.ocrCt[i], c.ocrWt[i]] = totals(ref.prepared, ref.form(l.record.ocr_text));
+          [c.ct[i], c.wt[i]] = totals(ref.prepared, ref.form(scoredText(l)));
+        }
       }
     });
   }

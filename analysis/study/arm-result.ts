@@ -13,6 +13,7 @@ import { replicateRateInterval, replicateSpread } from '../stats/replicate-stats
 import { seedFor } from '../stats/bootstrap';
 import { bandCounts, guardRates, totals } from './counts';
 import { ratio, round } from '../format';
+import { merFigures, type MerFigures } from './mer-figures';
 
 export function armResult(
   arm: LoadedArm,
@@ -36,10 +37,11 @@ export function armResult(
     const reps = replicates && { rows: replicates, seeds: replicateSeeds(arm) };
     const { metrics, macro: m } = armMetrics(cols, scope, s, { key, baseline: baselineKey(name, scope.key), memo }, reps);
     const verbatim = verbatimRate(arm.verbatim, pooled ? Object.keys(perDataset) : [scope.key], pooled);
+    const bounded = merFigures(rows, scope, s, key);
     if (pooled) {
-      overall = { ...metrics, verbatim_gold_rate: verbatim };
+      overall = { ...metrics, verbatim_gold_rate: verbatim, ...bounded };
       macro = m;
-    } else perDataset[scope.key] = { ...metrics, verbatim_gold_rate: verbatim };
+    } else perDataset[scope.key] = { ...metrics, verbatim_gold_rate: verbatim, ...bounded };
   }
   return {
     name,
@@ -110,7 +112,7 @@ function armMetrics(
   s: Settings,
   { key, baseline, memo }: { key: string; baseline: string; memo: PairedMemo },
   replicates?: Replicates,
-): { metrics: Omit<ArmMetrics, 'verbatim_gold_rate'>; macro: ArmResult['macro'] } {
+): { metrics: Omit<ArmMetrics, 'verbatim_gold_rate' | keyof MerFigures>; macro: ArmResult['macro'] } {
   const sl = (x: Float64Array) => x.subarray(scope.from, scope.to);
   const { numbers: c } = cols;
   const t = aq.table({

@@ -53,7 +53,7 @@ export {
 /** Score, compare and (by default) write every arm under `<resultsDir>/arms/`. */
 export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnalysis> {
   const resultsDir = path.resolve(options.resultsDir);
-  const { arms, skipped } = await discoverArms(resultsDir, options.datasets, options.defaultArms);
+  const { arms, skipped } = options.loaded ?? (await discoverArms(resultsDir, options.datasets, options.defaultArms));
   const base = arms.find((a) => a.info.name === options.baseline);
   if (!base) throw missingBaseline(options.baseline, resultsDir, arms, skipped);
   const settings = settingsOf(options);
@@ -189,7 +189,8 @@ function scoreArms(
     return aligned.lines.get(name)!.map((l, i) => {
       const ocr = { charEdits: c.ocrCe[i], refChars: c.refChars[i], wordEdits: c.ocrWe[i], refWords: c.refWords[i] };
       const out = { charEdits: c.ce[i], refChars: c.refChars[i], wordEdits: c.we[i], refWords: c.refWords[i] };
-      return { ...scoreArmLine(l, prep, { ocr, out, gold: gold[i] }), filled: l.filled };
+      const mer = { ct: c.ct[i], wt: c.wt[i], ocr_ct: c.ocrCt[i], ocr_wt: c.ocrWt[i] };
+      return { ...scoreArmLine(l, prep, { ocr, out, gold: gold[i] }), filled: l.filled, ...mer };
     });
   };
   const rows = new Map<string, ArmRow[]>();

@@ -88,16 +88,20 @@ export function meanRows(replicates: ArmRow[][]): ArmRow[] {
     let ce = 0,
       we = 0,
       raw = 0,
+      ct = 0,
+      wt = 0,
       failed = false,
       filled = false;
     for (const rows of replicates) {
       ce += rows[i].ce;
       we += rows[i].we;
       raw += rows[i].raw_ce;
+      ct += rows[i].ct;
+      wt += rows[i].wt;
       failed ||= rows[i].failed;
       filled ||= rows[i].filled;
     }
-    return { ...row, ce: ce / n, we: we / n, raw_ce: raw / n, failed, filled };
+    return { ...row, ce: ce / n, we: we / n, raw_ce: raw / n, ct: ct / n, wt: wt / n, failed, filled };
   });
 }
 

@@ -14,6 +14,7 @@ import type { DatasetExclusion } from '../inputs/leakage';
 import type { armProfiles } from './profiles';
 import type { NormalizationConfig } from '../../src/text/profiles';
 import type { ArmLineCounts } from '../score/line-counts';
+import type { MerFigures } from './mer-figures';
 
 export const ARMS_SCHEMA_ID = 'openiti-rag/arms/v1';
 
@@ -64,6 +65,8 @@ export interface AnalyzeArmsOptions {
   onLineCounts?: (counts: ArmsLineCounts) => void;
   /** Called after each arm is scored (activities heartbeat with it). */
   onProgress?: (done: number, total: number) => void;
+  /** Arms already in memory (`phase5 score`: analysis/outside/): analysed instead of the folders under `<resultsDir>/arms/`. */
+  loaded?: import('../inputs/arm-inputs').DiscoveredArms;
   /** A config without `study:`: read the default arms' folders (analysis/inputs/default-arms.ts), write no per-arm metrics.json (theirs are the design document's). */
   defaultArms?: DefaultArms;
 }
@@ -76,7 +79,8 @@ export interface ArmsLineCounts {
   of: (arm: string) => ArmLineCounts | null;
 }
 
-export interface ArmMetrics {
+/** `cmer` … `preference` (analysis/study/mer-figures.ts): the bounded figures, after the CER-based ones. */
+export interface ArmMetrics extends MerFigures {
   lines: number;
   cer: number | null;
   cer_ci: [number, number] | null;

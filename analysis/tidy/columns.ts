@@ -4,6 +4,7 @@
  * analysis's (analysis/score/arm-line.ts): a failed or missing line scores as its OCR text, so for every arm
  * Σ cer_edits / Σ gold_chars is arms.json's `cer` before rounding. Per normalisation profile the four counts
  * repeat with the profile's name as a suffix (`cer_edits_nfc`, …); the unsuffixed ones are the primary profile's.
+ * The last columns are the MER denominators, so cMER and the preference score follow from the table too.
  */
 import type { ScoreBucket } from '../score/bands';
 
@@ -37,6 +38,13 @@ export interface TidyRow {
   completion_tokens: number | null;
   latency_ms: number | null;
   error: string | null;
+  /**
+   * MER denominators H + S + D + I under the primary profile (src/text/mer.ts): the scored output's characters and
+   * words and the OCR text's characters — Σ cer_edits / Σ cmer_total is arms.json's `cmer`.
+   */
+  cmer_total: number;
+  wmer_total: number;
+  ocr_cmer_total: number;
 }
 
 export const COUNT_NAMES = ['cer_edits', 'gold_chars', 'wer_edits', 'gold_words'] as const;
@@ -72,5 +80,8 @@ export function tidyColumns(profiles: readonly string[]): { name: string; type: 
     field('completion_tokens', 'INT32'),
     field('latency_ms', 'DOUBLE'),
     field('error', 'STRING'),
+    field('cmer_total', 'INT32'),
+    field('wmer_total', 'INT32'),
+    field('ocr_cmer_total', 'INT32'),
   ];
 }

@@ -114,6 +114,9 @@ function tidyRow(
     completion_tokens: r.completion_tokens,
     latency_ms: r.latency_ms,
     error: line.filled ? null : errorText(r.error),
+    cmer_total: row.ct,
+    wmer_total: row.wt,
+    ocr_cmer_total: row.ocr_ct,
   };
 }
 

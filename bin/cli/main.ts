@@ -15,6 +15,7 @@ import { registerDoctorCommand } from './commands/doctor';
 import { registerStageCommands } from './commands/stages';
 import { registerStatusCommand } from './commands/status';
 import { registerLocalCommands } from './commands/local';
+import { registerScoreCommand } from './commands/score';
 import { registerDemoCommand } from './commands/demo';
 import { registerRunsCommand } from './commands/runs';
 import { registerPlanCommand } from './commands/plan';
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerRunsCommand(program);
   registerPlanCommand(program);
   registerLocalCommands(program);
+  registerScoreCommand(program);
   registerDemoCommand(program);
   // Every subcommand reports usage errors through exitOverride as well.
   for (const cmd of program.commands) {

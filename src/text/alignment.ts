@@ -2,7 +2,7 @@
  * The one Levenshtein alignment routine behind CER (and behind the analysis's error_changes.json): unit costs,
  * a deterministic tie order, a separator preference, and the edit breakdown with (optionally) the edits themselves.
  */
-import { commonEnds } from './levenshtein';
+import { commonEnds, levenshtein } from './levenshtein';
 
 export const OP_MATCH = 0;
 export const OP_SUB = 1;
@@ -54,7 +54,7 @@ export interface AlignOptions {
 /**
  * Levenshtein alignment of two integer sequences (unit costs; the distance is plain Levenshtein).
  * Ties (after the separator preference) favour the diagonal, then deletion, then insertion, so the
- * alignment is deterministic. O(n·m) time, O(m) numbers plus n·m bytes of back-pointers.
+ * alignment is deterministic. O(n·e) time for e edits, O(m) numbers plus n·(2e + 1) bytes of back-pointers.
  */
 export function alignSequences(ref: ArrayLike<number>, hyp: ArrayLike<number>, options: AlignOptions | boolean = {}): Alignment {
   const opts: AlignOptions = typeof options === 'boolean' ? { ops: options } : options;
@@ -65,9 +65,12 @@ export function alignSequences(ref: ArrayLike<number>, hyp: ArrayLike<number>, o
   const n = ref.length - p - q;
   const m = hyp.length - p - q;
   if (n === 0 || m === 0) return pureIndel(p, n, m, p + q, withOps);
-  reserveBuffers(ref.length, hyp.length, n, m);
-  const distance = fillBackPointers(ref, hyp, p, n, m, opts.separator ?? -1);
-  return { distance, ...traceBack(p, n, m, p + q, withOps) };
+  // Every alignment with the minimal number of edits e stays within e of the diagonal, and the separator
+  // preference only ranks those: the table is that band (Ukkonen), n · (2e + 1) cells.
+  const e = levenshtein(ref, hyp);
+  reserveBuffers(ref.length, hyp.length, n, m, e);
+  const distance = fillBackPointers(ref, hyp, p, n, m, e, opts.separator ?? -1);
+  return { distance, ...traceBack(p, n, m, e, p + q, withOps) };
 }
 
 /** The alignment when one middle part is empty: n deletions or m insertions at position p. */
@@ -80,9 +83,9 @@ function pureIndel(p: number, n: number, m: number, common: number, withOps: boo
   return { distance: n + m, substitutions: 0, deletions: n, insertions: m, hits: common, ops };
 }
 
-/** Grow the reused cost rows and back-pointer matrix to an n × m middle part (N × M = the whole pair). */
-function reserveBuffers(N: number, M: number, n: number, m: number): void {
-  const cells = (n + 1) * (m + 1);
+/** Grow the reused cost rows and back-pointer band to an n × m middle part within e of the diagonal (N × M = the whole pair). */
+function reserveBuffers(N: number, M: number, n: number, m: number, e: number): void {
+  const cells = (n + 1) * (2 * e + 1);
   if (cells > MAX_ALIGNMENT_CELLS) {
     throw new RangeError(`alignment too large: ${N} × ${M} symbols (limit ${MAX_ALIGNMENT_CELLS} cells)`);
   }
@@ -93,33 +96,39 @@ function reserveBuffers(N: number, M: number, n: number, m: number): void {
   if (back.length < cells) back = new Uint8Array(Math.min(MAX_ALIGNMENT_CELLS, 2 * cells));
 }
 
+const INF = Number.POSITIVE_INFINITY;
+
 /**
- * The dynamic programme over ref[p, p+n) × hyp[p, p+m): fills the back-pointers and returns the distance.
- * Costs are `edits · SCALE + penalties`, a penalty being a substitution between `sep` and another symbol.
+ * The dynamic programme over ref[p, p+n) × hyp[p, p+m), cells with |i − j| ≤ e: fills the back-pointers (row i at
+ * i·(2e + 1), column j at j − i + e) and returns the distance. Costs are `edits · SCALE + penalties`, a penalty
+ * being a substitution between `sep` and another symbol.
  */
-function fillBackPointers(ref: ArrayLike<number>, hyp: ArrayLike<number>, p: number, n: number, m: number, sep: number): number {
+function fillBackPointers(ref: ArrayLike<number>, hyp: ArrayLike<number>, p: number, n: number, m: number, e: number, sep: number): number {
   const bk = back; // locals keep the hot loop free of module-scope lookups
   let prev = prevRow;
   let cur = curRow;
-  const w = m + 1;
-  for (let j = 0; j <= m; j++) {
+  const w = 2 * e + 1;
+  for (let j = 0; j <= Math.min(m, e); j++) {
     prev[j] = j * SCALE;
-    bk[j] = OP_INS;
+    bk[j + e] = OP_INS;
   }
   for (let i = 1; i <= n; i++) {
     const a = ref[p + i - 1];
     const aSep = a === sep;
-    const rowBase = i * w;
-    let left = i * SCALE; // cur[j - 1]
-    let upLeft = prev[0];
-    cur[0] = left;
-    bk[rowBase] = OP_DEL;
-    for (let j = 1; j <= m; j++) {
-      const up = prev[j];
+    const rowBase = i * w - i + e;
+    const lo = Math.max(0, i - e);
+    const hi = Math.min(m, i + e);
+    const upHi = i - 1 + e;
+    let left = INF; // cur[j - 1]
+    if (lo === 0) {
+      cur[0] = left = i * SCALE;
+      bk[rowBase] = OP_DEL;
+    }
+    for (let j = Math.max(1, lo); j <= hi; j++) {
       const b = hyp[p + j - 1];
       const same = a === b;
-      const diag = upLeft + (same ? 0 : aSep !== (b === sep) ? SCALE + 1 : SCALE);
-      const del = up + SCALE;
+      const diag = prev[j - 1] + (same ? 0 : aSep !== (b === sep) ? SCALE + 1 : SCALE);
+      const del = j <= upHi ? prev[j] + SCALE : INF;
       const ins = left + SCALE;
       let v: number;
       if (diag <= del && diag <= ins) {
@@ -134,7 +143,6 @@ function fillBackPointers(ref: ArrayLike<number>, hyp: ArrayLike<number>, p: num
       }
       cur[j] = v;
       left = v;
-      upLeft = up;
     }
     const t = prev;
     prev = cur;
@@ -143,10 +151,10 @@ function fillBackPointers(ref: ArrayLike<number>, hyp: ArrayLike<number>, p: num
   return Math.floor(prev[m] / SCALE);
 }
 
-/** Follow the back-pointers of an n × m middle part from its end: the edit breakdown and (optionally) the ops. */
-function traceBack(p: number, n: number, m: number, common: number, withOps: boolean): Omit<Alignment, 'distance'> {
+/** Follow the back-pointers of an n × m middle part (band e) from its end: the edit breakdown and (optionally) the ops. */
+function traceBack(p: number, n: number, m: number, e: number, common: number, withOps: boolean): Omit<Alignment, 'distance'> {
   const bk = back;
-  const w = m + 1;
+  const w = 2 * e + 1;
   let s = 0,
     d = 0,
     ins = 0,
@@ -155,7 +163,7 @@ function traceBack(p: number, n: number, m: number, common: number, withOps: boo
   let i = n,
     j = m;
   while (i > 0 || j > 0) {
-    const op = bk[i * w + j];
+    const op = bk[i * w - i + e + j];
     if (op === OP_MATCH) {
       h++;
       i--;

@@ -14,38 +14,51 @@ export function commonEnds(ref: ArrayLike<number>, hyp: ArrayLike<number>): { p:
 let distRowA = new Int32Array(256);
 let distRowB = new Int32Array(256);
 
+const INF = 0x3fffffff;
+
 /**
- * Distance-only fast path of `alignSequences`: the same unit-cost Levenshtein (same prefix/suffix
- * matching), without back-pointers, so about twice as fast. Used where only the number of edits
- * matters (WER, the normalised secondary metrics).
+ * Distance-only fast path of `alignSequences`: the same unit-cost Levenshtein (same prefix/suffix matching),
+ * without back-pointers. Ukkonen's band: only cells within d of the diagonal can lie on a path of cost d, so the
+ * rows are filled within a band that doubles until the distance found fits in it — O(length · distance), the
+ * usual case after correction being a small distance. Used where only the number of edits matters (WER, the
+ * normalised secondary metrics, CER of the analysis's lines).
  */
 export function levenshtein(ref: ArrayLike<number>, hyp: ArrayLike<number>): number {
-  const N = ref.length;
-  const M = hyp.length;
   const { p, q } = commonEnds(ref, hyp);
-  const n = N - p - q;
-  const m = M - p - q;
+  const n = ref.length - p - q;
+  const m = hyp.length - p - q;
   if (n === 0 || m === 0) return n + m;
   if (distRowA.length < m + 1) {
     distRowA = new Int32Array(2 * (m + 1));
     distRowB = new Int32Array(2 * (m + 1));
   }
+  const most = Math.max(n, m);
+  for (let e = Math.min(most, Math.max(Math.abs(n - m), 16)); ; e = Math.min(2 * e, most)) {
+    const d = bandDistance(ref, hyp, p, n, m, e);
+    if (d <= e || e >= most) return d;
+  }
+}
+
+/** The distance when it is at most `e` (else a number above `e`): rows filled only where |i − j| ≤ e. */
+function bandDistance(ref: ArrayLike<number>, hyp: ArrayLike<number>, p: number, n: number, m: number, e: number): number {
   let prev = distRowA;
   let cur = distRowB;
-  for (let j = 0; j <= m; j++) prev[j] = j;
+  const hi0 = Math.min(m, e);
+  for (let j = 0; j <= hi0; j++) prev[j] = j;
   for (let i = 1; i <= n; i++) {
     const a = ref[p + i - 1];
-    let left = i;
-    let upLeft = prev[0];
-    cur[0] = i;
-    for (let j = 1; j <= m; j++) {
-      const up = prev[j];
-      let v = upLeft + (a === hyp[p + j - 1] ? 0 : 1);
-      if (up + 1 < v) v = up + 1;
+    const lo = Math.max(0, i - e);
+    const hi = Math.min(m, i + e);
+    const upHi = i - 1 + e; // the last column of row i − 1
+    let left = INF;
+    if (lo === 0) cur[0] = left = i;
+    for (let j = Math.max(1, lo); j <= hi; j++) {
+      let v = prev[j - 1] + (a === hyp[p + j - 1] ? 0 : 1);
+      const up = j <= upHi ? prev[j] + 1 : INF;
+      if (up < v) v = up;
       if (left + 1 < v) v = left + 1;
       cur[j] = v;
       left = v;
-      upLeft = up;
     }
     const t = prev;
     prev = cur;

@@ -11,10 +11,11 @@
  *   - `no_diacritics`: KITAB-Bench's convention — tashkeel U+064B–U+065F and the superscript alef U+0670 and the
  *     tatweel U+0640 removed, آ أ إ ٱ → ا, ة → ه, ى → ي;
  *   - `graphemes`: the canonical form, CER counted over extended grapheme clusters (dinglehopper's convention:
- *     a letter with its marks is one character).
+ *     a letter with its marks is one character);
+ *   - `hipe2026`: the rules of the HIPE-OCRepair 2026 scorer (docs/normalization-profiles.md#hipe2026).
  * A user adds a profile in the config (`analysis.normalization.profiles.<name>: {rules, remove, map, unit}`).
  */
-import { canonical } from './canonical';
+import { compileSteps, type ClassReplacement, type CompiledSteps } from './profile-steps';
 
 export type ProfileUnit = 'codepoint' | 'grapheme';
 
@@ -28,6 +29,10 @@ export interface NormalizationProfile {
   /** Replacements applied after removal, longest source first. */
   map: Record<string, string>;
   unit: ProfileUnit;
+  /** Lower-case before the other steps (absent = no). */
+  case_fold?: boolean;
+  /** Character-class replacements, applied after `map`, in order (absent = none). */
+  replace?: ClassReplacement[];
 }
 
 export const BUILTIN_PROFILES: Readonly<Record<string, NormalizationProfile>> = Object.freeze({
@@ -53,6 +58,19 @@ export const BUILTIN_PROFILES: Readonly<Record<string, NormalizationProfile>> = 
     map: {},
     unit: 'grapheme',
   },
+  hipe2026: {
+    name: 'hipe2026',
+    rules:
+      'HIPE-OCRepair 2026 scorer: NFC; lower-cased; ß → ss, ꝛ → r, œ → oe, æ → ae, aͤ → ä, oͤ → ö, uͤ → ü; every character that is not a letter, digit or _ → space, _ → space; whitespace collapsed; code points',
+    remove: [],
+    map: { ß: 'ss', ꝛ: 'r', œ: 'oe', æ: 'ae', 'a\u0364': 'ä', 'o\u0364': 'ö', 'u\u0364': 'ü', '—\n': '', '¬\n': '' },
+    unit: 'codepoint',
+    case_fold: true,
+    replace: [
+      { class: '\\W', with: ' ' },
+      { class: '_', with: ' ' },
+    ],
+  },
 });
 
 export const DEFAULT_PRIMARY_PROFILE = 'nfc';
@@ -75,50 +93,23 @@ export function removeRange(entry: string): [number, number] {
   return [cp, cp];
 }
 
-interface CompiledProfile {
-  removeRe: RegExp | null;
-  mapRe: RegExp | null;
-  map: Map<string, string>;
-}
-
-const compiled = new Map<string, CompiledProfile>();
-const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/gu, '\\$&');
-const cpEscape = (cp: number) => `\\u{${cp.toString(16)}}`;
-
 /** The same profile object compiles to the same result: looked up by identity before its key is made. */
-const compiledObjects = new WeakMap<NormalizationProfile, CompiledProfile>();
+const compiledObjects = new WeakMap<NormalizationProfile, CompiledSteps>();
 
-function compile(p: NormalizationProfile): CompiledProfile {
-  const known = compiledObjects.get(p);
-  if (known) return known;
-  const key = JSON.stringify([p.remove, p.map]);
-  let c = compiled.get(key);
-  if (c) {
-    compiledObjects.set(p, c);
-    return c;
-  }
-  const ranges = p.remove.map(removeRange);
-  const cls = ranges.map(([lo, hi]) => (lo === hi ? cpEscape(lo) : `${cpEscape(lo)}-${cpEscape(hi)}`)).join('');
-  const map = new Map(Object.entries(p.map).map(([from, to]) => [from.normalize('NFC'), to.normalize('NFC')]));
-  const sources = [...map.keys()].filter((k) => k !== '').sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
-  c = {
-    removeRe: cls ? new RegExp(`[${cls}]`, 'gu') : null,
-    mapRe: sources.length ? new RegExp(sources.map(escapeRe).join('|'), 'gu') : null,
-    map,
-  };
-  compiled.set(key, c);
-  compiledObjects.set(p, c);
+function compile(p: NormalizationProfile): CompiledSteps {
+  let c = compiledObjects.get(p);
+  if (!c) compiledObjects.set(p, (c = compileSteps(p.remove.map(removeRange), p.map, p.case_fold === true, p.replace ?? [])));
   return c;
 }
 
-/** A text in the form `profile` scores it: canonical form, the profile's removals and replacements, canonical again. */
+/** What decides a profile's scoring form (two profiles with the same key prepare every text alike). */
+export function textFormKey(p: NormalizationProfile): string {
+  return JSON.stringify([p.remove, p.map, p.case_fold === true, p.replace ?? []]);
+}
+
+/** A text in the form `profile` scores it: the steps above, in that order. */
 export function applyProfile(text: string, profile: NormalizationProfile, collapseWhitespace = true): string {
-  const c = compile(profile);
-  let t = canonical(text, collapseWhitespace);
-  if (!c.removeRe && !c.mapRe) return t;
-  if (c.removeRe) t = t.replace(c.removeRe, '');
-  if (c.mapRe) t = t.replace(c.mapRe, (m) => c.map.get(m)!);
-  return canonical(t, collapseWhitespace);
+  return compile(profile).apply(text, collapseWhitespace);
 }
 
 /** One line naming a profile and its rules ("no_diacritics: NFC; tashkeel … removed"). */
@@ -167,7 +158,15 @@ export function resolveNormalization(cfg: NormalizationConfig | null | undefined
         throw new NormalizationConfigError(['profiles', name, 'remove', i], (e as Error).message);
       }
     });
-    all.set(name, { name, rules: p.rules, remove: p.remove ?? [], map: p.map ?? {}, unit: p.unit ?? 'codepoint' });
+    p.replace?.forEach((r, i) => {
+      try {
+        compileSteps([], {}, false, [r]);
+      } catch (e) {
+        throw new NormalizationConfigError(['profiles', name, 'replace', i, 'class'], (e as Error).message);
+      }
+    });
+    const extra = { ...(p.case_fold !== undefined ? { case_fold: p.case_fold } : {}), ...(p.replace ? { replace: p.replace } : {}) };
+    all.set(name, { name, rules: p.rules, remove: p.remove ?? [], map: p.map ?? {}, unit: p.unit ?? 'codepoint', ...extra });
   }
   const get = (n: string, field: Array<string | number>) => {
     const p = all.get(n);

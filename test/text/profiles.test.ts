@@ -97,3 +97,37 @@ describe('text/profiles', () => {
     );
   });
 });
+
+describe('text/profiles: benchmark steps', () => {
+  const { hipe2026 } = BUILTIN_PROFILES;
+
+  it("hipe2026: the HIPE-OCRepair scorer's norm() — lower-cased, ligatures mapped, non-word characters → space, collapsed", () => {
+    // Expected strings are hipe_ocrepair_scorer.ocrepair_eval.norm's output for the same inputs.
+    expect(applyProfile('Straße ꝛ Œuvre æ aͤ oͤ uͤ — \n', hipe2026)).to.equal('strasse r oeuvre ae ä ö ü');
+    expect(applyProfile('foo—\nbar ¬\nbaz', hipe2026)).to.equal('foobar baz');
+    expect(applyProfile('a_b  c\u00a0d\u2028e', hipe2026)).to.equal('a b c d e');
+    expect(applyProfile('Ⅳ ½ x² é ﬁ İ', hipe2026)).to.equal('ⅳ ½ x² é ﬁ i');
+    expect(applyProfile('naïve — «quoted» 12,5%', hipe2026)).to.equal('naïve quoted 12 5');
+  });
+
+  it('a user profile may case-fold and replace a Unicode class; the steps run in the stated order', () => {
+    const { secondary } = resolveNormalization({
+      secondary: ['bench'],
+      profiles: { bench: { rules: 'test', case_fold: true, map: { ss: 'ß' }, replace: [{ class: '\\p{P}', with: '' }] } },
+    });
+    const [bench] = secondary;
+    // case_fold before map: "SS" is folded first, then mapped; punctuation goes last.
+    expect(applyProfile('STRASSE, «Weg»!', bench)).to.equal('straße weg');
+    // Without the class rule the punctuation stays (the rule is what removes it).
+    expect(applyProfile('STRASSE, «Weg»!', { ...bench, replace: [] })).to.equal('straße, «weg»!');
+  });
+
+  it('a bad class is a one-line config error naming the key', () => {
+    const bad = () => resolveNormalization({ profiles: { bench: { rules: 'x', replace: [{ class: 'ab', with: '' }] } } });
+    expect(bad).to.throw(/analysis\.normalization\.profiles\.bench\.replace\.0\.class: "ab": expected a character class/);
+    const cfg = { analysis: { normalization: { profiles: { bench: { rules: 'x', replace: [{ class: '[\\W]', with: '' }] } } } } };
+    expect(() => parseConfig(cfg, 'cfg.yaml', { env: {} })).to.throw(
+      /analysis\.normalization\.profiles\.bench\.replace\.0\.class: .*not allowed inside brackets/,
+    );
+  });
+});

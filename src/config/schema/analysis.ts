@@ -11,6 +11,8 @@ const ProfileSchema = z.strictObject({
   remove: z.array(z.string().min(1)).default([]),
   map: z.record(z.string().min(1), z.string()).default({}),
   unit: z.enum(['codepoint', 'grapheme']).default('codepoint'),
+  case_fold: z.boolean().optional(),
+  replace: z.array(z.strictObject({ class: z.string().min(1), with: z.string() })).optional(),
 });
 
 const NormalizationSchema = z

@@ -47,6 +47,9 @@ function* rows(n: number): Generator<TidyRow> {
       completion_tokens: null,
       latency_ms: 1.5,
       error: null,
+      cmer_total: 12,
+      wmer_total: 2,
+      ocr_cmer_total: 13,
     };
 }
 
