@@ -78,7 +78,7 @@ describe('memorisation probe against a server that has memorised one book', () =
       'والحمد لله رب العالمين',
       'قال الشاعر في ذلك',
     ];
-    const lines = (seed: number) => randomLines(seed, 60, 1).map((_, i) => formulas[(i * 7 + seed) % formulas.length]);
+    const lines = (seed: number) => randomLines(seed, 60, 1).map((_, i) => formulas[(i * 7 + seed) % formulas.length]!);
     // A model that has read no book but knows the formulas every text uses.
     server = await startMemorisingServer(formulas);
     const withControl = probeStudy({ Book: lines(1), Unpub: lines(2) }, { baseUrl: server.baseUrl, probe: { control: 'Unpub' } });
