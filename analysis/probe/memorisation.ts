@@ -10,7 +10,7 @@ import { metaFile, type ProbeJobMeta } from '../../src/stages/probe/run-job';
 import type { ProbeOptions } from '../../src/stages/probe/options';
 import type { ProbeJob, ProbeRecord } from '../../src/stages/probe/types';
 import { continuationFigures, type Resampling } from './figures';
-import { likelihoodFigures, versusControl } from './likelihood';
+import { likelihoodFigures, versusControl, type LikelihoodFigures, type VersusControl } from './likelihood';
 import { MARGIN, verdict } from './verdict';
 
 interface JobData {
@@ -25,6 +25,10 @@ async function jobData(job: ProbeJob): Promise<JobData | null> {
   return { job, records: await readJsonlAll<ProbeRecord>(job.output), meta };
 }
 
+/** The likelihood test of a book against its control, or why it was left out. */
+export type LikelihoodEntry =
+  { skipped: string } | (LikelihoodFigures & { control: LikelihoodFigures | null; versus_control: VersusControl });
+
 function datasetEntry(d: JobData, control: JobData | undefined, rs: Resampling) {
   const of = (kind: ProbeRecord['kind'], from = d) => from.records.filter((r) => r.kind === kind);
   const continuation = continuationFigures(of('book'), rs);
@@ -37,6 +41,13 @@ function datasetEntry(d: JobData, control: JobData | undefined, rs: Resampling) 
   const floor = v.floor === 'shuffled' || !unpublished ? shuffled : unpublished;
   const lControl = control ? of('control', control) : of('shuffled');
   const book = likelihoodFigures(of('book'));
+  const likelihood: LikelihoodEntry = book
+    ? {
+        ...book,
+        control: likelihoodFigures(lControl),
+        versus_control: versusControl(of('book'), lControl, control ? control.job.dataset : 'shuffled'),
+      }
+    : { skipped: d.meta?.likelihood_skipped ?? 'no log-probabilities recorded' };
   return {
     continuation,
     control: {
@@ -47,13 +58,7 @@ function datasetEntry(d: JobData, control: JobData | undefined, rs: Resampling) 
       shuffled,
       unpublished,
     },
-    likelihood: book
-      ? {
-          ...book,
-          control: likelihoodFigures(lControl),
-          versus_control: versusControl(of('book'), lControl, control ? control.job.dataset : 'shuffled'),
-        }
-      : { skipped: d.meta?.likelihood_skipped ?? 'no log-probabilities recorded' },
+    likelihood,
     above_control: v.above_control,
     rule: v.rule,
     too_short: d.meta?.too_short ?? 0,
