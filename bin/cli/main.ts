@@ -18,6 +18,7 @@ import { registerLocalCommands } from './commands/local';
 import { registerDemoCommand } from './commands/demo';
 import { registerRunsCommand } from './commands/runs';
 import { registerPlanCommand } from './commands/plan';
+import { registerProbeCommand } from './commands/probe';
 
 export function buildProgram(): Command {
   const program = new Command('phase5')
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   registerStatusCommand(program);
   registerRunsCommand(program);
   registerPlanCommand(program);
+  registerProbeCommand(program);
   registerLocalCommands(program);
   registerDemoCommand(program);
   // Every subcommand reports usage errors through exitOverride as well.
