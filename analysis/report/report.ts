@@ -20,6 +20,7 @@ import { removeCharts, renderArmsCharts, renderCharts } from './chart-files';
 import { loadLineDocs, loadReportDocs } from './load-docs';
 import { toHtml, vegaMinJsPath } from './html';
 import { errorClassBlocks, exampleSectionBlocks } from './sections/lines';
+import { memorisationBlocks } from './sections/memorisation';
 import { toMarkdown } from './markdown';
 import type { RenderReportOptions } from '../types';
 
@@ -52,6 +53,7 @@ export async function renderReport(ragDir: string, opts: RenderReportOptions = {
   const blocks = buildBlocks(docs, out.rendered, skipped, title);
   // The study's arms lead: after the title, the inputs and the validity note, before the first section.
   if (opts.arms) blocks.splice(firstSection(blocks), 0, ...armsSection(opts.arms, arms));
+  blocks.splice(firstSection(blocks), 0, ...memorisationBlocks(outDir));
   writeFileAtomic(path.join(outDir, 'report.md'), toMarkdown(blocks));
   writeFileAtomic(path.join(outDir, 'report.html'), toHtml(blocks, title));
   out.files.push('report.md', 'report.html', ...writeLinesSideFiles(outDir, docs.lines ?? null));
@@ -81,6 +83,7 @@ export async function renderArmsReport(dir: string, arms: ArmsAnalysis, opts: Re
   const blocks: Block[] = [
     { kind: 'h1', text: title },
     { kind: 'p', text: `Inputs as of ${arms.generated_at}; datasets: ${arms.datasets.join(', ')}.` },
+    ...memorisationBlocks(dir),
     ...armsSection(arms, rendered),
     ...errorClassBlocks(docs.errorClasses),
     ...classes.rendered.map((chart): Block => ({ kind: 'chart', chart })),
