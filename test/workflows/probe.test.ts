@@ -1,6 +1,6 @@
 /**
  * `phase5 probe`'s workflow on a real local Temporal server with the local GGUF model (SmolLM2-135M) on the demo
- * config's three books, a pilot of four lines each: every job runs on the GPU queue, memorisation.json holds the
+ * config's three books, a pilot of two lines each: every job runs on the GPU queue, memorisation.json holds the
  * figures the checks read, the likelihood test is exact (the full vocabulary's logits), and a second run resumes
  * every probe text from the files instead of asking the model again.
  */
@@ -61,7 +61,7 @@ describe('probe workflow with the local GGUF model on the demo books (local Temp
       workflowBundle: bundle,
       activities: counted,
     });
-    const input: StageInput = { run: `probe-${stamp}`, config, options: { sample: { lines: 4, seed: 1 } }, force: false };
+    const input: StageInput = { run: `probe-${stamp}`, config, options: { sample: { lines: 2, seed: 1 } }, force: false };
     const run = (id: string) =>
       cpu.runUntil(
         gpu.runUntil(env.client.workflow.execute(probeWorkflow, { taskQueue: config.temporal.queues.cpu, workflowId: id, args: [input] })),
@@ -69,9 +69,9 @@ describe('probe workflow with the local GGUF model on the demo books (local Temp
     const first = await run(`probe-${stamp}-a`);
     expect(gpuTasks).to.deep.equal(['probeJob', 'probeJob', 'probeJob']);
     expect(first.jobs.map((j) => [j.units, j.resumed, j.likelihoodSkipped])).to.deep.equal([
-      [8, 0, null],
-      [8, 0, null],
-      [8, 0, null],
+      [4, 0, null],
+      [4, 0, null],
+      [4, 0, null],
     ]);
     const file = first.memorisation.file;
     const doc = JSON.parse(readFileSync(file, 'utf8')) as Memorisation;
@@ -85,7 +85,7 @@ describe('probe workflow with the local GGUF model on the demo books (local Temp
     }
     const bytes = readFileSync(file, 'utf8');
     const again = await run(`probe-${stamp}-b`);
-    expect(again.jobs.map((j) => j.resumed)).to.deep.equal([8, 8, 8]);
+    expect(again.jobs.map((j) => j.resumed)).to.deep.equal([4, 4, 4]);
     expect(readFileSync(file, 'utf8')).to.equal(bytes);
   });
 });
