@@ -5,13 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { writeMemorisation, type Memorisation } from '../../../analysis/probe/memorisation';
+import { memorisationBlocks } from '../../../analysis/report/sections/memorisation';
 import { openProbeClient } from '../../../src/stages/probe/open-client';
 import { optionsFrom } from '../../../src/stages/probe/options';
 import { runProbeJob } from '../../../src/stages/probe/run-job';
 import type { Config } from '../../../src/config/schema';
 import { startMemorisingServer, type MemorisingServer } from '../../helpers/memorising-server';
 import { probeStudy, randomLines } from '../../helpers/probe-study';
+
+let lastDir = '';
 
 async function probe(config: Config): Promise<Memorisation> {
   const o = optionsFrom(config, {});
@@ -21,6 +25,7 @@ async function probe(config: Config): Promise<Memorisation> {
     await client.close();
   }
   await writeMemorisation(o);
+  lastDir = path.dirname(o.memorisationFile);
   return JSON.parse(readFileSync(o.memorisationFile, 'utf8')) as Memorisation;
 }
 
@@ -57,6 +62,14 @@ describe('memorisation probe against a server that has memorised one book', () =
     );
     assert.equal(a.likelihood.exact, false, 'top-n log-probabilities of a server are an approximation');
     assert.ok(doc.controls.Unpub.double.verbatim_share === 0);
+    // The report's section names the memorised book only, and is absent where no probe ran.
+    const blocks = memorisationBlocks(lastDir);
+    const list = blocks.find((b) => b.kind === 'list');
+    assert.ok(list && list.kind === 'list');
+    assert.deepEqual(list.items, [
+      "double continues 100 % of Read's lines almost verbatim (control 0 %, shuffled): gains on this book may come from memory.",
+    ]);
+    assert.deepEqual(memorisationBlocks(path.join(lastDir, 'nowhere')), []);
   });
 
   it('skips the likelihood test with the server’s reason when it refuses echo, and still runs the continuation test', async () => {
