@@ -9,6 +9,7 @@ import { defaultDeps, withEndpointOverride, type ActivityDeps } from './deps';
 import { checkEnvironment } from './doctor';
 import { createExportActivities } from './export';
 import { createInferActivities } from './infer';
+import { createProbeActivities } from './probe';
 
 export type { ActivityDeps };
 export { defaultDeps, withEndpointOverride };
@@ -21,6 +22,7 @@ export function createActivities(deps: ActivityDeps = defaultDeps()) {
     ...createInferActivities(deps),
     ...createCorrectActivities(),
     ...createAnalyzeActivities(),
+    ...createProbeActivities(),
   };
 }
 

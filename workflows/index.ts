@@ -30,3 +30,4 @@ export * from './infer-arm';
 export * from './analyze';
 export * from './study';
 export * from './doctor';
+export * from './probe';

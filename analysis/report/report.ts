@@ -21,6 +21,7 @@ import { removeCharts, renderArmsCharts, renderCharts } from './chart-files';
 import { loadLineDocs, loadReportDocs } from './load-docs';
 import { toHtml, vegaMinJsPath } from './html';
 import { errorClassBlocks, exampleSectionBlocks } from './sections/lines';
+import { memorisationBlocks } from './sections/memorisation';
 import { toMarkdown } from './markdown';
 import { writePaperOutputs } from './paper/paper';
 import type { RenderReportOptions } from '../types';
@@ -56,10 +57,18 @@ export async function renderReport(ragDir: string, opts: RenderReportOptions = {
   out.files.push(
     ...writePaperOutputs(outDir, { arms: opts.arms ?? null, docs, charts: [...arms, ...out.rendered], png: opts.png !== false }),
   );
+  // The memorisation probe's warning, when a book scores above its control, before the first section.
+  blocks.splice(firstSection(blocks), 0, ...memorisationBlocks(outDir));
   writeFileAtomic(path.join(outDir, 'report.md'), toMarkdown(blocks));
   writeFileAtomic(path.join(outDir, 'report.html'), toHtml(blocks, title));
   out.files.push('report.md', 'report.html', ...writeLinesSideFiles(outDir, docs.lines ?? null));
   return { files: out.files, charts: [...out.rendered, ...arms].map((c) => c.name), skipped };
+}
+
+/** Where the first section starts (its h2), or the end. */
+function firstSection(blocks: readonly Block[]): number {
+  const i = blocks.findIndex((b) => b.kind === 'h2');
+  return i < 0 ? blocks.length : i;
 }
 
 /** The answer (a sentence per planned contrast, the forest plot) and the rest of the Arms section, its other charts last. */
@@ -94,6 +103,7 @@ export async function renderArmsReport(dir: string, arms: ArmsAnalysis, opts: Re
     { kind: 'h1', text: title },
     ...study.answer,
     { kind: 'p', text: `Inputs as of ${arms.generated_at}; datasets: ${arms.datasets.join(', ')}.` },
+    ...memorisationBlocks(dir),
     ...study.section,
     ...errorClassBlocks(docs.errorClasses),
     ...classes.rendered.map((chart): Block => ({ kind: 'chart', chart })),

@@ -19,6 +19,7 @@ import { registerScoreCommand } from './commands/score';
 import { registerDemoCommand } from './commands/demo';
 import { registerRunsCommand } from './commands/runs';
 import { registerPlanCommand } from './commands/plan';
+import { registerProbeCommand } from './commands/probe';
 
 export function buildProgram(): Command {
   const program = new Command('phase5')
@@ -42,6 +43,7 @@ export function buildProgram(): Command {
   registerStatusCommand(program);
   registerRunsCommand(program);
   registerPlanCommand(program);
+  registerProbeCommand(program);
   registerLocalCommands(program);
   registerScoreCommand(program);
   registerDemoCommand(program);

@@ -5,6 +5,8 @@
  * (`infer.price`); per planned contrast the detectable |ΔCER| and, with a target, the lines needed. Without
  * the export the plan runs it first, in this process (CPU only: retrieval, never the LLM).
  */
+import { optionsFrom as probeOptionsFrom } from '../../src/stages/probe/options';
+import { probePlan, type ProbeJobPlan } from '../../src/stages/probe/plan';
 import { existsSync } from 'node:fs';
 import type { Config } from '../../src/config/schema';
 import type { InferenceInputRow } from '../../src/llm/records';
@@ -56,6 +58,8 @@ export interface PlanReport {
     power: ContrastPlan;
     exported: boolean;
     notes: string[];
+    /** `phase5 probe`'s requests per job (src/stages/probe/plan.ts). */
+    probe: ProbeJobPlan[];
   };
 }
 
@@ -160,7 +164,15 @@ export async function computePlan(config: Config, cli: RunOptions, flags: PlanFl
       cost: costs.some((c) => c === null) ? null : costs.reduce((x, c) => x! + c!, 0),
     },
     contrasts: power.contrasts.map(({ arm, vs, mde, lines_needed }) => ({ arm, vs, mde, lines_needed })),
-    detail: { byDataset, tokenizer: counterOf(inferOptions.arms[0]).method, throughput, power, exported, notes },
+    detail: {
+      byDataset,
+      tokenizer: counterOf(inferOptions.arms[0]).method,
+      throughput,
+      power,
+      exported,
+      notes,
+      probe: await probePlan(probeOptionsFrom(config, cli)),
+    },
   };
 }
 

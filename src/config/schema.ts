@@ -8,6 +8,7 @@ import { AnalysisSchema } from './schema/analysis';
 import { DatasetSchema } from './schema/datasets';
 import { RagSchema } from './schema/embedding';
 import { InferSchema } from './schema/infer';
+import { ProbeSchema } from './schema/probe';
 import { CorpusSchema } from './schema/corpus';
 import { ExportSchema } from './schema/export';
 import { IndexSchema, RetrievalSchema } from './schema/retrieval';
@@ -56,6 +57,8 @@ export const ConfigSchema = z.strictObject({
   temporal: TemporalSchema.prefault({}),
   /** Experiment arms; absent = the two default arms, rag (results/phase5) and zero_shot (results/phase2). */
   study: StudySchema.optional(),
+  /** The memorisation probe (`phase5 probe`, docs/memorisation.md); absent = its defaults, no unpublished control. */
+  probe: ProbeSchema.optional(),
 });
 
 export type Config = z.infer<typeof ConfigSchema>;

@@ -39,6 +39,10 @@ export interface HeartbeatProgress {
 export function stageWorkflowId(run: string, stage: StageName): string {
   return `phase5-${run}-${stage}`;
 }
+/** The memorisation probe's workflow (`phase5 probe`), beside the study's stages. */
+export function probeWorkflowId(run: string): string {
+  return `phase5-${run}-probe`;
+}
 export function runWorkflowId(run: string): string {
   return `phase5-${run}`;
 }

@@ -44,6 +44,10 @@ export function planLines(p: PlanReport): string[] {
       `  ${c.arm} vs ${c.vs}: ≥ ${pp(c.mde)} (${c.in_family ? 'in the family' : 'outside the family'}; α alone ${pp(c.mde_unadjusted)}; SE from ${c.source === 'pilot' ? `the pilot's ${int(c.measured_lines)} corrected lines` : `the OCR baseline, ${int(c.measured_lines)} lines`})${need}`,
     );
   }
+  for (const j of p.detail.probe ?? [])
+    out.push(
+      `probe ${j.model} × ${j.dataset}: ${int(j.texts)} texts, ${int(j.requests)} requests, ${int(j.prompt_chars)} prompt characters, completion budget ${int(j.max_completion_tokens)}`,
+    );
   for (const n of p.detail.notes) out.push(`note: ${n}`);
   return out;
 }
