@@ -10,7 +10,9 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { childLogger } from '../util/log';
 import { missingKeyError } from '../util/worker-setup-error';
-import { requestFields, resolveDecoding, type ResolvedDecoding } from './decoding';
+import { backendDecoding, chatBody } from './chat-body';
+import { readCompletion } from './completion-reader';
+import type { ResolvedDecoding } from './decoding';
 import { endpointLimiter, type EndpointLimiter } from './endpoint-limiter';
 import { Semaphore } from './pool';
 import { AbortedError, DEFAULT_RETRY_POLICY, backoffDelay, classifyStatus, parseRetryAfter, sleep, type RetryPolicy } from './retry';
@@ -108,8 +110,7 @@ export class OpenAiCompatibleBackend implements LlmBackend {
     if (!(Number.isInteger(this.concurrency) && this.concurrency >= 1))
       throw new Error(`openai backend: concurrency must be an integer >= 1, got ${opts.concurrency}`);
     this.policy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
-    const decoding = opts.decoding ?? resolveDecoding(undefined, { temperature: opts.temperature ?? 0, maxTokens: opts.maxTokens ?? 512 });
-    this.decoding = { ...decoding, extra_body: { ...opts.extraBody, ...decoding.extra_body } };
+    this.decoding = backendDecoding(opts);
     this.timeoutMs = opts.timeoutMs ?? 120_000;
     const adaptive = opts.adaptive ?? true;
     this.limiter = adaptive ? (opts.limiter ?? endpointLimiter(opts.baseUrl, this.concurrency)) : null;
@@ -158,8 +159,7 @@ export class OpenAiCompatibleBackend implements LlmBackend {
   }
 
   private async completeWithRetries(messages: ChatMessage[], opts: CompletionOptions): Promise<CompletionResult> {
-    const fields = requestFields(this.decoding);
-    const body = { model: this.model, messages, ...fields, max_tokens: opts.maxTokens ?? fields.max_tokens };
+    const body = chatBody(this.model, this.decoding, messages, opts.maxTokens);
     let attempts = 0;
     let transientRetries = 0;
     let invalidRetries = 0;
@@ -175,11 +175,14 @@ export class OpenAiCompatibleBackend implements LlmBackend {
       if (opts.signal?.aborted) attemptAbort.abort();
       opts.signal?.addEventListener('abort', forward, { once: true });
       try {
-        const completion = (await this.client.chat.completions.create(body as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {
-          signal: attemptAbort.signal,
-        })) as unknown;
+        const completion = (await this.client.chat.completions.create(
+          body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+          {
+            signal: attemptAbort.signal,
+          },
+        )) as unknown;
         const latencyMs = performance.now() - started;
-        const parsed = this.readCompletion(completion, attempts);
+        const parsed = readCompletion(completion, attempts, (t) => this.redact(t));
         if (parsed instanceof LlmError) {
           failure = { err: parsed, retryable: true, retryAfterMs: null, invalid: true };
         } else {
@@ -211,48 +214,6 @@ export class OpenAiCompatibleBackend implements LlmBackend {
         throw e;
       }
     }
-  }
-
-  /**
-   * Validate the response shape; an LlmError means invalid/empty (retried a couple of times). An empty answer
-   * cut at max_tokens (`finish_reason: length`, e.g. a reasoning model still thinking) is returned as it is:
-   * the caller records it as `truncated`, which no retry mends.
-   */
-  private readCompletion(completion: unknown, attempts: number): Omit<CompletionResult, 'latencyMs' | 'attempts'> | LlmError {
-    if (typeof completion !== 'object' || completion === null) {
-      const preview = typeof completion === 'string' ? `: ${JSON.stringify(completion.slice(0, 120))}` : '';
-      return new LlmError('invalid_response', this.redact(`response is not a JSON object${preview}`), 200, attempts);
-    }
-    const c = completion as {
-      model?: unknown;
-      system_fingerprint?: unknown;
-      choices?: { message?: { content?: unknown; reasoning_content?: unknown; reasoning?: unknown }; finish_reason?: unknown }[];
-      usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
-    };
-    if (!Array.isArray(c.choices) || c.choices.length === 0) {
-      return new LlmError('invalid_response', 'response has no "choices"', 200, attempts);
-    }
-    const choice = c.choices[0];
-    const content = choice?.message?.content;
-    if (content !== null && content !== undefined && typeof content !== 'string') {
-      return new LlmError('invalid_response', `choices[0].message.content is ${typeof content}, expected a string`, 200, attempts);
-    }
-    const str = (v: unknown) => (typeof v === 'string' ? v : null);
-    const finishReason = str(choice?.finish_reason);
-    if ((!content || !content.trim()) && finishReason !== 'length') {
-      return new LlmError('empty_content', 'choices[0].message.content is empty', 200, attempts);
-    }
-    const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-    return {
-      text: content ?? '',
-      promptTokens: num(c.usage?.prompt_tokens),
-      completionTokens: num(c.usage?.completion_tokens),
-      servedModel: str(c.model),
-      systemFingerprint: str(c.system_fingerprint),
-      finishReason,
-      // vLLM's reasoning parsers answer `reasoning_content`; newer servers (and OpenRouter) `reasoning`.
-      reasoning: str(choice?.message?.reasoning_content) ?? str(choice?.message?.reasoning),
-    };
   }
 
   private classify(
