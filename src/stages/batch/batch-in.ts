@@ -21,7 +21,8 @@ import type { InferOptions } from '../infer';
 import { claimReplicateOutput, replicateKey, replicateRuns } from '../replicates';
 import type { Skips } from '../skips';
 import { UserInputError } from '../types';
-import { writtenFile, type WrittenFile } from '../written-file';
+import { writtenFile } from '../written-file';
+import type { BatchInResult, BatchRunImport } from './types';
 import { readIssued, type IssuedRequest } from './batch-index';
 import { readBatchManifest } from './batch-manifest';
 import { readAnswers, type BatchAnswer } from './batch-outputs';
@@ -29,25 +30,6 @@ import { bodyDigest, lineBody, runRequest } from './batch-request';
 import { BatchTally } from './batch-tally';
 import { doneIds } from './done-ids';
 import { ReplayBackend } from './replay-backend';
-
-export interface BatchRunImport {
-  output: string;
-  /** Absent when the run has no corrections file yet (nothing imported into it). */
-  outputFile?: WrittenFile;
-  written: number;
-  failed: number;
-  alreadyDone: number;
-  promptTokens: number;
-  completionTokens: number;
-}
-
-export interface BatchInResult {
-  imported: number;
-  runs: Record<string, BatchRunImport>;
-  skipped: Skips;
-  /** The one line that says what was imported and what was left out. */
-  summary: string;
-}
 
 /** The runs of this invocation by key, and every run's key whatever `--arm` says. */
 function runsByKey(options: InferOptions): Map<string, ArmRun> {

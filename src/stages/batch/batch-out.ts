@@ -16,20 +16,12 @@ import { UserInputError } from '../types';
 import { BATCH_FORMAT, BATCH_MANIFEST, studyId, writeBatchManifest, type BatchFileEntry, type BatchManifest } from './batch-manifest';
 import { BATCH_URL, lineBody, runRequest, type BatchInputLine } from './batch-request';
 import { formatCustomId } from './custom-id';
+import type { BatchOutResult } from './types';
 import { doneIds } from './done-ids';
 
 export interface BatchLimits {
   maxLines: number;
   maxBytes: number;
-}
-
-export interface BatchOutResult {
-  dir: string;
-  manifest: string;
-  sha256: string;
-  files: BatchFileEntry[];
-  /** Lines left out because the run already has a record for them, per run (`<arm>#<r>`). */
-  alreadyDone: number;
 }
 
 /** One run's lines to ask for: the selection, first of each sample_id, minus those with a record. */
