@@ -19,7 +19,6 @@ import type { ArmRun } from '../arms';
 import { jsonAnswerField } from '../../llm/decoding';
 import type { InferOptions } from '../infer';
 import { claimReplicateOutput, replicateKey, replicateRuns } from '../replicates';
-import type { Skips } from '../skips';
 import { UserInputError } from '../types';
 import { writtenFile } from '../written-file';
 import type { BatchInResult, BatchRunImport } from './types';

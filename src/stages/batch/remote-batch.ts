@@ -8,7 +8,8 @@
  */
 import { createReadStream, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import OpenAI, { toFile } from 'openai';
+import { toFile } from 'openai';
+import type OpenAI from 'openai';
 import { writeJsonAtomic } from '../../io/jsonl';
 import type { StageHooks } from '../types';
 import { UserInputError } from '../types';
