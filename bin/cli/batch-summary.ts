@@ -12,7 +12,9 @@ export function asBatchResult(r: unknown): BatchWorkflowResult | null {
   if (!r || typeof r !== 'object') return null;
   const o = r as Record<string, unknown>;
   if ('batch' in o && o.batch && typeof o.batch === 'object') return o.batch as BatchWorkflowResult;
-  return 'out' in o || 'in' in o || 'remote' in o ? (o as BatchWorkflowResult) : null;
+  // An arm may be named "out" or "in": a batch result is told by its parts' own keys.
+  const part = (k: string, key: string) => Boolean(o[k] && typeof o[k] === 'object' && key in (o[k] as object));
+  return part('out', 'manifest') || part('in', 'summary') ? (o as BatchWorkflowResult) : null;
 }
 
 /** Tokens × price per 1M, less the batch discount. */
