@@ -6,7 +6,20 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'tools/', 'models/', 'data/', 'results/', 'test/fixtures/', '.venv-notebook/', '.bench-venv/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'tools/',
+      'models/',
+      'data/',
+      'results/',
+      'test/fixtures/',
+      '.venv-notebook/',
+      '.bench-venv/',
+      '.venv-vllm/',
+      '.venv-vllm',
+    ],
+  },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   {
     files: ['**/*.ts'],

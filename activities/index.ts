@@ -3,6 +3,7 @@
  * Temporal's TypeScript samples). Workflows import this module as types only.
  */
 import { createAnalyzeActivities } from './analyze';
+import { createBatchActivities } from './batch';
 import { createBuildActivities } from './build';
 import { createCorrectActivities } from './correct';
 import { defaultDeps, withEndpointOverride, type ActivityDeps } from './deps';
@@ -20,6 +21,7 @@ export function createActivities(deps: ActivityDeps = defaultDeps()) {
     ...createBuildActivities(),
     ...createExportActivities(deps),
     ...createInferActivities(deps),
+    ...createBatchActivities(),
     ...createCorrectActivities(),
     ...createAnalyzeActivities(),
     ...createProbeActivities(),

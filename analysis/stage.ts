@@ -99,7 +99,7 @@ function hasDefaultArms(root: string): boolean {
 
 /** The configured model's name, as the design document's files record it. */
 function configuredModel(config: Config): string {
-  return config.infer.backend === 'openai' ? config.infer.openai.model : path.basename(config.infer.local.model_path, '.gguf');
+  return config.infer.backend !== 'local' ? config.infer.openai.model : path.basename(config.infer.local.model_path, '.gguf');
 }
 
 function hasStudyArm(root: string): boolean {

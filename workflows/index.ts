@@ -27,6 +27,7 @@ export * from './build';
 export * from './export';
 export * from './infer';
 export * from './infer-arm';
+export * from './batch-infer';
 export * from './analyze';
 export * from './study';
 export * from './doctor';

@@ -2,7 +2,8 @@
  * The infer workflow: an import, or the study arms — each a child workflow (infer-arm.ts) running its shards,
  * all arms sharing one pool of `temporal.max_parallel_activities` lanes.
  */
-import { startChild, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
+import { executeChild, patched, startChild, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
+import { batchInferWorkflow } from './batch-infer';
 import { replicateKey } from '../src/stages/study/replicate-key';
 import type { ArmPlan } from '../src/stages/infer/shards';
 import { emptyTotals } from './arm-totals';
@@ -23,6 +24,15 @@ export async function inferWorkflow(input: StageInput): Promise<InferResult> {
     const imported = await acts.importCorrections(input);
     setStep(p, 'done', 1, 1);
     return { imported };
+  }
+  // The Batch API (docs/batch.md) is a workflow of its own; histories from before it never take this branch.
+  if (input.config.infer.backend === 'openai_batch' && patched('openai-batch')) {
+    const batch = await executeChild(batchInferWorkflow, {
+      workflowId: `${workflowInfo().workflowId}-batch`,
+      args: [input],
+      ...childLabels('infer'),
+    });
+    return { batch };
   }
   return shardedInfer(input, p, acts);
 }

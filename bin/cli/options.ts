@@ -39,6 +39,8 @@ export interface StageFlags {
   indexPath?: string;
   baselineDir?: string;
   import?: string;
+  batchOut?: string;
+  batchIn?: string[];
   retryFailed?: boolean;
   /** `phase5 infer --arm NAME`: one study arm (with --import: the arm the file goes to). */
   arm?: string;
@@ -115,6 +117,11 @@ export function runOptions(given: StageFlags, config: Config): RunOptions {
   if (stage.baselineDir) opts.baselineDir = stage.baselineDir;
   if (stage.noErrorAnalysis || stage.errorAnalysis === false) opts.noErrorAnalysis = true;
   if (stage.import) opts.importFile = stage.import;
+  if (stage.batchOut && stage.batchIn)
+    throw new UsageError('--batch-out and --batch-in exclude each other: write the requests, or import the answers');
+  if ((stage.batchOut || stage.batchIn) && stage.import) throw new UsageError('--import and --batch-out/--batch-in exclude each other');
+  if (stage.batchOut) opts.batchOut = stage.batchOut;
+  if (stage.batchIn?.length) opts.batchIn = stage.batchIn;
   if (stage.retryFailed) opts.retryFailed = true;
   if (stage.arm !== undefined) {
     const arms = allArmNames(config);

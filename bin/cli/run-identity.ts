@@ -78,6 +78,7 @@ export function identityInputs(config: Config, options: RunOptions): Record<stri
     datasets,
     phase2: opts.baselineDir ? fileIdentity(opts.baselineDir) : null,
     importSha256: opts.importFile ? contentSha256(opts.importFile) : null,
+    ...(opts.batchIn ? { batchInSha256: opts.batchIn.map((f) => contentSha256(resolvePath(f))) } : {}),
   };
 }
 

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { describeKinds as describeWith, totalSkips, type Skips } from '../../src/stages/shared/skips';
 import type { StageName } from '../../src/config/schema';
+import { asBatchResult } from './batch-summary';
 import type { BuildResult, ExportResult, InferResult, Phase5Result } from '../../workflows/types';
 
 type Described = StageName | 'run';
@@ -32,6 +33,7 @@ export function describeSkips(stage: Described, result: unknown): string[] {
 /** The stage a workflow type runs (`exportWorkflow` → export, `phase5Workflow` → run), or null. */
 export function stageOfWorkflowType(type: string): Described | null {
   if (type === 'phase5Workflow') return 'run';
+  if (type === 'batchInferWorkflow') return 'infer';
   const m = /^(build|export|infer|analyze)Workflow$/.exec(type);
   return m ? (m[1] as StageName) : null;
 }
@@ -53,7 +55,8 @@ function exportSkips(r: ExportResult): string[] {
 }
 
 function inferSkips(r: InferResult): string[] {
-  if ('imported' in r) return [];
+  // The batch import's summary line already counts what it left out (bin/cli/batch-summary.ts).
+  if ('imported' in r || asBatchResult(r)) return [];
   const lines: string[] = [];
   for (const [arm, c] of Object.entries(r)) {
     const n = totalSkips(c?.skipped);

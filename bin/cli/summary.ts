@@ -3,6 +3,7 @@
  */
 import type { ArmResult, ImportResult } from '../../src/stages/infer/infer';
 import { loadSuffix } from './llm-load';
+import { asBatchResult, batchLines } from './batch-summary';
 import type { ArmsSummary } from '../../analysis/stage';
 import type { AnalyzeResult, BuildResult, InferResult, Phase5Result } from '../../workflows/types';
 import type { ExportResult } from '../../workflows/types';
@@ -43,6 +44,8 @@ function exportLines(r: ExportResult): string[] {
 }
 
 function inferLines(r: InferResult): string[] {
+  const batch = asBatchResult(r);
+  if (batch) return batchLines(batch);
   const imported = 'imported' in r ? (r.imported as ImportResult | undefined) : undefined;
   if (imported && 'imported' in imported) {
     const guard = imported.guard

@@ -127,6 +127,17 @@ export function resolveDecoding(decoding: Decoding | undefined, defaults: { temp
   };
 }
 
+/** The decoding a backend with these options sends. */
+export function backendDecoding(opts: {
+  decoding?: ResolvedDecoding;
+  temperature?: number;
+  maxTokens?: number;
+  extraBody?: Record<string, unknown>;
+}): ResolvedDecoding {
+  const decoding = opts.decoding ?? resolveDecoding(undefined, { temperature: opts.temperature ?? 0, maxTokens: opts.maxTokens ?? 512 });
+  return { ...decoding, extra_body: { ...opts.extraBody, ...decoding.extra_body } };
+}
+
 /** An arm's `decoding` over `infer.decoding`: key by key, `extra_body` key by key too. */
 export function armDecoding(base: Decoding | undefined, over: Decoding | undefined): Decoding | undefined {
   if (!over) return base;

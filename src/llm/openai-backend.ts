@@ -11,7 +11,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import { childLogger } from '../util/log';
 import { missingKeyError } from '../util/worker-setup-error';
 import { readCompletion } from './completion';
-import { resolveDecoding, type ResolvedDecoding } from './decoding';
+import { backendDecoding, type ResolvedDecoding } from './decoding';
 import { EndpointChecks } from './endpoint-checks';
 import { errorBodyFetch } from './error-body';
 import { endpointLimiter, type EndpointLimiter } from './endpoint-limiter';
@@ -121,8 +121,7 @@ export class OpenAiCompatibleBackend implements LlmBackend {
     if (!(Number.isInteger(this.concurrency) && this.concurrency >= 1))
       throw new Error(`openai backend: concurrency must be an integer >= 1, got ${opts.concurrency}`);
     this.policy = { ...DEFAULT_RETRY_POLICY, ...opts.retry };
-    const decoding = opts.decoding ?? resolveDecoding(undefined, { temperature: opts.temperature ?? 0, maxTokens: opts.maxTokens ?? 512 });
-    this.decoding = { ...decoding, extra_body: { ...opts.extraBody, ...decoding.extra_body } };
+    this.decoding = backendDecoding(opts);
     this.timeoutMs = opts.timeoutMs ?? 120_000;
     const adaptive = opts.adaptive ?? true;
     this.limiter = adaptive ? (opts.limiter ?? endpointLimiter(opts.baseUrl, this.concurrency)) : null;
@@ -199,9 +198,12 @@ export class OpenAiCompatibleBackend implements LlmBackend {
       if (opts.signal?.aborted) attemptAbort.abort();
       opts.signal?.addEventListener('abort', forward, { once: true });
       try {
-        const completion = (await this.client.chat.completions.create(body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, {
-          signal: attemptAbort.signal,
-        })) as unknown;
+        const completion = (await this.client.chat.completions.create(
+          body as unknown as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming,
+          {
+            signal: attemptAbort.signal,
+          },
+        )) as unknown;
         const latencyMs = performance.now() - started;
         const parsed = readCompletion(completion, attempts);
         if (parsed instanceof LlmError) {

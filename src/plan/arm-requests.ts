@@ -40,7 +40,7 @@ export function replicatesOf(arm: ArmRun): number {
 /** The completion-token cap of an arm's requests (`infer.openai.max_tokens` / `infer.local.max_tokens`). */
 export function maxTokensOf(arm: ArmRun): number {
   const inf = arm.config.infer;
-  return inf.backend === 'openai' ? inf.openai.max_tokens : inf.local.max_tokens;
+  return inf.backend !== 'local' ? inf.openai.max_tokens : inf.local.max_tokens;
 }
 
 /** The distinct lines infer corrects for an arm, in input order (the runner skips a repeated sample_id). */

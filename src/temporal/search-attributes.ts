@@ -81,7 +81,7 @@ export function runSearchAttributes(labels: RunLabels): SearchAttributePair[] {
 
 /** The memo shown in the UI beside a run: what the config says about corpus, index, models and k. */
 export function runMemo(config: Config, datasets: string[]): Record<string, unknown> {
-  const llm = config.infer.backend === 'openai' ? config.infer.openai.model : config.infer.local.model_path;
+  const llm = config.infer.backend !== 'local' ? config.infer.openai.model : config.infer.local.model_path;
   return {
     corpus_source: config.corpus.source?.type ?? 'openiti',
     corpus_max_sentences: config.corpus.max_sentences,

@@ -32,7 +32,7 @@ describe('cli stage flags', () => {
     const run = longFlags(command('run'));
     const everyStageFlag = [...new Set(STAGE_FLAGS.map((f) => longOf(f.flags)))];
     const left = everyStageFlag.filter((f) => !run.includes(f));
-    expect(left.sort()).to.deep.equal(['--arm', '--import']);
+    expect(left.sort()).to.deep.equal(['--arm', '--batch-in', '--batch-out', '--import']);
     for (const f of STAGE_FLAGS.filter((x) => left.includes(longOf(x.flags)))) expect(f.notInRun, f.flags).to.be.a('string').and.not.empty;
     // Flags `run` lacked before they were shared: the build/export paths and --retry-failed.
     expect(run).to.include.members(['--corpus-path', '--index-path', '--retry-failed', '--force-stage', '--no-error-analysis']);

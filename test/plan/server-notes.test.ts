@@ -32,7 +32,9 @@ describe('plan/server-notes', () => {
     expect(notes('m', { top_p: 1 }, server('vllm', '0.32.0'))).to.deep.equal([
       'arm a (vllm 0.32.0): answers repeat only when the server runs with VLLM_BATCH_INVARIANT=1',
     ]);
-    expect(notes('m', {}, server('llamacpp'))[0]).to.include('cache_prompt is on (the server default)').and.include('top_k is 40 and min_p 0.05');
+    expect(notes('m', {}, server('llamacpp'))[0])
+      .to.include('cache_prompt is on (the server default)')
+      .and.include('top_k is 40 and min_p 0.05');
     expect(notes('m', { extra_body: { cache_prompt: false, top_k: 1 } }, server('llamacpp'))).to.deep.equal([]);
     expect(notes('m', {}, server('ollama'))[0]).to.include('unset top_p is sent as 1');
     expect(notes('m', {}, server('openai'))).to.deep.equal([]);

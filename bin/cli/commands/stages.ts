@@ -4,7 +4,7 @@ import { connectClient, startOrAttach } from '../../../src/temporal/client';
 import { workflowUiLink } from '../../../src/temporal/ui-link';
 import { watchWorkflow } from '../watch';
 import { runWorkflowId, stageWorkflowId } from '../../../workflows/types';
-import { analyzeWorkflow, buildWorkflow, exportWorkflow, inferWorkflow, phase5Workflow } from '../../../workflows';
+import { analyzeWorkflow, batchInferWorkflow, buildWorkflow, exportWorkflow, inferWorkflow, phase5Workflow } from '../../../workflows';
 import type { Config, StageName } from '../../../src/config/schema';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { RunOptions } from '../../../src/stages/shared/types';
@@ -83,7 +83,8 @@ async function startAndFollow(cmd: Command, stage: StageName | 'run'): Promise<v
  */
 function startOptions(config: Config, forced: StageName[], options: RunOptions, run: string, stage: StageName | 'run', again = false) {
   return {
-    force: again || forced.length > 0 || Boolean(options.retryFailed),
+    // Batch files and imports depend on what the corrections hold now: each is a new run.
+    force: again || forced.length > 0 || Boolean(options.retryFailed || options.batchOut || options.batchIn),
     taskQueue: config.temporal.queues.cpu,
     forbiddenValues: collectSecrets(config),
     ...runStartLabels(config, options.datasets, run, stage),
@@ -101,6 +102,11 @@ function startStudy(client: Client, config: Config, run: string, options: RunOpt
   );
 }
 
+/** `phase5 infer` with batch files, or with the Batch API as its backend: the batch workflow (docs/batch.md). */
+function usesBatchWorkflow(config: Config, stage: StageName, options: RunOptions): boolean {
+  return stage === 'infer' && Boolean(options.batchOut || options.batchIn || config.infer.backend === 'openai_batch');
+}
+
 /** Start (or attach to) one stage's workflow, by function reference; `run` is the run key. */
 function startStage(
   client: Client,
@@ -111,7 +117,9 @@ function startStage(
   forced: StageName[],
   again: boolean,
 ) {
-  const workflow: (typeof STAGE_WORKFLOW)[StageName] = STAGE_WORKFLOW[stage];
+  const workflow: (typeof STAGE_WORKFLOW)[StageName] | typeof batchInferWorkflow = usesBatchWorkflow(config, stage, options)
+    ? batchInferWorkflow
+    : STAGE_WORKFLOW[stage];
   return startOrAttach(
     client,
     workflow,
@@ -179,6 +187,18 @@ export const STAGE_FLAGS: readonly { flags: string; description: string; stages:
   {
     flags: '--import <file>',
     description: 'import a corrections.jsonl produced elsewhere (validated line by line)',
+    stages: ['infer'],
+    notInRun: 'an import replaces the infer stage, it is not a step of a study run',
+  },
+  {
+    flags: '--batch-out <dir>',
+    description: 'write every arm × replicate request not yet answered as OpenAI Batch JSONL files in dir (docs/batch.md)',
+    stages: ['infer'],
+    notInRun: 'batch files replace the infer stage, they are not a step of a study run',
+  },
+  {
+    flags: '--batch-in <files...>',
+    description: 'import batch output files (OpenAI Batch API, vLLM run_batch) as corrections (docs/batch.md)',
     stages: ['infer'],
     notInRun: 'an import replaces the infer stage, it is not a step of a study run',
   },

@@ -39,10 +39,28 @@ const OpenAiLlmSchema = z.strictObject({
 });
 
 /** Price of the endpoint per 1M tokens (any currency, the same for both), for the cost per arm in summaries and reports. */
-const PriceSchema = z.strictObject({ input: z.number().nonnegative(), output: z.number().nonnegative() });
+const PriceSchema = z.strictObject({
+  input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  /** The share taken off both prices for requests answered through a Batch API (OpenAI's: 0.5; docs/batch.md). */
+  batch_discount: unitInterval.optional(),
+});
+
+/** Batch files (`phase5 infer --batch-out`, `infer.backend: openai_batch`; docs/batch.md). */
+const BatchSchema = z.strictObject({
+  /** Most request lines in one file (OpenAI's Batch API: 50,000). */
+  max_lines: positiveInt.default(50_000),
+  /** Most bytes in one file (OpenAI's Batch API: 200 MB). */
+  max_bytes: positiveInt.default(200_000_000),
+  /** `openai_batch`: seconds between two looks at a batch's status. */
+  poll_s: z.number().positive().default(30),
+  /** `openai_batch`: the batch's completion window (OpenAI takes "24h"). */
+  completion_window: z.string().min(1).default('24h'),
+});
 
 export const InferSchema = z.strictObject({
-  backend: z.enum(['local', 'openai']).default('local'),
+  /** `openai_batch`: the `openai` endpoint's Files and Batches API instead of its chat completions (docs/batch.md). */
+  backend: z.enum(['local', 'openai', 'openai_batch']).default('local'),
   temperature: z.number().min(0).max(2).default(0),
   /** The study's default decoding (docs/prompts.md#decoding); an arm's `decoding` overrides it key by key. */
   decoding: DecodingSchema.optional(),
@@ -71,4 +89,5 @@ export const InferSchema = z.strictObject({
    */
   shards_per_run: positiveInt.default(1000),
   price: PriceSchema.optional(),
+  batch: BatchSchema.optional(),
 });

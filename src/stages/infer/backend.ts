@@ -10,7 +10,7 @@ import { configuredServer } from '../../llm/servers/kinds';
 
 export function backendConfig(config: Config): BackendConfig {
   const inf = config.infer;
-  if (inf.backend === 'openai') {
+  if (inf.backend !== 'local') {
     return {
       type: 'openai',
       baseUrl: inf.openai.base_url,
@@ -48,11 +48,11 @@ export function backendConfig(config: Config): BackendConfig {
 /** The decoding an arm's requests are sent with (`infer.decoding` over `infer.temperature` and the backend's max_tokens). */
 export function armRequestDecoding(config: Config): ResolvedDecoding {
   const inf = config.infer;
-  const maxTokens = inf.backend === 'openai' ? inf.openai.max_tokens : inf.local.max_tokens;
+  const maxTokens = inf.backend !== 'local' ? inf.openai.max_tokens : inf.local.max_tokens;
   return resolveDecoding(inf.decoding, { temperature: inf.temperature, maxTokens });
 }
 
 /** The model name as the analysis records it: the endpoint's model id, or the GGUF file's name. */
 export function modelName(config: Config): string {
-  return config.infer.backend === 'openai' ? config.infer.openai.model : path.basename(config.infer.local.model_path, '.gguf');
+  return config.infer.backend !== 'local' ? config.infer.openai.model : path.basename(config.infer.local.model_path, '.gguf');
 }

@@ -47,6 +47,7 @@ import type { PlanSelection } from './plan';
 import type { InferOptions, OpenBackend } from './types';
 import { writtenFile, type WrittenFile } from '../shared/written-file';
 import { withArmServer } from './arm-server';
+import type { BatchWorkflowResult } from '../batch/types';
 
 export { assertFailedShare, countFailedRecords, InferFailedError, isOutageFailure, type InferCheckpoint } from './failures';
 export { guardImported, importCorrections, type ImportResult } from './import';
@@ -179,8 +180,8 @@ export function pilotIds(rows: readonly InferenceInputRow[], sample: NonNullable
   return keep;
 }
 
-/** Per arm name (`<arm>#<r>` for replicate r ≥ 1, ../study/replicate-key.ts), its result; or the import. */
-export type InferResult = { imported: ImportResult } | Partial<Record<string, ArmResult>>;
+/** Per arm name (`<arm>#<r>` for replicate r ≥ 1, ../study/replicate-key.ts), its result; or the import; or the batch workflow's (../batch/). */
+export type InferResult = { imported: ImportResult } | { batch: BatchWorkflowResult } | Partial<Record<string, ArmResult>>;
 
 /** Every arm in order, or the import when `importFile` is set. */
 export async function run(options: InferOptions, hooks: StageHooks, openBackend: OpenBackend): Promise<InferResult> {
@@ -255,6 +256,10 @@ export async function correctLines(
   hooks: StageHooks<InferCheckpoint>,
   target: CorrectTarget,
 ): Promise<RunCorrectionsSummary> {
+  if (arm.config.infer.backend === 'openai_batch')
+    throw new UserInputError(
+      `arm "${arm.name}" has infer.backend openai_batch: its lines go through the Batch API (the batch workflow, docs/batch.md), not one request each`,
+    );
   const attemptStarted = Date.now();
   await backend.preflight?.(hooks.signal); // the model is served: one line now, not a failed record per line
   try {

@@ -22,6 +22,10 @@ export interface RunOptions {
   noErrorAnalysis?: boolean;
   /** A corrections.jsonl produced elsewhere, validated and imported instead of running the LLM. */
   importFile?: string;
+  /** `phase5 infer --batch-out DIR`: write the requests as OpenAI Batch files instead of sending them (docs/batch.md). */
+  batchOut?: string;
+  /** `phase5 infer --batch-in FILE…`: import batch output files as corrections (docs/batch.md). */
+  batchIn?: string[];
   /** `phase5 infer --retry-failed`: remove the failed records of the selected lines and correct them again. */
   retryFailed?: boolean;
   /** `phase5 infer --arm NAME`: run only this study arm (with `--import`: the arm the file is imported into). */

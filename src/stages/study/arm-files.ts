@@ -84,7 +84,7 @@ export interface PromptPrefix {
 
 function backendSettings(config: ArmRun['config']): Record<string, unknown> {
   const inf = config.infer;
-  if (inf.backend === 'openai') return { type: 'openai', ...inf.openai, base_url: redactedUrl(inf.openai.base_url) };
+  if (inf.backend !== 'local') return { type: inf.backend, ...inf.openai, base_url: redactedUrl(inf.openai.base_url) };
   return { type: 'local', ...inf.local };
 }
 
