@@ -180,6 +180,7 @@ describe('default config (no study:): outputs byte-identical to before study arm
       'charts',
       'lines.csv.gz',
       'lines.parquet',
+      'paper',
       'provenance.json',
       'report-lines',
       'report.html',

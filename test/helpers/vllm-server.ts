@@ -139,6 +139,7 @@ async function startServer(): Promise<VllmServer> {
   const origin = `http://127.0.0.1:${port}`;
   const args = [...engineArgs(), '--host', '127.0.0.1', '--port', String(port)];
   const { child, log } = spawnVllm('vllm.entrypoints.openai.api_server', args);
+  serverChild = child;
   await waitReady(child, origin, log);
   const version = ((await (await fetch(`${origin}/version`)).json()) as { version: string }).version;
   return {
@@ -154,11 +155,38 @@ async function startServer(): Promise<VllmServer> {
 }
 
 let shared: Promise<VllmServer> | null = null;
+let serverChild: ReturnType<typeof spawnVllm>['child'] | null = null;
+let idleStop: NodeJS.Timeout | null = null;
 
 /** One real vLLM OpenAI server per mocha process, started on first use on a free loopback port, stopped at exit. */
 export function sharedVllmServer(): Promise<VllmServer> {
+  if (idleStop) clearTimeout(idleStop);
+  idleStop = null;
   shared ??= startServer();
   return shared;
+}
+
+/**
+ * A test file is done with the server (its `after` hook): unless the next file asks for it within 30 s, the server
+ * stops, so its engine's CPU goes back to the rest of the suite (a Temporal dev server starting beside an idle
+ * CPU engine on two cores may miss its start window).
+ */
+export function releaseSharedVllmServer(): void {
+  if (!serverChild || idleStop) return;
+  idleStop = setTimeout(() => {
+    idleStop = null;
+    const child = serverChild;
+    serverChild = null;
+    shared = null;
+    if (child?.pid !== undefined) {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
+    }
+  }, 30_000);
+  idleStop.unref();
 }
 
 /** `python -m vllm.entrypoints.openai.run_batch` on the same model; resolves with the exit code and log. */

@@ -8,9 +8,10 @@ import { expect } from 'chai';
 import { OpenAiCompatibleBackend, type LlmError } from '../../src/llm';
 import { EndpointHealthGate, probeEndpoint } from '../../src/llm/endpoint-health';
 import { WorkerSetupError } from '../../src/util/worker-setup-error';
-import { sharedVllmServer, vllmSkipReason, type VllmServer } from '../helpers/vllm-server';
+import { sharedVllmServer, vllmSkipReason, type VllmServer, releaseSharedVllmServer } from '../helpers/vllm-server';
 
 describe('llm: endpoint health, model and context checks against the real vLLM', function () {
+  after(releaseSharedVllmServer);
   this.timeout(20 * 60_000);
   let server: VllmServer;
 

@@ -13,7 +13,7 @@ import { chatRequestBody } from '../../src/llm/request-body';
 import { serverAt } from '../../src/llm/servers/detect';
 import type { ServerInfo } from '../../src/llm/servers/kinds';
 import { LlmError, type CompletionResult } from '../../src/llm/types';
-import { sharedVllmServer, vllmSkipReason, type VllmServer } from '../helpers/vllm-server';
+import { sharedVllmServer, vllmSkipReason, type VllmServer, releaseSharedVllmServer } from '../helpers/vllm-server';
 
 const MESSAGES = [
   { role: 'system' as const, content: 'Correct the OCR errors in the Arabic line. Answer with the line only.' },
@@ -46,6 +46,7 @@ const decode = (d: Decoding) => resolveDecoding(d, { temperature: 0, maxTokens: 
 const message = (x: Exchange) => (x.response.choices as { message: Record<string, unknown> }[])[0].message;
 
 describe('llm: requests as the real vLLM takes them (CPU build, models/vllm-tiny)', function () {
+  after(releaseSharedVllmServer);
   this.timeout(20 * 60_000);
   let vllm: VllmServer;
   let server: ServerInfo;

@@ -12,7 +12,7 @@ import type { CorrectionRecord } from '../../src/llm/records';
 import { runCorrections } from '../../src/llm/runner';
 import { endpointCounter } from '../../src/plan/prompt-tokens';
 import { REPO_ROOT } from '../helpers/shared-data';
-import { runVllmBatch, sharedVllmServer, vllmSkipReason, type VllmServer } from '../helpers/vllm-server';
+import { runVllmBatch, sharedVllmServer, vllmSkipReason, type VllmServer, releaseSharedVllmServer } from '../helpers/vllm-server';
 
 const MESSAGES = [
   { role: 'system' as const, content: 'Correct the OCR errors in the Arabic line. Answer with the line only.' },
@@ -47,6 +47,7 @@ const chat = (server: VllmServer, extra: Record<string, unknown> = {}) =>
   post(server, '/v1/chat/completions', { model: server.model, messages: MESSAGES, max_tokens: 24, ...extra });
 
 describe('llm: the real vLLM server (CPU build, models/vllm-tiny)', function () {
+  after(releaseSharedVllmServer);
   this.timeout(20 * 60_000);
   let server: VllmServer;
   let dir: string;

@@ -17,7 +17,7 @@ import { batchOut } from '../../../src/stages/batch/batch-out';
 import { optionsFrom, run } from '../../../src/stages/infer/infer';
 import { studyPlan } from '../../../src/stages/study/plan';
 import { inferenceInputRecord } from '../../helpers/records';
-import { runVllmBatch, sharedVllmServer, VLLM_MODEL_NAME, vllmSkipReason } from '../../helpers/vllm-server';
+import { runVllmBatch, sharedVllmServer, VLLM_MODEL_NAME, vllmSkipReason, releaseSharedVllmServer } from '../../helpers/vllm-server';
 
 const LINES = ['قال ابو عثمان', 'كتاب الحيوان'];
 const KEPT = [
@@ -88,6 +88,7 @@ const outputsOf = (config: Config) =>
   );
 
 describe('stages/batch: the cluster recipe with the real vLLM run_batch', function () {
+  after(releaseSharedVllmServer);
   this.timeout(3_600_000);
   before(function () {
     const reason = vllmSkipReason();
