@@ -133,11 +133,11 @@ describe('llm: the real vLLM server (CPU build, models/vllm-tiny)', function () 
   it('structured_outputs.json constrains the answer to the schema', async () => {
     const schema = {
       type: 'object',
-      properties: { corrected_text: { type: 'string' } },
+      properties: { corrected_text: { type: 'string', maxLength: 40 } }, // bounded: the tiny model never ends a string
       required: ['corrected_text'],
       additionalProperties: false,
     };
-    const r = await chat(server, { ...THINKING_OFF, max_tokens: 64, structured_outputs: { json: schema } });
+    const r = await chat(server, { ...THINKING_OFF, max_tokens: 256, structured_outputs: { json: schema } });
     const parsed = JSON.parse(r.body.choices![0].message.content!) as Record<string, unknown>;
     expect(Object.keys(parsed)).to.deep.equal(['corrected_text']);
   });
