@@ -16,6 +16,7 @@ import { batchIn } from '../../../src/stages/batch/batch-in';
 import { batchOut } from '../../../src/stages/batch/batch-out';
 import { optionsFrom, run } from '../../../src/stages/infer/infer';
 import { studyPlan } from '../../../src/stages/study/plan';
+import { writeArmDirs } from '../../../src/stages/study/arm-files';
 import { inferenceInputRecord } from '../../helpers/records';
 import { runVllmBatch, sharedVllmServer, VLLM_MODEL_NAME, vllmSkipReason, releaseSharedVllmServer } from '../../helpers/vllm-server';
 
@@ -107,6 +108,7 @@ describe('stages/batch: the cluster recipe with the real vLLM run_batch', functi
 
     const config = studyConfig(server.baseUrl);
     writeInputs(config);
+    await writeArmDirs(studyPlan(config, {}).declared, []); // arm.json per arm, as `phase5 export` leaves it
     const dir = path.join(config.paths.results_dir, 'batch');
     const out = await batchOut(optionsFrom(config, {}), dir, { maxLines: 50_000, maxBytes: 200_000_000 });
     expect(out.files.map((f) => f.lines)).to.deep.equal([2, 2, 2]);
