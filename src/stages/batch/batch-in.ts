@@ -20,15 +20,19 @@ import { jsonAnswerField } from '../../llm/decoding';
 import type { InferOptions } from '../infer/infer';
 import { claimReplicateOutput, replicateKey, replicateRuns } from '../study/replicates';
 import { UserInputError } from '../shared/types';
+import { childLogger } from '../../util/log';
 import { writtenFile } from '../shared/written-file';
 import type { BatchInResult, BatchRunImport } from './types';
 import { readIssued, type IssuedRequest } from './batch-index';
 import { readBatchManifest } from './batch-manifest';
 import { readAnswers, type BatchAnswer } from './batch-outputs';
 import { bodyDigest, lineBody, runRequest } from './batch-request';
+import { batchFailedShare, UnansweredLines } from './batch-share';
 import { BatchTally } from './batch-tally';
 import { doneIds } from './done-ids';
 import { ReplayBackend } from './replay-backend';
+
+const log = childLogger('batch-in');
 
 /** The runs of this invocation by key, and every run's key whatever `--arm` says. */
 function runsByKey(options: InferOptions): Map<string, ArmRun> {
@@ -59,6 +63,7 @@ async function importRun(
   run: ArmRun,
   answers: Map<string, BatchAnswer>,
   tally: BatchTally,
+  unanswered: UnansweredLines,
 ): Promise<BatchRunImport> {
   if (!existsSync(run.input)) throw new UserInputError(`no ${run.input} — run \`phase5 export\` first`);
   const { request, kept } = matchRun(run, answers, await readInferenceInput(run.input), tally);
@@ -67,8 +72,10 @@ async function importRun(
   for (const { row, answer } of kept) {
     const read = readCompletion(answer.body, 1);
     // A body that is no chat completion says nothing about the line (online it is an outage, retried): left out.
-    if (read instanceof LlmError && isOutage(read.reason)) tally.add('error', `${answer.where} ${read.reason}`);
-    else {
+    if (read instanceof LlmError && isOutage(read.reason)) {
+      tally.add('error', `${answer.where} ${read.reason}`);
+      unanswered.add(answer.request, read.reason);
+    } else {
       backend.add(correctionPrompt(run.prompt, row, run.template).messages, read);
       rows.push(row);
     }
@@ -102,14 +109,22 @@ async function importRun(
 }
 
 /** Lines the set asked for that no output answered and their run does not hold. */
-async function countMissing(issued: Map<string, IssuedRequest>, seen: Set<string>, runs: Map<string, ArmRun>, tally: BatchTally) {
+async function countMissing(
+  issued: Map<string, IssuedRequest>,
+  seen: Set<string>,
+  runs: Map<string, ArmRun>,
+  tally: BatchTally,
+  unanswered: UnansweredLines,
+) {
   const done = new Map<string, Set<string>>();
   for (const [id, r] of issued) {
     if (seen.has(id)) continue;
     const run = runs.get(r.run);
     if (!run) continue; // another arm than --arm: not asked for now
     if (!done.has(r.run)) done.set(r.run, await doneIds(run.output, false));
-    if (!done.get(r.run)!.has(r.sampleId)) tally.add('missing', `${r.run}:${r.sampleId}`);
+    if (done.get(r.run)!.has(r.sampleId)) continue;
+    tally.add('missing', `${r.run}:${r.sampleId}`);
+    unanswered.add(r, 'missing');
   }
 }
 
@@ -119,7 +134,8 @@ export async function batchIn(options: InferOptions, files: readonly string[], m
   const { file, manifest } = readBatchManifest(options.config, manifestFile);
   const issued = await readIssued(file, manifest);
   const tally = new BatchTally();
-  const { byRun, seen } = await readAnswers(files, issued, manifest.study, tally);
+  const unanswered = new UnansweredLines();
+  const { byRun, seen } = await readAnswers(files, issued, manifest.study, tally, unanswered);
   const runs = runsByKey(options);
   const out: Record<string, BatchRunImport> = {};
   for (const [key, answers] of byRun) {
@@ -128,9 +144,16 @@ export async function batchIn(options: InferOptions, files: readonly string[], m
       for (const a of answers.values()) tally.add('wrongArm', `${a.where} (run ${key} is not in this run)`);
       continue;
     }
-    out[key] = await importRun(options, run, answers, tally);
+    out[key] = await importRun(options, run, answers, tally, unanswered);
   }
-  await countMissing(issued, seen, runs, tally);
+  await countMissing(issued, seen, runs, tally, unanswered);
   const imported = Object.values(out).reduce((n, r) => n + r.written, 0);
-  return { imported, runs: out, skipped: tally.skips(), summary: tally.line(imported) };
+  const summary = tally.line(imported);
+  // What was imported stays written; a run over infer.max_failed_share fails the stage as online.
+  const overShare = await batchFailedShare(options, runs, issued, unanswered);
+  if (overShare) {
+    log.warn({ imported }, summary);
+    throw overShare;
+  }
+  return { imported, runs: out, skipped: tally.skips(), summary };
 }

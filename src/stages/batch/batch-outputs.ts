@@ -10,6 +10,7 @@ import readline from 'node:readline';
 import { UserInputError } from '../shared/types';
 import type { IssuedRequest } from './batch-index';
 import type { BatchTally } from './batch-tally';
+import type { UnansweredLines } from './batch-share';
 import { parseCustomId } from './custom-id';
 
 interface OutputLine {
@@ -39,6 +40,7 @@ export async function readAnswers(
   issued: Map<string, IssuedRequest>,
   study: string,
   tally: BatchTally,
+  unanswered: UnansweredLines,
 ): Promise<{ byRun: Map<string, Map<string, BatchAnswer>>; seen: Set<string> }> {
   const seen = new Set<string>();
   const byRun = new Map<string, Map<string, BatchAnswer>>();
@@ -65,9 +67,11 @@ export async function readAnswers(
       else {
         seen.add(id);
         const failure = failureOf(v);
-        if (failure) tally.add('error', `${where} ${failure}`);
-        else {
-          const request = issued.get(id)!;
+        const request = issued.get(id)!;
+        if (failure) {
+          tally.add('error', `${where} ${failure}`);
+          unanswered.add(request, failure);
+        } else {
           const run = byRun.get(request.run) ?? new Map<string, BatchAnswer>();
           byRun.set(request.run, run);
           run.set(request.sampleId, { request, body: v.response?.body, where });

@@ -115,16 +115,25 @@ export async function assertFailedShare(options: InferOptions, name: string, out
   assertFailedShareOf(options, name, await countFailedRecords(output, options.datasets));
 }
 
+/** The online remedy: the failed lines are corrected again by `--retry-failed`. */
+export const RETRY_FAILED_REMEDY = 'fix the cause, then `phase5 infer --retry-failed`';
+
 /** assertFailedShare on counts already taken (a merge counts its output once for its result and this check). */
 export function assertFailedShareOf(options: InferOptions, name: string, c: FailedCounts): void {
-  if (c.records === 0 || c.failed / c.records <= options.maxFailedShare) return;
+  const message = failedShareMessage(options, name, c, RETRY_FAILED_REMEDY);
+  if (message) throw new InferFailedError(message);
+}
+
+/** The InferFailedError message for counts over `max_failed_share` (null when within it), ending with `remedy`. */
+export function failedShareMessage(options: InferOptions, name: string, c: FailedCounts, remedy: string): string | null {
+  if (c.records === 0 || c.failed / c.records <= options.maxFailedShare) return null;
   const pct = (x: number) => `${Number((x * 100).toFixed(1))}%`;
   const reasons = Object.entries(c.byReason)
     .sort((a, b) => b[1] - a[1])
     .map(([r, n]) => `${n} ${r}`)
     .join(', ');
-  throw new InferFailedError(
+  return (
     `infer ${name}: ${c.failed} of ${c.records} lines failed (${pct(c.failed / c.records)}, over infer.max_failed_share ${pct(options.maxFailedShare)}): ` +
-      `${reasons} — first: ${c.first}; fix the cause, then \`phase5 infer --retry-failed\``,
+    `${reasons} — first: ${c.first}; ${remedy}`
   );
 }

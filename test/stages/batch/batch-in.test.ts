@@ -2,7 +2,8 @@
  * `--batch-out` then `--batch-in` (src/stages/batch/): the requests are the ones infer sends online (the simulated
  * box records both), the records made from the batch answers equal the online run's (latency aside), and each
  * kind of bad output — a truncated file, a line of another study, a duplicate custom_id, an error line, an arm
- * whose request changed — is counted in one line while the good lines are all imported.
+ * whose request changed — is counted in one line while the good lines are all imported. A run whose failed, error
+ * and missing lines are over `infer.max_failed_share` fails as the online stage does, its imported lines kept.
  */
 import { expect } from 'chai';
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { createBackend } from '../../../src/llm';
 import { optionsFrom, run } from '../../../src/stages/infer/infer';
 import { batchIn } from '../../../src/stages/batch/batch-in';
 import { batchOut } from '../../../src/stages/batch/batch-out';
+import { InferFailedError } from '../../../src/stages/infer/failures';
 import { studyPlan } from '../../../src/stages/study/plan';
 import { answerAll, forwardTo, outputLine } from '../../helpers/batch-answer';
 import { inferenceInputRecord } from '../../helpers/records';
@@ -189,5 +191,45 @@ describe('stages/batch: --batch-out and --batch-in', function () {
       ['zs.r1.0000.jsonl', 1],
       ['ragarm.r0.0000.jsonl', 5],
     ]);
+  });
+  it('a run over infer.max_failed_share fails as online, naming the run, its counts and --batch-out; under it passes', async () => {
+    const config = studyConfig(sim.url, mkdtempSync(path.join(os.tmpdir(), 'batch-share-')));
+    writeInputs(config);
+    const dir = path.join(config.paths.results_dir, 'batch');
+    await batchOut(optionsFrom(config, {}), dir, { maxLines: 100, maxBytes: 1 << 20 });
+    const [zs0, zs1, rag] = await answerSet(dir, sim);
+    const lines = (f: string) => readFileSync(f, 'utf8').split('\n').filter(Boolean);
+    // zs r0: two answers held back (missing) besides the truncated حتى: 3 of 5 failed, over 50%.
+    const z0 = lines(zs0);
+    const held = path.join(dir, 'held.out');
+    writeFileSync(held, [z0[0], z0[1]].join('\n') + '\n');
+    writeFileSync(zs0, z0.slice(2).join('\n') + '\n');
+    // zs r1: one error line besides the truncated حتى: 2 of 5, within the share.
+    const z1 = lines(zs1);
+    const id1 = (JSON.parse(z1[0]) as { custom_id: string }).custom_id;
+    writeFileSync(zs1, [outputLine(id1, null, { code: 'server_error', message: 'boom' }).trim(), ...z1.slice(1)].join('\n') + '\n');
+    const err = await batchIn(optionsFrom(config, {}), [zs0, zs1, rag]).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(InferFailedError);
+    expect((err as Error).message).to.equal(
+      'infer zs: 3 of 5 lines failed (60%, over infer.max_failed_share 50%): 2 missing, 1 truncated — first: حتى: truncated — the answer was cut at max_tokens ' +
+        '(finish_reason "length", 1 completion tokens) — raise decoding.max_tokens; ' +
+        'fix the cause, then `phase5 infer --batch-out DIR` asks for the lines without a record again ' +
+        '(lines already corrected are left out; `--retry-failed` asks for the failed ones too)',
+    );
+    // The imported lines stay written, every run's.
+    const got = records(config.paths.results_dir);
+    const count = (file: string) => [...got.keys()].filter((k) => k.startsWith(`${file}:`)).length;
+    expect([
+      count('arms/zs/corrections.jsonl'),
+      count('arms/zs/replicates/1/corrections.jsonl'),
+      count('arms/ragarm/corrections.jsonl'),
+    ]).to.deep.equal([3, 4, 5]);
+    // The held-back answers imported: zs has 1 failed of 5 and zs#1 (its error line missing now) 2 of 5 — within it.
+    const result = await batchIn(optionsFrom(config, {}), [held]);
+    expect(result.summary).to.equal(`batch-in: 2 line(s) imported; left out: 1 missing from the outputs (zs#1:${IDS[0]})`);
+    expect(result.runs.zs.written).to.equal(2);
   });
 });
