@@ -64,7 +64,10 @@ export interface PlanReport {
 }
 
 /** One token counter per endpoint (base URL and model) the arms use; the local backend gets the estimate. */
-async function counters(arms: ArmRun[], firstPrompt: (arm: ArmRun) => Promise<ReturnType<typeof correctionPrompt>['messages'] | null>) {
+export async function counters(
+  arms: ArmRun[],
+  firstPrompt: (arm: ArmRun) => Promise<ReturnType<typeof correctionPrompt>['messages'] | null>,
+) {
   const byKey = new Map<string, TokenCounter>();
   const notes: string[] = [];
   for (const arm of arms) {
@@ -96,20 +99,24 @@ function armCost(arm: ArmRun, r: ArmRequests): number | null {
   return price ? (r.prompt_tokens * price.input + r.max_completion_tokens * price.output) / 1e6 : null;
 }
 
+/** Without the export of every selected arm, run it first, in this process; true when it ran. */
+export async function exportFirst(config: Config, cli: RunOptions, log: (line: string) => void): Promise<boolean> {
+  const study = studyPlan(config, cli);
+  if (!inferOptionsFrom(config, cli, false, study).arms.some((a) => !existsSync(a.input))) return false;
+  log('no export yet: running it first (CPU only: retrieval, no LLM call)');
+  let shown = 0;
+  const onProgress = (done: number, total: number) => {
+    if (done === total || done - shown >= Math.max(1, Math.ceil(total / 10))) log(`export: ${(shown = done)}/${total} shards`);
+  };
+  await runExport(exportOptionsFrom(config, cli, false, study), { onProgress }, openExportRetriever);
+  return true;
+}
+
 export async function computePlan(config: Config, cli: RunOptions, flags: PlanFlags = {}): Promise<PlanReport> {
   const log = flags.log ?? (() => undefined);
   const study = studyPlan(config, cli);
   const inferOptions = inferOptionsFrom(config, cli, false, study);
-  let exported = false;
-  if (inferOptions.arms.some((a) => !existsSync(a.input))) {
-    log('no export yet: running it first (CPU only: retrieval, no LLM call)');
-    let shown = 0;
-    const onProgress = (done: number, total: number) => {
-      if (done === total || done - shown >= Math.max(1, Math.ceil(total / 10))) log(`export: ${(shown = done)}/${total} shards`);
-    };
-    await runExport(exportOptionsFrom(config, cli, false, study), { onProgress }, openExportRetriever);
-    exported = true;
-  }
+  const exported = await exportFirst(config, cli, log);
   const rowsOf = new Map<string, InferenceInputRow[]>();
   const firstPrompt = async (arm: ArmRun) => {
     const rows = await armRows(arm, inferOptions);

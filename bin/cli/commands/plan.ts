@@ -1,13 +1,16 @@
 /**
  * `phase5 plan`: requests, tokens, time, cost and the detectable effect of a run before its first correction
- * (docs/plan.md); `--freeze` writes the analysis plan, hashed, into the results dir (plan.lock.json).
+ * (docs/plan.md); `--freeze` writes the analysis plan, hashed, into the results dir (plan.lock.json); `--batch`
+ * shows the batch files `phase5 infer --batch-out` would write and their cost at the batch price (docs/batch.md).
  */
 import type { Command } from 'commander';
 import { resolveConfig, runOptions, UsageError, type GlobalFlags, type StageFlags } from '../options';
 import { computePlan, type PlanReport } from '../plan';
+import { batchPlanLines, computeBatchPlan } from '../plan-batch';
 import { freezePlan } from '../plan-lock';
 
-type PlanCommandFlags = GlobalFlags & StageFlags & { linesPerS?: string; targetMde?: string; probe?: boolean; freeze?: boolean };
+type PlanCommandFlags = GlobalFlags &
+  StageFlags & { linesPerS?: string; targetMde?: string; probe?: boolean; freeze?: boolean; batch?: boolean };
 
 function positive(flag: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
@@ -64,11 +67,20 @@ export function registerPlanCommand(program: Command): void {
     .option('--lines-per-s <x>', 'the endpoint serves this many lines per second (instead of the throughput probe)')
     .option('--no-probe', 'no throughput probe: time unknown unless --lines-per-s')
     .option('--target-mde <x>', 'a detectable |ΔCER| to reach (CER fraction, e.g. 0.005): lines needed per dataset')
+    .option('--batch', 'the batch files `infer --batch-out` would write per arm × replicate: files, lines, bytes, cost at the batch price')
+    .option('--retry-failed', 'with --batch: the failed lines asked for again, as `infer --batch-out --retry-failed` does')
     .option('--freeze', 'write plan.lock.json (the analysis plan, hashed) into the results dir and print its sha256')
     .action(async (_opts, cmd: Command) => {
       const flags = cmd.optsWithGlobals<PlanCommandFlags>();
       const { config } = resolveConfig(flags, flags);
       const options = runOptions(flags, config);
+      if (flags.batch) {
+        if (flags.freeze) throw new UsageError('--batch and --freeze exclude each other');
+        const batch = await computeBatchPlan(config, options, flags.json ? () => undefined : (line) => console.error(line));
+        if (flags.json) console.log(JSON.stringify(batch, null, 2));
+        else for (const line of batchPlanLines(batch)) console.log(line);
+        return;
+      }
       const report = await computePlan(config, options, {
         linesPerS: positive('--lines-per-s', flags.linesPerS),
         targetMde: positive('--target-mde', flags.targetMde),

@@ -14,18 +14,13 @@ import { selectRows, type InferOptions } from '../infer/infer';
 import { replicateRuns } from '../study/replicates';
 import { UserInputError } from '../shared/types';
 import { BATCH_FORMAT, BATCH_MANIFEST, studyId, writeBatchManifest, type BatchFileEntry, type BatchManifest } from './batch-manifest';
-import { BATCH_URL, lineBody, runRequest, type BatchInputLine } from './batch-request';
-import { formatCustomId } from './custom-id';
+import { BatchParts, partFile, type BatchLimits } from './batch-parts';
+import { BATCH_URL, inputLine, runRequest } from './batch-request';
 import type { BatchOutResult } from './types';
 import { doneIds } from './done-ids';
 
-export interface BatchLimits {
-  maxLines: number;
-  maxBytes: number;
-}
-
 /** One run's lines to ask for: the selection, first of each sample_id, minus those with a record. */
-async function pendingRows(options: InferOptions, run: ArmRun): Promise<{ rows: InferenceInputRow[]; done: number }> {
+export async function pendingRows(options: InferOptions, run: ArmRun): Promise<{ rows: InferenceInputRow[]; done: number }> {
   if (!existsSync(run.input)) throw new UserInputError(`no ${run.input} — run \`phase5 export\` first`);
   const done = await doneIds(run.output, options.retryFailed);
   const seen = new Set<string>();
@@ -40,38 +35,38 @@ async function pendingRows(options: InferOptions, run: ArmRun): Promise<{ rows: 
   return { rows, done: skipped };
 }
 
-/** A series of part files, each closed at the line or byte limit. */
+/** The runs a batch set asks for: every replicate of every LLM arm (a non-LLM arm, docs/correctors.md, sends none). */
+export function batchRuns(options: InferOptions): ArmRun[] {
+  return options.arms.filter((arm) => !arm.corrector).flatMap((arm) => replicateRuns(arm));
+}
+
+/** A series of part files, cut as ./batch-parts.ts says. */
 class PartWriter {
   private fd: number | null = null;
-  private part = 0;
-  private lines = 0;
-  private bytes = 0;
-  readonly names: { file: string; lines: number; bytes: number }[] = [];
+  private readonly parts: BatchParts;
 
   constructor(
     private readonly dir: string,
-    private readonly stem: string,
-    private readonly limits: BatchLimits,
-  ) {}
+    private readonly run: ArmRun,
+    limits: BatchLimits,
+  ) {
+    this.parts = new BatchParts(limits);
+  }
 
   write(line: string): void {
-    const size = Buffer.byteLength(line, 'utf8');
-    if (size > this.limits.maxBytes)
-      throw new UserInputError(`a batch request of ${size} bytes is over infer.batch.max_bytes (${this.limits.maxBytes})`);
-    if (this.fd !== null && (this.lines >= this.limits.maxLines || this.bytes + size > this.limits.maxBytes)) this.close();
-    if (this.fd === null) {
-      const file = `${this.stem}.${String(this.part++).padStart(4, '0')}.jsonl`;
-      this.fd = openSync(path.join(this.dir, file), 'w');
-      this.names.push({ file, lines: 0, bytes: 0 });
-      this.lines = 0;
-      this.bytes = 0;
+    if (this.parts.add(Buffer.byteLength(line, 'utf8'))) {
+      this.close();
+      this.fd = openSync(path.join(this.dir, this.file(this.parts.parts.length - 1)), 'w');
     }
-    writeSync(this.fd, line);
-    this.lines++;
-    this.bytes += size;
-    const last = this.names[this.names.length - 1];
-    last.lines = this.lines;
-    last.bytes = this.bytes;
+    writeSync(this.fd!, line);
+  }
+
+  private file(part: number): string {
+    return partFile(this.run.name, this.run.replicate ?? 0, part);
+  }
+
+  get names(): { file: string; lines: number; bytes: number }[] {
+    return this.parts.parts.map((p, i) => ({ file: this.file(i), ...p }));
   }
 
   close(): void {
@@ -85,13 +80,9 @@ async function writeRun(options: InferOptions, run: ArmRun, dir: string, study: 
   const request = runRequest(run);
   const { rows, done } = await pendingRows(options, run);
   const replicate = run.replicate ?? 0;
-  const writer = new PartWriter(dir, `${run.name}.r${replicate}`, limits);
+  const writer = new PartWriter(dir, run, limits);
   try {
-    for (const row of rows) {
-      const custom_id = formatCustomId({ study, arm: run.name, replicate, dataset: row.dataset, sampleId: row.sample_id });
-      const line: BatchInputLine = { custom_id, method: 'POST', url: BATCH_URL, body: lineBody(run, request, row) };
-      writer.write(JSON.stringify(line) + '\n');
-    }
+    for (const row of rows) writer.write(inputLine(study, run, request, row));
   } finally {
     writer.close();
   }
@@ -124,13 +115,10 @@ export async function batchOut(options: InferOptions, dir: string, limits: Batch
   removeEarlierSet(dir);
   const files: BatchFileEntry[] = [];
   let alreadyDone = 0;
-  for (const arm of options.arms) {
-    if (arm.corrector) continue; // a non-LLM arm (docs/correctors.md) sends no request
-    for (const run of replicateRuns(arm)) {
-      const out = await writeRun(options, run, dir, study, limits);
-      files.push(...out.files);
-      alreadyDone += out.done;
-    }
+  for (const run of batchRuns(options)) {
+    const out = await writeRun(options, run, dir, study, limits);
+    files.push(...out.files);
+    alreadyDone += out.done;
   }
   const manifest: BatchManifest = {
     format: BATCH_FORMAT,

@@ -14,6 +14,7 @@ import type { ResolvedDecoding } from '../../llm/decoding';
 import { sha256Text } from '../../util/hash';
 import type { ArmRun } from '../study/arms';
 import { UserInputError } from '../shared/types';
+import { formatCustomId } from './custom-id';
 
 export const BATCH_URL = '/v1/chat/completions';
 
@@ -52,4 +53,12 @@ export function lineBody(run: ArmRun, request: RunRequest, row: InferenceInputRo
 /** A short digest of a body (what a batch output's answer is checked against at import). */
 export function bodyDigest(body: Record<string, unknown>): string {
   return sha256Text(JSON.stringify(body)).slice(0, 24);
+}
+
+/** One line of a batch input file, newline included, as `--batch-out` writes it. */
+export function inputLine(study: string, run: ArmRun, request: RunRequest, row: InferenceInputRow): string {
+  const replicate = run.replicate ?? 0;
+  const custom_id = formatCustomId({ study, arm: run.name, replicate, dataset: row.dataset, sampleId: row.sample_id });
+  const line: BatchInputLine = { custom_id, method: 'POST', url: BATCH_URL, body: lineBody(run, request, row) };
+  return JSON.stringify(line) + '\n';
 }
