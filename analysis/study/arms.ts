@@ -36,6 +36,7 @@ import { lockedContrasts, planCheck } from '../plan/check';
 import { servedModelsWarning } from '../inputs/served-models';
 import { resolveNormalization } from '../../src/text/profiles';
 import { writeTidyLines } from '../tidy';
+import { probeLineScores } from '../probe/line-scores';
 import { DEFAULT_MAX_FAILED_SHARE, failedLines, failedShareReason } from '../score/failed-share';
 
 export type { BandCounts, GuardRates } from './counts';
@@ -118,7 +119,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   };
   if (options.write !== false) {
     analysis.files = writeArms(resultsDir, analysis, options.defaultArms === undefined);
-    const tidy = { arms, aligned, rows, replicateRows, scopes, profiles: profileList, scores };
+    const tidy = { arms, aligned, rows, replicateRows, scopes, profiles: profileList, scores, probe: await probeLineScores(resultsDir) };
     analysis.files.push(...(await writeTidyLines(resultsDir, tidy, analysis.generated_at)));
   }
   return analysis;
