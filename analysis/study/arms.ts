@@ -36,6 +36,7 @@ import { lockedContrasts, planCheck } from '../plan/check';
 import { servedModelsWarning } from '../inputs/served-models';
 import { resolveNormalization } from '../../src/text/profiles';
 import { writeTidyLines } from '../tidy';
+import { probeLineScores } from '../probe/line-scores';
 import { DEFAULT_MAX_FAILED_SHARE, failedLines, failedShareReason } from '../score/failed-share';
 
 export type { BandCounts, GuardRates } from './counts';
@@ -70,8 +71,10 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   const baseRows = rows.get(base.info.name)!;
   warnGoldMismatch(arms, rows, baseRows, base, warnings);
   fillWarnings(aligned, warnings);
+  const probe = await probeLineScores(resultsDir);
   const when = await armsWhen({
     arms,
+    probe,
     lines: aligned.lines,
     rows,
     baseline: base.info.name,
@@ -118,7 +121,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   };
   if (options.write !== false) {
     analysis.files = writeArms(resultsDir, analysis, options.defaultArms === undefined);
-    const tidy = { arms, aligned, rows, replicateRows, scopes, profiles: profileList, scores };
+    const tidy = { arms, aligned, rows, replicateRows, scopes, profiles: profileList, scores, probe };
     analysis.files.push(...(await writeTidyLines(resultsDir, tidy, analysis.generated_at)));
   }
   return analysis;

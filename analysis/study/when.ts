@@ -4,7 +4,8 @@
  *    block-bootstrap CI and permutation p — for arms whose records carry a guard decision;
  *  - ΔCER vs the baseline by top-1 retrieval score band (the arm's own inference_input.jsonl scores), with
  *    CIs: "do higher-similarity retrievals lead to better corrections?" for every arm that retrieves;
- *  - error classes: fixed / introduced OCR errors per Arabic-aware category (analysis/score/error-changes.ts).
+ *  - error classes: fixed / introduced OCR errors per Arabic-aware category (analysis/score/error-changes.ts);
+ *  - when the memorisation probe ran: ΔCER vs the baseline on memorised and not-memorised lines (./when-memorisation.ts).
  */
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
@@ -19,6 +20,8 @@ import { lineKey } from '../inputs/records';
 import { anchoredErrors, compareErrors, ERROR_CATEGORIES, type AnchoredError, type ErrorCategory } from '../score/error-changes';
 import type { ScoreBucket } from '../score/bands';
 import { scoreBands, type ScoreBand } from '../stats/score-bands';
+import type { ProbeLineScores } from '../probe/line-scores';
+import { memorisationSplit, type MemorisationSplit } from './when-memorisation';
 
 export type { ScoreBand };
 
@@ -31,6 +34,11 @@ export interface ArmWhen {
   no_score_lines: number;
   /** OCR errors fixed and errors introduced per category (texts in scoring form), all datasets. */
   error_classes: Record<ErrorCategory, { fixed: number; introduced: number; net_fixed: number }>;
+  /**
+   * Only when the probe ran: vs the baseline on memorised / not-memorised lines; null for the baseline and arms
+   * whose model the probe holds no score of.
+   */
+  by_memorisation?: MemorisationSplit | null;
 }
 
 /** The scored line fields this file reads. */
@@ -52,6 +60,8 @@ export interface WhenInput {
   resultsDir: string;
   datasets: string[];
   sampleIds: string[];
+  /** The memorisation probe's per-line scores; null or absent when no probe ran. */
+  probe?: ProbeLineScores | null;
 }
 
 export async function armsWhen(input: WhenInput): Promise<Map<string, ArmWhen>> {
@@ -72,9 +82,19 @@ export async function armsWhen(input: WhenInput): Promise<Map<string, ArmWhen>> 
       by_score_band: top1 && name !== input.baseline ? armScoreBands(name, rows, baseRows, top1, pooled, input.settings) : null,
       no_score_lines: top1 ? top1.filter((x) => x === null).length : rows.length,
       error_classes: classes.get(name)!,
+      ...(input.probe ? { by_memorisation: name === input.baseline ? null : armMemorisation(input, arm, rows, baseRows, pooled) } : {}),
     });
   }
   return out;
+}
+
+/** The arm's ΔCER vs the baseline split by the probe's `memorised`. */
+function armMemorisation(input: WhenInput, arm: LoadedArm, rows: RowView[], baseRows: RowView[], pooled: Scope): MemorisationSplit | null {
+  const ce = (r: RowView[]) => Float64Array.from(r, (x) => x.ce);
+  const { datasets, sampleIds } = input;
+  const ref = Float64Array.from(rows, (r) => r.ref_chars);
+  const x = { name: arm.info.name, model: arm.info.model, ref, reference: ce(baseRows), arm: ce(rows), datasets, sampleIds };
+  return memorisationSplit(x, input.probe!, pooled, input.settings);
 }
 
 /** Unguarded edits: the raw output after cleaning (a failed or empty one scores as the OCR text, like the guarded). */

@@ -4,7 +4,8 @@
  * analysis's (analysis/score/arm-line.ts): a failed or missing line scores as its OCR text, so for every arm
  * Σ cer_edits / Σ gold_chars is arms.json's `cer` before rounding. Per normalisation profile the four counts
  * repeat with the profile's name as a suffix (`cer_edits_nfc`, …); the unsuffixed ones are the primary profile's.
- * The last columns are the MER denominators, so cMER and the preference score follow from the table too.
+ * Then the MER denominators, so cMER and the preference score follow from the table too; when the memorisation probe
+ * ran, its per-line score last.
  */
 import type { ScoreBucket } from '../score/bands';
 
@@ -45,6 +46,12 @@ export interface TidyRow {
   cmer_total: number;
   wmer_total: number;
   ocr_cmer_total: number;
+  /**
+   * The probe's continuation CER of the line's gold (analysis/probe/line-scores.ts) for the arm's model, and whether it
+   * counts as memorised (CER ≤ probe.verbatim_cer); null for a line not probed. Columns only when a probe ran.
+   */
+  memorisation_cer?: number | null;
+  memorised?: boolean | null;
 }
 
 export const COUNT_NAMES = ['cer_edits', 'gold_chars', 'wer_edits', 'gold_words'] as const;
@@ -52,7 +59,7 @@ export const COUNT_NAMES = ['cer_edits', 'gold_chars', 'wer_edits', 'gold_words'
 type ColumnType = 'STRING' | 'INT32' | 'DOUBLE' | 'BOOLEAN';
 
 /** Column name, parquet type and how to read it from a row, in table order. */
-export function tidyColumns(profiles: readonly string[]): { name: string; type: ColumnType; of: (r: TidyRow) => unknown }[] {
+export function tidyColumns(profiles: readonly string[], probe = false): { name: string; type: ColumnType; of: (r: TidyRow) => unknown }[] {
   const field = (name: keyof TidyRow, type: ColumnType) => ({ name, type, of: (r: TidyRow) => r[name] });
   const count = (name: string) => ({ name, type: 'INT32' as const, of: (r: TidyRow) => r.counts[name] });
   return [
@@ -83,5 +90,6 @@ export function tidyColumns(profiles: readonly string[]): { name: string; type: 
     field('cmer_total', 'INT32'),
     field('wmer_total', 'INT32'),
     field('ocr_cmer_total', 'INT32'),
+    ...(probe ? [field('memorisation_cer', 'DOUBLE'), field('memorised', 'BOOLEAN')] : []),
   ];
 }

@@ -14,10 +14,16 @@ export async function writeTidyLines(resultsDir: string, input: TidyInput, gener
   mkdirSync(dir, { recursive: true });
   const rows = await tidyRows(input);
   const profiles = input.profiles.map((p) => p.name);
-  const files = await writeTidyFiles(dir, rows, profiles, {
-    primary_profile: profiles[0],
-    profiles: profiles.join(','),
-    generated_at: generatedAt,
-  });
+  const files = await writeTidyFiles(
+    dir,
+    rows,
+    profiles,
+    {
+      primary_profile: profiles[0],
+      profiles: profiles.join(','),
+      generated_at: generatedAt,
+    },
+    input.probe != null,
+  );
   return files.map((f) => `study/${f}`);
 }

@@ -16,6 +16,7 @@ import { failureKind } from '../score/failed-line';
 import { COUNT_NAMES, type TidyRow } from './columns';
 import { lineContexts, type LineContext } from './context';
 import { lineKey } from '../inputs/records';
+import type { LineProbeScore, ProbeLineScores } from '../probe/line-scores';
 
 export interface TidyInput {
   arms: LoadedArm[];
@@ -28,6 +29,8 @@ export interface TidyInput {
   profiles: NormalizationProfile[];
   /** Every line list's counts under `profiles`, in that order. */
   scores: ProfileScores;
+  /** The memorisation probe's per-line scores (analysis/probe/line-scores.ts); null or absent when no probe ran. */
+  probe?: ProbeLineScores | null;
 }
 
 const NO_CONTEXT: LineContext = { top_score: null, gold_in_context: null, hit_provenance: null };
@@ -62,10 +65,18 @@ function* rowsOf(input: TidyInput, contexts: Array<Map<string, LineContext> | nu
       const list = replicate === 0 ? name : replicateName(name, replicate);
       const lines = aligned.lines.get(list)!;
       const scores = input.scores.get(list)!;
-      for (let i = 0; i < lines.length; i++)
-        yield tidyRow(countKeys, arm, replicate, lines[i], scored[i], i, cluster[i], scores, contexts[a]);
+      const probed = input.probe ? (input.probe.get(arm.info.model ?? '') ?? new Map<string, LineProbeScore>()) : null;
+      for (let i = 0; i < lines.length; i++) {
+        const row = tidyRow(countKeys, arm, replicate, lines[i], scored[i], i, cluster[i], scores, contexts[a]);
+        yield probed ? withProbe(row, probed.get(lineKey(row.dataset, row.sample_id))) : row;
+      }
     }
   }
+}
+
+/** The row with the probe's score of its line (null when the arm's model did not probe the line). */
+function withProbe(row: TidyRow, score: LineProbeScore | undefined): TidyRow {
+  return { ...row, memorisation_cer: score?.cer ?? null, memorised: score?.memorised ?? null };
 }
 
 /** One line of one replicate of an arm, with its counts under every profile. */

@@ -28,8 +28,8 @@ const GROUP_ROWS = [1000, 100000] as const;
 const TEXT_COLUMNS = new Set(['ocr_text', 'gold_text', 'corrected_text', 'error']);
 
 /** Column name → values, in table order. */
-export function tidyColumnData(rows: readonly TidyRow[], profiles: readonly string[]) {
-  return tidyColumns(profiles).map((c) => ({
+export function tidyColumnData(rows: readonly TidyRow[], profiles: readonly string[], probe = false) {
+  return tidyColumns(profiles, probe).map((c) => ({
     name: c.name,
     type: c.type,
     data: rows.map(c.of),
@@ -52,12 +52,13 @@ function* groups(rows: Iterable<TidyRow>): Generator<TidyRow[]> {
   if (group.length > 0 || !any) yield group;
 }
 
-/** Write both files into `dir`; `meta` goes into the Parquet key-value metadata. */
+/** Write both files into `dir`; `meta` goes into the Parquet key-value metadata; `probe`: with the probe columns. */
 export async function writeTidyFiles(
   dir: string,
   rows: Iterable<TidyRow>,
   profiles: readonly string[],
   meta: Record<string, string>,
+  probe = false,
 ): Promise<string[]> {
   const [parquet, csv] = [`${dir}/lines.parquet`, `${dir}/lines.csv.gz`];
   const tmp = (f: string) => `${f}.tmp-${process.pid}`;
@@ -68,7 +69,7 @@ export async function writeTidyFiles(
   let pq: ParquetWriter | null = null;
   let header = true;
   for (const group of groups(rows)) {
-    const columnData = tidyColumnData(group, profiles);
+    const columnData = tidyColumnData(group, profiles, probe);
     pq ??= new ParquetWriter({
       writer: fileWriter(tmp(parquet)),
       schema: schemaFromColumnData({ columnData }),

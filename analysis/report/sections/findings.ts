@@ -1,7 +1,8 @@
 /**
  * The findings that lead the report's Arms section: the planned contrasts (one Holm family) with their
  * block-bootstrap CIs, permutation p and detectable effect, the method in one paragraph, and per arm the
- * guard effect, ΔCER by top-1 retrieval score band and the error classes fixed / introduced.
+ * guard effect, ΔCER by top-1 retrieval score band, by memorisation (when the probe ran) and the error classes
+ * fixed / introduced.
  */
 import type { ArmsAnalysis } from '../../study/arms';
 import type { ContrastResult } from '../../study/measure-contrasts';
@@ -9,6 +10,7 @@ import { ciOr, dash, emptyCellNote, labelledTable, mdeOr, ppF, type Block } from
 import { DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS } from '../../stats/bootstrap';
 import { ERROR_CATEGORIES } from '../../score/error-changes';
 import { SCORE_BUCKETS } from '../../score/bands';
+import { memorisationSplitTable } from './when-memorisation';
 
 const pF = (p: number | null | undefined) => (p === null || p === undefined ? dash : p < 0.0001 ? '<0.0001' : p.toFixed(4));
 const mdeF = (x: number | null | undefined) => (x === null || x === undefined ? dash : `${(x * 100).toFixed(2)} pp`);
@@ -187,5 +189,5 @@ export function findingsBlocks(a: ArmsAnalysis): Block[] {
 }
 
 export function whenBlocks(a: ArmsAnalysis): Block[] {
-  return [...macroTable(a), ...guardEffectTable(a), ...scoreBandTable(a), ...errorClassTable(a)];
+  return [...macroTable(a), ...guardEffectTable(a), ...scoreBandTable(a), ...memorisationSplitTable(a), ...errorClassTable(a)];
 }
