@@ -32,6 +32,8 @@ export interface ScoreFilesOptions {
   normalization?: NormalizationConfig;
   bootstrap?: { iterations?: number; seed?: number };
   minClusters?: number;
+  /** `analysis.primary_metric`: the planned contrasts in ΔCER (default) or ΔcMER. */
+  primaryMetric?: 'cer' | 'cmer';
   report?: boolean;
   /** One line per step, with what it counted. */
   onStep?: (line: string) => void;
@@ -84,6 +86,7 @@ export async function scoreFiles(o: ScoreFilesOptions): Promise<ScoreFilesResult
     normalization: o.normalization ?? null,
     bootstrap: o.bootstrap,
     ...(o.minClusters !== undefined ? { minClusters: o.minClusters } : {}),
+    ...(o.primaryMetric ? { primaryMetric: o.primaryMetric } : {}),
     ...(hipe ? { clusters: { blockLines: 1 } } : {}),
   });
   analysis.warnings.unshift(...notes.warnings, ...warnings);

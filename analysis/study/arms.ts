@@ -104,6 +104,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     schema: ARMS_SCHEMA_ID,
     generated_at: options.generatedAt ?? new Date(Math.floor(Math.max(...arms.map((a) => a.mtimeMs)))).toISOString(),
     baseline: base.info.name,
+    primary_metric: settings.primaryMetric,
     datasets,
     methods: methodsNote(settings),
     clusters: Object.fromEntries(datasets.map((ds) => [ds, { method: clusterMethod(settings.clusters, ds), clusters: clusterNote[ds] }])),
@@ -141,7 +142,8 @@ function armContrasts(
   );
   const edits = new Map(arms.map((a): [string, ArmEdits] => [a.info.name, armEdits(rows.get(a.info.name)!, a.info.upper_bound)]));
   const confirmatory = options.planLock ? { confirmatory: lockedContrasts(options.planLock.lock) } : {};
-  return measureContrasts(specs, edits, scopes, settings, { baseline: base.info.name, memo: compared, ...confirmatory });
+  const metric = settings.primaryMetric;
+  return measureContrasts(specs, edits, scopes, settings, { baseline: base.info.name, memo: compared, metric, ...confirmatory });
 }
 
 /** Every arm's line counts, built when asked for (the design document's files take rag's and zero_shot's). */
@@ -226,7 +228,8 @@ function planLockField(
 }
 
 function armEdits(rows: ArmRow[], upperBound: boolean): ArmEdits {
-  return { ref: Float64Array.from(rows, (r) => r.ref_chars), ce: Float64Array.from(rows, (r) => r.ce), upperBound };
+  const f = (k: 'ref_chars' | 'ce' | 'ct') => Float64Array.from(rows, (r) => r[k]);
+  return { ref: f('ref_chars'), ce: f('ce'), ct: f('ct'), upperBound };
 }
 
 /** An arm whose arm.json asks for more replicates than have corrections: its figures average the ones there are. */
