@@ -293,11 +293,15 @@ function markFailedShare(results: ArmResult[], aligned: AlignedArms, maxFailedSh
   return warnings;
 }
 
-/** vs_baseline.p_holm of each arm and scope = that of the planned contrast arm vs baseline (null when not planned). */
+/**
+ * vs_baseline.p_holm of each arm and scope = that of the planned contrast arm vs baseline (null when not planned,
+ * or when the contrast is ΔcMER: vs_baseline is ΔCER, and its p is no member of that family).
+ */
 function holmFromContrasts(results: ArmResult[], contrasts: ContrastResult[], baseline: string): void {
   for (const r of results) {
     if (!r.vs_baseline) continue;
-    const c = findContrast(contrasts, r.name, baseline);
+    const found = findContrast(contrasts, r.name, baseline);
+    const c = found?.metric === 'cmer' ? undefined : found;
     r.vs_baseline.p_holm = c?.p_holm ?? null;
     for (const [ds, m] of Object.entries(r.datasets)) if (m.vs_baseline) m.vs_baseline.p_holm = c?.datasets[ds]?.p_holm ?? null;
     if (r.macro?.vs_baseline) r.macro.vs_baseline.p_holm = c?.macro?.p_holm ?? null;

@@ -55,6 +55,7 @@ describe('analysis.primary_metric: the planned contrasts in ΔCER or ΔcMER', fu
     expect(c.delta_cer).to.be.below(0);
     expect(c.delta_cer).to.be.closeTo(sys.cer! - ocr.cer!, 1e-5);
     expect(c.ci![1]).to.be.below(0);
+    expect(sys.vs_baseline!.p_holm).to.equal(c.p_holm);
     const arms = JSON.parse(readFileSync(path.join(dir, 'study', 'arms.json'), 'utf8'));
     expect(arms.primary_metric).to.equal('cer');
   });
@@ -72,14 +73,17 @@ describe('analysis.primary_metric: the planned contrasts in ΔCER or ΔcMER', fu
     expect(c.ci![1]).to.be.at.least(c.delta_cer!);
     expect(c.p_holm).to.be.below(0.01);
     expect(c.worse).to.equal(300); // every line's cMER is higher than the OCR's
-    // The arm's own vs_baseline stays ΔCER.
+    // The arm's own vs_baseline stays ΔCER, and takes no Holm p from the ΔcMER family.
     expect(sys.vs_baseline!.delta_cer).to.be.below(0);
+    expect(sys.vs_baseline!.p_holm).to.equal(null);
     const arms = JSON.parse(readFileSync(path.join(dir, 'study', 'arms.json'), 'utf8'));
     expect(arms.primary_metric).to.equal('cmer');
     const md = readFileSync(path.join(dir, 'study', 'report.md'), 'utf8');
     expect(md).to.match(/\*\*system − ocr\*\* \(300 paired lines\): ΔcMER \+/);
     expect(md).to.include('ΔcMER = cMER(arm) − cMER(vs)');
     expect(md).to.include('ΔcMER vs the baseline arm (forest plot)');
+    expect(md).to.include('Contrast (ΔcMER = cMER(arm) − cMER(vs))');
+    expect(md).to.include('p = block permutation test of the printed ΔcMER');
   });
 
   it('ratio-delta: each arm its own denominator; a resample is the difference of the two ratios of sums', () => {
