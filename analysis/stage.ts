@@ -121,6 +121,7 @@ function armsStats(config: Config): ArmsStatsOptions {
     missingLines: config.analysis.missing_lines,
     permutations: config.analysis.permutations,
     minClusters: config.analysis.min_clusters,
+    primaryMetric: config.analysis.primary_metric,
     ...(config.study?.contrasts ? { contrasts: config.study.contrasts } : {}),
     ...armPrices(config),
   };

@@ -45,6 +45,7 @@ export async function readHipeReferences(files: readonly string[], notes: ReadNo
       const { dataset, id } = keyOf(file, line, value);
       if (field(value, 'ground_truth', 'exclude_from_icdar_evaluation') === true) {
         notes.excluded++;
+        (notes.excludedKeys ??= new Set()).add(referenceKey(dataset, id));
         continue;
       }
       const key = referenceKey(dataset, id);

@@ -71,21 +71,33 @@ function arm(resultsDir: string, name: string, replicates: number, mtimeMs: numb
   };
 }
 
-/** `groups`: arm name → the systems that are its replicates, replicate 0 first. */
+/** One line of what did not pair up: reference lines a system lacks, its records that match no reference line, its failed ones. */
+function matchLine(s: SystemOutput, missing: number, refs: number, unmatched: number): string {
+  const failed = s.failed ? `, ${s.failed} failed record(s) (error set)` : '';
+  return `system ${s.name}: ${missing} of ${refs} reference line(s) missing${failed}, scored as the OCR text; ${unmatched} record(s) matched no reference line, left out`;
+}
+
+/**
+ * `groups`: arm name → the systems that are its replicates, replicate 0 first. `excluded`: keys of the reference
+ * documents left out (flagged), whose outputs are not counted as unmatched.
+ */
 export function outsideArms(
   resultsDir: string,
   refs: readonly ReferenceLine[],
   systems: readonly SystemOutput[],
   groups: Record<string, string[]>,
   mtimeMs: number,
+  excluded?: ReadonlySet<string>,
 ): OutsideArms {
   const warnings: string[] = [];
   const byName = new Map(systems.map((s) => [s.name, s]));
   if (byName.has(OCR_ARM))
     throw new UserInputError(`--system ${OCR_ARM}=…: "${OCR_ARM}" names the OCR text's own arm; call the system something else`);
+  const refKeys = new Set(refs.map((r) => referenceKey(r.dataset, r.sample_id)));
   const lines = (s: SystemOutput) => {
     const l = systemLines(refs, s);
-    if (l.missing) warnings.push(`system ${s.name}: ${l.missing} of ${refs.length} reference line(s) missing, scored as the OCR text`);
+    const unmatched = [...s.outputs.keys()].filter((k) => !refKeys.has(k) && !excluded?.has(k)).length;
+    if (l.missing || unmatched || s.failed) warnings.push(matchLine(s, l.missing, refs.length, unmatched));
     if (s.imputed)
       warnings.push(`system ${s.name}: ${s.imputed} output(s) missing, "None" or empty, scored as the OCR text (HIPE-OCRepair's rule)`);
     return l.byDataset;

@@ -1,7 +1,7 @@
 /**
  * `phase5 score`: outside systems' files evaluated as a study, without Temporal and without records of our own —
- * the references (HIPE-OCRepair JSONL, or plain paired text) and each system's outputs read (./hipe-jsonl.ts,
- * ./paired-text.ts), made arms in memory (./outside-arms.ts) and handed to the arms analysis
+ * the references (HIPE-OCRepair JSONL, or plain paired text) and each system's outputs read (./system-file.ts:
+ * HIPE-OCRepair JSONL, plain text or the project's own corrections.jsonl), made arms in memory (./outside-arms.ts) and handed to the arms analysis
  * (analysis/study/arms.ts), which writes `<results>/study/arms.json`, the tidy tables and each arm's metrics.json;
  * the arms report (analysis/report/report.ts `renderArmsReport`) follows in `<results>/study/`.
  * A HIPE-OCRepair document is its own cluster (documents are the independent units); paired text clusters in
@@ -13,9 +13,10 @@ import { UserInputError } from '../../src/stages/shared/types';
 import type { NormalizationConfig } from '../../src/text/profiles';
 import { renderArmsReport } from '../report/report';
 import { analyzeArms, type ArmsAnalysis } from '../study/arms';
-import { readHipeReferences, readHipeSystem } from './hipe-jsonl';
+import { readHipeReferences } from './hipe-jsonl';
 import { OCR_ARM, outsideArms } from './outside-arms';
-import { readPairedReferences, readPairedSystem } from './paired-text';
+import { readPairedReferences } from './paired-text';
+import { readSystemFile } from './system-file';
 import type { ReadNotes, ReferenceLine, SystemOutput } from './types';
 
 export interface ScoreFilesOptions {
@@ -31,6 +32,8 @@ export interface ScoreFilesOptions {
   normalization?: NormalizationConfig;
   bootstrap?: { iterations?: number; seed?: number };
   minClusters?: number;
+  /** `analysis.primary_metric`: the planned contrasts in ΔCER (default) or ΔcMER. */
+  primaryMetric?: 'cer' | 'cmer';
   report?: boolean;
   /** One line per step, with what it counted. */
   onStep?: (line: string) => void;
@@ -60,8 +63,7 @@ async function readInputs(
     let s = byName.get(name);
     if (!s) byName.set(name, (s = { name, files: [], outputs: new Map(), imputed: 0 }));
     s.files.push(file);
-    if (hipe) s.imputed += (await readHipeSystem(file, s.outputs)).imputed;
-    else readPairedSystem(file, refs, s.outputs);
+    await readSystemFile(file, s, refs, hipe);
   }
   return { refs, systems: [...byName.values()], hipe };
 }
@@ -76,7 +78,7 @@ export async function scoreFiles(o: ScoreFilesOptions): Promise<ScoreFilesResult
   const inputs = [...(o.references ?? [o.gold!, o.ocr!]), ...o.systems.map((s) => s.file)];
   const mtimeMs = Math.max(...inputs.map((f) => statSync(f).mtimeMs));
   const resultsDir = path.resolve(o.resultsDir);
-  const { arms, warnings } = outsideArms(resultsDir, refs, systems, o.replicates ?? {}, mtimeMs);
+  const { arms, warnings } = outsideArms(resultsDir, refs, systems, o.replicates ?? {}, mtimeMs, notes.excludedKeys);
   const analysis = await analyzeArms({
     resultsDir,
     baseline: OCR_ARM,
@@ -84,6 +86,7 @@ export async function scoreFiles(o: ScoreFilesOptions): Promise<ScoreFilesResult
     normalization: o.normalization ?? null,
     bootstrap: o.bootstrap,
     ...(o.minClusters !== undefined ? { minClusters: o.minClusters } : {}),
+    ...(o.primaryMetric ? { primaryMetric: o.primaryMetric } : {}),
     ...(hipe ? { clusters: { blockLines: 1 } } : {}),
   });
   analysis.warnings.unshift(...notes.warnings, ...warnings);

@@ -16,6 +16,8 @@ export interface SystemOutput {
   outputs: Map<string, string | null>;
   /** Records whose output was missing, null, "None" or empty: scored as the OCR text (HIPE-OCRepair's score_one.py). */
   imputed: number;
+  /** corrections.jsonl files only: records with an `error` (no correction), scored as the OCR text. */
+  failed?: number;
 }
 
 /** A reference line's key: dataset and sample id. */
@@ -25,5 +27,7 @@ export const referenceKey = (dataset: string, sampleId: string): string => `${da
 export interface ReadNotes {
   /** Reference documents flagged `ground_truth.exclude_from_icdar_evaluation`: left out. */
   excluded: number;
+  /** The keys of the flagged documents: a system's output for one is neither scored nor unmatched. */
+  excludedKeys?: Set<string>;
   warnings: string[];
 }

@@ -107,6 +107,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     schema: ARMS_SCHEMA_ID,
     generated_at: options.generatedAt ?? new Date(Math.floor(Math.max(...arms.map((a) => a.mtimeMs)))).toISOString(),
     baseline: base.info.name,
+    primary_metric: settings.primaryMetric,
     datasets,
     methods: methodsNote(settings),
     clusters: Object.fromEntries(datasets.map((ds) => [ds, { method: clusterMethod(settings.clusters, ds), clusters: clusterNote[ds] }])),
@@ -144,7 +145,8 @@ function armContrasts(
   );
   const edits = new Map(arms.map((a): [string, ArmEdits] => [a.info.name, armEdits(rows.get(a.info.name)!, a.info.upper_bound)]));
   const confirmatory = options.planLock ? { confirmatory: lockedContrasts(options.planLock.lock) } : {};
-  return measureContrasts(specs, edits, scopes, settings, { baseline: base.info.name, memo: compared, ...confirmatory });
+  const metric = settings.primaryMetric;
+  return measureContrasts(specs, edits, scopes, settings, { baseline: base.info.name, memo: compared, metric, ...confirmatory });
 }
 
 /** Every arm's line counts, built when asked for (the design document's files take rag's and zero_shot's). */
@@ -229,7 +231,8 @@ function planLockField(
 }
 
 function armEdits(rows: ArmRow[], upperBound: boolean): ArmEdits {
-  return { ref: Float64Array.from(rows, (r) => r.ref_chars), ce: Float64Array.from(rows, (r) => r.ce), upperBound };
+  const f = (k: 'ref_chars' | 'ce' | 'ct') => Float64Array.from(rows, (r) => r[k]);
+  return { ref: f('ref_chars'), ce: f('ce'), ct: f('ct'), upperBound };
 }
 
 /** An arm whose arm.json asks for more replicates than have corrections: its figures average the ones there are. */
@@ -293,11 +296,15 @@ function markFailedShare(results: ArmResult[], aligned: AlignedArms, maxFailedSh
   return warnings;
 }
 
-/** vs_baseline.p_holm of each arm and scope = that of the planned contrast arm vs baseline (null when not planned). */
+/**
+ * vs_baseline.p_holm of each arm and scope = that of the planned contrast arm vs baseline (null when not planned,
+ * or when the contrast is ΔcMER: vs_baseline is ΔCER, and its p is no member of that family).
+ */
 function holmFromContrasts(results: ArmResult[], contrasts: ContrastResult[], baseline: string): void {
   for (const r of results) {
     if (!r.vs_baseline) continue;
-    const c = findContrast(contrasts, r.name, baseline);
+    const found = findContrast(contrasts, r.name, baseline);
+    const c = found?.metric === 'cmer' ? undefined : found;
     r.vs_baseline.p_holm = c?.p_holm ?? null;
     for (const [ds, m] of Object.entries(r.datasets)) if (m.vs_baseline) m.vs_baseline.p_holm = c?.datasets[ds]?.p_holm ?? null;
     if (r.macro?.vs_baseline) r.macro.vs_baseline.p_holm = c?.macro?.p_holm ?? null;

@@ -2,7 +2,8 @@
  * The planned contrasts measured (analysis/study/planned-contrasts.ts picks them): each pair of arms compared on the same
  * lines per dataset, pooled and as the macro average over datasets, and one Holm family over every contrast of
  * every scope — upper-bound (oracle) arms stay out of it (their p_holm is null), so adding one never weakens a
- * method's adjusted p.
+ * method's adjusted p. With `metric: 'cmer'` every contrast is ΔcMER (./compare-cmer.ts), measured apart from the
+ * arms' `vs_baseline` ΔCER.
  */
 import {
   applyHolmFamily,
@@ -16,16 +17,22 @@ import {
   type ResampleSettings,
   type Scope,
 } from './compare';
+import { compareCmer } from './compare-cmer';
 import type { ContrastKind, ContrastSpec } from './planned-contrasts';
+
+/** The figure the planned contrasts, their Holm family and the report's answer use (`analysis.primary_metric`). */
+export type PrimaryMetric = 'cer' | 'cmer';
 
 export type HeldComparison = PairedComparison & { p_holm: number | null };
 export type HeldMacro = MacroComparison & { p_holm: number | null };
 
 export interface ContrastResult extends HeldComparison {
-  /** ΔCER = CER(arm) − CER(vs); negative = `arm` is better. */
+  /** ΔCER = CER(arm) − CER(vs) (with `metric: "cmer"`, ΔcMER in delta_cer); negative = `arm` is better. */
   arm: string;
   vs: string;
   kind: ContrastKind;
+  /** Only when the contrast is measured in cMER (`analysis.primary_metric: cmer`): delta_cer, ci, se, mde, p are ΔcMER's. */
+  metric?: 'cmer';
   /** False when an upper-bound arm takes part: shown, not a finding, out of the Holm family. */
   in_family: boolean;
   /** With a frozen plan: a contrast the plan lacks — exploratory, out of the confirmatory Holm family. */
@@ -38,6 +45,8 @@ export interface ContrastResult extends HeldComparison {
 export interface ArmEdits {
   ref: Float64Array;
   ce: Float64Array;
+  /** Per line, the alignment's H + S + D + I (the denominator of cMER). */
+  ct: Float64Array;
   upperBound: boolean;
 }
 
@@ -50,7 +59,12 @@ export function measureContrasts(
   arms: Map<string, ArmEdits>,
   scopes: Scope[],
   s: ResampleSettings,
-  { baseline, memo, confirmatory }: { baseline: string; memo?: PairedMemo; confirmatory?: (c: ContrastSpec) => boolean },
+  {
+    baseline,
+    memo,
+    confirmatory,
+    metric = 'cer',
+  }: { baseline: string; memo?: PairedMemo; confirmatory?: (c: ContrastSpec) => boolean; metric?: PrimaryMetric },
 ): ContrastResult[] {
   const results = specs.map((c): ContrastResult => {
     const a = arms.get(c.arm)!;
@@ -60,7 +74,8 @@ export function measureContrasts(
     let macro: HeldMacro | null = null;
     for (const scope of scopes) {
       const key = c.vs === baseline ? baselineKey(c.arm, scope.key) : `contrast:${c.arm}:vs:${c.vs}:${scope.key}`;
-      const { macro: m, ...cmp } = comparePaired(a.ref, v.ce, a.ce, scope, s, key, memo);
+      const { macro: m, ...cmp } =
+        metric === 'cmer' ? compareCmer(v, a, scope, s, key) : comparePaired(a.ref, v.ce, a.ce, scope, s, key, memo);
       if (scope.key === POOLED) {
         pooled = { ...cmp, p_holm: null };
         macro = m ? { ...m, p_holm: null } : null;
@@ -68,7 +83,8 @@ export function measureContrasts(
     }
     const exploratory = confirmatory ? !confirmatory(c) : false;
     const in_family = !a.upperBound && !v.upperBound && !exploratory;
-    return { arm: c.arm, vs: c.vs, kind: c.kind, in_family, ...(exploratory ? { exploratory } : {}), ...pooled!, macro, datasets };
+    const tag = metric === 'cmer' ? { metric } : {};
+    return { arm: c.arm, vs: c.vs, kind: c.kind, ...tag, in_family, ...(exploratory ? { exploratory } : {}), ...pooled!, macro, datasets };
   });
   const family: HolmMember[] = [];
   for (const r of results) {

@@ -1,5 +1,6 @@
 /** The arms analysis's settings resolved from its options, and the methods note arms.json carries about them. */
 import type { MissingLines } from './alignment';
+import type { PrimaryMetric } from './measure-contrasts';
 import type { AnalyzeArmsOptions } from './types';
 import { DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS } from '../stats/bootstrap';
 import { DEFAULT_BLOCK_LINES, type ClusterSpec } from '../stats/clusters';
@@ -18,6 +19,8 @@ export interface Settings {
   missingLines: MissingLines;
   /** The primary normalisation profile: every figure is scored under it. */
   profile: NormalizationProfile;
+  /** What the planned contrasts measure: ΔCER (default) or ΔcMER. */
+  primaryMetric: PrimaryMetric;
 }
 
 export function settingsOf(options: AnalyzeArmsOptions): Settings {
@@ -30,6 +33,7 @@ export function settingsOf(options: AnalyzeArmsOptions): Settings {
     clusters: options.clusters ?? { blockLines: DEFAULT_BLOCK_LINES },
     missingLines: options.missingLines ?? 'error',
     profile: resolveNormalization(options.normalization === null ? { secondary: [] } : options.normalization).primary,
+    primaryMetric: options.primaryMetric ?? 'cer',
   };
 }
 

@@ -21,7 +21,7 @@ export const ARMS_SCHEMA_ID = 'openiti-rag/arms/v1';
 /** The arms analysis's statistics settings (config `analysis.*`, `study.contrasts`, `datasets.*.page_pattern`). */
 export type ArmsStatsOptions = Pick<
   AnalyzeArmsOptions,
-  'clusters' | 'missingLines' | 'contrasts' | 'permutations' | 'prices' | 'minClusters'
+  'clusters' | 'missingLines' | 'contrasts' | 'permutations' | 'prices' | 'minClusters' | 'primaryMetric'
 >;
 
 export interface AnalyzeArmsOptions {
@@ -38,6 +38,8 @@ export interface AnalyzeArmsOptions {
   clusters?: ClusterSpec;
   /** A line one arm has and another lacks: fail (default) or score it as the OCR text and count it. */
   missingLines?: MissingLines;
+  /** `analysis.primary_metric`: the planned contrasts in ΔCER (default) or ΔcMER. */
+  primaryMetric?: import('./measure-contrasts').PrimaryMetric;
   /** Planned contrasts (`study.contrasts`: ΔCER = CER(arm) − CER(vs)); default analysis/study/planned-contrasts.ts's. */
   contrasts?: ReadonlyArray<{ arm: string; vs: string }>;
   /** Collapse inner whitespace runs before scoring (default true, as the main analysis). */
@@ -154,6 +156,8 @@ export interface ArmsAnalysis {
   schema: typeof ARMS_SCHEMA_ID;
   generated_at: string;
   baseline: string;
+  /** `analysis.primary_metric`: what the planned contrasts measure. */
+  primary_metric: import('./measure-contrasts').PrimaryMetric;
   datasets: string[];
   methods: ReturnType<typeof methodsNote>;
   /** Per dataset: how its lines cluster and how many clusters there are. */

@@ -22,12 +22,16 @@ export interface PaperRow {
 
 export const PAPER_ROW = '5: +RAG (OpenITI)';
 
-/** From the study's `rag` and `zero_shot` arms (their planned contrast); null when the study lacks either or the contrast. */
+/**
+ * From the study's `rag` and `zero_shot` arms (their planned contrast); null when the study lacks either or the
+ * contrast, or when the contrast is ΔcMER.
+ */
 export function paperRowsFromArms(a: ArmsAnalysis): PaperRow[] | null {
   const rag = a.arms.find((r) => r.name === 'rag');
   const zs = a.arms.find((r) => r.name === 'zero_shot');
   const c = a.contrasts.find((x) => x.arm === 'rag' && x.vs === 'zero_shot');
-  if (!rag || !zs || !c) return null;
+  // The paper's row is in CER: a ΔcMER contrast (analysis.primary_metric: cmer) is not its figure.
+  if (!rag || !zs || !c || c.metric === 'cmer') return null;
   const scopes = a.datasets.length > 1 ? [...a.datasets, POOLED] : a.datasets;
   return scopes.map((ds) => {
     const pooled = ds === POOLED;

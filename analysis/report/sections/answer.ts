@@ -16,6 +16,8 @@ export interface Estimate {
   mde: number | null;
   pHolm: number | null;
   n: number;
+  /** The contrast's metric (`analysis.primary_metric`); absent: ΔCER. */
+  metric?: 'cer' | 'cmer';
 }
 
 const pF = (p: number) => (p < 0.0001 ? '< 0.0001' : p.toFixed(4));
@@ -23,7 +25,8 @@ const mdeF = (x: number) => `${(x * 100).toFixed(2)} pp`;
 
 /** "ΔCER −1.20 pp [−2.00, −0.40 pp], p (Holm) 0.0030: A makes fewer character errors than B." */
 export function answerSentence(label: string, arm: string, vs: string, e: Estimate): string {
-  const head = `**${label}** (${e.n.toLocaleString('en')} paired lines): ΔCER ${ppF(e.delta)}`;
+  const name = e.metric === 'cmer' ? 'ΔcMER' : 'ΔCER';
+  const head = `**${label}** (${e.n.toLocaleString('en')} paired lines): ${name} ${ppF(e.delta)}`;
   if (e.delta === null) return `${head} — no estimate: ${e.reason ?? 'no paired lines'}.`;
   if (!e.ci) {
     const few = /^too few clusters: (\d+) \(at least (\d+)\)/.exec(e.reason ?? '');
@@ -35,7 +38,7 @@ export function answerSentence(label: string, arm: string, vs: string, e: Estima
   const said = `${head} ${ciF(e.ci)}${p}`;
   if (e.ci[1] < 0) return `${said}: ${arm} makes fewer character errors than ${vs} (the interval excludes 0).`;
   if (e.ci[0] > 0) return `${said}: ${arm} makes more character errors than ${vs} (the interval excludes 0).`;
-  const detect = e.mde !== null && e.mde > 0 ? `; this study detects |ΔCER| ≥ ${mdeF(e.mde)}` : '';
+  const detect = e.mde !== null && e.mde > 0 ? `; this study detects |${name}| ≥ ${mdeF(e.mde)}` : '';
   return `${said}: no difference between ${arm} and ${vs} that this study can tell from 0${detect}.`;
 }
 
@@ -52,6 +55,7 @@ function contrastSentence(a: ArmsAnalysis, c: ContrastResult): string {
     mde: c.mde,
     pHolm: c.in_family ? c.p_holm : null,
     n: c.n_paired,
+    ...(c.metric ? { metric: c.metric } : {}),
   });
 }
 
@@ -59,8 +63,12 @@ function contrastSentence(a: ArmsAnalysis, c: ContrastResult): string {
 function methodLine(a: ArmsAnalysis): string {
   const profile = a.profiles.find((p) => p.primary)?.profile ?? 'nfc';
   const scope = a.datasets.length > 1 ? `pooled over ${a.datasets.length} datasets` : `dataset ${a.datasets[0] ?? '—'}`;
+  const metric =
+    a.primary_metric === 'cmer'
+      ? `ΔcMER = cMER(arm) − cMER(vs), ${scope}; cMER = Σ (S + D + I) / Σ (H + S + D + I) of the character alignment under the ${profile} profile; `
+      : `ΔCER = CER(arm) − CER(vs), ${scope}; CER = Levenshtein over code points / gold characters under the ${profile} profile; `;
   return (
-    `ΔCER = CER(arm) − CER(vs), ${scope}; CER = Levenshtein over code points / gold characters under the ${profile} profile; ` +
+    metric +
     `95% CI: paired block bootstrap (${a.methods.bootstrap.iterations.toLocaleString('en')} resamples); p (Holm) over the planned contrasts (one family).`
   );
 }

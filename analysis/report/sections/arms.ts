@@ -11,6 +11,7 @@ import path from 'node:path';
 import { provenanceSection } from './provenance';
 import { OCR_CER_BANDS } from '../../score/bands';
 import type { ArmMetrics, ArmResult, ArmsAnalysis } from '../../study/arms';
+import type { HeldComparison } from '../../study/measure-contrasts';
 import { ciOr, dash, emptyCellNote, fewClustersBlocks, labelledTable, pctF, ppF, type Block, type RenderedChart } from '../blocks';
 import { fewClustersWarning, reasonsIn } from '../../stats/min-clusters';
 import { CHART_CONFIG, CHART_TEMPLATE_DIR, type VegaLiteSpec } from '../../charts/specs';
@@ -47,16 +48,27 @@ function fill(name: ArmsChartName, rows: Array<Record<string, unknown>>): ArmsCh
 const armLabel = (a: ArmResult) => (a.upper_bound ? `${a.name} † (upper bound)` : a.name);
 
 /** The scopes a table or chart shows: each dataset, plus the pooled figures when there is more than one. */
-function scopes(a: ArmsAnalysis): Array<{ label: string; of: (r: ArmResult) => ArmMetrics | undefined }> {
+type ArmsScope = { label: string; of: (r: ArmResult) => ArmMetrics | undefined };
+
+function scopes(a: ArmsAnalysis): ArmsScope[] {
   const per = a.datasets.map((ds) => ({ label: ds, of: (r: ArmResult) => r.datasets[ds] }));
   return a.datasets.length > 1 ? [...per, { label: ALL, of: (r: ArmResult) => r }] : per;
+}
+
+type ForestFigure = Pick<HeldComparison, 'delta_cer' | 'ci' | 'p_holm' | 'n_paired'>;
+
+/** An arm's comparison with the baseline in a scope: its `vs_baseline` (ΔCER), or with cMER primary its ΔcMER contrast. */
+function vsBaseline(a: ArmsAnalysis, arm: ArmResult, scope: ArmsScope): ForestFigure | null | undefined {
+  if (a.primary_metric !== 'cmer') return scope.of(arm)?.vs_baseline;
+  const c = a.contrasts.find((x) => x.arm === arm.name && x.vs === a.baseline);
+  return c && (scope.label === ALL ? c : c.datasets[scope.label]);
 }
 
 function forestRows(a: ArmsAnalysis): Array<Record<string, unknown>> {
   const rows: Array<Record<string, unknown>> = [];
   scopes(a).forEach((scope, dataset_order) => {
     a.arms.forEach((arm, arm_order) => {
-      const v = scope.of(arm)?.vs_baseline;
+      const v = vsBaseline(a, arm, scope);
       if (!v || v.delta_cer === null) return;
       rows.push({
         dataset: scope.label,
@@ -117,11 +129,17 @@ function gainRows(a: ArmsAnalysis): Array<Record<string, unknown>> {
   return rows;
 }
 
+/** The forest plot of ΔcMER contrasts: its titles and axis say ΔcMER (the rows carry it in `delta_cer`). */
+function inCmer(c: ArmsChart): ArmsChart {
+  const relabel = (t: string) => t.replaceAll('ΔCER', 'ΔcMER');
+  return { ...c, title: relabel(c.title), spec: JSON.parse(relabel(JSON.stringify(c.spec))) as VegaLiteSpec };
+}
+
 /** The section's charts that have data (the gain-vs-k chart only when arms differ only in top_k). */
 export function buildArmsCharts(a: ArmsAnalysis): ArmsChart[] {
   const charts: ArmsChart[] = [];
   const forest = forestRows(a);
-  if (forest.length > 0) charts.push(fill('arms_forest', forest));
+  if (forest.length > 0) charts.push(a.primary_metric === 'cmer' ? inCmer(fill('arms_forest', forest)) : fill('arms_forest', forest));
   const gain = gainRows(a);
   if (gain.length > 0) charts.push(fill('arms_gain_vs_k', gain));
   return charts;

@@ -24,6 +24,10 @@ const KIND: Record<ContrastResult['kind'], string> = {
 
 const label = (c: ContrastResult) => `${c.arm} − ${c.vs}${c.in_family ? '' : ' † (upper bound, not in the family)'}`;
 
+/** With cMER primary, the contrast tables' ΔCER heads and notes say ΔcMER (the figures are ΔcMER's). */
+const inMetric = (a: ArmsAnalysis, text: string): string =>
+  a.primary_metric === 'cmer' ? text.replaceAll('CER(', 'cMER(').replaceAll('ΔCER', 'ΔcMER') : text;
+
 function methodBlock(a: ArmsAnalysis): Block {
   const b = a.methods.bootstrap;
   const fewer =
@@ -36,13 +40,15 @@ function methodBlock(a: ArmsAnalysis): Block {
   const filled = a.arms.filter((r) => r.filled_lines > 0).map((r) => `${r.name} ${r.filled_lines}`);
   return {
     kind: 'p',
-    text:
+    text: inMetric(
+      a,
       'Every comparison runs on the same lines for both arms' +
-      (filled.length ? ` (lines an arm lacked are scored as their OCR text: ${filled.join(', ')} line(s))` : '') +
-      `. Lines are resampled in clusters — ${clusters}. 95% CIs: paired block bootstrap (${b.iterations.toLocaleString('en')} resamples, seed ${b.seed}), ` +
-      `pooled figures resampling within each dataset; macro = mean of the datasets' figures. p = block permutation test of the printed ΔCER ` +
-      `(${a.methods.permutations.toLocaleString('en')} permutations); p (Holm) over every contrast of every scope below (one family)${fewer}. ` +
-      'Detectable = the smallest |ΔCER| this study detects with 80% power at two-sided α = 0.05 (2.80 × the block-bootstrap SE).',
+        (filled.length ? ` (lines an arm lacked are scored as their OCR text: ${filled.join(', ')} line(s))` : '') +
+        `. Lines are resampled in clusters — ${clusters}. 95% CIs: paired block bootstrap (${b.iterations.toLocaleString('en')} resamples, seed ${b.seed}), ` +
+        `pooled figures resampling within each dataset; macro = mean of the datasets' figures. p = block permutation test of the printed ΔCER ` +
+        `(${a.methods.permutations.toLocaleString('en')} permutations); p (Holm) over every contrast of every scope below (one family)${fewer}. ` +
+        'Detectable = the smallest |ΔCER| this study detects with 80% power at two-sided α = 0.05 (2.80 × the block-bootstrap SE).',
+    ),
   };
 }
 
@@ -67,14 +73,17 @@ function contrastTable(a: ArmsAnalysis): Block[] {
     'Detectable |ΔCER|',
     'ΔCER macro [95% CI]',
     'p / p (Holm) macro',
-  ];
+  ].map((h) => inMetric(a, h));
   // Contrasts without a detectable effect (too few clusters, or two arms that agree on every line) say nothing about power.
   const best = a.contrasts.filter((c) => c.in_family && c.mde !== null && c.mde > 0).map((c) => c.mde!);
   const detect = best.length
     ? [
         {
           kind: 'p' as const,
-          text: `This study can detect |ΔCER| ≥ ${mdeF(Math.min(...best))} (pooled, its most precise contrast) to ≥ ${mdeF(Math.max(...best))} (its least precise).`,
+          text: inMetric(
+            a,
+            `This study can detect |ΔCER| ≥ ${mdeF(Math.min(...best))} (pooled, its most precise contrast) to ≥ ${mdeF(Math.max(...best))} (its least precise).`,
+          ),
         },
       ]
     : [];

@@ -61,6 +61,7 @@ export function registerScoreCommand(program: Command): void {
         normalization: { primary: opts.profile ?? a.normalization.primary, secondary: [], profiles: a.normalization.profiles },
         bootstrap: { iterations: a.bootstrap_iterations, seed: a.bootstrap_seed },
         minClusters: a.min_clusters,
+        primaryMetric: a.primary_metric,
         report: opts.report,
         onStep: say,
       });

@@ -52,6 +52,8 @@ export const AnalysisSchema = z.strictObject({
   block_lines: positiveInt.default(25),
   /** A line one arm has and another lacks: `error` fails the analysis; `ocr` scores it as the OCR text and counts it. */
   missing_lines: z.enum(['error', 'ocr']).default('error'),
+  /** The figure of the planned contrasts, their Holm family and the report's answer: ΔCER, or micro ΔcMER (docs/scoring.md). */
+  primary_metric: z.enum(['cer', 'cmer']).default('cer'),
   /** Normalisation profiles (src/text/profiles.ts): the primary one scores every figure, the secondary ones are reported beside. */
   normalization: NormalizationSchema.prefault({}),
 });

@@ -1,7 +1,8 @@
 /**
  * The report's first screen in headless Chromium (1280 × 1000): the answer sentences, one per planned contrast,
  * and the forest plot come before any table and both start on the first screen — for the default study (rag vs
- * zero_shot, as `phase5 demo` runs it, with intervals) and for a study of arms (the arms demo's kinds of arm). A
+ * zero_shot, as `phase5 demo` runs it, with intervals), for a study of arms (the arms demo's kinds of arm) and for
+ * the report of `phase5 score` on the HIPE-OCRepair fixture (test/fixtures/hipe-ocrepair/, two systems vs the OCR). A
  * screenshot of each first screen is saved in the test's folder (KEEP_REPORT_TEST=1 keeps it and prints its path).
  */
 import { expect } from 'chai';
@@ -9,7 +10,9 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { scoreFiles } from '../../../analysis/outside/score-files';
 import { openOfflinePage } from '../../helpers/offline-page';
+import { REPO_ROOT } from '../../helpers/shared-data';
 import { analyzeArmsLinesTree } from '../arms-fixture';
 import { runDefaultStudy } from '../default-arms-study';
 
@@ -31,6 +34,14 @@ describe('analysis/report: the first screen leads with the answer (headless Chro
       reportDir: path.join(root, 'default', 'study'),
     });
     await analyzeArmsLinesTree(path.join(root, 'arms'));
+    const fix = path.join(REPO_ROOT, 'test', 'fixtures', 'hipe-ocrepair');
+    await scoreFiles({
+      resultsDir: path.join(root, 'score'),
+      references: [path.join(fix, 'reference.jsonl')],
+      systems: ['system_a', 'system_b'].map((name) => ({ name, file: path.join(fix, `${name}.jsonl`) })),
+      normalization: { primary: 'hipe2026', secondary: [] },
+      bootstrap: { iterations: 200 },
+    });
     const opened = await openOfflinePage(problems, external);
     if (opened) ({ browser, page } = opened);
   });
@@ -96,6 +107,21 @@ describe('analysis/report: the first screen leads with the answer (headless Chro
     expect(s.sentences).to.have.length(arms.contrasts.length);
     expect(s.sentences.every((t) => t.includes('too few clusters to say'))).to.equal(true);
     expect(s.sentences.some((t) => t.startsWith('oracle − zero_shot † (upper bound, not a finding)'))).to.equal(true);
+    expectOrder(s);
+  });
+
+  it('the phase5 score report (HIPE-OCRepair fixture): a sentence per system vs the OCR, then the forest plot, then the tables', async function () {
+    if (!browser) this.skip();
+    const s = await firstScreen('score');
+    const arms = JSON.parse(readFileSync(path.join(root, 'score', 'study', 'arms.json'), 'utf8'));
+    expect(arms.contrasts.map((c: { arm: string; vs: string }) => `${c.arm} − ${c.vs}`)).to.deep.equal([
+      'system_a − ocr',
+      'system_b − ocr',
+    ]);
+    expect(s.sentences).to.have.length(2);
+    for (const [i, name] of ['system_a', 'system_b'].entries())
+      expect(s.sentences[i]).to.match(new RegExp(`^${name} − ocr \\(9 paired lines\\): ΔCER `));
+    expect(s.forestRendered).to.equal('true');
     expectOrder(s);
   });
 
