@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { probeLineScores } from '../../../analysis/probe/line-scores';
 import { writeMemorisation, type Memorisation } from '../../../analysis/probe/memorisation';
 import { memorisationBlocks } from '../../../analysis/report/sections/memorisation';
 import { openProbeClient } from '../../../src/stages/probe/open-client';
@@ -70,6 +71,14 @@ describe('memorisation probe against a server that has memorised one book', () =
       "double continues 100 % of Read's lines almost verbatim (control 0 %, shuffled): gains on this book may come from memory.",
     ]);
     assert.deepEqual(memorisationBlocks(path.join(lastDir, 'nowhere')), []);
+    // The tidy table's per-line scores read these very records: every line of the read book memorised, none of the other.
+    const scores = (await probeLineScores(path.dirname(lastDir)))?.get('double');
+    assert.ok(scores, 'the probe wrote per-line scores for the model');
+    const of = (ds: string) => [...scores.entries()].filter(([k]) => k.startsWith(`${ds}\0`)).map(([, v]) => v);
+    assert.ok(of('Read').length > 0 && of('Unread').length > 0);
+    assert.ok(of('Read').every((v) => v.memorised && v.cer <= 0.1));
+    assert.ok(of('Unread').every((v) => !v.memorised));
+    assert.equal(of('Unpub').length, 0, 'the control is no study line');
   });
 
   it('skips the likelihood test with the server’s reason when it refuses echo, and still runs the continuation test', async () => {
