@@ -48,7 +48,7 @@ export interface AnalyzeArmsOptions {
   generatedAt?: string;
   /** Write arms.json and the per-arm metrics.json (default true). */
   write?: boolean;
-  /** Per dataset, what the corpus held out of its source (analysis/stage.ts `corpusExclusions`); absent = not known. */
+  /** Per dataset, what the corpus held out of its source (analysis/stage/corpus-exclusions.ts); absent = not known. */
   exclusions?: DatasetExclusion[];
   /** `analysis.normalization`: the profiles of arms.json's `profiles` list (default nfc + no_diacritics + graphemes). */
   normalization?: NormalizationConfig | null;
