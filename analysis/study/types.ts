@@ -7,7 +7,7 @@ import type { MacroComparison, PairedComparison } from './compare';
 import type { ContrastResult } from './measure-contrasts';
 import type { ArmInfo, ArmSkip } from '../inputs/arm-inputs';
 import type { DefaultArms } from '../inputs/default-arms';
-import type { methodsNote } from './settings';
+import type { methodsNote } from './methods-note';
 import type { ArmWhen } from './when';
 import type { ClusterSpec } from '../stats/clusters';
 import type { DatasetExclusion } from '../inputs/leakage';
