@@ -8,7 +8,7 @@ import type { BuildResult, CorpusResult, IndexResult } from '../src/stages/build
 import type { ExportPlan, ExportMergeResult } from '../src/stages/export/export';
 import type { ArmResult, InferResult } from '../src/stages/infer/infer';
 import type { Progress } from '../src/temporal/types';
-import type { AnalyzeResult } from '../analysis/stage';
+import type { AnalyzeResult } from '../analysis/stage/result';
 import type { RunOptions, StageInput } from '../src/stages/shared/types';
 
 export type { Config, StageName, RunOptions, StageInput, BuildResult, IndexResult, InferResult, AnalyzeResult, ArmResult };

@@ -1,7 +1,7 @@
 /** The bootstrap block of the comparisons: CIs of CER/WER per condition and of the deltas, on the same resamples. */
 import { clusteredRates, type ClusteredResult as BootstrapResult, type Resampling } from '../stats/comparison-stats';
 import { round } from '../format';
-import type { Table } from './context';
+import type { Table } from './table';
 
 function ciOf(b: BootstrapResult, name: string): [number, number] | null {
   const c = b.rates[name]?.ci95;

@@ -1,12 +1,8 @@
 /** What every analysis document is built from: the resolved study meta and the analysis settings. */
-import type * as aq from 'arquero';
 import type { Resampling } from '../stats/comparison-stats';
 import type { NormalizationProfile, NormalizationSettings } from '../../src/text/profiles';
 import type { Era } from '../score/eras';
 import type { ArmsFigures } from './arms-figures';
-
-/** An Arquero table of scored lines. */
-export type Table = ReturnType<typeof aq.from>;
 
 /** Study meta after defaults were resolved from the records. */
 export interface ResolvedMeta {

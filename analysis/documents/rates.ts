@@ -2,7 +2,7 @@
 import { profileLabel, type NormalizationProfile } from '../../src/text/profiles';
 import { OCR_CER_BANDS } from '../score/bands';
 import { ratio, round } from '../format';
-import type { Table } from './context';
+import type { Table } from './table';
 import { sumsBy, type Sums } from './sums';
 
 type TextSource = 'ocr' | 'p5' | 'p2';

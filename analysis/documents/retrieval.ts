@@ -10,7 +10,8 @@ import { ratio, round } from '../format';
 import { spearman } from '../stats/correlation';
 import type { ScoredDataset } from './pair-rows';
 import type { DatasetInfo } from '../types';
-import type { SectionContext, Table } from './context';
+import type { SectionContext } from './context';
+import type { Table } from './table';
 import { groupStats, pct } from './rates';
 import { sums, sumsBy, type Rollup, type Sums } from './sums';
 

@@ -1,7 +1,7 @@
 /** The per-line table and its rollups (sums and means per table or per group), the input of every document. */
 import * as aq from 'arquero';
 import type { ScoredLine } from './pair-rows';
-import type { Table } from './context';
+import type { Table } from './table';
 
 const { op } = aq;
 

@@ -3,7 +3,7 @@
  * checked: a malformed line is an error naming the file, line and field.
  */
 import { UserInputError } from '../../src/stages/shared/types';
-import type { ArmLine } from './arm-inputs';
+import type { ArmLine } from './arm-types';
 import { loadFile, parseCorrection } from './records';
 
 /** `guard` of a corrections record: kept | trimmed | fell_back:<reason>. */

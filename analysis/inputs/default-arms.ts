@@ -8,7 +8,7 @@
  */
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import type { ArmInfo } from './arm-inputs';
+import type { ArmInfo } from './arm-types';
 
 /** What the config says of the default arms (`retrieval.top_k`, the model); `zero_shot` is their baseline. */
 export interface DefaultArms {

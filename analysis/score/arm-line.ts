@@ -2,7 +2,7 @@
 import { prepareText, scoreDistances, type DistanceScore, type ScoringOptions } from '../../src/text/distance';
 import { unguardedOutput } from '../../src/llm/guard';
 import { ocrCerBand, type OcrCerBand } from './bands';
-import type { ArmLine } from '../inputs/arm-inputs';
+import type { ArmLine } from '../inputs/arm-types';
 import { failureKind, scoredText } from './failed-line';
 
 /** One scored line of one arm. */

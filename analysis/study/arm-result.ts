@@ -3,7 +3,7 @@ import * as aq from 'arquero';
 import type { ArmRow } from '../score/arm-line';
 import { baselineKey, comparePaired, POOLED, type PairedComparison, type PairedMemo, type Scope } from './compare';
 import type { ArmVerbatim, LoadedArm } from '../inputs/arm-inputs';
-import type { Settings } from './settings';
+import type { Settings } from './settings-type';
 import type { ArmMetrics, ArmResult, ReplicateFigures } from './types';
 import type { ArmWhen } from './when';
 import { replicateSeeds } from './replicates';

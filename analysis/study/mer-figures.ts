@@ -10,7 +10,7 @@ import type { ArmRow } from '../score/arm-line';
 import { blockRateInterval } from '../stats/block-stats';
 import { seedFor } from '../stats/bootstrap';
 import type { Scope } from './compare';
-import type { Settings } from './settings';
+import type { Settings } from './settings-type';
 import { ratio, round } from '../format';
 
 export interface Preference {

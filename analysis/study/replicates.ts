@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ArmRow } from '../score/arm-line';
 import { loadCorrections } from '../inputs/arm-corrections';
-import type { LoadedArm, LoadedReplicate } from '../inputs/arm-inputs';
+import type { LoadedArm, LoadedReplicate } from '../inputs/arm-types';
 
 /** The seed a replicate's folder records (replicate.json), null when it has none (a run without a seed). */
 export function replicateSeed(dir: string): number | null {

@@ -7,7 +7,7 @@ import type { MacroComparison, PairedComparison } from './compare';
 import type { ContrastResult } from './measure-contrasts';
 import type { ArmInfo, ArmSkip } from '../inputs/arm-inputs';
 import type { DefaultArms } from '../inputs/default-arms';
-import type { methodsNote } from './settings';
+import type { methodsNote } from './methods-note';
 import type { ArmWhen } from './when';
 import type { ClusterSpec } from '../stats/clusters';
 import type { DatasetExclusion } from '../inputs/leakage';
@@ -50,7 +50,7 @@ export interface AnalyzeArmsOptions {
   generatedAt?: string;
   /** Write arms.json and the per-arm metrics.json (default true). */
   write?: boolean;
-  /** Per dataset, what the corpus held out of its source (analysis/stage.ts `corpusExclusions`); absent = not known. */
+  /** Per dataset, what the corpus held out of its source (analysis/stage/corpus-exclusions.ts); absent = not known. */
   exclusions?: DatasetExclusion[];
   /** `analysis.normalization`: the profiles of arms.json's `profiles` list (default nfc + no_diacritics + graphemes). */
   normalization?: NormalizationConfig | null;

@@ -4,7 +4,7 @@
 import type { ArmResult, ImportResult } from '../../src/stages/infer/infer';
 import { loadSuffix } from './llm-load';
 import { asBatchResult, batchLines } from './batch-summary';
-import type { ArmsSummary } from '../../analysis/stage';
+import type { ArmsSummary } from '../../analysis/stage/result';
 import type { AnalyzeResult, BuildResult, InferResult, Phase5Result } from '../../workflows/types';
 import type { ExportResult } from '../../workflows/types';
 

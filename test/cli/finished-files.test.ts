@@ -8,6 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import * as analyze from '../../analysis/stage';
+import { optionsFrom } from '../../analysis/stage/options';
+import type { AnalyzeResult } from '../../analysis/stage/result';
 import { parseConfig } from '../../src/config/load';
 import { writtenFile } from '../../src/stages/shared/written-file';
 import { replacedFile, writtenFiles } from '../../bin/cli/finished-files';
@@ -30,7 +32,7 @@ describe('attach checks: the files a finished run names', function () {
     'finished-files test',
     { env: {} },
   );
-  let result: analyze.AnalyzeResult;
+  let result: AnalyzeResult;
 
   before(async () => {
     // The default arms' folders, as export and infer leave them (arms/rag, arms/zero_shot).
@@ -42,7 +44,7 @@ describe('attach checks: the files a finished run names', function () {
         phase2: (p) => ({ corrected: p.ocr }),
       }),
     );
-    const options = await analyze.optionsFrom(config, {});
+    const options = await optionsFrom(config, {});
     result = await analyze.run({ ...options, bootstrap: { ...options.bootstrap, iterations: 20 }, logFile: false }, {}, 'silent');
   });
   after(() => rmSync(tmp, { recursive: true, force: true }));

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { corpusExclusions } from '../../analysis/stage';
+import { corpusExclusions } from '../../analysis/stage/corpus-exclusions';
 import { parseConfig } from '../../src/config/load';
 import { readMetadata, type MetadataRow } from '../../src/openiti/metadata';
 import { makeExcluder } from '../../src/openiti/work-exclusion';

@@ -82,10 +82,10 @@ export function importEdges(files: readonly string[]): ImportEdge[] {
   return edges;
 }
 
-/** Import cycles over value imports (type-only imports vanish at run time), each as a list of files. */
+/** Import cycles over every import, type-only ones included (a type-only circle still ties the files' concepts together), each as a list of files. */
 export function importCycles(edges: readonly ImportEdge[]): string[][] {
   const graph = new Map<string, string[]>();
-  for (const e of edges) if (!e.typeOnly) graph.set(e.from, [...(graph.get(e.from) ?? []), e.to]);
+  for (const e of edges) graph.set(e.from, [...(graph.get(e.from) ?? []), e.to]);
   // Tarjan's strongly connected components: any component of 2+ files (or a self-edge) is a cycle.
   let index = 0;
   const idx = new Map<string, number>();

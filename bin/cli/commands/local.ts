@@ -20,8 +20,9 @@ export function registerLocalCommands(program: Command): void {
       const { config } = resolveConfig(flags, flags);
       const options = runOptions(flags, config);
       const analyze = await import('../../../analysis/stage');
+      const { optionsFrom } = await import('../../../analysis/stage/options');
       const { existsSync } = await import('node:fs');
-      const opts = await analyze.optionsFrom(config, options);
+      const opts = await optionsFrom(config, options);
       // With study arms, the analysis runs on the arms even where Phase 5 has no corrections of its own.
       if (!existsSync(`${opts.ragDir}/corrections.jsonl`) && !opts.arms) {
         const { UserFacingError } = await import('../../../src/temporal/server');

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { datasetExclusions, exclusionText, sourceExcluded, sourceHitMatcher, sourceStatus } from '../../../analysis/inputs/leakage';
-import { corpusExclusions } from '../../../analysis/stage';
+import { corpusExclusions } from '../../../analysis/stage/corpus-exclusions';
 import { parseConfig } from '../../../src/config/load';
 import { makeExcluder } from '../../../src/openiti/work-exclusion';
 import { effectiveExcludePatterns, workOf } from '../../../src/openiti/work-exclusion';
