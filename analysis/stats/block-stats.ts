@@ -258,6 +258,30 @@ function statistics(s: PairSums, pick: (g: Int32Array, k: number) => number): { 
   return { pooled: r > 0 ? dd / r : null, macro: macroOk ? macro / s.groups.length : null };
 }
 
+/** What a block delta's figures are read against: the too-few-clusters reason, the permutations, whether the arms agree. */
+export interface BlockDeltaContext {
+  few: string | null;
+  permutations: number;
+  clusters: number;
+  agree: boolean;
+}
+
+/** One block delta from its estimate, its bootstrap draws and its permutation p: interval, SE, detectable effect, reason. */
+export function blockDelta(est: number | null, draws: Float64Array, p: number | null, c: BlockDeltaContext): BlockDelta {
+  const se = sd(draws);
+  return {
+    delta: est,
+    ci95: draws.length > 0 ? percentiles(draws) : null,
+    se,
+    mde: se === null || se === 0 ? null : MDE_FACTOR * se,
+    p: est === null ? null : p,
+    iterations: draws.length,
+    permutations: c.few === null ? c.permutations : 0,
+    clusters: c.clusters,
+    reason: c.few ?? (se === 0 ? (c.agree ? ARMS_AGREE : ZERO_SE) : null),
+  };
+}
+
 /**
  * Paired block bootstrap and block permutation test of ΔCER = CER(b) − CER(a). Both arrays of edits are per
  * line against the same gold lengths `ref`. With `macro`, the mean of the strata's ΔCER is measured too.
@@ -282,20 +306,8 @@ export function pairedBlockDelta(
       ? permutationP(s, observed, opts.permutations, seedFor(opts.seed, 'permutation'), withMacro)
       : { pooled: null, macro: null };
   const agree = sameOnEveryLine(a, b);
-  const result = (est: number | null, draws: Float64Array, p: number | null): BlockDelta => {
-    const se = sd(draws);
-    return {
-      delta: est,
-      ci95: draws.length > 0 ? percentiles(draws) : null,
-      se,
-      mde: se === null || se === 0 ? null : MDE_FACTOR * se,
-      p: est === null ? null : p,
-      iterations: draws.length,
-      permutations: few === null ? opts.permutations : 0,
-      clusters,
-      reason: few ?? (se === 0 ? (agree ? ARMS_AGREE : ZERO_SE) : null),
-    };
-  };
+  const context = { few, permutations: opts.permutations, clusters, agree };
+  const result = (est: number | null, draws: Float64Array, p: number | null) => blockDelta(est, draws, p, context);
   return {
     pooled: result(observed.pooled, boot.pooled, perm.pooled),
     macro: withMacro ? result(observed.macro, boot.macro, perm.macro) : null,

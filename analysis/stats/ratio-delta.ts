@@ -8,17 +8,15 @@
  */
 import { seedFor } from './bootstrap';
 import {
+  blockDelta,
   blockSums,
-  MDE_FACTOR,
-  percentiles,
-  sd,
   strataBlocks,
   type BlockDelta,
   type BlockDesign,
   type PairedBlockResult,
   type ResampleOptions,
 } from './block-stats';
-import { ARMS_AGREE, DEFAULT_MIN_CLUSTERS, tooFewClusters, ZERO_SE } from './min-clusters';
+import { DEFAULT_MIN_CLUSTERS, tooFewClusters } from './min-clusters';
 import { Mulberry32 } from './resample-rng';
 
 /** One arm's per-line edits and totals. */
@@ -81,20 +79,8 @@ export function pairedRatioDelta(a: RatioLines, b: RatioLines, d: BlockDesign, o
     if (withMacro && s.macro !== null && Math.abs(s.macro) >= tol(observed.macro)) geM++;
   }
   const agree = [...Array(a.edits.length).keys()].every((i) => a.edits[i] === b.edits[i] && a.totals[i] === b.totals[i]);
-  const result = (est: number | null, draws: number[], ge: number): BlockDelta => {
-    const xs = Float64Array.from(draws);
-    const se = sd(xs);
-    return {
-      delta: est,
-      ci95: xs.length > 0 ? percentiles(xs) : null,
-      se,
-      mde: se === null || se === 0 ? null : MDE_FACTOR * se,
-      p: est === null || few !== null ? null : (1 + ge) / (1 + opts.permutations),
-      iterations: xs.length,
-      permutations: few === null ? opts.permutations : 0,
-      clusters,
-      reason: few ?? (se === 0 ? (agree ? ARMS_AGREE : ZERO_SE) : null),
-    };
-  };
+  const context = { few, permutations: opts.permutations, clusters, agree };
+  const result = (est: number | null, draws: number[], ge: number): BlockDelta =>
+    blockDelta(est, Float64Array.from(draws), few !== null ? null : (1 + ge) / (1 + opts.permutations), context);
   return { pooled: result(observed.pooled, bootP, geP), macro: withMacro ? result(observed.macro, bootM, geM) : null };
 }
