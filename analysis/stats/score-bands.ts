@@ -27,26 +27,31 @@ export interface BandLines {
   top1: ArrayLike<number | null>;
 }
 
+/**
+ * ΔCER on the lines `idx` of `scope` (a band, a split), named `label` in the sub-scope, seeded by `seedKey`;
+ * no lines: counts 0 and no figures.
+ */
+export function subsetBand(
+  lines: Omit<BandLines, 'top1'>,
+  idx: number[],
+  scope: Scope,
+  label: string,
+  s: ResampleSettings,
+  seedKey: string,
+): ScoreBand {
+  if (idx.length === 0) return { lines: 0, delta_cer: null, ci: null, p: null, reason: null };
+  const pick = (x: ArrayLike<number>) => Float64Array.from(idx, (i) => x[i]);
+  const c = comparePaired(pick(lines.ref), pick(lines.reference), pick(lines.arm), subScope(scope, idx, label), s, seedKey);
+  return { lines: idx.length, delta_cer: c.delta_cer, ci: c.ci, p: c.p, reason: c.reason };
+}
+
 /** Every band of SCORE_BUCKETS; `key` names the comparison for its seeds (`<key>:score_band:<band>`). */
 export function scoreBands(lines: BandLines, scope: Scope, s: ResampleSettings, key: string): Record<ScoreBucket, ScoreBand> {
   const out = {} as Record<ScoreBucket, ScoreBand>;
   const top1 = Array.from(lines.top1);
   for (const band of SCORE_BUCKETS) {
     const idx = top1.flatMap((x, i) => (x !== null && scoreBucket(x) === band ? [i] : []));
-    if (idx.length === 0) {
-      out[band] = { lines: 0, delta_cer: null, ci: null, p: null, reason: null };
-      continue;
-    }
-    const pick = (x: ArrayLike<number>) => Float64Array.from(idx, (i) => x[i]);
-    const c = comparePaired(
-      pick(lines.ref),
-      pick(lines.reference),
-      pick(lines.arm),
-      subScope(scope, idx, band),
-      s,
-      `${key}:score_band:${band}`,
-    );
-    out[band] = { lines: idx.length, delta_cer: c.delta_cer, ci: c.ci, p: c.p, reason: c.reason };
+    out[band] = subsetBand(lines, idx, scope, band, s, `${key}:score_band:${band}`);
   }
   return out;
 }

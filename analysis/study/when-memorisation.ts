@@ -7,8 +7,8 @@
  */
 import { lineKey } from '../inputs/records';
 import type { ProbeLineScores } from '../probe/line-scores';
-import type { ScoreBand } from '../stats/score-bands';
-import { comparePaired, subScope, type ResampleSettings, type Scope } from './compare';
+import { subsetBand, type ScoreBand } from '../stats/score-bands';
+import type { ResampleSettings, Scope } from './compare';
 
 export interface MemorisationSplit {
   memorised: ScoreBand;
@@ -36,17 +36,7 @@ export function memorisationSplit(x: SplitInput, probe: ProbeLineScores, pooled:
   const flags = x.sampleIds.map((id, i) => scores.get(lineKey(x.datasets[i], id))?.memorised ?? null);
   const group = (want: boolean, label: string): ScoreBand => {
     const idx = flags.flatMap((f, i) => (f === want ? [i] : []));
-    if (idx.length === 0) return { lines: 0, delta_cer: null, ci: null, p: null, reason: null };
-    const pick = (v: ArrayLike<number>) => Float64Array.from(idx, (i) => v[i]);
-    const c = comparePaired(
-      pick(x.ref),
-      pick(x.reference),
-      pick(x.arm),
-      subScope(pooled, idx, label),
-      s,
-      `${x.name}:memorisation:${label}`,
-    );
-    return { lines: idx.length, delta_cer: c.delta_cer, ci: c.ci, p: c.p, reason: c.reason };
+    return subsetBand(x, idx, pooled, label, s, `${x.name}:memorisation:${label}`);
   };
   return {
     memorised: group(true, 'memorised'),
