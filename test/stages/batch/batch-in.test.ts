@@ -84,6 +84,19 @@ async function answerSet(dir: string, sim: SimLlmServer): Promise<string[]> {
   return outs;
 }
 
+/** A file's non-empty lines. */
+const lines = (f: string) => readFileSync(f, 'utf8').split('\n').filter(Boolean);
+
+/** A study of the two arms in a new folder: its batch files written and answered by the box (zs r0, zs r1, ragarm). */
+async function answeredStudy(prefix: string, sim: SimLlmServer) {
+  const config = studyConfig(sim.url, mkdtempSync(path.join(os.tmpdir(), prefix)));
+  writeInputs(config);
+  const dir = path.join(config.paths.results_dir, 'batch');
+  await batchOut(optionsFrom(config, {}), dir, { maxLines: 100, maxBytes: 1 << 20 });
+  const [zs0, zs1, rag] = await answerSet(dir, sim);
+  return { config, dir, zs0, zs1, rag };
+}
+
 describe('stages/batch: --batch-out and --batch-in', function () {
   this.timeout(60_000);
   let sim: SimLlmServer;
@@ -150,12 +163,7 @@ describe('stages/batch: --batch-out and --batch-in', function () {
   });
 
   it('bad output lines are each counted in one line, nothing written for them, every good line imported', async () => {
-    const config = studyConfig(sim.url, mkdtempSync(path.join(os.tmpdir(), 'batch-bad-')));
-    writeInputs(config);
-    const dir = path.join(config.paths.results_dir, 'batch');
-    await batchOut(optionsFrom(config, {}), dir, { maxLines: 100, maxBytes: 1 << 20 });
-    const [zs0, zs1, rag] = await answerSet(dir, sim);
-    const lines = (f: string) => readFileSync(f, 'utf8').split('\n').filter(Boolean);
+    const { config, dir, zs0, zs1, rag } = await answeredStudy('batch-bad-', sim);
     // zs r0: the last line cut mid-way (a truncated download) and the first repeated (a duplicate custom_id).
     const z0 = lines(zs0);
     writeFileSync(zs0, [...z0.slice(0, 4), z0[4].slice(0, 40)].join('\n'));
@@ -193,12 +201,7 @@ describe('stages/batch: --batch-out and --batch-in', function () {
     ]);
   });
   it('a run over infer.max_failed_share fails as online, naming the run, its counts and --batch-out; under it passes', async () => {
-    const config = studyConfig(sim.url, mkdtempSync(path.join(os.tmpdir(), 'batch-share-')));
-    writeInputs(config);
-    const dir = path.join(config.paths.results_dir, 'batch');
-    await batchOut(optionsFrom(config, {}), dir, { maxLines: 100, maxBytes: 1 << 20 });
-    const [zs0, zs1, rag] = await answerSet(dir, sim);
-    const lines = (f: string) => readFileSync(f, 'utf8').split('\n').filter(Boolean);
+    const { config, dir, zs0, zs1, rag } = await answeredStudy('batch-share-', sim);
     // zs r0: two answers held back (missing) besides the truncated حتى: 3 of 5 failed, over 50%.
     const z0 = lines(zs0);
     const held = path.join(dir, 'held.out');
