@@ -26,13 +26,26 @@ export async function createLocalEnv(
   installTestRuntime();
   const cli = resolveTemporalCli();
   if (!existsSync(cli) && !cli.includes('/')) throw new Error('Temporal CLI missing: run npm run setup');
-  return TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: cli },
-      extraArgs: ['--log-level', 'error'],
-      searchAttributes: opts.searchAttributes,
-    },
-  });
+  const start = () =>
+    TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: { type: 'existing-path', path: cli },
+        extraArgs: ['--log-level', 'error'],
+        searchAttributes: opts.searchAttributes,
+      },
+    });
+  // The SDK gives the dev server a fixed few seconds to listen; on a machine with both cores busy it can miss
+  // that, so a start that did not come up in time is tried again (any other error is thrown at once).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (e) {
+      if (attempt >= START_ATTEMPTS || !/did not start within/.test(String((e as Error)?.message))) throw e;
+      console.error(`Temporal dev server did not start in time (try ${attempt} of ${START_ATTEMPTS}); starting it again`);
+    }
+  }
 }
+
+const START_ATTEMPTS = 4;
 
 export const WORKFLOWS = path.join(REPO_ROOT, 'workflows', 'index.ts');
