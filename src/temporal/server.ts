@@ -37,14 +37,22 @@ export function splitAddress(address: string): { host: string; port: number } {
   return { host: address.slice(0, i), port: Number(address.slice(i + 1)) };
 }
 
-/** A port on 127.0.0.1 that was free a moment ago (for test servers; connections are refused until one listens). */
-export function freePort(): Promise<number> {
+/**
+ * A port on `host` that was free a moment ago (for test servers; connections are refused until one listens).
+ * The probe accepts one connection of its own and closes it from the server side, so the port sits in TIME_WAIT
+ * for about a minute: Linux then hands it to no other bind to port 0 (the Temporal CLI picks its internal ports
+ * that way), while a server that binds it by number (SO_REUSEADDR, the default of Node, Go and Python servers)
+ * still can. Without this, Linux may give the same port to the next caller.
+ */
+export function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
-    const probe = net.createServer();
+    const probe = net.createServer((conn) => conn.destroy());
     probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
+    probe.listen(0, host, () => {
       const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
+      const client = net.connect({ host, port });
+      client.on('error', reject);
+      client.on('close', () => probe.close(() => resolve(port)));
     });
   });
 }
@@ -139,12 +147,15 @@ export interface StartResult {
   alreadyRunning: boolean;
 }
 
-/** Start the dev server detached and wait until it answers health checks. */
+/** Start the dev server detached and wait until its frontend answers health checks and its Web UI accepts connections. */
 export async function startServer(config: Config, opts: { waitMs?: number } = {}): Promise<StartResult> {
   const before = await serverStatus(config);
   if (before.healthy) return { status: before, alreadyRunning: true };
   const { host, port } = splitAddress(config.temporal.address);
   const uiPort = config.temporal.ui_port;
+  if (uiPort === port) {
+    throw new UserFacingError(`temporal.ui_port ${uiPort} is the frontend's port too (temporal.address): give the Web UI another port`);
+  }
   for (const [what, prt] of [
     ['frontend', port],
     ['UI', uiPort],
@@ -191,7 +202,8 @@ export async function startServer(config: Config, opts: { waitMs?: number } = {}
       const tail = existsSync(p.logFile) ? readFileSync(p.logFile, 'utf8').split('\n').slice(-15).join('\n') : '';
       throw new UserFacingError(`the Temporal dev server exited during start-up; last log lines (${p.logFile}):\n${tail}`);
     }
-    if (await temporalHealthy(config.temporal.address)) {
+    // The UI starts beside the frontend and ends the process when it cannot bind: ready means both answer.
+    if ((await temporalHealthy(config.temporal.address)) && (await portOpen(host, uiPort))) {
       return { status: await serverStatus(config), alreadyRunning: false };
     }
     await new Promise((r) => setTimeout(r, 300));

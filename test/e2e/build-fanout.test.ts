@@ -9,7 +9,7 @@
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import YAML from 'yaml';
@@ -20,7 +20,7 @@ import { Worker } from '@temporalio/worker';
 import { loadConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { indexFiles } from '../../src/index/manifest';
-import { freePort, startServer, stopServer } from '../../src/temporal/server';
+import { freePort, serverPaths, startServer, stopServer } from '../../src/temporal/server';
 import type { HeartbeatProgress } from '../../src/temporal/types';
 import type { StageInput } from '../../workflows/types';
 import { MINILM, requireModel } from '../embed/models';
@@ -188,6 +188,18 @@ describe('build fan-out: a CPU worker SIGKILLed mid-embedding (real server, two 
   }
 
   it('completes after three kills, the shards spread over the workers, each killed shard resumed, and the index equals the clean build byte for byte', async () => {
+    try {
+      await scenario();
+    } catch (e) {
+      // A lost server connection names the server's own last words (its log), not only the refused call.
+      const log = serverPaths(config).logFile;
+      const tail = existsSync(log) ? readFileSync(log, 'utf8').split('\n').slice(-20).join('\n') : '(no server log)';
+      (e as Error).message += `\nTemporal dev server log tail (${log}):\n${tail}`;
+      throw e;
+    }
+  });
+
+  async function scenario(): Promise<void> {
     const client = new Client({ connection: connection!, namespace: config.temporal.namespace });
     const queue = config.temporal.queues.cpu;
     const pollers = async () =>
@@ -241,5 +253,5 @@ describe('build fan-out: a CPU worker SIGKILLed mid-embedding (real server, two 
     // The sharded build replays deterministically (window order, retries): its history against the current code.
     installTestRuntime();
     await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, await handle.fetchHistory(), handle.workflowId);
-  });
+  }
 });

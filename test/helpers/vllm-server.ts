@@ -9,8 +9,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
+import { freePort } from '../../src/temporal/server';
 import { REPO_ROOT } from './shared-data';
 import { killGroupAtExit, keepTail } from './vllm-process';
 
@@ -94,17 +94,6 @@ function spawnVllm(module: string, args: string[]): { child: ChildProcess; log: 
   });
   killGroupAtExit(child);
   return { child, log: keepTail(child, 256 * 1024) };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function healthy(origin: string): Promise<boolean> {
