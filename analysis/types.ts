@@ -3,7 +3,7 @@
  */
 import type { AnalyzeArmsOptions, ArmsAnalysis, ArmsStatsOptions } from './study/arms';
 import type { Resampling } from './stats/comparison-stats';
-import type { ArmSource } from './lines/condition-arms';
+import type { ArmSource } from './lines/line-arms';
 import type { ArmPairCounts } from './documents/pair-counts';
 import type { Era } from './score/eras';
 import type { NormalizationConfig } from '../src/text/profiles';
@@ -83,7 +83,7 @@ export interface AnalyzeOptions {
   onProgress?: (done: number, total: number) => void;
   /** Progress display (default: bar in a TTY, log lines otherwise). */
   progress?: 'bar' | 'log' | 'silent';
-  /** A comparison in which a condition failed on a larger share of lines is marked not valid (default 0.01). */
+  /** A comparison in which an arm failed on a larger share of lines is marked not valid (default 0.01). */
   maxFailedShare?: number;
   /**
    * Analyze the study arms under `<resultsDir>/arms/` too (analysis/study/arms.ts): `<resultsDir>/study/arms.json`, each
@@ -97,7 +97,7 @@ export interface AnalyzeOptions {
   lineArms?: ArmSource[];
   /**
    * The study's arms (`<results>/arms/<arm>/`, analysis/lines/study-arms.ts `studyArmSources`): they join rag and
-   * zero_shot in the Lines view, the examples and the error classes; one named like a condition is left out.
+   * zero_shot in the Lines view, the examples and the error classes; one named like a default arm is left out.
    */
   studyArms?: ArmSource[];
   /** The arm ΔCER is measured against in the Lines view (default zero_shot, else the first arm). */

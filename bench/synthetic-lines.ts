@@ -10,7 +10,7 @@
  * made-up scores and sources); the last arm of three or more runs with a guard (every fifth line
  * `trimmed`, its raw output the text plus the next line's gold).
  */
-import type { LineArm } from '../analysis/lines/condition-arms';
+import type { LineArm } from '../analysis/lines/line-arms';
 import { lineKey } from '../analysis/inputs/records';
 import type { AnalysisInputRecord, Loaded } from '../analysis/inputs/records';
 import { errorClassesDocument, explorerLines, linesDocument, type ExplorerLine, type LinesOptions } from '../analysis/lines/explorer-lines';

@@ -119,15 +119,15 @@ function configFor(resultsDir: string, seed = 42): Config {
 const LIMIT = 20;
 
 /** Corrections as an LLM might have written them, derived only from the record (no randomness). */
-function corrections(records: InferenceInputRecord[], condition: 'rag' | 'zero_shot'): CorrectionRecord[] {
+function corrections(records: InferenceInputRecord[], arm: 'rag' | 'zero_shot'): CorrectionRecord[] {
   return records.map((r, i) => {
     // RAG "fixes" every third line and garbles every fifth; the baseline returns the OCR text.
-    const corrected = condition === 'zero_shot' ? r.ocr_text : i % 3 === 0 ? r.gt_text : i % 5 === 0 ? r.ocr_text.slice(1) : r.ocr_text;
+    const corrected = arm === 'zero_shot' ? r.ocr_text : i % 3 === 0 ? r.gt_text : i % 5 === 0 ? r.ocr_text.slice(1) : r.ocr_text;
     return {
       sample_id: r.sample_id,
       dataset: r.dataset,
-      prompt_type: condition === 'zero_shot' ? 'zero_shot' : r.prompt_type,
-      prompt_version: condition === 'zero_shot' ? 'v1' : r.prompt_version,
+      prompt_type: arm === 'zero_shot' ? 'zero_shot' : r.prompt_type,
+      prompt_version: arm === 'zero_shot' ? 'v1' : r.prompt_version,
       model: 'determinism-test',
       ocr_text: r.ocr_text,
       gt_text: r.gt_text,

@@ -69,7 +69,8 @@ export interface ReportDocs {
   errorClasses?: Json | null;
 }
 
-export const CONDITIONS = [
+/** The series of the default arms' CER charts: the raw OCR (where every arm starts) and the two default arms. */
+export const DEFAULT_ARM_SERIES = [
   { key: 'ocr', label: 'Raw OCR', order: 0 },
   { key: 'phase2', label: 'Phase 2 zero-shot', order: 1 },
   { key: 'phase5', label: 'Phase 5 RAG', order: 2 },
@@ -86,13 +87,13 @@ function cerByArm(d: ReportDocs) {
       phase2: c.phase2_baseline?.cer ?? null,
       phase5: c.phase5_corrected?.cer ?? null,
     };
-    for (const k of CONDITIONS) {
+    for (const k of DEFAULT_ARM_SERIES) {
       if (values[k.key] === null) continue;
       const ci = b?.cer_ci95?.[k.key] ?? null;
       rows.push({
         dataset,
         dataset_order,
-        condition: k.label,
+        arm: k.label,
         order: k.order,
         cer: values[k.key],
         ci_lo: ci?.[0] ?? null,
@@ -128,9 +129,9 @@ function cerByBand(d: ReportDocs) {
       const g = by[band];
       if (!g || g.n_samples === 0) return;
       const vals: Record<string, number | null> = { ocr: g.ocr_cer, phase2: g.phase2_cer, phase5: g.phase5_cer };
-      for (const k of CONDITIONS) {
+      for (const k of DEFAULT_ARM_SERIES) {
         if (vals[k.key] === null || vals[k.key] === undefined) continue;
-        rows.push({ dataset, dataset_order, band, band_order, condition: k.label, order: k.order, cer: vals[k.key], n: g.n_samples });
+        rows.push({ dataset, dataset_order, band, band_order, arm: k.label, order: k.order, cer: vals[k.key], n: g.n_samples });
       }
     });
   };
@@ -227,7 +228,7 @@ export interface BuiltChart {
 }
 
 const TITLES: Record<ChartName, string> = {
-  cer_by_condition: 'CER by condition and dataset (95% CI)',
+  cer_by_condition: 'CER by arm and dataset (95% CI)',
   delta_cer_by_score_bucket: 'ΔCER by retrieval-score bucket',
   cer_by_ocr_band: 'CER by baseline (raw OCR) CER band',
   score_histogram: 'Top-1 retrieval score histogram',

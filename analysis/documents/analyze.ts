@@ -1,5 +1,5 @@
 /**
- * The analyze stage: read the inference inputs and both conditions' corrections, score every line, and
+ * The analyze stage: read the inference inputs and both default arms' corrections, score every line, and
  * write the per-dataset and aggregated documents of docs/outputs.md (plus the report). Pure core: no Temporal
  * import; the activity wraps `analyzeStudy` and heartbeats through `onProgress`.
  *
@@ -16,11 +16,11 @@ import { resolveNormalization } from '../../src/text/profiles';
 import { childLogger } from '../../src/util/log';
 import { createProgress } from '../../src/util/progress';
 import { DEFAULT_BOOTSTRAP } from '../stats/bootstrap';
-import { baselineArm, defaultArms, joiningStudyArms, loadExtraArms } from '../lines/condition-arms';
+import { baselineArm, defaultArms, joiningStudyArms, loadExtraArms } from '../lines/line-arms';
 import { DEFAULT_ERAS } from '../score/eras';
 import { cmpStr, round } from '../format';
 import { sourceHitMatcher } from '../inputs/leakage';
-import { loadStudyInputs, type StudyInputs } from '../inputs/condition-inputs';
+import { loadStudyInputs, type StudyInputs } from '../inputs/design-inputs';
 import type { AnalysisInputRecord, Loaded } from '../inputs/records';
 import { errorClassesDocument, explorerLines, linesDocument, type LinesOptions } from '../lines/explorer-lines';
 import { writeLinesJson } from '../lines/lines-json';

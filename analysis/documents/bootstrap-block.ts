@@ -1,4 +1,4 @@
-/** The bootstrap block of the comparisons: CIs of CER/WER per condition and of the deltas, on the same resamples. */
+/** The bootstrap block of the comparisons: CIs of CER/WER per arm and of the deltas, on the same resamples. */
 import { clusteredRates, type ClusteredResult as BootstrapResult, type Resampling } from '../stats/comparison-stats';
 import { round } from '../format';
 import type { Table } from './table';

@@ -1,4 +1,4 @@
-/** comparison_vs_phase2.json: the lines with both conditions — headline, bootstrap, line effects, OCR-CER bands. */
+/** comparison_vs_phase2.json: the lines with both default arms — headline, bootstrap, line effects, OCR-CER bands. */
 import type { NormalizationProfile } from '../../src/text/profiles';
 import { round, ratio } from '../format';
 import type { BootstrapBlock } from './bootstrap-block';
@@ -27,14 +27,14 @@ export function interpretation(p2: number | null, p5: number | null, u: Headline
     : u?.reason
       ? ` (ΔCER ${signed(p5 - p2)}; no interval or p-value: ${u.reason})`
       : '';
-  if (p2 === 0) return p5 === 0 ? `CER is 0 in both conditions${ciText}.` : `CER rose from 0 to ${pct(p5)} vs Phase 2${ciText}.`;
+  if (p2 === 0) return p5 === 0 ? `CER is 0 in both arms${ciText}.` : `CER rose from 0 to ${pct(p5)} vs Phase 2${ciText}.`;
   const rel = ((p5 - p2) / p2) * 100;
   if (Math.abs(rel) < 0.05) return `CER unchanged vs Phase 2${ciText}.`;
   return `CER ${rel < 0 ? 'reduced' : 'increased'} by ${Math.abs(rel).toFixed(1)}% vs Phase 2${ciText}.`;
 }
 
 /**
- * The comparison headline (both conditions, Δ, the sentence, OCR for reference, the bootstrap), shared by
+ * The comparison headline (both arms, Δ, the sentence, OCR for reference, the bootstrap), shared by
  * comparison_vs_phase2.json and the aggregate comparison.json.
  */
 export function comparisonHeadline(cmp: Sums, hasBaseline: boolean, boot: BootstrapBlock, validity: Validity) {
@@ -65,7 +65,7 @@ export function pairedLineEffects(cmp: Sums, hasBaseline: boolean, perDataset: b
   };
 }
 
-/** comparison_vs_phase2.json (docs/outputs.md#comparison_vs_phase2json, and more): the lines with both conditions. */
+/** comparison_vs_phase2.json (docs/outputs.md#comparison_vs_phase2json, and more): the lines with both default arms. */
 export function comparisonDocument(
   ds: string,
   { all, cmp, cmpT, hasBaseline }: Rollup,

@@ -26,6 +26,6 @@ export interface SectionContext {
   topConfusions: number;
   eras: readonly Era[];
   errorAnalysis: boolean;
-  /** A comparison in which a condition has a larger share of failed lines is marked not valid. */
+  /** A comparison in which an arm has a larger share of failed lines is marked not valid. */
   maxFailedShare: number;
 }

@@ -1,4 +1,4 @@
-/** error_changes.json: OCR errors fixed, introduced and unchanged per condition, by edit type and category. */
+/** error_changes.json: OCR errors fixed, introduced and unchanged per arm, by edit type and category. */
 import { EDIT_TYPES, ERROR_CATEGORIES, type ChangeCounts, type ErrorChangeAccumulator } from '../score/error-changes';
 import { ratio, round } from '../format';
 import type { SectionContext } from './context';

@@ -1,4 +1,4 @@
-/** Whether a comparison is valid: not when a condition failed on more lines than `infer.max_failed_share`. */
+/** Whether a comparison is valid: not when an arm failed on more lines than `infer.max_failed_share`. */
 import { failedShareReason } from '../score/failed-share';
 import type { Sums } from './sums';
 
@@ -6,7 +6,7 @@ import type { Sums } from './sums';
 export type Validity = { valid: false; invalid_reason: string } | null;
 
 /**
- * Failed lines (records with an error) score as the raw OCR text, so a condition with many of them makes its
+ * Failed lines (records with an error) score as the raw OCR text, so an arm with many of them makes its
  * CER — and ΔCER — a statement about the outage, not the method: more than `maxFailedShare` → not valid.
  */
 export function comparisonValidity(cmp: Sums, hasBaseline: boolean, maxFailedShare: number): Validity {

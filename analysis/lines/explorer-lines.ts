@@ -9,7 +9,7 @@
 import type { CorrectionRecord } from '../../src/llm/records';
 import { ERROR_CLASSES, errorClassOf, type ErrorClass } from '../../src/text/arabic';
 import { prepareText, scoreDistances, scorePrepared } from '../../src/text/distance';
-import type { LineArm } from './condition-arms';
+import type { LineArm } from './line-arms';
 import { lineKey } from '../inputs/records';
 import { diffSegments, type DiffSegment } from './diff';
 import { anchorOps, compareErrors, type AnchoredError } from '../score/error-changes';

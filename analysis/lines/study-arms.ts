@@ -13,7 +13,7 @@ import type { ArmResult, ArmsAnalysis } from '../study/arms';
 import { armsRoot } from '../inputs/arm-inputs';
 import { sourceHitMatcher } from '../inputs/leakage';
 import { loadFile, parseInferenceInput } from '../inputs/records';
-import { loadExtraArms, type ArmSource, type LineArm } from './condition-arms';
+import { loadExtraArms, type ArmSource, type LineArm } from './line-arms';
 import { lineKey } from '../inputs/records';
 import { errorClassesDocument, explorerLines, linesDocument, type LineSource, type LineText, type LinesOptions } from './explorer-lines';
 import { writeLinesJson } from './lines-json';

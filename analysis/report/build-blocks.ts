@@ -86,7 +86,7 @@ function validityBlocks(d: ReportDocs): Block[] {
   return [
     {
       kind: 'p',
-      text: '**Not valid — no headline ΔCER.** Too many lines failed in at least one condition; the figures below score those lines as the raw OCR and measure the failures, not the method.',
+      text: '**Not valid — no headline ΔCER.** Too many lines failed in at least one arm; the figures below score those lines as the raw OCR and measure the failures, not the method.',
     },
     { kind: 'list', items: invalid },
   ];
@@ -108,7 +108,7 @@ function noteBlocks(d: ReportDocs): Block[] {
       items: [
         `CER: ${sc.cer}. WER: ${sc.wer}. Text preparation: ${sc.text_preparation}.`,
         `Failed corrections: ${sc.failed_lines}.`,
-        'Comparisons use the samples present in both conditions; metrics.json uses every Phase 5 line.',
+        'Comparisons use the samples present in both arms; metrics.json uses every Phase 5 line.',
         `Confidence intervals: ${boot?.method ?? 'bootstrap'}; ${boot?.iterations ?? dash} resamples, seed ${boot?.seed ?? dash}; the all-datasets interval resamples within each dataset.`,
       ],
     },

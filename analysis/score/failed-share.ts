@@ -1,6 +1,6 @@
 /**
  * The failed-share validity rule, one for every comparison (docs/statistics.md "Failed lines"): failed lines
- * (records with an error) score as the raw OCR text, so an arm — or a condition of the design document's files —
+ * (records with an error) score as the raw OCR text, so an arm — the default arms of the design document's files too —
  * with more of them than `infer.max_failed_share` of its lines measures the outage, not the method; its figures
  * are reported with this reason instead of a ΔCER.
  */
@@ -11,7 +11,7 @@ export const DEFAULT_MAX_FAILED_SHARE = 0.01;
 
 const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
-/** One arm (or condition) of a comparison: its label, lines and the lines whose record has an error. */
+/** One arm of a comparison: its label, lines and the lines whose record has an error. */
 export interface FailedCount {
   label: string;
   failed: number;

@@ -11,7 +11,7 @@
  * - Interval: 2.5 % / 97.5 % percentiles (linear interpolation) of the resampled statistic.
  * - SE: standard deviation of the resampled ΔCER; minimum detectable effect at 80 % power, two-sided α = 0.05:
  *   MDE = (z₀.₉₇₅ + z₀.₈₀) · SE ≈ 2.80 · SE.
- * - Permutation p: under "the two conditions are exchangeable", each cluster's two outputs are swapped with
+ * - Permutation p: under "the two arms are exchangeable", each cluster's two outputs are swapped with
  *   probability ½ (the sign of its edit difference flips); p = (1 + #{|T*| ≥ |T|}) / (1 + permutations), so an
  *   estimate of exactly 0 has p = 1 and p is never 0.
  * - Fewer than `minClusters` clusters (analysis/stats/min-clusters.ts): no interval, SE, detectable effect or p,

@@ -14,7 +14,7 @@ export const DEFAULT_MIN_CLUSTERS = 10;
 /** Two-sided level of every test and interval of the analysis. */
 export const ALPHA = 0.05;
 
-/** Why a detectable effect is not given when the standard error is 0 because both conditions are the same. */
+/** Why a detectable effect is not given when the standard error is 0 because both arms are the same. */
 export const ARMS_AGREE = 'the arms agree on every line';
 
 /** Why a detectable effect is not given when the standard error is 0 for another reason. */

@@ -1,5 +1,5 @@
 /**
- * Paired statistics for comparing two conditions line by line (the study arms): a paired bootstrap of the
+ * Paired statistics for comparing two arms line by line: a paired bootstrap of the
  * corpus-level ΔCER, an exact sign test, a Wilcoxon signed-rank test and Holm's step-down adjustment.
  * Pure functions over plain arrays; checked against scipy / statsmodels by test/analysis/stats/paired.test.ts
  * (fixture made by bench/python/paired_reference.py).
@@ -35,7 +35,7 @@ export interface PairedDelta {
 /**
  * Paired percentile bootstrap of ΔCER over lines: each resample draws line indices with replacement
  * (mulberry32(seed), index = ⌊u · n⌋, per stratum in order of first appearance) and evaluates both
- * conditions on the same lines. Same resampler as every other interval of the analysis (./bootstrap).
+ * arms on the same lines. Same resampler as every other interval of the analysis (./bootstrap).
  */
 export function pairedBootstrapDelta(
   goldChars: ArrayLike<number>,

@@ -30,7 +30,7 @@ export interface ResampleSettings {
   minClusters?: number;
 }
 
-/** One condition vs a reference on the same lines. */
+/** One arm vs a reference on the same lines. */
 export interface PairedComparison {
   n_paired: number;
   /** CER(arm) − CER(reference); negative = the arm is better. */

@@ -22,7 +22,7 @@ const acts = createActivities({
 describe('activities/analyze (adapter over analysis/stage)', function () {
   this.timeout(60000);
 
-  it('analyzes both conditions with progress heartbeats and returns the per-dataset summary', async () => {
+  it('analyzes both default arms with progress heartbeats and returns the per-dataset summary', async () => {
     const config = fixtureConfig(tmpResults('analyze'), { analysis: { bootstrap_iterations: 50 } });
     const pairs = Array.from({ length: 12 }, (_, i) => ({
       id: String(i),

@@ -112,7 +112,6 @@ describe('workflows (real local Temporal server)', function () {
         };
         return armNames(input.config, input.options).map((arm) => ({
           arm,
-          condition: arm,
           output: `/unused/${arm}.jsonl`,
           plan,
           shardSize: 2,

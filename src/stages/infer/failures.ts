@@ -91,7 +91,7 @@ export interface FailedCounts {
   first: string | null;
 }
 
-/** Failed records of the selected datasets in a condition's output, by reason, with the first one's detail. */
+/** Failed records of the selected datasets in an arm's output, by reason, with the first one's detail. */
 export async function countFailedRecords(file: string, datasets?: readonly string[]): Promise<FailedCounts> {
   const wanted = datasets ? new Set(datasets) : null;
   const res: FailedCounts = { records: 0, failed: 0, byReason: {}, first: null };

@@ -101,7 +101,7 @@ describe('analysis/charts (Vega-Lite specs are data)', function () {
     const { charts } = buildCharts(loadReportDocs(ragDir));
     const rows = (n: string) => (charts.find((c) => c.name === n)!.spec.data as { values: Array<Record<string, unknown>> }).values;
     const toyA = rows('cer_by_condition').filter((r) => r.dataset === 'TOY-A');
-    expect(toyA.map((r) => [r.condition, r.cer])).to.deep.equal([
+    expect(toyA.map((r) => [r.arm, r.cer])).to.deep.equal([
       ['Raw OCR', 0.125],
       ['Phase 2 zero-shot', 0.09375],
       ['Phase 5 RAG', 0.0625],

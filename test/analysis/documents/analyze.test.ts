@@ -155,7 +155,7 @@ describe('analysis/analyze (toy study)', function () {
     expect(c.by_ocr_cer_band['>20%']).to.include({ n_samples: 2, ocr_cer: 0.25 });
   });
 
-  it('comparisons use only samples present in both conditions', () => {
+  it('comparisons use only samples present in both arms', () => {
     const c = read(path.join(ragDir, 'TOY-B', 'comparison_vs_phase2.json'));
     // b2 has no Phase 2 line: the comparison set is b1 + b3 (7 gold characters).
     expect(c.meta).to.include({ n_paired: 2, phase5_samples: 3, phase5_without_phase2: 1 });

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import path from 'node:path';
 import { pairCounts, type ArmPairCounts } from '../../../analysis/documents/pair-counts';
 import { scoreDataset, type ScoredLine } from '../../../analysis/documents/pair-rows';
-import { loadStudyInputs } from '../../../analysis/inputs/condition-inputs';
+import { loadStudyInputs } from '../../../analysis/inputs/design-inputs';
 import type { Loaded } from '../../../analysis/inputs/records';
 import { DEFAULT_ERAS } from '../../../analysis/score/eras';
 import { scoreRecords } from '../../../analysis/score/line-counts';

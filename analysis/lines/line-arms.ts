@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import type { CorrectionRecord } from '../../src/llm/records';
 import { scoredText } from '../score/failed-line';
-import type { StudyInputs } from '../inputs/condition-inputs';
+import type { StudyInputs } from '../inputs/design-inputs';
 import { lineKey, loadFile, parseCorrection, parseInferenceInput, type AnalysisInputRecord, type Loaded } from '../inputs/records';
 
 /** An extra arm for the Lines view (study arms: `<results>/arms/<arm>/`). */
@@ -47,7 +47,7 @@ function recordsOnly<T extends { dataset: string; sample_id: string }>(byDataset
   return new Map([...byLine(byDataset)].map(([k, v]) => [k, v.record]));
 }
 
-/** The two conditions as arms: rag (with retrieval) and, when there is a baseline, zero_shot. */
+/** The two default arms: rag (with retrieval) and, when there is a baseline, zero_shot. */
 export function defaultArms(inputs: StudyInputs): LineArm[] {
   const arms: LineArm[] = [
     {
@@ -64,14 +64,14 @@ export function defaultArms(inputs: StudyInputs): LineArm[] {
 }
 
 /**
- * The study arms that join the two conditions: one named like a condition (a study arm `rag` beside
- * results/phase5) would be a second column of the same name, so the condition keeps it (with a warning).
+ * The study arms that join the two default arms: one named like a default arm (a study arm `rag` beside
+ * results/phase5) would be a second column of the same name, so the default arm keeps it (with a warning).
  */
-export function joiningStudyArms(study: readonly ArmSource[], conditions: readonly LineArm[], warnings: string[]): ArmSource[] {
-  const taken = new Set(conditions.map((a) => a.name));
+export function joiningStudyArms(study: readonly ArmSource[], defaults: readonly LineArm[], warnings: string[]): ArmSource[] {
+  const taken = new Set(defaults.map((a) => a.name));
   for (const s of study.filter((x) => taken.has(x.name))) {
     warnings.push(
-      `study arm "${s.name}" has the name of a condition; the Lines view shows the condition's lines (${s.correctionsPath} left out there)`,
+      `study arm "${s.name}" has the name of a default arm; the Lines view shows the default arm's lines (${s.correctionsPath} left out there)`,
     );
   }
   return study.filter((x) => !taken.has(x.name));
