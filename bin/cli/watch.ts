@@ -1,6 +1,6 @@
 /**
  * Follow a workflow until it finishes: a progress bar in a terminal, plain lines otherwise (`export started`,
- * then `export 1,200/5,092 lines · 82 lines/s · ETA 47 s` at most every 10 s), fed by the workflow's
+ * then `export 1,200/5,092 lines · 82 lines/s · ETA 47 s` at most every 10 s and once per change of the count), fed by the workflow's
  * `progress` query and the heartbeats of its running activities (summed across an export's shards). For the
  * whole-study workflow it follows the child workflow of the current stage.
  */
@@ -26,6 +26,13 @@ export function progressOf(v: StatusView): string | null {
   if (v.progress && v.progress.total > 0)
     return progressLine(`${label} ${v.progress.step}`, v.progress.done, v.progress.total, v.progress.unit, null, null) + note;
   return note ? `${label}${note}` : null;
+}
+
+/** What the stage has done, without rate or ETA: the count the plain lines print once per change. */
+function positionOf(v: StatusView): string {
+  const w = v.work;
+  const p = v.progress;
+  return `${p?.stage ?? ''}|${p?.step ?? ''}|${p?.done ?? ''}/${p?.total ?? ''}|${w ? `${w.done}/${w.total} ${w.unit}` : ''}`;
 }
 
 /** One line describing where a workflow is. */
@@ -59,6 +66,7 @@ export class ProgressLines {
   private stage = '';
   private last = -Infinity;
   private retrying = '';
+  private position = '';
   constructor(
     private readonly print: (line: string) => void,
     private readonly everyMs = 10_000,
@@ -78,9 +86,13 @@ export class ProgressLines {
     const news = retrying !== '' && retrying !== this.retrying;
     this.retrying = retrying;
     if (!line || (!news && this.now() - this.last < this.everyMs)) return;
+    // Once per change of the position: a count that has not moved is not printed again (a new rate or ETA alone is no news).
+    const position = positionOf(v) + retrying;
+    if (!news && position === this.position) return;
     flushLogs();
     this.print(line);
     this.last = this.now();
+    this.position = position;
   }
 }
 

@@ -112,6 +112,32 @@ describe('human output', () => {
     expect(out).to.deep.equal(['export started (phase5-x-export)', 'export 0/100 lines', 'export 10/100 lines', 'export 20/100 lines']);
   });
 
+  it('prints a position once: a stalled count is not repeated, with a new rate or ETA or not, and a move shows at the next tick', () => {
+    let now = 0;
+    const out: string[] = [];
+    const lines = new ProgressLines(
+      (l) => out.push(l),
+      10_000,
+      () => now,
+    );
+    const view = (done: number, eta: number): StatusView => ({
+      workflowId: 'phase5-x-probe',
+      status: 'RUNNING',
+      progress: null,
+      activity: { type: 'probeJob', attempt: 1, heartbeat: null },
+      activities: [],
+      work: { done, total: 60, unit: 'texts' },
+      rate: 0.1,
+      etaSeconds: eta,
+    });
+    // 20 texts for 40 s (the ETA drifting), then 21 at 41 s.
+    for (let t = 0; t <= 45_000; t += 1000) {
+      now = t;
+      lines.show(view(t <= 40_000 ? 20 : 21, 400 + t / 1000));
+    }
+    expect(out).to.deep.equal(['probeJob 20/60 texts · 0.1 texts/s · ETA 7 min', 'probeJob 21/60 texts · 0.1 texts/s · ETA 7 min']);
+  });
+
   it('sums the heartbeats of the running shards with the lines of the finished ones', () => {
     const now = Date.parse('2026-01-01T00:00:10Z');
     const shard = (done: number): PendingActivityView => ({
