@@ -76,7 +76,8 @@ describe('human output', () => {
     expect(progressLine('export', 0, 10, 'lines', null, null)).to.equal('export 0/10 lines');
   });
 
-  it('prints the stage when it starts and its position at most every 10 s', () => {
+  /** The lines a 10 s ProgressLines prints when shown `viewAt(t)` every second from 0 to `untilMs`. */
+  function printedOver(untilMs: number, viewAt: (t: number) => StatusView): string[] {
     let now = 0;
     const out: string[] = [];
     const lines = new ProgressLines(
@@ -84,6 +85,14 @@ describe('human output', () => {
       10_000,
       () => now,
     );
+    for (let t = 0; t <= untilMs; t += 1000) {
+      now = t;
+      lines.show(viewAt(t));
+    }
+    return out;
+  }
+
+  it('prints the stage when it starts and its position at most every 10 s', () => {
     const view = (done: number): StatusView => ({
       workflowId: 'phase5-x-export',
       status: 'RUNNING',
@@ -105,21 +114,15 @@ describe('human output', () => {
       rate: null,
       etaSeconds: null,
     });
-    for (let t = 0; t <= 25_000; t += 1000) {
-      now = t;
-      lines.show(view(t / 1000));
-    }
-    expect(out).to.deep.equal(['export started (phase5-x-export)', 'export 0/100 lines', 'export 10/100 lines', 'export 20/100 lines']);
+    expect(printedOver(25_000, (t) => view(t / 1000))).to.deep.equal([
+      'export started (phase5-x-export)',
+      'export 0/100 lines',
+      'export 10/100 lines',
+      'export 20/100 lines',
+    ]);
   });
 
   it('prints a position once: a stalled count is not repeated, with a new rate or ETA or not, and a move shows at the next tick', () => {
-    let now = 0;
-    const out: string[] = [];
-    const lines = new ProgressLines(
-      (l) => out.push(l),
-      10_000,
-      () => now,
-    );
     const view = (done: number, eta: number): StatusView => ({
       workflowId: 'phase5-x-probe',
       status: 'RUNNING',
@@ -131,11 +134,10 @@ describe('human output', () => {
       etaSeconds: eta,
     });
     // 20 texts for 40 s (the ETA drifting), then 21 at 41 s.
-    for (let t = 0; t <= 45_000; t += 1000) {
-      now = t;
-      lines.show(view(t <= 40_000 ? 20 : 21, 400 + t / 1000));
-    }
-    expect(out).to.deep.equal(['probeJob 20/60 texts · 0.1 texts/s · ETA 7 min', 'probeJob 21/60 texts · 0.1 texts/s · ETA 7 min']);
+    expect(printedOver(45_000, (t) => view(t <= 40_000 ? 20 : 21, 400 + t / 1000))).to.deep.equal([
+      'probeJob 20/60 texts · 0.1 texts/s · ETA 7 min',
+      'probeJob 21/60 texts · 0.1 texts/s · ETA 7 min',
+    ]);
   });
 
   it('sums the heartbeats of the running shards with the lines of the finished ones', () => {
