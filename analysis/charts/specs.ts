@@ -14,7 +14,7 @@ import { errorClassLabel, type ErrorClass } from '../../src/text/arabic';
 export const CHART_TEMPLATE_DIR = path.dirname(fileURLToPath(import.meta.url));
 
 export const CHART_NAMES = [
-  'cer_by_condition',
+  'cer_by_arm',
   'delta_cer_by_score_bucket',
   'cer_by_ocr_band',
   'score_histogram',
@@ -228,7 +228,7 @@ export interface BuiltChart {
 }
 
 const TITLES: Record<ChartName, string> = {
-  cer_by_condition: 'CER by arm and dataset (95% CI)',
+  cer_by_arm: 'CER by arm and dataset (95% CI)',
   delta_cer_by_score_bucket: 'ΔCER by retrieval-score bucket',
   cer_by_ocr_band: 'CER by baseline (raw OCR) CER band',
   score_histogram: 'Top-1 retrieval score histogram',
@@ -246,7 +246,7 @@ export function errorClassChart(ec: Json | null | undefined): BuiltChart | null 
 /** Every chart that has data, in CHART_NAMES order; `skipped` names the ones without data. */
 export function buildCharts(d: ReportDocs): { charts: BuiltChart[]; skipped: ChartName[] } {
   const data: Record<ChartName, Array<Record<string, unknown>>> = {
-    cer_by_condition: cerByArm(d),
+    cer_by_arm: cerByArm(d),
     delta_cer_by_score_bucket: deltaByBucket(d),
     cer_by_ocr_band: cerByBand(d),
     score_histogram: histogram(d),

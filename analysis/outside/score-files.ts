@@ -3,7 +3,7 @@
  * the references (HIPE-OCRepair JSONL, or plain paired text) and each system's outputs read (./system-file.ts:
  * HIPE-OCRepair JSONL, plain text or the project's own corrections.jsonl), made arms in memory (./outside-arms.ts) and handed to the arms analysis
  * (analysis/study/arms.ts), which writes `<results>/study/arms.json`, the tidy tables and each arm's metrics.json;
- * the arms report (analysis/report/report.ts `renderArmsReport`) follows in `<results>/study/`.
+ * the arms report (analysis/report/report.ts `renderReport`) follows in `<results>/study/`.
  * A HIPE-OCRepair document is its own cluster (documents are the independent units); paired text clusters in
  * the analysis's blocks of consecutive lines.
  */
@@ -11,7 +11,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { UserInputError } from '../../src/stages/shared/types';
 import type { NormalizationConfig } from '../../src/text/profiles';
-import { renderArmsReport } from '../report/report';
+import { renderReport } from '../report/report';
 import { analyzeArms, type ArmsAnalysis } from '../study/arms';
 import { readHipeReferences } from './hipe-jsonl';
 import { OCR_ARM, outsideArms } from './outside-arms';
@@ -95,7 +95,7 @@ export async function scoreFiles(o: ScoreFilesOptions): Promise<ScoreFilesResult
   const files = [...analysis.files];
   if (o.report !== false) {
     const dir = path.join(resultsDir, 'study');
-    const r = await renderArmsReport(dir, analysis, { title: 'Outside systems scored' });
+    const r = await renderReport(dir, { title: 'Outside systems scored', arms: analysis });
     files.push(...r.files.map((f) => path.join('study', f)));
     report = path.join(dir, 'report.html');
     step(`report: ${report}`);

@@ -1,13 +1,24 @@
-/** The Phase 5 report as blocks, in reading order: the answer, validity, intro, skipped inputs, results, charts, lines, notes. */
+/**
+ * The report as blocks, in reading order. With the design files: the answer, validity, intro, skipped inputs,
+ * results, charts, lines, notes; with the arms analysis alone: its answer, its section, the error classes, lines.
+ */
 import path from 'node:path';
+import type { ArmsAnalysis } from '../study/arms';
 import { describeKinds, totalSkips } from '../../src/stages/shared/skips';
 import type { ReportDocs } from '../charts/specs';
+import type { loadLineDocs } from './load-docs';
 import { dash, type Block, type RenderedChart } from './blocks';
 import { documentAnswerBlocks } from './sections/answer';
 import { errorChangeBlocks } from './sections/error-changes';
 import { errorClassBlocks, exampleSectionBlocks } from './sections/lines';
 import { profileBlocks } from './sections/profiles';
 import { bandBlocks, leakageBlocks, lineEffectBlocks, mainResultBlocks, normalisedBlocks, retrievalBlocks } from './sections/results';
+
+/** The arms analysis's answer (sentences and forest plot) and the rest of its Arms section. */
+export interface StudyBlocks {
+  answer: Block[];
+  section: Block[];
+}
 
 /**
  * `study`: the Arms section's answer (sentences and forest plot) and its other blocks, when the report has a study of
@@ -19,7 +30,7 @@ export function buildBlocks(
   charts: RenderedChart[],
   skipped: string[],
   title: string,
-  study: { answer: Block[]; section: Block[] } | null = null,
+  study: StudyBlocks | null = null,
 ): Block[] {
   return [
     { kind: 'h1', text: title },
@@ -40,6 +51,26 @@ export function buildBlocks(
     ...(d.lines ? [{ kind: 'lines', doc: d.lines } as Block] : []),
     ...exampleSectionBlocks(d.lines),
     ...noteBlocks(d),
+  ];
+}
+
+/** A report of the arms analysis alone (no design files in the folder): `charts` are the error-class chart, when drawn. */
+export function armsOnlyBlocks(
+  title: string,
+  arms: ArmsAnalysis,
+  study: StudyBlocks,
+  docs: ReturnType<typeof loadLineDocs>,
+  charts: RenderedChart[],
+): Block[] {
+  return [
+    { kind: 'h1', text: title },
+    ...study.answer,
+    { kind: 'p', text: `Inputs as of ${arms.generated_at}; datasets: ${arms.datasets.join(', ')}.` },
+    ...study.section,
+    ...errorClassBlocks(docs.errorClasses),
+    ...charts.map((chart): Block => ({ kind: 'chart', chart })),
+    ...(docs.lines ? [{ kind: 'lines', doc: docs.lines } as Block] : []),
+    ...exampleSectionBlocks(docs.lines),
   ];
 }
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { writtenFiles } from '../../src/stages/shared/written-file';
 import { writeArmsLineDocuments } from '../lines/study-arms';
-import { renderArmsReport } from '../report/report';
+import { renderReport } from '../report/report';
 import type { ArmsAnalysis } from '../study/arms';
 import type { AnalyzeOptions } from '../types';
 import { armsSummary } from './arms-summary';
@@ -19,7 +19,7 @@ export async function armsOnlyResult(options: AnalyzeOptions, arms: ArmsAnalysis
     lines: options.lines,
   });
   const report =
-    options.report === false ? null : await renderArmsReport(studyDir, arms, typeof options.report === 'object' ? options.report : {});
+    options.report === false ? null : await renderReport(studyDir, { ...(typeof options.report === 'object' ? options.report : {}), arms });
   const base = arms.arms.find((a) => a.is_baseline)!;
   const root = options.arms!.resultsDir;
   const written = await writtenFiles([

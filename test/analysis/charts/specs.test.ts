@@ -100,13 +100,13 @@ describe('analysis/charts (Vega-Lite specs are data)', function () {
   it('puts the data of the documents into the specs', () => {
     const { charts } = buildCharts(loadReportDocs(ragDir));
     const rows = (n: string) => (charts.find((c) => c.name === n)!.spec.data as { values: Array<Record<string, unknown>> }).values;
-    const toyA = rows('cer_by_condition').filter((r) => r.dataset === 'TOY-A');
+    const toyA = rows('cer_by_arm').filter((r) => r.dataset === 'TOY-A');
     expect(toyA.map((r) => [r.arm, r.cer])).to.deep.equal([
       ['Raw OCR', 0.125],
       ['Phase 2 zero-shot', 0.09375],
       ['Phase 5 RAG', 0.0625],
     ]);
-    expect(rows('cer_by_condition').some((r) => r.dataset === 'All datasets')).to.equal(true);
+    expect(rows('cer_by_arm').some((r) => r.dataset === 'All datasets')).to.equal(true);
     expect(
       rows('era_distribution')
         .filter((r) => r.dataset === 'TOY-A')
@@ -136,6 +136,6 @@ describe('analysis/charts (Vega-Lite specs are data)', function () {
     for (const d of docs.datasets) d.retrieval = null;
     const { charts, skipped } = buildCharts(docs);
     expect(skipped).to.deep.equal(['delta_cer_by_score_bucket', 'score_histogram', 'era_distribution', 'confusions', 'error_classes']);
-    expect(charts.map((c) => c.name)).to.deep.equal(['cer_by_condition', 'cer_by_ocr_band']);
+    expect(charts.map((c) => c.name)).to.deep.equal(['cer_by_arm', 'cer_by_ocr_band']);
   });
 });

@@ -268,7 +268,7 @@ describe('analysis/analyze (options and inputs)', function () {
     const second = snapshot(ragDir);
     expect([...second.keys()].sort()).to.deep.equal([...first.keys()].sort());
     for (const [k, v] of first) expect(second.get(k)!.equals(v), k).to.equal(true);
-    expect(first.has('report.html') && first.has('report.md') && first.has('charts/cer_by_condition.svg')).to.equal(true);
+    expect(first.has('report.html') && first.has('report.md') && first.has('charts/cer_by_arm.svg')).to.equal(true);
     const m = JSON.parse(first.get('metrics.json')!.toString());
     const newest = Math.max(
       ...['phase5/corrections.jsonl', 'phase5/inference_input.jsonl', 'phase2/corrections.jsonl'].map(

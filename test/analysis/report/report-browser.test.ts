@@ -37,7 +37,7 @@ describe('analysis/report (report.md, self-contained report.html in headless Chr
 
   it('writes report.md with the main table, leakage lines and chart images', () => {
     const md = readFileSync(path.join(ragDir, 'report.md'), 'utf8');
-    expect(md).to.match(/^# Phase 5 report/);
+    expect(md).to.match(/^# Report: RAG \(OpenITI\) vs zero-shot/);
     expect(md).to.include('| TOY-A | 6 | 12.50% | 9.38% | 6.25% | −3.13 pp |');
     expect(md).to.include('LEAKAGE: source book NOT excluded');
     expect(md).to.include('SECONDARY metrics under the normalisation profile no_diacritics: NFC; tashkeel');

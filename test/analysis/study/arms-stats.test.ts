@@ -12,7 +12,7 @@ import path from 'node:path';
 import { analyzeArms, type ArmsAnalysis } from '../../../analysis/study/arms';
 import { bootstrapRates } from '../../../analysis/stats/bootstrap';
 import { pairedBootstrapDelta } from '../../../analysis/stats/paired';
-import { renderArmsReport } from '../../../analysis/report/report';
+import { renderReport } from '../../../analysis/report/report';
 import type { OcrSample } from '../../../src/datasets';
 import { UserInputError } from '../../../src/stages/shared/types';
 import { scoreDistances } from '../../../src/text/distance';
@@ -128,7 +128,7 @@ describe('analysis/arms statistics on real OCR_GS lines', function () {
     );
     expect(validate(doc), JSON.stringify(validate.errors?.slice(0, 3))).to.equal(true);
     expect(doc.contrasts.some((x: { arm: string; vs: string }) => x.arm === 'rag' && x.vs === 'identity')).to.equal(true);
-    await renderArmsReport(path.join(root, 'study'), a, { png: false });
+    await renderReport(path.join(root, 'study'), { png: false, arms: a });
     const md = readFileSync(path.join(root, 'study', 'report.md'), 'utf8');
     const arms = md.indexOf('## Arms');
     expect(md.indexOf('### Planned contrasts')).to.be.greaterThan(arms);

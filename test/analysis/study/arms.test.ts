@@ -462,7 +462,7 @@ describe('analysis/arms (all arms together)', function () {
       phase2: (p) => ({ corrected: p.ocr }),
     });
     // What an earlier version wrote beside the Phase 5 documents.
-    for (const f of ['report.html', 'report.md', 'charts/cer_by_condition.svg', 'report-lines/lines-0.js']) {
+    for (const f of ['report.html', 'report.md', 'charts/cer_by_arm.svg', 'report-lines/lines-0.js']) {
       mkdirSync(path.dirname(path.join(ragDir, f)), { recursive: true });
       writeFileSync(path.join(ragDir, f), 'an earlier run');
     }
@@ -492,7 +492,7 @@ describe('analysis/arms (all arms together)', function () {
     expect(md.indexOf('## Line-level effects and failures')).to.be.greaterThan(md.indexOf('Planned contrasts'));
     expect(existsSync(path.join(reportDir, 'report.html'))).to.equal(true);
     expect(existsSync(path.join(reportDir, 'charts', 'arms_forest.vl.json'))).to.equal(true);
-    expect(existsSync(path.join(reportDir, 'charts', 'cer_by_condition.vl.json'))).to.equal(true);
+    expect(existsSync(path.join(reportDir, 'charts', 'cer_by_arm.vl.json'))).to.equal(true);
   });
 
   it('with arms and no Phase 5 corrections, the stage writes the arms report under study/', async () => {
