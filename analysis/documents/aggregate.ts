@@ -5,7 +5,7 @@ import { ratio, round } from '../format';
 import { pooledProfiles } from './profiles-block';
 import type { ScoredDataset } from './pair-rows';
 import { bootstrapBlock, type BootstrapBlock } from './bootstrap-block';
-import { POOLED_SCOPE, withArmsFigures } from './arms-figures';
+import { armsBlock, POOLED_SCOPE } from './arms-figures';
 import { comparisonHeadline, pairedLineEffects } from './comparison';
 import type { SectionContext } from './context';
 import type { DatasetDigest, DatasetDocuments } from './dataset';
@@ -30,21 +30,13 @@ export function aggregateDocuments(scoredAll: ScoredDataset[], docs: DatasetDocu
   // Lines of all datasets; each dataset is a bootstrap stratum.
   const r = rollup(scoredAll.flatMap((s, k) => s.rows.map((row) => ({ ...row, dataset: s.dataset, stratum: k }))));
   const { all, cmp, cmpT, hasBaseline } = r;
-  const boot = withArmsFigures(
-    bootstrapBlock(
-      cmpT,
-      hasBaseline,
-      ctx.bootstrap.iterations,
-      seedFor(ctx.bootstrap.seed, '*overall*'),
-      cmpT.array('stratum') as ArrayLike<number>,
-      {
-        ...ctx.bootstrap,
-        datasets: scoredAll.map((s) => s.dataset),
-      },
-    ),
-    ctx.arms,
-    POOLED_SCOPE,
-  );
+  const seed = seedFor(ctx.bootstrap.seed, '*overall*');
+  const boot =
+    armsBlock(ctx.arms, POOLED_SCOPE, seed, true) ??
+    bootstrapBlock(cmpT, hasBaseline, ctx.bootstrap.iterations, seed, cmpT.array('stratum') as ArrayLike<number>, {
+      ...ctx.bootstrap,
+      datasets: scoredAll.map((s) => s.dataset),
+    });
   const names = docs.map((d) => d.digest.dataset);
   const validity = aggregateValidity(comparisonValidity(cmp, hasBaseline, ctx.maxFailedShare), docs);
   const comparison = aggregateComparison(r, boot, validity, docs, names, ctx);

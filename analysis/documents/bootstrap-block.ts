@@ -1,4 +1,4 @@
-/** The bootstrap block of the comparisons: CIs of CER/WER per arm and of the deltas, on the same resamples. */
+/** The bootstrap block of the comparisons of a run the arms analysis does not cover (./arms-figures.ts covers the rest): CIs of CER/WER per arm and of the deltas, on the same resamples. */
 import { clusteredRates, type ClusteredResult as BootstrapResult, type Resampling } from '../stats/comparison-stats';
 import { round } from '../format';
 import type { Table } from './table';
@@ -20,6 +20,10 @@ function deltaCi(b: BootstrapResult, name: string) {
     reason: d.reason,
   };
 }
+
+/** How the block's intervals and tests are made (its `method`). */
+export const BLOCK_METHOD =
+  'paired percentile block bootstrap over clusters of lines (docs/statistics.md); p_value = block permutation test of the delta; significant = p_value < 0.05; mde = detectable |delta| at 80 % power';
 
 /** Bootstrap CER and WER of OCR / Phase 2 / Phase 5 on the comparison set (same resamples for both). */
 export function bootstrapBlock(
@@ -50,8 +54,7 @@ export function bootstrapBlock(
   const c = run('ref_chars', 'ce');
   const w = run('ref_words', 'we');
   return {
-    method:
-      'paired percentile block bootstrap over clusters of lines (docs/statistics.md); p_value = block permutation test of the delta; significant = p_value < 0.05; mde = detectable |delta| at 80 % power',
+    method: BLOCK_METHOD,
     clusters: c.clusters,
     /** Why the intervals, p-values and detectable effects are null (too few clusters); null when they are given. */
     reason: c.reason,

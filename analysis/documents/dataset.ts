@@ -3,7 +3,7 @@ import { seedFor } from '../stats/bootstrap';
 import type { ScoredDataset } from './pair-rows';
 import type { DatasetInfo } from '../types';
 import { bootstrapBlock, type BootstrapBlock } from './bootstrap-block';
-import { withArmsFigures } from './arms-figures';
+import { armsBlock } from './arms-figures';
 import { comparisonDocument } from './comparison';
 import type { SectionContext } from './context';
 import { errorChangesDocument } from './error-changes';
@@ -36,14 +36,10 @@ export interface DatasetDigest {
 export function datasetDocuments(scored: ScoredDataset, ctx: SectionContext, info: DatasetInfo | undefined): DatasetDocuments {
   const ds = scored.dataset;
   const r = rollup(scored.rows);
-  const boot = withArmsFigures(
-    bootstrapBlock(r.cmpT, r.hasBaseline, ctx.bootstrap.iterations, seedFor(ctx.bootstrap.seed, ds), undefined, {
-      ...ctx.bootstrap,
-      datasets: [ds],
-    }),
-    ctx.arms,
-    ds,
-  );
+  const seed = seedFor(ctx.bootstrap.seed, ds);
+  const boot =
+    armsBlock(ctx.arms, ds, seed, false) ??
+    bootstrapBlock(r.cmpT, r.hasBaseline, ctx.bootstrap.iterations, seed, undefined, { ...ctx.bootstrap, datasets: [ds] });
   const validity = comparisonValidity(r.cmp, r.hasBaseline, ctx.maxFailedShare);
   const comparison = comparisonDocument(ds, r, boot, validity, ctx);
   const retrieval = retrievalDocument(scored, r, ctx, info);

@@ -23,6 +23,7 @@ import { studyScopes, type PairedMemo, type Scope } from './compare';
 import { findContrast, measureContrasts, type ArmEdits, type ContrastResult } from './measure-contrasts';
 import { discoverArms, type ArmSkip, type LoadedArm } from '../inputs/arm-inputs';
 import { methodsNote } from './methods-note';
+import { designFigures } from './design-figures';
 import { settingsOf } from './settings';
 import { ARMS_SCHEMA_ID, type AnalyzeArmsOptions, type ArmResult, type ArmsAnalysis, type ArmsLineCounts } from './types';
 import { armsWhen } from './when';
@@ -120,6 +121,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     profiles,
     ...planLockField(options, resultsDir, results, contrasts, profiles),
     files: [],
+    ...defaultArmFigures(options, rows, base.info.name, scopes, settings),
   };
   if (options.write !== false) {
     analysis.files = writeArms(resultsDir, analysis, options.defaultArms === undefined);
@@ -127,6 +129,19 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     analysis.files.push(...(await writeTidyLines(resultsDir, tidy, analysis.generated_at)));
   }
   return analysis;
+}
+
+/** For the default arms (rag against the baseline zero_shot), the design files' own figures (./design-figures.ts). */
+function defaultArmFigures(
+  options: AnalyzeArmsOptions,
+  rows: Map<string, ArmRow[]>,
+  baseline: string,
+  scopes: Scope[],
+  settings: ReturnType<typeof settingsOf>,
+): Pick<ArmsAnalysis, 'design_figures'> {
+  const rag = rows.get('rag');
+  if (!options.defaultArms || baseline !== 'zero_shot' || !rag) return {};
+  return { design_figures: designFigures(rag, rows.get(baseline)!, scopes, settings) };
 }
 
 /** The planned contrasts measured; an arm vs the baseline is its `vs_baseline` comparison, taken from `compared`. */
@@ -326,7 +341,7 @@ function missingBaseline(baseline: string, resultsDir: string, arms: LoadedArm[]
 function writeArms(resultsDir: string, a: ArmsAnalysis, armMetrics: boolean): string[] {
   const files = ['study/arms.json', ...(armMetrics ? a.arms.map((r) => `arms/${r.name}/metrics.json`) : [])];
   mkdirSync(path.join(resultsDir, 'study'), { recursive: true });
-  writeJsonAtomic(path.join(resultsDir, 'study', 'arms.json'), { ...a, files: undefined });
+  writeJsonAtomic(path.join(resultsDir, 'study', 'arms.json'), { ...a, files: undefined, design_figures: undefined });
   for (const r of armMetrics ? a.arms : []) {
     writeJsonAtomic(path.join(resultsDir, 'arms', r.name, 'metrics.json'), {
       meta: {

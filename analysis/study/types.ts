@@ -177,4 +177,9 @@ export interface ArmsAnalysis {
   plan_lock?: import('../plan/check').PlanCheck;
   /** ΔCER by gold passage in context and hit class (analysis/study/provenance.ts), attached by the analyze stage. */
   provenance?: import('./provenance').ProvenanceAnalysis;
+  /**
+   * The default arms' figures the design document's comparison files state and arms.json does not (ΔWER, the OCR
+   * text's intervals; analysis/study/design-figures.ts); in memory only, never in arms.json.
+   */
+  design_figures?: import('./design-figures').DesignFigures;
 }

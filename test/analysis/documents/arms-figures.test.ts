@@ -2,16 +2,18 @@
  * One answer per comparison: in the default study (the arms rag and zero_shot, analyzed by the same `run`), the
  * comparison files state arms.json's figures — ΔCER rag vs zero_shot with its interval and p, rag vs OCR,
  * zero_shot vs OCR and each arm's CER / WER interval — per dataset and pooled; ΔWER and the OCR text's
- * intervals stay the files' own.
+ * intervals from the same analysis's design figures (seeded as arms.json's, never in arms.json). Without the arms
+ * analysis the files measure their block themselves, from other resamples.
  */
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { analyzeStudy } from '../../../analysis/documents/analyze';
+import { analyzeArms } from '../../../analysis/study/arms';
 import { round } from '../../../analysis/format';
 import type { ArmsAnalysis } from '../../../analysis/study/types';
-import { documentOptions, readJson as read, runDefaultStudy } from '../default-arms-study';
+import { documentOptions, readJson as read, runDefaultStudy, STATS } from '../default-arms-study';
 
 describe('analysis/documents/arms-figures: the comparison files take arms.json figures', function () {
   this.timeout(120_000);
@@ -67,10 +69,35 @@ describe('analysis/documents/arms-figures: the comparison files take arms.json f
     }
   });
 
-  it('computes its own figures when the arms analysis did not run (the intervals then come from other resamples)', async () => {
+  it("gives ΔWER and the OCR text's intervals as the arms analysis's design figures, which arms.json leaves out", async () => {
+    const again = await analyzeArms({
+      resultsDir: root,
+      baseline: 'zero_shot',
+      defaultArms: { topK: 3, model: 'test/model' },
+      bootstrap: documentOptions(root).bootstrap,
+      ...STATS,
+      write: false,
+    });
+    expect(Object.keys(arms)).to.not.include('design_figures');
+    for (const { label, boot } of scopes()) {
+      const own = again.design_figures![label === 'pooled' ? '*pooled*' : label];
+      expect(own.delta_wer.ci, label).to.not.equal(null);
+      expect(boot.delta_wer.ci95, label).to.deep.equal(own.delta_wer.ci);
+      expect(boot.delta_wer.estimate, label).to.equal(own.delta_wer.delta_cer);
+      expect(boot.cer_ci95.ocr, label).to.deep.equal(own.ocr_cer_ci);
+      expect(boot.wer_ci95.ocr, label).to.deep.equal(own.ocr_wer_ci);
+      expect(boot.clusters, label).to.equal(own.clusters);
+    }
+  });
+
+  it('measures its own block when the arms analysis did not run (the intervals then come from other resamples)', async () => {
+    const before = read(path.join(root, 'arms', 'rag', 'comparison.json')).overall.bootstrap;
     await analyzeStudy(documentOptions(root));
     const own = read(path.join(root, 'arms', 'rag', 'comparison.json')).overall.bootstrap;
     expect(own.delta_cer.estimate).to.equal(arm('rag').vs_baseline!.delta_cer);
     expect(own.delta_cer.ci95).to.not.deep.equal(arm('rag').vs_baseline!.ci);
+    expect(own.delta_wer.estimate).to.equal(before.delta_wer.estimate);
+    expect(own.delta_wer.ci95).to.not.deep.equal(before.delta_wer.ci95);
+    expect(own.cer_ci95.ocr).to.not.deep.equal(before.cer_ci95.ocr);
   });
 });

@@ -1,0 +1,63 @@
+/**
+ * What the design document's comparison files state and arms.json does not, measured by the arms analysis of the
+ * default arms on its own scopes (each dataset, pooled), clusters, resamples and permutations: ΔWER rag − zero_shot
+ * and the OCR text's CER and WER intervals. Seeds are derived as arms.json's are: `arms:<rag vs baseline key>:wer`,
+ * `arms:ocr:<scope>` and `arms:ocr:<scope>:wer`. Kept with the analysis in memory, not written to arms.json; the
+ * comparison files take every figure of their `bootstrap` block from here and from arms.json's
+ * (analysis/documents/arms-figures.ts).
+ */
+import { blockRateInterval } from '../stats/block-stats';
+import { seedFor } from '../stats/bootstrap';
+import { round } from '../format';
+import type { ArmRow } from '../score/arm-line';
+import { baselineKey, comparePaired, type PairedComparison, type Scope } from './compare';
+import type { Settings } from './settings-type';
+
+/** One scope's figures. */
+export interface DesignScopeFigures {
+  /** Clusters of the scope's lines. */
+  clusters: number;
+  /** Why the intervals are null (too few clusters); null when they are given. */
+  reason: string | null;
+  /** Resamples drawn (0 with too few clusters). */
+  iterations: number;
+  /** WER(rag) − WER(zero_shot) on the same lines (in `delta_cer`, as comparePaired names its delta), with its interval, p, SE and detectable effect. */
+  delta_wer: PairedComparison;
+  ocr_cer_ci: [number, number] | null;
+  ocr_wer_ci: [number, number] | null;
+}
+
+/** Per scope key (a dataset, or the pooled scope). */
+export type DesignFigures = Record<string, DesignScopeFigures>;
+
+const roundPair = (ci: [number, number] | null): [number, number] | null => (ci ? [round(ci[0])!, round(ci[1])!] : null);
+
+/** The figures of `rag` (its scored lines) against the baseline's on every scope. */
+export function designFigures(rag: readonly ArmRow[], base: readonly ArmRow[], scopes: readonly Scope[], s: Settings): DesignFigures {
+  const col = (rows: readonly ArmRow[], f: (r: ArmRow) => number) => Float64Array.from(rows, f);
+  const refWords = col(rag, (r) => r.ref_words);
+  const refChars = col(rag, (r) => r.ref_chars);
+  const ocrCe = col(rag, (r) => r.ocr_ce);
+  const ocrWe = col(rag, (r) => r.ocr_we);
+  const baseWe = col(base, (r) => r.we);
+  const ragWe = col(rag, (r) => r.we);
+  const out: DesignFigures = {};
+  for (const scope of scopes) {
+    const sl = (x: Float64Array) => x.subarray(scope.from, scope.to);
+    const ocrKey = `ocr:${scope.key}`;
+    const interval = (ref: Float64Array, edits: Float64Array, key: string) =>
+      blockRateInterval(sl(ref), sl(edits), scope.design, s.iterations, seedFor(s.seed, `arms:${key}`), s.minClusters);
+    const cer = interval(refChars, ocrCe, ocrKey);
+    const wer = interval(refWords, ocrWe, `${ocrKey}:wer`);
+    const { macro: _macro, ...delta } = comparePaired(refWords, baseWe, ragWe, scope, s, `${baselineKey('rag', scope.key)}:wer`);
+    out[scope.key] = {
+      clusters: scope.design.stratumOfBlock.length,
+      reason: cer.reason,
+      iterations: cer.reason === null ? s.iterations : 0,
+      delta_wer: delta,
+      ocr_cer_ci: roundPair(cer.ci95),
+      ocr_wer_ci: roundPair(wer.ci95),
+    };
+  }
+  return out;
+}
