@@ -1,13 +1,13 @@
 /**
  * Public API of the analyze stage (pure core; no Temporal imports).
  *   run / optionsFrom (./stage.ts)  → the stage: the arms study, the design document's files, one report in <results>/study/
- *   analyzeStudy(opts)              → score, write per-dataset + aggregated documents, render the report (opts.reportDir)
+ *   analyzeDesignFiles(opts)              → score, write per-dataset + aggregated documents, render the report (opts.reportDir)
  *   renderReport(dir, opts, outDir) → report.md / report.html / charts from the outputs on disk (design files, arms analysis)
  *   metrics: scorePair, cer, wer, alignSequences, normalizeArabic, …
  *   analyzeArms(opts)              → all study arms together: <results>/study/arms.json, per-arm metrics.json
  *   paired tests: pairedBootstrapDelta, signTest, wilcoxonSignedRank, holm
  */
-export { analyzeStudy, DEFAULT_BOOTSTRAP } from './documents/analyze';
+export { analyzeDesignFiles, DEFAULT_BOOTSTRAP } from './documents/analyze';
 export { renderReport, loadReportDocs, type RenderedReport } from './report/report';
 export { analyzeArms, type AnalyzeArmsOptions, type ArmsAnalysis, type ArmResult, type ArmMetrics } from './study/arms';
 export { armsSection, buildArmsCharts, ARMS_CHART_NAMES } from './report/sections/arms';

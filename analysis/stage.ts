@@ -1,6 +1,7 @@
 /**
- * The analyze stage as the pipeline runs it: `run` scores both default arms and writes metrics, comparisons and
- * the report (`analyzeStudy`), with the study arms when there are any. Its options come from a config
+ * The analyze stage as the pipeline runs it: `run` runs the arms analysis (every arm scored, compared with the
+ * baseline and reported in arms.json), then writes the design files of the two default arms from its line counts
+ * and figures (`analyzeDesignFiles`) and the one report. Its options come from a config
  * (analysis/stage/options.ts); shared by the activity and `phase5 report` (which runs it without Temporal).
  *
  *   const result = await run(await optionsFrom(config, {}), { onProgress: (done, total) => … });
@@ -9,7 +10,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { UserInputError, type StageHooks } from '../src/stages/shared/types';
 import { writtenFiles } from '../src/stages/shared/written-file';
-import { analyzeStudy } from './documents/analyze';
+import { analyzeDesignFiles } from './documents/analyze';
 import type { ArmPairCounts } from './documents/pair-counts';
 import type { AnalyzeOptions } from './types';
 import { armsOnlyResult } from './stage/arms-only';
@@ -18,7 +19,7 @@ import { armPairCounts, fromArms, studyLineArms } from './stage/from-arms';
 import type { AnalyzeResult } from './stage/result';
 import { runArms } from './stage/run-arms';
 
-/** Score, compare and report (and the study arms, when there are any); fails with the fix when there are no corrections yet. */
+/** The arms analysis, the design files and the report; fails with the fix when there are no corrections yet. */
 export async function run(
   options: AnalyzeOptions,
   hooks: StageHooks = {},
@@ -33,7 +34,7 @@ export async function run(
   }
   const report =
     options.report === false ? false : { ...(typeof options.report === 'object' ? options.report : {}), ...(arms ? { arms } : {}) };
-  const summary = await analyzeStudy({
+  const summary = await analyzeDesignFiles({
     ...options,
     // The default arms are the Lines view's rag and zero_shot already; study arms join them.
     ...(arms && !options.arms?.defaultArms ? studyLineArms(options, arms) : {}),
@@ -52,8 +53,8 @@ export async function run(
       dataset: d.dataset,
       n: d.num_samples,
       ocr_cer: d.ocr_cer,
-      phase2_cer: d.phase2_cer,
-      phase5_cer: d.phase5_cer,
+      zero_shot_cer: d.zero_shot_cer,
+      rag_cer: d.rag_cer,
       delta_cer: d.delta_cer,
       ...(d.invalid_reason ? { invalid_reason: d.invalid_reason } : {}),
     })),

@@ -124,10 +124,10 @@ export interface DatasetSummary extends ValidityMark {
   n_paired: number;
   ocr_cer: number | null;
   ocr_wer: number | null;
-  phase2_cer: number | null;
-  phase2_wer: number | null;
-  phase5_cer: number | null;
-  phase5_wer: number | null;
+  zero_shot_cer: number | null;
+  zero_shot_wer: number | null;
+  rag_cer: number | null;
+  rag_wer: number | null;
   delta_cer: number | null;
   delta_wer: number | null;
   delta_cer_ci95: [number, number] | null;
@@ -135,8 +135,8 @@ export interface DatasetSummary extends ValidityMark {
   delta_cer_reason: string | null;
   /** The block permutation p of ΔCER below α = 0.05; null where there is no p. */
   significant: boolean | null;
-  failures_phase5: number;
-  failures_phase2: number;
+  failures_rag: number;
+  failures_zero_shot: number;
   help_rate: number | null;
   harm_rate: number | null;
   avg_top1_score: number | null;
@@ -152,8 +152,8 @@ export interface AnalysisSummary {
     num_samples: number;
     n_paired: number;
     ocr_cer: number | null;
-    phase2_cer: number | null;
-    phase5_cer: number | null;
+    zero_shot_cer: number | null;
+    rag_cer: number | null;
     delta_cer: number | null;
     delta_cer_ci95: [number, number] | null;
     delta_cer_reason: string | null;

@@ -27,7 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { analyzeStudy } from '../analysis/documents/analyze';
+import { analyzeDesignFiles } from '../analysis/documents/analyze';
 import { writeLinesJson } from '../analysis/lines/lines-json';
 import { renderReport } from '../analysis/report/report';
 import { syntheticLineDocuments } from './synthetic-lines';
@@ -222,7 +222,7 @@ async function analysedStudy(root: string): Promise<string> {
     `inputs: ${real ? `${args.input} (real export)` : `${OCR_GS_ROOT} (stand-in retrieval)`}${first}; rag = gold every third line, zero_shot = OCR`,
   );
   const t0 = performance.now();
-  await analyzeStudy({ ...dirs, bootstrap: { iterations: 1000 }, progress: 'silent', logFile: false, report: { png: false } });
+  await analyzeDesignFiles({ ...dirs, bootstrap: { iterations: 1000 }, progress: 'silent', logFile: false, report: { png: false } });
   console.log(`analysis + report: ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   return dirs.ragDir;
 }
@@ -233,7 +233,7 @@ async function syntheticStudy(root: string, n: number): Promise<string> {
   if (!existsSync(OCR_GS_ROOT)) throw new Error(`--synthetic needs the OCR_GS lines at ${OCR_GS_ROOT}`);
   const { ragDir, baselineDir } = writeOcrGsStudy(root, OCR_GS_ROOT, 200);
   const dirs = { ragDir, baselineDir };
-  await analyzeStudy({ ...dirs, bootstrap: { iterations: 200 }, progress: 'silent', logFile: false, report: { png: false } });
+  await analyzeDesignFiles({ ...dirs, bootstrap: { iterations: 200 }, progress: 'silent', logFile: false, report: { png: false } });
   let t0 = performance.now();
   const docs = syntheticLineDocuments(OCR_GS_ROOT, n, Number(args.arms));
   writeLinesJson(path.join(dirs.ragDir, 'lines.json'), docs.lines);

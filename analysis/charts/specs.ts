@@ -72,8 +72,8 @@ export interface ReportDocs {
 /** The series of the default arms' CER charts: the raw OCR (where every arm starts) and the two default arms. */
 export const DEFAULT_ARM_SERIES = [
   { key: 'ocr', label: 'Raw OCR', order: 0 },
-  { key: 'phase2', label: 'Phase 2 zero-shot', order: 1 },
-  { key: 'phase5', label: 'Phase 5 RAG', order: 2 },
+  { key: 'phase2', label: 'zero_shot', order: 1 },
+  { key: 'phase5', label: 'rag', order: 2 },
 ] as const;
 
 const ALL = 'All datasets';
@@ -237,7 +237,7 @@ const TITLES: Record<ChartName, string> = {
   error_classes: 'Errors by class: OCR and each arm vs gold',
 };
 
-/** The error-class chart alone (the arms report has no Phase 5 documents for the others); null without data. */
+/** The error-class chart alone (a report without the design files has no data for the others); null without data. */
 export function errorClassChart(ec: Json | null | undefined): BuiltChart | null {
   const rows = errorClasses(ec);
   return rows.length === 0 ? null : { name: 'error_classes', title: TITLES.error_classes, spec: fillTemplate('error_classes', rows) };

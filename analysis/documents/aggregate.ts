@@ -1,5 +1,4 @@
 /** The all-datasets documents: metrics.json, comparison.json and error_changes.json over the pooled lines. */
-import { seedFor } from '../stats/bootstrap';
 import { ErrorChangeAccumulator } from '../score/error-changes';
 import { ratio, round } from '../format';
 import { pooledProfiles } from './profiles-block';
@@ -30,10 +29,10 @@ export function aggregateDocuments(scoredAll: ScoredDataset[], docs: DatasetDocu
   // Lines of all datasets; each dataset is a bootstrap stratum.
   const r = rollup(scoredAll.flatMap((s, k) => s.rows.map((row) => ({ ...row, dataset: s.dataset, stratum: k }))));
   const { all, cmp, cmpT, hasBaseline } = r;
-  const seed = seedFor(ctx.bootstrap.seed, '*overall*');
+  const { iterations, seed } = ctx.bootstrap;
   const boot =
     armsBlock(ctx.arms, POOLED_SCOPE, seed, true) ??
-    bootstrapBlock(cmpT, hasBaseline, ctx.bootstrap.iterations, seed, cmpT.array('stratum') as ArrayLike<number>, {
+    bootstrapBlock(cmpT, hasBaseline, iterations, seed, cmpT.array('stratum') as ArrayLike<number>, {
       ...ctx.bootstrap,
       datasets: scoredAll.map((s) => s.dataset),
     });
@@ -58,11 +57,11 @@ function aggregateMetrics(all: Sums, docs: DatasetDocuments[], names: string[], 
   return {
     meta: metricsMeta(ctx, all.n, { datasets: names }),
     overall: {
-      corrected: rateBlock(all, 'p5'),
+      corrected: rateBlock(all, 'rag'),
       ocr_baseline: rateBlock(all, 'ocr'),
       failures: failuresBlock(all),
-      line_effects: { help_rate: round(ratio(all.p5_help, all.n)), harm_rate: round(ratio(all.p5_harm, all.n)) },
-      normalized: ctx.normalization ? { corrected: normCerWer(all, 'p5'), ocr_baseline: normCerWer(all, 'ocr') } : null,
+      line_effects: { help_rate: round(ratio(all.rag_help, all.n)), harm_rate: round(ratio(all.rag_harm, all.n)) },
+      normalized: ctx.normalization ? { corrected: normCerWer(all, 'rag'), ocr_baseline: normCerWer(all, 'ocr') } : null,
     },
     datasets: Object.fromEntries(docs.map((d) => [d.digest.dataset, datasetMetricsLine(d.digest)])),
     normalization: ctx.normalization ? { label: normalizationLabel(ctx.normalization), settings: ctx.normalization } : null,
@@ -75,11 +74,11 @@ function datasetMetricsLine(g: DatasetDigest) {
   const s = g.all;
   return {
     num_samples: s.n,
-    corrected: cerWer(s, 'p5'),
+    corrected: cerWer(s, 'rag'),
     ocr_baseline: cerWer(s, 'ocr'),
-    failures: s.p5_fail_n,
-    help_rate: round(ratio(s.p5_help, s.n)),
-    harm_rate: round(ratio(s.p5_harm, s.n)),
+    failures: s.rag_fail_n,
+    help_rate: round(ratio(s.rag_help, s.n)),
+    harm_rate: round(ratio(s.rag_harm, s.n)),
     avg_top1_score: g.avgTop1,
     leakage: g.leakage.statement,
   };

@@ -1,11 +1,13 @@
 /**
- * The analyze stage: read the inference inputs and both default arms' corrections, score every line, and
- * write the per-dataset and aggregated documents of docs/outputs.md (plus the report). Pure core: no Temporal
- * import; the activity wraps `analyzeStudy` and heartbeats through `onProgress`.
+ * The design files (docs/outputs.md): read the inference inputs and both default arms' corrections, take every
+ * line's counts and the comparisons' intervals and tests from the arms analysis of the same run
+ * (`AnalyzeOptions.fromArms`: ./pair-counts.ts, ./arms-figures.ts; counted and measured here, the same way, only for
+ * a run it does not cover), and write the per-dataset and aggregated files (plus the report). Pure core: no
+ * Temporal import; the activity wraps `analyzeDesignFiles` and heartbeats through `onProgress`.
  *
  * Determinism: `generated_at` is the newest input file's mtime (never the wall clock), datasets are
- * processed in code-unit order, lines in file order, numbers rounded to fixed decimals, and the bootstrap
- * PRNG is seeded per dataset — so two runs on the same inputs write byte-identical files. Only
+ * processed in code-unit order, lines in file order, numbers rounded to fixed decimals, and every
+ * resampling seeded from `analysis.bootstrap_seed` per comparison — so two runs on the same inputs write byte-identical files. Only
  * `phase5.log`, an append-only journal, grows on every run.
  */
 import { servedModelsWarning } from '../inputs/served-models';
@@ -20,7 +22,7 @@ import { baselineArm, defaultArms, joiningStudyArms, loadExtraArms } from '../li
 import { DEFAULT_ERAS } from '../score/eras';
 import { cmpStr, round } from '../format';
 import { sourceHitMatcher } from '../inputs/leakage';
-import { loadStudyInputs, type StudyInputs } from '../inputs/design-inputs';
+import { loadDesignInputs, type DesignInputs } from '../inputs/design-inputs';
 import type { AnalysisInputRecord, Loaded } from '../inputs/records';
 import { errorClassesDocument, explorerLines, linesDocument, type LinesOptions } from '../lines/explorer-lines';
 import { writeLinesJson } from '../lines/lines-json';
@@ -52,13 +54,13 @@ function mostFrequent(m: Map<string, number>): string | null {
 }
 
 /** Run the analysis; returns a small summary (per dataset CER/WER/Δ and the files written). */
-export async function analyzeStudy(opts: AnalyzeOptions): Promise<AnalysisSummary> {
+export async function analyzeDesignFiles(opts: AnalyzeOptions): Promise<AnalysisSummary> {
   const ragDir = path.resolve(opts.ragDir);
-  const inputs = await loadStudyInputs({ ragDir, baselineDir: opts.baselineDir ?? null, datasets: opts.datasets, log });
+  const inputs = await loadDesignInputs({ ragDir, baselineDir: opts.baselineDir ?? null, datasets: opts.datasets, log });
   const warnings = [...inputs.warnings];
   for (const [arm, file] of [
-    ['rag', inputs.phase5],
-    ['zero_shot', inputs.phase2],
+    ['rag', inputs.rag],
+    ['zero_shot', inputs.zeroShot],
   ] as const) {
     const served =
       file &&
@@ -148,12 +150,12 @@ function profileSettings(n: AnalyzeOptions['normalization']) {
  * the comparison files take arms.json's figures for them (./arms-figures.ts).
  */
 function scoreDatasets(
-  inputs: StudyInputs,
+  inputs: DesignInputs,
   opts: AnalyzeOptions,
   settings: Settings,
   warnings: string[],
 ): { scored: ScoredDataset[]; armsScopes: Set<string> } {
-  const total = inputs.datasets.reduce((a, d) => a + inputs.phase5.byDataset.get(d)!.length, 0);
+  const total = inputs.datasets.reduce((a, d) => a + inputs.rag.byDataset.get(d)!.length, 0);
   const progress = createProgress({ label: 'analyze', total, mode: opts.progress });
   let done = 0;
   const tick = () => {
@@ -167,9 +169,9 @@ function scoreDatasets(
   try {
     for (const ds of inputs.datasets) {
       const info = opts.datasetInfo?.[ds];
-      const p2 = inputs.phase2?.byDataset.get(ds);
+      const p2 = inputs.zeroShot?.byDataset.get(ds);
       const inp = inputs.inferenceInput?.byDataset.get(ds);
-      if (inputs.phase2 && !p2) warnings.push(`${ds}: no Phase 2 lines for this dataset; comparison figures are null`);
+      if (inputs.zeroShot && !p2) warnings.push(`${ds}: no zero_shot lines for this dataset; comparison figures are null`);
       const scoreOptions = {
         collapseWhitespace: settings.collapseWhitespace,
         profiles: settings.profiles,
@@ -178,7 +180,7 @@ function scoreDatasets(
         eras: settings.eras,
         isSourceBook: sourceHitMatcher(info),
       };
-      const rag = inputs.phase5.byDataset.get(ds)!;
+      const rag = inputs.rag.byDataset.get(ds)!;
       const p2ById = bySampleId(p2);
       const counts = pairCounts(
         ds,
@@ -219,7 +221,7 @@ function resolveMeta(scored: ScoredDataset[], opts: AnalyzeOptions, warnings: st
     for (const [k, v] of s.models) models.set(k, (models.get(k) ?? 0) + v);
     for (const [k, v] of s.promptVersions) versions.set(k, (versions.get(k) ?? 0) + v);
   }
-  if (models.size > 1) warnings.push(`Phase 5 corrections come from ${models.size} models: ${[...models.keys()].sort(cmpStr).join(', ')}`);
+  if (models.size > 1) warnings.push(`rag corrections come from ${models.size} models: ${[...models.keys()].sort(cmpStr).join(', ')}`);
   return {
     model: opts.meta?.model ?? mostFrequent(models),
     embedding_model: opts.meta?.embedding_model ?? null,
@@ -252,11 +254,11 @@ class OutputWriter {
   }
 }
 
-/** The four documents of every dataset plus its copy of the Phase 5 corrections; warns about odd inputs. */
+/** The four documents of every dataset plus its copy of the rag corrections; warns about odd inputs. */
 function writeDatasetDocuments(
   out: OutputWriter,
   scored: ScoredDataset[],
-  inputs: StudyInputs,
+  inputs: DesignInputs,
   ctx: SectionContext,
   datasetInfo: AnalyzeOptions['datasetInfo'],
   warnings: string[],
@@ -269,7 +271,7 @@ function writeDatasetDocuments(
     mkdirSync(path.join(out.dir, ds), { recursive: true });
     writeJsonlAtomic(
       path.join(out.dir, ds, 'corrections.jsonl'),
-      inputs.phase5.byDataset.get(ds)!.map((x) => x.raw),
+      inputs.rag.byDataset.get(ds)!.map((x) => x.raw),
     );
     out.files.push(`${ds}/corrections.jsonl`);
     out.json(`${ds}/metrics.json`, d.metrics);
@@ -279,7 +281,7 @@ function writeDatasetDocuments(
     const dg = d.digest;
     if (dg.all.gold_mismatch_n > 0)
       warnings.push(
-        `${ds}: ${dg.all.gold_mismatch_n} sample(s) have a different gold text in Phase 2 or inference_input; each correction is scored against its own record's gold (arms.json's rule), the OCR text against Phase 5's`,
+        `${ds}: ${dg.all.gold_mismatch_n} sample(s) have a different gold text in zero_shot or inference_input; each correction is scored against its own record's gold (arms.json's rule), the OCR text against rag's`,
       );
     if (dg.all.no_input_n > 0 && inputs.inferenceInput)
       warnings.push(`${ds}: ${dg.all.no_input_n} sample(s) missing from inference_input.jsonl`);
@@ -302,7 +304,7 @@ const LINE_DOCUMENTS = ['lines.json', 'error_classes.json'];
 /** lines.json (every line, every arm, the diffs) and error_classes.json, for the report's Lines view. */
 async function writeLineDocuments(
   out: OutputWriter,
-  inputs: StudyInputs,
+  inputs: DesignInputs,
   opts: AnalyzeOptions,
   generatedAt: string,
   collapseWhitespace: boolean,
@@ -326,35 +328,35 @@ async function writeLineDocuments(
     sourceExcluded: (ds) => info[ds]?.excluded ?? null,
     ...(opts.studyArms?.length ? { provenance: true } : {}),
   };
-  const { lines, classes } = explorerLines({ datasets: inputs.datasets, byDataset: inputs.phase5.byDataset }, arms, lineOpts);
+  const { lines, classes } = explorerLines({ datasets: inputs.datasets, byDataset: inputs.rag.byDataset }, arms, lineOpts);
   out.linesJson('lines.json', linesDocument(lines, arms, lineOpts, generatedAt, inputs.datasets));
   out.json('error_classes.json', errorClassesDocument(classes, arms, generatedAt));
 }
 
 function datasetSummary(g: DatasetDocuments['digest']): DatasetSummary {
-  const p2 = g.hasBaseline ? g.cmp.p2_ce / Math.max(1, g.cmp.ref_chars) : null;
-  const p2w = g.hasBaseline ? g.cmp.p2_we / Math.max(1, g.cmp.ref_words) : null;
-  const p5 = g.cmp.ref_chars > 0 ? g.cmp.p5_ce / g.cmp.ref_chars : null;
-  const p5w = g.cmp.ref_words > 0 ? g.cmp.p5_we / g.cmp.ref_words : null;
+  const p2 = g.hasBaseline ? g.cmp.base_ce / Math.max(1, g.cmp.ref_chars) : null;
+  const p2w = g.hasBaseline ? g.cmp.base_we / Math.max(1, g.cmp.ref_words) : null;
+  const p5 = g.cmp.ref_chars > 0 ? g.cmp.rag_ce / g.cmp.ref_chars : null;
+  const p5w = g.cmp.ref_words > 0 ? g.cmp.rag_we / g.cmp.ref_words : null;
   return {
     dataset: g.dataset,
     num_samples: g.all.n,
     n_paired: g.cmp.paired,
     ocr_cer: round(g.cmp.ref_chars > 0 ? g.cmp.ocr_ce / g.cmp.ref_chars : null),
     ocr_wer: round(g.cmp.ref_words > 0 ? g.cmp.ocr_we / g.cmp.ref_words : null),
-    phase2_cer: round(p2),
-    phase2_wer: round(p2w),
-    phase5_cer: round(p5),
-    phase5_wer: round(p5w),
+    zero_shot_cer: round(p2),
+    zero_shot_wer: round(p2w),
+    rag_cer: round(p5),
+    rag_wer: round(p5w),
     delta_cer: round(p2 !== null && p5 !== null ? p5 - p2 : null),
     delta_wer: round(p2w !== null && p5w !== null ? p5w - p2w : null),
     delta_cer_ci95: g.bootstrap.delta_cer?.ci95 ?? null,
     delta_cer_reason: g.bootstrap.delta_cer?.reason ?? null,
     significant: g.bootstrap.delta_cer?.significant ?? null,
-    failures_phase5: g.all.p5_fail_n,
-    failures_phase2: g.all.p2_fail_n,
-    help_rate: round(g.all.n > 0 ? g.all.p5_help / g.all.n : null),
-    harm_rate: round(g.all.n > 0 ? g.all.p5_harm / g.all.n : null),
+    failures_rag: g.all.rag_fail_n,
+    failures_zero_shot: g.all.base_fail_n,
+    help_rate: round(g.all.n > 0 ? g.all.rag_help / g.all.n : null),
+    harm_rate: round(g.all.n > 0 ? g.all.rag_harm / g.all.n : null),
     avg_top1_score: g.avgTop1,
     leakage: g.leakage.statement,
     interpretation: g.interpretation,
@@ -364,14 +366,14 @@ function datasetSummary(g: DatasetDocuments['digest']): DatasetSummary {
 
 function overallSummary(agg: ReturnType<typeof aggregateDocuments>): AnalysisSummary['overall'] {
   const c = agg.cmp;
-  const op2 = agg.hasBaseline && c.ref_chars > 0 ? c.p2_ce / c.ref_chars : null;
-  const op5 = c.ref_chars > 0 ? c.p5_ce / c.ref_chars : null;
+  const op2 = agg.hasBaseline && c.ref_chars > 0 ? c.base_ce / c.ref_chars : null;
+  const op5 = c.ref_chars > 0 ? c.rag_ce / c.ref_chars : null;
   return {
     num_samples: agg.all.n,
     n_paired: c.paired,
     ocr_cer: round(c.ref_chars > 0 ? c.ocr_ce / c.ref_chars : null),
-    phase2_cer: round(op2),
-    phase5_cer: round(op5),
+    zero_shot_cer: round(op2),
+    rag_cer: round(op5),
     delta_cer: round(op2 !== null && op5 !== null ? op5 - op2 : null),
     delta_cer_ci95: agg.boot.delta_cer?.ci95 ?? null,
     delta_cer_reason: agg.boot.delta_cer?.reason ?? null,
@@ -393,11 +395,11 @@ function appendJournal(file: string, s: AnalysisSummary, errorAnalysis: boolean)
     `${new Date().toISOString()} analyze: ${s.datasets.length} dataset(s), ${s.overall.num_samples} samples, inputs as of ${s.generated_at}${errorAnalysis ? '' : ' (error analysis off)'}`,
     ...s.datasets.map(
       (d) =>
-        `  ${d.dataset}: n=${d.num_samples} paired=${d.n_paired} CER ocr=${fmt(d.ocr_cer)} phase2=${fmt(d.phase2_cer)} phase5=${fmt(d.phase5_cer)} ` +
+        `  ${d.dataset}: n=${d.num_samples} paired=${d.n_paired} CER ocr=${fmt(d.ocr_cer)} phase2=${fmt(d.zero_shot_cer)} phase5=${fmt(d.rag_cer)} ` +
         (d.valid === false
           ? 'ΔCER=not valid'
           : `ΔCER=${fmt(d.delta_cer)}${d.delta_cer_ci95 ? ` [${fmt(d.delta_cer_ci95[0])}, ${fmt(d.delta_cer_ci95[1])}]` : ''}`) +
-        ` failures=${d.failures_phase5}; ${d.leakage}`,
+        ` failures=${d.failures_rag}; ${d.leakage}`,
     ),
     `  overall: ${s.overall.interpretation}`,
     ...s.warnings.map((w) => `  warning: ${w}`),

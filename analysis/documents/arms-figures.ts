@@ -37,7 +37,7 @@ function fromPaired(c: PairedComparison): NonNullable<BootstrapBlock['delta_cer'
 
 /**
  * The block of `scope` (a dataset key, or POOLED_SCOPE) from the arms analysis; null where it did not compare the
- * file's lines. `seed` and `stratified` are the block's labels (the dataset's seed; pooled = resampled per dataset).
+ * file's lines. `seed` (`analysis.bootstrap_seed`) and `stratified` (pooled: resampled within each dataset) label the block.
  */
 export function armsBlock(figures: ArmsFigures | null, scope: string, seed: number, stratified: boolean): BootstrapBlock | null {
   const own = figures?.analysis.design_figures?.[scope];

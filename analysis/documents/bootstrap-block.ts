@@ -36,10 +36,10 @@ export function bootstrapBlock(
 ) {
   const arr = (c: string) => t.array(c) as ArrayLike<number>;
   const run = (ref: string, suffix: 'ce' | 'we') => {
-    const series: Record<string, ArrayLike<number>> = { ocr: arr(`ocr_${suffix}`), phase5: arr(`p5_${suffix}`) };
+    const series: Record<string, ArrayLike<number>> = { ocr: arr(`ocr_${suffix}`), phase5: arr(`rag_${suffix}`) };
     const deltas: Record<string, [string, string]> = { phase5_vs_ocr: ['ocr', 'phase5'] };
     if (hasBaseline) {
-      series.phase2 = arr(`p2_${suffix}`);
+      series.phase2 = arr(`base_${suffix}`);
       deltas.phase5_vs_phase2 = ['phase2', 'phase5'];
       deltas.phase2_vs_ocr = ['ocr', 'phase2'];
     }

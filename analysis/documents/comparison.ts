@@ -38,8 +38,8 @@ export function interpretation(p2: number | null, p5: number | null, u: Headline
  * comparison_vs_phase2.json and the aggregate comparison.json.
  */
 export function comparisonHeadline(cmp: Sums, hasBaseline: boolean, boot: BootstrapBlock, validity: Validity) {
-  const p2cw = hasBaseline ? cerWer(cmp, 'p2') : null;
-  const p5cw = cerWer(cmp, 'p5');
+  const p2cw = hasBaseline ? cerWer(cmp, 'base') : null;
+  const p5cw = cerWer(cmp, 'rag');
   return {
     ...validity,
     phase2_baseline: p2cw,
@@ -54,13 +54,13 @@ export function comparisonHeadline(cmp: Sums, hasBaseline: boolean, boot: Bootst
 /** Phase 5 vs Phase 2 per line on the comparison set; per dataset also ties and the definition. */
 export function pairedLineEffects(cmp: Sums, hasBaseline: boolean, perDataset: boolean) {
   return {
-    phase5_better_than_phase2: hasBaseline ? cmp.p5_better : null,
-    phase5_worse_than_phase2: hasBaseline ? cmp.p5_worse : null,
-    ...(perDataset ? { tied: hasBaseline ? cmp.n - cmp.p5_better - cmp.p5_worse : null } : {}),
-    phase5_help_rate: round(ratio(cmp.p5_help, cmp.n)),
-    phase5_harm_rate: round(ratio(cmp.p5_harm, cmp.n)),
-    phase2_help_rate: hasBaseline ? round(ratio(cmp.p2_help, cmp.n)) : null,
-    phase2_harm_rate: hasBaseline ? round(ratio(cmp.p2_harm, cmp.n)) : null,
+    phase5_better_than_phase2: hasBaseline ? cmp.rag_better : null,
+    phase5_worse_than_phase2: hasBaseline ? cmp.rag_worse : null,
+    ...(perDataset ? { tied: hasBaseline ? cmp.n - cmp.rag_better - cmp.rag_worse : null } : {}),
+    phase5_help_rate: round(ratio(cmp.rag_help, cmp.n)),
+    phase5_harm_rate: round(ratio(cmp.rag_harm, cmp.n)),
+    phase2_help_rate: hasBaseline ? round(ratio(cmp.base_help, cmp.n)) : null,
+    phase2_harm_rate: hasBaseline ? round(ratio(cmp.base_harm, cmp.n)) : null,
     ...(perDataset ? { definition: 'help/harm: per line, fewer/more character edits than the raw OCR line' } : {}),
   };
 }
@@ -85,10 +85,10 @@ export function comparisonDocument(
     },
     ...headline,
     failures: {
-      phase5: cmp.p5_fail_n,
-      phase2: hasBaseline ? cmp.p2_fail_n : null,
-      phase2_error: hasBaseline ? cmp.p2_fail_error : null,
-      phase2_empty_output: hasBaseline ? cmp.p2_fail_empty : null,
+      phase5: cmp.rag_fail_n,
+      phase2: hasBaseline ? cmp.base_fail_n : null,
+      phase2_error: hasBaseline ? cmp.base_fail_error : null,
+      phase2_empty_output: hasBaseline ? cmp.base_fail_empty : null,
       scored_as: FAILED_SCORED_AS,
     },
     line_effects: pairedLineEffects(cmp, hasBaseline, true),
@@ -98,7 +98,7 @@ export function comparisonDocument(
 }
 
 function normalizedComparison(n: NormalizationProfile, cmp: Sums, hasBaseline: boolean) {
-  const a = hasBaseline ? normCerWer(cmp, 'p2') : null;
-  const b = normCerWer(cmp, 'p5');
+  const a = hasBaseline ? normCerWer(cmp, 'base') : null;
+  const b = normCerWer(cmp, 'rag');
   return { label: normalizationLabel(n), phase2_baseline: a, phase5_corrected: b, delta: a ? deltaBlock(a, b) : null };
 }

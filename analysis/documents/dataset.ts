@@ -1,5 +1,4 @@
 /** The four documents of one dataset, and the digest the summary and the aggregate read. */
-import { seedFor } from '../stats/bootstrap';
 import type { ScoredDataset } from './pair-rows';
 import type { DatasetInfo } from '../types';
 import { bootstrapBlock, type BootstrapBlock } from './bootstrap-block';
@@ -36,10 +35,10 @@ export interface DatasetDigest {
 export function datasetDocuments(scored: ScoredDataset, ctx: SectionContext, info: DatasetInfo | undefined): DatasetDocuments {
   const ds = scored.dataset;
   const r = rollup(scored.rows);
-  const seed = seedFor(ctx.bootstrap.seed, ds);
+  const { iterations, seed } = ctx.bootstrap;
   const boot =
     armsBlock(ctx.arms, ds, seed, false) ??
-    bootstrapBlock(r.cmpT, r.hasBaseline, ctx.bootstrap.iterations, seed, undefined, { ...ctx.bootstrap, datasets: [ds] });
+    bootstrapBlock(r.cmpT, r.hasBaseline, iterations, seed, undefined, { ...ctx.bootstrap, datasets: [ds] });
   const validity = comparisonValidity(r.cmp, r.hasBaseline, ctx.maxFailedShare);
   const comparison = comparisonDocument(ds, r, boot, validity, ctx);
   const retrieval = retrievalDocument(scored, r, ctx, info);

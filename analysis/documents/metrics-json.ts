@@ -29,10 +29,10 @@ export const FAILED_SCORED_AS = 'identity (corrected = OCR text)';
 /** Phase 5 failures of metrics.json. */
 export function failuresBlock(all: Sums) {
   return {
-    total: all.p5_fail_n,
-    error: all.p5_fail_error,
-    empty_output: all.p5_fail_empty,
-    rate: round(ratio(all.p5_fail_n, all.n)),
+    total: all.rag_fail_n,
+    error: all.rag_fail_error,
+    empty_output: all.rag_fail_empty,
+    rate: round(ratio(all.rag_fail_n, all.n)),
     scored_as: FAILED_SCORED_AS,
   };
 }
@@ -41,14 +41,14 @@ export function failuresBlock(all: Sums) {
 export function metricsDocument(scored: ScoredDataset, { t, all }: Rollup, ctx: SectionContext) {
   return {
     meta: metricsMeta(ctx, all.n, { dataset: scored.dataset }),
-    corrected: rateBlock(all, 'p5'),
+    corrected: rateBlock(all, 'rag'),
     ocr_baseline: rateBlock(all, 'ocr'),
     line_effects: {
-      helped: all.p5_help,
-      harmed: all.p5_harm,
-      unchanged: all.n - all.p5_help - all.p5_harm,
-      help_rate: round(ratio(all.p5_help, all.n)),
-      harm_rate: round(ratio(all.p5_harm, all.n)),
+      helped: all.rag_help,
+      harmed: all.rag_harm,
+      unchanged: all.n - all.rag_help - all.rag_harm,
+      help_rate: round(ratio(all.rag_help, all.n)),
+      harm_rate: round(ratio(all.rag_harm, all.n)),
       definition: 'per line, Phase 5 character edits vs the raw OCR line: fewer = helped, more = harmed',
     },
     counts: {
@@ -65,7 +65,7 @@ export function metricsDocument(scored: ScoredDataset, { t, all }: Rollup, ctx: 
       ? {
           label: normalizationLabel(ctx.normalization),
           settings: ctx.normalization,
-          corrected: normCerWer(all, 'p5'),
+          corrected: normCerWer(all, 'rag'),
           ocr_baseline: normCerWer(all, 'ocr'),
         }
       : null,

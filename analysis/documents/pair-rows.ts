@@ -31,35 +31,35 @@ export interface ScoredLine {
   ref_words: number;
   ocr_ce: number;
   ocr_we: number;
-  p5_ce: number;
-  p5_we: number;
+  rag_ce: number;
+  rag_we: number;
   /** Character substitutions / deletions / insertions of each alignment. */
   ocr_cs: number;
   ocr_cd: number;
   ocr_ci: number;
-  p5_cs: number;
-  p5_cd: number;
-  p5_ci: number;
-  p2_cs: number;
-  p2_cd: number;
-  p2_ci: number;
-  p5_failed: boolean;
-  p5_failure: FailureKind | null;
-  has_p2: boolean;
-  /** 0 when there is no Phase 2 line (filter on has_p2). */
-  p2_ce: number;
-  p2_we: number;
-  p2_failed: boolean;
-  p2_failure: FailureKind | null;
+  rag_cs: number;
+  rag_cd: number;
+  rag_ci: number;
+  base_cs: number;
+  base_cd: number;
+  base_ci: number;
+  rag_failed: boolean;
+  rag_failure: FailureKind | null;
+  has_base: boolean;
+  /** 0 when there is no Phase 2 line (filter on has_base). */
+  base_ce: number;
+  base_we: number;
+  base_failed: boolean;
+  base_failure: FailureKind | null;
   /** Counts under the first secondary profile (the `normalized` blocks); 0 without a secondary profile. */
   n_ref_chars: number;
   n_ref_words: number;
   n_ocr_ce: number;
   n_ocr_we: number;
-  n_p5_ce: number;
-  n_p5_we: number;
-  n_p2_ce: number;
-  n_p2_we: number;
+  n_rag_ce: number;
+  n_rag_we: number;
+  n_base_ce: number;
+  n_base_we: number;
   ocr_band: string;
   has_input: boolean;
   has_retrieval: boolean;
@@ -258,24 +258,24 @@ function scoreLine(idx: number, l: LineInputs, c: PairCounts, opts: ScoreOptions
     ref_words: ocr.refWords,
     ocr_ce: ocr.charEdits,
     ocr_we: ocr.wordEdits,
-    p5_ce: p5.charEdits,
-    p5_we: p5.wordEdits,
+    rag_ce: p5.charEdits,
+    rag_we: p5.wordEdits,
     ocr_cs: oc.substitutions,
     ocr_cd: oc.deletions,
     ocr_ci: oc.insertions,
-    p5_cs: pc.substitutions,
-    p5_cd: pc.deletions,
-    p5_ci: pc.insertions,
-    p2_cs: qc?.substitutions ?? 0,
-    p2_cd: qc?.deletions ?? 0,
-    p2_ci: qc?.insertions ?? 0,
-    p5_failed: p5Failure !== null,
-    p5_failure: p5Failure,
-    has_p2: p2 !== null,
-    p2_ce: p2?.charEdits ?? 0,
-    p2_we: p2?.wordEdits ?? 0,
-    p2_failed: p2Failure !== null,
-    p2_failure: p2Failure,
+    rag_cs: pc.substitutions,
+    rag_cd: pc.deletions,
+    rag_ci: pc.insertions,
+    base_cs: qc?.substitutions ?? 0,
+    base_cd: qc?.deletions ?? 0,
+    base_ci: qc?.insertions ?? 0,
+    rag_failed: p5Failure !== null,
+    rag_failure: p5Failure,
+    has_base: p2 !== null,
+    base_ce: p2?.charEdits ?? 0,
+    base_we: p2?.wordEdits ?? 0,
+    base_failed: p2Failure !== null,
+    base_failure: p2Failure,
     ...profileColumns(c, tallies),
     ocr_band: ocrCerBand(ocr.charEdits, ocr.refChars),
     has_input: input !== null,
@@ -294,10 +294,10 @@ function profileColumns(c: PairCounts, tallies: DatasetTallies) {
     n_ref_words: first?.ocr.refWords ?? 0,
     n_ocr_ce: first?.ocr.charEdits ?? 0,
     n_ocr_we: first?.ocr.wordEdits ?? 0,
-    n_p5_ce: first?.p5.charEdits ?? 0,
-    n_p5_we: first?.p5.wordEdits ?? 0,
-    n_p2_ce: first?.p2?.charEdits ?? 0,
-    n_p2_we: first?.p2?.wordEdits ?? 0,
+    n_rag_ce: first?.p5.charEdits ?? 0,
+    n_rag_we: first?.p5.wordEdits ?? 0,
+    n_base_ce: first?.p2?.charEdits ?? 0,
+    n_base_we: first?.p2?.wordEdits ?? 0,
   };
 }
 

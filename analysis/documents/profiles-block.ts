@@ -1,6 +1,6 @@
 /**
  * metrics.json's `profiles` block: per normalisation profile (src/text/profiles.ts), its rules, the OCR / corrected /
- * Phase 2 figures and the sums behind them — the line counts of ./pair-counts.ts added up per profile
+ * zero_shot figures and the sums behind them (`p5_*` the rag arm's, `p2_*` zero_shot's: published keys, docs/glossary.md) — the line counts of ./pair-counts.ts added up per profile
  * (./pair-rows.ts). The primary profile's row repeats the headline figures. Point estimates only: the CIs and tests
  * are computed under the primary profile.
  */
@@ -16,7 +16,7 @@ export interface ProfileCounts {
   ocr_we: number;
   p5_ce: number;
   p5_we: number;
-  /** Over the lines that also have a Phase 2 line. */
+  /** Over the lines that also have a zero_shot line. */
   paired_ref_chars: number;
   paired_ref_words: number;
   paired_p5_ce: number;

@@ -5,7 +5,7 @@ import { ratio, round } from '../format';
 import type { Table } from './table';
 import { sumsBy, type Sums } from './sums';
 
-type TextSource = 'ocr' | 'p5' | 'p2';
+type TextSource = 'ocr' | 'rag' | 'base';
 
 /** Full rate block of the OCR or one arm (metrics.json `corrected` / `ocr_baseline`). */
 export function rateBlock(s: Sums, c: TextSource) {
@@ -34,8 +34,8 @@ export function normCerWer(s: Sums, c: TextSource) {
 
 /** CER-by-group figures: Phase 2 / Phase 5 on the comparison set, improvement = Phase 2 − Phase 5. */
 export function groupStats(s: Sums, hasBaseline: boolean) {
-  const p5 = ratio(s.p5_ce, s.ref_chars);
-  const p2 = hasBaseline ? ratio(s.p2_ce, s.ref_chars) : null;
+  const p5 = ratio(s.rag_ce, s.ref_chars);
+  const p2 = hasBaseline ? ratio(s.base_ce, s.ref_chars) : null;
   const ocr = ratio(s.ocr_ce, s.ref_chars);
   return {
     n_samples: s.n,
@@ -46,10 +46,10 @@ export function groupStats(s: Sums, hasBaseline: boolean) {
     delta_cer: round(p2 !== null && p5 !== null ? p5 - p2 : null),
     cer_improvement: round(p2 !== null && p5 !== null ? p2 - p5 : null),
     cer_improvement_vs_ocr: round(ocr !== null && p5 !== null ? ocr - p5 : null),
-    phase5_help_rate: round(ratio(s.p5_help, s.n)),
-    phase5_harm_rate: round(ratio(s.p5_harm, s.n)),
-    phase2_help_rate: hasBaseline ? round(ratio(s.p2_help, s.n)) : null,
-    phase2_harm_rate: hasBaseline ? round(ratio(s.p2_harm, s.n)) : null,
+    phase5_help_rate: round(ratio(s.rag_help, s.n)),
+    phase5_harm_rate: round(ratio(s.rag_harm, s.n)),
+    phase2_help_rate: hasBaseline ? round(ratio(s.base_help, s.n)) : null,
+    phase2_harm_rate: hasBaseline ? round(ratio(s.base_harm, s.n)) : null,
   };
 }
 

@@ -168,7 +168,7 @@ function bucketDeltas(cmpT: Table, hasBaseline: boolean, ctx: SectionContext, ds
     minClusters: b.minClusters,
   };
   return scoreBands(
-    { ref: col('ref_chars'), reference: col('p2_ce'), arm: col('p5_ce'), top1: cmpT.array('top1') as ArrayLike<number | null> },
+    { ref: col('ref_chars'), reference: col('base_ce'), arm: col('rag_ce'), top1: cmpT.array('top1') as ArrayLike<number | null> },
     scopes[0],
     settings,
     `rag:${ds}`,
@@ -199,8 +199,8 @@ function scoreCorrelation(rCmp: Table, hasBaseline: boolean) {
   const corrRows = rCmp.filter('d => d.ref_chars > 0');
   const xs = Array.from(corrRows.array('top1') as ArrayLike<number>);
   const imp = hasBaseline
-    ? (corrRows.derive({ v: 'd => (d.p2_ce - d.p5_ce) / d.ref_chars' }).array('v') as ArrayLike<number>)
-    : (corrRows.derive({ v: 'd => (d.ocr_ce - d.p5_ce) / d.ref_chars' }).array('v') as ArrayLike<number>);
+    ? (corrRows.derive({ v: 'd => (d.base_ce - d.rag_ce) / d.ref_chars' }).array('v') as ArrayLike<number>)
+    : (corrRows.derive({ v: 'd => (d.ocr_ce - d.rag_ce) / d.ref_chars' }).array('v') as ArrayLike<number>);
   return {
     of: hasBaseline ? 'top-1 score vs per-line CER improvement over Phase 2' : 'top-1 score vs per-line CER improvement over raw OCR',
     n: xs.length,

@@ -12,8 +12,8 @@ export type Validity = { valid: false; invalid_reason: string } | null;
 export function comparisonValidity(cmp: Sums, hasBaseline: boolean, maxFailedShare: number): Validity {
   const reason = failedShareReason(
     [
-      { label: 'Phase 5 (RAG)', failed: cmp.p5_fail_error, lines: cmp.n },
-      ...(hasBaseline ? [{ label: 'Phase 2 (zero-shot)', failed: cmp.p2_fail_error, lines: cmp.n }] : []),
+      { label: 'Phase 5 (RAG)', failed: cmp.rag_fail_error, lines: cmp.n },
+      ...(hasBaseline ? [{ label: 'Phase 2 (zero-shot)', failed: cmp.base_fail_error, lines: cmp.n }] : []),
     ],
     maxFailedShare,
   );

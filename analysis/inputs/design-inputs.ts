@@ -10,12 +10,12 @@ import type { Logger } from '../../src/util/log';
 import { cmpStr } from '../format';
 import { loadFile, parseCorrection, parseInferenceInput, type AnalysisInputRecord, type LoadedFile } from './records';
 
-export interface StudyInputs {
+export interface DesignInputs {
   /** Sorted dataset keys to analyse. */
   datasets: string[];
-  phase5: LoadedFile<CorrectionRecord>;
+  rag: LoadedFile<CorrectionRecord>;
   /** null when no baseline was found. */
-  phase2: LoadedFile<CorrectionRecord> | null;
+  zeroShot: LoadedFile<CorrectionRecord> | null;
   /** null when inference_input.jsonl is absent. */
   inferenceInput: LoadedFile<AnalysisInputRecord> | null;
   /** ISO time of the newest input file (the deterministic `generated_at`). */
@@ -31,7 +31,7 @@ export interface LoadOptions {
 }
 
 /** Load and validate every input of one analysis run. */
-export async function loadStudyInputs(opts: LoadOptions): Promise<StudyInputs> {
+export async function loadDesignInputs(opts: LoadOptions): Promise<DesignInputs> {
   const warnings: string[] = [];
   const warn = (msg: string, extra: Record<string, unknown> = {}) => {
     warnings.push(msg);
@@ -40,22 +40,22 @@ export async function loadStudyInputs(opts: LoadOptions): Promise<StudyInputs> {
   const want = opts.datasets && opts.datasets.length > 0 ? new Set(opts.datasets) : null;
   const keep = (d: string) => want === null || want.has(d);
 
-  const p5File = path.join(opts.ragDir, 'corrections.jsonl');
-  if (!existsSync(p5File)) {
-    throw new Error(`${p5File} not found: run the infer stage (or import a corrections.jsonl) before analyze`);
+  const ragFile = path.join(opts.ragDir, 'corrections.jsonl');
+  if (!existsSync(ragFile)) {
+    throw new Error(`${ragFile} not found: run the infer stage (or import a corrections.jsonl) before analyze`);
   }
-  const phase5 = await loadFile(p5File, parseCorrection, keep);
-  const present = [...phase5.byDataset.keys()].sort(cmpStr);
+  const rag = await loadFile(ragFile, parseCorrection, keep);
+  const present = [...rag.byDataset.keys()].sort(cmpStr);
   if (want) {
-    const missing = [...want].filter((d) => !phase5.byDataset.has(d)).sort(cmpStr);
+    const missing = [...want].filter((d) => !rag.byDataset.has(d)).sort(cmpStr);
     if (missing.length > 0) {
-      throw new Error(`${p5File}: no records for dataset(s) ${missing.join(', ')} (asked for with --datasets)`);
+      throw new Error(`${ragFile}: no records for dataset(s) ${missing.join(', ')} (asked for with --datasets)`);
     }
   }
-  if (present.length === 0) throw new Error(`${p5File}: no correction records`);
+  if (present.length === 0) throw new Error(`${ragFile}: no correction records`);
   for (const d of present) {
     if (d.includes('/') || d.includes('\\') || d === '.' || d === '..') {
-      throw new Error(`${p5File}: dataset key "${d}" cannot be used as a folder name`);
+      throw new Error(`${ragFile}: dataset key "${d}" cannot be used as a folder name`);
     }
   }
 
@@ -64,14 +64,14 @@ export async function loadStudyInputs(opts: LoadOptions): Promise<StudyInputs> {
   if (existsSync(inFile)) inferenceInput = await loadFile(inFile, parseInferenceInput, keep);
   else warn(`${inFile} not found: retrieval analysis will report no retrieval data`, { file: inFile });
 
-  let phase2: LoadedFile<CorrectionRecord> | null = null;
+  let zeroShot: LoadedFile<CorrectionRecord> | null = null;
   if (opts.baselineDir) {
-    const p2File = path.join(opts.baselineDir, 'corrections.jsonl');
-    if (existsSync(p2File)) {
-      phase2 = await loadFile(p2File, parseCorrection, keep);
+    const zeroShotFile = path.join(opts.baselineDir, 'corrections.jsonl');
+    if (existsSync(zeroShotFile)) {
+      zeroShot = await loadFile(zeroShotFile, parseCorrection, keep);
     } else {
       // Older Phase 2 results may only have the per-dataset splits.
-      const merged: LoadedFile<CorrectionRecord> = { file: p2File, byDataset: new Map(), duplicates: [], mtimeMs: 0 };
+      const merged: LoadedFile<CorrectionRecord> = { file: zeroShotFile, byDataset: new Map(), duplicates: [], mtimeMs: 0 };
       for (const d of present) {
         const f = path.join(opts.baselineDir, d, 'corrections.jsonl');
         if (!existsSync(f)) continue;
@@ -80,15 +80,16 @@ export async function loadStudyInputs(opts: LoadOptions): Promise<StudyInputs> {
         merged.duplicates.push(...one.duplicates);
         merged.mtimeMs = Math.max(merged.mtimeMs, one.mtimeMs);
       }
-      if (merged.byDataset.size > 0) phase2 = merged;
-      else warn(`no Phase 2 baseline under ${opts.baselineDir} (corrections.jsonl): comparisons will be empty`, { dir: opts.baselineDir });
+      if (merged.byDataset.size > 0) zeroShot = merged;
+      else
+        warn(`no zero_shot baseline under ${opts.baselineDir} (corrections.jsonl): comparisons will be empty`, { dir: opts.baselineDir });
     }
   } else {
-    warn('no Phase 2 directory given: comparisons will be empty');
+    warn('no zero_shot folder given: comparisons will be empty');
   }
 
   const MAX_LISTED = 20;
-  for (const f of [phase5, phase2, inferenceInput]) {
+  for (const f of [rag, zeroShot, inferenceInput]) {
     const dups = f?.duplicates ?? [];
     for (const d of dups.slice(0, MAX_LISTED)) {
       warn(`${d.file}:${d.line}: duplicate sample_id "${d.sample_id}" in dataset ${d.dataset} (first at line ${d.firstLine}); skipped`, {
@@ -99,6 +100,6 @@ export async function loadStudyInputs(opts: LoadOptions): Promise<StudyInputs> {
     if (dups.length > MAX_LISTED) warn(`${f!.file}: ${dups.length} duplicate lines in all (first ${MAX_LISTED} listed); skipped`);
   }
 
-  const newest = Math.max(phase5.mtimeMs, phase2?.mtimeMs ?? 0, inferenceInput?.mtimeMs ?? 0);
-  return { datasets: present, phase5, phase2, inferenceInput, newestInputIso: new Date(Math.floor(newest)).toISOString(), warnings };
+  const newest = Math.max(rag.mtimeMs, zeroShot?.mtimeMs ?? 0, inferenceInput?.mtimeMs ?? 0);
+  return { datasets: present, rag, zeroShot, inferenceInput, newestInputIso: new Date(Math.floor(newest)).toISOString(), warnings };
 }

@@ -1,13 +1,13 @@
 /**
  * The arms the Lines view shows: a list of {name, corrections per line, retrieval per line}. Without
- * study arms these are the two default arms — `rag` (results/phase5, with its
- * inference_input.jsonl) and `zero_shot` (results/phase2), baseline `zero_shot` — and callers may add more
+ * study arms these are the two default arms — `rag` (arms/rag/, with its
+ * inference_input.jsonl) and `zero_shot` (arms/zero_shot/), baseline `zero_shot` — and callers may add more
  * (`AnalyzeOptions.arms`: a corrections file, optionally its inference_input.jsonl), so further arms plug in.
  */
 import { existsSync } from 'node:fs';
 import type { CorrectionRecord } from '../../src/llm/records';
 import { scoredText } from '../score/failed-line';
-import type { StudyInputs } from '../inputs/design-inputs';
+import type { DesignInputs } from '../inputs/design-inputs';
 import { lineKey, loadFile, parseCorrection, parseInferenceInput, type AnalysisInputRecord, type Loaded } from '../inputs/records';
 
 /** An extra arm for the Lines view (study arms: `<results>/arms/<arm>/`). */
@@ -48,18 +48,24 @@ function recordsOnly<T extends { dataset: string; sample_id: string }>(byDataset
 }
 
 /** The two default arms: rag (with retrieval) and, when there is a baseline, zero_shot. */
-export function defaultArms(inputs: StudyInputs): LineArm[] {
+export function defaultArms(inputs: DesignInputs): LineArm[] {
   const arms: LineArm[] = [
     {
       name: 'rag',
       retrievalMode: inputs.inferenceInput ? 'dense' : null,
       upperBound: false,
-      corrections: byLine(inputs.phase5.byDataset),
+      corrections: byLine(inputs.rag.byDataset),
       inputs: inputs.inferenceInput ? recordsOnly(inputs.inferenceInput.byDataset) : null,
     },
   ];
-  if (inputs.phase2)
-    arms.push({ name: 'zero_shot', retrievalMode: 'none', upperBound: false, corrections: byLine(inputs.phase2.byDataset), inputs: null });
+  if (inputs.zeroShot)
+    arms.push({
+      name: 'zero_shot',
+      retrievalMode: 'none',
+      upperBound: false,
+      corrections: byLine(inputs.zeroShot.byDataset),
+      inputs: null,
+    });
   return arms;
 }
 

@@ -2,7 +2,7 @@
  * The Lines view, the examples and the error classes over the study arms (`<results>/arms/<arm>/`):
  * `studyArmSources` turns the analysed arms into Lines-view arms (each with its own inference_input.jsonl for
  * the retrieved sentences); `writeArmsLineDocuments` writes lines.json and error_classes.json to
- * `<results>/study/` for a study without Phase 5 corrections of its own — there the lines are the baseline
+ * `<results>/study/` for a study without rag corrections of its own — there the lines are the baseline
  * arm's (its inference input, then any corrected line the input lacks), gold and OCR from those records.
  */
 import { existsSync, mkdirSync, rmSync } from 'node:fs';

@@ -23,7 +23,7 @@ export interface StudyBlocks {
 /**
  * `study`: the Arms section's answer (sentences and forest plot) and its other blocks, when the report has a study of
  * arms; its tables then carry the per-dataset figures and the design document's main table (the same comparison
- * as Phase 5 vs Phase 2) is left out.
+ * as rag vs zero_shot) is left out.
  */
 export function buildBlocks(
   d: ReportDocs,
@@ -85,7 +85,7 @@ function introBlocks(d: ReportDocs): Block[] {
     },
     {
       kind: 'p',
-      text: 'Phase 5 (RAG over OpenITI) is compared only with Phase 2 (zero-shot, same model). Key metric: ΔCER = Phase 5 CER − Phase 2 CER; negative = improvement. Raw OCR is shown for reference.',
+      text: 'rag (RAG over OpenITI) is compared only with zero_shot (zero-shot, the same model). Key metric: ΔCER = rag CER − zero_shot CER; negative = improvement. Raw OCR is shown for reference.',
     },
   ];
 }
@@ -139,7 +139,7 @@ function noteBlocks(d: ReportDocs): Block[] {
       items: [
         `CER: ${sc.cer}. WER: ${sc.wer}. Text preparation: ${sc.text_preparation}.`,
         `Failed corrections: ${sc.failed_lines}.`,
-        'Comparisons use the samples present in both arms; metrics.json uses every Phase 5 line.',
+        'Comparisons use the samples present in both arms; metrics.json uses every rag line.',
         `Confidence intervals: ${boot?.method ?? 'bootstrap'}; ${boot?.iterations ?? dash} resamples, seed ${boot?.seed ?? dash}; the all-datasets interval resamples within each dataset.`,
       ],
     },

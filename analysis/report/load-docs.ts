@@ -1,4 +1,4 @@
-/** The analysis documents the report reads from a Phase 5 directory (metrics, comparisons, retrieval, lines). */
+/** The analysis documents the report reads from the rag arm's folder (metrics, comparisons, retrieval, lines). */
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { Skips } from '../../src/stages/shared/skips';

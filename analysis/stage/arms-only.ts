@@ -8,7 +8,7 @@ import { armsSummary } from './arms-summary';
 import { studyReportDir } from './report-dir';
 import type { AnalyzeResult } from './result';
 
-/** A study whose results hold arms but no Phase 5 corrections of their own: the arms report (with the arms' Lines view) in `<results>/study/`. */
+/** A study whose results hold arms but no rag corrections of their own: the arms report (with the arms' Lines view) in `<results>/study/`. */
 export async function armsOnlyResult(options: AnalyzeOptions, arms: ArmsAnalysis): Promise<AnalyzeResult> {
   const studyDir = studyReportDir(options.arms!.resultsDir);
   const lineFiles = await writeArmsLineDocuments({
@@ -34,12 +34,12 @@ export async function armsOnlyResult(options: AnalyzeOptions, arms: ArmsAnalysis
       num_samples: base.lines,
       n_paired: 0,
       ocr_cer: base.ocr_cer,
-      phase2_cer: null,
-      phase5_cer: null,
+      zero_shot_cer: null,
+      rag_cer: null,
       delta_cer: null,
       delta_cer_ci95: null,
       delta_cer_reason: null,
-      interpretation: `No Phase 5 corrections of their own; ${arms.arms.length} study arm(s) compared with ${arms.baseline} in ${path.join(studyDir, 'arms.json')}.`,
+      interpretation: `A study of arms: ${arms.arms.length} arm(s) compared with ${arms.baseline} in ${path.join(studyDir, 'arms.json')}.`,
     },
     datasets: [],
     files: arms.files.length + lineFiles.length + (report?.files.length ?? 0),

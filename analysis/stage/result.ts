@@ -15,8 +15,8 @@ export interface AnalyzeResult {
     dataset: string;
     n: number;
     ocr_cer: number | null;
-    phase2_cer: number | null;
-    phase5_cer: number | null;
+    zero_shot_cer: number | null;
+    rag_cer: number | null;
     delta_cer: number | null;
     invalid_reason?: string;
   }[];

@@ -84,7 +84,7 @@ const ms = (x: number | null) => (x === null ? '-' : x >= 1000 ? `${(x / 1000).t
 function analyzeLines(r: AnalyzeResult): string[] {
   const out = r.datasets.map((d) => {
     const delta = d.invalid_reason ? `ΔCER not valid: ${d.invalid_reason}` : `ΔCER ${f4(d.delta_cer)}`;
-    return `  ${d.dataset}: n=${n(d.n)}  OCR CER ${f4(d.ocr_cer)}  zero-shot ${f4(d.phase2_cer)}  RAG ${f4(d.phase5_cer)}  ${delta}`;
+    return `  ${d.dataset}: n=${n(d.n)}  OCR CER ${f4(d.ocr_cer)}  zero-shot ${f4(d.zero_shot_cer)}  RAG ${f4(d.rag_cer)}  ${delta}`;
   });
   const arms = r.arms ? armsTableLines(r.arms).map((l) => `  ${l}`) : [];
   return [

@@ -41,7 +41,7 @@ describe('activities/analyze (adapter over analysis/stage)', function () {
     const { beats, run } = recordingEnv();
     const result = await run(acts.analyzeResults, stageInput(config));
     expect(result.datasets).to.have.length(1);
-    expect(result.datasets[0]).to.include({ dataset: 'demo', n: 12, phase5_cer: 0 });
+    expect(result.datasets[0]).to.include({ dataset: 'demo', n: 12, rag_cer: 0 });
     expect(result.datasets[0].ocr_cer).to.be.greaterThan(0);
     expect(existsSync(result.report)).to.equal(true);
     expect(beats.some((b) => b.step === 'analyze' && b.unit === 'lines')).to.equal(true);

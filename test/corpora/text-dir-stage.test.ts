@@ -88,7 +88,7 @@ describe('corpus source text_dir: build → export → analyze', function () {
     const { result } = await withLogs(() => analyzeResults(input));
     const demo = result.datasets.find((d) => d.dataset === 'demo')!;
     expect(demo.n).to.be.greaterThan(5);
-    expect(demo.phase5_cer).to.equal(0); // the imported corrections are the gold text
+    expect(demo.rag_cer).to.equal(0); // the imported corrections are the gold text
   });
 
   it('a changed file rebuilds the corpus and re-embeds it', async () => {

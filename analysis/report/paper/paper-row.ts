@@ -1,7 +1,7 @@
 /**
  * The paper row (the design document's "5: +RAG (OpenITI)" of the main results table): RAG over OpenITI against the
  * zero-shot baseline, same model, per dataset and pooled — from the arms `rag` and `zero_shot` of a study, or else
- * from the design document's comparisons (Phase 5 vs Phase 2). Written as study/paper/paper_row.{tex,csv}.
+ * from the design document's comparisons (rag vs zero_shot). Written as study/paper/paper_row.{tex,csv}.
  */
 import type { ArmsAnalysis } from '../../study/arms';
 import type { ReportDocs } from '../../charts/specs';
@@ -50,7 +50,7 @@ export function paperRowsFromArms(a: ArmsAnalysis): PaperRow[] | null {
   });
 }
 
-/** From the design document's comparison_vs_phase2.json per dataset and comparison.json (Phase 5 = RAG, Phase 2 = zero-shot). */
+/** From the design document's comparison_vs_phase2.json per dataset and comparison.json (`phase5` = rag, `phase2` = zero_shot in their keys). */
 export function paperRowsFromDocs(d: ReportDocs): PaperRow[] {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   const of = (dataset: string, x: Record<string, any>, n: number | null): PaperRow => ({

@@ -1,7 +1,7 @@
 /**
  * The report's first screen: one sentence per planned contrast — the estimate, its 95 % CI, what it means, or
  * "too few clusters to say" — then the forest plot of every arm vs the baseline per dataset. A report without a
- * study of arms says the one comparison of its documents (Phase 5 − Phase 2) the same way.
+ * study of arms says the one comparison of its design files (rag − zero_shot) the same way.
  */
 import type { ArmsAnalysis } from '../../study/arms';
 import type { ContrastResult } from '../../study/measure-contrasts';
@@ -86,14 +86,14 @@ export function armsAnswerBlocks(a: ArmsAnalysis, forest: RenderedChart | null):
   ];
 }
 
-/** The answer of a report without a study of arms: Phase 5 (RAG over OpenITI) − Phase 2 (zero-shot), all datasets. */
+/** The answer of a report without a study of arms: rag (RAG over OpenITI) − zero_shot (zero-shot), all datasets. */
 export function documentAnswerBlocks(d: ReportDocs): Block[] {
   const o = d.comparison.overall ?? {};
   const b = o.bootstrap?.delta_cer ?? {};
   const sentence =
     o.valid === false
-      ? `**Phase 5 − Phase 2**: not valid — ${o.invalid_reason}.`
-      : answerSentence('Phase 5 (RAG over OpenITI) − Phase 2 (zero-shot)', 'Phase 5', 'Phase 2', {
+      ? `**rag − zero_shot**: not valid — ${o.invalid_reason}.`
+      : answerSentence('rag (RAG over OpenITI) − zero_shot (zero-shot)', 'rag', 'zero_shot', {
           delta: o.delta?.cer_absolute ?? null,
           ci: b.ci95 ?? null,
           reason: b.reason ?? null,
@@ -105,7 +105,7 @@ export function documentAnswerBlocks(d: ReportDocs): Block[] {
     { kind: 'h2', text: 'The answer', id: 'answer' },
     {
       kind: 'p',
-      text: `ΔCER = Phase 5 CER − Phase 2 CER over every dataset's paired lines (CER: ${d.metrics.scoring?.cer ?? 'Levenshtein over code points'}); 95% CI: ${o.bootstrap?.method ?? 'bootstrap'}.`,
+      text: `ΔCER = rag CER − zero_shot CER over every dataset's paired lines (CER: ${d.metrics.scoring?.cer ?? 'Levenshtein over code points'}); 95% CI: ${o.bootstrap?.method ?? 'bootstrap'}.`,
     },
     { kind: 'list', items: [sentence], id: 'answer-sentences' },
   ];

@@ -1,4 +1,4 @@
-/** The Phase 5 report's error-change section: characters fixed and introduced, by edit type, category and confusion. */
+/** The report's error-change section: characters fixed and introduced, by edit type, category and confusion. */
 import { confusionLabel, type ReportDocs } from '../../charts/specs';
 import { ERROR_CATEGORIES } from '../../score/error-changes';
 import { dash, pctF, type Block } from '../blocks';
@@ -18,9 +18,9 @@ export function errorChangeBlocks(d: ReportDocs): Block[] {
     {
       kind: 'p',
       text:
-        `Phase 5 fixed ${t5.fixed} of ${t5.ocr_errors} OCR character errors (${pctF(t5.fix_rate, 1)}) and introduced ${t5.introduced} (net ${netF(t5.net_error_change)}).` +
+        `rag fixed ${t5.fixed} of ${t5.ocr_errors} OCR character errors (${pctF(t5.fix_rate, 1)}) and introduced ${t5.introduced} (net ${netF(t5.net_error_change)}).` +
         (t2
-          ? ` Phase 2 fixed ${t2.fixed} (${pctF(t2.fix_rate, 1)}) and introduced ${t2.introduced} (net ${netF(t2.net_error_change)}).`
+          ? ` zero_shot fixed ${t2.fixed} (${pctF(t2.fix_rate, 1)}) and introduced ${t2.introduced} (net ${netF(t2.net_error_change)}).`
           : ''),
     },
     errorTypeTable(ec),
@@ -48,7 +48,16 @@ function errorTypeTable(ec: Json): Block {
   ];
   return {
     kind: 'table',
-    head: ['Edit type / category', 'OCR errors', 'P5 fixed', 'P5 introduced', 'P5 unchanged', 'P5 fix rate', 'P2 fixed', 'P2 introduced'],
+    head: [
+      'Edit type / category',
+      'OCR errors',
+      'rag fixed',
+      'rag introduced',
+      'rag unchanged',
+      'rag fix rate',
+      'zero_shot fixed',
+      'zero_shot introduced',
+    ],
     rows: [
       ...Object.keys(ec.phase5.by_edit_type).map((k) => typeRow(k, ec.phase5.by_edit_type[k], ec.phase2?.by_edit_type?.[k])),
       ...ERROR_CATEGORIES.filter((k) => ec.phase5.by_category[k].ocr_errors + ec.phase5.by_category[k].introduced > 0).map((k) =>

@@ -10,7 +10,7 @@ type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
 const name = (p: Json) => (p.primary ? `${p.profile} (primary)` : p.profile);
 const rulesText = (profiles: Json[]) => profiles.map((p) => `${name(p)}: ${p.rules}`).join(' · ');
 
-/** Per profile: OCR, Phase 5 and Phase 2 CER and WER, all lines pooled (aggregate metrics.json). */
+/** Per profile: OCR, rag and zero_shot CER and WER, all lines pooled (aggregate metrics.json). */
 export function profileBlocks(metrics: Json): Block[] {
   const profiles: Json[] = metrics?.profiles ?? [];
   if (!profiles.length) return [];
@@ -18,7 +18,7 @@ export function profileBlocks(metrics: Json): Block[] {
     { kind: 'h2', text: 'Normalisation profiles' },
     {
       kind: 'table',
-      head: ['Profile', 'OCR CER', 'Phase 5 CER', 'Phase 2 CER (paired)', 'ΔCER P5 − P2 (paired)', 'OCR WER', 'Phase 5 WER'],
+      head: ['Profile', 'OCR CER', 'rag CER', 'zero_shot CER (paired)', 'ΔCER rag − zero_shot (paired)', 'OCR WER', 'rag WER'],
       rows: profiles.map((p) => [
         name(p),
         pctF(p.ocr_baseline?.cer),

@@ -1,4 +1,4 @@
-/** The Phase 5 report's result sections: main table, line effects, leakage, retrieval, OCR-CER bands, normalised metrics. */
+/** The report's result sections: main table, line effects, leakage, retrieval, OCR-CER bands, normalised metrics. */
 import { OCR_CER_BANDS, SCORE_BUCKETS } from '../../score/bands';
 import { ciOr, dash, emptyCellNote, fewClustersBlocks, pctF, ppF, type Block } from '../blocks';
 import { fewClustersWarning, reasonsIn } from '../../stats/min-clusters';
@@ -43,7 +43,7 @@ export function mainResultBlocks(d: ReportDocs): Block[] {
     { kind: 'p', text: `Overall: ${c.overall?.interpretation ?? dash}` },
     {
       kind: 'table',
-      head: ['Dataset', 'Lines', 'OCR CER', 'Phase 2 CER', 'Phase 5 CER', 'ΔCER', '95% CI', 'Rel.', 'Phase 2 WER', 'Phase 5 WER', 'ΔWER'],
+      head: ['Dataset', 'Lines', 'OCR CER', 'zero_shot CER', 'rag CER', 'ΔCER', '95% CI', 'Rel.', 'zero_shot WER', 'rag WER', 'ΔWER'],
       rows,
       align: ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     },
@@ -63,14 +63,14 @@ export function lineEffectBlocks(d: ReportDocs): Block[] {
       kind: 'table',
       head: [
         'Dataset',
-        'Phase 5 help',
-        'Phase 5 harm',
-        'Phase 2 help',
-        'Phase 2 harm',
-        'P5 better than P2',
-        'P5 worse than P2',
-        'P5 failures',
-        'P2 failures',
+        'rag help',
+        'rag harm',
+        'zero_shot help',
+        'zero_shot harm',
+        'rag better than zero_shot',
+        'rag worse than zero_shot',
+        'rag failures',
+        'zero_shot failures',
       ],
       rows: d.datasets.map((ds) => {
         const le = ds.comparison.line_effects ?? {};
@@ -104,7 +104,7 @@ export function retrievalBlocks(d: ReportDocs): Block[] {
     { kind: 'h2', text: 'Retrieval' },
     {
       kind: 'p',
-      text: 'Score buckets of the top-1 cosine score. High / low half: samples split at the median top-1 score; improvement = Phase 2 CER − Phase 5 CER (positive = RAG helped). Spearman: top-1 score vs per-line improvement.',
+      text: 'Score buckets of the top-1 cosine score. High / low half: samples split at the median top-1 score; improvement = zero_shot CER − rag CER (positive = RAG helped). Spearman: top-1 score vs per-line improvement.',
     },
     {
       kind: 'table',
@@ -157,7 +157,7 @@ export function bandBlocks(d: ReportDocs): Block[] {
     { kind: 'h2', text: 'By baseline CER band (raw OCR line CER, all datasets)' },
     {
       kind: 'table',
-      head: ['Band', 'Lines', 'OCR CER', 'Phase 2 CER', 'Phase 5 CER', 'ΔCER', 'P5 help', 'P5 harm'],
+      head: ['Band', 'Lines', 'OCR CER', 'zero_shot CER', 'rag CER', 'ΔCER', 'rag help', 'rag harm'],
       rows: OCR_CER_BANDS.map((b) => {
         const g = bands[b] ?? {};
         return [
@@ -184,7 +184,7 @@ export function normalisedBlocks(d: ReportDocs): Block[] {
     { kind: 'p', text: m.normalization.label },
     {
       kind: 'table',
-      head: ['Dataset', 'OCR CER', 'Phase 2 CER', 'Phase 5 CER', 'ΔCER', 'Phase 2 WER', 'Phase 5 WER', 'ΔWER'],
+      head: ['Dataset', 'OCR CER', 'zero_shot CER', 'rag CER', 'ΔCER', 'zero_shot WER', 'rag WER', 'ΔWER'],
       rows: d.datasets.map((ds) => {
         const n = ds.comparison.normalized ?? {};
         const o = ds.metrics.normalized?.ocr_baseline ?? {};

@@ -114,7 +114,7 @@ export function registerDemoCommand(program: Command): void {
           const f = (x: number | null) => (x === null ? '     -' : x.toFixed(4).padStart(8));
           for (const d of analyze.datasets) {
             console.log(
-              `  ${d.dataset.padEnd(32)} ${String(d.n).padStart(5)} ${f(d.ocr_cer)} ${f(d.phase2_cer)} ${f(d.phase5_cer)} ${d.invalid_reason ? 'not valid' : f(d.delta_cer)}`,
+              `  ${d.dataset.padEnd(32)} ${String(d.n).padStart(5)} ${f(d.ocr_cer)} ${f(d.zero_shot_cer)} ${f(d.rag_cer)} ${d.invalid_reason ? 'not valid' : f(d.delta_cer)}`,
             );
             if (d.invalid_reason) console.log(`    not valid: ${d.invalid_reason}`);
           }

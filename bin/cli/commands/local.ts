@@ -23,7 +23,7 @@ export function registerLocalCommands(program: Command): void {
       const { optionsFrom } = await import('../../../analysis/stage/options');
       const { existsSync } = await import('node:fs');
       const opts = await optionsFrom(config, options);
-      // With study arms, the analysis runs on the arms even where Phase 5 has no corrections of its own.
+      // With study arms, the analysis runs on the arms even where the rag arm has no corrections of its own.
       if (!existsSync(`${opts.ragDir}/corrections.jsonl`) && !opts.arms) {
         const { UserFacingError } = await import('../../../src/temporal/server');
         throw new UserFacingError(`no corrections in ${opts.ragDir} — run \`phase5 infer\` first (or \`phase5 infer --import FILE\`)`);
@@ -35,7 +35,7 @@ export function registerLocalCommands(program: Command): void {
         // A comparison with too many failed lines gets its reason instead of a ΔCER.
         const delta = d.invalid_reason ? `ΔCER not valid: ${d.invalid_reason}` : `ΔCER ${fmt(d.delta_cer)}`;
         console.log(
-          `${d.dataset.padEnd(34)} n=${String(d.n).padStart(5)}  OCR CER ${fmt(d.ocr_cer)}  zero-shot ${fmt(d.phase2_cer)}  RAG ${fmt(d.phase5_cer)}  ${delta}`,
+          `${d.dataset.padEnd(34)} n=${String(d.n).padStart(5)}  OCR CER ${fmt(d.ocr_cer)}  zero-shot ${fmt(d.zero_shot_cer)}  RAG ${fmt(d.rag_cer)}  ${delta}`,
         );
       }
       if (result.arms) {
@@ -43,7 +43,7 @@ export function registerLocalCommands(program: Command): void {
         for (const line of armsTableLines(result.arms)) console.log(line);
       }
       for (const w of result.warnings) console.error(`warning: ${w}`);
-      // Arms-only results are written under study/, beside the report; otherwise in the Phase 5 folder.
+      // Arms-only results are written under study/, beside the report; otherwise in the rag arm's folder.
       const written = result.datasets.length ? result.ragDir : (await import('node:path')).dirname(result.report);
       console.log(`${result.files} files written in ${written} (${((Date.now() - t) / 1000).toFixed(1)} s); report: ${result.report}`);
     });

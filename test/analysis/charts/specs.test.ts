@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import * as vl from 'vega-lite';
-import { analyzeStudy } from '../../../analysis/documents/analyze';
+import { analyzeDesignFiles } from '../../../analysis/documents/analyze';
 import { buildCharts, CHART_NAMES, CHART_TEMPLATE_DIR, confusionLabel, loadTemplate } from '../../../analysis/charts/specs';
 import { loadReportDocs } from '../../../analysis/report/report';
 import { compileToVega, renderSvg, svgToPng } from '../../../analysis/charts/render';
@@ -52,7 +52,7 @@ describe('analysis/charts (Vega-Lite specs are data)', function () {
     root = mkdtempSync(path.join(os.tmpdir(), 'charts-test-'));
     cpSync(path.join(FIXTURES, 'analysis', 'study'), root, { recursive: true });
     ragDir = path.join(root, 'phase5');
-    await analyzeStudy({
+    await analyzeDesignFiles({
       ragDir,
       baselineDir: path.join(root, 'phase2'),
       meta: { top_k: 3 },
@@ -103,8 +103,8 @@ describe('analysis/charts (Vega-Lite specs are data)', function () {
     const toyA = rows('cer_by_arm').filter((r) => r.dataset === 'TOY-A');
     expect(toyA.map((r) => [r.arm, r.cer])).to.deep.equal([
       ['Raw OCR', 0.125],
-      ['Phase 2 zero-shot', 0.09375],
-      ['Phase 5 RAG', 0.0625],
+      ['zero_shot', 0.09375],
+      ['rag', 0.0625],
     ]);
     expect(rows('cer_by_arm').some((r) => r.dataset === 'All datasets')).to.equal(true);
     expect(

@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { analyzeStudy } from '../../../analysis/documents/analyze';
+import { analyzeDesignFiles } from '../../../analysis/documents/analyze';
 import type { AnalyzeOptions } from '../../../analysis/types';
 import { FIXTURES, OCR_GS_ROOT, requireSharedData } from '../../helpers/shared-data';
 import { readOcrGsBook, writeStudy, type Pair } from '../helpers';
@@ -66,11 +66,11 @@ describe('analysis/analyze (toy study)', function () {
   this.timeout(60000);
   let root: string;
   let ragDir: string;
-  let summary: Awaited<ReturnType<typeof analyzeStudy>>;
+  let summary: Awaited<ReturnType<typeof analyzeDesignFiles>>;
 
   before(async () => {
     ({ root, ragDir } = copyToy());
-    summary = await analyzeStudy(toyOptions(ragDir, path.join(root, 'phase2')));
+    summary = await analyzeDesignFiles(toyOptions(ragDir, path.join(root, 'phase2')));
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
@@ -236,7 +236,7 @@ describe('analysis/analyze (toy study)', function () {
     expect(c.overall.phase5_corrected.cer).to.equal(0.051282);
     expect(c.overall.bootstrap.stratified_by_dataset).to.equal(true);
     expect(Object.keys(c.datasets)).to.deep.equal(['TOY-A', 'TOY-B']);
-    expect(summary.overall).to.include({ num_samples: 9, n_paired: 8, phase2_cer: 0.102564, phase5_cer: 0.051282 });
+    expect(summary.overall).to.include({ num_samples: 9, n_paired: 8, zero_shot_cer: 0.102564, rag_cer: 0.051282 });
     expect(summary.datasets.map((d) => d.dataset)).to.deep.equal(['TOY-A', 'TOY-B']);
   });
 
@@ -260,11 +260,11 @@ describe('analysis/analyze (options and inputs)', function () {
   it('writes byte-identical files when run twice on the same inputs (report included)', async () => {
     const { ragDir, baselineDir } = fresh();
     const opts = { ...toyOptions(ragDir, baselineDir), report: { png: true } };
-    await analyzeStudy(opts);
+    await analyzeDesignFiles(opts);
     const first = snapshot(ragDir);
     // A later wall clock must not matter: only the inputs' mtimes do.
     await new Promise((r) => setTimeout(r, 20));
-    await analyzeStudy(opts);
+    await analyzeDesignFiles(opts);
     const second = snapshot(ragDir);
     expect([...second.keys()].sort()).to.deep.equal([...first.keys()].sort());
     for (const [k, v] of first) expect(second.get(k)!.equals(v), k).to.equal(true);
@@ -280,9 +280,9 @@ describe('analysis/analyze (options and inputs)', function () {
 
   it('--no-error-analysis skips error_changes.json (and removes one left by an earlier run)', async () => {
     const { ragDir, baselineDir } = fresh();
-    await analyzeStudy(toyOptions(ragDir, baselineDir));
+    await analyzeDesignFiles(toyOptions(ragDir, baselineDir));
     expect(existsSync(path.join(ragDir, 'TOY-A', 'error_changes.json'))).to.equal(true);
-    const s = await analyzeStudy({ ...toyOptions(ragDir, baselineDir), errorAnalysis: false });
+    const s = await analyzeDesignFiles({ ...toyOptions(ragDir, baselineDir), errorAnalysis: false });
     expect(existsSync(path.join(ragDir, 'TOY-A', 'error_changes.json'))).to.equal(false);
     expect(existsSync(path.join(ragDir, 'error_changes.json'))).to.equal(false);
     expect(s.files.some((f) => f.includes('error_changes'))).to.equal(false);
@@ -292,12 +292,12 @@ describe('analysis/analyze (options and inputs)', function () {
 
   it('analyses only the datasets asked for and names unknown ones', async () => {
     const { ragDir, baselineDir } = fresh();
-    const s = await analyzeStudy({ ...toyOptions(ragDir, baselineDir), datasets: ['TOY-B'] });
+    const s = await analyzeDesignFiles({ ...toyOptions(ragDir, baselineDir), datasets: ['TOY-B'] });
     expect(s.datasets.map((d) => d.dataset)).to.deep.equal(['TOY-B']);
     expect(existsSync(path.join(ragDir, 'TOY-A'))).to.equal(false);
     let err: Error | null = null;
     try {
-      await analyzeStudy({ ...toyOptions(ragDir, baselineDir), datasets: ['TOY-B', 'NOPE'] });
+      await analyzeDesignFiles({ ...toyOptions(ragDir, baselineDir), datasets: ['TOY-B', 'NOPE'] });
     } catch (e) {
       err = e as Error;
     }
@@ -306,13 +306,13 @@ describe('analysis/analyze (options and inputs)', function () {
 
   it('without a Phase 2 baseline writes null comparisons and says so', async () => {
     const { ragDir } = fresh();
-    const s = await analyzeStudy({ ...toyOptions(ragDir, null as unknown as string), baselineDir: null });
+    const s = await analyzeDesignFiles({ ...toyOptions(ragDir, null as unknown as string), baselineDir: null });
     const c = read(path.join(ragDir, 'TOY-A', 'comparison_vs_phase2.json'));
     expect(c.phase2_baseline).to.equal(null);
     expect(c.delta).to.equal(null);
     expect(c.phase5_corrected.cer).to.equal(0.0625);
     expect(c.interpretation).to.match(/No Phase 2 baseline/);
-    expect(s.warnings.some((w) => /no Phase 2 directory/.test(w))).to.equal(true);
+    expect(s.warnings.some((w) => /no zero_shot folder/.test(w))).to.equal(true);
   });
 
   it('names file, line and field of a malformed record', async () => {
@@ -320,7 +320,7 @@ describe('analysis/analyze (options and inputs)', function () {
     appendFileSync(path.join(ragDir, 'corrections.jsonl'), JSON.stringify({ sample_id: 'x', dataset: 'TOY-A', ocr_text: 'a' }) + '\n');
     let err: Error | null = null;
     try {
-      await analyzeStudy(toyOptions(ragDir, baselineDir));
+      await analyzeDesignFiles(toyOptions(ragDir, baselineDir));
     } catch (e) {
       err = e as Error;
     }
@@ -330,7 +330,7 @@ describe('analysis/analyze (options and inputs)', function () {
   it('without inference_input.jsonl reports no retrieval and still renders the report', async () => {
     const { ragDir, baselineDir } = fresh();
     rmSync(path.join(ragDir, 'inference_input.jsonl'));
-    const s = await analyzeStudy({ ...toyOptions(ragDir, baselineDir), report: {} });
+    const s = await analyzeDesignFiles({ ...toyOptions(ragDir, baselineDir), report: {} });
     const r = read(path.join(ragDir, 'TOY-A', 'retrieval_analysis.json'));
     expect(r.retrieval_stats).to.include({ samples_with_any_retrieval: 0, samples_zero_results: 6, avg_top1_score: null });
     expect(r.retrieval_by_error_type.high_score_samples.n_samples).to.equal(0);
@@ -347,7 +347,7 @@ describe('analysis/analyze (options and inputs)', function () {
     rmSync(path.join(ragDir, 'corrections.jsonl'));
     let err: Error | null = null;
     try {
-      await analyzeStudy(toyOptions(ragDir, baselineDir));
+      await analyzeDesignFiles(toyOptions(ragDir, baselineDir));
     } catch (e) {
       err = e as Error;
     }
@@ -364,8 +364,8 @@ describe('analysis/analyze (options and inputs)', function () {
       writeFileSync(path.join(dir, 'corrections.jsonl'), lines.filter((l) => JSON.parse(l).dataset === ds).join('\n') + '\n');
     }
     const seen: Array<[number, number]> = [];
-    const s = await analyzeStudy({ ...toyOptions(ragDir, baselineDir), onProgress: (d, t) => seen.push([d, t]) });
-    expect(s.datasets[0].phase2_cer).to.equal(0.09375);
+    const s = await analyzeDesignFiles({ ...toyOptions(ragDir, baselineDir), onProgress: (d, t) => seen.push([d, t]) });
+    expect(s.datasets[0].zero_shot_cer).to.equal(0.09375);
     expect(seen[seen.length - 1]).to.deep.equal([9, 9]);
   });
 });
@@ -402,7 +402,7 @@ describe('analysis/analyze on real OCR_GS lines', function () {
       phase2: (p) => ({ corrected: p.ocr }),
       retrieval: (_p, i) => ({ scores: [0.5 + (i % 50) / 100], sources: [{ source_uri: `x${i}`, idx: i, date: 250 }] }),
     });
-    const s = await analyzeStudy({
+    const s = await analyzeDesignFiles({
       ragDir,
       baselineDir,
       bootstrap: { iterations: 100, seed: 1 },
@@ -417,9 +417,9 @@ describe('analysis/analyze on real OCR_GS lines', function () {
     const { s, ragDir } = await run((p) => p.ocr, { collapseWhitespace: false });
     expect(s.datasets.map((d) => d.num_samples)).to.deep.equal([794, 1466, 790, 992, 1050]);
     for (const d of s.datasets) {
-      expect(d.phase5_cer, d.dataset).to.be.closeTo(README[d.dataset].cer, 1e-3);
-      expect(d.phase5_wer, d.dataset).to.be.closeTo(README[d.dataset].wer, 1e-3);
-      expect(d.ocr_cer).to.equal(d.phase5_cer);
+      expect(d.rag_cer, d.dataset).to.be.closeTo(README[d.dataset].cer, 1e-3);
+      expect(d.rag_wer, d.dataset).to.be.closeTo(README[d.dataset].wer, 1e-3);
+      expect(d.ocr_cer).to.equal(d.rag_cer);
       expect(d.delta_cer).to.equal(0);
       expect(d.delta_cer_ci95).to.deep.equal([0, 0]);
       const e = read(path.join(ragDir, d.dataset, 'error_changes.json'));
@@ -432,8 +432,8 @@ describe('analysis/analyze on real OCR_GS lines', function () {
   it('with the default whitespace collapse the figures stay within 1.5e-3 of the trim-only ones', async () => {
     const { s } = await run((p) => p.ocr);
     for (const d of s.datasets) {
-      expect(d.phase5_cer, d.dataset).to.be.closeTo(README[d.dataset].cer, 1.5e-3);
-      expect(d.phase5_wer, d.dataset).to.be.closeTo(README[d.dataset].wer, 1e-3);
+      expect(d.rag_cer, d.dataset).to.be.closeTo(README[d.dataset].cer, 1.5e-3);
+      expect(d.rag_wer, d.dataset).to.be.closeTo(README[d.dataset].wer, 1e-3);
     }
   });
 
@@ -442,15 +442,15 @@ describe('analysis/analyze on real OCR_GS lines', function () {
     expect(s.datasets).to.have.length(5);
     for (const d of s.datasets) {
       expect(d.delta_cer, d.dataset).to.equal(0);
-      expect(d.phase5_cer, d.dataset).to.equal(d.ocr_cer);
+      expect(d.rag_cer, d.dataset).to.equal(d.ocr_cer);
     }
   });
 
   it('gold corrections (NFC, while the stored gold is partly decomposed) give CER = WER = 0 and fix every OCR error', async () => {
     const { s, ragDir } = await run((p) => p.gt.normalize('NFC'));
     for (const d of s.datasets) {
-      expect(d.phase5_cer).to.equal(0);
-      expect(d.phase5_wer).to.equal(0);
+      expect(d.rag_cer).to.equal(0);
+      expect(d.rag_wer).to.equal(0);
       expect(d.delta_cer).to.be.below(0);
       expect(d.significant).to.equal(true);
       const e = read(path.join(ragDir, d.dataset, 'error_changes.json'));

@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { analyzeStudy } from '../../../analysis/documents/analyze';
+import { analyzeDesignFiles } from '../../../analysis/documents/analyze';
 import { analyzeArms } from '../../../analysis/study/arms';
 import { round } from '../../../analysis/format';
 import type { ArmsAnalysis } from '../../../analysis/study/types';
@@ -92,7 +92,7 @@ describe('analysis/documents/arms-figures: the comparison files take arms.json f
 
   it('measures its own block when the arms analysis did not run (the intervals then come from other resamples)', async () => {
     const before = read(path.join(root, 'arms', 'rag', 'comparison.json')).overall.bootstrap;
-    await analyzeStudy(documentOptions(root));
+    await analyzeDesignFiles(documentOptions(root));
     const own = read(path.join(root, 'arms', 'rag', 'comparison.json')).overall.bootstrap;
     expect(own.delta_cer.estimate).to.equal(arm('rag').vs_baseline!.delta_cer);
     expect(own.delta_cer.ci95).to.not.deep.equal(arm('rag').vs_baseline!.ci);

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import path from 'node:path';
 import { pairCounts, type ArmPairCounts } from '../../../analysis/documents/pair-counts';
 import { scoreDataset, type ScoredLine } from '../../../analysis/documents/pair-rows';
-import { loadStudyInputs } from '../../../analysis/inputs/design-inputs';
+import { loadDesignInputs } from '../../../analysis/inputs/design-inputs';
 import type { Loaded } from '../../../analysis/inputs/records';
 import { DEFAULT_ERAS } from '../../../analysis/score/eras';
 import { scoreRecords } from '../../../analysis/score/line-counts';
@@ -25,13 +25,13 @@ const profileList = [profiles.primary, ...profiles.secondary];
 const options = { collapseWhitespace: true, profiles, errorAnalysis: true, eras: DEFAULT_ERAS, isSourceBook: null };
 
 async function toy() {
-  const inputs = await loadStudyInputs({
+  const inputs = await loadDesignInputs({
     ragDir: path.join(TOY, 'phase5'),
     baselineDir: path.join(TOY, 'phase2'),
     log: childLogger('test'),
   });
   const ds = 'TOY-A';
-  return { ds, rag: inputs.phase5.byDataset.get(ds)!, p2: inputs.phase2!.byDataset.get(ds)! };
+  return { ds, rag: inputs.rag.byDataset.get(ds)!, p2: inputs.zeroShot!.byDataset.get(ds)! };
 }
 
 function rows(ds: string, rag: Array<Loaded<CorrectionRecord>>, p2: Array<Loaded<CorrectionRecord>>, arms: ArmPairCounts | null = null) {
@@ -47,17 +47,17 @@ function rows(ds: string, rag: Array<Loaded<CorrectionRecord>>, p2: Array<Loaded
   return { ...scoreDataset(ds, rag, byId, null, counts.lines, options), reused: counts.reused };
 }
 
-const sdi = (r: ScoredLine, k: 'ocr' | 'p5' | 'p2') => r[`${k}_cs`] + r[`${k}_cd`] + r[`${k}_ci`];
+const sdi = (r: ScoredLine, k: 'ocr' | 'rag' | 'base') => r[`${k}_cs`] + r[`${k}_cd`] + r[`${k}_ci`];
 
 describe('analysis/documents/pair-rows: one scorer for the design document', () => {
   it("gives each line's S + D + I of the alignment equal to the scorer's character edits (OCR, rag, zero_shot)", async () => {
     const { ds, rag, p2 } = await toy();
     const s = rows(ds, rag, p2);
-    expect(s.rows.filter((r) => r.has_p2)).to.have.length.greaterThan(3);
+    expect(s.rows.filter((r) => r.has_base)).to.have.length.greaterThan(3);
     for (const r of s.rows) {
       expect(sdi(r, 'ocr'), `${r.sample_id} ocr`).to.equal(r.ocr_ce);
-      expect(sdi(r, 'p5'), `${r.sample_id} p5`).to.equal(r.p5_ce);
-      expect(sdi(r, 'p2'), `${r.sample_id} p2`).to.equal(r.has_p2 ? r.p2_ce : 0);
+      expect(sdi(r, 'rag'), `${r.sample_id} p5`).to.equal(r.rag_ce);
+      expect(sdi(r, 'base'), `${r.sample_id} p2`).to.equal(r.has_base ? r.base_ce : 0);
     }
   });
 
@@ -69,11 +69,11 @@ describe('analysis/documents/pair-rows: one scorer for the design document', () 
     const row = rows(ds, rag, changed).rows.find((r) => r.sample_id === 'a2')!;
     const expected = scoreDistances(ownGold, a2.record.corrected_text, { collapseWhitespace: true, profile: profiles.primary });
     expect(row.gold_mismatch).to.equal(true);
-    expect(row.p2_ce).to.equal(expected.charEdits);
-    expect(row.p2_we).to.equal(expected.wordEdits);
-    expect(sdi(row, 'p2')).to.equal(row.p2_ce);
+    expect(row.base_ce).to.equal(expected.charEdits);
+    expect(row.base_we).to.equal(expected.wordEdits);
+    expect(sdi(row, 'base')).to.equal(row.base_ce);
     // Against rag's gold it would be the one edit of ة→ه.
-    expect(row.p2_ce).to.be.greaterThan(1);
+    expect(row.base_ce).to.be.greaterThan(1);
   });
 
   it("takes the arms analysis's counts of a line with the same texts, and scores a line whose texts differ", async () => {
@@ -102,7 +102,7 @@ describe('analysis/documents/pair-rows: one scorer for the design document', () 
     // And counts taken are used as they are (here: marked, to see them in the row).
     arms.rag.set(lineKey(ds, 'a3'), { ...a3, out: a3.out.map((d) => ({ ...d, charEdits: d.charEdits + 100 })) });
     const marked = rows(ds, rag, p2, arms).rows.find((r) => r.sample_id === 'a3')!;
-    expect(marked.p5_ce).to.equal(own.rows.find((r) => r.sample_id === 'a3')!.p5_ce + 100);
+    expect(marked.rag_ce).to.equal(own.rows.find((r) => r.sample_id === 'a3')!.rag_ce + 100);
   });
 
   it('takes nothing from arms counted under other profiles or whitespace rules', async () => {

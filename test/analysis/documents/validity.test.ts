@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { analyzeStudy } from '../../../analysis/documents/analyze';
+import { analyzeDesignFiles } from '../../../analysis/documents/analyze';
 import type { AnalyzeOptions } from '../../../analysis/types';
 import { asDefaultArms } from '../../helpers/default-arms';
 import { REPO_ROOT } from '../../helpers/shared-data';
@@ -67,7 +67,7 @@ describe('analysis validity (too many failed lines → no headline comparison)',
 
   it('marks the comparison of a dataset with failed Phase 5 lines over the share not valid — JSON, summary and report', async () => {
     const s = study((p) => p.id.startsWith('A/') && Number(p.id.slice(2)) < 3); // 3 of A's 20 lines failed
-    const summary = await analyzeStudy(options(s));
+    const summary = await analyzeDesignFiles(options(s));
     const a = read(path.join(s.ragDir, 'A', 'comparison_vs_phase2.json'));
     expect(a.valid).to.equal(false);
     expect(a.invalid_reason).to.match(
@@ -105,17 +105,17 @@ describe('analysis validity (too many failed lines → no headline comparison)',
       () => false,
       (p) => p.id.startsWith('B/') && Number(p.id.slice(2)) < 5,
     );
-    await analyzeStudy(options(s, { report: false }));
+    await analyzeDesignFiles(options(s, { report: false }));
     expect(read(path.join(s.ragDir, 'B', 'comparison_vs_phase2.json')).invalid_reason).to.match(
       /^Phase 2 \(zero-shot\): 5 of 20 lines failed \(25\.0%\)/,
     );
-    await analyzeStudy(options(s, { report: false, maxFailedShare: 0.25 }));
+    await analyzeDesignFiles(options(s, { report: false, maxFailedShare: 0.25 }));
     expect(read(path.join(s.ragDir, 'B', 'comparison_vs_phase2.json'))).not.to.have.any.keys('valid', 'invalid_reason');
   });
 
   it('the all-datasets comparison is not valid when one dataset is, even if the pooled share is under the limit', async () => {
     const s = study((p) => p.id === 'A/000'); // A: 1 of 20 (5%); pooled: 1 of 40 (2.5%)
-    const summary = await analyzeStudy(options(s, { report: false, maxFailedShare: 0.03 }));
+    const summary = await analyzeDesignFiles(options(s, { report: false, maxFailedShare: 0.03 }));
     const all = read(path.join(s.ragDir, 'comparison.json'));
     expect(all.overall.invalid_reason).to.match(
       /^A not valid — Phase 5 \(RAG\): 1 of 20 lines failed \(5\.0%\), over infer\.max_failed_share 3\.0%/,
@@ -125,11 +125,11 @@ describe('analysis validity (too many failed lines → no headline comparison)',
 
   it('a study without failures gets no new key, and its files do not depend on the threshold', async () => {
     const s = study(() => false);
-    await analyzeStudy(options(s, { maxFailedShare: 0 }));
+    await analyzeDesignFiles(options(s, { maxFailedShare: 0 }));
     const strict = files(s.ragDir);
     for (const [file, doc] of jsonDocs(s.ragDir)) expect(JSON.stringify(doc), file).not.to.match(/"valid"|"invalid_reason"/);
     expect(readFileSync(path.join(s.ragDir, 'report.md'), 'utf8')).not.to.contain('Not valid');
-    await analyzeStudy(options(s, { maxFailedShare: 1 }));
+    await analyzeDesignFiles(options(s, { maxFailedShare: 1 }));
     expect(files(s.ragDir)).to.deep.equal(strict);
   });
 

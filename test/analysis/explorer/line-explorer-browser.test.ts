@@ -11,7 +11,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { openOfflinePage } from '../../helpers/offline-page';
-import { analyzeStudy } from '../../../analysis/documents/analyze';
+import { analyzeDesignFiles } from '../../../analysis/documents/analyze';
 import { renderReport } from '../../../analysis/report/report';
 import { diffSides } from '../../../analysis/lines/diff';
 import { FIXTURES } from '../../helpers/shared-data';
@@ -60,7 +60,7 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
     root = mkdtempSync(path.join(os.tmpdir(), 'line-explorer-'));
     cpSync(path.join(FIXTURES, 'analysis', 'study'), root, { recursive: true });
     ragDir = path.join(root, 'phase5');
-    await analyzeStudy({
+    await analyzeDesignFiles({
       ragDir,
       baselineDir: path.join(root, 'phase2'),
       datasetInfo: { 'TOY-A': { excluded: false, sourcePattern: '0276IbnQutayba.Adab*' } },

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { analyzeStudy } from '../../../analysis/documents/analyze';
+import { analyzeDesignFiles } from '../../../analysis/documents/analyze';
 import { analyzeArms } from '../../../analysis/study/arms';
 import { FIXTURES } from '../../helpers/shared-data';
 import { servedModelsWarning } from '../../../analysis/inputs/served-models';
@@ -74,7 +74,7 @@ describe('analysis: served models per arm', () => {
       const lines = readFileSync(file, 'utf8').trim().split('\n');
       const served = lines.map((l, i) => JSON.stringify({ ...JSON.parse(l), served_model: i === 0 ? 'box/b' : 'box/a' }));
       writeFileSync(file, served.join('\n') + '\n');
-      const s = await analyzeStudy({
+      const s = await analyzeDesignFiles({
         ragDir: path.join(root, 'phase5'),
         baselineDir: path.join(root, 'phase2'),
         bootstrap: { iterations: 20, seed: 1 },

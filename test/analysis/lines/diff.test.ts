@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { analyzeStudy } from '../../../analysis/documents/analyze';
+import { analyzeDesignFiles } from '../../../analysis/documents/analyze';
 import { alignmentColumns, diffSegments, diffSides, type DiffSegment } from '../../../analysis/lines/diff';
 import { normalizeArabic } from '../../../src/text/arabic';
 import { prepareText, scoreDistances, scorePrepared } from '../../../src/text/distance';
@@ -94,7 +94,7 @@ describe('analysis/diff: the Lines view diff is the counted alignment', () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'diff-ocrgs-'));
     try {
       const s = writeOcrGsStudy(tmp, ocrGs);
-      await analyzeStudy({
+      await analyzeDesignFiles({
         ragDir: s.ragDir,
         baselineDir: s.baselineDir,
         bootstrap: { iterations: 10 },

@@ -2,15 +2,15 @@ import { expect } from 'chai';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { analyzeStudy } from '../../../analysis/documents/analyze';
+import { analyzeDesignFiles } from '../../../analysis/documents/analyze';
 import { FIXTURES } from '../../helpers/shared-data';
 
 describe('analysis/arms: extra arms of the Lines view and turning it off', function () {
   this.timeout(60000);
   let root: string;
   let ragDir: string;
-  const run = (extra: Parameters<typeof analyzeStudy>[0] | object) =>
-    analyzeStudy({
+  const run = (extra: Parameters<typeof analyzeDesignFiles>[0] | object) =>
+    analyzeDesignFiles({
       ragDir,
       baselineDir: path.join(root, 'phase2'),
       bootstrap: { iterations: 10 },

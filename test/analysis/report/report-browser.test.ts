@@ -3,7 +3,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { analyzeStudy } from '../../../analysis/documents/analyze';
+import { analyzeDesignFiles } from '../../../analysis/documents/analyze';
 import { CHART_NAMES } from '../../../analysis/charts/specs';
 import { renderReport } from '../../../analysis/report/report';
 import { FIXTURES } from '../../helpers/shared-data';
@@ -19,7 +19,7 @@ describe('analysis/report (report.md, self-contained report.html in headless Chr
     root = mkdtempSync(path.join(os.tmpdir(), 'report-test-'));
     cpSync(path.join(FIXTURES, 'analysis', 'study'), root, { recursive: true });
     ragDir = path.join(root, 'phase5');
-    await analyzeStudy({
+    await analyzeDesignFiles({
       ragDir,
       baselineDir: path.join(root, 'phase2'),
       meta: { model: 'toy/llm', embedding_model: 'intfloat/multilingual-e5-small', top_k: 3, corpus_size: 1234 },

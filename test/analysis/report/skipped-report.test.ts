@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { analyzeStudy } from '../../../analysis/documents/analyze';
+import { analyzeDesignFiles } from '../../../analysis/documents/analyze';
 import type { Skips } from '../../../src/stages/shared/skips';
 import { writeStudy, type Pair } from '../helpers';
 
@@ -26,7 +26,7 @@ describe('report: skipped inputs', function () {
     phase2: (p) => ({ corrected: p.ocr }),
   });
   const analyze = () =>
-    analyzeStudy({
+    analyzeDesignFiles({
       ragDir: s.ragDir,
       baselineDir: s.baselineDir,
       bootstrap: { iterations: 20, seed: 1 },
