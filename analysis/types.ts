@@ -2,7 +2,7 @@
  * Public option and result types of the analyze stage (plain objects: they cross the Temporal boundary).
  */
 import type { AnalyzeArmsOptions, ArmsAnalysis, ArmsStatsOptions } from './study/arms';
-import type { Resampling } from './stats/comparison-stats';
+import type { Resampling } from './stats/clusters';
 import type { ArmSource } from './lines/line-arms';
 import type { ArmPairCounts } from './documents/pair-counts';
 import type { Era } from './score/eras';
@@ -58,7 +58,7 @@ export interface AnalyzeOptions {
   errorAnalysis?: boolean;
   meta?: StudyMeta;
   datasetInfo?: Record<string, DatasetInfo>;
-  /** Resamples, seed, and the clusters / permutations of comparison.json's block statistics (analysis/stats/comparison-stats.ts). */
+  /** Resamples, seed, and the clusters / permutations / fewest clusters of every interval and test (docs/statistics.md). */
   bootstrap?: { iterations?: number; seed?: number } & Resampling;
   /** Default: primary `nfc`, secondary `no_diacritics` and `graphemes`; null = the primary profile alone. */
   normalization?: NormalizationOptions | null;
@@ -103,10 +103,10 @@ export interface AnalyzeOptions {
   /** The arm ΔCER is measured against in the Lines view (default zero_shot, else the first arm). */
   baselineArm?: string;
   /**
-   * The arms analysis of the same run over the two arms the documents read (`<results>/arms/rag` and
-   * `arms/zero_shot`; analysis/stage.ts): the documents take its line counts (analysis/documents/pair-counts.ts)
-   * instead of scoring the lines again, and the comparison files the figures arms.json states too
-   * (analysis/documents/arms-figures.ts). Absent: the documents score the lines and compute the figures themselves.
+   * The arms analysis of the same run over the two arms the design files read (`<results>/arms/rag` and
+   * `arms/zero_shot`; analysis/stage.ts): where it covers their lines (analysis/documents/stage-arms.ts) the files
+   * project it — its line counts and figures. Absent or not covering: the files analyse their two arms in memory
+   * (analysis/documents/own-arms.ts), the same way.
    */
   fromArms?: { counts: ArmPairCounts; analysis?: ArmsAnalysis };
 }

@@ -3,8 +3,7 @@ import { ErrorChangeAccumulator } from '../score/error-changes';
 import { ratio, round } from '../format';
 import { pooledProfiles } from './profiles-block';
 import type { ScoredDataset } from './pair-rows';
-import { bootstrapBlock, type BootstrapBlock } from './bootstrap-block';
-import { armsBlock, POOLED_SCOPE } from './arms-figures';
+import { armsBlock, POOLED_SCOPE, type BootstrapBlock } from './arms-figures';
 import { comparisonHeadline, pairedLineEffects } from './comparison';
 import type { SectionContext } from './context';
 import type { DatasetDigest, DatasetDocuments } from './dataset';
@@ -26,16 +25,10 @@ function aggregateValidity(pooled: Validity, docs: DatasetDocuments[]): Validity
 }
 
 export function aggregateDocuments(scoredAll: ScoredDataset[], docs: DatasetDocuments[], ctx: SectionContext) {
-  // Lines of all datasets; each dataset is a bootstrap stratum.
+  // Lines of all datasets (each dataset a stratum of the pooled figures).
   const r = rollup(scoredAll.flatMap((s, k) => s.rows.map((row) => ({ ...row, dataset: s.dataset, stratum: k }))));
-  const { all, cmp, cmpT, hasBaseline } = r;
-  const { iterations, seed } = ctx.bootstrap;
-  const boot =
-    armsBlock(ctx.arms, POOLED_SCOPE, seed, true) ??
-    bootstrapBlock(cmpT, hasBaseline, iterations, seed, cmpT.array('stratum') as ArrayLike<number>, {
-      ...ctx.bootstrap,
-      datasets: scoredAll.map((s) => s.dataset),
-    });
+  const { all, cmp, hasBaseline } = r;
+  const boot = armsBlock(ctx.arms, POOLED_SCOPE, ctx.bootstrap.seed, true, hasBaseline);
   const names = docs.map((d) => d.digest.dataset);
   const validity = aggregateValidity(comparisonValidity(cmp, hasBaseline, ctx.maxFailedShare), docs);
   const comparison = aggregateComparison(r, boot, validity, docs, names, ctx);

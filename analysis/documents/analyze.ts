@@ -29,9 +29,9 @@ import { writeLinesJson } from '../lines/lines-json';
 import { fewClustersWarning, reasonsIn } from '../stats/min-clusters';
 import { renderReport } from '../report/report';
 import { scoreDataset, type ScoredDataset } from './pair-rows';
-import { pairCounts } from './pair-counts';
-import { POOLED_SCOPE } from './arms-figures';
-import type { ArmsAnalysis } from '../study/types';
+import { pairCounts, type ArmPairCounts } from './pair-counts';
+import { ownArms, type DesignArms } from './own-arms';
+import { stageArms } from './stage-arms';
 import { aggregateDocuments, datasetDocuments, type DatasetDocuments, type ResolvedMeta, type SectionContext } from '.';
 import type { AnalysisSummary, AnalyzeOptions, DatasetSummary } from '../types';
 import { DEFAULT_MAX_FAILED_SHARE } from '../score/failed-share';
@@ -71,9 +71,10 @@ export async function analyzeDesignFiles(opts: AnalyzeOptions): Promise<Analysis
     if (served) warnings.push(served);
   }
   const settings = resolveSettings(opts);
-  const { scored, armsScopes } = scoreDatasets(inputs, opts, settings, warnings);
+  const arms = await designArms(inputs, opts, settings, ragDir);
+  const scored = scoreDatasets(inputs, opts, settings, arms.counts, warnings);
   const ctx: SectionContext = {
-    arms: opts.fromArms?.analysis ? { analysis: opts.fromArms.analysis, scopes: armsScopes } : null,
+    arms,
     generatedAt: opts.generatedAt ?? inputs.newestInputIso,
     meta: resolveMeta(scored, opts, warnings),
     ...settings,
@@ -143,18 +144,14 @@ function profileSettings(n: AnalyzeOptions['normalization']) {
   return { profiles, normalization: profiles.secondary[0] ?? null };
 }
 
-/** Score every dataset's lines (progress shown per line). */
-/**
- * Score every dataset's lines (progress shown per line). `armsScopes`: the datasets (and the pooled scope) whose
- * lines the arms analysis compared as the files do — every line counted there, each with its zero_shot line — so
- * the comparison files take arms.json's figures for them (./arms-figures.ts).
- */
+/** Score every dataset's lines (progress shown per line) with the counts of the arms analysis (`counts`). */
 function scoreDatasets(
   inputs: DesignInputs,
   opts: AnalyzeOptions,
   settings: Settings,
+  counts: ArmPairCounts,
   warnings: string[],
-): { scored: ScoredDataset[]; armsScopes: Set<string> } {
+): ScoredDataset[] {
   const total = inputs.datasets.reduce((a, d) => a + inputs.rag.byDataset.get(d)!.length, 0);
   const progress = createProgress({ label: 'analyze', total, mode: opts.progress });
   let done = 0;
@@ -164,8 +161,6 @@ function scoreDatasets(
     if (opts.onProgress && (done % 256 === 0 || done === total)) opts.onProgress(done, total);
   };
   const scored: ScoredDataset[] = [];
-  let fromArms = 0;
-  const armsScopes = new Set<string>();
   try {
     for (const ds of inputs.datasets) {
       const info = opts.datasetInfo?.[ds];
@@ -182,31 +177,30 @@ function scoreDatasets(
       };
       const rag = inputs.rag.byDataset.get(ds)!;
       const p2ById = bySampleId(p2);
-      const counts = pairCounts(
+      const lines = pairCounts(
         ds,
         rag.map((x) => x.record),
         (id) => p2ById?.get(id)?.record ?? null,
-        [settings.profiles.primary, ...settings.profiles.secondary],
-        settings.collapseWhitespace,
-        opts.fromArms?.counts ?? null,
+        counts,
       );
-      fromArms += counts.reused;
-      if (p2 && counts.reused === 2 * rag.length && sameLines(opts.fromArms?.analysis, ds, rag.length)) armsScopes.add(ds);
-      scored.push(scoreDataset(ds, rag, p2ById, bySampleId<AnalysisInputRecord>(inp), counts.lines, scoreOptions, tick));
+      scored.push(scoreDataset(ds, rag, p2ById, bySampleId<AnalysisInputRecord>(inp), lines, scoreOptions, tick));
     }
   } finally {
     progress.stop();
   }
-  if (opts.fromArms) log.info({ lines: fromArms }, 'line counts taken from the arms analysis');
-  if (armsScopes.size === inputs.datasets.length && opts.fromArms?.analysis?.datasets.length === armsScopes.size)
-    armsScopes.add(POOLED_SCOPE);
-  return { scored, armsScopes };
+  return scored;
 }
 
-/** The arms analysis compared `n` lines of `ds` in both arms, none filled in. */
-function sameLines(a: ArmsAnalysis | undefined, ds: string, n: number): boolean {
-  const m = (name: string) => a?.arms.find((x) => x.name === name)?.datasets[ds];
-  return [m('rag'), m('zero_shot')].every((x) => x !== undefined && x.lines === n && x.filled_lines === 0);
+/** The arms analyses the files project: the stage's where it covers their lines, else their own (in memory). */
+async function designArms(inputs: DesignInputs, opts: AnalyzeOptions, settings: Settings, ragDir: string): Promise<DesignArms> {
+  const names = [settings.profiles.primary, ...settings.profiles.secondary].map((p) => p.name);
+  const stage = stageArms(opts.fromArms, inputs, names, settings.collapseWhitespace);
+  if (stage) {
+    log.info('counts and figures taken from the arms analysis of the run');
+    return stage;
+  }
+  const { collapseWhitespace, bootstrap } = settings;
+  return ownArms(inputs, ragDir, { bootstrap, collapseWhitespace, normalization: opts.normalization, maxFailedShare: opts.maxFailedShare });
 }
 
 function bySampleId<T extends { sample_id: string }>(l: Array<Loaded<T>> | undefined): Map<string, Loaded<T>> | null {

@@ -1,7 +1,7 @@
 /** comparison_vs_phase2.json: the lines with both default arms — headline, bootstrap, line effects, OCR-CER bands. */
 import type { NormalizationProfile } from '../../src/text/profiles';
 import { round, ratio } from '../format';
-import type { BootstrapBlock } from './bootstrap-block';
+import type { BootstrapBlock } from './arms-figures';
 import type { SectionContext } from './context';
 import { FAILED_SCORED_AS } from './metrics-json';
 import { byOcrCerBand, cerWer, deltaBlock, normalizationLabel, normCerWer, pct, signed } from './rates';

@@ -1,8 +1,8 @@
 /** What every analysis document is built from: the resolved study meta and the analysis settings. */
-import type { Resampling } from '../stats/comparison-stats';
+import type { Resampling } from '../stats/clusters';
 import type { NormalizationProfile, NormalizationSettings } from '../../src/text/profiles';
 import type { Era } from '../score/eras';
-import type { ArmsFigures } from './arms-figures';
+import type { DesignArms } from './own-arms';
 
 /** Study meta after defaults were resolved from the records. */
 export interface ResolvedMeta {
@@ -14,8 +14,8 @@ export interface ResolvedMeta {
 }
 
 export interface SectionContext {
-  /** The arms analysis of the same run, where it compared the files' lines: their shared figures come from it. */
-  arms: ArmsFigures | null;
+  /** The arms analyses the files are a projection of (./own-arms.ts): their counts, intervals and tests. */
+  arms: DesignArms;
   generatedAt: string;
   meta: ResolvedMeta;
   bootstrap: { iterations: number; seed: number } & Resampling;

@@ -1,8 +1,7 @@
 /** The four documents of one dataset, and the digest the summary and the aggregate read. */
 import type { ScoredDataset } from './pair-rows';
 import type { DatasetInfo } from '../types';
-import { bootstrapBlock, type BootstrapBlock } from './bootstrap-block';
-import { armsBlock } from './arms-figures';
+import { armsBlock, type BootstrapBlock } from './arms-figures';
 import { comparisonDocument } from './comparison';
 import type { SectionContext } from './context';
 import { errorChangesDocument } from './error-changes';
@@ -35,10 +34,7 @@ export interface DatasetDigest {
 export function datasetDocuments(scored: ScoredDataset, ctx: SectionContext, info: DatasetInfo | undefined): DatasetDocuments {
   const ds = scored.dataset;
   const r = rollup(scored.rows);
-  const { iterations, seed } = ctx.bootstrap;
-  const boot =
-    armsBlock(ctx.arms, ds, seed, false) ??
-    bootstrapBlock(r.cmpT, r.hasBaseline, iterations, seed, undefined, { ...ctx.bootstrap, datasets: [ds] });
+  const boot = armsBlock(ctx.arms, ds, ctx.bootstrap.seed, false, r.hasBaseline);
   const validity = comparisonValidity(r.cmp, r.hasBaseline, ctx.maxFailedShare);
   const comparison = comparisonDocument(ds, r, boot, validity, ctx);
   const retrieval = retrievalDocument(scored, r, ctx, info);

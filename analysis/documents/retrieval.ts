@@ -175,10 +175,10 @@ function bucketDeltas(cmpT: Table, hasBaseline: boolean, ctx: SectionContext, ds
   );
 }
 
-/** arms.json's rag bands when its one dataset is this one, on the same lines (./arms-figures.ts): the same comparison. */
+/** arms.json's rag bands when the stage's arms analysis covers the file's lines and its one dataset is this one: the same comparison. */
 function armsScoreBands(arms: SectionContext['arms'], ds: string): Record<ScoreBucket, ScoreBand> | null {
-  if (!arms?.scopes.has(ds) || arms.analysis.datasets.length !== 1) return null;
-  return arms.analysis.arms.find((a) => a.name === 'rag')?.when.by_score_band ?? null;
+  if (!arms.fromStage || !arms.pair || arms.pair.datasets.length !== 1 || arms.pair.datasets[0] !== ds) return null;
+  return arms.pair.arms.find((a) => a.name === 'rag')?.when.by_score_band ?? null;
 }
 
 /** Phase 5 fixed / introduced errors per category over a subset of lines (null without error analysis). */

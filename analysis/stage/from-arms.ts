@@ -18,7 +18,7 @@ export function armPairCounts(options: AnalyzeOptions, counts: ArmsLineCounts): 
   return rag && zeroShot ? { profiles: counts.profiles, collapseWhitespace: counts.collapseWhitespace, rag, zeroShot } : null;
 }
 
-/** What the design document's files take from the arms analysis of the same run (analysis/documents/pair-counts.ts, arms-figures.ts). */
+/** What the design files take from the arms analysis of the same run (analysis/documents/stage-arms.ts). */
 export function fromArms(counts: ArmPairCounts | null, analysis: ArmsAnalysis | null): Pick<AnalyzeOptions, 'fromArms'> {
   return counts && analysis ? { fromArms: { counts, analysis } } : {};
 }

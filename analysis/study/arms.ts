@@ -131,7 +131,10 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   return analysis;
 }
 
-/** For the default arms (rag against the baseline zero_shot), the design files' own figures (./design-figures.ts). */
+/**
+ * For the default arms, the design files' figures arms.json leaves out (./design-figures.ts): rag against the baseline
+ * zero_shot, or rag alone (its own baseline: no ΔWER).
+ */
 function defaultArmFigures(
   options: AnalyzeArmsOptions,
   rows: Map<string, ArmRow[]>,
@@ -140,8 +143,8 @@ function defaultArmFigures(
   settings: ReturnType<typeof settingsOf>,
 ): Pick<ArmsAnalysis, 'design_figures'> {
   const rag = rows.get('rag');
-  if (!options.defaultArms || baseline !== 'zero_shot' || !rag) return {};
-  return { design_figures: designFigures(rag, rows.get(baseline)!, scopes, settings) };
+  if (!options.defaultArms || !rag || (baseline !== 'zero_shot' && baseline !== 'rag')) return {};
+  return { design_figures: designFigures(rag, baseline === 'rag' ? null : rows.get(baseline)!, scopes, settings) };
 }
 
 /** The planned contrasts measured; an arm vs the baseline is its `vs_baseline` comparison, taken from `compared`. */

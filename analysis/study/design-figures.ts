@@ -10,7 +10,7 @@ import { blockRateInterval } from '../stats/block-stats';
 import { seedFor } from '../stats/bootstrap';
 import { round } from '../format';
 import type { ArmRow } from '../score/arm-line';
-import { baselineKey, comparePaired, type PairedComparison, type Scope } from './compare';
+import { baselineKey, comparePaired, type PairedComparison, type PairedResult, type Scope } from './compare';
 import type { Settings } from './settings-type';
 
 /** One scope's figures. */
@@ -22,7 +22,7 @@ export interface DesignScopeFigures {
   /** Resamples drawn (0 with too few clusters). */
   iterations: number;
   /** WER(rag) − WER(zero_shot) on the same lines (in `delta_cer`, as comparePaired names its delta), with its interval, p, SE and detectable effect. */
-  delta_wer: PairedComparison;
+  delta_wer: PairedComparison | null;
   ocr_cer_ci: [number, number] | null;
   ocr_wer_ci: [number, number] | null;
 }
@@ -30,16 +30,23 @@ export interface DesignScopeFigures {
 /** Per scope key (a dataset, or the pooled scope). */
 export type DesignFigures = Record<string, DesignScopeFigures>;
 
+const withoutMacro = ({ macro: _macro, ...c }: PairedResult): PairedComparison => c;
+
 const roundPair = (ci: [number, number] | null): [number, number] | null => (ci ? [round(ci[0])!, round(ci[1])!] : null);
 
-/** The figures of `rag` (its scored lines) against the baseline's on every scope. */
-export function designFigures(rag: readonly ArmRow[], base: readonly ArmRow[], scopes: readonly Scope[], s: Settings): DesignFigures {
+/** The figures of `rag` (its scored lines) on every scope, against zero_shot's lines when given (else no ΔWER). */
+export function designFigures(
+  rag: readonly ArmRow[],
+  base: readonly ArmRow[] | null,
+  scopes: readonly Scope[],
+  s: Settings,
+): DesignFigures {
   const col = (rows: readonly ArmRow[], f: (r: ArmRow) => number) => Float64Array.from(rows, f);
   const refWords = col(rag, (r) => r.ref_words);
   const refChars = col(rag, (r) => r.ref_chars);
   const ocrCe = col(rag, (r) => r.ocr_ce);
   const ocrWe = col(rag, (r) => r.ocr_we);
-  const baseWe = col(base, (r) => r.we);
+  const baseWe = base && col(base, (r) => r.we);
   const ragWe = col(rag, (r) => r.we);
   const out: DesignFigures = {};
   for (const scope of scopes) {
@@ -49,7 +56,7 @@ export function designFigures(rag: readonly ArmRow[], base: readonly ArmRow[], s
       blockRateInterval(sl(ref), sl(edits), scope.design, s.iterations, seedFor(s.seed, `arms:${key}`), s.minClusters);
     const cer = interval(refChars, ocrCe, ocrKey);
     const wer = interval(refWords, ocrWe, `${ocrKey}:wer`);
-    const { macro: _macro, ...delta } = comparePaired(refWords, baseWe, ragWe, scope, s, `${baselineKey('rag', scope.key)}:wer`);
+    const delta = baseWe && withoutMacro(comparePaired(refWords, baseWe, ragWe, scope, s, `${baselineKey('rag', scope.key)}:wer`));
     out[scope.key] = {
       clusters: scope.design.stratumOfBlock.length,
       reason: cer.reason,

@@ -33,7 +33,9 @@ const { buildCorpus, buildIndex } = createStageCalls();
 
 const SENTENCES = 1920;
 const KILLS = 3;
-const SHARD = 128;
+// A shard lasts several of the workers' 2 s heartbeat flushes (bin/cli/worker-runtime.ts), so the server sees one
+// mid-shard; shards that end within one flush are never seen mid-way and the kill waits in vain.
+const SHARD = 384;
 const STEP = 16;
 const WORDS = [
   'قال',

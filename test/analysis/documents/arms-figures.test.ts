@@ -2,8 +2,9 @@
  * One answer per comparison: in the default study (the arms rag and zero_shot, analyzed by the same `run`), the
  * comparison files state arms.json's figures — ΔCER rag vs zero_shot with its interval and p, rag vs OCR,
  * zero_shot vs OCR and each arm's CER / WER interval — per dataset and pooled; ΔWER and the OCR text's
- * intervals from the same analysis's design figures (seeded as arms.json's, never in arms.json). Without the arms
- * analysis the files measure their block themselves, from other resamples.
+ * intervals from the same analysis's design figures (seeded as arms.json's, never in arms.json). Without the stage's
+ * analysis the files analyse their two arms in memory and state the same figures; rag alone gets its figures
+ * against the OCR text.
  */
 import { expect } from 'chai';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -81,23 +82,35 @@ describe('analysis/documents/arms-figures: the comparison files take arms.json f
     expect(Object.keys(arms)).to.not.include('design_figures');
     for (const { label, boot } of scopes()) {
       const own = again.design_figures![label === 'pooled' ? '*pooled*' : label];
-      expect(own.delta_wer.ci, label).to.not.equal(null);
-      expect(boot.delta_wer.ci95, label).to.deep.equal(own.delta_wer.ci);
-      expect(boot.delta_wer.estimate, label).to.equal(own.delta_wer.delta_cer);
+      expect(own.delta_wer!.ci, label).to.not.equal(null);
+      expect(boot.delta_wer.ci95, label).to.deep.equal(own.delta_wer!.ci);
+      expect(boot.delta_wer.estimate, label).to.equal(own.delta_wer!.delta_cer);
       expect(boot.cer_ci95.ocr, label).to.deep.equal(own.ocr_cer_ci);
       expect(boot.wer_ci95.ocr, label).to.deep.equal(own.ocr_wer_ci);
       expect(boot.clusters, label).to.equal(own.clusters);
     }
   });
 
-  it('measures its own block when the arms analysis did not run (the intervals then come from other resamples)', async () => {
-    const before = read(path.join(root, 'arms', 'rag', 'comparison.json')).overall.bootstrap;
+  it("gives the same block without the stage's analysis: the files then analyse their two arms themselves, in memory", async () => {
+    const before = read(path.join(root, 'arms', 'rag', 'comparison.json'));
+    const perDataset = read(path.join(root, 'arms', 'rag', 'D1', 'comparison_vs_phase2.json'));
     await analyzeDesignFiles(documentOptions(root));
-    const own = read(path.join(root, 'arms', 'rag', 'comparison.json')).overall.bootstrap;
-    expect(own.delta_cer.estimate).to.equal(arm('rag').vs_baseline!.delta_cer);
-    expect(own.delta_cer.ci95).to.not.deep.equal(arm('rag').vs_baseline!.ci);
-    expect(own.delta_wer.estimate).to.equal(before.delta_wer.estimate);
-    expect(own.delta_wer.ci95).to.not.deep.equal(before.delta_wer.ci95);
-    expect(own.cer_ci95.ocr).to.not.deep.equal(before.cer_ci95.ocr);
+    expect(read(path.join(root, 'arms', 'rag', 'comparison.json'))).to.deep.equal(before);
+    expect(read(path.join(root, 'arms', 'rag', 'D1', 'comparison_vs_phase2.json'))).to.deep.equal(perDataset);
+    expect(before.overall.bootstrap.delta_cer.ci95).to.deep.equal(arm('rag').vs_baseline!.ci);
+  });
+
+  it('analyses rag alone where a dataset has no zero_shot lines: its figures against the OCR text, no comparison', async () => {
+    const alone = await analyzeDesignFiles({ ...documentOptions(root), baselineDir: null });
+    expect(alone.overall.zero_shot_cer).to.equal(null);
+    const boot = read(path.join(root, 'arms', 'rag', 'D1', 'comparison_vs_phase2.json')).bootstrap;
+    const rag = arm('rag').datasets.D1;
+    expect([boot.delta_cer, boot.delta_wer, boot.delta_cer_phase2_vs_ocr, boot.cer_ci95.phase2]).to.deep.equal([null, null, null, null]);
+    // The same lines, clusters and seeds as arms.json's rag: the same figures.
+    expect(boot.delta_cer_phase5_vs_ocr.estimate).to.equal(rag.vs_ocr.delta_cer);
+    expect(rag.vs_ocr.ci).to.not.equal(null);
+    expect(boot.delta_cer_phase5_vs_ocr.ci95).to.deep.equal(rag.vs_ocr.ci);
+    expect(boot.cer_ci95.phase5).to.deep.equal(rag.cer_ci);
+    expect(boot.cer_ci95.ocr).to.not.equal(null);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * The design document's rows count every line with the arms analysis's scorer (analysis/documents/pair-counts.ts):
  * the alignment that remains (S/D/I, error changes) agrees with those counts, a zero_shot line with a gold text of
- * its own is counted against it as arms.json counts it, and the arms analysis's counts are taken when its line
- * holds the same texts — never for a line whose texts differ.
+ * its own is counted against it as arms.json counts it, and the arms analysis's counts are taken as they are —
+ * never for a line whose texts differ.
  */
 import { expect } from 'chai';
 import path from 'node:path';
@@ -34,17 +34,27 @@ async function toy() {
   return { ds, rag: inputs.rag.byDataset.get(ds)!, p2: inputs.zeroShot!.byDataset.get(ds)! };
 }
 
-function rows(ds: string, rag: Array<Loaded<CorrectionRecord>>, p2: Array<Loaded<CorrectionRecord>>, arms: ArmPairCounts | null = null) {
+/** The arms analysis's counts of both arms' lines (as scoreRecords, its scorer, counts them). */
+function counted(ds: string, rag: Array<Loaded<CorrectionRecord>>, p2: Array<Loaded<CorrectionRecord>>): ArmPairCounts {
+  const of = (records: CorrectionRecord[]) =>
+    new Map(scoreRecords(records, profileList, true).map((c) => [lineKey(ds, c.record.sample_id), c]));
+  return {
+    profiles: profileList.map((p) => p.name),
+    collapseWhitespace: true,
+    rag: of(rag.map((x) => x.record)),
+    zeroShot: of(p2.map((x) => x.record)),
+  };
+}
+
+function rows(ds: string, rag: Array<Loaded<CorrectionRecord>>, p2: Array<Loaded<CorrectionRecord>>, arms = counted(ds, rag, p2)) {
   const byId = new Map(p2.map((x) => [x.record.sample_id, x]));
-  const counts = pairCounts(
+  const lines = pairCounts(
     ds,
     rag.map((x) => x.record),
     (id) => byId.get(id)?.record ?? null,
-    profileList,
-    true,
     arms,
   );
-  return { ...scoreDataset(ds, rag, byId, null, counts.lines, options), reused: counts.reused };
+  return scoreDataset(ds, rag, byId, null, lines, options);
 }
 
 const sdi = (r: ScoredLine, k: 'ocr' | 'rag' | 'base') => r[`${k}_cs`] + r[`${k}_cd`] + r[`${k}_ci`];
@@ -76,47 +86,17 @@ describe('analysis/documents/pair-rows: one scorer for the design document', () 
     expect(row.base_ce).to.be.greaterThan(1);
   });
 
-  it("takes the arms analysis's counts of a line with the same texts, and scores a line whose texts differ", async () => {
+  it("takes the arms analysis's counts as they are, and fails on a line it did not count with these texts", async () => {
     const { ds, rag, p2 } = await toy();
     const own = rows(ds, rag, p2);
-    expect(own.reused).to.equal(0);
-    const counted = (records: CorrectionRecord[]) =>
-      new Map(scoreRecords(records, profileList, true).map((c) => [lineKey(ds, c.record.sample_id), c]));
-    const arms: ArmPairCounts = {
-      profiles: profileList.map((p) => p.name),
-      collapseWhitespace: true,
-      rag: counted(rag.map((x) => x.record)),
-      zeroShot: counted(p2.map((x) => x.record)),
-    };
-    const taken = rows(ds, rag, p2, arms);
-    expect(taken.reused).to.equal(rag.length + p2.length);
-    expect(taken.rows).to.deep.equal(own.rows);
-    expect(taken.profiles).to.deep.equal(own.profiles);
-
-    // The arms' a3 was another correction: its counts are not this line's, so the line is scored here.
+    const arms = counted(ds, rag, p2);
     const a3 = arms.rag.get(lineKey(ds, 'a3'))!;
-    arms.rag.set(lineKey(ds, 'a3'), { ...a3, record: { ...a3.record, corrected_text: 'غير' } });
-    const again = rows(ds, rag, p2, arms);
-    expect(again.reused).to.equal(rag.length + p2.length - 1);
-    expect(again.rows).to.deep.equal(own.rows);
-    // And counts taken are used as they are (here: marked, to see them in the row).
+    // Counts taken are used as they are (here: marked, to see them in the row).
     arms.rag.set(lineKey(ds, 'a3'), { ...a3, out: a3.out.map((d) => ({ ...d, charEdits: d.charEdits + 100 })) });
     const marked = rows(ds, rag, p2, arms).rows.find((r) => r.sample_id === 'a3')!;
     expect(marked.rag_ce).to.equal(own.rows.find((r) => r.sample_id === 'a3')!.rag_ce + 100);
-  });
-
-  it('takes nothing from arms counted under other profiles or whitespace rules', async () => {
-    const { ds, rag, p2 } = await toy();
-    const all = new Map(
-      scoreRecords(
-        rag.map((x) => x.record),
-        profileList,
-        true,
-      ).map((c) => [lineKey(ds, c.record.sample_id), c]),
-    );
-    const base = { rag: all, zeroShot: new Map() };
-    expect(rows(ds, rag, p2, { ...base, profiles: ['nfc'], collapseWhitespace: true }).reused).to.equal(0);
-    expect(rows(ds, rag, p2, { ...base, profiles: profileList.map((p) => p.name), collapseWhitespace: false }).reused).to.equal(0);
-    expect(rows(ds, rag, p2, { ...base, profiles: profileList.map((p) => p.name), collapseWhitespace: true }).reused).to.equal(rag.length);
+    // The analysis's a3 was another correction: its counts are not this line's.
+    arms.rag.set(lineKey(ds, 'a3'), { ...a3, record: { ...a3.record, corrected_text: 'غير' } });
+    expect(() => rows(ds, rag, p2, arms)).to.throw(`internal: the arms analysis did not count ${ds} a3`);
   });
 });

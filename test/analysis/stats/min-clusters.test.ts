@@ -4,10 +4,9 @@
  * give no detectable effect. Each with a case that fails without the rule.
  */
 import { expect } from 'chai';
-import { pairedBlockDelta, type BlockDesign } from '../../../analysis/stats/block-stats';
+import { blockRateInterval, pairedBlockDelta, type BlockDesign } from '../../../analysis/stats/block-stats';
 import { comparePaired, type Scope } from '../../../analysis/study/compare';
 import { emptyCellNote, mdeOr } from '../../../analysis/report/blocks';
-import { clusteredRates } from '../../../analysis/stats/comparison-stats';
 import { interpretation } from '../../../analysis/documents/comparison';
 import { ARMS_AGREE, ALPHA, fewClustersWarning, isSignificant, tooFewClusters } from '../../../analysis/stats/min-clusters';
 import { mulberry32 } from '../../../analysis/stats/bootstrap';
@@ -64,18 +63,22 @@ describe('analysis/min-clusters', () => {
       [54, 9],
     ]) {
       const { ref, a, b } = lines(n);
-      const r = clusteredRates(
+      const d = design(n, 6);
+      const c = comparePaired(
         ref,
-        { a, b },
-        { d: ['a', 'b'] },
-        { iterations: 300, seed: 2, sampleIds: ref.map((_, i) => `s${i}`), clusters: { blockLines: 6 } },
+        a,
+        b,
+        { key: 'D', from: 0, to: n, design: d, macro: false },
+        { iterations: 300, permutations: 300, seed: 2 },
+        'k',
       );
       const reason = `too few clusters: ${clusters} (at least 10)`;
-      expect(r.deltas.d.estimate).to.be.a('number').and.not.equal(0);
-      expect(r.deltas.d).to.include({ ci95: null, p_value: null, significant: null, se: null, mde: null, reason });
-      expect([r.rates.a.ci95, r.rates.b.ci95, r.reason]).to.deep.equal([null, null, reason]);
+      expect(c.delta_cer).to.be.a('number').and.not.equal(0);
+      expect([c.ci, c.p, isSignificant(c.p), c.se, c.mde, c.reason]).to.deep.equal([null, null, null, null, null, reason]);
+      const rate = blockRateInterval(ref, b, d, 300, 2);
+      expect([rate.ci95, rate.reason]).to.deep.equal([null, reason]);
       // The sentence gives the estimate and the reason, not an interval.
-      const text = interpretation(0.1, 0.09, r.deltas.d);
+      const text = interpretation(0.1, 0.09, { ci95: c.ci, significant: isSignificant(c.p), reason: c.reason });
       expect(text).to.include(`no interval or p-value: ${reason}`).and.not.include('95% CI');
     }
   });
@@ -83,22 +86,18 @@ describe('analysis/min-clusters', () => {
   it('significant is p < α: false at p ≥ α even where the bootstrap interval excludes 0, null without a p', () => {
     // Two one-line clusters that both get worse by one edit: every resample gives +0.1 (the interval excludes 0),
     // while the sign-flip p is about ½. The interval rule called this significant.
-    const r = clusteredRates(
-      [10, 10],
-      { a: [1, 1], b: [2, 2] },
-      { d: ['a', 'b'] },
-      { iterations: 200, seed: 1, sampleIds: ['x', 'y'], clusters: { blockLines: 1 }, minClusters: 1 },
-    ).deltas.d;
-    expect(r.ci95![0]).to.be.greaterThan(0);
-    expect(r.p_value).to.be.at.least(ALPHA);
-    expect(r.significant).to.equal(false);
-    // On many comparisons with enough clusters, significant is exactly p < α.
+    const two: Scope = { key: 'D', from: 0, to: 2, design: design(2, 1), macro: false };
+    const r = comparePaired([10, 10], [1, 1], [2, 2], two, { iterations: 200, permutations: 200, seed: 1, minClusters: 1 }, 'k');
+    expect(r.ci![0]).to.be.greaterThan(0);
+    expect(r.p).to.be.at.least(ALPHA);
+    expect(isSignificant(r.p)).to.equal(false);
+    // On many comparisons with enough clusters, a p is there and significant is exactly p < α.
     for (let seed = 1; seed <= 12; seed++) {
       const { ref, a, b } = lines(120, seed);
-      const o = { iterations: 200, seed, sampleIds: ref.map((_, i) => `s${i}`), clusters: { blockLines: 6 } };
-      const d = clusteredRates(ref, { a, b }, { d: ['a', 'b'] }, o).deltas.d;
-      expect(d.p_value).to.be.a('number');
-      expect(d.significant).to.equal(d.p_value! < ALPHA);
+      const scope: Scope = { key: 'D', from: 0, to: 120, design: design(120, 6), macro: false };
+      const d = comparePaired(ref, a, b, scope, { iterations: 200, permutations: 200, seed }, 'k');
+      expect(d.p).to.be.a('number');
+      expect(isSignificant(d.p)).to.equal(d.p! < ALPHA);
     }
     expect([isSignificant(null), isSignificant(0.05), isSignificant(0.0499), isSignificant(1)]).to.deep.equal([null, false, true, false]);
   });
