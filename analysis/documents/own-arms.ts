@@ -4,15 +4,14 @@
  * two default arms as the design files read them, analysed in memory by `analyzeArms` (nothing written). `pair`:
  * rag and zero_shot over the lines both hold (every comparison); `ragAlone`: rag over all its lines (metrics.json's
  * counts, and the figures against the OCR text of a dataset without zero_shot lines), only when some rag line has
- * no zero_shot line. So the design files count no line and their comparison files measure no interval or test of
- * their own (retrieval_analysis.json's score bands are measured with the arms analysis's function: ./retrieval.ts).
+ * no zero_shot line. So the design files count no line and measure no interval or test of their own.
  */
 import { analyzeArms } from '../study/arms';
 import type { ArmsAnalysis, ArmsLineCounts } from '../study/types';
 import type { ArmLine, LoadedArm } from '../inputs/arm-types';
 import { defaultArmInfo } from '../inputs/default-arms';
 import type { DesignInputs } from '../inputs/design-inputs';
-import type { LoadedFile } from '../inputs/records';
+import { lineKey, type LoadedFile } from '../inputs/records';
 import type { CorrectionRecord } from '../../src/llm/records';
 import type { AnalyzeOptions } from '../types';
 import type { ArmPairCounts } from './pair-counts';
@@ -57,6 +56,7 @@ async function inMemory(
   baseline: string,
   dir: string,
   s: Settings,
+  ragTopScores: ReadonlyMap<string, number> | null,
 ): Promise<{ a: ArmsAnalysis; counts: ArmsLineCounts }> {
   let counts: ArmsLineCounts | null = null;
   const a = await analyzeArms({
@@ -64,6 +64,7 @@ async function inMemory(
     baseline,
     loaded: { arms, skipped: [] },
     defaultArms: { topK: null, model: null },
+    ragTopScores,
     write: false,
     bootstrap: s.bootstrap,
     ...(s.bootstrap?.permutations !== undefined ? { permutations: s.bootstrap.permutations } : {}),
@@ -77,6 +78,15 @@ async function inMemory(
   return { a, counts: counts! };
 }
 
+/** The rag arm's top-1 retrieval scores by line key, from its inference_input.jsonl; null without one. */
+function topScores(inputs: DesignInputs): Map<string, number> | null {
+  if (!inputs.inferenceInput) return null;
+  const m = new Map<string, number>();
+  for (const [ds, ls] of inputs.inferenceInput.byDataset)
+    for (const { record } of ls) if (record.retrieval_scores?.length) m.set(lineKey(ds, record.sample_id), record.retrieval_scores[0]);
+  return m;
+}
+
 const idSets = (f: LoadedFile<CorrectionRecord>) =>
   new Map([...f.byDataset].map(([ds, ls]) => [ds, new Set(ls.map((l) => l.record.sample_id))]));
 
@@ -88,9 +98,13 @@ export async function ownArms(inputs: DesignInputs, dir: string, s: Settings): P
   const both = (ds: string, id: string) => (zsIds.get(ds)?.has(id) ?? false) && (ragIds.get(ds)?.has(id) ?? false);
   const ragLines = [...inputs.rag.byDataset].flatMap(([ds, ls]) => ls.map((l) => both(ds, l.record.sample_id)));
   const pairs = ragLines.filter(Boolean).length;
+  const top = topScores(inputs);
   const pair =
-    zs && pairs > 0 ? await inMemory([loadedArm('rag', inputs.rag, both), loadedArm('zero_shot', zs, both)], 'zero_shot', dir, s) : null;
-  const ragAlone = pair && pairs === ragLines.length ? null : await inMemory([loadedArm('rag', inputs.rag, () => true)], 'rag', dir, s);
+    zs && pairs > 0
+      ? await inMemory([loadedArm('rag', inputs.rag, both), loadedArm('zero_shot', zs, both)], 'zero_shot', dir, s, top)
+      : null;
+  const ragAlone =
+    pair && pairs === ragLines.length ? null : await inMemory([loadedArm('rag', inputs.rag, () => true)], 'rag', dir, s, top);
   const counts = (ragAlone ?? pair)!.counts;
   return {
     fromStage: false,

@@ -1,10 +1,7 @@
 /** retrieval_analysis.json: retrieval scores, CER improvement by score, corpus eras, source-book leakage. */
 import { ERROR_CATEGORIES } from '../score/error-changes';
 import { SCORE_BUCKETS, type ScoreBucket } from '../score/bands';
-import { scoreBands, type ScoreBand } from '../stats/score-bands';
-import { studyScopes } from '../study/compare';
-import { DEFAULT_BLOCK_LINES } from '../stats/clusters';
-import { DEFAULT_PERMUTATIONS } from '../stats/bootstrap';
+import type { ScoreBand } from '../stats/score-bands';
 import { UNKNOWN_ERA } from '../score/eras';
 import { ratio, round } from '../format';
 import { spearman } from '../stats/correlation';
@@ -88,7 +85,7 @@ export function retrievalDocument(
       samples_without_inference_input: all.no_input_n,
     },
     retrieval_stats: retrievalStats(rAll, all),
-    retrieval_by_error_type: retrievalByScore(scored, rCmp, hasBaseline, bucketDeltas(cmpT, hasBaseline, ctx, scored.dataset)),
+    retrieval_by_error_type: retrievalByScore(scored, rCmp, hasBaseline, bucketDeltas(hasBaseline, ctx, scored.dataset)),
     corpus_date_distribution: Object.fromEntries(ctx.eras.map((e) => [e.name, round(ratio(eraCounts[e.name], nRetr), 4) ?? 0])),
     corpus_date_counts: eraCounts,
     score_histogram: scoreHistogram(Array.from(rAll.array('top1') as ArrayLike<number>)),
@@ -148,37 +145,12 @@ function retrievalByScore(scored: ScoredDataset, rCmp: Table, hasBaseline: boole
 }
 
 /**
- * ΔCER rag − zero_shot per top-1 score bucket on the comparison lines, with interval and p: the one band
- * computation of arms.json's `when.by_score_band` (analysis/stats/score-bands.ts), on this dataset's clusters (as
- * comparison_vs_phase2.json's) — or arms.json's own bands when its one dataset is this one. Null without a Phase 2
- * baseline.
+ * ΔCER rag − zero_shot per top-1 score bucket on the comparison lines, with interval and p, as the arms analysis of
+ * the two arms measured them (analysis/study/design-figures.ts: the one band computation of arms.json's
+ * `when.by_score_band`, on this dataset's clusters). Null without a zero_shot baseline.
  */
-function bucketDeltas(cmpT: Table, hasBaseline: boolean, ctx: SectionContext, ds: string): Record<ScoreBucket, ScoreBand> | null {
-  if (!hasBaseline) return null;
-  const fromArms = armsScoreBands(ctx.arms, ds);
-  if (fromArms) return fromArms;
-  const ids = Array.from(cmpT.array('sample_id') as ArrayLike<string>);
-  const b = ctx.bootstrap;
-  const { scopes } = studyScopes([ds], new Map([[ds, [0, ids.length]]]), ids, b.clusters ?? { blockLines: DEFAULT_BLOCK_LINES });
-  const col = (c: string) => cmpT.array(c) as ArrayLike<number>;
-  const settings = {
-    iterations: b.iterations,
-    permutations: b.permutations ?? DEFAULT_PERMUTATIONS,
-    seed: b.seed,
-    minClusters: b.minClusters,
-  };
-  return scoreBands(
-    { ref: col('ref_chars'), reference: col('base_ce'), arm: col('rag_ce'), top1: cmpT.array('top1') as ArrayLike<number | null> },
-    scopes[0],
-    settings,
-    `rag:${ds}`,
-  );
-}
-
-/** arms.json's rag bands when the stage's arms analysis covers the file's lines and its one dataset is this one: the same comparison. */
-function armsScoreBands(arms: SectionContext['arms'], ds: string): Record<ScoreBucket, ScoreBand> | null {
-  if (!arms.fromStage || !arms.pair || arms.pair.datasets.length !== 1 || arms.pair.datasets[0] !== ds) return null;
-  return arms.pair.arms.find((a) => a.name === 'rag')?.when.by_score_band ?? null;
+function bucketDeltas(hasBaseline: boolean, ctx: SectionContext, ds: string): Record<ScoreBucket, ScoreBand> | null {
+  return hasBaseline ? (ctx.arms.pair?.design_figures?.[ds]?.score_bands ?? null) : null;
 }
 
 /** Phase 5 fixed / introduced errors per category over a subset of lines (null without error analysis). */

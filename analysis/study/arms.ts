@@ -23,10 +23,11 @@ import { studyScopes, type PairedMemo, type Scope } from './compare';
 import { findContrast, measureContrasts, type ArmEdits, type ContrastResult } from './measure-contrasts';
 import { discoverArms, type ArmSkip, type LoadedArm } from '../inputs/arm-inputs';
 import { methodsNote } from './methods-note';
+import { lineKey } from '../inputs/records';
 import { designFigures } from './design-figures';
 import { settingsOf } from './settings';
 import { ARMS_SCHEMA_ID, type AnalyzeArmsOptions, type ArmResult, type ArmsAnalysis, type ArmsLineCounts } from './types';
-import { armsWhen } from './when';
+import { armsWhen, armTopScores } from './when';
 import { clusterMethod } from '../stats/clusters';
 import { fewClustersWarning, reasonsIn } from '../stats/min-clusters';
 import { plannedContrasts } from './planned-contrasts';
@@ -74,9 +75,11 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
   warnGoldMismatch(arms, rows, baseRows, base, warnings);
   fillWarnings(aligned, warnings);
   const probe = await probeLineScores(resultsDir);
+  const ragTopScores = await defaultRagScores(options, resultsDir);
   const when = await armsWhen({
     arms,
     probe,
+    ...(ragTopScores !== undefined ? { ragTopScores } : {}),
     lines: aligned.lines,
     rows,
     baseline: base.info.name,
@@ -121,7 +124,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     profiles,
     ...planLockField(options, resultsDir, results, contrasts, profiles),
     files: [],
-    ...defaultArmFigures(options, rows, base.info.name, scopes, settings),
+    ...defaultArmFigures(options, rows, base.info.name, scopes, settings, lineTop1(aligned, ragTopScores)),
   };
   if (options.write !== false) {
     analysis.files = writeArms(resultsDir, analysis, options.defaultArms === undefined);
@@ -141,10 +144,22 @@ function defaultArmFigures(
   baseline: string,
   scopes: Scope[],
   settings: ReturnType<typeof settingsOf>,
+  top1: Array<number | null> | null,
 ): Pick<ArmsAnalysis, 'design_figures'> {
   const rag = rows.get('rag');
   if (!options.defaultArms || !rag || (baseline !== 'zero_shot' && baseline !== 'rag')) return {};
-  return { design_figures: designFigures(rag, baseline === 'rag' ? null : rows.get(baseline)!, scopes, settings) };
+  return { design_figures: designFigures(rag, baseline === 'rag' ? null : rows.get(baseline)!, scopes, settings, top1) };
+}
+
+/** The rag arm's top-1 scores in a default study (given, or read from its inference input); undefined otherwise. */
+async function defaultRagScores(options: AnalyzeArmsOptions, resultsDir: string): Promise<ReadonlyMap<string, number> | null | undefined> {
+  if (!options.defaultArms) return undefined;
+  return options.ragTopScores !== undefined ? options.ragTopScores : armTopScores(resultsDir, 'rag');
+}
+
+/** The top-1 score of every aligned line (null where it has none); null without scores. */
+function lineTop1(aligned: AlignedArms, scores: ReadonlyMap<string, number> | null | undefined): Array<number | null> | null {
+  return scores ? aligned.sampleIds.map((id, i) => scores.get(lineKey(aligned.datasets[i], id)) ?? null) : null;
 }
 
 /** The planned contrasts measured; an arm vs the baseline is its `vs_baseline` comparison, taken from `compared`. */

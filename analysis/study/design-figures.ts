@@ -1,7 +1,7 @@
 /**
- * What the design document's comparison files state and arms.json does not, measured by the arms analysis of the
- * default arms on its own scopes (each dataset, pooled), clusters, resamples and permutations: ΔWER rag − zero_shot
- * and the OCR text's CER and WER intervals. Seeds are derived as arms.json's are: `arms:<rag vs baseline key>:wer`,
+ * What the design files state and arms.json does not, measured by the arms analysis of the default arms on its own
+ * scopes (each dataset, pooled), clusters, resamples and permutations: ΔWER rag − zero_shot, the OCR text's CER and
+ * WER intervals, and each dataset's ΔCER per top-1 score bucket. Seeds are derived as arms.json's are: `arms:<rag vs baseline key>:wer`,
  * `arms:ocr:<scope>` and `arms:ocr:<scope>:wer`. Kept with the analysis in memory, not written to arms.json; the
  * comparison files take every figure of their `bootstrap` block from here and from arms.json's
  * (analysis/documents/arms-figures.ts).
@@ -10,7 +10,9 @@ import { blockRateInterval } from '../stats/block-stats';
 import { seedFor } from '../stats/bootstrap';
 import { round } from '../format';
 import type { ArmRow } from '../score/arm-line';
-import { baselineKey, comparePaired, type PairedComparison, type PairedResult, type Scope } from './compare';
+import { baselineKey, comparePaired, POOLED, type PairedComparison, type PairedResult, type Scope } from './compare';
+import { scoreBands, type ScoreBand } from '../stats/score-bands';
+import type { ScoreBucket } from '../score/bands';
 import type { Settings } from './settings-type';
 
 /** One scope's figures. */
@@ -25,21 +27,33 @@ export interface DesignScopeFigures {
   delta_wer: PairedComparison | null;
   ocr_cer_ci: [number, number] | null;
   ocr_wer_ci: [number, number] | null;
+  /**
+   * ΔCER rag − zero_shot per top-1 score bucket (analysis/stats/score-bands.ts) on a dataset's lines, as
+   * retrieval_analysis.json's `by_score_bucket` states it; null pooled, without zero_shot or without scores.
+   */
+  score_bands: Record<ScoreBucket, ScoreBand> | null;
 }
 
 /** Per scope key (a dataset, or the pooled scope). */
 export type DesignFigures = Record<string, DesignScopeFigures>;
 
+const sl = (x: Float64Array, scope: Scope) => x.subarray(scope.from, scope.to);
+
 const withoutMacro = ({ macro: _macro, ...c }: PairedResult): PairedComparison => c;
 
 const roundPair = (ci: [number, number] | null): [number, number] | null => (ci ? [round(ci[0])!, round(ci[1])!] : null);
 
-/** The figures of `rag` (its scored lines) on every scope, against zero_shot's lines when given (else no ΔWER). */
+/**
+ * The figures of `rag` (its scored lines) on every scope, against zero_shot's lines when given (else no ΔWER and
+ * no bands); `top1`: each line's top-1 score. A study of one dataset measures its bands as arms.json's pooled
+ * `when.by_score_band` (the same lines, clusters and seeds).
+ */
 export function designFigures(
   rag: readonly ArmRow[],
   base: readonly ArmRow[] | null,
   scopes: readonly Scope[],
   s: Settings,
+  top1: ReadonlyArray<number | null> | null,
 ): DesignFigures {
   const col = (rows: readonly ArmRow[], f: (r: ArmRow) => number) => Float64Array.from(rows, f);
   const refWords = col(rag, (r) => r.ref_words);
@@ -48,12 +62,23 @@ export function designFigures(
   const ocrWe = col(rag, (r) => r.ocr_we);
   const baseWe = base && col(base, (r) => r.we);
   const ragWe = col(rag, (r) => r.we);
+  const baseCe = base && col(base, (r) => r.ce);
+  const ragCe = col(rag, (r) => r.ce);
+  const single = scopes.length === 2;
+  const bands = (scope: Scope) =>
+    baseCe && top1 && scope.key !== POOLED
+      ? scoreBands(
+          { ref: sl(refChars, scope), reference: sl(baseCe, scope), arm: sl(ragCe, scope), top1: top1.slice(scope.from, scope.to) },
+          scope,
+          s,
+          single ? 'rag' : `rag:${scope.key}`,
+        )
+      : null;
   const out: DesignFigures = {};
   for (const scope of scopes) {
-    const sl = (x: Float64Array) => x.subarray(scope.from, scope.to);
     const ocrKey = `ocr:${scope.key}`;
     const interval = (ref: Float64Array, edits: Float64Array, key: string) =>
-      blockRateInterval(sl(ref), sl(edits), scope.design, s.iterations, seedFor(s.seed, `arms:${key}`), s.minClusters);
+      blockRateInterval(sl(ref, scope), sl(edits, scope), scope.design, s.iterations, seedFor(s.seed, `arms:${key}`), s.minClusters);
     const cer = interval(refChars, ocrCe, ocrKey);
     const wer = interval(refWords, ocrWe, `${ocrKey}:wer`);
     const delta = baseWe && withoutMacro(comparePaired(refWords, baseWe, ragWe, scope, s, `${baselineKey('rag', scope.key)}:wer`));
@@ -64,6 +89,7 @@ export function designFigures(
       delta_wer: delta,
       ocr_cer_ci: roundPair(cer.ci95),
       ocr_wer_ci: roundPair(wer.ci95),
+      score_bands: bands(scope),
     };
   }
   return out;

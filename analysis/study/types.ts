@@ -69,6 +69,11 @@ export interface AnalyzeArmsOptions {
   onProgress?: (done: number, total: number) => void;
   /** Arms already in memory (`phase5 score`: analysis/outside/): analysed instead of the folders under `<resultsDir>/arms/`. */
   loaded?: import('../inputs/arm-inputs').DiscoveredArms;
+  /**
+   * The rag arm's top-1 retrieval score by line key (analysis/inputs/records.ts `lineKey`) for a default study's
+   * score bands; default: read from `<resultsDir>/arms/rag/inference_input.jsonl`; null: none.
+   */
+  ragTopScores?: ReadonlyMap<string, number> | null;
   /** A config without `study:`: read the default arms' folders (analysis/inputs/default-arms.ts), write no per-arm metrics.json (theirs are the design document's). */
   defaultArms?: DefaultArms;
 }

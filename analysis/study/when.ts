@@ -62,6 +62,8 @@ export interface WhenInput {
   sampleIds: string[];
   /** The memorisation probe's per-line scores; null or absent when no probe ran. */
   probe?: ProbeLineScores | null;
+  /** The rag arm's top-1 scores by line key, when the caller has them (else read from its inference_input.jsonl). */
+  ragTopScores?: ReadonlyMap<string, number> | null;
 }
 
 export async function armsWhen(input: WhenInput): Promise<Map<string, ArmWhen>> {
@@ -75,7 +77,13 @@ export async function armsWhen(input: WhenInput): Promise<Map<string, ArmWhen>> 
     const name = arm.info.name;
     const rows = input.rows.get(name)!;
     const lines = input.lines.get(name)!;
-    const scores = arm.info.prompt === 'rag' && arm.info.retrieval?.mode !== 'none' ? await topScores(input, name, scoresCache) : null;
+    const given = name === 'rag' ? input.ragTopScores : undefined;
+    const scores =
+      given !== undefined
+        ? given
+        : arm.info.prompt === 'rag' && arm.info.retrieval?.mode !== 'none'
+          ? await topScores(input, name, scoresCache)
+          : null;
     const top1 = scores ? input.sampleIds.map((id, i) => scores.get(lineKey(input.datasets[i], id)) ?? null) : null;
     out.set(name, {
       guard_effect: guardEffect(name, lines, rows, pooled, input.settings),
@@ -137,8 +145,17 @@ function armScoreBands(
   return scoreBands({ ref: Float64Array.from(rows, (r) => r.ref_chars), reference: ce(baseRows), arm: ce(rows), top1 }, pooled, s, name);
 }
 
+/** key → top-1 retrieval score of `arm` from its inference_input.jsonl under `<resultsDir>/arms/`; null without one. */
+export function armTopScores(resultsDir: string, arm: string): Promise<Map<string, number> | null> {
+  return topScores({ resultsDir }, arm, new Map());
+}
+
 /** key → top-1 retrieval score from the arm's inference_input.jsonl (shared exports read once). */
-async function topScores(input: WhenInput, arm: string, cache: Map<string, Map<string, number>>): Promise<Map<string, number> | null> {
+async function topScores(
+  input: Pick<WhenInput, 'resultsDir'>,
+  arm: string,
+  cache: Map<string, Map<string, number>>,
+): Promise<Map<string, number> | null> {
   const file = path.join(armsRoot(input.resultsDir), arm, 'inference_input.jsonl');
   if (!existsSync(file)) return null;
   const real = realpathSync(file);
