@@ -3,8 +3,8 @@
  * the gold text, compared with the baseline arm and with the raw OCR by paired tests, and written to
  * `<results>/study/arms.json` (schema: analysis/arms.schema.json) and `<results>/arms/<arm>/metrics.json`.
  *
- * Scoring is the analysis's own (analysis/score/profile-scores.ts; the design document's rows take these counts or
- * count their lines the same way: analysis/documents/pair-counts.ts): corpus CER = Σ edits / Σ gold characters. Every arm is scored
+ * Scoring is the analysis's own (analysis/score/profile-scores.ts; the design files take these counts and figures:
+ * analysis/documents/pair-counts.ts, arms-figures.ts): corpus CER = Σ edits / Σ gold characters. Every arm is scored
  * on the same lines (analysis/study/alignment.ts: a missing line is an error, or with `missingLines: 'ocr'` the
  * OCR text, counted). Uncertainty is clustered (analysis/stats/clusters.ts, analysis/stats/block-stats.ts): intervals from a
  * block bootstrap, the primary p from a block permutation test of the printed ΔCER; Wilcoxon and the sign test
