@@ -1,8 +1,8 @@
 /**
  * The design files (docs/outputs.md): read the inference inputs and both default arms' corrections, take every
  * line's counts and the comparisons' intervals and tests from the arms analysis of the same run
- * (`AnalyzeOptions.fromArms`: ./pair-counts.ts, ./arms-figures.ts; counted and measured here, the same way, only for
- * a run it does not cover), and write the per-dataset and aggregated files (plus the report). Pure core: no
+ * (`AnalyzeOptions.fromArms`, ./stage-arms.ts; for a run it does not cover, the analysis of the files' two arms in
+ * memory, ./own-arms.ts) through ./pair-counts.ts and ./arms-figures.ts, and write the per-dataset and aggregated files (plus the report). Pure core: no
  * Temporal import; the activity wraps `analyzeDesignFiles` and heartbeats through `onProgress`.
  *
  * Determinism: `generated_at` is the newest input file's mtime (never the wall clock), datasets are

@@ -23,8 +23,6 @@ export interface DesignArms {
   /** rag alone on all its lines; null when every rag line has a zero_shot line (then `pair` covers them). */
   ragAlone: ArmsAnalysis | null;
   counts: ArmPairCounts;
-  /** The stage's analysis (written to arms.json, with the retrieval of `<results>/arms/rag`), not an in-memory one. */
-  fromStage: boolean;
 }
 
 type Settings = Pick<AnalyzeOptions, 'bootstrap' | 'normalization' | 'maxFailedShare'> & { collapseWhitespace: boolean };
@@ -107,7 +105,6 @@ export async function ownArms(inputs: DesignInputs, dir: string, s: Settings): P
     pair && pairs === ragLines.length ? null : await inMemory([loadedArm('rag', inputs.rag, () => true)], 'rag', dir, s, top);
   const counts = (ragAlone ?? pair)!.counts;
   return {
-    fromStage: false,
     pair: pair?.a ?? null,
     ragAlone: ragAlone?.a ?? null,
     counts: {

@@ -37,5 +37,5 @@ export function stageArms(
       if (!z || !countsOf(c.rag, ds, record) || !countsOf(c.zeroShot, ds, z)) return null;
     }
   }
-  return { fromStage: true, pair: a, ragAlone: null, counts: c };
+  return { pair: a, ragAlone: null, counts: c };
 }

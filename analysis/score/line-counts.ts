@@ -1,15 +1,13 @@
 /**
  * One line's counts under every normalisation profile, as ./profile-scores.ts `scoreProfiles` gives them, keyed by
- * (dataset, sample_id): the arms analysis's counts of an arm (`armLineCounts`), or the counts of records scored here
- * (`scoreRecords`). The design document's rows (analysis/documents/pair-rows.ts) take every CER/WER count from
+ * (dataset, sample_id): the arms analysis's counts of an arm (`armLineCounts`). The design document's rows (analysis/documents/pair-rows.ts) take every CER/WER count from
  * these, so its files and arms.json count one line one way: the output (the OCR text for a failed line,
  * ./failed-line.ts) and the OCR text against the record's own gold text.
  */
 import { isFailed, type CorrectionRecord } from '../../src/llm/records';
 import type { DistanceScore } from '../../src/text/distance';
-import type { NormalizationProfile } from '../../src/text/profiles';
 import type { AlignedLine } from '../study/alignment';
-import { scoreProfiles, type ProfileCounts } from './profile-scores';
+import type { ProfileCounts } from './profile-scores';
 import { lineKey } from '../inputs/records';
 
 /** A line's distances per profile (in profile order): its OCR text's and its scored output's. */
@@ -43,18 +41,6 @@ export function armLineCounts(
     if (!l.filled) out.set(lineKey(datasets[i], sampleIds[i]), { record: l.record, ...countsAt(profiles, i) });
   });
   return out;
-}
-
-/** Score records with scoreProfiles, in their order. */
-export function scoreRecords(
-  records: readonly CorrectionRecord[],
-  profiles: readonly NormalizationProfile[],
-  collapseWhitespace: boolean,
-): LineCounts[] {
-  if (!records.length) return [];
-  const lines = records.map((record): AlignedLine => ({ record, rawText: null, guard: null, filled: false }));
-  const counts = scoreProfiles(new Map([['lines', lines]]), profiles, collapseWhitespace).scores.get('lines')!;
-  return records.map((record, i) => ({ record, ...countsAt(counts, i) }));
 }
 
 /** The same texts: a line counted elsewhere stands for this record. */

@@ -23,11 +23,10 @@ import { studyScopes, type PairedMemo, type Scope } from './compare';
 import { findContrast, measureContrasts, type ArmEdits, type ContrastResult } from './measure-contrasts';
 import { discoverArms, type ArmSkip, type LoadedArm } from '../inputs/arm-inputs';
 import { methodsNote } from './methods-note';
-import { lineKey } from '../inputs/records';
-import { designFigures } from './design-figures';
+import { designFigures, type RagBands } from './design-figures';
 import { settingsOf } from './settings';
 import { ARMS_SCHEMA_ID, type AnalyzeArmsOptions, type ArmResult, type ArmsAnalysis, type ArmsLineCounts } from './types';
-import { armsWhen, armTopScores } from './when';
+import { armsWhen, armTopScores, lineTop1, type ArmWhen } from './when';
 import { clusterMethod } from '../stats/clusters';
 import { fewClustersWarning, reasonsIn } from '../stats/min-clusters';
 import { plannedContrasts } from './planned-contrasts';
@@ -124,7 +123,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     profiles,
     ...planLockField(options, resultsDir, results, contrasts, profiles),
     files: [],
-    ...defaultArmFigures(options, rows, base.info.name, scopes, settings, lineTop1(aligned, ragTopScores)),
+    ...defaultArmFigures(options, rows, base.info.name, scopes, settings, ragBands(aligned, ragTopScores, when)),
   };
   if (options.write !== false) {
     analysis.files = writeArms(resultsDir, analysis, options.defaultArms === undefined);
@@ -144,22 +143,22 @@ function defaultArmFigures(
   baseline: string,
   scopes: Scope[],
   settings: ReturnType<typeof settingsOf>,
-  top1: Array<number | null> | null,
+  bands: RagBands,
 ): Pick<ArmsAnalysis, 'design_figures'> {
   const rag = rows.get('rag');
   if (!options.defaultArms || !rag || (baseline !== 'zero_shot' && baseline !== 'rag')) return {};
-  return { design_figures: designFigures(rag, baseline === 'rag' ? null : rows.get(baseline)!, scopes, settings, top1) };
+  return { design_figures: designFigures(rag, baseline === 'rag' ? null : rows.get(baseline)!, scopes, settings, bands) };
+}
+
+/** The rag arm's score bands so far: each aligned line's top-1 score and its pooled bands in arms.json. */
+function ragBands(aligned: AlignedArms, scores: ReadonlyMap<string, number> | null | undefined, when: Map<string, ArmWhen>): RagBands {
+  return { top1: lineTop1(aligned, scores), pooled: when.get('rag')?.by_score_band ?? null };
 }
 
 /** The rag arm's top-1 scores in a default study (given, or read from its inference input); undefined otherwise. */
 async function defaultRagScores(options: AnalyzeArmsOptions, resultsDir: string): Promise<ReadonlyMap<string, number> | null | undefined> {
   if (!options.defaultArms) return undefined;
   return options.ragTopScores !== undefined ? options.ragTopScores : armTopScores(resultsDir, 'rag');
-}
-
-/** The top-1 score of every aligned line (null where it has none); null without scores. */
-function lineTop1(aligned: AlignedArms, scores: ReadonlyMap<string, number> | null | undefined): Array<number | null> | null {
-  return scores ? aligned.sampleIds.map((id, i) => scores.get(lineKey(aligned.datasets[i], id)) ?? null) : null;
 }
 
 /** The planned contrasts measured; an arm vs the baseline is its `vs_baseline` comparison, taken from `compared`. */

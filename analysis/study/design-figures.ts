@@ -43,17 +43,23 @@ const withoutMacro = ({ macro: _macro, ...c }: PairedResult): PairedComparison =
 
 const roundPair = (ci: [number, number] | null): [number, number] | null => (ci ? [round(ci[0])!, round(ci[1])!] : null);
 
+/** What the score bands are made of: each line's top-1 score, and rag's pooled bands of arms.json (`when.by_score_band`). */
+export interface RagBands {
+  top1: ReadonlyArray<number | null> | null;
+  pooled: Record<ScoreBucket, ScoreBand> | null;
+}
+
 /**
  * The figures of `rag` (its scored lines) on every scope, against zero_shot's lines when given (else no ΔWER and
- * no bands); `top1`: each line's top-1 score. A study of one dataset measures its bands as arms.json's pooled
- * `when.by_score_band` (the same lines, clusters and seeds).
+ * no bands). A study of one dataset has its bands already: arms.json's pooled ones are on the same lines, clusters
+ * and seeds.
  */
 export function designFigures(
   rag: readonly ArmRow[],
   base: readonly ArmRow[] | null,
   scopes: readonly Scope[],
   s: Settings,
-  top1: ReadonlyArray<number | null> | null,
+  { top1, pooled }: RagBands,
 ): DesignFigures {
   const col = (rows: readonly ArmRow[], f: (r: ArmRow) => number) => Float64Array.from(rows, f);
   const refWords = col(rag, (r) => r.ref_words);
@@ -65,15 +71,12 @@ export function designFigures(
   const baseCe = base && col(base, (r) => r.ce);
   const ragCe = col(rag, (r) => r.ce);
   const single = scopes.length === 2;
-  const bands = (scope: Scope) =>
-    baseCe && top1 && scope.key !== POOLED
-      ? scoreBands(
-          { ref: sl(refChars, scope), reference: sl(baseCe, scope), arm: sl(ragCe, scope), top1: top1.slice(scope.from, scope.to) },
-          scope,
-          s,
-          single ? 'rag' : `rag:${scope.key}`,
-        )
-      : null;
+  const bands = (scope: Scope) => {
+    if (!baseCe || !top1 || scope.key === POOLED) return null;
+    if (single) return pooled;
+    const lines = { ref: sl(refChars, scope), reference: sl(baseCe, scope), arm: sl(ragCe, scope), top1: top1.slice(scope.from, scope.to) };
+    return scoreBands(lines, scope, s, `rag:${scope.key}`);
+  };
   const out: DesignFigures = {};
   for (const scope of scopes) {
     const ocrKey = `ocr:${scope.key}`;

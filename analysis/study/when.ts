@@ -84,7 +84,7 @@ export async function armsWhen(input: WhenInput): Promise<Map<string, ArmWhen>> 
         : arm.info.prompt === 'rag' && arm.info.retrieval?.mode !== 'none'
           ? await topScores(input, name, scoresCache)
           : null;
-    const top1 = scores ? input.sampleIds.map((id, i) => scores.get(lineKey(input.datasets[i], id)) ?? null) : null;
+    const top1 = lineTop1(input, scores);
     out.set(name, {
       guard_effect: guardEffect(name, lines, rows, pooled, input.settings),
       by_score_band: top1 && name !== input.baseline ? armScoreBands(name, rows, baseRows, top1, pooled, input.settings) : null,
@@ -143,6 +143,14 @@ function armScoreBands(
 ): Record<ScoreBucket, ScoreBand> {
   const ce = (r: RowView[]) => Float64Array.from(r, (x) => x.ce);
   return scoreBands({ ref: Float64Array.from(rows, (r) => r.ref_chars), reference: ce(baseRows), arm: ce(rows), top1 }, pooled, s, name);
+}
+
+/** The top-1 score of every aligned line (null where it has none) from `scores` by line key; null without scores. */
+export function lineTop1(
+  lines: Pick<WhenInput, 'sampleIds' | 'datasets'>,
+  scores: ReadonlyMap<string, number> | null | undefined,
+): Array<number | null> | null {
+  return scores ? lines.sampleIds.map((id, i) => scores.get(lineKey(lines.datasets[i], id)) ?? null) : null;
 }
 
 /** key → top-1 retrieval score of `arm` from its inference_input.jsonl under `<resultsDir>/arms/`; null without one. */

@@ -11,7 +11,8 @@ import { scoreDataset, type ScoredLine } from '../../../analysis/documents/pair-
 import { loadDesignInputs } from '../../../analysis/inputs/design-inputs';
 import type { Loaded } from '../../../analysis/inputs/records';
 import { DEFAULT_ERAS } from '../../../analysis/score/eras';
-import { scoreRecords } from '../../../analysis/score/line-counts';
+import { armLineCounts } from '../../../analysis/score/line-counts';
+import { scoreProfiles } from '../../../analysis/score/profile-scores';
 import { lineKey } from '../../../analysis/inputs/records';
 import type { CorrectionRecord } from '../../../src/llm/records';
 import { scoreDistances } from '../../../src/text/distance';
@@ -34,10 +35,18 @@ async function toy() {
   return { ds, rag: inputs.rag.byDataset.get(ds)!, p2: inputs.zeroShot!.byDataset.get(ds)! };
 }
 
-/** The arms analysis's counts of both arms' lines (as scoreRecords, its scorer, counts them). */
+/** The arms analysis's counts of both arms' lines, as its scorer (scoreProfiles → armLineCounts) counts them. */
 function counted(ds: string, rag: Array<Loaded<CorrectionRecord>>, p2: Array<Loaded<CorrectionRecord>>): ArmPairCounts {
-  const of = (records: CorrectionRecord[]) =>
-    new Map(scoreRecords(records, profileList, true).map((c) => [lineKey(ds, c.record.sample_id), c]));
+  const of = (records: CorrectionRecord[]) => {
+    const lines = records.map((record) => ({ record, rawText: null, guard: null, filled: false }));
+    const scores = scoreProfiles(new Map([['arm', lines]]), profileList, true).scores.get('arm')!;
+    return armLineCounts(
+      lines,
+      records.map(() => ds),
+      records.map((r) => r.sample_id),
+      scores,
+    );
+  };
   return {
     profiles: profileList.map((p) => p.name),
     collapseWhitespace: true,
