@@ -15,7 +15,7 @@ import type { ArmPairCounts } from './documents/pair-counts';
 import type { AnalyzeOptions } from './types';
 import { armsOnlyResult } from './stage/arms-only';
 import { armsSummary } from './stage/arms-summary';
-import { armPairCounts, fromArms, studyLineArms } from './stage/from-arms';
+import { armPairCounts, stageArmsOf } from './stage/from-arms';
 import type { AnalyzeResult } from './stage/result';
 import { runArms } from './stage/run-arms';
 
@@ -34,15 +34,10 @@ export async function run(
   }
   const report =
     options.report === false ? false : { ...(typeof options.report === 'object' ? options.report : {}), ...(arms ? { arms } : {}) };
-  const summary = await analyzeDesignFiles({
-    ...options,
-    // The default arms are the Lines view's rag and zero_shot already; study arms join them.
-    ...(arms && !options.arms?.defaultArms ? studyLineArms(options, arms) : {}),
-    ...fromArms(pair, arms),
-    report,
-    progress,
-    onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)),
-  });
+  const summary = await analyzeDesignFiles(
+    { ...options, report, progress, onProgress: hooks.onProgress && ((done, total) => hooks.onProgress!(done, total)) },
+    arms ? stageArmsOf(options, arms, pair) : undefined,
+  );
   const armFiles = arms ? arms.files.map((f) => path.join(options.arms!.resultsDir, f)) : [];
   return {
     ragDir: summary.rag_dir,

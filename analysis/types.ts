@@ -4,7 +4,6 @@
 import type { AnalyzeArmsOptions, ArmsAnalysis, ArmsStatsOptions } from './study/arms';
 import type { Resampling } from './stats/clusters';
 import type { ArmSource } from './lines/line-arms';
-import type { ArmPairCounts } from './documents/pair-counts';
 import type { Era } from './score/eras';
 import type { NormalizationConfig } from '../src/text/profiles';
 
@@ -91,24 +90,19 @@ export interface AnalyzeOptions {
    * arms folder exists; absent = the two default arms' analysis only.
    */
   arms?: ArmsRunOptions;
-  /** Write lines.json + error_classes.json and the report's Lines view (default true). */
-  lines?: boolean;
+  /**
+   * Write lines.json + error_classes.json and the report's Lines view (default true); an object names arms shown
+   * beside rag and zero_shot there and the arm ΔCER is measured against.
+   */
+  lines?: boolean | LinesViewOptions;
+}
+
+/** The Lines view's extra arms and baseline (`AnalyzeOptions.lines`). */
+export interface LinesViewOptions {
   /** Arms shown beside rag and zero_shot in the Lines view and the error-class table. */
-  lineArms?: ArmSource[];
-  /**
-   * The study's arms (`<results>/arms/<arm>/`, analysis/lines/study-arms.ts `studyArmSources`): they join rag and
-   * zero_shot in the Lines view, the examples and the error classes; one named like a default arm is left out.
-   */
-  studyArms?: ArmSource[];
-  /** The arm ΔCER is measured against in the Lines view (default zero_shot, else the first arm). */
-  baselineArm?: string;
-  /**
-   * The arms analysis of the same run over the two arms the design files read (`<results>/arms/rag` and
-   * `arms/zero_shot`; analysis/stage.ts): where it covers their lines (analysis/documents/stage-arms.ts) the files
-   * project it — its line counts and figures. Absent or not covering: the files analyse their two arms in memory
-   * (analysis/documents/own-arms.ts), the same way.
-   */
-  fromArms?: { counts: ArmPairCounts; analysis?: ArmsAnalysis };
+  arms?: ArmSource[];
+  /** The arm ΔCER is measured against in the Lines view (default: the study's baseline, else zero_shot, else the first arm). */
+  baseline?: string;
 }
 
 /** Set only on a comparison that is not valid (too many failed lines); absent when it is valid. */

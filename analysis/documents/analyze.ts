@@ -1,7 +1,7 @@
 /**
  * The design files (docs/outputs.md): read the inference inputs and both default arms' corrections, take every
  * line's counts and the comparisons' intervals and tests from the arms analysis of the same run
- * (`AnalyzeOptions.fromArms`, ./stage-arms.ts; for a run it does not cover, the analysis of the files' two arms in
+ * (the stage's `StageArms`, ./stage-arms.ts; for a run it does not cover, the analysis of the files' two arms in
  * memory, ./own-arms.ts) through ./pair-counts.ts and ./arms-figures.ts, and write the per-dataset and aggregated files (plus the report). Pure core: no
  * Temporal import; the activity wraps `analyzeDesignFiles` and heartbeats through `onProgress`.
  *
@@ -31,7 +31,8 @@ import { renderReport } from '../report/report';
 import { scoreDataset, type ScoredDataset } from './pair-rows';
 import { pairCounts, type ArmPairCounts } from './pair-counts';
 import { ownArms, type DesignArms } from './own-arms';
-import { stageArms } from './stage-arms';
+import { stageArms, type StageArms } from './stage-arms';
+import { studyArmSources } from '../lines/study-arms';
 import { aggregateDocuments, datasetDocuments, type DatasetDocuments, type ResolvedMeta, type SectionContext } from '.';
 import type { AnalysisSummary, AnalyzeOptions, DatasetSummary } from '../types';
 import { DEFAULT_MAX_FAILED_SHARE } from '../score/failed-share';
@@ -53,8 +54,11 @@ function mostFrequent(m: Map<string, number>): string | null {
   return best;
 }
 
-/** Run the analysis; returns a small summary (per dataset CER/WER/Δ and the files written). */
-export async function analyzeDesignFiles(opts: AnalyzeOptions): Promise<AnalysisSummary> {
+/**
+ * Run the analysis; returns a small summary (per dataset CER/WER/Δ and the files written). `stage`: the arms
+ * analysis the stage ran first, which the files project where it covers their lines.
+ */
+export async function analyzeDesignFiles(opts: AnalyzeOptions, stage?: StageArms): Promise<AnalysisSummary> {
   const ragDir = path.resolve(opts.ragDir);
   const inputs = await loadDesignInputs({ ragDir, baselineDir: opts.baselineDir ?? null, datasets: opts.datasets, log });
   const warnings = [...inputs.warnings];
@@ -71,7 +75,7 @@ export async function analyzeDesignFiles(opts: AnalyzeOptions): Promise<Analysis
     if (served) warnings.push(served);
   }
   const settings = resolveSettings(opts);
-  const arms = await designArms(inputs, opts, settings, ragDir);
+  const arms = await designArms(inputs, opts, settings, ragDir, stage);
   const scored = scoreDatasets(inputs, opts, settings, arms.counts, warnings);
   const ctx: SectionContext = {
     arms,
@@ -89,7 +93,7 @@ export async function analyzeDesignFiles(opts: AnalyzeOptions): Promise<Analysis
     reasonsIn([...docs.map((d) => d.digest.bootstrap), agg.boot]),
   );
   if (few) warnings.push(few);
-  if (opts.lines !== false) await writeLineDocuments(out, inputs, opts, ctx.generatedAt, settings.collapseWhitespace, warnings);
+  if (opts.lines !== false) await writeLineDocuments(out, inputs, opts, stage, ctx.generatedAt, warnings);
   else for (const f of LINE_DOCUMENTS) removeStale(path.join(ragDir, f));
   const summary: AnalysisSummary = {
     generated_at: ctx.generatedAt,
@@ -192,12 +196,18 @@ function scoreDatasets(
 }
 
 /** The arms analyses the files project: the stage's where it covers their lines, else their own (in memory). */
-async function designArms(inputs: DesignInputs, opts: AnalyzeOptions, settings: Settings, ragDir: string): Promise<DesignArms> {
+async function designArms(
+  inputs: DesignInputs,
+  opts: AnalyzeOptions,
+  settings: Settings,
+  ragDir: string,
+  stage: StageArms | undefined,
+): Promise<DesignArms> {
   const names = [settings.profiles.primary, ...settings.profiles.secondary].map((p) => p.name);
-  const stage = stageArms(opts.fromArms, inputs, names, settings.collapseWhitespace);
-  if (stage) {
+  const fromStage = stageArms(stage, inputs, names, settings.collapseWhitespace);
+  if (fromStage) {
     log.info('counts and figures taken from the arms analysis of the run');
-    return stage;
+    return fromStage;
   }
   const { collapseWhitespace, bootstrap } = settings;
   return ownArms(inputs, ragDir, { bootstrap, collapseWhitespace, normalization: opts.normalization, maxFailedShare: opts.maxFailedShare });
@@ -295,17 +305,22 @@ function writeAggregates(out: OutputWriter, scored: ScoredDataset[], docs: Datas
 
 const LINE_DOCUMENTS = ['lines.json', 'error_classes.json'];
 
-/** lines.json (every line, every arm, the diffs) and error_classes.json, for the report's Lines view. */
+/**
+ * lines.json (every line, every arm, the diffs) and error_classes.json, for the report's Lines view: rag and
+ * zero_shot, the arms `opts.lines` names, and a study's own arms (ΔCER against its baseline arm unless one is named).
+ */
 async function writeLineDocuments(
   out: OutputWriter,
   inputs: DesignInputs,
   opts: AnalyzeOptions,
+  stage: StageArms | undefined,
   generatedAt: string,
-  collapseWhitespace: boolean,
   warnings: string[],
 ) {
+  const view = typeof opts.lines === 'object' ? opts.lines : {};
+  const study = stage?.studyArms ? studyArmSources(stage.resultsDir, stage.analysis) : [];
   const base = defaultArms(inputs);
-  const extra = [...(opts.lineArms ?? []), ...joiningStudyArms(opts.studyArms ?? [], base, warnings)];
+  const extra = [...(view.arms ?? []), ...joiningStudyArms(study, base, warnings)];
   const arms = [
     ...base,
     ...(await loadExtraArms(
@@ -316,11 +331,11 @@ async function writeLineDocuments(
   ];
   const info = opts.datasetInfo ?? {};
   const lineOpts: LinesOptions = {
-    collapseWhitespace,
-    baseline: baselineArm(arms, opts.baselineArm),
+    collapseWhitespace: opts.collapseWhitespace ?? true,
+    baseline: baselineArm(arms, view.baseline ?? (study.length ? stage!.analysis.baseline : undefined)),
     sourceMatcher: (ds) => sourceHitMatcher(info[ds]),
     sourceExcluded: (ds) => info[ds]?.excluded ?? null,
-    ...(opts.studyArms?.length ? { provenance: true } : {}),
+    ...(study.length ? { provenance: true } : {}),
   };
   const { lines, classes } = explorerLines({ datasets: inputs.datasets, byDataset: inputs.rag.byDataset }, arms, lineOpts);
   out.linesJson('lines.json', linesDocument(lines, arms, lineOpts, generatedAt, inputs.datasets));

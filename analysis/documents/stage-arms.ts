@@ -6,9 +6,19 @@
  */
 import type { DesignInputs } from '../inputs/design-inputs';
 import type { ArmsAnalysis } from '../study/types';
-import type { AnalyzeOptions } from '../types';
 import type { DesignArms } from './own-arms';
-import { countsOf } from './pair-counts';
+import { countsOf, type ArmPairCounts } from './pair-counts';
+
+/** The arms analysis the stage ran before the design files (analysis/stage.ts), the second argument of `analyzeDesignFiles`. */
+export interface StageArms {
+  analysis: ArmsAnalysis;
+  /** The results dir it read: the arms' folders are `<resultsDir>/arms/<arm>/`. */
+  resultsDir: string;
+  /** Its line counts of rag and zero_shot when it ran over the very arms the files read (analysis/stage/from-arms.ts); else null. */
+  counts: ArmPairCounts | null;
+  /** A study's own arms (a `study:` block): they join rag and zero_shot in the Lines view, ΔCER against its baseline arm. */
+  studyArms: boolean;
+}
 
 /** The arms analysis compared `n` lines of `ds` in both arms, none filled in. */
 function sameLines(a: ArmsAnalysis, ds: string, n: number): boolean {
@@ -16,17 +26,17 @@ function sameLines(a: ArmsAnalysis, ds: string, n: number): boolean {
   return [m('rag'), m('zero_shot')].every((x) => x !== undefined && x.lines === n && x.filled_lines === 0);
 }
 
-/** `from` as the design files' analyses, or null where it does not cover their lines (`profiles`: their names, in order). */
+/** The stage's analysis as the design files' analyses, or null where it does not cover their lines (`profiles`: their names, in order). */
 export function stageArms(
-  from: AnalyzeOptions['fromArms'],
+  stage: StageArms | undefined,
   inputs: DesignInputs,
   profiles: readonly string[],
   collapseWhitespace: boolean,
 ): DesignArms | null {
-  const a = from?.analysis;
+  const a = stage?.analysis;
+  const c = stage?.counts;
   const zs = inputs.zeroShot;
-  if (!from || !a || !zs || a.datasets.length !== inputs.datasets.length) return null;
-  const c = from.counts;
+  if (!a || !c || !zs || a.datasets.length !== inputs.datasets.length) return null;
   if (c.collapseWhitespace !== collapseWhitespace || c.profiles.join('\n') !== profiles.join('\n')) return null;
   for (const ds of inputs.datasets) {
     const rag = inputs.rag.byDataset.get(ds)!;

@@ -16,7 +16,7 @@ export async function armsOnlyResult(options: AnalyzeOptions, arms: ArmsAnalysis
     arms,
     collapseWhitespace: options.collapseWhitespace,
     datasetInfo: options.datasetInfo,
-    lines: options.lines,
+    lines: options.lines !== false,
   });
   const report =
     options.report === false ? null : await renderReport(studyDir, { ...(typeof options.report === 'object' ? options.report : {}), arms });

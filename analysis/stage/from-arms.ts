@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ArmPairCounts } from '../documents/pair-counts';
-import { studyArmSources } from '../lines/study-arms';
+import type { StageArms } from '../documents/stage-arms';
 import type { ArmsAnalysis, ArmsLineCounts } from '../study/arms';
 import type { AnalyzeOptions } from '../types';
 
@@ -18,12 +18,8 @@ export function armPairCounts(options: AnalyzeOptions, counts: ArmsLineCounts): 
   return rag && zeroShot ? { profiles: counts.profiles, collapseWhitespace: counts.collapseWhitespace, rag, zeroShot } : null;
 }
 
-/** What the design files take from the arms analysis of the same run (analysis/documents/stage-arms.ts). */
-export function fromArms(counts: ArmPairCounts | null, analysis: ArmsAnalysis | null): Pick<AnalyzeOptions, 'fromArms'> {
-  return counts && analysis ? { fromArms: { counts, analysis } } : {};
-}
-
-/** The study arms join rag and zero_shot in the Lines view, with ΔCER against the study's baseline arm. */
-export function studyLineArms(options: AnalyzeOptions, arms: ArmsAnalysis): Pick<AnalyzeOptions, 'studyArms' | 'baselineArm'> {
-  return { studyArms: studyArmSources(options.arms!.resultsDir, arms), baselineArm: options.baselineArm ?? arms.baseline };
+/** The arms analysis of the run as the design files take it (analysis/documents/stage-arms.ts). */
+export function stageArmsOf(options: AnalyzeOptions, analysis: ArmsAnalysis, counts: ArmPairCounts | null): StageArms {
+  const a = options.arms!;
+  return { analysis, resultsDir: a.resultsDir, counts, studyArms: !a.defaultArms };
 }

@@ -64,9 +64,9 @@ describe('analysis/explorer: the Lines view of report.html in headless Chromium'
       ragDir,
       baselineDir: path.join(root, 'phase2'),
       datasetInfo: { 'TOY-A': { excluded: false, sourcePattern: '0276IbnQutayba.Adab*' } },
-      lineArms: [
-        { name: 'guarded', correctionsPath: writeGuardedArm(root), inferenceInputPath: path.join(ragDir, 'inference_input.jsonl') },
-      ],
+      lines: {
+        arms: [{ name: 'guarded', correctionsPath: writeGuardedArm(root), inferenceInputPath: path.join(ragDir, 'inference_input.jsonl') }],
+      },
       bootstrap: { iterations: 50, seed: 3 },
       progress: 'silent',
       maxFailedShare: 1,

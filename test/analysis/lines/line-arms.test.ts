@@ -30,16 +30,16 @@ describe('analysis/arms: extra arms of the Lines view and turning it off', funct
 
   it('names the missing corrections file of an arm, and a repeated arm name', async () => {
     const missing = path.join(root, 'arms', 'x', 'corrections.jsonl');
-    await run({ lineArms: [{ name: 'x', correctionsPath: missing }] }).then(
+    await run({ lines: { arms: [{ name: 'x', correctionsPath: missing }] } }).then(
       () => expect.fail('no error'),
       (e: Error) => expect(e.message).to.equal(`${missing} not found (corrections of arm "x")`),
     );
     const again = { name: 'rag', correctionsPath: path.join(ragDir, 'corrections.jsonl') };
-    await run({ lineArms: [again] }).then(
+    await run({ lines: { arms: [again] } }).then(
       () => expect.fail('no error'),
       (e: Error) => expect(e.message).to.match(/arm "rag" is given twice/),
     );
-    await run({ baselineArm: 'nope' }).then(
+    await run({ lines: { baseline: 'nope' } }).then(
       () => expect.fail('no error'),
       (e: Error) => expect(e.message).to.match(/baseline arm "nope" is not one of the arms \(rag, zero_shot\)/),
     );
