@@ -136,6 +136,5 @@ function aggregateErrorChanges(
   const p2 = withP2.length > 0 ? new ErrorChangeAccumulator() : null;
   for (const s of scoredAll) p5.merge(s.p5Changes!);
   for (const s of withP2) p2!.merge(s.p2Changes!);
-  const skipped = scoredAll.reduce((a, s) => a + s.alignmentSkipped, 0);
-  return errorChangesDocument({ datasets: names }, n, skipped, p5, p2, ctx);
+  return errorChangesDocument({ datasets: names }, n, p5, p2, ctx);
 }

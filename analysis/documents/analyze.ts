@@ -29,7 +29,8 @@ import { writeLinesJson } from '../lines/lines-json';
 import { fewClustersWarning, reasonsIn } from '../stats/min-clusters';
 import { renderReport } from '../report/report';
 import { scoreDataset, type ScoredDataset } from './pair-rows';
-import { pairCounts, type ArmPairCounts } from './pair-counts';
+import { pairCounts } from './pair-counts';
+import { pairEdits } from './pair-edits';
 import { ownArms, type DesignArms } from './own-arms';
 import { stageArms, type StageArms } from './stage-arms';
 import { studyArmSources } from '../lines/study-arms';
@@ -76,7 +77,7 @@ export async function analyzeDesignFiles(opts: AnalyzeOptions, stage?: StageArms
   }
   const settings = resolveSettings(opts);
   const arms = await designArms(inputs, opts, settings, ragDir, stage);
-  const scored = scoreDatasets(inputs, opts, settings, arms.counts, warnings);
+  const scored = scoreDatasets(inputs, opts, settings, arms, warnings);
   const ctx: SectionContext = {
     arms,
     generatedAt: opts.generatedAt ?? inputs.newestInputIso,
@@ -148,12 +149,12 @@ function profileSettings(n: AnalyzeOptions['normalization']) {
   return { profiles, normalization: profiles.secondary[0] ?? null };
 }
 
-/** Score every dataset's lines (progress shown per line) with the counts of the arms analysis (`counts`). */
+/** Project every dataset's lines (progress shown per line) from the counts and edits of the arms analyses. */
 function scoreDatasets(
   inputs: DesignInputs,
   opts: AnalyzeOptions,
   settings: Settings,
-  counts: ArmPairCounts,
+  arms: DesignArms,
   warnings: string[],
 ): ScoredDataset[] {
   const total = inputs.datasets.reduce((a, d) => a + inputs.rag.byDataset.get(d)!.length, 0);
@@ -181,13 +182,11 @@ function scoreDatasets(
       };
       const rag = inputs.rag.byDataset.get(ds)!;
       const p2ById = bySampleId(p2);
-      const lines = pairCounts(
-        ds,
-        rag.map((x) => x.record),
-        (id) => p2ById?.get(id)?.record ?? null,
-        counts,
-      );
-      scored.push(scoreDataset(ds, rag, p2ById, bySampleId<AnalysisInputRecord>(inp), lines, scoreOptions, tick));
+      const records = rag.map((x) => x.record);
+      const p2Of = (id: string) => p2ById?.get(id)?.record ?? null;
+      const lines = pairCounts(ds, records, p2Of, arms.counts);
+      const edits = pairEdits(ds, records, p2Of, arms);
+      scored.push(scoreDataset(ds, rag, p2ById, bySampleId<AnalysisInputRecord>(inp), lines, edits, scoreOptions, tick));
     }
   } finally {
     progress.stop();
@@ -289,8 +288,6 @@ function writeDatasetDocuments(
       );
     if (dg.all.no_input_n > 0 && inputs.inferenceInput)
       warnings.push(`${ds}: ${dg.all.no_input_n} sample(s) missing from inference_input.jsonl`);
-    if (s.alignmentSkipped > 0)
-      warnings.push(`${ds}: ${s.alignmentSkipped} line(s) too long to align for error_changes (scored, not in error_changes)`);
   }
   return docs;
 }

@@ -41,9 +41,7 @@ export function datasetDocuments(scored: ScoredDataset, ctx: SectionContext, inf
   return {
     metrics: metricsDocument(scored, r, ctx),
     comparison,
-    errorChanges: scored.p5Changes
-      ? errorChangesDocument({ dataset: ds }, r.all.n, scored.alignmentSkipped, scored.p5Changes, scored.p2Changes, ctx)
-      : null,
+    errorChanges: scored.p5Changes ? errorChangesDocument({ dataset: ds }, r.all.n, scored.p5Changes, scored.p2Changes, ctx) : null,
     retrieval,
     digest: {
       dataset: ds,

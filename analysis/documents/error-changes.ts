@@ -23,10 +23,15 @@ function changesBlock(acc: ErrorChangeAccumulator, top: number) {
   };
 }
 
+/**
+ * The design document's `alignment_skipped` count (metrics.json, error_changes.json): always 0, since every
+ * line is aligned — one too long to align stops the analysis with an error naming it (analysis/score/profile-scores.ts).
+ */
+export const ALIGNMENT_SKIPPED = 0;
+
 export function errorChangesDocument(
   head: Record<string, unknown>,
   n: number,
-  skipped: number,
   p5: ErrorChangeAccumulator,
   p2: ErrorChangeAccumulator | null,
   ctx: SectionContext,
@@ -41,7 +46,7 @@ export function errorChangesDocument(
       kinds: 'fixed = OCR error absent after correction; introduced = error only after correction; unchanged = in both',
       confusion_fields: 'ref = gold character, hyp = output character ("" = none)',
       failed_lines: 'scored as identity (corrected = OCR text), so they contribute unchanged errors only',
-      alignment_skipped: skipped,
+      alignment_skipped: ALIGNMENT_SKIPPED,
     },
     phase5: changesBlock(p5, ctx.topConfusions),
     phase2: p2 ? changesBlock(p2, ctx.topConfusions) : null,

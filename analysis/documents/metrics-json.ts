@@ -1,6 +1,7 @@
 /** metrics.json: every corrected line of a dataset — rates of the corrected text and of the OCR, counts, failures. */
 import { canonicalDescription } from '../../src/text/canonical';
 import { ratio, round } from '../format';
+import { ALIGNMENT_SKIPPED } from './error-changes';
 import { profilesBlock } from './profiles-block';
 import type { ScoredDataset } from './pair-rows';
 import type { SectionContext } from './context';
@@ -58,7 +59,7 @@ export function metricsDocument(scored: ScoredDataset, { t, all }: Rollup, ctx: 
       without_inference_input: all.no_input_n,
       empty_reference: all.empty_ref,
       gold_mismatch_with_other_inputs: all.gold_mismatch_n,
-      alignment_skipped: scored.alignmentSkipped,
+      alignment_skipped: ALIGNMENT_SKIPPED,
     },
     failures: failuresBlock(all),
     normalized: ctx.normalization

@@ -3,24 +3,26 @@
  * correction (Phase 2) and the raw OCR against the gold line, plus what the line's retrieval looked like. Plain
  * rows that become an Arquero table (./sums.ts).
  *
- * Every CER/WER count, under every profile, is the arms analysis's scorer's (./pair-counts.ts, given per line).
- * What is aligned here is only what needs the alignment itself: each text's character substitutions / deletions /
- * insertions (metrics.json), and with error analysis the fixed and introduced errors (error_changes.json).
- * The alignment scores the same prepared texts as the counts, so its S + D + I is the line's character edits.
+ * Every CER/WER count, under every profile, is the arms analysis's scorer's (./pair-counts.ts, given per line), and
+ * every character alignment its too (./pair-edits.ts, analysis/study/design-edits.ts): each text's substitutions /
+ * deletions / insertions (metrics.json), and with error analysis the fixed and introduced errors (error_changes.json).
+ * Nothing is scored or aligned here; the alignment is of the same prepared texts as the counts, so its S + D + I is
+ * the line's character edits.
  *
  * Failed corrections (an `error`, or an empty output for a non-empty OCR line) are scored as identity:
  * corrected = OCR text. They are counted, never dropped.
  */
 import type { CorrectionRecord } from '../../src/llm/records';
-import { anchorOps, compareErrors, ERROR_CATEGORIES, ErrorChangeAccumulator } from '../score/error-changes';
+import { ERROR_CATEGORIES, ErrorChangeAccumulator } from '../score/error-changes';
+import type { LineEdits } from '../study/design-edits';
 import { eraOf, parseDate, type Era } from '../score/eras';
 import { ocrCerBand, scoreBucket } from '../score/bands';
 import type { AnalysisInputRecord, Loaded } from '../inputs/records';
-import { prepareText, scorePair, scorePrepared, type DistanceScore } from '../../src/text/distance';
+import { prepareText, type DistanceScore } from '../../src/text/distance';
 import type { NormalizationProfile, NormalizationSettings } from '../../src/text/profiles';
 import { addLine, profileTallies, type ProfileTally } from './profiles-block';
 import type { PairCounts } from './pair-counts';
-import { failureKind, scoredText, type FailureKind } from '../score/failed-line';
+import { failureKind, type FailureKind } from '../score/failed-line';
 
 export interface ScoredLine {
   /** Position in the Phase 5 file (stable order). */
@@ -76,6 +78,12 @@ export interface ScoredLine {
   gold_mismatch: boolean;
 }
 
+/** A line's edits: rag's from the analysis of its lines, zero_shot's from the pair's (null without a zero_shot line). */
+export interface LineEditsOf {
+  rag: LineEdits;
+  pair: LineEdits | null;
+}
+
 export interface ScoreOptions {
   collapseWhitespace: boolean;
   /** Every figure is scored under `primary`; the secondary profiles are tallied beside (./profiles-block.ts). */
@@ -103,8 +111,6 @@ interface DatasetTallies {
   p5LineCategories: Int32Array[] | null;
   models: Map<string, number>;
   promptVersions: Map<string, number>;
-  /** Lines whose alignment was refused as too large (scored, but left out of error changes). */
-  alignmentSkipped: number;
   /** Summed counts per normalisation profile, the primary first. */
   profiles: ProfileTally[];
 }
@@ -115,6 +121,7 @@ export function scoreDataset(
   phase2: Map<string, Loaded<CorrectionRecord>> | null,
   inputs: Map<string, Loaded<AnalysisInputRecord>> | null,
   counts: readonly PairCounts[],
+  edits: readonly LineEditsOf[],
   opts: ScoreOptions,
   onLine?: () => void,
 ): ScoredDataset {
@@ -124,7 +131,6 @@ export function scoreDataset(
     p5LineCategories: opts.errorAnalysis ? [] : null,
     models: new Map<string, number>(),
     promptVersions: new Map<string, number>(),
-    alignmentSkipped: 0,
     profiles: profileTallies(opts.profiles),
   };
   const rows: ScoredLine[] = [];
@@ -132,21 +138,18 @@ export function scoreDataset(
     tallies.models.set(r.model, (tallies.models.get(r.model) ?? 0) + 1);
     tallies.promptVersions.set(r.prompt_version, (tallies.promptVersions.get(r.prompt_version) ?? 0) + 1);
     const line = lineInputs(r, phase2?.get(r.sample_id)?.record ?? null, inputs?.get(r.sample_id)?.record ?? null);
-    rows.push(scoreLine(idx, line, counts[idx], opts, tallies));
+    rows.push(scoreLine(idx, line, counts[idx], edits[idx], opts, tallies));
     onLine?.();
   });
   return { dataset, rows, ...tallies };
 }
 
-/** One Phase 5 line with what the other inputs say about it; hypotheses are already failure-resolved. */
+/** One rag line with what the other inputs say about it. */
 interface LineInputs {
   r: CorrectionRecord;
   p5Failure: FailureKind | null;
-  /** The Phase 5 text that is scored (the OCR text for a failed correction). */
-  p5Hyp: string;
   p2rec: CorrectionRecord | null;
   p2Failure: FailureKind | null;
-  p2Hyp: string | null;
   input: AnalysisInputRecord | null;
 }
 
@@ -156,78 +159,26 @@ function lineInputs(r: CorrectionRecord, p2rec: CorrectionRecord | null, input: 
   return {
     r,
     p5Failure,
-    p5Hyp: scoredText(r),
     p2rec,
     p2Failure,
-    p2Hyp: p2rec ? scoredText(p2rec) : null,
     input,
   };
 }
 
-type Aligned = ReturnType<typeof scorePrepared>;
-
 /**
- * The character alignments of a line: gold → OCR / Phase 5 against rag's gold, gold → Phase 2 against zero_shot's
- * own gold (`p2Gold`, as its counts). `withOps`: they carry the edit operations and so serve the error analysis.
+ * Add the line's error changes (the arms analysis's, ../study/design-edits.ts) to the accumulators and its
+ * per-category counts to p5LineCategories.
  */
-interface LineAlignments {
-  g: string;
-  o: string;
-  ocrA: Aligned;
-  p5A: Aligned;
-  p2A: Aligned | null;
-  /** Zero_shot's gold text in scoring form (= g unless its record's gold differs). */
-  p2Gold: string;
-  aligned: boolean;
-}
-
-/** A failed correction is scored as the OCR text, so it reuses the OCR alignment where the gold is the same. */
-function alignLine(l: LineInputs, base: Base, withOps: boolean, tallies: DatasetTallies): LineAlignments {
-  const { r, p5Failure, p5Hyp, p2rec, p2Failure, p2Hyp } = l;
-  const g = prepareText(r.gt_text, base);
-  const o = prepareText(r.ocr_text, base);
-  const p2Gold = p2rec ? prepareText(p2rec.gt_text, base) : g;
-  try {
-    const ocrA = scorePrepared(g, o, withOps);
-    const p5A = p5Failure ? ocrA : scorePrepared(g, prepareText(p5Hyp, base), withOps);
-    let p2A: Aligned | null = null;
-    if (p2Hyp !== null) {
-      const asOcr = p2Failure !== null && p2rec!.ocr_text === r.ocr_text && p2Gold === g;
-      p2A = asOcr ? ocrA : scorePrepared(p2Gold, prepareText(p2Hyp, base), withOps);
-    }
-    return { g, o, ocrA, p5A, p2A, p2Gold, aligned: withOps };
-  } catch (err) {
-    // A runaway output too long to align with back-pointers: its edit breakdown without the operations.
-    if (!(err instanceof RangeError)) throw err;
-    tallies.alignmentSkipped++;
-    const ocrA = { score: scorePair(r.gt_text, r.ocr_text, base) };
-    const p5A = { score: scorePair(r.gt_text, p5Hyp, base) };
-    const p2A = p2Hyp !== null ? { score: scorePair(p2rec!.gt_text, p2Hyp, base) } : null;
-    return { g, o, ocrA, p5A, p2A, p2Gold, aligned: false };
-  }
-}
-
-/**
- * Add the line's error changes to the accumulators and its per-category counts to p5LineCategories. A zero_shot
- * line whose gold differs from rag's has no error changes (they are anchored on rag's gold alignment).
- */
-function recordErrorChanges(l: LineInputs, a: LineAlignments, base: Base, tallies: DatasetTallies): void {
+function recordErrorChanges(e: LineEditsOf, tallies: DatasetTallies): void {
   const { p5Changes, p2Changes, p5LineCategories } = tallies;
   if (!p5Changes || !p5LineCategories) return;
   const cats = new Int32Array(ERROR_CATEGORIES.length * 2);
-  if (a.aligned) {
-    const { g, o, ocrA, p5A, p2A } = a;
-    const before = anchorOps(g, o, ocrA.ops!);
-    const c5 = p5A === ocrA ? compareErrors(before, before) : compareErrors(before, anchorOps(g, prepareText(l.p5Hyp, base), p5A.ops!));
-    p5Changes.add(c5);
-    for (const e of c5.fixed) cats[CATEGORY_INDEX.get(e.category)! * 2]++;
-    for (const e of c5.introduced) cats[CATEGORY_INDEX.get(e.category)! * 2 + 1]++;
-    if (p2Changes && p2A && l.p2Hyp !== null && a.p2Gold === g) {
-      p2Changes.add(
-        p2A === ocrA ? compareErrors(before, before) : compareErrors(before, anchorOps(g, prepareText(l.p2Hyp, base), p2A.ops!)),
-      );
-    }
-  }
+  const c5 = e.rag.ragChanges;
+  p5Changes.add(c5);
+  for (const x of c5.fixed) cats[CATEGORY_INDEX.get(x.category)! * 2]++;
+  for (const x of c5.introduced) cats[CATEGORY_INDEX.get(x.category)! * 2 + 1]++;
+  const c2 = e.pair?.zeroShotChanges;
+  if (p2Changes && c2) p2Changes.add(c2);
   p5LineCategories.push(cats);
 }
 
@@ -239,17 +190,18 @@ interface Base {
 
 const CATEGORY_INDEX = new Map<string, number>(ERROR_CATEGORIES.map((c, i) => [c, i]));
 
-/** Score one line: its counts (`c`), alignments, error changes, and its row. */
-function scoreLine(idx: number, l: LineInputs, c: PairCounts, opts: ScoreOptions, tallies: DatasetTallies): ScoredLine {
+/** Project one line: its counts (`c`) and edits (`e`), error changes, and its row. */
+function scoreLine(idx: number, l: LineInputs, c: PairCounts, e: LineEditsOf, opts: ScoreOptions, tallies: DatasetTallies): ScoredLine {
   const { r, p5Failure, p2rec, p2Failure, input } = l;
   const base: Base = { collapseWhitespace: opts.collapseWhitespace, profile: opts.profiles.primary };
-  const a = alignLine(l, base, tallies.p5Changes !== null, tallies);
-  const goldMismatch = (p2rec !== null && a.p2Gold !== a.g) || (input !== null && prepareText(input.gt_text, base) !== a.g);
-  recordErrorChanges(l, a, base, tallies);
+  const g = prepareText(r.gt_text, base);
+  const goldMismatch =
+    (p2rec !== null && prepareText(p2rec.gt_text, base) !== g) || (input !== null && prepareText(input.gt_text, base) !== g);
+  recordErrorChanges(e, tallies);
   const ocr = c.p5.ocr[0];
   const p5 = c.p5.out[0];
   const p2 = c.p2?.out[0] ?? null;
-  const [oc, pc, qc] = [a.ocrA.score.char, a.p5A.score.char, a.p2A?.score.char];
+  const [oc, pc, qc] = [e.rag.ocr, e.rag.rag, p2rec ? e.pair?.zeroShot : undefined];
   return {
     idx,
     sample_id: r.sample_id,

@@ -6,7 +6,8 @@
  *
  * The lines are scored line by line across the arms, so a line's gold text is prepared once per profile and an
  * output several arms share (the OCR text, the gold text, the same correction) is scored once; nothing of a line
- * is kept after it is scored but its counts.
+ * is kept after it is scored but its counts. A line too far from its gold and too long to align (the MER counts
+ * align every line) stops the analysis with an error naming its arm, dataset and sample_id.
  */
 import { referenceScorer, type ReferenceScorer } from '../../src/text/distance';
 import { textFormKey, type NormalizationProfile } from '../../src/text/profiles';
@@ -70,6 +71,14 @@ function merTotals(): (gold: string, form: string) => [number, number] {
   };
 }
 
+/** A line whose texts are too far apart and too long to align (src/text/alignment.ts MAX_ALIGNMENT_CELLS), named. */
+function tooLong(arm: string, l: AlignedLine, err: RangeError): Error {
+  const { dataset, sample_id } = l.record;
+  return new Error(
+    `arm ${arm}, dataset ${dataset}, sample_id ${sample_id}: ${err.message}; the analysis aligns every line, so remove or shorten it`,
+  );
+}
+
 /** The text a line is scored as: its correction, or its OCR text when the correction failed. */
 export const scoredText = (l: AlignedLine): string => (failureKind(l.record) !== null ? l.record.ocr_text : l.record.corrected_text);
 
@@ -110,8 +119,12 @@ export function scoreProfiles(
         c.ocrCe[i] = ocr.charEdits;
         c.ocrWe[i] = ocr.wordEdits;
         if (p === 0) {
-          [c.ocrCt[i], c.ocrWt[i]] = totals(ref.prepared, ref.form(l.record.ocr_text));
-          [c.ct[i], c.wt[i]] = totals(ref.prepared, ref.form(scoredText(l)));
+          try {
+            [c.ocrCt[i], c.ocrWt[i]] = totals(ref.prepared, ref.form(l.record.ocr_text));
+            [c.ct[i], c.wt[i]] = totals(ref.prepared, ref.form(scoredText(l)));
+          } catch (err) {
+            throw err instanceof RangeError ? tooLong(name, l, err) : err;
+          }
         }
       }
     });

@@ -24,6 +24,7 @@ import { findContrast, measureContrasts, type ArmEdits, type ContrastResult } fr
 import { discoverArms, type ArmSkip, type LoadedArm } from '../inputs/arm-inputs';
 import { methodsNote } from './methods-note';
 import { designFigures, type RagBands } from './design-figures';
+import { designEdits } from './design-edits';
 import { settingsOf } from './settings';
 import { ARMS_SCHEMA_ID, type AnalyzeArmsOptions, type ArmResult, type ArmsAnalysis, type ArmsLineCounts } from './types';
 import { armsWhen, armTopScores, lineTop1, type ArmWhen } from './when';
@@ -123,7 +124,7 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
     profiles,
     ...planLockField(options, resultsDir, results, contrasts, profiles),
     files: [],
-    ...defaultArmFigures(options, rows, base.info.name, scopes, settings, ragBands(aligned, ragTopScores, when)),
+    ...defaultArmFigures(options, rows, base.info.name, scopes, settings, ragBands(aligned, ragTopScores, when), aligned),
   };
   if (options.write !== false) {
     analysis.files = writeArms(resultsDir, analysis, options.defaultArms === undefined);
@@ -134,8 +135,8 @@ export async function analyzeArms(options: AnalyzeArmsOptions): Promise<ArmsAnal
 }
 
 /**
- * For the default arms, the design files' figures arms.json leaves out (./design-figures.ts): rag against the baseline
- * zero_shot, or rag alone (its own baseline: no ΔWER).
+ * For the default arms, the design files' figures and line edits arms.json leaves out (./design-figures.ts,
+ * ./design-edits.ts): rag against the baseline zero_shot, or rag alone (its own baseline: no ΔWER).
  */
 function defaultArmFigures(
   options: AnalyzeArmsOptions,
@@ -144,10 +145,16 @@ function defaultArmFigures(
   scopes: Scope[],
   settings: ReturnType<typeof settingsOf>,
   bands: RagBands,
-): Pick<ArmsAnalysis, 'design_figures'> {
+  aligned: AlignedArms,
+): Pick<ArmsAnalysis, 'design_figures' | 'design_edits'> {
   const rag = rows.get('rag');
   if (!options.defaultArms || !rag || (baseline !== 'zero_shot' && baseline !== 'rag')) return {};
-  return { design_figures: designFigures(rag, baseline === 'rag' ? null : rows.get(baseline)!, scopes, settings, bands) };
+  const alone = baseline === 'rag';
+  const prep = { collapseWhitespace: settings.collapseWhitespace, profile: settings.profile };
+  return {
+    design_figures: designFigures(rag, alone ? null : rows.get(baseline)!, scopes, settings, bands),
+    design_edits: designEdits(aligned, !alone, prep),
+  };
 }
 
 /** The rag arm's score bands so far: each aligned line's top-1 score and its pooled bands in arms.json. */
@@ -358,7 +365,12 @@ function missingBaseline(baseline: string, resultsDir: string, arms: LoadedArm[]
 function writeArms(resultsDir: string, a: ArmsAnalysis, armMetrics: boolean): string[] {
   const files = ['study/arms.json', ...(armMetrics ? a.arms.map((r) => `arms/${r.name}/metrics.json`) : [])];
   mkdirSync(path.join(resultsDir, 'study'), { recursive: true });
-  writeJsonAtomic(path.join(resultsDir, 'study', 'arms.json'), { ...a, files: undefined, design_figures: undefined });
+  writeJsonAtomic(path.join(resultsDir, 'study', 'arms.json'), {
+    ...a,
+    files: undefined,
+    design_figures: undefined,
+    design_edits: undefined,
+  });
   for (const r of armMetrics ? a.arms : []) {
     writeJsonAtomic(path.join(resultsDir, 'arms', r.name, 'metrics.json'), {
       meta: {

@@ -187,4 +187,6 @@ export interface ArmsAnalysis {
    * text's intervals; analysis/study/design-figures.ts); in memory only, never in arms.json.
    */
   design_figures?: import('./design-figures').DesignFigures;
+  /** The default arms' per-line edit breakdowns and error changes the design files state (analysis/study/design-edits.ts); in memory only. */
+  design_edits?: import('./design-edits').DesignEdits;
 }

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { analyzeDesignFiles } from '../../../analysis/documents/analyze';
 import { analyzeArms } from '../../../analysis/study/arms';
 import { round } from '../../../analysis/format';
+import { lineKey } from '../../../analysis/inputs/records';
 import type { ArmsAnalysis } from '../../../analysis/study/types';
 import { documentOptions, readJson as read, runDefaultStudy, STATS } from '../default-arms-study';
 
@@ -88,6 +89,32 @@ describe('analysis/documents/arms-figures: the comparison files take arms.json f
       expect(boot.cer_ci95.ocr, label).to.deep.equal(own.ocr_cer_ci);
       expect(boot.wer_ci95.ocr, label).to.deep.equal(own.ocr_wer_ci);
       expect(boot.clusters, label).to.equal(own.clusters);
+    }
+  });
+
+  it("takes metrics.json's edit breakdown and error_changes.json's counts from the arms analysis's design edits, which arms.json leaves out", async () => {
+    const again = await analyzeArms({
+      resultsDir: root,
+      baseline: 'zero_shot',
+      defaultArms: { topK: 3, model: 'test/model' },
+      bootstrap: documentOptions(root).bootstrap,
+      ...STATS,
+      write: false,
+    });
+    expect(Object.keys(arms)).to.not.include('design_edits');
+    for (const ds of ['D1', 'D2']) {
+      const edits = [...again.design_edits!].filter(([key]) => key.startsWith(lineKey(ds, '')));
+      expect(edits.length, ds).to.equal(40);
+      const sum = (pick: (e: (typeof edits)[number][1]) => number) => edits.reduce((n, [, e]) => n + pick(e), 0);
+      const metrics = read(path.join(root, 'arms', 'rag', ds, 'metrics.json'));
+      expect(metrics.corrected.substitutions, ds).to.equal(sum((e) => e.rag.substitutions));
+      expect(metrics.corrected.deletions, ds).to.equal(sum((e) => e.rag.deletions));
+      expect(metrics.ocr_baseline.insertions + metrics.ocr_baseline.deletions, ds).to.equal(sum((e) => e.ocr.insertions + e.ocr.deletions));
+      const changes = read(path.join(root, 'arms', 'rag', ds, 'error_changes.json'));
+      expect(changes.phase5.totals.fixed, ds).to.equal(sum((e) => e.ragChanges!.fixed.length));
+      expect(changes.phase5.totals.fixed, ds).to.be.greaterThan(0);
+      expect(changes.phase2.totals.introduced, ds).to.equal(sum((e) => e.zeroShotChanges!.introduced.length));
+      expect(changes.phase2.totals.fixed, ds).to.equal(sum((e) => e.zeroShotChanges!.fixed.length));
     }
   });
 

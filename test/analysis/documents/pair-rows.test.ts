@@ -1,6 +1,6 @@
 /**
  * The design document's rows count every line with the arms analysis's scorer (analysis/documents/pair-counts.ts):
- * the alignment that remains (S/D/I, error changes) agrees with those counts, a zero_shot line with a gold text of
+ * the arms analysis's alignment (S/D/I, error changes: analysis/study/design-edits.ts) agrees with those counts, a zero_shot line with a gold text of
  * its own is counted against it as arms.json counts it, and the arms analysis's counts are taken as they are —
  * never for a line whose texts differ.
  */
@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import path from 'node:path';
 import { pairCounts, type ArmPairCounts } from '../../../analysis/documents/pair-counts';
 import { scoreDataset, type ScoredLine } from '../../../analysis/documents/pair-rows';
+import { lineEdits } from '../../../analysis/study/design-edits';
 import { loadDesignInputs } from '../../../analysis/inputs/design-inputs';
 import type { Loaded } from '../../../analysis/inputs/records';
 import { DEFAULT_ERAS } from '../../../analysis/score/eras';
@@ -63,7 +64,14 @@ function rows(ds: string, rag: Array<Loaded<CorrectionRecord>>, p2: Array<Loaded
     (id) => byId.get(id)?.record ?? null,
     arms,
   );
-  return scoreDataset(ds, rag, byId, null, lines, options);
+  // The arms analysis's edits of the pair (analysis/study/design-edits.ts), each line aligned once.
+  const prep = { collapseWhitespace: true, profile: profiles.primary };
+  const edits = rag.map(({ record: r }) => {
+    const z = byId.get(r.sample_id)?.record ?? null;
+    const e = lineEdits(r, z, prep);
+    return { rag: e, pair: z ? e : null };
+  });
+  return scoreDataset(ds, rag, byId, null, lines, edits, options);
 }
 
 const sdi = (r: ScoredLine, k: 'ocr' | 'rag' | 'base') => r[`${k}_cs`] + r[`${k}_cd`] + r[`${k}_ci`];
