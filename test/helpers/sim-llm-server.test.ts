@@ -30,12 +30,10 @@ describe('sim LLM server (a simulated GPU box)', function () {
   it('serves at most `concurrency` requests at once; the rest queue (latency base + per token)', async () => {
     sim = await startSimLlmServer({ baseMs: 100, perTokenMs: 0, concurrency: 2 });
     const b = backend(sim.url, 8);
-    const t0 = Date.now();
+    // Eight client slots, six requests at once: the box, not the client, holds them to two in flight.
     await Promise.all(Array.from({ length: 6 }, (_, i) => b.complete(buildPrompt('zero_shot', `سطر ${i}`).messages)));
-    const elapsed = Date.now() - t0;
     expect(sim.peakConcurrency()).to.equal(2);
     expect(sim.served()).to.equal(6);
-    expect(elapsed).to.be.at.least(290); // 3 rounds of 100 ms through 2 slots
   });
 
   it('with a knee, batches: up to the knee each request has the box to itself, beyond it they share it', async () => {
