@@ -1,6 +1,6 @@
 /**
  * The corpus build's exclusion rule, in one place for the build and for the analysis that reports it
- * (docs/leakage-by-work.md):
+ * (docs/corpus.md#leakage-control-by-work):
  *   - the effective exclude patterns are `corpus.exclude` plus, with `exclude_dataset_sources`, `<work>.*`
  *     for every work a dataset's source names (./source-works);
  *   - a version URI is left out when one of them matches the whole URI (`makeExcluder`, the project's one glob

@@ -3,7 +3,7 @@
  * (CER / WER and their alignment, error classes, the guard's ratios, verbatim-gold, trimming, the
  * normalisation profiles of ./profiles). Two texts that a reader cannot tell apart compare equal:
  *   1. Unicode NFC (canonical composition): alef + U+0654 HAMZA ABOVE becomes أ, waw + U+0654 becomes ؤ, and so
- *      on (docs/text-canonical-form.md); OCR and gold files often hold the decomposed form, OpenITI and model
+ *      on (docs/scoring.md#canonical-form); OCR and gold files often hold the decomposed form, OpenITI and model
  *      output the composed one;
  *   2. trimmed, and (by default) every whitespace run collapsed to one space. With `collapseWhitespace = false`
  *      only the ends are trimmed, which reproduces the raw OCR_GS figures in the data README (a few OCR lines

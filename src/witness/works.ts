@@ -3,9 +3,10 @@
  * cleaning, so a line's text is what corpus.jsonl would hold) with its physical line number and the page
  * and milestone it belongs to.
  *
- * OpenITI mARkdown closes a page with `PageVxxPyyy` and a milestone with `msNN` (docs/openiti-positions.md):
- * a marker is written where the page or milestone ends, so a line belongs to the first marker at or after
- * it. Lines after the last marker of a file have none (null).
+ * OpenITI mARkdown closes a page with `PageVxxPyyy` and a milestone with `msNN`
+ * (docs/openiti.md#positions-in-a-text-pages-and-milestones): a marker is written where the page or milestone
+ * ends, so a line belongs to the first marker at or after it. Lines after the last marker of a file have none
+ * (null).
  */
 import path from 'node:path';
 import { DEFAULT_METADATA_RELPATH, globToRegExp, readMetadata, resolveTextPath, type StatusFilter } from '../openiti/metadata';
