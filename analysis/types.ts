@@ -9,12 +9,12 @@ import type { NormalizationConfig } from '../src/text/profiles';
 
 /** Study-level facts from the config, recorded in every output's meta (docs/outputs.md#metricsjson). */
 export interface StudyMeta {
-  /** LLM id; default: the most frequent `model` among the Phase 5 records. */
+  /** LLM id; default: the most frequent `model` among the rag arm's records. */
   model?: string;
   embedding_model?: string;
   top_k?: number;
   corpus_size?: number;
-  /** Default: the most frequent `prompt_version` among the Phase 5 records. */
+  /** Default: the most frequent `prompt_version` among the rag arm's records. */
   prompt_version?: string;
 }
 
@@ -49,9 +49,9 @@ export type ArmsRunOptions = Pick<AnalyzeArmsOptions, 'resultsDir' | 'baseline' 
 
 export interface AnalyzeOptions {
   ragDir: string;
-  /** Directory holding the Phase 2 zero-shot corrections.jsonl (or per-dataset splits); null = none. */
+  /** Directory holding the zero_shot baseline's corrections.jsonl (or per-dataset splits); null = none. */
   baselineDir?: string | null;
-  /** Subset of dataset keys (default: every dataset in the Phase 5 corrections). */
+  /** Subset of dataset keys (default: every dataset in the rag arm's corrections). */
   datasets?: string[];
   /** Write error_changes.json (default true; `--no-error-analysis` sets false). */
   errorAnalysis?: boolean;
@@ -114,7 +114,7 @@ export interface ValidityMark {
 export interface DatasetSummary extends ValidityMark {
   dataset: string;
   num_samples: number;
-  /** Samples that also have a Phase 2 line (the comparison set). */
+  /** Samples that also have a zero_shot line (the comparison set). */
   n_paired: number;
   ocr_cer: number | null;
   ocr_wer: number | null;

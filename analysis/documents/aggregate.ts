@@ -130,11 +130,11 @@ function aggregateErrorChanges(
   n: number,
   ctx: SectionContext,
 ): Record<string, unknown> | null {
-  if (!ctx.errorAnalysis || !scoredAll.every((s) => s.p5Changes)) return null;
-  const p5 = new ErrorChangeAccumulator();
-  const withP2 = scoredAll.filter((s) => s.p2Changes);
-  const p2 = withP2.length > 0 ? new ErrorChangeAccumulator() : null;
-  for (const s of scoredAll) p5.merge(s.p5Changes!);
-  for (const s of withP2) p2!.merge(s.p2Changes!);
-  return errorChangesDocument({ datasets: names }, n, p5, p2, ctx);
+  if (!ctx.errorAnalysis || !scoredAll.every((s) => s.ragChanges)) return null;
+  const rag = new ErrorChangeAccumulator();
+  const withZeroShot = scoredAll.filter((s) => s.zeroShotChanges);
+  const zeroShot = withZeroShot.length > 0 ? new ErrorChangeAccumulator() : null;
+  for (const s of scoredAll) rag.merge(s.ragChanges!);
+  for (const s of withZeroShot) zeroShot!.merge(s.zeroShotChanges!);
+  return errorChangesDocument({ datasets: names }, n, rag, zeroShot, ctx);
 }

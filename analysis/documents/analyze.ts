@@ -181,12 +181,12 @@ function scoreDatasets(
         isSourceBook: sourceHitMatcher(info),
       };
       const rag = inputs.rag.byDataset.get(ds)!;
-      const p2ById = bySampleId(p2);
+      const zeroShotById = bySampleId(p2);
       const records = rag.map((x) => x.record);
-      const p2Of = (id: string) => p2ById?.get(id)?.record ?? null;
-      const lines = pairCounts(ds, records, p2Of, arms.counts);
-      const edits = pairEdits(ds, records, p2Of, arms);
-      scored.push(scoreDataset(ds, rag, p2ById, bySampleId<AnalysisInputRecord>(inp), lines, edits, scoreOptions, tick));
+      const zeroShotOf = (id: string) => zeroShotById?.get(id)?.record ?? null;
+      const lines = pairCounts(ds, records, zeroShotOf, arms.counts);
+      const edits = pairEdits(ds, records, zeroShotOf, arms);
+      scored.push(scoreDataset(ds, rag, zeroShotById, bySampleId<AnalysisInputRecord>(inp), lines, edits, scoreOptions, tick));
     }
   } finally {
     progress.stop();

@@ -51,7 +51,7 @@ export function comparisonHeadline(cmp: Sums, hasBaseline: boolean, boot: Bootst
   };
 }
 
-/** Phase 5 vs Phase 2 per line on the comparison set; per dataset also ties and the definition. */
+/** rag vs zero_shot per line on the comparison set; per dataset also ties and the definition. */
 export function pairedLineEffects(cmp: Sums, hasBaseline: boolean, perDataset: boolean) {
   return {
     phase5_better_than_phase2: hasBaseline ? cmp.rag_better : null,

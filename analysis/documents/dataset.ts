@@ -41,7 +41,7 @@ export function datasetDocuments(scored: ScoredDataset, ctx: SectionContext, inf
   return {
     metrics: metricsDocument(scored, r, ctx),
     comparison,
-    errorChanges: scored.p5Changes ? errorChangesDocument({ dataset: ds }, r.all.n, scored.p5Changes, scored.p2Changes, ctx) : null,
+    errorChanges: scored.ragChanges ? errorChangesDocument({ dataset: ds }, r.all.n, scored.ragChanges, scored.zeroShotChanges, ctx) : null,
     retrieval,
     digest: {
       dataset: ds,

@@ -32,8 +32,8 @@ export const ALIGNMENT_SKIPPED = 0;
 export function errorChangesDocument(
   head: Record<string, unknown>,
   n: number,
-  p5: ErrorChangeAccumulator,
-  p2: ErrorChangeAccumulator | null,
+  rag: ErrorChangeAccumulator,
+  zeroShot: ErrorChangeAccumulator | null,
   ctx: SectionContext,
 ) {
   return {
@@ -48,7 +48,7 @@ export function errorChangesDocument(
       failed_lines: 'scored as identity (corrected = OCR text), so they contribute unchanged errors only',
       alignment_skipped: ALIGNMENT_SKIPPED,
     },
-    phase5: changesBlock(p5, ctx.topConfusions),
-    phase2: p2 ? changesBlock(p2, ctx.topConfusions) : null,
+    phase5: changesBlock(rag, ctx.topConfusions),
+    phase2: zeroShot ? changesBlock(zeroShot, ctx.topConfusions) : null,
   };
 }

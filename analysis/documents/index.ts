@@ -3,9 +3,9 @@
  * retrieval_analysis.json) and the aggregated ones, built from the scored lines with Arquero.
  *
  * Sets of lines:
- * - metrics.json uses every Phase 5 line of the dataset;
+ * - metrics.json uses every rag line of the dataset;
  * - comparisons (comparison_vs_phase2.json, ΔCER by bucket / half / band) use the lines that have both a
- *   Phase 5 and a Phase 2 line (all lines when no baseline exists at all; Phase 2 figures are then null).
+ *   rag and a zero_shot line (all lines when no baseline exists at all; zero_shot figures are then null).
  */
 export type { ResolvedMeta, SectionContext } from './context';
 export { samplesTable, sums, sumsBy, type Sums } from './sums';

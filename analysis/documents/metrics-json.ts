@@ -27,7 +27,7 @@ export function metricsMeta(ctx: SectionContext, numSamples: number, scope: { da
 
 export const FAILED_SCORED_AS = 'identity (corrected = OCR text)';
 
-/** Phase 5 failures of metrics.json. */
+/** The rag arm's failures of metrics.json. */
 export function failuresBlock(all: Sums) {
   return {
     total: all.rag_fail_n,
@@ -38,7 +38,7 @@ export function failuresBlock(all: Sums) {
   };
 }
 
-/** metrics.json (docs/outputs.md#metricsjson, and counts): every Phase 5 line of the dataset. */
+/** metrics.json (docs/outputs.md#metricsjson, and counts): every rag line of the dataset. */
 export function metricsDocument(scored: ScoredDataset, { t, all }: Rollup, ctx: SectionContext) {
   return {
     meta: metricsMeta(ctx, all.n, { dataset: scored.dataset }),

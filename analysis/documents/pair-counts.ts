@@ -21,8 +21,8 @@ export interface ArmPairCounts {
 
 /** One rag line's counts and its zero_shot line's (null without one). */
 export interface PairCounts {
-  p5: LineCounts;
-  p2: LineCounts | null;
+  rag: LineCounts;
+  zeroShot: LineCounts | null;
 }
 
 /** This line's counts in `from`, when they count these very texts. */
@@ -31,11 +31,11 @@ export function countsOf(from: ArmLineCounts, dataset: string, r: CorrectionReco
   return c && sameTexts(c.record, r) ? c : null;
 }
 
-/** Every rag line of one dataset with its zero_shot line (`p2Of`), with the analysis's counts. */
+/** Every rag line of one dataset with its zero_shot line (`zeroShotOf`), with the analysis's counts. */
 export function pairCounts(
   dataset: string,
   rag: readonly CorrectionRecord[],
-  p2Of: (sampleId: string) => CorrectionRecord | null,
+  zeroShotOf: (sampleId: string) => CorrectionRecord | null,
   counts: ArmPairCounts,
 ): PairCounts[] {
   const take = (from: ArmLineCounts, r: CorrectionRecord): LineCounts => {
@@ -44,7 +44,7 @@ export function pairCounts(
     return c;
   };
   return rag.map((r) => {
-    const p2 = p2Of(r.sample_id);
-    return { p5: take(counts.rag, r), p2: p2 ? take(counts.zeroShot, p2) : null };
+    const z = zeroShotOf(r.sample_id);
+    return { rag: take(counts.rag, r), zeroShot: z ? take(counts.zeroShot, z) : null };
   });
 }

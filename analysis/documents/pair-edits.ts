@@ -15,16 +15,16 @@ function take(from: DesignEdits | undefined, dataset: string, sampleId: string):
   return e;
 }
 
-/** Every rag line of one dataset with its zero_shot line (`p2Of`), with the analysis's edits. */
+/** Every rag line of one dataset with its zero_shot line (`zeroShotOf`), with the analysis's edits. */
 export function pairEdits(
   dataset: string,
   rag: readonly CorrectionRecord[],
-  p2Of: (sampleId: string) => CorrectionRecord | null,
+  zeroShotOf: (sampleId: string) => CorrectionRecord | null,
   arms: Pick<DesignArms, 'pair' | 'ragAlone'>,
 ): LineEditsOf[] {
   const ragEdits = (arms.ragAlone ?? arms.pair)?.design_edits;
   return rag.map((r) => ({
     rag: take(ragEdits, dataset, r.sample_id),
-    pair: p2Of(r.sample_id) ? take(arms.pair?.design_edits, dataset, r.sample_id) : null,
+    pair: zeroShotOf(r.sample_id) ? take(arms.pair?.design_edits, dataset, r.sample_id) : null,
   }));
 }

@@ -1,6 +1,6 @@
 /**
- * The rows of the design document's files: per line of one dataset, the rag correction (Phase 5), the zero_shot
- * correction (Phase 2) and the raw OCR against the gold line, plus what the line's retrieval looked like. Plain
+ * The rows of the design document's files: per line of one dataset, the rag correction, the zero_shot
+ * correction and the raw OCR against the gold line, plus what the line's retrieval looked like. Plain
  * rows that become an Arquero table (./sums.ts).
  *
  * Every CER/WER count, under every profile, is the arms analysis's scorer's (./pair-counts.ts, given per line), and
@@ -25,7 +25,7 @@ import type { PairCounts } from './pair-counts';
 import { failureKind, type FailureKind } from '../score/failed-line';
 
 export interface ScoredLine {
-  /** Position in the Phase 5 file (stable order). */
+  /** Position in the rag arm's file (stable order). */
   idx: number;
   sample_id: string;
   prompt_type: string;
@@ -48,7 +48,7 @@ export interface ScoredLine {
   rag_failed: boolean;
   rag_failure: FailureKind | null;
   has_base: boolean;
-  /** 0 when there is no Phase 2 line (filter on has_base). */
+  /** 0 when there is no zero_shot line (filter on has_base). */
   base_ce: number;
   base_we: number;
   base_failed: boolean;
@@ -74,7 +74,7 @@ export interface ScoredLine {
   /** Top-1 / any retrieved source matches the dataset's source pattern (null: no pattern or no retrieval). */
   leak_top1: boolean | null;
   leak_any: boolean | null;
-  /** Gold text differs between the Phase 5 and Phase 2 (or inference input) records of this sample. */
+  /** Gold text differs between the rag and zero_shot (or inference input) records of this sample. */
   gold_mismatch: boolean;
 }
 
@@ -105,10 +105,10 @@ const mean = (xs: number[]): number | null => (xs.length ? xs.reduce((a, b) => a
 /** What scoring a dataset accumulates besides the rows. */
 interface DatasetTallies {
   /** Character error changes (OCR → correction), null when error analysis is off. */
-  p5Changes: ErrorChangeAccumulator | null;
-  p2Changes: ErrorChangeAccumulator | null;
-  /** Per line: [fixed, introduced] per ERROR_CATEGORIES entry for Phase 5 (null when error analysis is off). */
-  p5LineCategories: Int32Array[] | null;
+  ragChanges: ErrorChangeAccumulator | null;
+  zeroShotChanges: ErrorChangeAccumulator | null;
+  /** Per line: [fixed, introduced] per ERROR_CATEGORIES entry for the rag arm (null when error analysis is off). */
+  ragLineCategories: Int32Array[] | null;
   models: Map<string, number>;
   promptVersions: Map<string, number>;
   /** Summed counts per normalisation profile, the primary first. */
@@ -117,8 +117,8 @@ interface DatasetTallies {
 
 export function scoreDataset(
   dataset: string,
-  phase5: Array<Loaded<CorrectionRecord>>,
-  phase2: Map<string, Loaded<CorrectionRecord>> | null,
+  rag: Array<Loaded<CorrectionRecord>>,
+  zeroShot: Map<string, Loaded<CorrectionRecord>> | null,
   inputs: Map<string, Loaded<AnalysisInputRecord>> | null,
   counts: readonly PairCounts[],
   edits: readonly LineEditsOf[],
@@ -126,18 +126,18 @@ export function scoreDataset(
   onLine?: () => void,
 ): ScoredDataset {
   const tallies: DatasetTallies = {
-    p5Changes: opts.errorAnalysis ? new ErrorChangeAccumulator() : null,
-    p2Changes: opts.errorAnalysis && phase2 ? new ErrorChangeAccumulator() : null,
-    p5LineCategories: opts.errorAnalysis ? [] : null,
+    ragChanges: opts.errorAnalysis ? new ErrorChangeAccumulator() : null,
+    zeroShotChanges: opts.errorAnalysis && zeroShot ? new ErrorChangeAccumulator() : null,
+    ragLineCategories: opts.errorAnalysis ? [] : null,
     models: new Map<string, number>(),
     promptVersions: new Map<string, number>(),
     profiles: profileTallies(opts.profiles),
   };
   const rows: ScoredLine[] = [];
-  phase5.forEach(({ record: r }, idx) => {
+  rag.forEach(({ record: r }, idx) => {
     tallies.models.set(r.model, (tallies.models.get(r.model) ?? 0) + 1);
     tallies.promptVersions.set(r.prompt_version, (tallies.promptVersions.get(r.prompt_version) ?? 0) + 1);
-    const line = lineInputs(r, phase2?.get(r.sample_id)?.record ?? null, inputs?.get(r.sample_id)?.record ?? null);
+    const line = lineInputs(r, zeroShot?.get(r.sample_id)?.record ?? null, inputs?.get(r.sample_id)?.record ?? null);
     rows.push(scoreLine(idx, line, counts[idx], edits[idx], opts, tallies));
     onLine?.();
   });
@@ -147,39 +147,39 @@ export function scoreDataset(
 /** One rag line with what the other inputs say about it. */
 interface LineInputs {
   r: CorrectionRecord;
-  p5Failure: FailureKind | null;
-  p2rec: CorrectionRecord | null;
-  p2Failure: FailureKind | null;
+  ragFailure: FailureKind | null;
+  zeroShotRec: CorrectionRecord | null;
+  zeroShotFailure: FailureKind | null;
   input: AnalysisInputRecord | null;
 }
 
-function lineInputs(r: CorrectionRecord, p2rec: CorrectionRecord | null, input: AnalysisInputRecord | null): LineInputs {
-  const p5Failure = failureKind(r);
-  const p2Failure = p2rec ? failureKind(p2rec) : null;
+function lineInputs(r: CorrectionRecord, zeroShotRec: CorrectionRecord | null, input: AnalysisInputRecord | null): LineInputs {
+  const ragFailure = failureKind(r);
+  const zeroShotFailure = zeroShotRec ? failureKind(zeroShotRec) : null;
   return {
     r,
-    p5Failure,
-    p2rec,
-    p2Failure,
+    ragFailure,
+    zeroShotRec,
+    zeroShotFailure,
     input,
   };
 }
 
 /**
  * Add the line's error changes (the arms analysis's, ../study/design-edits.ts) to the accumulators and its
- * per-category counts to p5LineCategories.
+ * per-category counts to ragLineCategories.
  */
 function recordErrorChanges(e: LineEditsOf, tallies: DatasetTallies): void {
-  const { p5Changes, p2Changes, p5LineCategories } = tallies;
-  if (!p5Changes || !p5LineCategories) return;
+  const { ragChanges, zeroShotChanges, ragLineCategories } = tallies;
+  if (!ragChanges || !ragLineCategories) return;
   const cats = new Int32Array(ERROR_CATEGORIES.length * 2);
   const c5 = e.rag.ragChanges;
-  p5Changes.add(c5);
+  ragChanges.add(c5);
   for (const x of c5.fixed) cats[CATEGORY_INDEX.get(x.category)! * 2]++;
   for (const x of c5.introduced) cats[CATEGORY_INDEX.get(x.category)! * 2 + 1]++;
   const c2 = e.pair?.zeroShotChanges;
-  if (p2Changes && c2) p2Changes.add(c2);
-  p5LineCategories.push(cats);
+  if (zeroShotChanges && c2) zeroShotChanges.add(c2);
+  ragLineCategories.push(cats);
 }
 
 /** How every primary figure prepares its texts: the canonical form under the primary profile. */
@@ -192,16 +192,16 @@ const CATEGORY_INDEX = new Map<string, number>(ERROR_CATEGORIES.map((c, i) => [c
 
 /** Project one line: its counts (`c`) and edits (`e`), error changes, and its row. */
 function scoreLine(idx: number, l: LineInputs, c: PairCounts, e: LineEditsOf, opts: ScoreOptions, tallies: DatasetTallies): ScoredLine {
-  const { r, p5Failure, p2rec, p2Failure, input } = l;
+  const { r, ragFailure, zeroShotRec, zeroShotFailure, input } = l;
   const base: Base = { collapseWhitespace: opts.collapseWhitespace, profile: opts.profiles.primary };
   const g = prepareText(r.gt_text, base);
   const goldMismatch =
-    (p2rec !== null && prepareText(p2rec.gt_text, base) !== g) || (input !== null && prepareText(input.gt_text, base) !== g);
+    (zeroShotRec !== null && prepareText(zeroShotRec.gt_text, base) !== g) || (input !== null && prepareText(input.gt_text, base) !== g);
   recordErrorChanges(e, tallies);
-  const ocr = c.p5.ocr[0];
-  const p5 = c.p5.out[0];
-  const p2 = c.p2?.out[0] ?? null;
-  const [oc, pc, qc] = [e.rag.ocr, e.rag.rag, p2rec ? e.pair?.zeroShot : undefined];
+  const ocr = c.rag.ocr[0];
+  const ragOut = c.rag.out[0];
+  const zeroShotOut = c.zeroShot?.out[0] ?? null;
+  const [oc, pc, qc] = [e.rag.ocr, e.rag.rag, zeroShotRec ? e.pair?.zeroShot : undefined];
   return {
     idx,
     sample_id: r.sample_id,
@@ -210,8 +210,8 @@ function scoreLine(idx: number, l: LineInputs, c: PairCounts, e: LineEditsOf, op
     ref_words: ocr.refWords,
     ocr_ce: ocr.charEdits,
     ocr_we: ocr.wordEdits,
-    rag_ce: p5.charEdits,
-    rag_we: p5.wordEdits,
+    rag_ce: ragOut.charEdits,
+    rag_we: ragOut.wordEdits,
     ocr_cs: oc.substitutions,
     ocr_cd: oc.deletions,
     ocr_ci: oc.insertions,
@@ -221,13 +221,13 @@ function scoreLine(idx: number, l: LineInputs, c: PairCounts, e: LineEditsOf, op
     base_cs: qc?.substitutions ?? 0,
     base_cd: qc?.deletions ?? 0,
     base_ci: qc?.insertions ?? 0,
-    rag_failed: p5Failure !== null,
-    rag_failure: p5Failure,
-    has_base: p2 !== null,
-    base_ce: p2?.charEdits ?? 0,
-    base_we: p2?.wordEdits ?? 0,
-    base_failed: p2Failure !== null,
-    base_failure: p2Failure,
+    rag_failed: ragFailure !== null,
+    rag_failure: ragFailure,
+    has_base: zeroShotOut !== null,
+    base_ce: zeroShotOut?.charEdits ?? 0,
+    base_we: zeroShotOut?.wordEdits ?? 0,
+    base_failed: zeroShotFailure !== null,
+    base_failure: zeroShotFailure,
     ...profileColumns(c, tallies),
     ocr_band: ocrCerBand(ocr.charEdits, ocr.refChars),
     has_input: input !== null,
@@ -238,18 +238,19 @@ function scoreLine(idx: number, l: LineInputs, c: PairCounts, e: LineEditsOf, op
 
 /** The line's counts added to every profile's tally; those of the first secondary profile become the n_* columns. */
 function profileColumns(c: PairCounts, tallies: DatasetTallies) {
-  const at = (k: number) => ({ ocr: c.p5.ocr[k], p5: c.p5.out[k], p2: c.p2?.out[k] ?? null });
+  const at = (k: number) => ({ ocr: c.rag.ocr[k], rag: c.rag.out[k], zeroShot: c.zeroShot?.out[k] ?? null });
   tallies.profiles.forEach((t, k) => addLine(t.counts, at(k)));
-  const first: { ocr: DistanceScore; p5: DistanceScore; p2: DistanceScore | null } | null = tallies.profiles.length > 1 ? at(1) : null;
+  const first: { ocr: DistanceScore; rag: DistanceScore; zeroShot: DistanceScore | null } | null =
+    tallies.profiles.length > 1 ? at(1) : null;
   return {
     n_ref_chars: first?.ocr.refChars ?? 0,
     n_ref_words: first?.ocr.refWords ?? 0,
     n_ocr_ce: first?.ocr.charEdits ?? 0,
     n_ocr_we: first?.ocr.wordEdits ?? 0,
-    n_rag_ce: first?.p5.charEdits ?? 0,
-    n_rag_we: first?.p5.wordEdits ?? 0,
-    n_base_ce: first?.p2?.charEdits ?? 0,
-    n_base_we: first?.p2?.wordEdits ?? 0,
+    n_rag_ce: first?.rag.charEdits ?? 0,
+    n_rag_we: first?.rag.wordEdits ?? 0,
+    n_base_ce: first?.zeroShot?.charEdits ?? 0,
+    n_base_we: first?.zeroShot?.wordEdits ?? 0,
   };
 }
 

@@ -51,26 +51,26 @@ export function profileTallies(s: NormalizationSettings): ProfileTally[] {
   return [s.primary, ...s.secondary].map((profile, i) => ({ profile, primary: i === 0, counts: zeroCounts() }));
 }
 
-/** Add one line's distances under one profile (the OCR text's, the correction's, Phase 2's or null). */
-export function addLine(c: ProfileCounts, d: { ocr: DistanceScore; p5: DistanceScore; p2: DistanceScore | null }): void {
+/** Add one line's distances under one profile (the OCR text's, the rag correction's, the zero_shot correction's or null). */
+export function addLine(c: ProfileCounts, d: { ocr: DistanceScore; rag: DistanceScore; zeroShot: DistanceScore | null }): void {
   c.ref_chars += d.ocr.refChars;
   c.ref_words += d.ocr.refWords;
   c.ocr_ce += d.ocr.charEdits;
   c.ocr_we += d.ocr.wordEdits;
-  c.p5_ce += d.p5.charEdits;
-  c.p5_we += d.p5.wordEdits;
-  if (!d.p2) return;
+  c.p5_ce += d.rag.charEdits;
+  c.p5_we += d.rag.wordEdits;
+  if (!d.zeroShot) return;
   c.paired_ref_chars += d.ocr.refChars;
   c.paired_ref_words += d.ocr.refWords;
-  c.paired_p5_ce += d.p5.charEdits;
-  c.paired_p5_we += d.p5.wordEdits;
-  c.p2_ce += d.p2.charEdits;
-  c.p2_we += d.p2.wordEdits;
+  c.paired_p5_ce += d.rag.charEdits;
+  c.paired_p5_we += d.rag.wordEdits;
+  c.p2_ce += d.zeroShot.charEdits;
+  c.p2_we += d.zeroShot.wordEdits;
 }
 
 const rates = (ce: number, rc: number, we: number, rw: number) => ({ cer: round(ratio(ce, rc)), wer: round(ratio(we, rw)) });
 
-/** The `profiles` list of metrics.json: one row per profile, its rules, OCR / corrected / Phase 2 figures and the sums. */
+/** The `profiles` list of metrics.json: one row per profile, its rules, OCR / rag / zero_shot figures and the sums. */
 export function profilesBlock(tallies: ReadonlyArray<Pick<ProfileTally, 'profile' | 'primary' | 'counts'>>) {
   return tallies.map(({ profile, primary, counts: c }) => ({
     profile: profile.name,

@@ -32,7 +32,7 @@ export function normCerWer(s: Sums, c: TextSource) {
   return { cer: round(ratio(s[`n_${c}_ce`], s.n_ref_chars)), wer: round(ratio(s[`n_${c}_we`], s.n_ref_words)) };
 }
 
-/** CER-by-group figures: Phase 2 / Phase 5 on the comparison set, improvement = Phase 2 − Phase 5. */
+/** CER-by-group figures: zero_shot / rag on the comparison set, improvement = zero_shot − rag. */
 export function groupStats(s: Sums, hasBaseline: boolean) {
   const p5 = ratio(s.rag_ce, s.ref_chars);
   const p2 = hasBaseline ? ratio(s.base_ce, s.ref_chars) : null;

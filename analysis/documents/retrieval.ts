@@ -153,12 +153,12 @@ function bucketDeltas(hasBaseline: boolean, ctx: SectionContext, ds: string): Re
   return hasBaseline ? (ctx.arms.pair?.design_figures?.[ds]?.score_bands ?? null) : null;
 }
 
-/** Phase 5 fixed / introduced errors per category over a subset of lines (null without error analysis). */
+/** The rag arm's fixed / introduced errors per category over a subset of lines (null without error analysis). */
 function categoryChanges(scored: ScoredDataset, sub: Table) {
-  if (!scored.p5LineCategories) return null;
+  if (!scored.ragLineCategories) return null;
   const tot = new Int32Array(ERROR_CATEGORIES.length * 2);
   for (const i of Array.from(sub.array('idx') as ArrayLike<number>)) {
-    const c = scored.p5LineCategories[i];
+    const c = scored.ragLineCategories[i];
     for (let k = 0; k < tot.length; k++) tot[k] += c[k];
   }
   return Object.fromEntries(
@@ -166,7 +166,7 @@ function categoryChanges(scored: ScoredDataset, sub: Table) {
   );
 }
 
-/** Spearman of the top-1 score vs the per-line CER improvement (over Phase 2, or over raw OCR without it). */
+/** Spearman of the top-1 score vs the per-line CER improvement (over zero_shot, or over raw OCR without it). */
 function scoreCorrelation(rCmp: Table, hasBaseline: boolean) {
   const corrRows = rCmp.filter('d => d.ref_chars > 0');
   const xs = Array.from(corrRows.array('top1') as ArrayLike<number>);

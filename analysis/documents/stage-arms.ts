@@ -40,10 +40,10 @@ export function stageArms(
   if (c.collapseWhitespace !== collapseWhitespace || c.profiles.join('\n') !== profiles.join('\n')) return null;
   for (const ds of inputs.datasets) {
     const rag = inputs.rag.byDataset.get(ds)!;
-    const p2 = new Map((zs.byDataset.get(ds) ?? []).map((x) => [x.record.sample_id, x.record]));
+    const zsById = new Map((zs.byDataset.get(ds) ?? []).map((x) => [x.record.sample_id, x.record]));
     if (!sameLines(a, ds, rag.length)) return null;
     for (const { record } of rag) {
-      const z = p2.get(record.sample_id);
+      const z = zsById.get(record.sample_id);
       if (!z || !countsOf(c.rag, ds, record) || !countsOf(c.zeroShot, ds, z)) return null;
     }
   }

@@ -126,7 +126,7 @@ export function sumsBy(t: Table, key: string, labels: readonly string[]): Array<
   return labels.map((l) => [l, got.get(l) ?? cleanSums({ n: 0 })]);
 }
 
-/** The per-line table, its sums, and the comparison set (lines with a Phase 2 line; all lines without any). */
+/** The per-line table, its sums, and the comparison set (lines with a zero_shot line; all lines without any). */
 export interface Rollup {
   t: Table;
   all: Sums;

@@ -70,7 +70,7 @@ export async function loadDesignInputs(opts: LoadOptions): Promise<DesignInputs>
     if (existsSync(zeroShotFile)) {
       zeroShot = await loadFile(zeroShotFile, parseCorrection, keep);
     } else {
-      // Older Phase 2 results may only have the per-dataset splits.
+      // Older zero_shot results may only have the per-dataset splits.
       const merged: LoadedFile<CorrectionRecord> = { file: zeroShotFile, byDataset: new Map(), duplicates: [], mtimeMs: 0 };
       for (const d of present) {
         const f = path.join(opts.baselineDir, d, 'corrections.jsonl');

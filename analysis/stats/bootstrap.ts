@@ -2,7 +2,7 @@
  * Paired bootstrap confidence intervals for corpus-level error rates (summed edits / summed reference
  * length) with a seeded PRNG, so every run on the same inputs gives the same intervals.
  *
- * Lines are resampled with replacement; every series (OCR, Phase 2, Phase 5, …) is evaluated on the same
+ * Lines are resampled with replacement; every series (OCR, zero_shot, rag, …) is evaluated on the same
  * resample, which makes the differences paired.
  */
 import { mulberry32 } from '../../src/util/random';

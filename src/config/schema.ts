@@ -31,7 +31,7 @@ export const ConfigSchema = z.strictObject({
     .default('default'),
   paths: z
     .strictObject({
-      /** Root of all results: phase5 outputs in <results_dir>/phase5, the baseline in <results_dir>/phase2. */
+      /** Root of all results: each arm in <results_dir>/arms/<arm>/, the study's analysis in <results_dir>/study/ (docs/outputs.md#layout). */
       results_dir: z.string().min(1).default('results'),
     })
     .prefault({}),
@@ -55,7 +55,7 @@ export const ConfigSchema = z.strictObject({
   infer: InferSchema.prefault({}),
   analysis: AnalysisSchema.prefault({}),
   temporal: TemporalSchema.prefault({}),
-  /** Experiment arms; absent = the two default arms, rag (results/phase5) and zero_shot (results/phase2). */
+  /** Experiment arms; absent = the two default arms, rag (results/arms/rag/) and zero_shot (results/arms/zero_shot/). */
   study: StudySchema.optional(),
   /** The memorisation probe (`phase5 probe`, docs/memorisation.md); absent = its defaults, no unpublished control. */
   probe: ProbeSchema.optional(),

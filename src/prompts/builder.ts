@@ -1,9 +1,9 @@
 /**
  * Prompt builder for the built-in prompts of the study's arms.
  *
- * - Phase 5 RAG prompt `p5v1`: the system prompt of docs/prompts.md#rag-prompt-p5v1 (`RAG_SYSTEM_V1`), exact
+ * - RAG prompt `p5v1` (the design document's Phase 5): the system prompt of docs/prompts.md#rag-prompt-p5v1 (`RAG_SYSTEM_V1`), exact
  *   (including its two "\n\n" around the retrieval context).
- * - Phase 2 zero-shot prompt `v1`: docs/prompts.md#zero-shot-prompt-v1; written in the same voice as
+ * - zero-shot prompt `v1` (the design document's Phase 2): docs/prompts.md#zero-shot-prompt-v1; written in the same voice as
  *   `p5v1`, i.e. its first and last sentences without the retrieval part.
  *
  * Messages are `[{role:'system', content}, {role:'user', content: ocr_text}]` in both cases.
@@ -56,7 +56,7 @@ export function buildZeroShot(ocrText: string): BuiltPrompt {
 }
 
 /**
- * Phase 5: RAG prompt with the retrieved sentences in the system message (`rag`, `p5v1`). An empty or
+ * The RAG prompt with the retrieved sentences in the system message (`rag`, `p5v1`). An empty or
  * whitespace-only context (no retrieval results) falls back to the zero-shot prompt and says so
  * (`zero_shot_fallback`, `v1`; docs/prompts.md#fallback). The context is inserted as given (not trimmed).
  */
