@@ -1,5 +1,5 @@
 /**
- * The project's own corrections.jsonl (docs/outputs.md#corrections-jsonl, src/llm/records.ts) as a system's file
+ * The project's own corrections.jsonl (docs/outputs.md#correctionsjsonl, src/llm/records.ts) as a system's file
  * for `phase5 score`: one record per line, its `corrected_text` keyed by (`dataset`, `sample_id`). A failed record
  * (`error` set) has no correction: it is scored as the OCR text, counted. A record whose key is not a reference
  * line's is counted by the caller (./outside-arms.ts); a key that repeats is refused, naming both lines.

@@ -1,9 +1,9 @@
 /**
- * A planned contrast measured in micro cMER (`analysis.primary_metric: cmer`, docs/scoring.md#match-error-rate):
- * ΔcMER = cMER(arm) − cMER(vs), each cMER Σ edits / Σ (H + S + D + I) of its own lines, with the interval, SE,
- * detectable effect and permutation p of the paired block bootstrap (analysis/stats/ratio-delta.ts) on the same
- * clusters as the ΔCER of ./compare.ts. Better / same / worse compare the lines' cMER; the per-line tests of ΔCER
- * (Wilcoxon, sign) are not run for it (null).
+ * A planned contrast measured in micro cMER (`analysis.primary_metric: cmer`,
+ * docs/scoring.md#match-error-rate-and-the-preference-score): ΔcMER = cMER(arm) − cMER(vs), each cMER Σ edits /
+ * Σ (H + S + D + I) of its own lines, with the interval, SE, detectable effect and permutation p of the paired block
+ * bootstrap (analysis/stats/ratio-delta.ts) on the same clusters as the ΔCER of ./compare.ts. Better / same / worse
+ * compare the lines' cMER; the per-line tests of ΔCER (Wilcoxon, sign) are not run for it (null).
  */
 import { ratio, round } from '../format';
 import { seedFor } from '../stats/bootstrap';

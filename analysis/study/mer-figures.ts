@@ -1,10 +1,10 @@
 /**
- * The bounded figures of one arm on one scope (docs/scoring.md#match-error-rate): cMER and wMER, micro
- * (Σ edits / Σ (H + S + D + I) over the scope's lines) and macro (the mean of each line's MER), and the preference
- * score against the OCR — per line the sign of the change in cMER (+1 the output is better than the OCR text,
- * −1 worse, 0 the same), averaged over the lines — with its block-bootstrap 95 % interval (the lines' signs
- * resampled in their clusters, analysis/stats/block-stats.ts) and the share of lines made worse. A line with nothing
- * to align (empty gold and output) has MER 0. All under the primary normalisation profile.
+ * The bounded figures of one arm on one scope (docs/scoring.md#match-error-rate-and-the-preference-score): cMER
+ * and wMER, micro (Σ edits / Σ (H + S + D + I) over the scope's lines) and macro (the mean of each line's MER), and
+ * the preference score against the OCR — per line the sign of the change in cMER (+1 the output is better than the
+ * OCR text, −1 worse, 0 the same), averaged over the lines — with its block-bootstrap 95 % interval (the lines'
+ * signs resampled in their clusters, analysis/stats/block-stats.ts) and the share of lines made worse. A line with
+ * nothing to align (empty gold and output) has MER 0. All under the primary normalisation profile.
  */
 import type { ArmRow } from '../score/arm-line';
 import { blockRateInterval } from '../stats/block-stats';

@@ -1,7 +1,7 @@
 /**
- * What an arm cost to run (arms.json `usage`, docs/outputs.md#armsjson): over every record of every replicate,
- * the prompt and completion tokens the server reported, the latency of the answers (mean, median, 95th
- * percentile of `latency_ms`), and — when `infer.price` gives the price per 1M input and output tokens — the
+ * What an arm cost to run (arms.json `usage`, docs/outputs.md#tokens-latency-and-cost): over every record of
+ * every replicate, the prompt and completion tokens the server reported, the latency of the answers (mean, median,
+ * 95th percentile of `latency_ms`), and — when `infer.price` gives the price per 1M input and output tokens — the
  * cost, (prompt tokens × input + completion tokens × output) / 1,000,000, in the price's currency.
  */
 import type { CorrectionRecord } from '../../src/llm/records';

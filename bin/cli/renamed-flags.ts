@@ -1,5 +1,5 @@
 /**
- * Command-line flags the design document names differently (docs/cli.md#design-document-flags): accepted as
+ * Command-line flags the design document names differently (docs/configuration.md#renamed-keys): accepted as
  * aliases of their new names, hidden from --help. `--phase2-dir` is the design document's `--baseline-dir`.
  * (vocab-codemod: keep — this table names the old flags on purpose.)
  */

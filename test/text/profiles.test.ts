@@ -85,7 +85,7 @@ describe('text/profiles', () => {
   it('config errors are one line naming the key: old switches, unknown profiles, a grapheme primary, a built-in name', () => {
     const bad = (normalization: unknown) => () => parseConfig({ analysis: { normalization } }, 'cfg.yaml', { env: {} });
     expect(bad({ remove_diacritics: true })).to.throw(
-      /analysis\.normalization\.remove_diacritics: the Arabic switches are now normalisation profiles: use analysis\.normalization\.secondary/,
+      /analysis\.normalization\.remove_diacritics: the Arabic switches are normalisation profiles: use analysis\.normalization\.secondary/,
     );
     expect(bad({ secondary: ['nope'] })).to.throw(
       /analysis\.normalization\.secondary\.0: unknown profile "nope" — the profiles are: nfc, no_diacritics, graphemes/,

@@ -1,4 +1,4 @@
-/** The report's Plan section (docs/plan.md#the-plan-in-the-report): the frozen plan beside what the run did. */
+/** The report's Plan section (docs/plan.md#frozen-plan): the frozen plan beside what the run did. */
 import type { ArmsAnalysis } from '../../study/types';
 import { dash, labelledTable, type Block } from '../blocks';
 

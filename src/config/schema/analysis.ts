@@ -24,7 +24,7 @@ const NormalizationSchema = z
   .superRefine((n, ctx) => {
     for (const k of Object.keys(n).filter((k) => !['primary', 'secondary', 'profiles'].includes(k))) {
       const message = SWITCH_KEYS.includes(k)
-        ? 'the Arabic switches are now normalisation profiles: use analysis.normalization.secondary (built-in "no_diacritics" applies all five) or define a profile under analysis.normalization.profiles'
+        ? 'the Arabic switches are normalisation profiles: use analysis.normalization.secondary (built-in "no_diacritics" applies all five) or define a profile under analysis.normalization.profiles'
         : 'unknown key (the keys are primary, secondary, profiles)';
       ctx.addIssue({ code: 'custom', path: [k], message });
     }
