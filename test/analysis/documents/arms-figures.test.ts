@@ -30,6 +30,18 @@ describe('analysis/documents/arms-figures: the comparison files take arms.json f
   });
   after(() => rmSync(root, { recursive: true, force: true }));
 
+  /** The same arms analysis run again in memory, with what it keeps out of arms.json (run once, on first use). */
+  let again: Promise<ArmsAnalysis> | null = null;
+  const inMemory = () =>
+    (again ??= analyzeArms({
+      resultsDir: root,
+      baseline: 'zero_shot',
+      defaultArms: { topK: 3, model: 'test/model' },
+      bootstrap: documentOptions(root).bootstrap,
+      ...STATS,
+      write: false,
+    }));
+
   const scopes = () => [
     ...['D1', 'D2'].map((ds) => ({
       label: ds,
@@ -72,17 +84,10 @@ describe('analysis/documents/arms-figures: the comparison files take arms.json f
   });
 
   it("gives ΔWER and the OCR text's intervals as the arms analysis's design figures, which arms.json leaves out", async () => {
-    const again = await analyzeArms({
-      resultsDir: root,
-      baseline: 'zero_shot',
-      defaultArms: { topK: 3, model: 'test/model' },
-      bootstrap: documentOptions(root).bootstrap,
-      ...STATS,
-      write: false,
-    });
+    const ran = await inMemory();
     expect(Object.keys(arms)).to.not.include('design_figures');
     for (const { label, boot } of scopes()) {
-      const own = again.design_figures![label === 'pooled' ? '*pooled*' : label];
+      const own = ran.design_figures![label === 'pooled' ? '*pooled*' : label];
       expect(own.delta_wer!.ci, label).to.not.equal(null);
       expect(boot.delta_wer.ci95, label).to.deep.equal(own.delta_wer!.ci);
       expect(boot.delta_wer.estimate, label).to.equal(own.delta_wer!.delta_cer);
@@ -93,17 +98,10 @@ describe('analysis/documents/arms-figures: the comparison files take arms.json f
   });
 
   it("takes metrics.json's edit breakdown and error_changes.json's counts from the arms analysis's design edits, which arms.json leaves out", async () => {
-    const again = await analyzeArms({
-      resultsDir: root,
-      baseline: 'zero_shot',
-      defaultArms: { topK: 3, model: 'test/model' },
-      bootstrap: documentOptions(root).bootstrap,
-      ...STATS,
-      write: false,
-    });
+    const ran = await inMemory();
     expect(Object.keys(arms)).to.not.include('design_edits');
     for (const ds of ['D1', 'D2']) {
-      const edits = [...again.design_edits!].filter(([key]) => key.startsWith(lineKey(ds, '')));
+      const edits = [...ran.design_edits!].filter(([key]) => key.startsWith(lineKey(ds, '')));
       expect(edits.length, ds).to.equal(40);
       const sum = (pick: (e: (typeof edits)[number][1]) => number) => edits.reduce((n, [, e]) => n + pick(e), 0);
       const metrics = read(path.join(root, 'arms', 'rag', ds, 'metrics.json'));

@@ -7,28 +7,14 @@ import { expect } from 'chai';
 import { lineEdits } from '../../../analysis/study/design-edits';
 import type { CorrectionRecord } from '../../../src/llm/records';
 import { scorePair } from '../../../src/text/distance';
+import { armCorrectionRecord } from '../../helpers/records';
 
 const prep = { collapseWhitespace: true, profile: null };
 const GOLD = 'قال أبو عثمان والعرب تقول';
 const OCR = 'قال ابو عثمان والعربتقول';
 
 const line = (corrected: string, extra: Partial<CorrectionRecord> = {}): CorrectionRecord =>
-  ({
-    sample_id: 's1',
-    dataset: 'D1',
-    prompt_type: 'p5v1',
-    prompt_version: 'p5v1',
-    model: 'm',
-    ocr_text: OCR,
-    gt_text: GOLD,
-    corrected_text: corrected,
-    raw_output: corrected,
-    latency_ms: null,
-    prompt_tokens: null,
-    completion_tokens: null,
-    error: null,
-    ...extra,
-  }) as CorrectionRecord;
+  ({ ...armCorrectionRecord({ id: 's1', ocr: OCR, gt: GOLD }, 'D1', 'rag', { corrected }), ...extra }) as CorrectionRecord;
 
 const edits = (e: { substitutions: number; deletions: number; insertions: number }) => e.substitutions + e.deletions + e.insertions;
 
