@@ -3,7 +3,8 @@ import { run } from '../analysis/stage';
 import { optionsFrom } from '../analysis/stage/options';
 import type { AnalyzeResult } from '../analysis/stage/result';
 import type { StageInput } from '../src/stages/shared/types';
-import { asActivity, optionsOfInput, withActivityHooks } from './context';
+import { asActivity } from './as-activity';
+import { optionsOfInput, withActivityHooks } from './hooks';
 
 const optionsOf = optionsOfInput(optionsFrom);
 

@@ -14,7 +14,9 @@ import { batchOut } from '../src/stages/batch/batch-out';
 import type { BatchInResult, BatchOutResult, RemoteBatchResult } from '../src/stages/batch/types';
 import { runRemoteBatch, type RemoteBatchState } from '../src/stages/batch/remote-batch';
 import type { StageInput } from '../src/stages/shared/types';
-import { asActivity, keptAlive, optionsOfInput, runExclusive, withActivityHooks } from './context';
+import { asActivity } from './as-activity';
+import { runExclusive } from './exclusive';
+import { keptAlive, optionsOfInput, withActivityHooks } from './hooks';
 
 /** Where `infer.backend: openai_batch` writes its batch files: `<results>/batch/api/`. */
 export function apiBatchDir(input: StageInput): string {

@@ -6,7 +6,9 @@ import * as build from '../src/stages/build/build';
 import * as shards from '../src/stages/build/shards';
 import * as study from '../src/stages/study/builds';
 import type { StageInput } from '../src/stages/shared/types';
-import { asActivity, keptAlive, optionsOfInput, runExclusive, withActivityHooks } from './context';
+import { asActivity } from './as-activity';
+import { runExclusive } from './exclusive';
+import { keptAlive, optionsOfInput, withActivityHooks } from './hooks';
 
 export interface EmbedShardInput {
   input: StageInput;

@@ -7,7 +7,9 @@ import { runCorrectorShard } from '../src/stages/infer/correct-shard';
 import * as inference from '../src/stages/infer/infer';
 import * as shards from '../src/stages/infer/shards';
 import type { StageInput } from '../src/stages/shared/types';
-import { asActivity, keptAlive, optionsOfInput, runExclusive } from './context';
+import { asActivity } from './as-activity';
+import { runExclusive } from './exclusive';
+import { keptAlive, optionsOfInput } from './hooks';
 
 export function createCorrectActivities() {
   const options = optionsOfInput(inference.optionsFrom);

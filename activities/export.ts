@@ -7,7 +7,9 @@ import * as exporter from '../src/stages/export/export';
 import type { StageInput } from '../src/stages/shared/types';
 import { witnessGather, witnessShardRound, type Round, type WitnessScatter } from '../src/stages/witness/scatter';
 import { groupOptions as groupOptionsOf } from '../src/stages/export/export';
-import { asActivity, keptAlive, optionsOfInput, runExclusive, withActivityHooks } from './context';
+import { asActivity } from './as-activity';
+import { runExclusive } from './exclusive';
+import { keptAlive, optionsOfInput, withActivityHooks } from './hooks';
 import type { ActivityDeps } from './deps';
 
 export function createExportActivities(deps: ActivityDeps) {

@@ -1,7 +1,7 @@
 /**
  * What an activity error means for retrying, and the decision for errors that only this worker has.
  *
- * - input: bad input, config or data (activities/context.ts `isDeterministicError`) — every worker fails the
+ * - input: bad input, config or data (activities/as-activity.ts `isDeterministicError`) — every worker fails the
  *   same way, so it is non-retryable at once;
  * - worker-local: something this worker lacks (`WorkerSetupError`: an API key variable, a model file) — another
  *   worker polling the same task queue may have it, so the attempt is retried, there;

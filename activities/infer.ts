@@ -6,7 +6,9 @@ import * as inference from '../src/stages/infer/infer';
 import * as shards from '../src/stages/infer/shards';
 import type { LlmBackend } from '../src/llm';
 import type { StageInput } from '../src/stages/shared/types';
-import { asActivity, keptAlive, optionsOfInput, runExclusive, withActivityHooks, type ActivityLimits } from './context';
+import { asActivity, type ActivityLimits } from './as-activity';
+import { runExclusive } from './exclusive';
+import { keptAlive, optionsOfInput, withActivityHooks } from './hooks';
 import type { ActivityDeps } from './deps';
 
 /**

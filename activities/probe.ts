@@ -9,7 +9,8 @@ import { optionsFrom, type ProbeOptions } from '../src/stages/probe/options';
 import { runProbeJob } from '../src/stages/probe/run-job';
 import type { ProbeJob, ProbeJobInput, ProbeJobResult } from '../src/stages/probe/types';
 import type { StageInput } from '../src/stages/shared/types';
-import { asActivity, optionsOfInput, withActivityHooks } from './context';
+import { asActivity } from './as-activity';
+import { optionsOfInput, withActivityHooks } from './hooks';
 
 const optionsOf = optionsOfInput(optionsFrom);
 

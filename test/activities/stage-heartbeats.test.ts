@@ -12,7 +12,7 @@ import { expect } from 'chai';
 import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createActivities } from '../../activities';
-import { keptAlive } from '../../activities/context';
+import { keptAlive } from '../../activities/hooks';
 import { parseConfig } from '../../src/config/load';
 import type { Config } from '../../src/config/schema';
 import { indexFiles } from '../../src/index/manifest';

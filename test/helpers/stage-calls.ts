@@ -5,7 +5,9 @@
  * and infer workflows fan out in shards — so they live here, not among the activities a worker registers.
  */
 import { createActivities, defaultDeps } from '../../activities';
-import { asActivity, optionsOfInput, runExclusive, withActivityHooks } from '../../activities/context';
+import { asActivity } from '../../activities/as-activity';
+import { runExclusive } from '../../activities/exclusive';
+import { optionsOfInput, withActivityHooks } from '../../activities/hooks';
 import type { ActivityDeps } from '../../activities/deps';
 import { reportingOutage } from '../../activities/infer';
 import * as build from '../../src/stages/build/build';

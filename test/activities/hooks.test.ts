@@ -5,7 +5,8 @@
  */
 import { expect } from 'chai';
 import { ApplicationFailure } from '@temporalio/common';
-import { activityHooks, asActivity, withActivityHooks } from '../../activities/context';
+import { asActivity } from '../../activities/as-activity';
+import { activityHooks, withActivityHooks } from '../../activities/hooks';
 import { UserInputError } from '../../src/stages/shared/types';
 import { recordingEnv } from './helpers';
 
