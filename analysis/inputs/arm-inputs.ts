@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { describeZodError } from '../../src/llm/records';
+import { describeZodError } from '../../src/llm/record-files';
 import { UserInputError } from '../../src/stages/shared/types';
 import { cmpStr } from '../format';
 import { loadCorrections } from './arm-corrections';

@@ -7,13 +7,8 @@
 import { statSync } from 'node:fs';
 import { z } from 'zod';
 import { readJsonl } from '../../src/io/jsonl';
-import {
-  CorrectionRecordSchema,
-  InferenceInputSchema,
-  describeZodError,
-  toCorrectionRecord,
-  type CorrectionRecord,
-} from '../../src/llm/records';
+import { CorrectionRecordSchema, InferenceInputSchema, toCorrectionRecord, type CorrectionRecord } from '../../src/llm/records';
+import { describeZodError } from '../../src/llm/record-files';
 import { UserInputError } from '../../src/stages/shared/types';
 
 export const RetrievalSourceSchema = z.object({

@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { readJsonl } from '../../src/io/jsonl';
-import { CorrectionRecordSchema, describeZodError, isFailed } from '../../src/llm/records';
+import { CorrectionRecordSchema, isFailed } from '../../src/llm/records';
+import { describeZodError } from '../../src/llm/record-files';
 import { UserInputError } from '../../src/stages/shared/types';
 import { referenceKey } from './types';
 

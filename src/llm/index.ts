@@ -32,6 +32,7 @@ export { DEFAULT_RETRY_POLICY, backoffDelay, parseRetryAfter, classifyStatus, ty
 export { OpenAiCompatibleBackend, type OpenAiBackendOptions } from './openai-backend';
 export type { LlamaBackendOptions } from './llama-backend';
 export * from './records';
+export * from './record-files';
 export {
   runCorrections,
   RunCorrectionsError,

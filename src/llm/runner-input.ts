@@ -1,6 +1,7 @@
 /** The records a run corrects: validated, filtered by dataset, deduplicated by sample_id. */
 import { childLogger } from '../util/log';
-import { InferenceInputSchema, describeZodError, readInferenceInput, type InferenceInputRow } from './records';
+import { InferenceInputSchema, type InferenceInputRow } from './records';
+import { describeZodError, readInferenceInput } from './record-files';
 import type { RunCorrectionsOptions } from './runner-types';
 
 const log = childLogger('infer');

@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { correctionPrompt } from '../llm/correction-calls';
-import { readInferenceInput, type InferenceInputRow } from '../llm/records';
+import { type InferenceInputRow } from '../llm/records';
+import { readInferenceInput } from '../llm/record-files';
 import type { ArmRun } from '../stages/study/arms';
 import { selectRows, type InferOptions } from '../stages/infer/infer';
 import { UserInputError } from '../stages/shared/types';

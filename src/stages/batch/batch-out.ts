@@ -7,7 +7,8 @@
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
-import { readInferenceInput, type InferenceInputRow } from '../../llm/records';
+import { type InferenceInputRow } from '../../llm/records';
+import { readInferenceInput } from '../../llm/record-files';
 import { sha256File } from '../../util/hash';
 import type { ArmRun } from '../study/arms';
 import { selectRows, type InferOptions } from '../infer/infer';

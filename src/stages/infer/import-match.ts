@@ -7,7 +7,8 @@
 import { isBuiltin } from '../../prompts/templates';
 import { existsSync } from 'node:fs';
 import { readJsonl } from '../../io/jsonl';
-import type { CorrectionRecord, ValidateHooks } from '../../llm/records';
+import type { CorrectionRecord } from '../../llm/records';
+import type { ValidateHooks } from '../../llm/record-files';
 import { RAG_PROMPT_VERSION, ZERO_SHOT_PROMPT_VERSION } from '../../prompts/builder';
 import type { ArmRun } from '../study/arms';
 

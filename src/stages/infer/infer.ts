@@ -32,7 +32,8 @@ import {
 import { childLogger } from '../../util/log';
 import { checkExportSettings } from '../export/finished-export';
 import { UserInputError, type RunOptions, type StageHooks } from '../shared/types';
-import { readInferenceInput, type InferenceInputRow } from '../../llm/records';
+import { type InferenceInputRow } from '../../llm/records';
+import { readInferenceInput } from '../../llm/record-files';
 import { jsonAnswerField } from '../../llm/decoding';
 import { skipsFromCounts, type Skips } from '../shared/skips';
 import { findArm, type ArmRun } from '../study/arms';

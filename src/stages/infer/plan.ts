@@ -12,7 +12,8 @@ import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readFileSync, re
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { JsonlParseError, writeJsonAtomic } from '../../io/jsonl';
-import { describeZodError, InferenceInputSchema, type InferenceInputRow } from '../../llm/records';
+import { InferenceInputSchema, type InferenceInputRow } from '../../llm/records';
+import { describeZodError } from '../../llm/record-files';
 import { UserInputError } from '../shared/types';
 import type { ClusterSpec } from '../../datasets/clusters';
 import { drawSample, type SampleSpec } from '../../datasets/sample';

@@ -1,11 +1,12 @@
 import { expect } from 'chai';
 import path from 'node:path';
-import { CORRECTION_KEYS, formatValidation, validateCorrectionsFile } from '../../src/llm/records';
+import { CORRECTION_KEYS } from '../../src/llm/records';
+import { formatValidation, validateCorrectionsFile } from '../../src/llm/record-files';
 import { FIXTURES } from '../helpers/shared-data';
 
 const FILE = path.join(FIXTURES, 'llm', 'corrections-import.jsonl');
 
-describe('llm/records: validateCorrectionsFile (phase5 infer --import)', () => {
+describe('llm/record-files: validateCorrectionsFile (phase5 infer --import)', () => {
   it('rejects malformed lines with their line numbers and names the bad fields', async () => {
     const v = await validateCorrectionsFile(FILE);
     expect(v.ok).to.equal(false);
