@@ -25,16 +25,5 @@ export {
   type ManifestExpectations,
   type VectorStorage,
 } from './manifest';
-export {
-  CONTEXT_HEADER,
-  DEFAULT_MAX_CHUNK_CHARS,
-  formatForPrompt,
-  RAGRetriever,
-  truncateForPrompt,
-  type BuildIndexCallOptions,
-  type FormatStyle,
-  type OpenOptions,
-  type RetrievedChunk,
-  type RetrieverConfig,
-} from './retriever';
+export { RAGRetriever, type BuildIndexCallOptions, type OpenOptions, type RetrievedChunk, type RetrieverConfig } from './retriever';
 export { openVectorIndex, type OpenIndexOptions, type VectorSearcher } from './vector-index';

@@ -1,1 +1,2 @@
 export * from './builder';
+export * from './context';

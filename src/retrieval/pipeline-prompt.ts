@@ -1,5 +1,6 @@
 /** What the prompt shows of the hits: each hit's text or context window, the prompt budget, the context block and citations. */
-import { CONTEXT_HEADER, truncateForPrompt, type FormatStyle, type RetrievedChunk } from '../index/retriever';
+import { type RetrievedChunk } from '../index/retriever';
+import { CONTEXT_HEADER, truncateForPrompt, type FormatStyle } from '../prompts/context';
 import { codePointCount, mergeWithinBudget } from './budget';
 import type { PipelineChunk, PipelineContext } from './pipeline-types';
 

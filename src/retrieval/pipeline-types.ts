@@ -1,7 +1,8 @@
 /** The types the retrieval pipeline's parts share: its hits, its inputs, its counters, and the context of one pipeline. */
 import type { Embedder } from '../embed/embedder';
 import type { IndexManifest } from '../index/manifest';
-import type { FormatStyle, RetrievedChunk } from '../index/retriever';
+import type { RetrievedChunk } from '../index/retriever';
+import type { FormatStyle } from '../prompts/context';
 import type { RetrievalPipelineOptions } from './config';
 import type { LexicalIndex } from './lexical-index';
 import type { NeighbourSource } from './neighbours';

@@ -19,7 +19,7 @@
  * stage is deterministic (ties broken by corpus idx), so an export resumed after a crash writes the
  * same records.
  */
-import { DEFAULT_MAX_CHUNK_CHARS } from '../index/retriever';
+import { DEFAULT_MAX_CHUNK_CHARS } from '../prompts/context';
 import { sha256Text } from '../util/hash';
 import { resolvePipelineOptions, type RetrievalPipelineInput, type RetrievalPipelineOptions } from './config';
 import { retrieveBatch } from './pipeline-batch';

@@ -9,7 +9,7 @@
  *   unknown_work — a hit that is not the passage, for a dataset without a declared source.
  * A line has "the gold passage in context" when any hit of its context is same_passage.
  */
-import { CONTEXT_HEADER } from '../index/retriever';
+import { CONTEXT_HEADER } from '../prompts/context';
 import { globToRegExp } from '../util/glob';
 import { substringEditDistance } from '../text/distance';
 import { witnessKey } from './key';

@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { resolveConfig, runOptions, type GlobalFlags, type StageFlags } from '../options';
 import { addRenamedFlags } from '../renamed-flags';
 import type { Config } from '../../../src/config/schema';
-import type { FormatStyle, RetrievedChunk } from '../../../src/index/retriever';
+import type { RetrievedChunk } from '../../../src/index/retriever';
+import type { FormatStyle } from '../../../src/prompts/context';
 import type { StagePaths } from '../../../src/stages/build/retriever';
 import { UserFacingError } from '../../../src/temporal/server';
 

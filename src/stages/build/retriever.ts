@@ -6,7 +6,8 @@
 import { resolvePath } from '../../config/load';
 import type { Config } from '../../config/schema';
 import type { EmbedderOptions } from '../../embed/embedder';
-import { RAGRetriever, type FormatStyle, type RetrievedChunk, type RetrieverConfig } from '../../index/retriever';
+import { RAGRetriever, type RetrievedChunk, type RetrieverConfig } from '../../index/retriever';
+import { type FormatStyle } from '../../prompts/context';
 import type { IndexParams } from '../../index/manifest';
 import { createRetrievalPipeline, RetrievalPipelineSchema } from '../../retrieval/index';
 import { childLogger } from '../../util/log';

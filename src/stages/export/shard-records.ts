@@ -7,7 +7,7 @@ import type { Config } from '../../config/schema';
 import type { OcrSample } from '../../datasets/index';
 import type { JsonlAppender } from '../../io/jsonl';
 import { IndexCorruptError, IndexMismatchError, IndexMissingError } from '../../index/errors';
-import { formatForPrompt } from '../../index/retriever';
+import { formatForPrompt } from '../../prompts/context';
 import { ModelDirError } from '../../embed/model-dir';
 import type { InferenceInputRecord } from '../../llm/records';
 import { RAG_PROMPT_VERSION, ZERO_SHOT_PROMPT_VERSION } from '../../prompts/index';

@@ -8,7 +8,8 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { metadataPath, resolvePath } from '../../config/load';
 import { WitnessSettingsSchema, type Config } from '../../config/schema';
-import { formatForPrompt, type RetrievedChunk } from '../../index/retriever';
+import { type RetrievedChunk } from '../../index/retriever';
+import { formatForPrompt } from '../../prompts/context';
 import { sha256Text } from '../../util/hash';
 import { childLogger } from '../../util/log';
 import {

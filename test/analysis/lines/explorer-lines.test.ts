@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { contextSentences, retrieved } from '../../../analysis/lines/explorer-lines';
 import type { AnalysisInputRecord } from '../../../analysis/inputs/records';
-import { CONTEXT_HEADER, formatForPrompt } from '../../../src/index/retriever';
+import { CONTEXT_HEADER, formatForPrompt } from '../../../src/prompts/context';
 
 const S1 = 'قال الشيخ أبو بكر';
 const S2 = 'حدثنا محمد بن عبد الله';
