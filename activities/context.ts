@@ -1,6 +1,5 @@
 /**
- * The activity context as a stage sees it: the previous attempt's heartbeat details, the attempt number and the
- * cancellation signal. Works outside Temporal too (tests and benchmarks call activities directly): then there is
+ * The activity context as a stage sees it: the previous attempt's heartbeat details and the cancellation signal. Works outside Temporal too (tests and benchmarks call activities directly): then there is
  * no context, no checkpoint and no signal.
  */
 import { Context } from '@temporalio/activity';
@@ -19,10 +18,6 @@ export function currentContext(): Context | null {
 export function previousCheckpoint<T extends Record<string, unknown>>(): (HeartbeatProgress & { checkpoint?: T }) | undefined {
   const ctx = currentContext();
   return ctx?.info.heartbeatDetails as (HeartbeatProgress & { checkpoint?: T }) | undefined;
-}
-
-export function attemptNumber(): number {
-  return currentContext()?.info.attempt ?? 1;
 }
 
 /** The activity's cancellation signal (undefined outside Temporal). */
