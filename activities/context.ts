@@ -1,6 +1,7 @@
 /**
- * The activity context as a stage sees it: the previous attempt's heartbeat details and the cancellation signal. Works outside Temporal too (tests and benchmarks call activities directly): then there is
- * no context, no checkpoint and no signal.
+ * The activity context as a stage sees it: the previous attempt's heartbeat details and the cancellation signal.
+ * Works outside Temporal too (tests and benchmarks call activities directly): then there is no context, no
+ * checkpoint and no signal.
  */
 import { Context } from '@temporalio/activity';
 import type { HeartbeatProgress } from '../src/temporal/types';
