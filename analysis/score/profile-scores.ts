@@ -12,7 +12,7 @@
 import { referenceScorer, type ReferenceScorer } from '../../src/text/distance';
 import { textFormKey, type NormalizationProfile } from '../../src/text/profiles';
 import type { AlignedLine } from '../study/alignment';
-import { failureKind } from './failed-line';
+import { scoredText } from './failed-line';
 import { merCounts, merTotal } from '../../src/text/mer';
 
 /** The counts of one line list (an arm or one of its replicates) under one profile, per line. */
@@ -79,9 +79,6 @@ function tooLong(arm: string, l: AlignedLine, err: RangeError): Error {
   );
 }
 
-/** The text a line is scored as: its correction, or its OCR text when the correction failed. */
-export const scoredText = (l: AlignedLine): string => (failureKind(l.record) !== null ? l.record.ocr_text : l.record.corrected_text);
-
 /** Score every list of `lines` (all of the same length) under every profile. */
 export function scoreProfiles(
   lines: ReadonlyMap<string, AlignedLine[]>,
@@ -110,7 +107,7 @@ export function scoreProfiles(
         }
         if (p === 0) golds.get(name)![i] = ref.prepared;
         const ocr = ref.score(l.record.ocr_text);
-        const s = ref.score(scoredText(l));
+        const s = ref.score(scoredText(l.record));
         const c = out.get(name)![p];
         c.ce[i] = s.charEdits;
         c.refChars[i] = s.refChars;
@@ -121,7 +118,7 @@ export function scoreProfiles(
         if (p === 0) {
           try {
             [c.ocrCt[i], c.ocrWt[i]] = totals(ref.prepared, ref.form(l.record.ocr_text));
-            [c.ct[i], c.wt[i]] = totals(ref.prepared, ref.form(scoredText(l)));
+            [c.ct[i], c.wt[i]] = totals(ref.prepared, ref.form(scoredText(l.record)));
           } catch (err) {
             throw err instanceof RangeError ? tooLong(name, l, err) : err;
           }
