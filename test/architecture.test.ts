@@ -8,8 +8,7 @@
  * Each rule also runs on a small synthetic tree that breaks it, so a checker that found nothing would fail.
  */
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { fileTree } from './helpers/file-tree';
 import path from 'node:path';
 import { functionLengths, importCycles, importEdges, listTsFiles, type ImportEdge } from './support/code-shape';
 import { REPO_ROOT } from './helpers/shared-data';
@@ -44,15 +43,7 @@ function tooLong(files: readonly string[], root: string): string[] {
     .map((f) => `${path.relative(root, f.file)}:${f.line} ${f.name} (${f.lines} lines)`);
 }
 
-/** A throwaway tree of files (path → source). */
-function tree(files: Record<string, string>): string {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'arch-'));
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    writeFileSync(path.join(root, rel), text);
-  }
-  return root;
-}
+const tree = (files: Record<string, string>): string => fileTree('arch-', files);
 
 describe('architecture', () => {
   const files = listTsFiles(REPO_ROOT, PRODUCT);

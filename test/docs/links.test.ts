@@ -10,8 +10,8 @@
  * Each check also runs on a small synthetic tree that breaks it, so a checker that found nothing would fail.
  */
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { fileTree } from '../helpers/file-tree';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { historyNarration } from '../helpers/doc-history';
 import { anchors, brokenLink, docRefs, links, slug } from '../helpers/doc-links';
@@ -69,15 +69,7 @@ function history(root: string): string[] {
   return docs(root).flatMap((f) => historyNarration(readFileSync(f, 'utf8')).map((h) => `${path.relative(root, f)} ${h}`));
 }
 
-/** A throwaway tree of files (path → text). */
-function tree(files: Record<string, string>): string {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'doc-links-'));
-  for (const [rel, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
-    writeFileSync(path.join(root, rel), text);
-  }
-  return root;
-}
+const tree = (files: Record<string, string>): string => fileTree('doc-links-', files);
 
 describe('docs: links and words', () => {
   it('reads the real tree (sanity: docs, links and code references found)', () => {
