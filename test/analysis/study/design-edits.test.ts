@@ -1,7 +1,7 @@
 /**
  * analysis/study/design-edits: a line's character alignments as the design files read them — each text's
  * substitutions / deletions / insertions add up to the scorer's character edits, a failed correction is the OCR
- * text, and zero_shot's error changes exist only where its gold is rag's.
+ * text, zero_shot's error changes exist only where its gold is rag's, and canonically equivalent text aligns alike.
  */
 import { expect } from 'chai';
 import { lineEdits } from '../../../analysis/study/design-edits';
@@ -29,6 +29,15 @@ describe('analysis/study/design-edits: the alignments the design files read', ()
     expect(e.ragChanges!.fixed.length).to.equal(2);
     expect(e.zeroShotChanges!.fixed.length).to.equal(1);
     expect(e.zeroShotChanges!.unchanged.length).to.equal(1);
+  });
+
+  it('aligns canonically equivalent texts alike: the NFD form of every text gives the same edits and changes', () => {
+    const nfd = (t: string) => t.normalize('NFD');
+    expect(nfd(GOLD)).to.not.equal(GOLD); // أ decomposes: the case is real
+    const z = line('قال ابو عثمان والعرب تقول', { prompt_type: 'zero_shot' } as never);
+    const decomposed = (r: CorrectionRecord) =>
+      ({ ...r, gt_text: nfd(r.gt_text), ocr_text: nfd(r.ocr_text), corrected_text: nfd(r.corrected_text) }) as CorrectionRecord;
+    expect(lineEdits(decomposed(line(GOLD)), decomposed(z), prep)).to.deep.equal(lineEdits(line(GOLD), z, prep));
   });
 
   it('counts a failed correction as the OCR text: its errors unchanged, none fixed', () => {
